@@ -1,0 +1,140 @@
+// The expression language of `count:` and `derive:`.
+//
+//   expr    := or ('?' expr ':' expr)?
+//   or      := and ('||' and)*          ... down through the C precedence
+//   unary   := ('-' | '!' | '~') unary | primary
+//   primary := integer | name | name '(' [expr (',' expr)*] ')' | '(' expr ')'
+//
+// Names are fields of the struct being read or written; functions are
+// count(f), file_size(), start(r), end(r), size(r), fnv1a32(f), murmur3(f).
+#include <cctype>
+
+#include "schema.h"
+
+namespace binschema::gen {
+namespace {
+
+class ExprParser {
+ public:
+  ExprParser(const std::string& t, const Loc& loc) : t_(t), loc_(loc) {}
+
+  Expr parse() {
+    Expr e = ternary();
+    skip();
+    if (p_ != t_.size()) fail("unexpected '" + t_.substr(p_) + "'");
+    return e;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& m) const {
+    throw SchemaError(loc_, "in expression '" + t_ + "': " + m);
+  }
+  void skip() {
+    while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
+  }
+  bool eat(const char* op) {
+    skip();
+    size_t n = std::char_traits<char>::length(op);
+    if (t_.compare(p_, n, op) != 0) return false;
+    // Do not take '<' out of '<<' or '<=', nor '|' out of '||', etc.
+    if (n == 1 && p_ + 1 < t_.size()) {
+      char c = t_[p_], d = t_[p_ + 1];
+      if ((c == '<' || c == '>') && (d == c || d == '=')) return false;
+      if ((c == '&' || c == '|') && d == c) return false;
+      if ((c == '!' || c == '=') && d == '=') return false;
+    }
+    p_ += n;
+    return true;
+  }
+  Expr make(Expr::Kind k, std::string name, std::vector<Expr> args) {
+    Expr e;
+    e.kind = k;
+    e.name = std::move(name);
+    e.args = std::move(args);
+    e.loc = loc_;
+    return e;
+  }
+  Expr ternary() {
+    Expr c = binary(0);
+    if (eat("?")) {
+      Expr a = ternary();
+      if (!eat(":")) fail("expected ':'");
+      Expr b = ternary();
+      return make(Expr::Ternary, "?:", {c, a, b});
+    }
+    return c;
+  }
+  Expr binary(int level) {
+    static const std::vector<std::vector<const char*>> levels = {
+        {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"},
+        {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
+    if (level == static_cast<int>(levels.size())) return unary();
+    Expr l = binary(level + 1);
+    for (;;) {
+      const char* found = nullptr;
+      for (const char* op : levels[level])
+        if (eat(op)) {
+          found = op;
+          break;
+        }
+      if (!found) return l;
+      Expr r = binary(level + 1);
+      l = make(Expr::Binary, found, {l, r});
+    }
+  }
+  Expr unary() {
+    for (const char* op : {"-", "!", "~"})
+      if (eat(op)) return make(Expr::Unary, op, {unary()});
+    return primary();
+  }
+  Expr primary() {
+    skip();
+    if (p_ >= t_.size()) fail("unexpected end");
+    if (eat("(")) {
+      Expr e = ternary();
+      if (!eat(")")) fail("expected ')'");
+      return e;
+    }
+    char c = t_[p_];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t start = p_;
+      while (p_ < t_.size() && std::isalnum(static_cast<unsigned char>(t_[p_]))) ++p_;
+      std::string lit = t_.substr(start, p_ - start);
+      Expr e = make(Expr::Int, "", {});
+      try {
+        size_t used = 0;
+        e.value = static_cast<int64_t>(std::stoull(lit, &used, 0));
+        if (used != lit.size()) throw std::invalid_argument(lit);
+      } catch (const std::exception&) {
+        fail("bad number '" + lit + "'");
+      }
+      return e;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t start = p_;
+      while (p_ < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[p_])) || t_[p_] == '_')) ++p_;
+      std::string name = t_.substr(start, p_ - start);
+      if (eat("(")) {
+        std::vector<Expr> args;
+        if (!eat(")")) {
+          do args.push_back(ternary());
+          while (eat(","));
+          if (!eat(")")) fail("expected ')'");
+        }
+        return make(Expr::Call, name, std::move(args));
+      }
+      return make(Expr::Ident, name, {});
+    }
+    fail(std::string("unexpected '") + c + "'");
+  }
+
+  const std::string& t_;
+  Loc loc_;
+  size_t p_ = 0;
+};
+
+}  // namespace
+
+Expr parse_expr(const std::string& text, const Loc& loc) { return ExprParser(text, loc).parse(); }
+
+}  // namespace binschema::gen

@@ -1,0 +1,618 @@
+// Schema YAML -> validated Schema.
+//
+// Every key is checked against the keys its context allows, so a typo in a
+// schema is an error with its file:line:col rather than a silently ignored
+// line. Validation then resolves names, computes offsets and sizes, and
+// completes each struct's write layout.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "schema.h"
+
+namespace binschema::gen {
+
+uint64_t prim_size(Prim p) {
+  switch (p) {
+    case Prim::U8: case Prim::S8: case Prim::Bool8: return 1;
+    case Prim::U16: case Prim::S16: return 2;
+    case Prim::U32: case Prim::S32: case Prim::F32: case Prim::Bool32: return 4;
+    default: return 8;
+  }
+}
+
+static const std::vector<std::pair<const char*, Prim>> kPrims = {
+    {"u8", Prim::U8},   {"u16", Prim::U16}, {"u32", Prim::U32}, {"u64", Prim::U64},
+    {"s8", Prim::S8},   {"s16", Prim::S16}, {"s32", Prim::S32}, {"s64", Prim::S64},
+    {"f32", Prim::F32}, {"f64", Prim::F64}, {"bool8", Prim::Bool8}, {"bool32", Prim::Bool32}};
+
+const char* prim_name(Prim p) {
+  for (const auto& [n, q] : kPrims)
+    if (q == p) return n;
+  return "?";
+}
+
+const char* prim_cpp(Prim p) {
+  switch (p) {
+    case Prim::U8: return "uint8_t";
+    case Prim::U16: return "uint16_t";
+    case Prim::U32: return "uint32_t";
+    case Prim::U64: return "uint64_t";
+    case Prim::S8: return "int8_t";
+    case Prim::S16: return "int16_t";
+    case Prim::S32: return "int32_t";
+    case Prim::S64: return "int64_t";
+    case Prim::F32: return "float";
+    case Prim::F64: return "double";
+    case Prim::Bool8: case Prim::Bool32: return "bool";
+  }
+  return "?";
+}
+
+bool prim_is_float(Prim p) { return p == Prim::F32 || p == Prim::F64; }
+bool prim_is_signed(Prim p) {
+  return p == Prim::S8 || p == Prim::S16 || p == Prim::S32 || p == Prim::S64;
+}
+
+bool Field::in_model() const {
+  if (is_const() || derive || !count_for.empty() || !tag_for.empty()) return false;
+  if (type.kind == ValueType::Struct && type.st && !type.st->has_model && !array) return false;
+  return true;
+}
+
+namespace {
+
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)) {}
+
+  std::unique_ptr<Schema> run() {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(file_);
+    } catch (const YAML::ParserException& e) {
+      throw SchemaError({file_, e.mark.line + 1, e.mark.column + 1}, e.msg);
+    } catch (const YAML::BadFile&) {
+      throw SchemaError({file_, 0, 0}, "cannot read the schema file");
+    }
+    auto s = std::make_unique<Schema>();
+    s->file = file_;
+    if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
+    keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
+                "versions", "version_fields", "root", "pools", "types"});
+    s->format = req_str(root, "format");
+    s->title = opt_str(root, "title", s->format);
+    s->doc = opt_str(root, "doc", "");
+    s->versions = opt_str(root, "versions", "");
+    std::string endian = req_str(root, "endian");
+    if (endian != "little" && endian != "big") fail(root["endian"], "endian is 'little' or 'big'");
+    s->big_endian = endian == "big";
+    if (root["extensions"])
+      for (const auto& e : seq(root["extensions"])) s->extensions.push_back(scalar(e));
+    if (root["magic"]) s->magic = unescape(scalar(root["magic"]));
+    if (root["magic_offset"]) s->magic_offset = uint(root["magic_offset"]);
+    if (root["version_fields"])
+      for (const auto& e : seq(root["version_fields"])) s->version_fields.push_back(scalar(e));
+    s->root = req_str(root, "root");
+    root_loc_ = loc(root["root"]);
+
+    if (root["pools"]) {
+      if (!root["pools"].IsMap()) fail(root["pools"], "pools: is a map of pool name to pool");
+      for (auto it = root["pools"].begin(); it != root["pools"].end(); ++it) {
+        Pool p;
+        p.name = scalar(it->first);
+        p.loc = loc(it->first);
+        const YAML::Node& n = it->second;
+        keys(n, {"kind", "order", "align", "keep", "doc"});
+        std::string kind = opt_str(n, "kind", "cstring");
+        if (kind == "cstring") p.kind = Pool::Kind::CString;
+        else if (kind == "pascal16") p.kind = Pool::Kind::Pascal16;
+        else fail(n["kind"], "pool kind is 'cstring' or 'pascal16'");
+        std::string order = opt_str(n, "order", "first_use");
+        if (order == "first_use") p.order = Pool::Order::FirstUse;
+        else if (order == "sorted") p.order = Pool::Order::Sorted;
+        else fail(n["order"], "pool order is 'first_use' or 'sorted'");
+        p.align = n["align"] ? uint(n["align"]) : (p.kind == Pool::Kind::Pascal16 ? 2 : 1);
+        if (n["keep"])
+          for (const auto& k : seq(n["keep"])) p.keep.push_back(scalar(k));
+        p.doc = opt_str(n, "doc", "");
+        s->pools.push_back(std::move(p));
+        s->regions.push_back(s->pools.back().name);
+      }
+    }
+
+    if (!root["types"] || !root["types"].IsMap()) fail(root, "types: (a map of struct name to struct) is required");
+    for (auto it = root["types"].begin(); it != root["types"].end(); ++it) {
+      auto st = std::make_unique<Struct>();
+      st->name = scalar(it->first);
+      st->loc = loc(it->first);
+      if (s->find(st->name)) fail(it->first, "struct '" + st->name + "' is defined twice");
+      parse_struct(it->second, *st);
+      s->structs.push_back(std::move(st));
+    }
+    Validator(*s, *this).run();
+    return s;
+  }
+
+  Loc loc(const YAML::Node& n) const {
+    YAML::Mark m = n.Mark();
+    return {file_, m.line + 1, m.column + 1};
+  }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw SchemaError(loc(n), msg); }
+
+ private:
+  friend class Validator;
+
+  void keys(const YAML::Node& n, std::initializer_list<const char*> allowed) const {
+    if (!n.IsMap()) fail(n, "expected a map");
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string k = it->first.Scalar();
+      if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; })) {
+        std::string list;
+        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        fail(it->first, "unknown key '" + k + "' (allowed here: " + list + ")");
+      }
+    }
+  }
+  std::string scalar(const YAML::Node& n) const {
+    if (!n.IsScalar()) fail(n, "expected a single value");
+    return n.Scalar();
+  }
+  std::string req_str(const YAML::Node& n, const char* k) const {
+    if (!n[k]) fail(n, std::string("missing key '") + k + "'");
+    return scalar(n[k]);
+  }
+  std::string opt_str(const YAML::Node& n, const char* k, const std::string& def) const {
+    return n[k] ? scalar(n[k]) : def;
+  }
+  std::vector<YAML::Node> seq(const YAML::Node& n) const {
+    if (!n.IsSequence()) fail(n, "expected a list");
+    return std::vector<YAML::Node>(n.begin(), n.end());
+  }
+  int64_t integer(const YAML::Node& n) const {
+    std::string t = scalar(n);
+    try {
+      size_t used = 0;
+      bool neg = !t.empty() && t[0] == '-';
+      int64_t v = neg ? -static_cast<int64_t>(std::stoull(t.substr(1), &used, 0))
+                      : static_cast<int64_t>(std::stoull(t, &used, 0));
+      if (used + (neg ? 1 : 0) != t.size()) throw std::invalid_argument(t);
+      return v;
+    } catch (const std::exception&) {
+      fail(n, "expected an integer, got '" + t + "'");
+    }
+  }
+  uint64_t uint(const YAML::Node& n) const {
+    int64_t v = integer(n);
+    if (v < 0) fail(n, "expected a non-negative integer");
+    return static_cast<uint64_t>(v);
+  }
+  // "\x00" and "\0" escapes in magic strings.
+  static std::string unescape(const std::string& s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '0') {
+        out += '\0';
+        ++i;
+      } else if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] == 'x') {
+        out += static_cast<char>(std::stoi(s.substr(i + 2, 2), nullptr, 16));
+        i += 3;
+      } else {
+        out += s[i];
+      }
+    }
+    return out;
+  }
+
+  void parse_struct(const YAML::Node& n, Struct& st) {
+    keys(n, {"doc", "size", "align", "fields", "layout"});
+    st.doc = opt_str(n, "doc", "");
+    if (n["size"]) {
+      st.declared_size = uint(n["size"]);
+      st.size_loc = loc(n["size"]);
+    }
+    if (n["align"]) st.align = uint(n["align"]);
+    if (!n["fields"]) fail(n, "struct '" + st.name + "' has no fields:");
+    for (const auto& f : seq(n["fields"])) {
+      auto field = std::make_unique<Field>();
+      parse_field(f, *field, true);
+      if (st.field(field->name)) fail(f, "field '" + field->name + "' is defined twice");
+      st.fields.push_back(std::move(field));
+    }
+    if (n["layout"])
+      for (const auto& item : seq(n["layout"])) {
+        LayoutItem li;
+        std::string t = scalar(item);
+        li.loc = loc(item);
+        if (t.rfind("pool ", 0) == 0) {
+          li.kind = LayoutItem::Pool;
+          li.name = t.substr(5);
+        } else {
+          li.name = t;
+        }
+        st.layout.push_back(li);
+      }
+  }
+
+  void parse_type(const YAML::Node& n, const std::string& t, Field& f) {
+    std::string base = t;
+    size_t br = t.find('[');
+    if (br != std::string::npos) {
+      if (t.back() != ']') fail(n, "bad type '" + t + "'");
+      base = t.substr(0, br);
+      std::string inner = t.substr(br + 1, t.size() - br - 2);
+      if (base == "char") {
+        f.type.kind = ValueType::Chars;
+        try {
+          f.type.chars = std::stoull(inner, nullptr, 0);
+        } catch (const std::exception&) {
+          fail(n, "char[N] needs a size");
+        }
+        return;
+      }
+      f.array = true;
+      if (!inner.empty()) {
+        try {
+          f.fixed_count = std::stoull(inner, nullptr, 0);
+        } catch (const std::exception&) {
+          fail(n, "bad array size in '" + t + "'");
+        }
+      }
+    }
+    if (base == "string") { f.type.kind = ValueType::String; return; }
+    if (base == "bytes") { f.type.kind = ValueType::Bytes; return; }
+    if (base == "union") { f.type.kind = ValueType::Union; return; }
+    for (const auto& [name, p] : kPrims)
+      if (base == name) {
+        f.type.kind = ValueType::Prim;
+        f.type.prim = p;
+        return;
+      }
+    f.type.kind = ValueType::Struct;
+    f.type.struct_name = base;
+  }
+
+  void parse_field(const YAML::Node& n, Field& f, bool named) {
+    keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
+             "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
+             "cases", "tag", "pad_to", "value"});
+    f.loc = loc(n);
+    if (named) f.name = req_str(n, "name");
+    f.doc = opt_str(n, "doc", "");
+    parse_type(n["type"] ? n["type"] : n, req_str(n, "type"), f);
+    if (n["ptr"]) f.ptr = ptr_width(n["ptr"]);
+    if (n["elem_ptr"]) f.elem_ptr = ptr_width(n["elem_ptr"]);
+    if (n["base"]) {
+      std::string b = scalar(n["base"]);
+      if (b == "file") f.base = Field::Base::File;
+      else if (b == "struct") f.base = Field::Base::Struct;
+      else fail(n["base"], "base is 'file' or 'struct'");
+    }
+    if (n["nullable"]) {
+      std::string v = scalar(n["nullable"]);
+      if (v == "false") f.null = Field::Null::Never;
+      else if (v == "when_empty") f.null = Field::Null::WhenEmpty;
+      else if (v == "true") f.null = Field::Null::Allowed;
+      else fail(n["nullable"], "nullable is 'false', 'when_empty' (arrays) or 'true' (a single target)");
+    }
+    if (n["align"]) f.align = uint(n["align"]);
+    f.pool = opt_str(n, "pool", "");
+    f.region = opt_str(n, "region", "");
+    f.sort = opt_str(n, "sort", "");
+    if (n["count"]) {
+      f.count = parse_expr(scalar(n["count"]), loc(n["count"]));
+      if (f.count->kind == Expr::Int) {
+        f.fixed_count = static_cast<uint64_t>(f.count->value);
+        f.count.reset();
+      }
+    }
+    if (n["derive"]) f.derive = parse_expr(scalar(n["derive"]), loc(n["derive"]));
+    if (n["pointer"]) f.derive_pointer = scalar(n["pointer"]) == "true";
+    if (n["const"]) {
+      if (f.type.kind == ValueType::Chars) f.const_text = unescape(scalar(n["const"]));
+      else f.const_int = integer(n["const"]);
+    }
+    if (n["reserved"]) {
+      if (scalar(n["reserved"]) != "true") fail(n["reserved"], "reserved: true");
+      if (f.type.kind == ValueType::Chars) f.const_text = "";
+      else f.const_int = 0;
+    }
+    if (n["valid"])
+      for (const auto& v : seq(n["valid"])) f.valid.push_back(integer(v));
+    if (n["default"]) f.default_text = scalar(n["default"]);
+    if (n["format"]) {
+      if (scalar(n["format"]) != "hex") fail(n["format"], "format is 'hex'");
+      f.hex = true;
+    }
+    f.tag = opt_str(n, "tag", "");
+    if (n["pad_to"]) f.pad_to = uint(n["pad_to"]);
+    if (n["cases"]) {
+      if (f.type.kind != ValueType::Union) fail(n["cases"], "cases: belongs to a field of type union");
+      for (const auto& c : seq(n["cases"])) {
+        Case cs;
+        cs.loc = loc(c);
+        if (!c["value"]) fail(c, "a case needs value: (the tag value)");
+        cs.tag = integer(c["value"]);
+        cs.name = req_str(c, "name");
+        cs.doc = opt_str(c, "doc", "");
+        cs.field = std::make_unique<Field>();
+        parse_field(c, *cs.field, true);
+        f.cases.push_back(std::move(cs));
+      }
+    }
+    if (f.type.kind == ValueType::Union && (f.cases.empty() || f.tag.empty()))
+      fail(n, "a union needs tag: (the field holding the tag) and cases:");
+  }
+
+  int ptr_width(const YAML::Node& n) const {
+    std::string w = scalar(n);
+    if (w == "u32") return 4;
+    if (w == "u64") return 8;
+    fail(n, "pointer width is u32 or u64");
+  }
+
+  std::string file_;
+  Loc root_loc_;
+
+  // ---------------------------------------------------------------------------
+  class Validator {
+   public:
+    Validator(Schema& s, Parser& p) : s_(s), p_(p) {}
+
+    void run() {
+      if (!s_.find(s_.root)) throw SchemaError(p_.root_loc_, "root names no struct '" + s_.root + "'");
+      for (auto& st : s_.structs) resolve(*st);
+      // Model-ness depends on nested structs: iterate to a fixed point.
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (auto& st : s_.structs) {
+          bool m = std::any_of(st->fields.begin(), st->fields.end(),
+                               [](const auto& f) { return f->in_model(); });
+          if (m != st->has_model) st->has_model = m, changed = true;
+        }
+      }
+      for (auto& st : s_.structs) compute_size(*st);
+      for (auto& st : s_.structs) complete_layout(*st);
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (auto& st : s_.structs) {
+          bool c = !st->layout.empty();
+          for (const auto& f : st->fields) c = c || field_has_children(*f);
+          if (c != st->has_children) st->has_children = c, changed = true;
+        }
+      }
+      for (auto& st : s_.structs) check_exprs(*st);
+      for (auto& st : s_.structs)
+        if (st->name == "format" || (st->name == s_.root && st->field("format")))
+          throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
+    }
+
+   private:
+    bool field_has_children(const Field& f) const {
+      if (f.ptr) return false;  // its target is placed by the owner's layout
+      if (f.type.kind == ValueType::Struct && f.type.st) return f.type.st->has_children;
+      if (f.type.kind == ValueType::Union)
+        for (const auto& c : f.cases)
+          if (c.field->type.kind == ValueType::Struct && c.field->type.st && c.field->type.st->has_children)
+            return true;
+      return false;
+    }
+
+    void resolve_field(Struct& st, Field& f) {
+      if (f.type.kind == ValueType::Struct) {
+        f.type.st = s_.find(f.type.struct_name);
+        if (!f.type.st) throw SchemaError(f.loc, "unknown type '" + f.type.struct_name + "'");
+      }
+      if (!f.pool.empty()) {
+        if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
+        if (f.type.kind != ValueType::String) throw SchemaError(f.loc, "pool: is for string fields");
+        if (!f.ptr) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
+      }
+      if (f.type.kind == ValueType::String && f.pool.empty())
+        throw SchemaError(f.loc, "string fields need pool: (inline strings are not in schema v1 yet)");
+      if (f.array && !f.fixed_count && !f.count)
+        throw SchemaError(f.loc, "'" + f.name + "' is an array without count:");
+      if (f.count && f.count->kind == Expr::Ident) {
+        Field* c = nullptr;
+        for (auto& g : st.fields)
+          if (g->name == f.count->name) c = g.get();
+        if (!c) throw SchemaError(f.count->loc, "count names no field '" + f.count->name + "' in " + st.name);
+        if (c->type.kind != ValueType::Prim || prim_is_float(c->type.prim) || c->array)
+          throw SchemaError(f.count->loc, "count field '" + c->name + "' is not an integer");
+        if (!c->derive && !c->is_const()) c->count_for = f.name;
+      }
+      if (f.elem_ptr && !f.array) throw SchemaError(f.loc, "elem_ptr: is for arrays");
+      if (f.array && f.type.kind == ValueType::String && f.pool.empty())
+        throw SchemaError(f.loc, "arrays of strings need a pool");
+      if (!f.region.empty()) {
+        if (!f.ptr) throw SchemaError(f.loc, "region: names the target of a pointer field");
+        if (s_.region_id(f.region) >= 0) throw SchemaError(f.loc, "region '" + f.region + "' defined twice");
+        s_.regions.push_back(f.region);
+      }
+      if (!f.sort.empty()) {
+        if (!f.array || f.type.kind != ValueType::Struct || !f.type.st->field(f.sort))
+          throw SchemaError(f.loc, "sort: names a field of the array's element struct");
+      }
+      if (f.derive && f.is_const()) throw SchemaError(f.loc, "a field is either derive: or const:, not both");
+      if (f.type.kind == ValueType::Union) {
+        Field* tag = nullptr;
+        for (auto& g : st.fields)
+          if (g->name == f.tag) tag = g.get();
+        if (!tag) throw SchemaError(f.loc, "tag names no field '" + f.tag + "' in " + st.name);
+        if (tag->type.kind != ValueType::Prim) throw SchemaError(tag->loc, "a union tag is an integer field");
+        tag->tag_for = f.name;
+        std::set<int64_t> seen;
+        for (auto& c : f.cases) {
+          if (!seen.insert(c.tag).second) throw SchemaError(c.loc, "case value repeated");
+          if (c.field->array && !c.field->fixed_count) throw SchemaError(c.loc, "a union case cannot be an open array yet");
+          resolve_field(st, *c.field);
+        }
+      }
+    }
+
+    void resolve(Struct& st) {
+      for (auto& f : st.fields) resolve_field(st, *f);
+    }
+
+    // Inline size and alignment of a field; false when variable.
+    bool field_size(const Field& f, uint64_t& size, uint64_t& align) {
+      if (f.ptr) {
+        size = align = static_cast<uint64_t>(f.ptr);
+        return true;
+      }
+      uint64_t one = 0;
+      switch (f.type.kind) {
+        case ValueType::Prim: one = align = prim_size(f.type.prim); break;
+        case ValueType::Chars: one = f.type.chars; align = 1; break;
+        case ValueType::Struct:
+          compute_size(const_cast<Struct&>(*f.type.st));
+          align = f.type.st->align;
+          if (!f.type.st->fixed_size) return false;
+          one = f.type.st->size;
+          break;
+        case ValueType::Union: {
+          align = 1;
+          bool fixed = true;
+          uint64_t common = UINT64_MAX;
+          for (const auto& c : f.cases) {
+            uint64_t cs = 0, ca = 1;
+            c.field->fixed_size = field_size(*c.field, cs, ca);
+            c.field->size = cs;
+            if (!c.field->fixed_size) fixed = false;
+            cs = (cs + f.pad_to - 1) / f.pad_to * f.pad_to;
+            align = std::max(align, ca);
+            if (common == UINT64_MAX) common = cs;
+            else if (common != cs) fixed = false;
+          }
+          size = common;
+          return fixed;
+        }
+        case ValueType::String:
+        case ValueType::Bytes:
+          return false;
+      }
+      if (f.array) {
+        if (!f.fixed_count) return false;
+        size = one * *f.fixed_count;
+      } else {
+        size = one;
+      }
+      return true;
+    }
+
+    void compute_size(Struct& st) {
+      if (done_.count(&st)) return;
+      if (busy_.count(&st)) throw SchemaError(st.loc, "struct '" + st.name + "' contains itself inline");
+      busy_.insert(&st);
+      uint64_t off = 0, align = st.align;
+      bool fixed = true;
+      for (auto& f : st.fields) {
+        uint64_t sz = 0, al = 1;
+        f->fixed_offset = fixed;
+        f->offset = off;
+        f->fixed_size = field_size(*f, sz, al);
+        f->size = sz;
+        align = std::max(align, al);
+        if (f->fixed_size) {
+          off += sz;
+        } else if (fixed) {
+          fixed = false;
+          st.prefix = off;
+        }
+      }
+      if (fixed) st.prefix = off;
+      st.fixed_size = fixed;
+      st.size = off;
+      st.align = align;
+      if (st.declared_size) {
+        if (!fixed)
+          throw SchemaError(st.size_loc, "size: " + hexs(*st.declared_size) + " declared but '" + st.name +
+                                             "' has fields of variable size");
+        if (off != *st.declared_size)
+          throw SchemaError(st.size_loc, "size: " + hexs(*st.declared_size) + " declared but the fields of '" +
+                                             st.name + "' add up to " + hexs(off));
+      }
+      busy_.erase(&st);
+      done_.insert(&st);
+    }
+
+    void complete_layout(Struct& st) {
+      std::vector<LayoutItem> items;
+      std::set<std::string> placed;
+      for (const auto& li : st.layout) {
+        if (li.kind == LayoutItem::Pool) {
+          Pool* p = nullptr;
+          for (auto& q : s_.pools)
+            if (q.name == li.name) p = &q;
+          if (!p) throw SchemaError(li.loc, "layout names no pool '" + li.name + "'");
+          if (p->placed_in_layout) throw SchemaError(li.loc, "pool '" + li.name + "' placed twice");
+          p->placed_in_layout = true;
+        } else {
+          const Field* f = st.field(li.name);
+          if (!f || !f->ptr || !f->pool.empty())
+            throw SchemaError(li.loc, "layout names no pointer field '" + li.name + "' of " + st.name);
+          if (!placed.insert(li.name).second) throw SchemaError(li.loc, "'" + li.name + "' placed twice");
+        }
+        items.push_back(li);
+      }
+      for (const auto& f : st.fields)
+        if (f->ptr && f->pool.empty() && !f->derive && !placed.count(f->name))
+          items.push_back({LayoutItem::FieldTarget, f->name, f->loc});
+      st.layout = items;
+    }
+
+    void check_expr(const Struct& st, const Expr& e) {
+      switch (e.kind) {
+        case Expr::Int: return;
+        case Expr::Ident:
+          if (!st.field(e.name)) throw SchemaError(e.loc, "'" + e.name + "' names no field of " + st.name);
+          return;
+        case Expr::Call: {
+          static const std::map<std::string, size_t> arity = {
+              {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},
+              {"size", 1},  {"fnv1a32", 1},   {"murmur3", 1}};
+          auto it = arity.find(e.name);
+          if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
+          if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
+          if (e.name == "start" || e.name == "end" || e.name == "size") {
+            if (e.args[0].kind != Expr::Ident || s_.region_id(e.args[0].name) < 0)
+              throw SchemaError(e.loc, e.name + "() takes a region or pool name");
+            return;
+          }
+          if (!e.args.empty()) {
+            if (e.args[0].kind != Expr::Ident || !st.field(e.args[0].name))
+              throw SchemaError(e.loc, e.name + "() takes a field of " + st.name);
+          }
+          return;
+        }
+        default:
+          for (const auto& a : e.args) check_expr(st, a);
+      }
+    }
+
+    void check_exprs(const Struct& st) {
+      for (const auto& f : st.fields) {
+        if (f->derive) check_expr(st, *f->derive);
+        if (f->count) check_expr(st, *f->count);
+      }
+    }
+
+    static std::string hexs(uint64_t v) {
+      char b[24];
+      std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+      return b;
+    }
+
+    Schema& s_;
+    Parser& p_;
+    std::set<const Struct*> done_, busy_;
+  };
+};
+
+}  // namespace
+
+std::unique_ptr<Schema> load_schema(const std::string& path) { return Parser(path).run(); }
+
+}  // namespace binschema::gen

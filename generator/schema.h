@@ -1,0 +1,195 @@
+// The validated model of a schema: what every back end works from.
+//
+// parse.cpp builds it from YAML and checks it; gen_cpp.cpp and
+// gen_markdown.cpp only read it. Nothing here refers to yaml-cpp, so a back
+// end never has to think about the source text beyond the Loc kept for
+// messages.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace binschema::gen {
+
+struct Loc {
+  std::string file;
+  int line = 0, col = 0;
+  std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(col); }
+};
+
+// A schema error: "file:line:col: message".
+struct SchemaError : std::runtime_error {
+  SchemaError(const Loc& loc, const std::string& msg) : std::runtime_error(loc.str() + ": " + msg) {}
+};
+
+// Expressions in `count:` and `derive:` (see expr.h for the grammar).
+struct Expr {
+  enum Kind { Int, Ident, Call, Unary, Binary, Ternary } kind = Int;
+  int64_t value = 0;
+  std::string name;  // Ident name, Call function, Unary/Binary operator
+  std::vector<Expr> args;
+  Loc loc;
+};
+
+enum class Prim { U8, U16, U32, U64, S8, S16, S32, S64, F32, F64, Bool8, Bool32 };
+
+struct Struct;
+
+// The value a field holds (before any array-ness).
+struct ValueType {
+  enum Kind { Prim, Struct, String, Chars, Bytes, Union } kind = Prim;
+  gen::Prim prim = gen::Prim::U32;
+  std::string struct_name;
+  const gen::Struct* st = nullptr;  // resolved
+  uint64_t chars = 0;               // char[N]
+};
+
+struct Field;
+
+struct Case {
+  int64_t tag = 0;
+  std::string name, doc;
+  Loc loc;
+  std::unique_ptr<Field> field;  // the payload, laid out at the union's offset
+};
+
+struct Field {
+  std::string name, doc;
+  Loc loc;
+  ValueType type;
+
+  // Arrays: `T[N]` (fixed), `T[]` with count/until.
+  bool array = false;
+  std::optional<uint64_t> fixed_count;
+  std::optional<Expr> count;
+
+  // Out-of-line storage: the field is a pointer of this many bytes.
+  int ptr = 0;
+  enum class Base { File, Struct } base = Base::File;
+  enum class Null { Never, WhenEmpty, Allowed } null = Null::Never;
+  uint64_t align = 0;  // of the target; 0 = natural
+  std::string pool;    // string stored in this pool
+  int elem_ptr = 0;    // array of pointers to elements
+  std::string region;  // name for start()/end()/size()
+  std::string sort;    // array kept sorted by this element field
+
+  // Value roles.
+  std::optional<Expr> derive;
+  bool derive_pointer = false;  // the derived value is a pointer (recorded)
+  std::optional<std::string> const_text;  // for char[N]
+  std::optional<int64_t> const_int;
+  std::vector<int64_t> valid;
+  std::optional<std::string> default_text;
+  bool hex = false;
+
+  // Unions.
+  std::vector<Case> cases;
+  std::string tag;  // field holding the tag
+  uint64_t pad_to = 1;
+
+  // Filled in by validation.
+  std::string count_for;  // this field is the count of that array
+  std::string tag_for;    // this field is the tag of that union
+  bool fixed_size = false;
+  uint64_t size = 0;      // inline size when fixed
+  bool fixed_offset = false;
+  uint64_t offset = 0;
+
+  // Is it part of the in-memory model?
+  bool in_model() const;
+  bool is_const() const { return const_int || const_text; }
+};
+
+struct LayoutItem {
+  enum Kind { FieldTarget, Pool } kind = FieldTarget;
+  std::string name;
+  Loc loc;
+};
+
+struct Struct {
+  std::string name, doc;
+  Loc loc;
+  std::vector<std::unique_ptr<Field>> fields;
+  std::optional<uint64_t> declared_size;
+  Loc size_loc;
+  uint64_t align = 1;
+  std::vector<LayoutItem> layout;  // completed: every out-of-line field once
+
+  // Filled in by validation.
+  bool fixed_size = false;
+  uint64_t size = 0;
+  uint64_t prefix = 0;     // bytes before the first variable-size field
+  bool has_model = false;  // has at least one model field
+  bool has_children = false;  // places pointed-to blocks
+
+  const Field* field(const std::string& n) const {
+    for (const auto& f : fields)
+      if (f->name == n) return f.get();
+    return nullptr;
+  }
+};
+
+struct Pool {
+  std::string name, doc;
+  Loc loc;
+  enum class Kind { CString, Pascal16 } kind = Kind::CString;
+  enum class Order { FirstUse, Sorted } order = Order::FirstUse;
+  uint64_t align = 1;
+  std::vector<std::string> keep;
+  bool placed_in_layout = false;
+};
+
+struct Schema {
+  std::string file;
+  std::string format, title, doc, versions;
+  bool big_endian = false;
+  std::vector<std::string> extensions;
+  std::string magic;
+  uint64_t magic_offset = 0;
+  std::vector<std::string> version_fields;  // dotted paths shown by `info`
+  std::string root;
+  std::vector<Pool> pools;
+  std::vector<std::unique_ptr<Struct>> structs;  // in declaration order
+  std::vector<std::string> regions;              // mark ids: pools first, then fields
+
+  const Struct* find(const std::string& n) const {
+    for (const auto& s : structs)
+      if (s->name == n) return s.get();
+    return nullptr;
+  }
+  const Pool* pool(const std::string& n) const {
+    for (const auto& p : pools)
+      if (p.name == n) return &p;
+    return nullptr;
+  }
+  int region_id(const std::string& n) const {
+    for (size_t i = 0; i < regions.size(); ++i)
+      if (regions[i] == n) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+// parse.cpp
+std::unique_ptr<Schema> load_schema(const std::string& path);
+Expr parse_expr(const std::string& text, const Loc& loc);
+
+// Primitive helpers (parse.cpp).
+uint64_t prim_size(Prim p);
+const char* prim_name(Prim p);
+const char* prim_cpp(Prim p);
+bool prim_is_float(Prim p);
+bool prim_is_signed(Prim p);
+
+// Back ends.
+struct CppOutput {
+  std::string header, source;
+};
+CppOutput generate_cpp(const Schema& s);
+std::string generate_markdown(const Schema& s);
+
+}  // namespace binschema::gen

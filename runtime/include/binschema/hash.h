@@ -1,0 +1,22 @@
+// Name hashes used by the formats.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace binschema {
+
+// FNV-1a, 32-bit (offset basis 0x811c9dc5, prime 0x01000193).
+constexpr uint32_t fnv1a32(std::string_view s) {
+  uint32_t h = 0x811c9dc5u;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x01000193u;
+  }
+  return h;
+}
+
+// MurmurHash3, x86 32-bit variant.
+uint32_t murmur3_x86_32(std::string_view s, uint32_t seed = 0);
+
+}  // namespace binschema

@@ -1,0 +1,119 @@
+// Bounds-checked loads from an in-memory file.
+//
+// Generated readers check a whole fixed-size struct once (`need`) and then
+// load its fields without further checks; that is where decode speed comes
+// from. Every check failure throws DecodeError with the offending offset.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "binschema/error.h"
+
+namespace binschema {
+
+template <class T>
+constexpr T byteswap(T v) {
+  if constexpr (sizeof(T) == 1) {
+    return v;
+  } else if constexpr (sizeof(T) == 2) {
+    return static_cast<T>(__builtin_bswap16(static_cast<uint16_t>(v)));
+  } else if constexpr (sizeof(T) == 4) {
+    return static_cast<T>(__builtin_bswap32(static_cast<uint32_t>(v)));
+  } else {
+    return static_cast<T>(__builtin_bswap64(static_cast<uint64_t>(v)));
+  }
+}
+
+// Load/store of an integer or float of byte order E at an unaligned address.
+template <class T, std::endian E>
+inline T load(const uint8_t* p) {
+  using U = std::conditional_t<sizeof(T) == 1, uint8_t,
+            std::conditional_t<sizeof(T) == 2, uint16_t,
+            std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  U u;
+  std::memcpy(&u, p, sizeof u);
+  if constexpr (E != std::endian::native) u = byteswap(u);
+  return std::bit_cast<T>(u);
+}
+
+template <class T, std::endian E>
+inline void store(uint8_t* p, T v) {
+  using U = std::conditional_t<sizeof(T) == 1, uint8_t,
+            std::conditional_t<sizeof(T) == 2, uint16_t,
+            std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  U u = std::bit_cast<U>(v);
+  if constexpr (E != std::endian::native) u = byteswap(u);
+  std::memcpy(p, &u, sizeof u);
+}
+
+template <std::endian E>
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> data) : data_(data) {}
+
+  size_t size() const { return data_.size(); }
+  const uint8_t* data() const { return data_.data(); }
+
+  // Throws unless [off, off + n) lies inside the file.
+  void need(uint64_t off, uint64_t n) const {
+    if (off > data_.size() || n > data_.size() - off)
+      throw DecodeError(off, "needs " + hex(n) + " bytes at " + hex(off) +
+                                 " but the file ends at " + hex(data_.size()));
+  }
+
+  // Throws unless a pointer target of at least n bytes lies inside the file.
+  void need_target(uint64_t target, uint64_t n) const {
+    if (target > data_.size() || n > data_.size() - target)
+      throw DecodeError(target, "pointer " + hex(target) + " past end of file (" +
+                                    hex(data_.size()) + ")");
+  }
+
+  // Throws unless `count` elements of at least `min_size` bytes each can fit
+  // from `off` on: a corrupt count must never turn into a huge allocation.
+  void need_array(uint64_t off, uint64_t count, uint64_t min_size) const {
+    uint64_t avail = off <= data_.size() ? data_.size() - off : 0;
+    if (min_size == 0) min_size = 1;
+    if (count > avail / min_size)
+      throw DecodeError(off, "count " + std::to_string(count) + " of " + hex(min_size) +
+                                 "-byte elements at " + hex(off) + " runs past end of file (" +
+                                 hex(data_.size()) + ")");
+  }
+
+  // Unchecked loads: call need() first.
+  template <class T>
+  T get(uint64_t off) const { return load<T, E>(data_.data() + off); }
+
+  // Checked loads.
+  template <class T>
+  T at(uint64_t off) const {
+    need(off, sizeof(T));
+    return get<T>(off);
+  }
+
+  // A NUL-terminated string starting at off; `len` receives its length.
+  std::string_view cstring(uint64_t off) const {
+    if (off >= data_.size())
+      throw DecodeError(off, "string at " + hex(off) + " past end of file (" + hex(data_.size()) + ")");
+    const void* end = std::memchr(data_.data() + off, 0, data_.size() - off);
+    if (!end) throw DecodeError(off, "string at " + hex(off) + " has no terminating NUL");
+    return std::string_view(reinterpret_cast<const char*>(data_.data() + off),
+                            static_cast<const uint8_t*>(end) - (data_.data() + off));
+  }
+
+  // A fixed-size character field: the text up to the first NUL.
+  std::string_view chars(uint64_t off, size_t n) const {
+    const char* p = reinterpret_cast<const char*>(data_.data() + off);
+    const void* end = std::memchr(p, 0, n);
+    return std::string_view(p, end ? static_cast<const char*>(end) - p : n);
+  }
+
+ private:
+  std::span<const uint8_t> data_;
+};
+
+}  // namespace binschema

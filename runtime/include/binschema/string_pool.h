@@ -1,0 +1,114 @@
+// String pools: every distinct string stored once, referenced by offset.
+//
+// References are recorded while the model is written and patched once the
+// pool has been placed, so the pool may sit anywhere after its first use.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "binschema/writer.h"
+
+namespace binschema {
+
+class StringPool {
+ public:
+  enum class Kind { CString, Pascal16 };
+  enum class Order { FirstUse, Sorted };
+
+  StringPool(Kind kind, Order order, unsigned align, int mark)
+      : kind_(kind), order_(order), align_(align), mark_(mark) {}
+
+  // A string the pool holds even when nothing refers to it ("" first, say).
+  void keep(std::string_view s) { intern(s); }
+
+  // Slot `slot` (width bytes) receives the string's offset, minus the pool
+  // start when `pool_relative`, plus `add` (2 points past a Pascal length).
+  void ref(std::string_view s, uint64_t slot, uint8_t width, bool pool_relative, bool is_pointer,
+           uint8_t add = 0) {
+    refs_.push_back({slot, intern(s), width, pool_relative, is_pointer, add});
+  }
+
+  template <std::endian E>
+  void place(Writer<E>& w) {
+    if (placed_) throw EncodeError("internal: pool placed twice");
+    placed_ = true;
+    std::vector<uint32_t> order(strings_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (order_ == Order::Sorted)
+      std::sort(order.begin(), order.end(),
+                [&](uint32_t a, uint32_t b) { return strings_[a] < strings_[b]; });
+    w.mark_start(mark_);
+    start_ = w.pos();
+    offsets_.assign(strings_.size(), 0);
+    for (uint32_t i : order) {
+      const std::string& s = strings_[i];
+      w.align(align_);
+      if (kind_ == Kind::CString) {
+        uint64_t at = w.reserve(s.size() + 1);
+        w.bytes(at, s.data(), s.size());
+        offsets_[i] = at;
+      } else {
+        if (s.size() > 0xffff) throw EncodeError("string longer than 65535 bytes: " + s.substr(0, 40));
+        uint64_t at = w.reserve(2 + s.size() + 1);
+        w.template put<uint16_t>(at, static_cast<uint16_t>(s.size()));
+        w.bytes(at + 2, s.data(), s.size());
+        offsets_[i] = at;
+      }
+    }
+    w.mark_end(mark_);
+  }
+
+  // Writes every reference; call after place() and after the last ref().
+  template <std::endian E>
+  void patch(Writer<E>& w) {
+    if (!placed_) throw EncodeError("internal: pool referenced but never placed");
+    for (const Ref& r : refs_) {
+      if (r.index >= offsets_.size())
+        throw EncodeError("internal: string referenced after its pool was placed");
+      uint64_t v = offsets_[r.index] + r.add - (r.pool_relative ? start_ : 0);
+      w.put_uint(r.slot, r.width, v, "string offset");
+      if (r.is_pointer) w.record_pointer(r.slot, r.width, false);
+    }
+  }
+
+  size_t size() const { return strings_.size(); }
+
+ private:
+  struct Ref {
+    uint64_t slot;
+    uint32_t index;
+    uint8_t width;
+    bool pool_relative, is_pointer;
+    uint8_t add;
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  uint32_t intern(std::string_view s) {
+    auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    uint32_t i = static_cast<uint32_t>(strings_.size());
+    strings_.emplace_back(s);
+    index_.emplace(strings_.back(), i);
+    return i;
+  }
+
+  Kind kind_;
+  Order order_;
+  unsigned align_;
+  int mark_;
+  bool placed_ = false;
+  uint64_t start_ = 0;
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;
+  std::vector<Ref> refs_;
+  std::vector<uint64_t> offsets_;
+};
+
+}  // namespace binschema

@@ -1,0 +1,324 @@
+// Text form of a model: YAML or JSON out, YAML (which includes JSON) in.
+//
+// Generated code describes each struct once, in visit_fields(v, x), calling
+// v.field("name", x.name, flags) per model field; Out and In below turn that
+// one description into printing and parsing. Structs are found through ADL
+// (visit_fields lives beside the struct), unions are std::variant subclasses
+// that carry their case names, so nothing here knows any format.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <charconv>
+#include <limits>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "binschema/error.h"
+
+namespace binschema {
+
+// Opaque bytes (data nobody has decoded yet); text form is a hex string.
+struct Bytes {
+  std::vector<uint8_t> data;
+  bool operator==(const Bytes&) const = default;
+};
+
+namespace text {
+
+enum Flags : unsigned { kNone = 0, kHex = 1 };
+
+template <class T>
+concept Union = requires { T::case_names; };
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_array : std::false_type {};
+template <class T, size_t N>
+struct is_array<std::array<T, N>> : std::true_type {};
+
+std::string format_float(double v, bool single);
+std::string format_int(uint64_t magnitude, bool negative, bool hex);
+std::string to_hex(const std::vector<uint8_t>& b);
+
+// ---- Output ---------------------------------------------------------------
+
+// Event sink for YAML (through yaml-cpp's emitter).
+class YamlSink {
+ public:
+  YamlSink();
+  void begin_map();
+  void end_map();
+  void key(const char* k);
+  void begin_seq(bool flow);
+  void end_seq();
+  void null();
+  void boolean(bool b);
+  void number(const std::string& s, bool is_text_in_json);
+  void string(const std::string& s);
+  std::string result() const;
+
+ private:
+  YAML::Emitter e_;
+};
+
+// Event sink for JSON (two-space indentation, arrays of numbers on one line).
+class JsonSink {
+ public:
+  void begin_map() { open('{', false); }
+  void end_map() { close('}'); }
+  void key(const char* k);
+  void begin_seq(bool flow) { open('[', flow); }
+  void end_seq() { close(']'); }
+  void null() { scalar("null"); }
+  void boolean(bool b) { scalar(b ? "true" : "false"); }
+  void number(const std::string& s, bool is_text_in_json);
+  void string(const std::string& s);
+  std::string result() const { return out_ + "\n"; }
+
+ private:
+  struct Level {
+    bool flow;
+    size_t count = 0;
+  };
+  void open(char c, bool flow);
+  void close(char c);
+  void scalar(const std::string& s);
+  void before_value();
+  void newline();
+  std::string out_;
+  std::vector<Level> stack_;
+  bool after_key_ = false;
+};
+
+template <class Sink>
+class Out {
+ public:
+  explicit Out(Sink& sink) : sink_(sink) {}
+
+  template <class T>
+  void field(const char* name, const T& v, unsigned flags = kNone) {
+    sink_.key(name);
+    value(v, flags);
+  }
+  // Fields equal to their schema default are left out of the text.
+  template <class T, class D>
+  void field_default(const char* name, const T& v, const D& def, unsigned flags = kNone) {
+    if (v == static_cast<T>(def)) return;
+    field(name, v, flags);
+  }
+
+  template <class T>
+  void value(const T& v, unsigned flags = kNone) {
+    if constexpr (std::is_same_v<T, bool>) {
+      sink_.boolean(v);
+    } else if constexpr (std::is_integral_v<T>) {
+      bool neg = std::is_signed_v<T> && v < 0;
+      uint64_t mag = neg ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+      sink_.number(format_int(mag, neg, flags & kHex), flags & kHex);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      sink_.number(format_float(v, sizeof(T) == 4), !std::isfinite(v));
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      sink_.string(v);
+    } else if constexpr (std::is_same_v<T, Bytes>) {
+      sink_.string(to_hex(v.data));
+    } else if constexpr (is_optional<T>::value) {
+      if (v) value(*v, flags); else sink_.null();
+    } else if constexpr (is_vector<T>::value || is_array<T>::value) {
+      using E = typename T::value_type;
+      sink_.begin_seq(std::is_arithmetic_v<E>);
+      for (const auto& e : v) value(e, flags);
+      sink_.end_seq();
+    } else if constexpr (Union<T>) {
+      sink_.begin_map();
+      sink_.key(T::case_names[v.index()]);
+      std::visit([&](const auto& alt) { value(alt, flags); },
+                 static_cast<const typename T::Base&>(v));
+      sink_.end_map();
+    } else {
+      sink_.begin_map();
+      visit_fields(*this, v);
+      sink_.end_map();
+    }
+  }
+
+ private:
+  Sink& sink_;
+};
+
+// ---- Counting -------------------------------------------------------------
+
+// Counts struct instances by type below a model (for `binschema info`).
+class Counter {
+ public:
+  template <class T>
+  void field(const char*, const T& v, unsigned = kNone) { value(v); }
+  template <class T, class D>
+  void field_default(const char*, const T& v, const D&, unsigned = kNone) { value(v); }
+
+  template <class T>
+  void value(const T& v) {
+    if constexpr (is_optional<T>::value) {
+      if (v) value(*v);
+    } else if constexpr (is_vector<T>::value || is_array<T>::value) {
+      if constexpr (std::is_class_v<typename T::value_type>)
+        for (const auto& e : v) value(e);
+    } else if constexpr (Union<T>) {
+      std::visit([&](const auto& alt) { value(alt); }, static_cast<const typename T::Base&>(v));
+    } else if constexpr (requires { T::type_name; }) {
+      bump(T::type_name);
+      visit_fields(*this, v);
+    }
+  }
+
+  const std::vector<std::pair<std::string, size_t>>& counts() const { return counts_; }
+
+ private:
+  void bump(const char* name) {
+    for (auto& [n, c] : counts_)
+      if (n == name) {
+        ++c;
+        return;
+      }
+    counts_.emplace_back(name, 1);
+  }
+  std::vector<std::pair<std::string, size_t>> counts_;
+};
+
+// ---- Input ----------------------------------------------------------------
+
+// Reads a model from a parsed YAML/JSON document. Errors name the line and
+// column of the offending node and the model path that leads to it.
+class In {
+ public:
+  // `node` must be a map holding the fields of the struct about to be visited.
+  explicit In(const YAML::Node& node) { frames_.push_back({node, {}}); }
+
+  template <class T>
+  void field(const char* name, T& v, unsigned flags = kNone) {
+    frames_.back().seen.push_back(name);
+    YAML::Node n = frames_.back().node[name];
+    if (!n) fail(frames_.back().node, "missing field '" + std::string(name) + "'");
+    path_.push_back(std::string(".") + name);
+    value(n, v, flags);
+    path_.pop_back();
+  }
+
+  template <class T, class D>
+  void field_default(const char* name, T& v, const D& def, unsigned flags = kNone) {
+    if (!frames_.back().node[name]) {
+      frames_.back().seen.push_back(name);
+      v = static_cast<T>(def);
+      return;
+    }
+    field(name, v, flags);
+  }
+
+  // Refuses keys that named no field (a typo must not pass silently).
+  // `extra` is a key the caller handles itself (the root's "format").
+  void check_no_unknown(const char* extra = nullptr);
+
+  template <class T>
+  void value(const YAML::Node& n, T& v, unsigned flags = kNone) {
+    if constexpr (std::is_same_v<T, bool>) {
+      std::string s = scalar(n, "a boolean");
+      if (s == "true" || s == "True" || s == "TRUE") v = true;
+      else if (s == "false" || s == "False" || s == "FALSE") v = false;
+      else fail(n, "expected true or false, got '" + s + "'");
+    } else if constexpr (std::is_integral_v<T>) {
+      v = static_cast<T>(parse_int(n, std::is_signed_v<T>, int64_t(std::numeric_limits<T>::min()),
+                                   uint64_t(std::numeric_limits<T>::max())));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      v = static_cast<T>(parse_float(n, sizeof(T) == 4));
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!n.IsScalar()) fail(n, "expected a string");
+      v = n.Scalar();
+    } else if constexpr (std::is_same_v<T, Bytes>) {
+      v.data = parse_hex(n);
+    } else if constexpr (is_optional<T>::value) {
+      if (n.IsNull()) {
+        v.reset();
+      } else {
+        v.emplace();
+        value(n, *v, flags);
+      }
+    } else if constexpr (is_vector<T>::value) {
+      if (!n.IsSequence()) fail(n, "expected a list");
+      v.clear();
+      v.resize(n.size());
+      for (size_t i = 0; i < n.size(); ++i) {
+        path_.push_back("[" + std::to_string(i) + "]");
+        value(n[i], v[i], flags);
+        path_.pop_back();
+      }
+    } else if constexpr (is_array<T>::value) {
+      if (!n.IsSequence() || n.size() != v.size())
+        fail(n, "expected a list of " + std::to_string(v.size()) + " values");
+      for (size_t i = 0; i < v.size(); ++i) {
+        path_.push_back("[" + std::to_string(i) + "]");
+        value(n[i], v[i], flags);
+        path_.pop_back();
+      }
+    } else if constexpr (Union<T>) {
+      if (!n.IsMap() || n.size() != 1) {
+        std::string names;
+        for (const char* c : T::case_names) names += std::string(names.empty() ? "" : ", ") + c;
+        fail(n, "expected a map with one key naming the case (" + names + ")");
+      }
+      std::string key = n.begin()->first.Scalar();
+      size_t index = SIZE_MAX;
+      for (size_t i = 0; i < T::case_names.size(); ++i)
+        if (key == T::case_names[i]) index = i;
+      if (index == SIZE_MAX) fail(n.begin()->first, "unknown case '" + key + "'");
+      path_.push_back("." + key);
+      emplace_case(n.begin()->second, v, index, flags,
+                   std::make_index_sequence<std::variant_size_v<typename T::Base>>{});
+      path_.pop_back();
+    } else {
+      if (!n.IsMap()) fail(n, "expected a map");
+      frames_.push_back({n, {}});
+      visit_fields(*this, v);
+      check_no_unknown();
+      frames_.pop_back();
+    }
+  }
+
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& message) const;
+
+ private:
+  struct Frame {
+    YAML::Node node;
+    std::vector<const char*> seen;
+  };
+
+  template <class T, size_t... I>
+  void emplace_case(const YAML::Node& n, T& v, size_t index, unsigned flags,
+                    std::index_sequence<I...>) {
+    ((index == I ? (value(n, v.template emplace<I>(), flags), 0) : 0), ...);
+  }
+
+  std::string scalar(const YAML::Node& n, const char* what) const;
+  int64_t parse_signed(const YAML::Node& n) const;
+  uint64_t parse_int(const YAML::Node& n, bool is_signed, int64_t min, uint64_t max) const;
+  double parse_float(const YAML::Node& n, bool single) const;
+  std::vector<uint8_t> parse_hex(const YAML::Node& n) const;
+
+  std::vector<Frame> frames_;
+  std::vector<std::string> path_;
+};
+
+}  // namespace text
+}  // namespace binschema

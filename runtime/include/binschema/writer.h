@@ -1,0 +1,150 @@
+// The output side: a growing byte buffer with alignment, pointer fix-ups,
+// a record of every pointer slot, named marks and late-bound values.
+//
+// Generated writers place a block (struct or array), note where its pointer
+// slots are, and patch each slot once the target is placed. Values that are
+// only known at the very end (file size, the size of a region, the offset of
+// a pool) are registered as late fix-ups and resolved by finish().
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "binschema/error.h"
+#include "binschema/reader.h"
+
+namespace binschema {
+
+// One pointer slot written into the file. The event-flow relocation table is
+// built from this record, so null pointers that a format registers are kept
+// too (with `null` set).
+struct PointerRecord {
+  uint64_t slot;
+  uint8_t width;  // bytes: 4 or 8
+  bool null;
+};
+
+// A value resolved in finish(): a + (term1) - (term2), where a term is the
+// start or end of a mark, the file size, or nothing.
+struct LateTerm {
+  enum Kind : uint8_t { None, Start, End, FileSize } kind = None;
+  int mark = 0;
+};
+
+struct LateFixup {
+  uint64_t slot;
+  uint8_t width;
+  bool pointer;  // recorded as a pointer slot as well
+  LateTerm plus, minus;
+  int64_t add;
+};
+
+class WriterBase {
+ public:
+  explicit WriterBase(size_t reserve_hint = 0) { buf_.reserve(reserve_hint); }
+
+  uint64_t pos() const { return buf_.size(); }
+
+  // Appends zero bytes up to the next multiple of `a`.
+  void align(uint64_t a) {
+    if (a > 1) {
+      uint64_t r = buf_.size() % a;
+      if (r) buf_.resize(buf_.size() + (a - r));
+    }
+  }
+
+  // Appends n zero bytes and returns where they start.
+  uint64_t reserve(uint64_t n) {
+    uint64_t p = buf_.size();
+    buf_.resize(p + n);
+    return p;
+  }
+
+  uint8_t* at(uint64_t off) { return buf_.data() + off; }
+
+  void bytes(uint64_t off, const void* src, size_t n) {
+    if (n) std::memcpy(buf_.data() + off, src, n);
+  }
+
+  // A fixed-size character field: the text then NULs. A text that leaves no
+  // room for the terminating NUL is refused when `nul` is set.
+  void chars(uint64_t off, std::string_view s, size_t n, bool nul, const char* field) {
+    if (s.size() > n || (nul && s.size() == n))
+      throw EncodeError(std::string(field) + ": \"" + std::string(s) + "\" does not fit in " +
+                        std::to_string(n) + " bytes");
+    bytes(off, s.data(), s.size());
+  }
+
+  void record_pointer(uint64_t slot, uint8_t width, bool null) {
+    pointers_.push_back({slot, width, null});
+  }
+
+  // Marks delimit regions (a pointed-to block with everything placed after
+  // it for it, or a pool) so that late fix-ups can refer to them.
+  void mark_start(int id) { grow_marks(id); starts_[id] = pos(); }
+  void mark_end(int id) { grow_marks(id); ends_[id] = pos(); }
+  uint64_t start_of(int id) const { return starts_.at(id); }
+
+  void late(const LateFixup& f) { late_.push_back(f); }
+
+  const std::vector<PointerRecord>& pointers() const { return pointers_; }
+  std::vector<uint8_t>& buffer() { return buf_; }
+
+ protected:
+  uint64_t term(const LateTerm& t) const;
+  void grow_marks(int id) {
+    if (static_cast<size_t>(id) >= starts_.size()) {
+      starts_.resize(id + 1, UINT64_MAX);
+      ends_.resize(id + 1, UINT64_MAX);
+    }
+  }
+
+  std::vector<uint8_t> buf_;
+  std::vector<PointerRecord> pointers_;
+  std::vector<LateFixup> late_;
+  std::vector<uint64_t> starts_, ends_;
+};
+
+template <std::endian E>
+class Writer : public WriterBase {
+ public:
+  using WriterBase::WriterBase;
+
+  template <class T>
+  void put(uint64_t off, T v) { store<T, E>(buf_.data() + off, v); }
+
+  // Writes an unsigned value of `width` bytes (1, 2, 4 or 8), refusing one
+  // that does not fit.
+  void put_uint(uint64_t off, unsigned width, uint64_t v, const char* what) {
+    if (width < 8 && (v >> (8 * width)) != 0)
+      throw EncodeError(std::string(what) + ": value " + hex(v) + " does not fit in " +
+                        std::to_string(width) + " bytes");
+    switch (width) {
+      case 1: put<uint8_t>(off, static_cast<uint8_t>(v)); break;
+      case 2: put<uint16_t>(off, static_cast<uint16_t>(v)); break;
+      case 4: put<uint32_t>(off, static_cast<uint32_t>(v)); break;
+      default: put<uint64_t>(off, v); break;
+    }
+  }
+
+  // Patches a pointer slot with target - base and records it.
+  void pointer(uint64_t slot, uint8_t width, uint64_t target, uint64_t base, const char* what) {
+    put_uint(slot, width, target - base, what);
+    record_pointer(slot, width, false);
+  }
+
+  // Resolves every late fix-up and hands over the bytes.
+  std::vector<uint8_t> finish() {
+    for (const LateFixup& f : late_) {
+      uint64_t v = static_cast<uint64_t>(f.add) + term(f.plus) - term(f.minus);
+      put_uint(f.slot, f.width, v, "late value");
+      if (f.pointer) record_pointer(f.slot, f.width, v == 0);
+    }
+    late_.clear();
+    return std::move(buf_);
+  }
+};
+
+}  // namespace binschema

@@ -1,0 +1,48 @@
+#include "binschema/hash.h"
+
+#include <cstring>
+
+namespace binschema {
+
+namespace {
+constexpr uint32_t rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+}  // namespace
+
+uint32_t murmur3_x86_32(std::string_view s, uint32_t seed) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
+  uint32_t h = seed;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    // Blocks are read little-endian whatever the host, as the reference does on x86.
+    uint32_t k = uint32_t(p[i]) | uint32_t(p[i + 1]) << 8 | uint32_t(p[i + 2]) << 16 |
+                 uint32_t(p[i + 3]) << 24;
+    k *= c1;
+    k = rotl(k, 15);
+    k *= c2;
+    h ^= k;
+    h = rotl(h, 13);
+    h = h * 5 + 0xe6546b64u;
+  }
+  uint32_t k = 0;
+  switch (n & 3) {
+    case 3: k ^= uint32_t(p[i + 2]) << 16; [[fallthrough]];
+    case 2: k ^= uint32_t(p[i + 1]) << 8; [[fallthrough]];
+    case 1:
+      k ^= p[i];
+      k *= c1;
+      k = rotl(k, 15);
+      k *= c2;
+      h ^= k;
+  }
+  h ^= static_cast<uint32_t>(n);
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+}  // namespace binschema
