@@ -405,7 +405,7 @@ class CppGen {
         w += "for (uint64_t i = 0; i < n; ++i) " + x + "[i] = " + load(f, "t + i * " + hexs(stride)) + ";";
       } else if (f.type.kind == ValueType::String) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
-        w += "  try { " + x + "[i] = std::string(r.cstring(" + base + "r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + "))); }";
+        w += "  try { " + x + "[i] = std::string(r.cstring(r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + "))); }";
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       } else if (f.type.st->fixed_size) {

@@ -551,14 +551,14 @@ class Parser {
           p->placed_in_layout = true;
         } else {
           const Field* f = st.field(li.name);
-          if (!f || !f->ptr || !f->pool.empty())
+          if (!f || !f->ptr || (!f->pool.empty() && !f->array))
             throw SchemaError(li.loc, "layout names no pointer field '" + li.name + "' of " + st.name);
           if (!placed.insert(li.name).second) throw SchemaError(li.loc, "'" + li.name + "' placed twice");
         }
         items.push_back(li);
       }
       for (const auto& f : st.fields)
-        if (f->ptr && f->pool.empty() && !f->derive && !placed.count(f->name))
+        if (f->ptr && (f->pool.empty() || f->array) && !f->derive && !placed.count(f->name))
           items.push_back({LayoutItem::FieldTarget, f->name, f->loc});
       st.layout = items;
     }

@@ -10,15 +10,22 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+// Paths are built by appending pieces to a fresh string: GCC 12 warns
+// (wrongly, -Wrestrict) about `a + b + path_` forms here.
 void DecodeError::push_field(const char* name) {
-  if (path_.empty() || path_[0] == '[')
-    path_ = std::string(name) + path_;
-  else
-    path_ = std::string(name) + "." + path_;
+  std::string p = name;
+  if (!path_.empty() && path_[0] != '[') p += '.';
+  p += path_;
+  path_ = std::move(p);
 }
 
 void DecodeError::push_index(size_t index) {
-  path_ = "[" + std::to_string(index) + "]" + path_;
+  std::string p = "[";
+  p += std::to_string(index);
+  p += ']';
+  if (!path_.empty() && path_[0] != '[') p += '.';
+  p += path_;
+  path_ = std::move(p);
 }
 
 const char* DecodeError::what() const noexcept {

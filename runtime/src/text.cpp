@@ -80,7 +80,7 @@ void JsonSink::before_value() {
 
 void JsonSink::key(const char* k) {
   before_value();
-  string(k);
+  quoted(k);
   out_ += ": ";
   after_key_ = true;
 }
@@ -114,6 +114,10 @@ void JsonSink::number(const std::string& s, bool is_text) {
 
 void JsonSink::string(const std::string& s) {
   before_value();
+  quoted(s);
+}
+
+void JsonSink::quoted(const std::string& s) {
   out_ += '"';
   for (unsigned char c : s) {
     switch (c) {

@@ -41,6 +41,7 @@ class StringPool {
     if (order_ == Order::Sorted)
       std::sort(order.begin(), order.end(),
                 [&](uint32_t a, uint32_t b) { return strings_[a] < strings_[b]; });
+    w.align(align_);  // the pool starts where its first string does
     w.mark_start(mark_);
     start_ = w.pos();
     offsets_.assign(strings_.size(), 0);

@@ -97,6 +97,7 @@ class JsonSink {
   void open(char c, bool flow);
   void close(char c);
   void scalar(const std::string& s);
+  void quoted(const std::string& s);
   void before_value();
   void newline();
   std::string out_;
@@ -139,7 +140,7 @@ class Out {
       if (v) value(*v, flags); else sink_.null();
     } else if constexpr (is_vector<T>::value || is_array<T>::value) {
       using E = typename T::value_type;
-      sink_.begin_seq(std::is_arithmetic_v<E>);
+      sink_.begin_seq(std::is_arithmetic_v<E> || v.empty());
       for (const auto& e : v) value(e, flags);
       sink_.end_seq();
     } else if constexpr (Union<T>) {
@@ -210,7 +211,8 @@ class In {
   template <class T>
   void field(const char* name, T& v, unsigned flags = kNone) {
     frames_.back().seen.push_back(name);
-    YAML::Node n = frames_.back().node[name];
+    const YAML::Node& map = frames_.back().node;  // const: a lookup must not insert
+    YAML::Node n = map[name];
     if (!n) fail(frames_.back().node, "missing field '" + std::string(name) + "'");
     path_.push_back(std::string(".") + name);
     value(n, v, flags);
@@ -219,7 +221,8 @@ class In {
 
   template <class T, class D>
   void field_default(const char* name, T& v, const D& def, unsigned flags = kNone) {
-    if (!frames_.back().node[name]) {
+    const YAML::Node& map = frames_.back().node;
+    if (!map[name]) {
       frames_.back().seen.push_back(name);
       v = static_cast<T>(def);
       return;

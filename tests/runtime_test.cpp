@@ -1,0 +1,221 @@
+// Tests of the runtime every generated format uses: hashes, reader bounds
+// checks, writer alignment, pointer fix-ups, late values and string pools.
+#define BOOST_TEST_MODULE runtime_test
+#include <boost/test/unit_test.hpp>
+
+#include "binschema/error.h"
+#include "binschema/hash.h"
+#include "binschema/reader.h"
+#include "binschema/string_pool.h"
+#include "binschema/writer.h"
+
+using namespace binschema;
+using LE = Writer<std::endian::little>;
+
+BOOST_AUTO_TEST_SUITE(hashes)
+
+// Published FNV-1a 32-bit vectors (Fowler/Noll/Vo test suite).
+BOOST_AUTO_TEST_CASE(fnv1a32_vectors) {
+  BOOST_TEST(fnv1a32("") == 0x811c9dc5u);
+  BOOST_TEST(fnv1a32("a") == 0xe40c292cu);
+  BOOST_TEST(fnv1a32("foobar") == 0xbf9cf968u);
+  static_assert(fnv1a32("a") == 0xe40c292cu, "usable at compile time");
+}
+
+// Published MurmurHash3_x86_32 vectors (SMHasher's reference implementation).
+BOOST_AUTO_TEST_CASE(murmur3_vectors) {
+  BOOST_TEST(murmur3_x86_32("", 0) == 0u);
+  BOOST_TEST(murmur3_x86_32("", 1) == 0x514e28b7u);
+  BOOST_TEST(murmur3_x86_32("", 0xffffffffu) == 0x81f16f39u);
+  BOOST_TEST(murmur3_x86_32("\xff\xff\xff\xff", 0) == 0x76293b50u);
+  BOOST_TEST(murmur3_x86_32(std::string_view("\x21\x43\x65\x87", 4), 0) == 0xf55b516bu);
+  BOOST_TEST(murmur3_x86_32(std::string_view("\x21\x43\x65", 3), 0) == 0x7e4a8634u);
+  BOOST_TEST(murmur3_x86_32(std::string_view("\x21\x43", 2), 0) == 0xa0f7b07au);
+  BOOST_TEST(murmur3_x86_32(std::string_view("\x21", 1), 0) == 0x72661cf4u);
+  BOOST_TEST(murmur3_x86_32(std::string_view("\0\0\0\0", 4), 0) == 0x2362f9deu);
+  BOOST_TEST(murmur3_x86_32("The quick brown fox jumps over the lazy dog", 0) == 0x2e4ff723u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(reader)
+
+BOOST_AUTO_TEST_CASE(endian_loads) {
+  const uint8_t b[] = {0x01, 0x02, 0x03, 0x04, 0x00, 0x00, 0x80, 0x3f};
+  Reader<std::endian::little> le(b);
+  Reader<std::endian::big> be(b);
+  BOOST_TEST(le.at<uint32_t>(0) == 0x04030201u);
+  BOOST_TEST(be.at<uint32_t>(0) == 0x01020304u);
+  BOOST_TEST(le.at<uint16_t>(1) == 0x0302u);
+  BOOST_TEST(le.at<float>(4) == 1.0f);
+}
+
+BOOST_AUTO_TEST_CASE(bounds_errors_name_the_offset) {
+  const uint8_t b[8] = {};
+  Reader<std::endian::little> r(b);
+  BOOST_CHECK_THROW(r.at<uint32_t>(6), DecodeError);
+  try {
+    r.need_target(0x3f0, 1);
+    BOOST_FAIL("no error");
+  } catch (const DecodeError& e) {
+    BOOST_TEST(e.offset() == 0x3f0u);
+    BOOST_TEST(std::string(e.what()) == "pointer 0x3f0 past end of file (0x8)");
+  }
+  // A corrupt count must be refused before anything is allocated for it.
+  BOOST_CHECK_THROW(r.need_array(0, 0xffffffffull, 0x18), DecodeError);
+  BOOST_CHECK_NO_THROW(r.need_array(0, 2, 4));
+  BOOST_CHECK_THROW(r.need_array(0, 3, 4), DecodeError);
+}
+
+BOOST_AUTO_TEST_CASE(cstrings) {
+  const char b[] = "ab\0cd";  // the last string has its own NUL from the literal
+  Reader<std::endian::little> r(std::span(reinterpret_cast<const uint8_t*>(b), 5));
+  BOOST_TEST(r.cstring(0) == "ab");
+  BOOST_CHECK_THROW(r.cstring(3), DecodeError);  // "cd" runs off the end without a NUL
+  BOOST_CHECK_THROW(r.cstring(9), DecodeError);
+}
+
+BOOST_AUTO_TEST_CASE(error_paths_are_built_outwards) {
+  DecodeError e(0x3f0, "pointer 0x3f0 past end of file (0x3a8)");
+  e.push_field("params");
+  e.push_index(1);
+  e.push_field("triggers");
+  e.push_index(0);
+  e.push_field("animations");
+  e.push_index(2);
+  e.push_field("actions");
+  BOOST_TEST(std::string(e.what()) ==
+             "actions[2].animations[0].triggers[1].params: pointer 0x3f0 past end of file (0x3a8)");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(writer)
+
+BOOST_AUTO_TEST_CASE(alignment_pads_with_zeros) {
+  LE w;
+  w.reserve(3);
+  w.align(8);
+  BOOST_TEST(w.pos() == 8u);
+  w.align(8);
+  BOOST_TEST(w.pos() == 8u);  // already aligned: nothing added
+  w.reserve(1);
+  w.align(4);
+  BOOST_TEST(w.pos() == 12u);
+  auto b = w.finish();
+  BOOST_TEST(std::all_of(b.begin(), b.end(), [](uint8_t c) { return c == 0; }));
+}
+
+BOOST_AUTO_TEST_CASE(pointer_fixups_and_record) {
+  LE w;
+  uint64_t slot = w.reserve(8);   // placeholder written first...
+  uint64_t slot32 = w.reserve(4);
+  w.align(16);
+  uint64_t target = w.reserve(4);  // ...target placed later
+  w.put<uint32_t>(target, 0xdeadbeef);
+  w.pointer(slot, 8, target, 0, "p");
+  w.pointer(slot32, 4, target, 8, "q");  // relative to base 8
+  w.record_pointer(0x40, 8, true);       // a registered null pointer
+  BOOST_TEST(w.pointers().size() == 3u);
+  BOOST_TEST(w.pointers()[2].null);
+  auto b = w.finish();
+  Reader<std::endian::little> r(b);
+  BOOST_TEST(r.at<uint64_t>(0) == 16u);
+  BOOST_TEST(r.at<uint32_t>(8) == 8u);
+  BOOST_TEST(r.at<uint32_t>(16) == 0xdeadbeefu);
+}
+
+BOOST_AUTO_TEST_CASE(values_that_do_not_fit_are_refused) {
+  LE w;
+  w.reserve(4);
+  BOOST_CHECK_THROW(w.put_uint(0, 2, 0x10000, "count"), EncodeError);
+  BOOST_CHECK_NO_THROW(w.put_uint(0, 2, 0xffff, "count"));
+  BOOST_CHECK_THROW(w.chars(0, "ABCDE", 4, false, "magic"), EncodeError);
+  BOOST_CHECK_THROW(w.chars(0, "ABCD", 4, true, "name"), EncodeError);  // no room for the NUL
+}
+
+BOOST_AUTO_TEST_CASE(late_values_resolve_after_layout) {
+  LE w;
+  uint64_t size_slot = w.reserve(4);
+  uint64_t region_slot = w.reserve(4);
+  uint64_t ptr_slot = w.reserve(8);
+  w.late({size_slot, 4, false, {LateTerm::FileSize, 0}, {}, 0});
+  w.late({region_slot, 4, false, {LateTerm::End, 3}, {LateTerm::Start, 3}, 0});
+  w.late({ptr_slot, 8, true, {LateTerm::Start, 3}, {}, 2});
+  w.reserve(4);
+  w.mark_start(3);
+  w.reserve(10);
+  w.mark_end(3);
+  w.reserve(2);
+  auto pointers_before = w.pointers().size();
+  auto b = w.finish();
+  Reader<std::endian::little> r(b);
+  BOOST_TEST(r.at<uint32_t>(0) == 32u);       // file size
+  BOOST_TEST(r.at<uint32_t>(4) == 10u);       // region size
+  BOOST_TEST(r.at<uint64_t>(8) == 20u + 2u);  // region start + 2
+  BOOST_TEST(pointers_before == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(unplaced_region_is_an_error) {
+  LE w;
+  w.reserve(4);
+  w.late({0, 4, false, {LateTerm::Start, 5}, {}, 0});
+  BOOST_CHECK_THROW(w.finish(), EncodeError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(pools)
+
+BOOST_AUTO_TEST_CASE(cstring_pool_sorted_and_shared) {
+  LE w;
+  StringPool pool(StringPool::Kind::CString, StringPool::Order::Sorted, 1, 0);
+  pool.keep("");
+  uint64_t a = w.reserve(8), b = w.reserve(8), c = w.reserve(8);
+  pool.ref("walk", a, 8, false, true);
+  pool.ref("jump", b, 8, false, true);
+  pool.ref("walk", c, 8, false, true);  // shared: same offset as a
+  pool.place(w);
+  pool.patch(w);
+  BOOST_TEST(pool.size() == 3u);
+  BOOST_TEST(w.pointers().size() == 3u);
+  auto bytes = w.finish();
+  // "" first (sorted), then "jump", then "walk": 24 + 1 + 5 + 5 bytes.
+  BOOST_TEST(bytes.size() == 35u);
+  Reader<std::endian::little> r(bytes);
+  BOOST_TEST(r.at<uint64_t>(0) == 30u);
+  BOOST_TEST(r.at<uint64_t>(8) == 25u);
+  BOOST_TEST(r.at<uint64_t>(16) == 30u);
+  BOOST_TEST(r.cstring(24) == "");
+  BOOST_TEST(r.cstring(30) == "walk");
+}
+
+BOOST_AUTO_TEST_CASE(pascal_pool_aligned_and_relative) {
+  LE w;
+  StringPool pool(StringPool::Kind::Pascal16, StringPool::Order::FirstUse, 2, 1);
+  uint64_t a = w.reserve(4), b = w.reserve(4);
+  pool.ref("abc", a, 4, true, false);      // relative to the pool start
+  pool.ref("de", b, 4, true, false, 2);    // pointing at the characters
+  w.reserve(1);                            // make the pool start unaligned
+  pool.place(w);
+  pool.patch(w);
+  auto bytes = w.finish();
+  Reader<std::endian::little> r(bytes);
+  // pool at 10 (9 aligned to 2): "abc" = len 3, 'abc', NUL (6 bytes) -> next at 16.
+  BOOST_TEST(r.at<uint32_t>(0) == 0u);
+  BOOST_TEST(r.at<uint32_t>(4) == 6u + 2u);
+  BOOST_TEST(r.at<uint16_t>(10) == 3u);
+  BOOST_TEST(r.at<uint16_t>(16) == 2u);
+  BOOST_TEST(r.cstring(18) == "de");
+}
+
+BOOST_AUTO_TEST_CASE(string_after_placement_is_an_error) {
+  LE w;
+  StringPool pool(StringPool::Kind::CString, StringPool::Order::FirstUse, 1, 0);
+  pool.ref("a", w.reserve(8), 8, false, true);
+  pool.place(w);
+  pool.ref("late", w.reserve(8), 8, false, true);
+  BOOST_CHECK_THROW(pool.patch(w), EncodeError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
