@@ -374,7 +374,7 @@ class CppGen {
         w += "  read_" + f.type.st->name + "(r, " + base + p + ", " + x + ".emplace());";
         w += "}";
       } else {
-        w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer\");";
+        w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer (in the struct at \" + hex(s) + \")\");";
         w += "r.need_target(" + base + p + ", 1);";
         w += "read_" + f.type.st->name + "(r, " + base + p + ", " + dst + ");";
       }
@@ -384,7 +384,7 @@ class CppGen {
       if (!f.fixed_count) w += "if (n != 0) {";
       else w += "{";
       w.indent();
-      w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer to \" + std::to_string(n) + \" elements\");";
+      w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer to \" + std::to_string(n) + \" elements (in the struct at \" + hex(s) + \")\");";
       w += "const uint64_t t = " + base + p + ";";
       w += "r.need_target(t, 1);";
       uint64_t stride = f.elem_ptr ? static_cast<uint64_t>(f.elem_ptr)
