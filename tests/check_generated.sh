@@ -12,16 +12,16 @@ for schema in schemas/*.yaml tests/schemas/*.yaml; do
   "$gen" "$schema" --out "$tmp"
 done
 if [ "${1:-}" = "--update" ]; then
-  rm -f generated/*.h generated/*.cpp generated/*.md
+  find generated -type f ! -name README.md -delete
   cp "$tmp"/* generated/
   echo "generated/ updated"
   exit 0
 fi
-if ! diff -r "$tmp" generated >"$tmp.diff" 2>&1; then
+if ! diff -r -x README.md "$tmp" generated >"$tmp.diff" 2>&1; then
   cat "$tmp.diff" | head -40
   rm -f "$tmp.diff"
   echo "FAIL: generated/ is out of date: run 'cmake --build build --target update-generated' and commit it"
   exit 1
 fi
 rm -f "$tmp.diff"
-echo "generated/ is current ($(ls generated | wc -l) files)"
+echo "generated/ is current ($(ls "$tmp" | wc -l) files)"
