@@ -56,26 +56,34 @@ void place_File(WCtx& c, const File& x, uint64_t s);
 
 void read_DefaultSectionHeader(const R& r, uint64_t s, [[maybe_unused]] DefaultSectionHeader& x) {
   r.need(s, 0x28);
+  [[maybe_unused]] uint32_t f_offset = 0;
+  [[maybe_unused]] uint32_t f_size = 0;
+  [[maybe_unused]] uint32_t f_alignment = 0;
+  [[maybe_unused]] uint64_t f_pointer = 0;
   if (r.chars(s + 0x0, 4) != "BFSI")
     fail(s + 0x0, "magic", "expected \"" + std::string("BFSI") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
-  [[maybe_unused]] const auto f_offset = r.get<uint32_t>(s + 0x4);
-  [[maybe_unused]] const auto f_size = r.get<uint32_t>(s + 0x8);
-  [[maybe_unused]] const auto f_alignment = r.get<uint32_t>(s + 0xc);
+  f_offset = r.get<uint32_t>(s + 0x4);
+  f_size = r.get<uint32_t>(s + 0x8);
+  f_alignment = r.get<uint32_t>(s + 0xc);
   if (f_alignment != 8) fail(s + 0xc, "alignment", "expected 8, found " + std::to_string(f_alignment));
-  [[maybe_unused]] const auto f_pointer = r.get<uint64_t>(s + 0x10);
+  f_pointer = r.get<uint64_t>(s + 0x10);
   if (r.chars(s + 0x18, 16) != "Default")
     fail(s + 0x18, "name", "expected \"" + std::string("Default") + "\", found \"" + std::string(r.chars(s + 0x18, 16)) + "\"");
 }
 
 void read_StringPoolSectionHeader(const R& r, uint64_t s, [[maybe_unused]] StringPoolSectionHeader& x) {
   r.need(s, 0x28);
+  [[maybe_unused]] uint32_t f_offset = 0;
+  [[maybe_unused]] uint32_t f_size = 0;
+  [[maybe_unused]] uint32_t f_alignment = 0;
+  [[maybe_unused]] uint64_t f_pointer = 0;
   if (r.chars(s + 0x0, 4) != "BFSI")
     fail(s + 0x0, "magic", "expected \"" + std::string("BFSI") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
-  [[maybe_unused]] const auto f_offset = r.get<uint32_t>(s + 0x4);
-  [[maybe_unused]] const auto f_size = r.get<uint32_t>(s + 0x8);
-  [[maybe_unused]] const auto f_alignment = r.get<uint32_t>(s + 0xc);
+  f_offset = r.get<uint32_t>(s + 0x4);
+  f_size = r.get<uint32_t>(s + 0x8);
+  f_alignment = r.get<uint32_t>(s + 0xc);
   if (f_alignment != 1) fail(s + 0xc, "alignment", "expected 1, found " + std::to_string(f_alignment));
-  [[maybe_unused]] const auto f_pointer = r.get<uint64_t>(s + 0x10);
+  f_pointer = r.get<uint64_t>(s + 0x10);
   if (r.chars(s + 0x18, 16) != "StringPool")
     fail(s + 0x18, "name", "expected \"" + std::string("StringPool") + "\", found \"" + std::string(r.chars(s + 0x18, 16)) + "\"");
 }
@@ -94,13 +102,18 @@ void read_SectionHeaders(const R& r, uint64_t s, [[maybe_unused]] SectionHeaders
 
 void read_Event(const R& r, uint64_t s, [[maybe_unused]] Event& x) {
   r.need(s, 0x18);
-  [[maybe_unused]] const auto f_hash = r.get<uint32_t>(s + 0x0);
+  [[maybe_unused]] uint32_t f_hash = 0;
+  [[maybe_unused]] uint32_t f_padding = 0;
+  [[maybe_unused]] uint64_t f_action_indices = 0;
+  [[maybe_unused]] uint32_t f_index_count = 0;
+  [[maybe_unused]] uint32_t f_index_size = 0;
+  f_hash = r.get<uint32_t>(s + 0x0);
   x.hash = f_hash;
-  [[maybe_unused]] const auto f_padding = r.get<uint32_t>(s + 0x4);
+  f_padding = r.get<uint32_t>(s + 0x4);
   if (f_padding != 0) fail(s + 0x4, "padding", "expected 0, found " + std::to_string(f_padding));
-  [[maybe_unused]] const uint64_t f_action_indices = r.get<uint64_t>(s + 0x8);
-  [[maybe_unused]] const auto f_index_count = r.get<uint32_t>(s + 0x10);
-  [[maybe_unused]] const auto f_index_size = r.get<uint32_t>(s + 0x14);
+  f_action_indices = r.get<uint64_t>(s + 0x8);
+  f_index_count = r.get<uint32_t>(s + 0x10);
+  f_index_size = r.get<uint32_t>(s + 0x14);
   if (f_index_size != 4) fail(s + 0x14, "index_size", "expected 4, found " + std::to_string(f_index_size));
   try {
     const uint64_t n = f_index_count;
@@ -118,8 +131,10 @@ void read_Event(const R& r, uint64_t s, [[maybe_unused]] Event& x) {
 uint64_t read_Parameter(const R& r, uint64_t s, [[maybe_unused]] Parameter& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
-  [[maybe_unused]] const auto f_type = r.get<uint32_t>(s + 0x0);
-  [[maybe_unused]] const auto f_padding = r.get<uint32_t>(s + 0x4);
+  [[maybe_unused]] uint32_t f_type = 0;
+  [[maybe_unused]] uint32_t f_padding = 0;
+  f_type = r.get<uint32_t>(s + 0x0);
+  f_padding = r.get<uint32_t>(s + 0x4);
   if (f_padding != 0) fail(s + 0x4, "padding", "expected 0, found " + std::to_string(f_padding));
   switch (f_type) {
     case 0: {
@@ -159,14 +174,19 @@ uint64_t read_Parameter(const R& r, uint64_t s, [[maybe_unused]] Parameter& x) {
 
 void read_Trigger(const R& r, uint64_t s, [[maybe_unused]] Trigger& x) {
   r.need(s, 0x18);
-  [[maybe_unused]] const uint64_t f_params = r.get<uint64_t>(s + 0x0);
-  [[maybe_unused]] const auto f_param_count = r.get<uint32_t>(s + 0x8);
-  [[maybe_unused]] const auto f_param_pointer_size = r.get<uint32_t>(s + 0xc);
+  [[maybe_unused]] uint64_t f_params = 0;
+  [[maybe_unused]] uint32_t f_param_count = 0;
+  [[maybe_unused]] uint32_t f_param_pointer_size = 0;
+  [[maybe_unused]] float f_start_frame = 0;
+  [[maybe_unused]] float f_end_frame = 0;
+  f_params = r.get<uint64_t>(s + 0x0);
+  f_param_count = r.get<uint32_t>(s + 0x8);
+  f_param_pointer_size = r.get<uint32_t>(s + 0xc);
   if (f_param_pointer_size != 8 && f_param_pointer_size != 16) fail(s + 0xc, "param_pointer_size", "value " + std::to_string(f_param_pointer_size) + " is not one of 8, 16");
   x.param_pointer_size = f_param_pointer_size;
-  [[maybe_unused]] const auto f_start_frame = r.get<float>(s + 0x10);
+  f_start_frame = r.get<float>(s + 0x10);
   x.start_frame = f_start_frame;
-  [[maybe_unused]] const auto f_end_frame = r.get<float>(s + 0x14);
+  f_end_frame = r.get<float>(s + 0x14);
   x.end_frame = f_end_frame;
   try {
     const uint64_t n = f_param_count;
@@ -189,16 +209,25 @@ void read_Trigger(const R& r, uint64_t s, [[maybe_unused]] Trigger& x) {
 
 void read_Animation(const R& r, uint64_t s, [[maybe_unused]] Animation& x) {
   r.need(s, 0x30);
-  [[maybe_unused]] const uint64_t f_name = r.get<uint64_t>(s + 0x0);
-  [[maybe_unused]] const uint64_t f_triggers = r.get<uint64_t>(s + 0x8);
-  [[maybe_unused]] const auto f_trigger_count = r.get<uint32_t>(s + 0x10);
-  [[maybe_unused]] const auto f_trigger_size = r.get<uint32_t>(s + 0x14);
-  [[maybe_unused]] const uint64_t f_holds = r.get<uint64_t>(s + 0x18);
-  [[maybe_unused]] const auto f_hold_count = r.get<uint32_t>(s + 0x20);
-  [[maybe_unused]] const auto f_hold_size = r.get<uint32_t>(s + 0x24);
-  [[maybe_unused]] const auto f_unknown1 = r.get<uint32_t>(s + 0x28);
+  [[maybe_unused]] uint64_t f_name = 0;
+  [[maybe_unused]] uint64_t f_triggers = 0;
+  [[maybe_unused]] uint32_t f_trigger_count = 0;
+  [[maybe_unused]] uint32_t f_trigger_size = 0;
+  [[maybe_unused]] uint64_t f_holds = 0;
+  [[maybe_unused]] uint32_t f_hold_count = 0;
+  [[maybe_unused]] uint32_t f_hold_size = 0;
+  [[maybe_unused]] uint32_t f_unknown1 = 0;
+  [[maybe_unused]] uint32_t f_unknown2 = 0;
+  f_name = r.get<uint64_t>(s + 0x0);
+  f_triggers = r.get<uint64_t>(s + 0x8);
+  f_trigger_count = r.get<uint32_t>(s + 0x10);
+  f_trigger_size = r.get<uint32_t>(s + 0x14);
+  f_holds = r.get<uint64_t>(s + 0x18);
+  f_hold_count = r.get<uint32_t>(s + 0x20);
+  f_hold_size = r.get<uint32_t>(s + 0x24);
+  f_unknown1 = r.get<uint32_t>(s + 0x28);
   x.unknown1 = f_unknown1;
-  [[maybe_unused]] const auto f_unknown2 = r.get<uint32_t>(s + 0x2c);
+  f_unknown2 = r.get<uint32_t>(s + 0x2c);
   x.unknown2 = f_unknown2;
   try {
     x.name = std::string(r.cstring(f_name));
@@ -235,13 +264,18 @@ void read_Animation(const R& r, uint64_t s, [[maybe_unused]] Animation& x) {
 
 void read_Action(const R& r, uint64_t s, [[maybe_unused]] Action& x) {
   r.need(s, 0x18);
-  [[maybe_unused]] const uint64_t f_animations = r.get<uint64_t>(s + 0x0);
-  [[maybe_unused]] const auto f_animation_count = r.get<uint32_t>(s + 0x8);
-  [[maybe_unused]] const auto f_animation_size = r.get<uint32_t>(s + 0xc);
+  [[maybe_unused]] uint64_t f_animations = 0;
+  [[maybe_unused]] uint32_t f_animation_count = 0;
+  [[maybe_unused]] uint32_t f_animation_size = 0;
+  [[maybe_unused]] uint32_t f_hash = 0;
+  [[maybe_unused]] uint32_t f_unknown = 0;
+  f_animations = r.get<uint64_t>(s + 0x0);
+  f_animation_count = r.get<uint32_t>(s + 0x8);
+  f_animation_size = r.get<uint32_t>(s + 0xc);
   if (f_animation_size != 48) fail(s + 0xc, "animation_size", "expected 48, found " + std::to_string(f_animation_size));
-  [[maybe_unused]] const auto f_hash = r.get<uint32_t>(s + 0x10);
+  f_hash = r.get<uint32_t>(s + 0x10);
   x.hash = f_hash;
-  [[maybe_unused]] const auto f_unknown = r.get<uint32_t>(s + 0x14);
+  f_unknown = r.get<uint32_t>(s + 0x14);
   x.unknown = f_unknown;
   try {
     const uint64_t n = f_animation_count;
@@ -261,25 +295,37 @@ void read_Action(const R& r, uint64_t s, [[maybe_unused]] Action& x) {
 
 void read_Default(const R& r, uint64_t s, [[maybe_unused]] Default& x) {
   r.need(s, 0x38);
-  [[maybe_unused]] const auto f_reserved = r.get<uint64_t>(s + 0x0);
+  [[maybe_unused]] uint64_t f_reserved = 0;
+  [[maybe_unused]] uint8_t f_micro_version = 0;
+  [[maybe_unused]] uint8_t f_minor_version = 0;
+  [[maybe_unused]] uint16_t f_major_version = 0;
+  [[maybe_unused]] uint32_t f_padding = 0;
+  [[maybe_unused]] uint64_t f_string_pool = 0;
+  [[maybe_unused]] uint64_t f_events = 0;
+  [[maybe_unused]] uint32_t f_event_count = 0;
+  [[maybe_unused]] uint32_t f_event_size = 0;
+  [[maybe_unused]] uint64_t f_actions = 0;
+  [[maybe_unused]] uint32_t f_action_count = 0;
+  [[maybe_unused]] uint32_t f_action_size = 0;
+  f_reserved = r.get<uint64_t>(s + 0x0);
   if (f_reserved != 0) fail(s + 0x0, "reserved", "expected 0, found " + std::to_string(f_reserved));
-  [[maybe_unused]] const auto f_micro_version = r.get<uint8_t>(s + 0x8);
+  f_micro_version = r.get<uint8_t>(s + 0x8);
   x.micro_version = f_micro_version;
-  [[maybe_unused]] const auto f_minor_version = r.get<uint8_t>(s + 0x9);
+  f_minor_version = r.get<uint8_t>(s + 0x9);
   x.minor_version = f_minor_version;
-  [[maybe_unused]] const auto f_major_version = r.get<uint16_t>(s + 0xa);
+  f_major_version = r.get<uint16_t>(s + 0xa);
   if (f_major_version != 1 && f_major_version != 2) fail(s + 0xa, "major_version", "value " + std::to_string(f_major_version) + " is not one of 1, 2");
   x.major_version = f_major_version;
-  [[maybe_unused]] const auto f_padding = r.get<uint32_t>(s + 0xc);
+  f_padding = r.get<uint32_t>(s + 0xc);
   if (f_padding != 0) fail(s + 0xc, "padding", "expected 0, found " + std::to_string(f_padding));
-  [[maybe_unused]] const auto f_string_pool = r.get<uint64_t>(s + 0x10);
-  [[maybe_unused]] const uint64_t f_events = r.get<uint64_t>(s + 0x18);
-  [[maybe_unused]] const auto f_event_count = r.get<uint32_t>(s + 0x20);
-  [[maybe_unused]] const auto f_event_size = r.get<uint32_t>(s + 0x24);
+  f_string_pool = r.get<uint64_t>(s + 0x10);
+  f_events = r.get<uint64_t>(s + 0x18);
+  f_event_count = r.get<uint32_t>(s + 0x20);
+  f_event_size = r.get<uint32_t>(s + 0x24);
   if (f_event_size != 24) fail(s + 0x24, "event_size", "expected 24, found " + std::to_string(f_event_size));
-  [[maybe_unused]] const uint64_t f_actions = r.get<uint64_t>(s + 0x28);
-  [[maybe_unused]] const auto f_action_count = r.get<uint32_t>(s + 0x30);
-  [[maybe_unused]] const auto f_action_size = r.get<uint32_t>(s + 0x34);
+  f_actions = r.get<uint64_t>(s + 0x28);
+  f_action_count = r.get<uint32_t>(s + 0x30);
+  f_action_size = r.get<uint32_t>(s + 0x34);
   if (f_action_size != 24) fail(s + 0x34, "action_size", "expected 24, found " + std::to_string(f_action_size));
   try {
     const uint64_t n = f_event_count;
@@ -313,19 +359,26 @@ void read_Default(const R& r, uint64_t s, [[maybe_unused]] Default& x) {
 
 void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   r.need(s, 0xa8);
+  [[maybe_unused]] uint32_t f_unknown = 0;
+  [[maybe_unused]] uint32_t f_file_size = 0;
+  [[maybe_unused]] uint32_t f_alignment = 0;
+  [[maybe_unused]] uint64_t f_sections = 0;
+  [[maybe_unused]] uint32_t f_section_count = 0;
+  [[maybe_unused]] uint32_t f_section_header_size = 0;
+  [[maybe_unused]] uint64_t f_data = 0;
   if (r.chars(s + 0x0, 4) != "BFFH")
     fail(s + 0x0, "magic", "expected \"" + std::string("BFFH") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
-  [[maybe_unused]] const auto f_unknown = r.get<uint32_t>(s + 0x4);
+  f_unknown = r.get<uint32_t>(s + 0x4);
   x.unknown = f_unknown;
-  [[maybe_unused]] const auto f_file_size = r.get<uint32_t>(s + 0x8);
-  [[maybe_unused]] const auto f_alignment = r.get<uint32_t>(s + 0xc);
+  f_file_size = r.get<uint32_t>(s + 0x8);
+  f_alignment = r.get<uint32_t>(s + 0xc);
   if (f_alignment != 8) fail(s + 0xc, "alignment", "expected 8, found " + std::to_string(f_alignment));
-  [[maybe_unused]] const uint64_t f_sections = r.get<uint64_t>(s + 0x10);
-  [[maybe_unused]] const auto f_section_count = r.get<uint32_t>(s + 0x18);
+  f_sections = r.get<uint64_t>(s + 0x10);
+  f_section_count = r.get<uint32_t>(s + 0x18);
   if (f_section_count != 2) fail(s + 0x18, "section_count", "expected 2, found " + std::to_string(f_section_count));
-  [[maybe_unused]] const auto f_section_header_size = r.get<uint32_t>(s + 0x1c);
+  f_section_header_size = r.get<uint32_t>(s + 0x1c);
   if (f_section_header_size != 40) fail(s + 0x1c, "section_header_size", "expected 40, found " + std::to_string(f_section_header_size));
-  [[maybe_unused]] const uint64_t f_data = r.get<uint64_t>(s + 0x20);
+  f_data = r.get<uint64_t>(s + 0x20);
   if (r.chars(s + 0x28, 128) != "Nintendo.AnimationEvent.ResourceConverter.Resource.AnimationEventArchiveResData")
     fail(s + 0x28, "class_name", "expected \"" + std::string("Nintendo.AnimationEvent.ResourceConverter.Resource.AnimationEventArchiveResData") + "\", found \"" + std::string(r.chars(s + 0x28, 128)) + "\"");
   try {
@@ -373,7 +426,6 @@ void put_Event(WCtx& c, uint64_t s, [[maybe_unused]] const Event& x) {
 
 uint64_t put_Parameter(WCtx& c, [[maybe_unused]] const Parameter& x) {
   const uint64_t s = c.w.reserve(0x8);
-  uint64_t o = s + 0x8;
   {
     static constexpr uint32_t tags[] = {0, 1, 3, 5};
     c.w.put<uint32_t>(s + 0x0, tags[x.value.index()]);

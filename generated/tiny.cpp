@@ -42,9 +42,11 @@ void place_Header(WCtx& c, const Header& x, uint64_t s);
 
 void read_Pair(const R& r, uint64_t s, [[maybe_unused]] Pair& x) {
   r.need(s, 0x4);
-  [[maybe_unused]] const auto f_a = r.get<uint16_t>(s + 0x0);
+  [[maybe_unused]] uint16_t f_a = 0;
+  [[maybe_unused]] int16_t f_b = 0;
+  f_a = r.get<uint16_t>(s + 0x0);
   x.a = f_a;
-  [[maybe_unused]] const auto f_b = r.get<int16_t>(s + 0x2);
+  f_b = r.get<int16_t>(s + 0x2);
   x.b = f_b;
 }
 
@@ -55,12 +57,20 @@ void read_Point(const R& r, uint64_t s, [[maybe_unused]] Point& x) {
 
 void read_Record(const R& r, uint64_t s, [[maybe_unused]] Record& x) {
   r.need(s, 0x18);
-  [[maybe_unused]] const uint64_t f_name = r.get<uint32_t>(s + 0x0);
-  [[maybe_unused]] const auto f_name_hash = r.get<uint32_t>(s + 0x4);
-  [[maybe_unused]] const auto f_kind = r.get<uint8_t>(s + 0x8);
-  [[maybe_unused]] const auto f_enabled = r.get<uint8_t>(s + 0x9);
+  [[maybe_unused]] uint64_t f_name = 0;
+  [[maybe_unused]] uint32_t f_name_hash = 0;
+  [[maybe_unused]] uint8_t f_kind = 0;
+  [[maybe_unused]] uint8_t f_enabled = 0;
+  [[maybe_unused]] uint16_t f_pad = 0;
+  [[maybe_unused]] uint64_t f_points = 0;
+  [[maybe_unused]] uint32_t f_point_count = 0;
+  f_name = r.get<uint32_t>(s + 0x0);
+  f_name_hash = r.get<uint32_t>(s + 0x4);
+  f_kind = r.get<uint8_t>(s + 0x8);
+  f_enabled = r.get<uint8_t>(s + 0x9);
+  if (f_enabled > 1) fail(s + 0x9, "enabled", "value " + std::to_string(f_enabled) + " is not a bool (0 or 1)");
   x.enabled = f_enabled != 0;
-  [[maybe_unused]] const auto f_pad = r.get<uint16_t>(s + 0xa);
+  f_pad = r.get<uint16_t>(s + 0xa);
   if (f_pad != 0) fail(s + 0xa, "pad", "expected 0, found " + std::to_string(f_pad));
   switch (f_kind) {
     case 1: {
@@ -82,8 +92,8 @@ void read_Record(const R& r, uint64_t s, [[maybe_unused]] Record& x) {
     default:
       fail(s + 0xc, "value", "kind " + std::to_string(f_kind) + " is not a supported case (known: 1 number, 2 ratio, 7 pair)");
   }
-  [[maybe_unused]] const uint64_t f_points = r.get<uint32_t>(s + 0x10);
-  [[maybe_unused]] const auto f_point_count = r.get<uint32_t>(s + 0x14);
+  f_points = r.get<uint32_t>(s + 0x10);
+  f_point_count = r.get<uint32_t>(s + 0x14);
   try {
     x.name = std::string(r.cstring(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
@@ -105,27 +115,38 @@ void read_Record(const R& r, uint64_t s, [[maybe_unused]] Record& x) {
 
 void read_Extra(const R& r, uint64_t s, [[maybe_unused]] Extra& x) {
   r.need(s, 0x10);
+  [[maybe_unused]] uint32_t f_fnv = 0;
   x.label = std::string(r.chars(s + 0x0, 12));
-  [[maybe_unused]] const auto f_fnv = r.get<uint32_t>(s + 0xc);
+  f_fnv = r.get<uint32_t>(s + 0xc);
 }
 
 void read_Header(const R& r, uint64_t s, [[maybe_unused]] Header& x) {
   r.need(s, 0x24);
+  [[maybe_unused]] uint16_t f_version = 0;
+  [[maybe_unused]] uint16_t f_flags = 0;
+  [[maybe_unused]] uint32_t f_file_size = 0;
+  [[maybe_unused]] uint64_t f_records = 0;
+  [[maybe_unused]] uint16_t f_record_count = 0;
+  [[maybe_unused]] uint16_t f_tag_count = 0;
+  [[maybe_unused]] uint64_t f_tags = 0;
+  [[maybe_unused]] uint64_t f_extra = 0;
+  [[maybe_unused]] uint32_t f_names_offset = 0;
+  [[maybe_unused]] uint32_t f_names_size = 0;
   if (r.chars(s + 0x0, 4) != "TNY\x00""")
     fail(s + 0x0, "magic", "expected \"" + std::string("TNY\x00""") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
-  [[maybe_unused]] const auto f_version = r.get<uint16_t>(s + 0x4);
+  f_version = r.get<uint16_t>(s + 0x4);
   if (f_version != 1) fail(s + 0x4, "version", "value " + std::to_string(f_version) + " is not one of 1");
   x.version = f_version;
-  [[maybe_unused]] const auto f_flags = r.get<uint16_t>(s + 0x6);
+  f_flags = r.get<uint16_t>(s + 0x6);
   x.flags = f_flags;
-  [[maybe_unused]] const auto f_file_size = r.get<uint32_t>(s + 0x8);
-  [[maybe_unused]] const uint64_t f_records = r.get<uint32_t>(s + 0xc);
-  [[maybe_unused]] const auto f_record_count = r.get<uint16_t>(s + 0x10);
-  [[maybe_unused]] const auto f_tag_count = r.get<uint16_t>(s + 0x12);
-  [[maybe_unused]] const uint64_t f_tags = r.get<uint32_t>(s + 0x14);
-  [[maybe_unused]] const uint64_t f_extra = r.get<uint32_t>(s + 0x18);
-  [[maybe_unused]] const auto f_names_offset = r.get<uint32_t>(s + 0x1c);
-  [[maybe_unused]] const auto f_names_size = r.get<uint32_t>(s + 0x20);
+  f_file_size = r.get<uint32_t>(s + 0x8);
+  f_records = r.get<uint32_t>(s + 0xc);
+  f_record_count = r.get<uint16_t>(s + 0x10);
+  f_tag_count = r.get<uint16_t>(s + 0x12);
+  f_tags = r.get<uint32_t>(s + 0x14);
+  f_extra = r.get<uint32_t>(s + 0x18);
+  f_names_offset = r.get<uint32_t>(s + 0x1c);
+  f_names_size = r.get<uint32_t>(s + 0x20);
   try {
     const uint64_t n = f_record_count;
     if (n != 0) {

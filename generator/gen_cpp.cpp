@@ -40,8 +40,11 @@ class CppGen {
 
   std::string elem_type(const Field& f, const Struct* owner) const {
     switch (f.type.kind) {
-      case ValueType::Prim: return prim_cpp(f.type.prim);
+      case ValueType::Prim:
+        if (!f.bits.empty()) return (owner ? owner->name + "::" : std::string()) + cpp_nested_type(f.name);
+        return prim_cpp(f.type.prim);
       case ValueType::Chars:
+      case ValueType::CString:
       case ValueType::String: return "std::string";
       case ValueType::Bytes: return "binschema::Bytes";
       case ValueType::Struct: return f.type.st->name;
@@ -67,7 +70,8 @@ class CppGen {
         return " = " + cpp_string_literal(*f.default_text);
       return " = " + *f.default_text;
     }
-    if (!f.array && f.type.kind == ValueType::Prim) return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? " = false" : " = 0";
+    if (!f.array && f.type.kind == ValueType::Prim && f.bits.empty())
+      return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? " = false" : " = 0";
     return "";
   }
 
@@ -148,6 +152,21 @@ class CppGen {
       }
     }
     for (const auto& f : st.fields) {
+      if (f->bits.empty() || !f->in_model()) continue;
+      std::string nt = cpp_nested_type(f->name);
+      w += "// The bits of '" + f->name + "', from the least significant up.";
+      w += "struct " + nt + " {";
+      w.indent();
+      w += "static constexpr const char* type_name = \"" + st.name + "." + nt + "\";";
+      for (const auto& b : f->bits) {
+        doc_comment(w, b.doc);
+        w += std::string(b.is_bool ? "bool" : bits_cpp(b.width)) + " " + cpp_field(b.name) + (b.is_bool ? " = false;" : " = 0;");
+      }
+      w += "bool operator==(const " + nt + "&) const = default;";
+      w.dedent();
+      w += "};";
+    }
+    for (const auto& f : st.fields) {
       if (!f->in_model()) continue;
       doc_comment(w, f->doc);
       w += model_type(*f) + " " + cpp_field(f->name) + default_init(*f) + ";";
@@ -157,8 +176,21 @@ class CppGen {
     w += "};\n";
   }
 
+  static const char* bits_cpp(unsigned width) {
+    return width <= 8 ? "uint8_t" : width <= 16 ? "uint16_t" : width <= 32 ? "uint32_t" : "uint64_t";
+  }
+
   void visit_decl(const Struct& st) {
     CodeWriter& w = h_;
+    for (const auto& f : st.fields) {
+      if (f->bits.empty() || !f->in_model()) continue;
+      std::string nt = st.name + "::" + cpp_nested_type(f->name);
+      w += "template <class V, class Self>";
+      w += "  requires std::is_same_v<std::remove_const_t<Self>, " + nt + ">";
+      w += "void visit_fields(V& v, Self& x) {";
+      for (const auto& b : f->bits) w += "  v.field(\"" + b.name + "\", x." + cpp_field(b.name) + ");";
+      w += "}\n";
+    }
     w += "template <class V, class Self>";
     w += "  requires std::is_same_v<std::remove_const_t<Self>, " + st.name + ">";
     w += "void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {";
@@ -232,9 +264,11 @@ class CppGen {
   // Offset expression of a field inside struct starting at `s` (fixed) or at cursor `o`.
   static std::string at(const Field& f) { return f.fixed_offset ? "s + " + hexs(f.offset) : "o"; }
 
+  std::string load_type(const Field& f) const {
+    return f.type.prim == Prim::Bool8 ? "uint8_t" : f.type.prim == Prim::Bool32 ? "uint32_t" : prim_cpp(f.type.prim);
+  }
   std::string load(const Field& f, const std::string& where) const {
-    std::string t = f.type.prim == Prim::Bool8 ? "uint8_t" : f.type.prim == Prim::Bool32 ? "uint32_t" : prim_cpp(f.type.prim);
-    return "r.get<" + t + ">(" + where + ")";
+    return "r.get<" + load_type(f) + ">(" + where + ")";
   }
 
   std::string raw_uint(int width) const { return width == 4 ? "uint32_t" : width == 8 ? "uint64_t" : width == 2 ? "uint16_t" : "uint8_t"; }
@@ -252,62 +286,127 @@ class CppGen {
     return "";
   }
 
+  // Reads one inline field; `o` is where it starts ("o" when at the cursor).
+  void read_field(const Struct& st, const Field& f, const std::string& o, bool cursor,
+                  std::vector<const Field*>& targets) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    if (cursor && f.fixed_size) w += "r.need(o, " + hexs(f.size) + ");";
+    if (f.ptr) {
+      w += "f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
+      if (!f.derive) targets.push_back(&f);
+    } else if (f.type.kind == ValueType::Prim && !f.array) {
+      w += "f_" + f.name + " = " + load(f, o) + ";";
+      if (f.const_int)
+        w += "if (f_" + f.name + " != " + std::to_string(*f.const_int) + ") fail(" + o + ", \"" + f.name +
+             "\", \"expected " + std::to_string(*f.const_int) + ", found \" + std::to_string(f_" + f.name + "));";
+      if (!f.valid.empty()) {
+        std::string cond, list;
+        for (int64_t v : f.valid) {
+          cond += (cond.empty() ? "" : " && ") + std::string("f_") + f.name + " != " + std::to_string(v);
+          list += (list.empty() ? "" : ", ") + std::to_string(v);
+        }
+        w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"value \" + std::to_string(f_" + f.name +
+             ") + \" is not one of " + list + "\");";
+      }
+      if (f.in_model()) {
+        if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
+          // Only 0 and 1 are read as bools, so that writing back gives the same byte.
+          w += "if (f_" + f.name + " > 1) fail(" + o + ", \"" + f.name + "\", \"value \" + std::to_string(f_" + f.name + ") + \" is not a bool (0 or 1)\");";
+          w += x + " = f_" + f.name + " != 0;";
+        } else if (!f.bits.empty()) {
+          unsigned shift = 0;
+          for (const auto& b : f.bits) {
+            std::string mask = b.width >= 64 ? "~0ull" : hexs((1ull << b.width) - 1) + "ull";
+            std::string v = "((uint64_t(f_" + f.name + ") >> " + std::to_string(shift) + ") & " + mask + ")";
+            w += x + "." + cpp_field(b.name) + " = " + (b.is_bool ? v + " != 0" : "static_cast<" + std::string(bits_cpp(b.width)) + ">(" + v + ")") + ";";
+            shift += b.width;
+          }
+        } else {
+          w += x + " = f_" + f.name + ";";
+        }
+      }
+    } else if (f.type.kind == ValueType::Prim && f.array && f.fixed_count && !cursor) {
+      w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " + x + "[i] = " +
+           load(f, o + " + i * " + std::to_string(prim_size(f.type.prim))) + ";";
+    } else if (f.type.kind == ValueType::Chars) {
+      if (f.const_text) {
+        w += "if (r.chars(" + o + ", " + std::to_string(f.type.chars) + ") != " + cpp_string_literal(*f.const_text) + ")";
+        w += "  fail(" + o + ", \"" + f.name + "\", \"expected \\\"\" + std::string(" + cpp_string_literal(*f.const_text) +
+             ") + \"\\\", found \\\"\" + std::string(r.chars(" + o + ", " + std::to_string(f.type.chars) + ")) + \"\\\"\");";
+      } else {
+        w += x + " = std::string(r.chars(" + o + ", " + std::to_string(f.type.chars) + "));";
+      }
+    } else if (f.type.kind == ValueType::CString) {
+      w += "try {";
+      w += "  " + x + " = std::string(r.cstring(o));";
+      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+      w += "o += " + x + ".size() + 1;";
+    } else if (f.type.kind == ValueType::Struct && !f.array) {
+      std::string dst = f.in_model() ? x : "tmp_" + f.name;
+      if (!f.in_model()) w += f.type.st->name + " tmp_" + f.name + ";";
+      w += "try {";
+      if (f.type.st->fixed_size) w += "  read_" + f.type.st->name + "(r, " + o + ", " + dst + ");";
+      else w += "  o = read_" + f.type.st->name + "(r, " + o + ", " + dst + ");";
+      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+    } else if (f.array && (f.type.kind == ValueType::Struct || f.type.kind == ValueType::Prim)) {
+      // Inline array: elements one after the other from the cursor.
+      const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+      uint64_t min = et ? (et->fixed_size ? et->size : std::max<uint64_t>(et->prefix, 1)) : prim_size(f.type.prim);
+      w += "try {";
+      w.indent();
+      w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+      w += "r.need_array(o, n, " + hexs(min) + ");";
+      if (!f.fixed_count) w += x + ".resize(n);";
+      w += "for (uint64_t i = 0; i < n; ++i) {";
+      w.indent();
+      if (!et) {
+        w += x + "[i] = " + load(f, "o") + ";";
+        w += "o += " + std::to_string(prim_size(f.type.prim)) + ";";
+      } else {
+        w += "try {";
+        if (et->fixed_size) w += "  read_" + et->name + "(r, o, " + x + "[i]);\n  o += " + hexs(et->size) + ";";
+        else w += "  o = read_" + et->name + "(r, o, " + x + "[i]);";
+        w += "} catch (DecodeError& e) { e.push_index(i); throw; }";
+      }
+      w.dedent();
+      w += "}";
+      w.dedent();
+      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+    } else if (f.type.kind == ValueType::Union) {
+      read_union(st, f, o);
+    } else {
+      throw SchemaError(f.loc, "inline field '" + f.name + "' of this type is not supported by schema v1");
+    }
+    if (cursor && f.fixed_size) w += "o += " + hexs(f.size) + ";";
+  }
+
   void read_fn(const Struct& st) {
     CodeWriter& w = c_;
     w += (st.fixed_size ? "void read_" : "uint64_t read_") + st.name + "(const R& r, uint64_t s, [[maybe_unused]] " + st.name + "& x) {";
     w.indent();
     if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
     else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = s + " + hexs(st.prefix) + ";";
+    // Raw values of integer and pointer fields, for counts, tags and conditions.
+    for (const auto& f : st.fields) {
+      if (f->ptr) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
+      else if (f->type.kind == ValueType::Prim && !f->array) w += "[[maybe_unused]] " + load_type(*f) + " f_" + f->name + " = 0;";
+    }
     std::vector<const Field*> targets;
     for (const auto& fp : st.fields) {
       const Field& f = *fp;
-      std::string o = at(f);
-      if (!f.fixed_offset && f.fixed_size) w += "r.need(o, " + hexs(f.size) + ");";
-      if (f.ptr) {
-        w += "[[maybe_unused]] const uint64_t f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
-        if (!f.derive && !f.pool.empty()) targets.push_back(&f);
-        else if (!f.derive) targets.push_back(&f);
-      } else if (f.type.kind == ValueType::Prim && !f.array) {
-        w += "[[maybe_unused]] const auto f_" + f.name + " = " + load(f, o) + ";";
-        if (f.const_int)
-          w += "if (f_" + f.name + " != " + std::to_string(*f.const_int) + ") fail(" + o + ", \"" + f.name +
-               "\", \"expected " + std::to_string(*f.const_int) + ", found \" + std::to_string(f_" + f.name + "));";
-        if (!f.valid.empty()) {
-          std::string cond, list;
-          for (int64_t v : f.valid) {
-            cond += (cond.empty() ? "" : " && ") + std::string("f_") + f.name + " != " + std::to_string(v);
-            list += (list.empty() ? "" : ", ") + std::to_string(v);
-          }
-          w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"value \" + std::to_string(f_" + f.name +
-               ") + \" is not one of " + list + "\");";
-        }
-        if (f.in_model()) {
-          if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) w += "x." + cpp_field(f.name) + " = f_" + f.name + " != 0;";
-          else w += "x." + cpp_field(f.name) + " = f_" + f.name + ";";
-        }
-      } else if (f.type.kind == ValueType::Prim && f.array && f.fixed_count) {
-        w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) x." + cpp_field(f.name) + "[i] = " +
-             load(f, o + " + i * " + std::to_string(prim_size(f.type.prim))) + ";";
-      } else if (f.type.kind == ValueType::Chars) {
-        if (f.const_text) {
-          w += "if (r.chars(" + o + ", " + std::to_string(f.type.chars) + ") != " + cpp_string_literal(*f.const_text) + ")";
-          w += "  fail(" + o + ", \"" + f.name + "\", \"expected \\\"\" + std::string(" + cpp_string_literal(*f.const_text) +
-               ") + \"\\\", found \\\"\" + std::string(r.chars(" + o + ", " + std::to_string(f.type.chars) + ")) + \"\\\"\");";
-        } else {
-          w += "x." + cpp_field(f.name) + " = std::string(r.chars(" + o + ", " + std::to_string(f.type.chars) + "));";
-        }
-      } else if (f.type.kind == ValueType::Struct && !f.array) {
-        std::string dst = f.in_model() ? "x." + cpp_field(f.name) : "tmp_" + f.name;
-        if (!f.in_model()) w += f.type.st->name + " tmp_" + f.name + ";";
-        w += "try {";
-        w += std::string("  ") + (f.type.st->fixed_size ? "" : "o = ") + "read_" + f.type.st->name + "(r, " + o + ", " + dst + ");";
-        w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-      } else if (f.type.kind == ValueType::Union) {
-        read_union(st, f, o);
-      } else {
-        throw SchemaError(f.loc, "inline field '" + f.name + "' of this type is not supported by schema v1");
+      bool cursor = !f.fixed_offset || f.cond || (!f.fixed_size && f.type.kind != ValueType::Union);
+      std::string o = cursor ? "o" : at(f);
+      if (f.cond) {
+        if (f.ptr) throw SchemaError(f.loc, "if: on a pointer field is not supported by schema v1");
+        w += "if (" + read_expr(*f.cond) + ") {";
+        w.indent();
       }
-      if (!f.fixed_offset && f.fixed_size) w += "o += " + hexs(f.size) + ";";
+      read_field(st, f, o, cursor, targets);
+      if (f.cond) {
+        w.dedent();
+        w += "}";
+      }
     }
     for (const Field* f : targets) read_target(*f);
     if (!st.fixed_size) w += "return o;";
@@ -329,7 +428,7 @@ class CppGen {
       w += "case " + std::to_string(c.tag) + ": {";
       w.indent();
       w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
-      if (!f.fixed_offset || !f.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
+      if (!f.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
       if (p.ptr && !p.pool.empty()) {
         w += "try { v = std::string(r.cstring(r.get<" + raw_uint(p.ptr) + ">(" + o + "))); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
@@ -344,7 +443,7 @@ class CppGen {
       } else {
         throw SchemaError(c.loc, "this kind of union case is not supported by schema v1");
       }
-      if (!f.fixed_offset || !f.fixed_size) w += "o += " + hexs(padded) + ";";
+      if (!f.fixed_size) w += "o += " + hexs(padded) + ";";
       w += "break;";
       w.dedent();
       w += "}";
@@ -492,77 +591,147 @@ class CppGen {
     throw SchemaError(e.loc, "a late value is start/end/size/file_size, optionally minus another or plus/minus a constant");
   }
 
+  // Writes one inline field at `o` (already reserved when the field has a fixed size).
+  void put_field(const Struct& st, const Field& f, const std::string& o) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    std::string what = "\"" + st.name + "." + f.name + "\"";
+    if (f.derive) {
+      int width = f.ptr ? f.ptr : static_cast<int>(prim_size(f.type.prim));
+      if (is_late(*f.derive)) {
+        Late l = late(st, *f.derive);
+        w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") + ", " + l.plus + ", " + l.minus + ", " + l.add + "});";
+      } else {
+        w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
+        if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
+      }
+    } else if (f.ptr && !f.pool.empty() && !f.array) {
+      w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, true);";
+    } else if (f.ptr) {
+      // Patched by place_.
+    } else if (!f.count_for.empty()) {
+      w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.count_for) + ".size(), " + what + ");";
+    } else if (!f.tag_for.empty()) {
+      const Field* u = st.field(f.tag_for);
+      std::string tags;
+      for (const auto& c : u->cases) tags += (tags.empty() ? "" : ", ") + std::to_string(c.tag);
+      w += "{";
+      w += "  static constexpr " + std::string(prim_cpp(f.type.prim)) + " tags[] = {" + tags + "};";
+      w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
+      w += "}";
+    } else if (f.type.kind == ValueType::Prim && !f.array && !f.bits.empty()) {
+      w += "{";
+      w.indent();
+      w += "uint64_t v = 0;";
+      unsigned shift = 0;
+      for (const auto& b : f.bits) {
+        std::string m = x + "." + cpp_field(b.name);
+        if (!b.is_bool && b.width < 64)
+          w += "if (uint64_t(" + m + ") >> " + std::to_string(b.width) + ") throw binschema::EncodeError(std::string(" + what +
+               ") + \"." + b.name + ": value \" + std::to_string(" + m + ") + \" does not fit in " + std::to_string(b.width) + " bits\");";
+        w += "v |= uint64_t(" + m + ") << " + std::to_string(shift) + ";";
+        shift += b.width;
+      }
+      w += "c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
+      w.dedent();
+      w += "}";
+    } else if (f.type.kind == ValueType::Prim && !f.array) {
+      std::string t = load_type(f);
+      std::string v = f.const_int ? std::to_string(*f.const_int) : x;
+      if (!f.valid.empty() && !f.const_int) {
+        std::string cond, list;
+        for (int64_t vv : f.valid) {
+          cond += (cond.empty() ? "" : " && ") + v + " != " + std::to_string(vv);
+          list += (list.empty() ? "" : ", ") + std::to_string(vv);
+        }
+        w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v + ") + \" is not one of " + list + "\");";
+      }
+      w += "c.w.put<" + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
+    } else if (f.type.kind == ValueType::Prim && f.fixed_count && f.fixed_size) {
+      w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) c.w.put<" + prim_cpp(f.type.prim) + ">(" + o +
+           " + i * " + std::to_string(prim_size(f.type.prim)) + ", " + x + "[i]);";
+    } else if (f.type.kind == ValueType::Chars) {
+      std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
+      w += "c.w.chars(" + o + ", " + v + ", " + std::to_string(f.type.chars) + ", false, " + what + ");";
+    } else if (f.type.kind == ValueType::CString) {
+      w += "if (" + x + ".find('\\0') != std::string::npos) throw binschema::EncodeError(std::string(" + what + ") + \": a NUL inside a NUL-terminated string\");";
+      w += "c.w.bytes(c.w.reserve(" + x + ".size() + 1), " + x + ".data(), " + x + ".size());";
+    } else if (f.type.kind == ValueType::Struct && !f.array) {
+      std::string src = f.in_model() ? x : f.type.st->name + "{}";
+      if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
+      else w += "put_" + f.type.st->name + "(c, " + src + ");";
+    } else if (f.array && (f.type.kind == ValueType::Struct || f.type.kind == ValueType::Prim)) {
+      const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+      if (et && et->has_children) throw SchemaError(f.loc, "an inline array of structs that point elsewhere is not supported by schema v1");
+      w += "for (const auto& e : " + x + ") {";
+      if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
+      else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
+      else w += "  put_" + et->name + "(c, e);";
+      w += "}";
+    } else if (f.type.kind == ValueType::Union) {
+      put_union(st, f, o);
+    } else {
+      throw SchemaError(f.loc, "inline field '" + f.name + "' of this type is not supported by schema v1");
+    }
+  }
+
+  // What a field that is absent (its if: is false) must hold in the model.
+  std::string absent_check(const Field& f) const {
+    std::string x = "x." + cpp_field(f.name);
+    if (f.array && !f.fixed_count) return "!" + x + ".empty()";
+    if (f.type.kind == ValueType::Prim && f.bits.empty() && f.array == false)
+      return x + " != " + (f.default_text ? *f.default_text : std::string("0"));
+    return x + " != decltype(" + x + "){}";
+  }
+
   void put_fn(const Struct& st) {
     CodeWriter& w = c_;
     if (st.fixed_size) w += "void put_" + st.name + "(WCtx& c, uint64_t s, [[maybe_unused]] const " + st.name + "& x) {";
     else w += "uint64_t put_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
     w.indent();
-    if (!st.fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(st.prefix) + ");\nuint64_t o = s + " + hexs(st.prefix) + ";";
+    if (!st.fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(st.prefix) + ");";
     // Derived values that other derived values may use.
     for (const auto& f : st.fields)
       if (f->derive && !is_late(*f->derive))
         w += "[[maybe_unused]] const uint64_t d_" + f->name + " = uint64_t(" + write_expr(st, *f->derive) + ");";
     for (const auto& fp : st.fields) {
       const Field& f = *fp;
-      std::string o = at(f);
-      if (!f.fixed_offset) {
-        if (f.fixed_size) w += "o = c.w.reserve(" + hexs(f.size) + ");";
+      bool cursor = !f.fixed_offset || f.cond;
+      if (f.cond) {
+        w += "if (" + write_expr(st, *f.cond) + ") {";
+        w.indent();
       }
-      std::string what = "\"" + st.name + "." + f.name + "\"";
-      if (f.derive) {
-        int width = f.ptr ? f.ptr : static_cast<int>(prim_size(f.type.prim));
-        if (is_late(*f.derive)) {
-          Late l = late(st, *f.derive);
-          w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") + ", " + l.plus + ", " + l.minus + ", " + l.add + "});";
-        } else {
-          w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
-          if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
+      std::string o = at(f);
+      if (cursor) {
+        o = "o_" + f.name;
+        // Fixed-size fields get their bytes first; variable ones append as they go.
+        w += "[[maybe_unused]] const uint64_t " + o + " = " + (f.fixed_size ? "c.w.reserve(" + hexs(f.size) + ")" : "c.w.pos()") + ";";
+      }
+      put_field(st, f, o);
+      if (f.cond) {
+        w.dedent();
+        if (f.in_model()) {
+          w += "} else if (" + absent_check(f) + ") {";
+          w += "  throw binschema::EncodeError(\"" + st.name + "." + f.name + ": not stored when " + cond_text(*f.cond) + " is false\");";
         }
-      } else if (f.ptr && !f.pool.empty() && !f.array) {
-        w += "c.pool_" + f.pool + ".ref(x." + cpp_field(f.name) + ", " + o + ", " + std::to_string(f.ptr) + ", false, true);";
-      } else if (f.ptr) {
-        // Patched by place_.
-      } else if (!f.count_for.empty()) {
-        w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.count_for) + ".size(), " + what + ");";
-      } else if (!f.tag_for.empty()) {
-        const Field* u = st.field(f.tag_for);
-        std::string tags;
-        for (const auto& c : u->cases) tags += (tags.empty() ? "" : ", ") + std::to_string(c.tag);
-        w += "{";
-        w += "  static constexpr " + std::string(prim_cpp(f.type.prim)) + " tags[] = {" + tags + "};";
-        w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
         w += "}";
-      } else if (f.type.kind == ValueType::Prim && !f.array) {
-        std::string t = f.type.prim == Prim::Bool8 ? "uint8_t" : f.type.prim == Prim::Bool32 ? "uint32_t" : prim_cpp(f.type.prim);
-        std::string v = f.const_int ? std::to_string(*f.const_int) : "x." + cpp_field(f.name);
-        if (!f.valid.empty() && !f.const_int) {
-          std::string cond, list;
-          for (int64_t vv : f.valid) {
-            cond += (cond.empty() ? "" : " && ") + v + " != " + std::to_string(vv);
-            list += (list.empty() ? "" : ", ") + std::to_string(vv);
-          }
-          w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v + ") + \" is not one of " + list + "\");";
-        }
-        w += "c.w.put<" + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
-      } else if (f.type.kind == ValueType::Prim && f.fixed_count) {
-        w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) c.w.put<" + prim_cpp(f.type.prim) + ">(" + o +
-             " + i * " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.name) + "[i]);";
-      } else if (f.type.kind == ValueType::Chars) {
-        std::string v = f.const_text ? cpp_string_literal(*f.const_text) : "x." + cpp_field(f.name);
-        w += "c.w.chars(" + o + ", " + v + ", " + std::to_string(f.type.chars) + ", false, " + what + ");";
-      } else if (f.type.kind == ValueType::Struct && !f.array) {
-        std::string src = f.in_model() ? "x." + cpp_field(f.name) : f.type.st->name + "{}";
-        if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
-        else w += "o = put_" + f.type.st->name + "(c, " + src + ");";
-      } else if (f.type.kind == ValueType::Union) {
-        put_union(st, f, o);
-      } else {
-        throw SchemaError(f.loc, "inline field '" + f.name + "' of this type is not supported by schema v1");
       }
     }
     if (!st.fixed_size) w += "return s;";
     w.dedent();
     w += "}\n";
+  }
+
+  static std::string cond_text(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Int: return std::to_string(e.value);
+      case Expr::Ident: return e.name;
+      case Expr::Unary: return e.name + cond_text(e.args[0]);
+      case Expr::Binary: return cond_text(e.args[0]) + " " + e.name + " " + cond_text(e.args[1]);
+      case Expr::Ternary: return cond_text(e.args[0]) + " ? " + cond_text(e.args[1]) + " : " + cond_text(e.args[2]);
+      case Expr::Call: return e.name + "(...)";
+    }
+    return "";
   }
 
   void put_union(const Struct& st, const Field& f, const std::string& o) {
@@ -578,7 +747,7 @@ class CppGen {
       w.indent();
       w += "const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
       std::string oo = o;
-      if (!f.fixed_offset || !f.fixed_size) {
+      if (!f.fixed_size) {
         w += "const uint64_t u = c.w.reserve(" + hexs(padded) + ");";
         oo = "u";
       }

@@ -262,6 +262,7 @@ class Parser {
       }
     }
     if (base == "string") { f.type.kind = ValueType::String; return; }
+    if (base == "cstring") { f.type.kind = ValueType::CString; return; }
     if (base == "bytes") { f.type.kind = ValueType::Bytes; return; }
     if (base == "union") { f.type.kind = ValueType::Union; return; }
     for (const auto& [name, p] : kPrims)
@@ -277,7 +278,7 @@ class Parser {
   void parse_field(const YAML::Node& n, Field& f, bool named) {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
-             "cases", "tag", "pad_to", "value"});
+             "cases", "tag", "pad_to", "value", "if", "bits"});
     f.loc = loc(n);
     if (named) f.name = req_str(n, "name");
     f.doc = opt_str(n, "doc", "");
@@ -327,6 +328,31 @@ class Parser {
       f.hex = true;
     }
     f.tag = opt_str(n, "tag", "");
+    if (n["if"]) f.cond = parse_expr(scalar(n["if"]), loc(n["if"]));
+    if (n["bits"]) {
+      if (f.type.kind != ValueType::Prim || prim_is_float(f.type.prim) || f.array)
+        fail(n["bits"], "bits: splits an unsigned integer field");
+      unsigned total = 0;
+      for (const auto& b : seq(n["bits"])) {
+        keys(b, {"name", "bits", "type", "doc"});
+        Field::Bits bf;
+        bf.name = req_str(b, "name");
+        bf.doc = opt_str(b, "doc", "");
+        bf.width = static_cast<unsigned>(uint(b["bits"] ? b["bits"] : b));
+        bf.loc = loc(b);
+        if (b["type"]) {
+          if (scalar(b["type"]) != "bool") fail(b["type"], "a bit field's type is bool (or left out for an integer)");
+          if (bf.width != 1) fail(b["type"], "a bool bit field is 1 bit wide");
+          bf.is_bool = true;
+        }
+        if (bf.width == 0) fail(b, "a bit field is at least 1 bit wide");
+        total += bf.width;
+        f.bits.push_back(bf);
+      }
+      if (total != prim_size(f.type.prim) * 8)
+        fail(n["bits"], "bit fields add up to " + std::to_string(total) + " bits, the field has " +
+                            std::to_string(prim_size(f.type.prim) * 8));
+    }
     if (n["pad_to"]) f.pad_to = uint(n["pad_to"]);
     if (n["cases"]) {
       if (f.type.kind != ValueType::Union) fail(n["cases"], "cases: belongs to a field of type union");
@@ -411,7 +437,9 @@ class Parser {
         if (!f.ptr) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
       }
       if (f.type.kind == ValueType::String && f.pool.empty())
-        throw SchemaError(f.loc, "string fields need pool: (inline strings are not in schema v1 yet)");
+        throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
+      if (f.type.kind == ValueType::CString && (f.ptr || f.array))
+        throw SchemaError(f.loc, "cstring is an inline string: no ptr:, no arrays of it");
       if (f.array && !f.fixed_count && !f.count)
         throw SchemaError(f.loc, "'" + f.name + "' is an array without count:");
       if (f.count && f.count->kind == Expr::Ident) {
@@ -491,6 +519,7 @@ class Parser {
         }
         case ValueType::String:
         case ValueType::Bytes:
+        case ValueType::CString:
           return false;
       }
       if (f.array) {
@@ -515,7 +544,7 @@ class Parser {
         f->fixed_size = field_size(*f, sz, al);
         f->size = sz;
         align = std::max(align, al);
-        if (f->fixed_size) {
+        if (f->fixed_size && !f->cond) {
           off += sz;
         } else if (fixed) {
           fixed = false;
@@ -596,6 +625,7 @@ class Parser {
       for (const auto& f : st.fields) {
         if (f->derive) check_expr(st, *f->derive);
         if (f->count) check_expr(st, *f->count);
+        if (f->cond) check_expr(st, *f->cond);
       }
     }
 

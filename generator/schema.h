@@ -42,7 +42,7 @@ struct Struct;
 
 // The value a field holds (before any array-ness).
 struct ValueType {
-  enum Kind { Prim, Struct, String, Chars, Bytes, Union } kind = Prim;
+  enum Kind { Prim, Struct, String, Chars, Bytes, Union, CString } kind = Prim;
   gen::Prim prim = gen::Prim::U32;
   std::string struct_name;
   const gen::Struct* st = nullptr;  // resolved
@@ -86,6 +86,18 @@ struct Field {
   std::vector<int64_t> valid;
   std::optional<std::string> default_text;
   bool hex = false;
+
+  // Present only when this expression (over earlier fields) is true.
+  std::optional<Expr> cond;
+
+  // Bit-packed word: sub-fields from the least significant bit up.
+  struct Bits {
+    std::string name, doc;
+    unsigned width = 1;
+    bool is_bool = false;
+    Loc loc;
+  };
+  std::vector<Bits> bits;
 
   // Unions.
   std::vector<Case> cases;
