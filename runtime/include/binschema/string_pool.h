@@ -17,10 +17,30 @@ namespace binschema {
 class StringPool {
  public:
   enum class Kind { CString, Pascal16 };
-  enum class Order { FirstUse, Sorted };
+  // Sorted: by bytes. ReversedBits: by the binary digits of the string read as
+  // a big-endian integer, least significant digit first (Nintendo's EventFlow
+  // order; "" sorts as "0").
+  enum class Order { FirstUse, Sorted, ReversedBits };
+  // Str: the pool starts with "STR ", u32 0, u64 0, u32 number of non-empty strings.
+  enum class Header { None, Str };
 
-  StringPool(Kind kind, Order order, unsigned align, int mark)
-      : kind_(kind), order_(order), align_(align), mark_(mark) {}
+  StringPool(Kind kind, Order order, unsigned align, int mark, Header header = Header::None,
+             unsigned block_align = 1)
+      : kind_(kind), order_(order), align_(align), mark_(mark), header_(header), block_align_(block_align) {}
+
+  // The key of the ReversedBits order.
+  static std::string reversed_bits_key(std::string_view s) {
+    size_t first = 0;
+    while (first < s.size() && s[first] == 0) ++first;
+    if (first == s.size()) return "0";
+    std::string key;
+    for (size_t i = s.size(); i-- > first;) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      int bits = i == first ? 8 - __builtin_clz(c) + 24 : 8;  // no leading zeros on the top byte
+      for (int b = 0; b < bits; ++b) key += ((c >> b) & 1) ? '1' : '0';
+    }
+    return key;
+  }
 
   // A string the pool holds even when nothing refers to it ("" first, say).
   void keep(std::string_view s) { intern(s); }
@@ -38,16 +58,26 @@ class StringPool {
     placed_ = true;
     std::vector<uint32_t> order(strings_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    if (order_ == Order::Sorted)
+    if (order_ == Order::Sorted) {
       std::sort(order.begin(), order.end(),
                 [&](uint32_t a, uint32_t b) { return strings_[a] < strings_[b]; });
-    w.align(align_);  // the pool starts where its first string does
+    } else if (order_ == Order::ReversedBits) {
+      std::vector<std::string> keys;
+      for (const auto& s : strings_) keys.push_back(reversed_bits_key(s));
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    }
+    w.align(std::max(align_, block_align_));
     w.mark_start(mark_);
     start_ = w.pos();
+    if (header_ == Header::Str) {
+      uint64_t h = w.reserve(0x14);
+      w.bytes(h, "STR ", 4);
+      size_t non_empty = std::count_if(strings_.begin(), strings_.end(), [](const std::string& s) { return !s.empty(); });
+      w.template put<uint32_t>(h + 0x10, static_cast<uint32_t>(non_empty));
+    }
     offsets_.assign(strings_.size(), 0);
     for (uint32_t i : order) {
       const std::string& s = strings_[i];
-      w.align(align_);
       if (kind_ == Kind::CString) {
         uint64_t at = w.reserve(s.size() + 1);
         w.bytes(at, s.data(), s.size());
@@ -59,6 +89,7 @@ class StringPool {
         w.bytes(at + 2, s.data(), s.size());
         offsets_[i] = at;
       }
+      w.align(align_);  // each string is padded: the pool's end includes the last padding
     }
     w.mark_end(mark_);
   }
@@ -104,6 +135,8 @@ class StringPool {
   Order order_;
   unsigned align_;
   int mark_;
+  Header header_;
+  unsigned block_align_;
   bool placed_ = false;
   uint64_t start_ = 0;
   std::vector<std::string> strings_;

@@ -1,0 +1,130 @@
+#include "binschema/dic.h"
+
+#include <algorithm>
+#include <set>
+
+#include "binschema/error.h"
+
+namespace binschema {
+namespace {
+
+// A name is a big-endian integer: bit b is bit (b % 8) of the byte b / 8
+// places from the end. Bits past the first byte are 0.
+int bit(const std::string& s, int64_t b) {
+  if (b < 0) return 0;
+  size_t byte = static_cast<size_t>(b / 8);
+  if (byte >= s.size()) return 0;
+  return (static_cast<unsigned char>(s[s.size() - 1 - byte]) >> (b % 8)) & 1;
+}
+
+int64_t bit_length(const std::string& s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c) {
+      int top = 7;
+      while (!((c >> top) & 1)) --top;
+      return static_cast<int64_t>((s.size() - 1 - i) * 8) + top + 1;
+    }
+  }
+  return 0;
+}
+
+// Lowest bit index where a and b differ; -1 when they are equal.
+int64_t mismatch(const std::string& a, const std::string& b) {
+  int64_t n = std::max(bit_length(a), bit_length(b));
+  for (int64_t i = 0; i < n; ++i)
+    if (bit(a, i) != bit(b, i)) return i;
+  return -1;
+}
+
+int64_t first_set(const std::string& s) {
+  int64_t n = bit_length(s);
+  for (int64_t i = 0; i < n; ++i)
+    if (bit(s, i)) return i;
+  return -1;
+}
+
+struct Node {
+  std::string name;
+  int64_t bit;
+  size_t child[2];
+  size_t parent;
+};
+
+class Tree {
+ public:
+  Tree() { nodes_.push_back({"", -1, {0, 0}, 0}); }
+
+  void insert(const std::string& name) {
+    size_t cur = search(name);
+    int64_t b = mismatch(nodes_[cur].name, name);
+    while (b < nodes_[nodes_[cur].parent].bit) cur = nodes_[cur].parent;
+    const size_t n = nodes_.size();
+    if (b < nodes_[cur].bit) {
+      // The new node sits between cur and its parent.
+      size_t parent = nodes_[cur].parent;
+      Node nn{name, b, {n, n}, parent};
+      nn.child[bit(name, b) ^ 1] = cur;
+      nodes_.push_back(nn);
+      nodes_[parent].child[bit(name, nodes_[parent].bit)] = n;
+      nodes_[cur].parent = n;
+    } else if (b > nodes_[cur].bit) {
+      // The new node goes below cur.
+      Node nn{name, b, {n, n}, cur};
+      if (bit(nodes_[cur].name, b) == (bit(name, b) ^ 1)) nn.child[bit(name, b) ^ 1] = cur;
+      else nn.child[bit(name, b) ^ 1] = 0;
+      nodes_.push_back(nn);
+      nodes_[cur].child[bit(name, nodes_[cur].bit)] = n;
+    } else {
+      // Same depth: hang the new node under cur with a higher bit index, the
+      // first set bit of the name unless cur already leads somewhere else.
+      int64_t nb = first_set(name);
+      size_t other = nodes_[cur].child[bit(name, b)];
+      if (other != 0) nb = mismatch(nodes_[other].name, name);
+      Node nn{name, nb, {n, n}, cur};
+      nn.child[bit(name, nb) ^ 1] = other;
+      nodes_.push_back(nn);
+      nodes_[cur].child[bit(name, b)] = n;
+    }
+  }
+
+  std::vector<DicEntry> entries() const {
+    std::vector<DicEntry> out;
+    for (const Node& n : nodes_)
+      out.push_back({n.bit < 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(n.bit), static_cast<uint16_t>(n.child[0]),
+                     static_cast<uint16_t>(n.child[1]), n.name});
+    return out;
+  }
+
+ private:
+  // The node whose subtree the name falls into (the last one before the walk
+  // turns back up the tree).
+  size_t search(const std::string& name) const {
+    if (nodes_[0].child[0] == 0) return 0;
+    size_t node = nodes_[0].child[0], prev = node;
+    for (;;) {
+      prev = node;
+      node = nodes_[node].child[bit(name, nodes_[node].bit)];
+      if (nodes_[node].bit <= nodes_[prev].bit) break;
+    }
+    return prev;
+  }
+
+  std::vector<Node> nodes_;
+};
+
+}  // namespace
+
+std::vector<DicEntry> build_dic(const std::vector<std::string>& names) {
+  if (names.size() >= 0xFFFF) throw EncodeError("dictionary: too many names");
+  std::set<std::string> seen;
+  Tree t;
+  for (const auto& n : names) {
+    if (n.empty()) throw EncodeError("dictionary: empty name");
+    if (!seen.insert(n).second) throw EncodeError("dictionary: name '" + n + "' appears twice");
+    t.insert(n);
+  }
+  return t.entries();
+}
+
+}  // namespace binschema
