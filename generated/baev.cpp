@@ -11,10 +11,18 @@
 namespace binschema::baev {
 namespace {
 
-using R = binschema::Reader<std::endian::little>;
+struct R : binschema::Reader<std::endian::little> {
+  using binschema::Reader<std::endian::little>::Reader;
+};
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
 using binschema::hex;
+
+// The size of a block that runs from `at` up to `target`.
+[[maybe_unused]] uint64_t until_(uint64_t at, uint64_t target) {
+  if (target < at) throw DecodeError(at, "block at " + hex(at) + " would end at " + hex(target) + ", before it starts");
+  return target - at;
+}
 
 [[noreturn]] void fail(uint64_t at, const char* field, const std::string& message) {
   DecodeError e(at, message + " (at " + hex(at) + ")");
@@ -22,9 +30,13 @@ using binschema::hex;
   throw e;
 }
 
+binschema::StringPool make_pool_strings() {
+  return binschema::StringPool(binschema::StringPool::Kind::CString, binschema::StringPool::Order::Sorted, 1, 0, binschema::StringPool::Header::None, 1, true);
+}
+
 struct WCtx {
   W w;
-  binschema::StringPool pool_strings{binschema::StringPool::Kind::CString, binschema::StringPool::Order::Sorted, 1, 0};
+  binschema::StringPool pool_strings = make_pool_strings();
 };
 
 void read_DefaultSectionHeader(const R& r, uint64_t s, DefaultSectionHeader& x);
@@ -371,6 +383,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   f_unknown = r.get<uint32_t>(s + 0x4);
   x.unknown = f_unknown;
   f_file_size = r.get<uint32_t>(s + 0x8);
+  if (uint64_t(f_file_size) != uint64_t(uint64_t(r.size()))) fail(s + 0x8, "file_size", "says " + hex(f_file_size) + " but the file has " + hex(r.size()) + " bytes");
   f_alignment = r.get<uint32_t>(s + 0xc);
   if (f_alignment != 8) fail(s + 0xc, "alignment", "expected 8, found " + std::to_string(f_alignment));
   f_sections = r.get<uint64_t>(s + 0x10);

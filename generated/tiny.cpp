@@ -11,10 +11,18 @@
 namespace binschema::tiny {
 namespace {
 
-using R = binschema::Reader<std::endian::big>;
+struct R : binschema::Reader<std::endian::big> {
+  using binschema::Reader<std::endian::big>::Reader;
+};
 using W = binschema::Writer<std::endian::big>;
 using binschema::DecodeError;
 using binschema::hex;
+
+// The size of a block that runs from `at` up to `target`.
+[[maybe_unused]] uint64_t until_(uint64_t at, uint64_t target) {
+  if (target < at) throw DecodeError(at, "block at " + hex(at) + " would end at " + hex(target) + ", before it starts");
+  return target - at;
+}
 
 [[noreturn]] void fail(uint64_t at, const char* field, const std::string& message) {
   DecodeError e(at, message + " (at " + hex(at) + ")");
@@ -22,9 +30,13 @@ using binschema::hex;
   throw e;
 }
 
+binschema::StringPool make_pool_names() {
+  return binschema::StringPool(binschema::StringPool::Kind::CString, binschema::StringPool::Order::FirstUse, 1, 0, binschema::StringPool::Header::None, 1, true);
+}
+
 struct WCtx {
   W w;
-  binschema::StringPool pool_names{binschema::StringPool::Kind::CString, binschema::StringPool::Order::FirstUse, 1, 0};
+  binschema::StringPool pool_names = make_pool_names();
 };
 
 void read_Pair(const R& r, uint64_t s, Pair& x);
@@ -140,6 +152,7 @@ void read_Header(const R& r, uint64_t s, [[maybe_unused]] Header& x) {
   f_flags = r.get<uint16_t>(s + 0x6);
   x.flags = f_flags;
   f_file_size = r.get<uint32_t>(s + 0x8);
+  if (uint64_t(f_file_size) != uint64_t(uint64_t(r.size()))) fail(s + 0x8, "file_size", "says " + hex(f_file_size) + " but the file has " + hex(r.size()) + " bytes");
   f_records = r.get<uint32_t>(s + 0xc);
   f_record_count = r.get<uint16_t>(s + 0x10);
   f_tag_count = r.get<uint16_t>(s + 0x12);

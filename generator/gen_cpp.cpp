@@ -225,29 +225,54 @@ class CppGen {
     w += "#include \"binschema/hash.h\"\n#include \"binschema/reader.h\"\n#include \"binschema/string_pool.h\"\n#include \"binschema/writer.h\"\n";
     w += "namespace {{NS}} {";
     w += "namespace {\n";
-    w += "using R = binschema::Reader<std::endian::{{ENDIAN}}>;";
+    // The reader, plus what scoped pools need: the start of the struct their
+    // offsets are relative to, and the strings read so far (to check the block).
+    w += "struct R : binschema::Reader<std::endian::{{ENDIAN}}> {";
+    w += "  using binschema::Reader<std::endian::{{ENDIAN}}>::Reader;";
+    for (const auto& p : s_.pools)
+      if (!p.scope.empty()) {
+        w += "  mutable uint64_t scope_" + p.scope + " = 0;";
+        w += "  mutable std::vector<std::pair<uint64_t, size_t>> refs_" + p.name + ";";
+      }
+    w += "};";
     w += "using W = binschema::Writer<std::endian::{{ENDIAN}}>;";
     w += "using binschema::DecodeError;\nusing binschema::hex;\n";
+    w += "// The size of a block that runs from `at` up to `target`.";
+    w += "[[maybe_unused]] uint64_t until_(uint64_t at, uint64_t target) {";
+    w += "  if (target < at) throw DecodeError(at, \"block at \" + hex(at) + \" would end at \" + hex(target) + \", before it starts\");";
+    w += "  return target - at;";
+    w += "}\n";
     w += "[[noreturn]] void fail(uint64_t at, const char* field, const std::string& message) {";
     w += "  DecodeError e(at, message + \" (at \" + hex(at) + \")\");";
     w += "  e.push_field(field);";
     w += "  throw e;";
     w += "}\n";
     // Write context: the writer and the pools.
+    int id = 0;
+    for (const auto& p : s_.pools) {
+      std::string order = p.reversed_bits ? "ReversedBits" : p.order == Pool::Order::Sorted ? "Sorted" : "FirstUse";
+      w += "binschema::StringPool make_pool_" + p.name + "() {";
+      w += "  return binschema::StringPool(binschema::StringPool::Kind::" +
+           std::string(p.kind == Pool::Kind::CString ? "CString" : "Pascal16") + ", binschema::StringPool::Order::" +
+           order + ", " + std::to_string(p.align) + ", " + std::to_string(id++) + ", binschema::StringPool::Header::" +
+           (p.header_str ? "Str" : "None") + ", " + std::to_string(p.block_align) + ", " + (p.shared ? "true" : "false") + ");";
+      w += "}\n";
+    }
     w += "struct WCtx {";
     w.indent();
     w += "W w;";
-    int id = 0;
     for (const auto& p : s_.pools) {
-      w += "binschema::StringPool pool_" + p.name + "{binschema::StringPool::Kind::" +
-           (p.kind == Pool::Kind::CString ? "CString" : "Pascal16") + ", binschema::StringPool::Order::" +
-           (p.order == Pool::Order::Sorted ? "Sorted" : "FirstUse") + ", " + std::to_string(p.align) + ", " +
-           std::to_string(id++) + "};";
+      w += "binschema::StringPool pool_" + p.name + " = make_pool_" + p.name + "();";
+      if (!p.scope.empty()) w += "uint64_t scope_" + p.scope + " = 0;";
     }
+    const Struct* root = s_.find(s_.root);
+    for (const auto& f : root->fields)
+      if (!f->ptr && f->array && f->type.kind == ValueType::Struct && f->type.st->has_children && !f->fixed_offset)
+        w += "uint64_t at_" + root->name + "_" + f->name + " = 0;  // where the root's " + f->name + " start";
     w.dedent();
     w += "};\n";
     for (const Struct* st : ordered()) {
-      w += (st->fixed_size ? "void read_" : "uint64_t read_") + st->name + "(const R& r, uint64_t s, " + st->name + "& x);";
+      w += (st->fixed_size ? "void read_" : "uint64_t read_") + st->name + "(const R& r, uint64_t s, " + st->name + "& x" + read_params(*st) + ");";
       w += (st->fixed_size ? "void put_" + st->name + "(WCtx& c, uint64_t s, const " : "uint64_t put_" + st->name + "(WCtx& c, const ") + st->name + "& x);";
       if (st->has_children) w += "void place_" + st->name + "(WCtx& c, const " + st->name + "& x, uint64_t s);";
     }
@@ -281,7 +306,10 @@ class CppGen {
       case Expr::Unary: return "(" + e.name + read_expr(e.args[0]) + ")";
       case Expr::Binary: return "(" + read_expr(e.args[0]) + " " + e.name + " " + read_expr(e.args[1]) + ")";
       case Expr::Ternary: return "(" + read_expr(e.args[0]) + " ? " + read_expr(e.args[1]) + " : " + read_expr(e.args[2]) + ")";
-      case Expr::Call: throw SchemaError(e.loc, e.name + "() cannot be used in a count");
+      case Expr::Call:
+        if (e.name == "until") return "until_(o, " + read_expr(e.args[0]) + ")";
+        if (e.name == "file_size") return "uint64_t(r.size())";
+        throw SchemaError(e.loc, e.name + "() cannot be used when reading");
     }
     return "";
   }
@@ -297,6 +325,10 @@ class CppGen {
       if (!f.derive) targets.push_back(&f);
     } else if (f.type.kind == ValueType::Prim && !f.array) {
       w += "f_" + f.name + " = " + load(f, o) + ";";
+      bool uses_size = false;
+      if (f.derive && size_check(*f.derive, uses_size) && uses_size)
+        w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.derive) + ")) fail(" + o + ", \"" + f.name +
+             "\", \"says \" + hex(f_" + f.name + ") + \" but the file has \" + hex(r.size()) + \" bytes\");";
       if (f.const_int)
         w += "if (f_" + f.name + " != " + std::to_string(*f.const_int) + ") fail(" + o + ", \"" + f.name +
              "\", \"expected " + std::to_string(*f.const_int) + ", found \" + std::to_string(f_" + f.name + "));";
@@ -337,6 +369,27 @@ class CppGen {
       } else {
         w += x + " = std::string(r.chars(" + o + ", " + std::to_string(f.type.chars) + "));";
       }
+    } else if (f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) {
+      std::string n = f.size_rest ? "until_(o, end)" : read_expr(*f.size_expr);
+      w += "{";
+      w.indent();
+      w += "const uint64_t n = " + n + ";";
+      w += "r.need(o, n);";
+      if (f.type.kind == ValueType::Bytes) {
+        w += x + ".data.assign(r.data() + o, r.data() + o + n);";
+      } else {
+        // Writing puts each referenced string again, in order: only a block of
+        // exactly that form can be written back, so anything else is refused.
+        w += "uint64_t p = o;";
+        w += "for (const auto& [at, len] : r.refs_" + f.pool + ") {";
+        w += "  if (at != p) fail(o, \"" + f.name + "\", \"the block is not the referenced strings in order (string at \" + hex(at) + \", expected \" + hex(p) + \")\");";
+        w += "  p += len + 1;";
+        w += "}";
+        w += "if (p != o + n) fail(o, \"" + f.name + "\", \"the block holds \" + hex(n) + \" bytes, its strings \" + hex(p - o));";
+      }
+      w += "o += n;";
+      w.dedent();
+      w += "}";
     } else if (f.type.kind == ValueType::CString) {
       w += "try {";
       w += "  " + x + " = std::string(r.cstring(o));";
@@ -346,8 +399,9 @@ class CppGen {
       std::string dst = f.in_model() ? x : "tmp_" + f.name;
       if (!f.in_model()) w += f.type.st->name + " tmp_" + f.name + ";";
       w += "try {";
-      if (f.type.st->fixed_size) w += "  read_" + f.type.st->name + "(r, " + o + ", " + dst + ");";
-      else w += "  o = read_" + f.type.st->name + "(r, " + o + ", " + dst + ");";
+      std::string end = st.needs_end ? "end" : "r.size()";
+      if (f.type.st->fixed_size) w += "  " + read_call(*f.type.st, o, dst, end) + ";";
+      else w += "  o = " + read_call(*f.type.st, o, dst, end) + ";";
       w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
     } else if (f.array && (f.type.kind == ValueType::Struct || f.type.kind == ValueType::Prim)) {
       // Inline array: elements one after the other from the cursor.
@@ -365,8 +419,13 @@ class CppGen {
         w += "o += " + std::to_string(prim_size(f.type.prim)) + ";";
       } else {
         w += "try {";
-        if (et->fixed_size) w += "  read_" + et->name + "(r, o, " + x + "[i]);\n  o += " + hexs(et->size) + ";";
-        else w += "  o = read_" + et->name + "(r, o, " + x + "[i]);";
+        std::string next = "r.size()";
+        if (extent_field(*et)) {
+          if (!et->fixed_size) throw SchemaError(f.loc, "extent: next needs fixed-size elements");
+          next = "i + 1 < n ? " + next_target(*et, "o + " + hexs(et->size)) + " : r.size()";
+        }
+        if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
+        else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
         w += "} catch (DecodeError& e) { e.push_index(i); throw; }";
       }
       w.dedent();
@@ -381,10 +440,62 @@ class CppGen {
     if (cursor && f.fixed_size) w += "o += " + hexs(f.size) + ";";
   }
 
+  static const Field* extent_field(const Struct& st) {
+    for (const auto& f : st.fields)
+      if (f->extent_next) return f.get();
+    return nullptr;
+  }
+
+  // Extra reader parameters: the block's end (for `size: rest`) and the end
+  // of the target of an `extent: next` pointer.
+  static std::string read_params(const Struct& st) {
+    std::string p;
+    if (st.needs_end) p += ", uint64_t end";
+    if (extent_field(st)) p += ", uint64_t next";
+    return p;
+  }
+
+  // read_T(r, at, dst, ...) with the bounds it takes.
+  static std::string read_call(const Struct& st, const std::string& at, const std::string& dst,
+                               const std::string& end = "r.size()", const std::string& next = "r.size()") {
+    std::string c = "read_" + st.name + "(r, " + at + ", " + dst;
+    if (st.needs_end) c += ", " + end;
+    if (extent_field(st)) c += ", " + next;
+    return c + ")";
+  }
+
+  // Where the target of element i + 1's `extent: next` pointer starts (the
+  // end of element i's target), for fixed-size elements at `first` + i * size.
+  std::string next_target(const Struct& et, const std::string& elem_i_plus_1) const {
+    const Field* f = extent_field(et);
+    std::string base = f->base == Field::Base::Struct ? "(" + elem_i_plus_1 + ") + " : "";
+    return base + "r.get<" + raw_uint(f->ptr) + ">(" + elem_i_plus_1 + " + " + hexs(f->offset) + ")";
+  }
+
+  // A derived value the reader can recompute and check: one over the file's
+  // size and constants (a header's size field, say), so that a truncated or
+  // padded file is caught even where the rest of its bytes are opaque.
+  static bool size_check(const Expr& e, bool& uses_size) {
+    switch (e.kind) {
+      case Expr::Int: return true;
+      case Expr::Call:
+        uses_size = uses_size || e.name == "file_size";
+        return e.name == "file_size";
+      case Expr::Ident: return false;
+      default:
+        for (const auto& a : e.args)
+          if (!size_check(a, uses_size)) return false;
+        return true;
+    }
+  }
+
   void read_fn(const Struct& st) {
     CodeWriter& w = c_;
-    w += (st.fixed_size ? "void read_" : "uint64_t read_") + st.name + "(const R& r, uint64_t s, [[maybe_unused]] " + st.name + "& x) {";
+    w += (st.fixed_size ? "void read_" : "uint64_t read_") + st.name + "(const R& r, uint64_t s, [[maybe_unused]] " + st.name + "& x" + read_params(st) + ") {";
     w.indent();
+    if (st.needs_end) w += "if (end > r.size() || end < s) throw DecodeError(s, \"block at \" + hex(s) + \" ends at \" + hex(end) + \", outside the file\");";
+    for (const auto& p : s_.pools)
+      if (p.scope == st.name) w += "r.scope_" + st.name + " = s;\nr.refs_" + p.name + ".clear();";
     if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
     else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = s + " + hexs(st.prefix) + ";";
     // Raw values of integer and pointer fields, for counts, tags and conditions.
@@ -438,7 +549,7 @@ class CppGen {
         w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) v[i] = " +
              load(p, o + " + i * " + std::to_string(prim_size(p.type.prim))) + ";";
       } else if (p.type.kind == ValueType::Struct && !p.array && !p.ptr) {
-        w += "try { read_" + p.type.st->name + "(r, " + o + ", v); }";
+        w += "try { " + read_call(*p.type.st, o, "v") + "; }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
       } else {
         throw SchemaError(c.loc, "this kind of union case is not supported by schema v1");
@@ -454,6 +565,9 @@ class CppGen {
     w += "}";
   }
 
+  // The end bound passed to a pointer's target: `next` for `extent: next`.
+  static std::string target_end(const Field& f) { return f.extent_next ? "next" : "r.size()"; }
+
   void read_target(const Field& f) {
     CodeWriter& w = c_;
     std::string x = "x." + cpp_field(f.name);
@@ -462,7 +576,13 @@ class CppGen {
     w += "try {";
     w.indent();
     if (f.type.kind == ValueType::String && !f.array) {
-      w += x + " = std::string(r.cstring(" + base + p + "));";
+      const Pool* pool = s_.pool(f.pool);
+      if (pool && !pool->scope.empty()) {
+        w += x + " = std::string(r.cstring(r.scope_" + pool->scope + " + " + p + "));";
+        w += "r.refs_" + pool->name + ".emplace_back(r.scope_" + pool->scope + " + " + p + ", " + x + ".size());";
+      } else {
+        w += x + " = std::string(r.cstring(" + base + p + "));";
+      }
     } else if (!f.array) {
       std::string dst = f.in_model() ? x : "tmp";
       if (!f.in_model()) w += f.type.st->name + " tmp;";
@@ -470,12 +590,12 @@ class CppGen {
         w += "if (" + p + " == 0) " + x + ".reset();";
         w += "else {";
         w += "  r.need_target(" + base + p + ", 1);";
-        w += "  read_" + f.type.st->name + "(r, " + base + p + ", " + x + ".emplace());";
+        w += "  " + read_call(*f.type.st, base + p, x + ".emplace()", target_end(f)) + ";";
         w += "}";
       } else {
         w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer (in the struct at \" + hex(s) + \")\");";
         w += "r.need_target(" + base + p + ", 1);";
-        w += "read_" + f.type.st->name + "(r, " + base + p + ", " + dst + ");";
+        w += read_call(*f.type.st, base + p, dst, target_end(f)) + ";";
       }
     } else {
       std::string n = f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count);
@@ -497,7 +617,7 @@ class CppGen {
         w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(t + i * " + hexs(stride) + ");";
         w += "  try {";
         w += "    r.need_target(e, 1);";
-        w += "    read_" + f.type.st->name + "(r, e, " + x + "[i]);";
+        w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
         w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       } else if (f.type.kind == ValueType::Prim) {
@@ -509,13 +629,16 @@ class CppGen {
         w += "}";
       } else if (f.type.st->fixed_size) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
-        w += "  try { read_" + f.type.st->name + "(r, t + i * " + hexs(stride) + ", " + x + "[i]); }";
+        std::string next = "r.size()";
+        if (extent_field(*f.type.st))
+          next = "i + 1 < n ? " + next_target(*f.type.st, "t + (i + 1) * " + hexs(stride)) + " : r.size()";
+        w += "  try { " + read_call(*f.type.st, "t + i * " + hexs(stride), x + "[i]", "r.size()", next) + "; }";
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       } else {
         w += "uint64_t o2 = t;";
         w += "for (uint64_t i = 0; i < n; ++i) {";
-        w += "  try { o2 = read_" + f.type.st->name + "(r, o2, " + x + "[i]); }";
+        w += "  try { o2 = " + read_call(*f.type.st, "o2", x + "[i]") + "; }";
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       }
@@ -596,7 +719,9 @@ class CppGen {
     CodeWriter& w = c_;
     std::string x = "x." + cpp_field(f.name);
     std::string what = "\"" + st.name + "." + f.name + "\"";
-    if (f.derive) {
+    if (f.derive && uses_scoped_pool(*f.derive)) {
+      // Patched right after the pool block is placed (see put_fn).
+    } else if (f.derive) {
       int width = f.ptr ? f.ptr : static_cast<int>(prim_size(f.type.prim));
       if (is_late(*f.derive)) {
         Late l = late(st, *f.derive);
@@ -606,7 +731,11 @@ class CppGen {
         if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
       }
     } else if (f.ptr && !f.pool.empty() && !f.array) {
-      w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, true);";
+      const Pool* pool = s_.pool(f.pool);
+      if (!pool->scope.empty())
+        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 0, c.scope_" + pool->scope + ");";
+      else
+        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, true);";
     } else if (f.ptr) {
       // Patched by place_.
     } else if (!f.count_for.empty()) {
@@ -653,6 +782,18 @@ class CppGen {
     } else if (f.type.kind == ValueType::Chars) {
       std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
       w += "c.w.chars(" + o + ", " + v + ", " + std::to_string(f.type.chars) + ", false, " + what + ");";
+    } else if (f.type.kind == ValueType::Bytes) {
+      w += "c.w.bytes(c.w.reserve(" + x + ".data.size()), " + x + ".data.data(), " + x + ".data.size());";
+    } else if (f.type.kind == ValueType::PoolBlock) {
+      w += "c.pool_" + f.pool + ".place(c.w);";
+      w += "c.pool_" + f.pool + ".patch(c.w);";
+      for (const auto& g : st.fields) {
+        if (!g->derive || !uses_scoped_pool(*g->derive)) continue;
+        if (!g->fixed_offset) throw SchemaError(g->loc, "a value over a scoped pool must sit at a fixed offset");
+        int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
+        w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + placed_expr(st, *g->derive) +
+             ", \"" + st.name + "." + g->name + "\");";
+      }
     } else if (f.type.kind == ValueType::CString) {
       w += "if (" + x + ".find('\\0') != std::string::npos) throw binschema::EncodeError(std::string(" + what + ") + \": a NUL inside a NUL-terminated string\");";
       w += "c.w.bytes(c.w.reserve(" + x + ".size() + 1), " + x + ".data(), " + x + ".size());";
@@ -662,7 +803,15 @@ class CppGen {
       else w += "put_" + f.type.st->name + "(c, " + src + ");";
     } else if (f.array && (f.type.kind == ValueType::Struct || f.type.kind == ValueType::Prim)) {
       const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
-      if (et && et->has_children) throw SchemaError(f.loc, "an inline array of structs that point elsewhere is not supported by schema v1");
+      if (et && et->has_children) {
+        // Their targets are placed by place_ once the whole struct is written;
+        // remember where the elements start.
+        if (!et->fixed_size) throw SchemaError(f.loc, "an inline array whose elements point elsewhere needs fixed-size elements");
+        if (!f.fixed_offset) {
+          if (st.name != s_.root) throw SchemaError(f.loc, "an inline array whose elements point elsewhere must sit at a fixed offset (or in the root struct)");
+          w += "c.at_" + st.name + "_" + f.name + " = c.w.pos();";
+        }
+      }
       w += "for (const auto& e : " + x + ") {";
       if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
       else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
@@ -673,6 +822,28 @@ class CppGen {
     } else {
       throw SchemaError(f.loc, "inline field '" + f.name + "' of this type is not supported by schema v1");
     }
+  }
+
+  bool uses_scoped_pool(const Expr& e) const {
+    if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
+      const Pool* p = s_.pool(e.args[0].name);
+      return p && !p->scope.empty();
+    }
+    for (const auto& a : e.args)
+      if (uses_scoped_pool(a)) return true;
+    return false;
+  }
+
+  // C++ for a value over marks that are already placed (start/end/size).
+  std::string placed_expr(const Struct& st, const Expr& e) const {
+    if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
+      std::string id = std::to_string(s_.region_id(e.args[0].name));
+      if (e.name == "start") return "c.w.start_of(" + id + ")";
+      if (e.name == "end") return "c.w.end_of(" + id + ")";
+      return "(c.w.end_of(" + id + ") - c.w.start_of(" + id + "))";
+    }
+    if (e.kind == Expr::Binary) return "(" + placed_expr(st, e.args[0]) + " " + e.name + " " + placed_expr(st, e.args[1]) + ")";
+    return write_expr(st, e);
   }
 
   // What a field that is absent (its if: is false) must hold in the model.
@@ -690,6 +861,8 @@ class CppGen {
     else w += "uint64_t put_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
     w.indent();
     if (!st.fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(st.prefix) + ");";
+    for (const auto& p : s_.pools)
+      if (p.scope == st.name) w += "c.scope_" + st.name + " = s;\nc.pool_" + p.name + " = make_pool_" + p.name + "();";
     // Derived values that other derived values may use.
     for (const auto& f : st.fields)
       if (f->derive && !is_late(*f->derive))
@@ -707,7 +880,11 @@ class CppGen {
         // Fixed-size fields get their bytes first; variable ones append as they go.
         w += "[[maybe_unused]] const uint64_t " + o + " = " + (f.fixed_size ? "c.w.reserve(" + hexs(f.size) + ")" : "c.w.pos()") + ";";
       }
+      int region = !f.ptr && !f.region.empty() ? s_.region_id(f.region) : -1;
+      if (region >= 0) w += "c.w.mark_start_at(" + std::to_string(region) + ", " + (f.fixed_size ? o : "c.w.pos()") + ");";
       put_field(st, f, o);
+      if (region >= 0)
+        w += "c.w.mark_end_at(" + std::to_string(region) + ", " + (f.fixed_size ? o + " + " + hexs(f.size) : "c.w.pos()") + ");";
       if (f.cond) {
         w.dedent();
         if (f.in_model()) {
@@ -786,7 +963,14 @@ class CppGen {
     }
     for (const auto& f : st.fields) {
       if (f->ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
-      w += "place_" + f->type.st->name + "(c, x." + cpp_field(f->name) + ", s + " + hexs(f->offset) + ");";
+      const Struct& et = *f->type.st;
+      if (f->array) {
+        std::string start = f->fixed_offset ? "s + " + hexs(f->offset) : "c.at_" + st.name + "_" + f->name;
+        w += "for (size_t i = 0; i < x." + cpp_field(f->name) + ".size(); ++i)";
+        w += "  place_" + et.name + "(c, x." + cpp_field(f->name) + "[i], " + start + " + i * " + hexs(et.size) + ");";
+      } else {
+        w += "place_" + et.name + "(c, x." + cpp_field(f->name) + ", s + " + hexs(f->offset) + ");";
+      }
     }
     w.dedent();
     w += "}\n";
@@ -883,7 +1067,7 @@ class CppGen {
     w += "{{ROOT}} decode(std::span<const uint8_t> bytes) {";
     w += "  R r(bytes);";
     w += "  {{ROOT}} x;";
-    w += "  read_{{ROOT}}(r, 0, x);";
+    w += "  " + read_call(*root, "0", "x") + ";";
     w += "  return x;";
     w += "}\n";
     w += "std::vector<uint8_t> encode(const {{ROOT}}& x) {";
@@ -896,6 +1080,7 @@ class CppGen {
     if (root->has_children) w += "place_{{ROOT}}(c, x, s);";
     else w += "(void)s;";
     for (const auto& p : s_.pools) {
+      if (!p.scope.empty()) continue;  // placed by the struct it belongs to
       if (!p.placed_in_layout) w += "c.pool_" + p.name + ".place(c.w);";
       w += "c.pool_" + p.name + ".patch(c.w);";
     }

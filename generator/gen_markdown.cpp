@@ -50,6 +50,8 @@ std::string type_text(const Field& f) {
     case ValueType::Bytes: base = "bytes"; break;
     case ValueType::Struct: base = "[" + f.type.st->name + "](#" + f.type.st->name + ")"; break;
     case ValueType::Union: base = "union"; break;
+    case ValueType::CString: base = "NUL-terminated string"; break;
+    case ValueType::PoolBlock: base = "the strings of pool `" + f.pool + "`"; break;
   }
   if (f.array) base += f.fixed_count ? "[" + std::to_string(*f.fixed_count) + "]" : "[]";
   if (f.elem_ptr) base = (f.elem_ptr == 4 ? "u32" : "u64") + std::string(" pointers to ") + base;
@@ -75,6 +77,20 @@ std::string notes(const Struct& st, const Field& f) {
   }
   if (f.derive) n.push_back("Computed on write: `" + expr_text(*f.derive) + "`.");
   if (f.count) n.push_back("Count: `" + expr_text(*f.count) + "`.");
+  if (f.size_rest) n.push_back("Runs to the end of the block.");
+  if (f.size_expr) n.push_back("Size: `" + expr_text(*f.size_expr) + "`.");
+  if (f.extent_next) n.push_back("The target runs up to the next element's target, or to the end of the file.");
+  if (f.cond) n.push_back("Present only when `" + expr_text(*f.cond) + "`.");
+  if (!f.bits.empty()) {
+    std::string b;
+    unsigned shift = 0;
+    for (const auto& x : f.bits) {
+      b += (b.empty() ? "" : "; ") + std::string("bit") + (x.width > 1 ? "s " + std::to_string(shift) + "-" + std::to_string(shift + x.width - 1) : " " + std::to_string(shift)) +
+           ": `" + x.name + "`" + (x.doc.empty() ? "" : " (" + x.doc + ")");
+      shift += x.width;
+    }
+    n.push_back("Bits, from the least significant: " + b + ".");
+  }
   if (f.ptr && f.pool.empty()) {
     std::string p = f.base == Field::Base::Struct ? "Relative to the start of this struct" : "Absolute offset";
     if (f.null == Field::Null::WhenEmpty) p += "; 0 when empty";
@@ -122,10 +138,11 @@ std::string generate_markdown(const Schema& s) {
       std::string keep;
       for (const auto& k : p.keep) keep += (keep.empty() ? "" : ", ") + ("`\"" + k + "\"`");
       o << "| `" << p.name << "` | " << (p.kind == Pool::Kind::CString ? "NUL-terminated" : "u16 length, bytes, NUL")
-        << " | " << (p.order == Pool::Order::Sorted ? "sorted by bytes" : "order of first use") << " | " << p.align
+        << " | " << (p.reversed_bits ? "by reversed bits" : p.order == Pool::Order::Sorted ? "sorted by bytes" : "order of first use")
+        << (p.shared ? "" : ", not shared") << (p.scope.empty() ? "" : ", one per " + p.scope) << " | " << p.align
         << " | " << cell(p.doc + (keep.empty() ? "" : " Always holds " + keep + ".")) << " |\n";
     }
-    o << "\nEach distinct string is stored once; every reference to it points at the same copy.\n\n";
+    o << "\nIn a shared pool each distinct string is stored once and every reference to it points at the same copy.\n\n";
   }
 
   o << "## Structures\n\n";

@@ -58,6 +58,7 @@ bool prim_is_signed(Prim p) {
 
 bool Field::in_model() const {
   if (is_const() || derive || !count_for.empty() || !tag_for.empty()) return false;
+  if (type.kind == ValueType::PoolBlock) return false;
   if (type.kind == ValueType::Struct && type.st && !type.st->has_model && !array) return false;
   return true;
 }
@@ -105,7 +106,7 @@ class Parser {
         p.name = scalar(it->first);
         p.loc = loc(it->first);
         const YAML::Node& n = it->second;
-        keys(n, {"kind", "order", "align", "keep", "doc"});
+        keys(n, {"kind", "order", "align", "keep", "doc", "shared", "scope", "header", "block_align"});
         std::string kind = opt_str(n, "kind", "cstring");
         if (kind == "cstring") p.kind = Pool::Kind::CString;
         else if (kind == "pascal16") p.kind = Pool::Kind::Pascal16;
@@ -113,11 +114,19 @@ class Parser {
         std::string order = opt_str(n, "order", "first_use");
         if (order == "first_use") p.order = Pool::Order::FirstUse;
         else if (order == "sorted") p.order = Pool::Order::Sorted;
-        else fail(n["order"], "pool order is 'first_use' or 'sorted'");
+        else if (order == "reversed_bits") p.reversed_bits = true;
+        else fail(n["order"], "pool order is 'first_use', 'sorted' or 'reversed_bits'");
+        if (n["header"]) {
+          if (scalar(n["header"]) != "str") fail(n["header"], "the only pool header is 'str' (EventFlow's STR block)");
+          p.header_str = true;
+        }
+        if (n["block_align"]) p.block_align = uint(n["block_align"]);
         p.align = n["align"] ? uint(n["align"]) : (p.kind == Pool::Kind::Pascal16 ? 2 : 1);
         if (n["keep"])
           for (const auto& k : seq(n["keep"])) p.keep.push_back(scalar(k));
         p.doc = opt_str(n, "doc", "");
+        if (n["shared"]) p.shared = scalar(n["shared"]) != "false";
+        p.scope = opt_str(n, "scope", "");
         s->pools.push_back(std::move(p));
         s->regions.push_back(s->pools.back().name);
       }
@@ -263,6 +272,7 @@ class Parser {
     }
     if (base == "string") { f.type.kind = ValueType::String; return; }
     if (base == "cstring") { f.type.kind = ValueType::CString; return; }
+    if (base == "pool") { f.type.kind = ValueType::PoolBlock; return; }
     if (base == "bytes") { f.type.kind = ValueType::Bytes; return; }
     if (base == "union") { f.type.kind = ValueType::Union; return; }
     for (const auto& [name, p] : kPrims)
@@ -278,7 +288,7 @@ class Parser {
   void parse_field(const YAML::Node& n, Field& f, bool named) {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
-             "cases", "tag", "pad_to", "value", "if", "bits"});
+             "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent"});
     f.loc = loc(n);
     if (named) f.name = req_str(n, "name");
     f.doc = opt_str(n, "doc", "");
@@ -329,6 +339,16 @@ class Parser {
     }
     f.tag = opt_str(n, "tag", "");
     if (n["if"]) f.cond = parse_expr(scalar(n["if"]), loc(n["if"]));
+    if (n["size"]) {
+      if (f.type.kind != ValueType::Bytes && f.type.kind != ValueType::PoolBlock)
+        fail(n["size"], "size: belongs to bytes and pool fields");
+      if (scalar(n["size"]) == "rest") f.size_rest = true;
+      else f.size_expr = parse_expr(scalar(n["size"]), loc(n["size"]));
+    }
+    if (n["extent"]) {
+      if (scalar(n["extent"]) != "next") fail(n["extent"], "extent is 'next'");
+      f.extent_next = true;
+    }
     if (n["bits"]) {
       if (f.type.kind != ValueType::Prim || prim_is_float(f.type.prim) || f.array)
         fail(n["bits"], "bits: splits an unsigned integer field");
@@ -431,13 +451,26 @@ class Parser {
         f.type.st = s_.find(f.type.struct_name);
         if (!f.type.st) throw SchemaError(f.loc, "unknown type '" + f.type.struct_name + "'");
       }
-      if (!f.pool.empty()) {
+      if (!f.pool.empty() && f.type.kind == ValueType::PoolBlock) {
+        if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
+      } else if (!f.pool.empty()) {
         if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
         if (f.type.kind != ValueType::String) throw SchemaError(f.loc, "pool: is for string fields");
         if (!f.ptr) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
       }
       if (f.type.kind == ValueType::String && f.pool.empty())
         throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
+      if ((f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) && !f.size_expr && !f.size_rest)
+        throw SchemaError(f.loc, "a bytes or pool field needs size: (an expression, or rest)");
+      if (f.type.kind == ValueType::Bytes && (f.ptr || f.array)) throw SchemaError(f.loc, "bytes are stored inline");
+      if (f.type.kind == ValueType::PoolBlock) {
+        const Pool* p = s_.pool(f.pool);
+        if (!p) throw SchemaError(f.loc, "a pool field names its pool: pool: NAME");
+        if (p->scope != st.name) throw SchemaError(f.loc, "pool '" + f.pool + "' is not scoped to " + st.name + " (scope: " + st.name + ")");
+      }
+      if (f.size_rest) st.needs_end = true;
+      if (f.extent_next && (!f.ptr || f.array || f.type.kind != ValueType::Struct))
+        throw SchemaError(f.loc, "extent: next belongs to a pointer to a struct");
       if (f.type.kind == ValueType::CString && (f.ptr || f.array))
         throw SchemaError(f.loc, "cstring is an inline string: no ptr:, no arrays of it");
       if (f.array && !f.fixed_count && !f.count)
@@ -455,7 +488,6 @@ class Parser {
       if (f.array && f.type.kind == ValueType::String && f.pool.empty())
         throw SchemaError(f.loc, "arrays of strings need a pool");
       if (!f.region.empty()) {
-        if (!f.ptr) throw SchemaError(f.loc, "region: names the target of a pointer field");
         if (s_.region_id(f.region) >= 0) throw SchemaError(f.loc, "region '" + f.region + "' defined twice");
         s_.regions.push_back(f.region);
       }
@@ -520,6 +552,7 @@ class Parser {
         case ValueType::String:
         case ValueType::Bytes:
         case ValueType::CString:
+        case ValueType::PoolBlock:
           return false;
       }
       if (f.array) {
@@ -601,13 +634,17 @@ class Parser {
         case Expr::Call: {
           static const std::map<std::string, size_t> arity = {
               {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},
-              {"size", 1},  {"fnv1a32", 1},   {"murmur3", 1}};
+              {"size", 1},  {"fnv1a32", 1},   {"murmur3", 1}, {"until", 1}};
           auto it = arity.find(e.name);
           if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
           if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
           if (e.name == "start" || e.name == "end" || e.name == "size") {
             if (e.args[0].kind != Expr::Ident || s_.region_id(e.args[0].name) < 0)
               throw SchemaError(e.loc, e.name + "() takes a region or pool name");
+            return;
+          }
+          if (e.name == "until") {
+            check_expr(st, e.args[0]);
             return;
           }
           if (!e.args.empty()) {
@@ -626,6 +663,7 @@ class Parser {
         if (f->derive) check_expr(st, *f->derive);
         if (f->count) check_expr(st, *f->count);
         if (f->cond) check_expr(st, *f->cond);
+        if (f->size_expr) check_expr(st, *f->size_expr);
       }
     }
 

@@ -42,7 +42,7 @@ struct Struct;
 
 // The value a field holds (before any array-ness).
 struct ValueType {
-  enum Kind { Prim, Struct, String, Chars, Bytes, Union, CString } kind = Prim;
+  enum Kind { Prim, Struct, String, Chars, Bytes, Union, CString, PoolBlock } kind = Prim;
   gen::Prim prim = gen::Prim::U32;
   std::string struct_name;
   const gen::Struct* st = nullptr;  // resolved
@@ -86,6 +86,14 @@ struct Field {
   std::vector<int64_t> valid;
   std::optional<std::string> default_text;
   bool hex = false;
+
+  // Inline bytes / pool blocks: their size on read (`rest`: up to the end of
+  // the block, as bounded by the enclosing pointer's extent).
+  std::optional<Expr> size_expr;
+  bool size_rest = false;
+  // The pointer's target runs up to the next element's target (or the end of
+  // the file): the bound for a `size: rest` field inside it.
+  bool extent_next = false;
 
   // Present only when this expression (over earlier fields) is true.
   std::optional<Expr> cond;
@@ -137,6 +145,7 @@ struct Struct {
   uint64_t size = 0;
   uint64_t prefix = 0;     // bytes before the first variable-size field
   bool has_model = false;  // has at least one model field
+  bool needs_end = false;  // has a `size: rest` field: its reader takes the block's end
   bool has_children = false;  // places pointed-to blocks
 
   const Field* field(const std::string& n) const {
@@ -153,6 +162,11 @@ struct Pool {
   enum class Order { FirstUse, Sorted } order = Order::FirstUse;
   uint64_t align = 1;
   std::vector<std::string> keep;
+  bool shared = true;      // equal strings stored once
+  bool header_str = false; // starts with an EventFlow "STR " header
+  uint64_t block_align = 1;
+  bool reversed_bits = false;
+  std::string scope;       // a pool per instance of this struct, placed by a `pool` field in it
   bool placed_in_layout = false;
 };
 

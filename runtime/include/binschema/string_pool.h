@@ -25,8 +25,9 @@ class StringPool {
   enum class Header { None, Str };
 
   StringPool(Kind kind, Order order, unsigned align, int mark, Header header = Header::None,
-             unsigned block_align = 1)
-      : kind_(kind), order_(order), align_(align), mark_(mark), header_(header), block_align_(block_align) {}
+             unsigned block_align = 1, bool shared = true)
+      : kind_(kind), order_(order), align_(align), mark_(mark), header_(header), block_align_(block_align),
+        shared_(shared) {}
 
   // The key of the ReversedBits order.
   static std::string reversed_bits_key(std::string_view s) {
@@ -46,10 +47,12 @@ class StringPool {
   void keep(std::string_view s) { intern(s); }
 
   // Slot `slot` (width bytes) receives the string's offset, minus the pool
-  // start when `pool_relative`, plus `add` (2 points past a Pascal length).
+  // start when `pool_relative`, minus `base`, plus `add` (2 points past a
+  // Pascal length). A pool that is not shared stores every reference's string
+  // again, in order of reference.
   void ref(std::string_view s, uint64_t slot, uint8_t width, bool pool_relative, bool is_pointer,
-           uint8_t add = 0) {
-    refs_.push_back({slot, intern(s), width, pool_relative, is_pointer, add});
+           uint8_t add = 0, uint64_t base = 0) {
+    refs_.push_back({slot, intern(s), width, pool_relative, is_pointer, add, base});
   }
 
   template <std::endian E>
@@ -101,7 +104,7 @@ class StringPool {
     for (const Ref& r : refs_) {
       if (r.index >= offsets_.size())
         throw EncodeError("internal: string referenced after its pool was placed");
-      uint64_t v = offsets_[r.index] + r.add - (r.pool_relative ? start_ : 0);
+      uint64_t v = offsets_[r.index] + r.add - (r.pool_relative ? start_ : 0) - r.base;
       w.put_uint(r.slot, r.width, v, "string offset");
       if (r.is_pointer) w.record_pointer(r.slot, r.width, false);
     }
@@ -116,6 +119,7 @@ class StringPool {
     uint8_t width;
     bool pool_relative, is_pointer;
     uint8_t add;
+    uint64_t base;
   };
   struct Hash {
     using is_transparent = void;
@@ -123,6 +127,10 @@ class StringPool {
   };
 
   uint32_t intern(std::string_view s) {
+    if (!shared_) {
+      strings_.emplace_back(s);
+      return static_cast<uint32_t>(strings_.size() - 1);
+    }
     auto it = index_.find(s);
     if (it != index_.end()) return it->second;
     uint32_t i = static_cast<uint32_t>(strings_.size());
@@ -137,6 +145,7 @@ class StringPool {
   int mark_;
   Header header_;
   unsigned block_align_;
+  bool shared_;
   bool placed_ = false;
   uint64_t start_ = 0;
   std::vector<std::string> strings_;

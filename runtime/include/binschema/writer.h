@@ -85,7 +85,10 @@ class WriterBase {
   // it for it, or a pool) so that late fix-ups can refer to them.
   void mark_start(int id) { grow_marks(id); starts_[id] = pos(); }
   void mark_end(int id) { grow_marks(id); ends_[id] = pos(); }
+  void mark_start_at(int id, uint64_t at) { grow_marks(id); starts_[id] = at; }
+  void mark_end_at(int id, uint64_t at) { grow_marks(id); ends_[id] = at; }
   uint64_t start_of(int id) const { return starts_.at(id); }
+  uint64_t end_of(int id) const { return ends_.at(id); }
 
   void late(const LateFixup& f) { late_.push_back(f); }
 
