@@ -682,36 +682,27 @@ class CppGen {
     return false;
   }
 
-  // A late value as `plus - minus + add`.
-  struct Late {
-    std::string plus = "{}", minus = "{}", add = "0";
-  };
-  std::string term(const Expr& e) const {
-    if (e.name == "file_size") return "{binschema::LateTerm::FileSize, 0}";
-    int id = s_.region_id(e.args[0].name);
-    return std::string("{binschema::LateTerm::") + (e.name == "end" ? "End" : "Start") + ", " + std::to_string(id) + "}";
-  }
-  Late late(const Struct& st, const Expr& e) const {
-    Late l;
-    auto is_term = [](const Expr& x) { return x.kind == Expr::Call && is_late(x); };
-    if (is_term(e)) {
-      if (e.name == "size") {
-        int id = s_.region_id(e.args[0].name);
-        l.plus = "{binschema::LateTerm::End, " + std::to_string(id) + "}";
-        l.minus = "{binschema::LateTerm::Start, " + std::to_string(id) + "}";
-      } else {
-        l.plus = term(e);
+  // C++ for a value known only once the file is laid out, evaluated in
+  // finish(): marks, the file size, start(self) and model values.
+  std::string late_expr(const Struct& st, const Expr& e) const {
+    if (e.kind == Expr::Call && e.name == "file_size") return "c.w.pos()";
+    if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
+      if (e.args[0].name == "self") {
+        if (e.name != "start") throw SchemaError(e.loc, "only start(self) is known for the struct being written");
+        return "s";
       }
-      return l;
+      std::string id = std::to_string(s_.region_id(e.args[0].name));
+      if (e.name == "start") return "c.w.start_of(" + id + ")";
+      if (e.name == "end") return "c.w.end_of(" + id + ")";
+      return "(c.w.end_of(" + id + ") - c.w.start_of(" + id + "))";
     }
-    if (e.kind == Expr::Binary && (e.name == "+" || e.name == "-") && is_term(e.args[0]) && e.args[0].name != "size") {
-      l.plus = term(e.args[0]);
-      if (is_term(e.args[1]) && e.name == "-" && e.args[1].name != "size") l.minus = term(e.args[1]);
-      else if (!is_late(e.args[1])) l.add = std::string(e.name == "-" ? "-" : "") + "int64_t(" + write_expr(st, e.args[1]) + ")";
-      else throw SchemaError(e.loc, "a late value is start/end/size/file_size, optionally minus another or plus/minus a constant");
-      return l;
+    switch (e.kind) {
+      case Expr::Unary: return "(" + e.name + late_expr(st, e.args[0]) + ")";
+      case Expr::Binary: return "(" + late_expr(st, e.args[0]) + " " + e.name + " " + late_expr(st, e.args[1]) + ")";
+      case Expr::Ternary:
+        return "(" + late_expr(st, e.args[0]) + " ? " + late_expr(st, e.args[1]) + " : " + late_expr(st, e.args[2]) + ")";
+      default: return "uint64_t(" + write_expr(st, e) + ")";
     }
-    throw SchemaError(e.loc, "a late value is start/end/size/file_size, optionally minus another or plus/minus a constant");
   }
 
   // Writes one inline field at `o` (already reserved when the field has a fixed size).
@@ -724,8 +715,8 @@ class CppGen {
     } else if (f.derive) {
       int width = f.ptr ? f.ptr : static_cast<int>(prim_size(f.type.prim));
       if (is_late(*f.derive)) {
-        Late l = late(st, *f.derive);
-        w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") + ", " + l.plus + ", " + l.minus + ", " + l.add + "});";
+        w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") +
+             ", [=, &c, &x]() -> uint64_t { return " + late_expr(st, *f.derive) + "; }});";
       } else {
         w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
         if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
@@ -791,7 +782,7 @@ class CppGen {
         if (!g->derive || !uses_scoped_pool(*g->derive)) continue;
         if (!g->fixed_offset) throw SchemaError(g->loc, "a value over a scoped pool must sit at a fixed offset");
         int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
-        w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + placed_expr(st, *g->derive) +
+        w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
              ", \"" + st.name + "." + g->name + "\");";
       }
     } else if (f.type.kind == ValueType::CString) {
@@ -832,18 +823,6 @@ class CppGen {
     for (const auto& a : e.args)
       if (uses_scoped_pool(a)) return true;
     return false;
-  }
-
-  // C++ for a value over marks that are already placed (start/end/size).
-  std::string placed_expr(const Struct& st, const Expr& e) const {
-    if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
-      std::string id = std::to_string(s_.region_id(e.args[0].name));
-      if (e.name == "start") return "c.w.start_of(" + id + ")";
-      if (e.name == "end") return "c.w.end_of(" + id + ")";
-      return "(c.w.end_of(" + id + ") - c.w.start_of(" + id + "))";
-    }
-    if (e.kind == Expr::Binary) return "(" + placed_expr(st, e.args[0]) + " " + e.name + " " + placed_expr(st, e.args[1]) + ")";
-    return write_expr(st, e);
   }
 
   // What a field that is absent (its if: is false) must hold in the model.

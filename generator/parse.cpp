@@ -639,7 +639,7 @@ class Parser {
           if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
           if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
           if (e.name == "start" || e.name == "end" || e.name == "size") {
-            if (e.args[0].kind != Expr::Ident || s_.region_id(e.args[0].name) < 0)
+            if (e.args[0].kind != Expr::Ident || (s_.region_id(e.args[0].name) < 0 && !(e.name == "start" && e.args[0].name == "self")))
               throw SchemaError(e.loc, e.name + "() takes a region or pool name");
             return;
           }

@@ -139,9 +139,9 @@ BOOST_AUTO_TEST_CASE(late_values_resolve_after_layout) {
   uint64_t size_slot = w.reserve(4);
   uint64_t region_slot = w.reserve(4);
   uint64_t ptr_slot = w.reserve(8);
-  w.late({size_slot, 4, false, {LateTerm::FileSize, 0}, {}, 0});
-  w.late({region_slot, 4, false, {LateTerm::End, 3}, {LateTerm::Start, 3}, 0});
-  w.late({ptr_slot, 8, true, {LateTerm::Start, 3}, {}, 2});
+  w.late({size_slot, 4, false, [&] { return w.pos(); }});
+  w.late({region_slot, 4, false, [&] { return w.end_of(3) - w.start_of(3); }});
+  w.late({ptr_slot, 8, true, [&] { return w.start_of(3) + 2; }});
   w.reserve(4);
   w.mark_start(3);
   w.reserve(10);
@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(late_values_resolve_after_layout) {
 BOOST_AUTO_TEST_CASE(unplaced_region_is_an_error) {
   LE w;
   w.reserve(4);
-  w.late({0, 4, false, {LateTerm::Start, 5}, {}, 0});
+  w.late({0, 4, false, [&] { return w.start_of(5); }});
   BOOST_CHECK_THROW(w.finish(), EncodeError);
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <bit>
+#include <functional>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -26,19 +27,13 @@ struct PointerRecord {
   bool null;
 };
 
-// A value resolved in finish(): a + (term1) - (term2), where a term is the
-// start or end of a mark, the file size, or nothing.
-struct LateTerm {
-  enum Kind : uint8_t { None, Start, End, FileSize } kind = None;
-  int mark = 0;
-};
-
+// A value resolved in finish(), once every block is placed: the file size,
+// where a region starts or ends, and whatever is computed from those.
 struct LateFixup {
   uint64_t slot;
   uint8_t width;
-  bool pointer;  // recorded as a pointer slot as well
-  LateTerm plus, minus;
-  int64_t add;
+  bool pointer;  // recorded as a pointer slot as well (null when 0)
+  std::function<uint64_t()> value;
 };
 
 class WriterBase {
@@ -87,16 +82,20 @@ class WriterBase {
   void mark_end(int id) { grow_marks(id); ends_[id] = pos(); }
   void mark_start_at(int id, uint64_t at) { grow_marks(id); starts_[id] = at; }
   void mark_end_at(int id, uint64_t at) { grow_marks(id); ends_[id] = at; }
-  uint64_t start_of(int id) const { return starts_.at(id); }
-  uint64_t end_of(int id) const { return ends_.at(id); }
+  uint64_t start_of(int id) const { return mark(starts_, id); }
+  uint64_t end_of(int id) const { return mark(ends_, id); }
 
-  void late(const LateFixup& f) { late_.push_back(f); }
+  void late(LateFixup f) { late_.push_back(std::move(f)); }
 
   const std::vector<PointerRecord>& pointers() const { return pointers_; }
   std::vector<uint8_t>& buffer() { return buf_; }
 
  protected:
-  uint64_t term(const LateTerm& t) const;
+  uint64_t mark(const std::vector<uint64_t>& v, int id) const {
+    if (static_cast<size_t>(id) >= v.size() || v[id] == UINT64_MAX)
+      throw EncodeError("internal: region " + std::to_string(id) + " was never placed");
+    return v[id];
+  }
   void grow_marks(int id) {
     if (static_cast<size_t>(id) >= starts_.size()) {
       starts_.resize(id + 1, UINT64_MAX);
@@ -141,7 +140,7 @@ class Writer : public WriterBase {
   // Resolves every late fix-up and hands over the bytes.
   std::vector<uint8_t> finish() {
     for (const LateFixup& f : late_) {
-      uint64_t v = static_cast<uint64_t>(f.add) + term(f.plus) - term(f.minus);
+      uint64_t v = f.value();
       put_uint(f.slot, f.width, v, "late value");
       if (f.pointer) record_pointer(f.slot, f.width, v == 0);
     }
