@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "binschema/dic.h"
 #include "binschema/hash.h"
 #include "binschema/reader.h"
 #include "binschema/string_pool.h"

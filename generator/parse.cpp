@@ -58,7 +58,7 @@ bool prim_is_signed(Prim p) {
 
 bool Field::in_model() const {
   if (is_const() || derive || !count_for.empty() || !tag_for.empty()) return false;
-  if (type.kind == ValueType::PoolBlock) return false;
+  if (type.kind == ValueType::PoolBlock || type.kind == ValueType::Dic) return false;
   if (type.kind == ValueType::Struct && type.st && !type.st->has_model && !array) return false;
   return true;
 }
@@ -273,6 +273,7 @@ class Parser {
     if (base == "string") { f.type.kind = ValueType::String; return; }
     if (base == "cstring") { f.type.kind = ValueType::CString; return; }
     if (base == "pool") { f.type.kind = ValueType::PoolBlock; return; }
+    if (base == "dic") { f.type.kind = ValueType::Dic; return; }
     if (base == "bytes") { f.type.kind = ValueType::Bytes; return; }
     if (base == "union") { f.type.kind = ValueType::Union; return; }
     for (const auto& [name, p] : kPrims)
@@ -288,7 +289,8 @@ class Parser {
   void parse_field(const YAML::Node& n, Field& f, bool named) {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
-             "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent"});
+             "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
+             "points_to", "virtual", "keys"});
     f.loc = loc(n);
     if (named) f.name = req_str(n, "name");
     f.doc = opt_str(n, "doc", "");
@@ -344,6 +346,19 @@ class Parser {
         fail(n["size"], "size: belongs to bytes and pool fields");
       if (scalar(n["size"]) == "rest") f.size_rest = true;
       else f.size_expr = parse_expr(scalar(n["size"]), loc(n["size"]));
+    }
+    if (n["register_null"]) f.register_null = scalar(n["register_null"]) == "true";
+    if (n["virtual"]) f.is_virtual = scalar(n["virtual"]) == "true";
+    if (n["keys"]) {
+      std::string k = scalar(n["keys"]);
+      size_t dot = k.find('.');
+      if (dot == std::string::npos) fail(n["keys"], "keys: is ARRAY.FIELD (the names of a dictionary)");
+      f.keys_array = k.substr(0, dot);
+      f.keys_field = k.substr(dot + 1);
+    }
+    if (n["points_to"]) {
+      if (scalar(n["points_to"]) != "chars") fail(n["points_to"], "points_to is 'chars' (past a Pascal string's length)");
+      f.points_to_chars = true;
     }
     if (n["extent"]) {
       if (scalar(n["extent"]) != "next") fail(n["extent"], "extent is 'next'");
@@ -451,14 +466,25 @@ class Parser {
         f.type.st = s_.find(f.type.struct_name);
         if (!f.type.st) throw SchemaError(f.loc, "unknown type '" + f.type.struct_name + "'");
       }
-      if (!f.pool.empty() && f.type.kind == ValueType::PoolBlock) {
+      if (f.type.kind == ValueType::Dic) {
+        if (!f.ptr || f.keys_array.empty() || f.pool.empty())
+          throw SchemaError(f.loc, "a dic field needs ptr:, keys: ARRAY.FIELD and pool: (where its names go)");
+        const Field* arr = st.field(f.keys_array);
+        if (!arr || !arr->array || arr->type.kind != ValueType::Struct)
+          throw SchemaError(f.loc, "keys: '" + f.keys_array + "' is not an array of structs in " + st.name);
+        const Struct* et = s_.find(arr->type.struct_name);
+        const Field* kf = et ? et->field(f.keys_field) : nullptr;
+        if (!kf || (kf->type.kind != ValueType::String))
+          throw SchemaError(f.loc, "keys: '" + f.keys_field + "' is not a string field of " + arr->type.struct_name);
+        if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
+      } else if (!f.pool.empty() && f.type.kind == ValueType::PoolBlock) {
         if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
       } else if (!f.pool.empty()) {
         if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
         if (f.type.kind != ValueType::String) throw SchemaError(f.loc, "pool: is for string fields");
         if (!f.ptr) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
       }
-      if (f.type.kind == ValueType::String && f.pool.empty())
+      if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual)
         throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
       if ((f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) && !f.size_expr && !f.size_rest)
         throw SchemaError(f.loc, "a bytes or pool field needs size: (an expression, or rest)");
@@ -518,6 +544,11 @@ class Parser {
 
     // Inline size and alignment of a field; false when variable.
     bool field_size(const Field& f, uint64_t& size, uint64_t& align) {
+      if (f.is_virtual) {
+        size = 0;
+        align = 1;
+        return true;
+      }
       if (f.ptr) {
         size = align = static_cast<uint64_t>(f.ptr);
         return true;
@@ -553,6 +584,7 @@ class Parser {
         case ValueType::Bytes:
         case ValueType::CString:
         case ValueType::PoolBlock:
+        case ValueType::Dic:
           return false;
       }
       if (f.array) {
@@ -613,14 +645,14 @@ class Parser {
           p->placed_in_layout = true;
         } else {
           const Field* f = st.field(li.name);
-          if (!f || !f->ptr || (!f->pool.empty() && !f->array))
+          if (!f || !f->ptr || (!f->pool.empty() && !f->array && f->type.kind != ValueType::Dic))
             throw SchemaError(li.loc, "layout names no pointer field '" + li.name + "' of " + st.name);
           if (!placed.insert(li.name).second) throw SchemaError(li.loc, "'" + li.name + "' placed twice");
         }
         items.push_back(li);
       }
       for (const auto& f : st.fields)
-        if (f->ptr && (f->pool.empty() || f->array) && !f->derive && !placed.count(f->name))
+        if (f->ptr && (f->pool.empty() || f->array || f->type.kind == ValueType::Dic) && !f->derive && !placed.count(f->name))
           items.push_back({LayoutItem::FieldTarget, f->name, f->loc});
       st.layout = items;
     }

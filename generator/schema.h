@@ -42,7 +42,7 @@ struct Struct;
 
 // The value a field holds (before any array-ness).
 struct ValueType {
-  enum Kind { Prim, Struct, String, Chars, Bytes, Union, CString, PoolBlock } kind = Prim;
+  enum Kind { Prim, Struct, String, Chars, Bytes, Union, CString, PoolBlock, Dic } kind = Prim;
   gen::Prim prim = gen::Prim::U32;
   std::string struct_name;
   const gen::Struct* st = nullptr;  // resolved
@@ -77,6 +77,10 @@ struct Field {
   int elem_ptr = 0;    // array of pointers to elements
   std::string region;  // name for start()/end()/size()
   std::string sort;    // array kept sorted by this element field
+  bool register_null = false;  // a null pointer is still listed in the pointer record
+  bool is_virtual = false;     // in the model, not in the struct's bytes (a name kept in a DIC)
+  std::string keys_array, keys_field;  // dic: the names are keys_array[i].keys_field
+  bool points_to_chars = false;  // a pooled Pascal string referenced past its length
 
   // Value roles.
   std::optional<Expr> derive;
