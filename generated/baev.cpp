@@ -687,8 +687,8 @@ std::string to_text(const File& x, binschema::TextKind kind) {
 File from_text(const YAML::Node& doc) {
   binschema::text::In in(doc);
   File x;
+  in.check_keys(doc, x, "format");
   visit_fields(in, x);
-  in.check_no_unknown("format");
   return x;
 }
 

@@ -429,8 +429,8 @@ std::string to_text(const Evnt& x, binschema::TextKind kind) {
 Evnt from_text(const YAML::Node& doc) {
   binschema::text::In in(doc);
   Evnt x;
+  in.check_keys(doc, x, "format");
   visit_fields(in, x);
-  in.check_no_unknown("format");
   return x;
 }
 

@@ -340,8 +340,8 @@ std::string to_text(const Header& x, binschema::TextKind kind) {
 Header from_text(const YAML::Node& doc) {
   binschema::text::In in(doc);
   Header x;
+  in.check_keys(doc, x, "format");
   visit_fields(in, x);
-  in.check_no_unknown("format");
   return x;
 }
 

@@ -1148,8 +1148,8 @@ class CppGen {
     w += "{{ROOT}} from_text(const YAML::Node& doc) {";
     w += "  binschema::text::In in(doc);";
     w += "  {{ROOT}} x;";
+    w += "  in.check_keys(doc, x, \"format\");";
     w += "  visit_fields(in, x);";
-    w += "  in.check_no_unknown(\"format\");";
     w += "  return x;";
     w += "}\n";
     // info: sizes, version, instance counts per struct type.

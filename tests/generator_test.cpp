@@ -197,6 +197,10 @@ BOOST_AUTO_TEST_CASE(text_errors_name_line_and_path) {
   check(base + "records: [{name: a, enabled: true, value: {number: 99999999999}, points: []}]\n",
         "5:52: records[0].value.number: value 99999999999 out of range");
   check("format: tiny\nflags: 1\ntags: []\nextra: null\n", "1:1: missing field 'records'");
+  // A misspelt key is reported where it is, not as the field it was meant to be.
+  check(base + "records: [{name: a, enabld: true, value: {number: 1}, points: []}]\n",
+        "5:21: records[0]: unknown field 'enabld'");
+  check("format: tiny\nflgs: 1\ntags: []\nextra: null\nrecords: []\n", "2:1: unknown field 'flgs'");
 }
 
 BOOST_AUTO_TEST_CASE(decode_errors_name_offset_and_path) {

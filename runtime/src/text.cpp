@@ -150,16 +150,6 @@ void In::fail(const YAML::Node& n, const std::string& message) const {
   throw TextError(where, path, message);
 }
 
-void In::check_no_unknown(const char* extra) {
-  const Frame& f = frames_.back();
-  for (auto it = f.node.begin(); it != f.node.end(); ++it) {
-    std::string k = it->first.Scalar();
-    if (extra && k == extra) continue;
-    bool known = std::any_of(f.seen.begin(), f.seen.end(), [&](const char* s) { return k == s; });
-    if (!known) fail(it->first, "unknown field '" + k + "'");
-  }
-}
-
 std::string In::scalar(const YAML::Node& n, const char* what) const {
   if (!n.IsScalar()) fail(n, std::string("expected ") + what);
   return n.Scalar();

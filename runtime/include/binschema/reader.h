@@ -105,6 +105,16 @@ class Reader {
                             static_cast<const uint8_t*>(end) - (data_.data() + off));
   }
 
+  // A Pascal string: u16 length, the bytes, then a NUL (required, so that
+  // writing the string back gives the same bytes).
+  std::string_view pascal16(uint64_t off) const {
+    need(off, 2);
+    uint16_t n = get<uint16_t>(off);
+    need(off + 2, uint64_t(n) + 1);
+    if (data_[off + 2 + n] != 0) throw DecodeError(off, "string at " + hex(off) + " is not NUL-terminated");
+    return std::string_view(reinterpret_cast<const char*>(data_.data() + off + 2), n);
+  }
+
   // A fixed-size character field: the text up to the first NUL.
   std::string_view chars(uint64_t off, size_t n) const {
     const char* p = reinterpret_cast<const char*>(data_.data() + off);

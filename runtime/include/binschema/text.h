@@ -230,9 +230,21 @@ class In {
     field(name, v, flags);
   }
 
-  // Refuses keys that named no field (a typo must not pass silently).
-  // `extra` is a key the caller handles itself (the root's "format").
-  void check_no_unknown(const char* extra = nullptr);
+  // Refuses keys that name no field of T, before anything is read, so that a
+  // typo is reported where it is rather than as a missing field. `extra` is a
+  // key the caller handles itself (the root's "format").
+  template <class T>
+  void check_keys(const YAML::Node& map, T& v, const char* extra = nullptr) {
+    NameCollector names;
+    visit_fields(names, v);
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      if (extra && k == extra) continue;
+      bool known = false;
+      for (const char* n : names.names) known = known || k == n;
+      if (!known) fail(it->first, "unknown field '" + k + "'");
+    }
+  }
 
   template <class T>
   void value(const YAML::Node& n, T& v, unsigned flags = kNone) {
@@ -292,9 +304,9 @@ class In {
       path_.pop_back();
     } else {
       if (!n.IsMap()) fail(n, "expected a map");
+      check_keys(n, v);
       frames_.push_back({n, {}});
       visit_fields(*this, v);
-      check_no_unknown();
       frames_.pop_back();
     }
   }
@@ -305,6 +317,14 @@ class In {
   struct Frame {
     YAML::Node node;
     std::vector<const char*> seen;
+  };
+  // Lists a struct's field names (through the same visit_fields).
+  struct NameCollector {
+    std::vector<const char*> names;
+    template <class T>
+    void field(const char* n, T&, unsigned = kNone) { names.push_back(n); }
+    template <class T, class D>
+    void field_default(const char* n, T&, const D&, unsigned = kNone) { names.push_back(n); }
   };
 
   template <class T, size_t... I>
