@@ -6,6 +6,7 @@
 #include "binschema/dic.h"
 #include "binschema/hash.h"
 #include "binschema/reader.h"
+#include "binschema/relocation.h"
 #include "binschema/string_pool.h"
 #include "binschema/writer.h"
 

@@ -82,7 +82,7 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table"});
     s->format = req_str(root, "format");
     s->title = opt_str(root, "title", s->format);
     s->doc = opt_str(root, "doc", "");
@@ -132,6 +132,14 @@ class Parser {
       }
     }
 
+    if (root["relocation_table"]) {
+      const YAML::Node& r = root["relocation_table"];
+      keys(r, {"kind", "data_end"});
+      if (req_str(r, "kind") != "relt") fail(r["kind"], "the only relocation table kind is 'relt'");
+      s->relocation_table = true;
+      s->relocation_data_end = parse_expr(req_str(r, "data_end"), loc(r["data_end"]));
+      s->regions.push_back("relocation_table");
+    }
     if (!root["types"] || !root["types"].IsMap()) fail(root, "types: (a map of struct name to struct) is required");
     for (auto it = root["types"].begin(); it != root["types"].end(); ++it) {
       auto st = std::make_unique<Struct>();

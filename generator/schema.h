@@ -186,6 +186,9 @@ struct Schema {
   std::vector<Pool> pools;
   std::vector<std::unique_ptr<Struct>> structs;  // in declaration order
   std::vector<std::string> regions;              // mark ids: pools first, then fields
+  // A relocation table (RELT) listing every pointer slot, written last.
+  bool relocation_table = false;
+  std::optional<Expr> relocation_data_end;       // the "data end" it records
 
   const Struct* find(const std::string& n) const {
     for (const auto& s : structs)
