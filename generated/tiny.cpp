@@ -270,6 +270,7 @@ void place_Record(WCtx& c, [[maybe_unused]] const Record& x, [[maybe_unused]] ui
 }
 
 void place_Header(WCtx& c, [[maybe_unused]] const Header& x, [[maybe_unused]] uint64_t s) {
+  uint64_t t_records = 0;  // where the shallow records went
   {  // extra
     if (x.extra) {
       c.w.align(16);
@@ -284,9 +285,9 @@ void place_Header(WCtx& c, [[maybe_unused]] const Header& x, [[maybe_unused]] ui
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0xc, 4, t, 0, "Header.records");
+      t_records = t;
       const uint64_t a = c.w.reserve(n * 0x18);
       for (uint64_t i = 0; i < n; ++i) put_Record(c, a + i * 0x18, x.records[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Record(c, x.records[i], a + i * 0x18);
     }
   }
   {  // tags
@@ -299,6 +300,9 @@ void place_Header(WCtx& c, [[maybe_unused]] const Header& x, [[maybe_unused]] ui
       for (uint64_t i = 0; i < n; ++i) c.pool_names.ref(x.tags[i], a + i * 4, 4, false, true);
     }
   }
+  for (size_t i = 0; i < x.records.size(); ++i) place_Record(c, x.records[i], t_records + i * 0x18);
+  c.w.reserve(0x4);
+  c.w.align(8);
   c.pool_names.place(c.w);
 }
 

@@ -968,14 +968,19 @@ class CppGen {
     CodeWriter& w = c_;
     w += "void place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
     w.indent();
+    for (const auto& li : st.layout)
+      if (li.kind == LayoutItem::Shallow) w += "uint64_t t_" + li.name + " = 0;  // where the shallow " + li.name + " went";
     for (const auto& li : st.layout) {
-      if (li.kind == LayoutItem::Pool) {
-        w += "c.pool_" + li.name + ".place(c.w);";
-        continue;
+      switch (li.kind) {
+        case LayoutItem::Pool: w += "c.pool_" + li.name + ".place(c.w);"; continue;
+        case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; continue;
+        case LayoutItem::Zeros: w += "c.w.reserve(" + hexs(li.n) + ");"; continue;
+        case LayoutItem::Children: place_children(st, *st.field(li.name)); continue;
+        default: break;
       }
       const Field& f = *st.field(li.name);
       if (!f.fixed_offset) throw SchemaError(f.loc, "a pointer after a variable-size field is not supported by schema v1");
-      place_target(st, f);
+      place_target(st, f, li.kind == LayoutItem::Shallow);
     }
     for (const auto& f : st.fields) {
       if (f->ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
@@ -992,7 +997,23 @@ class CppGen {
     w += "}\n";
   }
 
-  void place_target(const Struct& st, const Field& f) {
+  // The targets of a shallow-placed field's target, element by element.
+  void place_children(const Struct& st, const Field& f) {
+    CodeWriter& w = c_;
+    (void)st;
+    const Struct& et = *f.type.st;
+    if (!et.has_children) return;
+    std::string x = "x." + cpp_field(f.name);
+    if (f.array) {
+      w += "for (size_t i = 0; i < " + x + ".size(); ++i) place_" + et.name + "(c, " + x + "[i], t_" + f.name + " + i * " + hexs(et.size) + ");";
+    } else if (f.null == Field::Null::Allowed) {
+      w += "if (" + x + ") place_" + et.name + "(c, *" + x + ", t_" + f.name + ");";
+    } else {
+      w += "place_" + et.name + "(c, " + x + ", t_" + f.name + ");";
+    }
+  }
+
+  void place_target(const Struct& st, const Field& f, bool shallow = false) {
     CodeWriter& w = c_;
     (void)st;
     std::string x = f.in_model() ? "x." + cpp_field(f.name) : "empty_" + f.name;
@@ -1052,10 +1073,11 @@ class CppGen {
     w += "const uint64_t t = c.w.pos();";
     if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
     w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
+    if (shallow) w += "t_" + f.name + " = t;";
     if (!f.array) {
       if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";
       else w += "put_" + et->name + "(c, " + x + ");";
-      if (et->has_children) w += "place_" + et->name + "(c, " + x + ", t);";
+      if (et->has_children && !shallow) w += "place_" + et->name + "(c, " + x + ", t);";
     } else {
       // Element order: the model's, or sorted by a key.
       std::string elem = x + "[i]";
@@ -1086,7 +1108,7 @@ class CppGen {
       } else if (et->fixed_size) {
         w += "const uint64_t a = c.w.reserve(n * " + hexs(et->size) + ");";
         w += "for (uint64_t i = 0; i < n; ++i) put_" + et->name + "(c, a + i * " + hexs(et->size) + ", " + elem + ");";
-        if (et->has_children)
+        if (et->has_children && !shallow)
           w += "for (uint64_t i = 0; i < n; ++i) place_" + et->name + "(c, " + elem + ", a + i * " + hexs(et->size) + ");";
       } else {
         w += "std::vector<uint64_t> starts(n);";

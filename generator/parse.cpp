@@ -243,9 +243,24 @@ class Parser {
         LayoutItem li;
         std::string t = scalar(item);
         li.loc = loc(item);
-        if (t.rfind("pool ", 0) == 0) {
+        auto word = [&](const char* w) { return t.rfind(std::string(w) + " ", 0) == 0; };
+        auto rest = [&]() { return t.substr(t.find(' ') + 1); };
+        if (word("pool")) {
           li.kind = LayoutItem::Pool;
-          li.name = t.substr(5);
+          li.name = rest();
+        } else if (word("shallow")) {
+          li.kind = LayoutItem::Shallow;
+          li.name = rest();
+        } else if (word("children")) {
+          li.kind = LayoutItem::Children;
+          li.name = rest();
+        } else if (word("align") || word("zeros")) {
+          li.kind = word("align") ? LayoutItem::Align : LayoutItem::Zeros;
+          try {
+            li.n = std::stoull(rest(), nullptr, 0);
+          } catch (const std::exception&) {
+            fail(item, "'" + t + "' needs a number");
+          }
         } else {
           li.name = t;
         }
@@ -642,7 +657,7 @@ class Parser {
 
     void complete_layout(Struct& st) {
       std::vector<LayoutItem> items;
-      std::set<std::string> placed;
+      std::set<std::string> placed, shallow;
       for (const auto& li : st.layout) {
         if (li.kind == LayoutItem::Pool) {
           Pool* p = nullptr;
@@ -651,17 +666,31 @@ class Parser {
           if (!p) throw SchemaError(li.loc, "layout names no pool '" + li.name + "'");
           if (p->placed_in_layout) throw SchemaError(li.loc, "pool '" + li.name + "' placed twice");
           p->placed_in_layout = true;
+        } else if (li.kind == LayoutItem::Align || li.kind == LayoutItem::Zeros) {
+          // nothing to resolve
         } else {
           const Field* f = st.field(li.name);
           if (!f || !f->ptr || (!f->pool.empty() && !f->array && f->type.kind != ValueType::Dic))
             throw SchemaError(li.loc, "layout names no pointer field '" + li.name + "' of " + st.name);
-          if (!placed.insert(li.name).second) throw SchemaError(li.loc, "'" + li.name + "' placed twice");
+          if (li.kind == LayoutItem::Children) {
+            if (!shallow.count(li.name)) throw SchemaError(li.loc, "children " + li.name + " comes before shallow " + li.name);
+            shallow.erase(li.name);
+          } else if (!placed.insert(li.name).second) {
+            throw SchemaError(li.loc, "'" + li.name + "' placed twice");
+          }
+          if (li.kind == LayoutItem::Shallow) {
+            if (f->type.kind != ValueType::Struct || (f->array && !f->type.st->fixed_size) || f->elem_ptr || !f->sort.empty())
+              throw SchemaError(li.loc, "shallow placement is for a struct or an array of fixed-size structs");
+            shallow.insert(li.name);
+          }
         }
         items.push_back(li);
       }
+      // A shallow target whose children are never named gets them at the end.
+      for (const auto& name : shallow) items.push_back({LayoutItem::Children, name, 0, st.loc});
       for (const auto& f : st.fields)
         if (f->ptr && (f->pool.empty() || f->array || f->type.kind == ValueType::Dic) && !f->derive && !placed.count(f->name))
-          items.push_back({LayoutItem::FieldTarget, f->name, f->loc});
+          items.push_back({LayoutItem::FieldTarget, f->name, 0, f->loc});
       st.layout = items;
     }
 

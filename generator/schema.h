@@ -129,9 +129,17 @@ struct Field {
   bool is_const() const { return const_int || const_text; }
 };
 
+// One step of a struct's write layout (see docs/schema-language.md):
+//   F            place F's target, then (depth-first) everything it points to
+//   shallow F    place F's target only; its own targets wait for...
+//   children F   ...this: each element's targets, element by element
+//   pool P       place string pool P
+//   align N      pad to a multiple of N
+//   zeros N      N zero bytes nothing points to (reserved space)
 struct LayoutItem {
-  enum Kind { FieldTarget, Pool } kind = FieldTarget;
+  enum Kind { FieldTarget, Shallow, Children, Pool, Align, Zeros } kind = FieldTarget;
   std::string name;
+  uint64_t n = 0;
   Loc loc;
 };
 

@@ -155,6 +155,12 @@ BOOST_AUTO_TEST_CASE(big_endian_layout_and_derived_values) {
   BOOST_TEST(r.at<int32_t>(records + 12) == -5);
   uint32_t rel = r.at<uint32_t>(records + 16);
   BOOST_TEST(r.at<float>(records + rel) == 1.0f);
+  // Shallow records: their points come after the tag pointer array.
+  uint32_t tags = r.at<uint32_t>(0x14);
+  BOOST_TEST(tags == records + 3 * 0x18);
+  BOOST_TEST(records + rel == tags + 2 * 4);
+  // zeros 4 then align 8 before the pool.
+  BOOST_TEST(r.at<uint32_t>(0x1c) % 8 == 0u);
   // Shared pool strings: records 0 and 2 point at the same "alpha".
   BOOST_TEST(r.at<uint32_t>(records) == r.at<uint32_t>(records + 2 * 0x18));
   // Pool: first-use order, starts at names_offset, size names_size, ends the file.
