@@ -448,25 +448,25 @@ uint64_t put_Parameter(WCtx& c, [[maybe_unused]] const Parameter& x) {
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(0));
   switch (x.value.index()) {
     case 0: {
-      const auto& v = std::get<0>(x.value);
+      [[maybe_unused]] const auto& v = std::get<0>(x.value);
       const uint64_t u = c.w.reserve(0x8);
-      c.w.put<int32_t>(u, v);
+      c.w.put<int32_t>(u, static_cast<int32_t>(v));
       break;
     }
     case 1: {
-      const auto& v = std::get<1>(x.value);
+      [[maybe_unused]] const auto& v = std::get<1>(x.value);
       const uint64_t u = c.w.reserve(0x8);
-      c.w.put<float>(u, v);
+      c.w.put<float>(u, static_cast<float>(v));
       break;
     }
     case 2: {
-      const auto& v = std::get<2>(x.value);
+      [[maybe_unused]] const auto& v = std::get<2>(x.value);
       const uint64_t u = c.w.reserve(0x10);
-      for (size_t i = 0; i < 3; ++i) c.w.put<float>(u + i * 4, v[i]);
+      for (size_t i = 0; i < v.size(); ++i) c.w.put<float>(u + i * 4, v[i]);
       break;
     }
     case 3: {
-      const auto& v = std::get<3>(x.value);
+      [[maybe_unused]] const auto& v = std::get<3>(x.value);
       const uint64_t u = c.w.reserve(0x8);
       c.pool_strings.ref(v, u, 8, false, true);
       break;

@@ -92,7 +92,7 @@ uint64_t read_EventBase(const R& r, uint64_t s, [[maybe_unused]] EventBase& x) {
   o += 0x4;
   r.need(o, 0x1);
   f_unique = r.get<uint8_t>(o);
-  if (f_unique > 1) fail(o, "unique", "value " + std::to_string(f_unique) + " is not a bool (0 or 1)");
+  if (f_unique != 0 && f_unique != 1u) fail(o, "unique", "value " + hex(f_unique) + " is not a bool (0 or 1)");
   x.unique = f_unique != 0;
   o += 0x1;
   r.need(o, 0x4);
@@ -119,7 +119,7 @@ uint64_t read_LoopEvent(const R& r, uint64_t s, [[maybe_unused]] LoopEvent& x) {
   } catch (DecodeError& e) { e.push_field("base"); throw; }
   r.need(o, 0x1);
   f_value = r.get<uint8_t>(o);
-  if (f_value > 1) fail(o, "value", "value " + std::to_string(f_value) + " is not a bool (0 or 1)");
+  if (f_value != 0 && f_value != 1u) fail(o, "value", "value " + hex(f_value) + " is not a bool (0 or 1)");
   x.value = f_value != 0;
   o += 0x1;
   return o;

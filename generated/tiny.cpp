@@ -82,7 +82,7 @@ void read_Record(const R& r, uint64_t s, [[maybe_unused]] Record& x) {
   f_name_hash = r.get<uint32_t>(s + 0x4);
   f_kind = r.get<uint8_t>(s + 0x8);
   f_enabled = r.get<uint8_t>(s + 0x9);
-  if (f_enabled > 1) fail(s + 0x9, "enabled", "value " + std::to_string(f_enabled) + " is not a bool (0 or 1)");
+  if (f_enabled != 0 && f_enabled != 1u) fail(s + 0x9, "enabled", "value " + hex(f_enabled) + " is not a bool (0 or 1)");
   x.enabled = f_enabled != 0;
   f_pad = r.get<uint16_t>(s + 0xa);
   if (f_pad != 0) fail(s + 0xa, "pad", "expected 0, found " + std::to_string(f_pad));
@@ -220,17 +220,17 @@ void put_Record(WCtx& c, uint64_t s, [[maybe_unused]] const Record& x) {
   c.w.put<uint16_t>(s + 0xa, static_cast<uint16_t>(0));
   switch (x.value.index()) {
     case 0: {
-      const auto& v = std::get<0>(x.value);
-      c.w.put<int32_t>(s + 0xc, v);
+      [[maybe_unused]] const auto& v = std::get<0>(x.value);
+      c.w.put<int32_t>(s + 0xc, static_cast<int32_t>(v));
       break;
     }
     case 1: {
-      const auto& v = std::get<1>(x.value);
-      c.w.put<float>(s + 0xc, v);
+      [[maybe_unused]] const auto& v = std::get<1>(x.value);
+      c.w.put<float>(s + 0xc, static_cast<float>(v));
       break;
     }
     case 2: {
-      const auto& v = std::get<2>(x.value);
+      [[maybe_unused]] const auto& v = std::get<2>(x.value);
       put_Pair(c, s + 0xc, v);
       break;
     }

@@ -344,8 +344,7 @@ class CppGen {
       }
       if (f.in_model()) {
         if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
-          // Only 0 and 1 are read as bools, so that writing back gives the same byte.
-          w += "if (f_" + f.name + " > 1) fail(" + o + ", \"" + f.name + "\", \"value \" + std::to_string(f_" + f.name + ") + \" is not a bool (0 or 1)\");";
+          w += read_bool(f, "f_" + f.name, o, f.name);
           w += x + " = f_" + f.name + " != 0;";
         } else if (!f.bits.empty()) {
           unsigned shift = 0;
@@ -403,6 +402,23 @@ class CppGen {
       std::string end = st.needs_end ? "end" : "r.size()";
       if (f.type.st->fixed_size) w += "  " + read_call(*f.type.st, o, dst, end) + ";";
       else w += "  o = " + read_call(*f.type.st, o, dst, end) + ";";
+      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+    } else if (f.array && f.elem_ptr && f.type.kind == ValueType::Struct) {
+      // Inline array of pointers, each to one element.
+      w += "try {";
+      w.indent();
+      w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+      w += "r.need_array(" + o + ", n, " + std::to_string(f.elem_ptr) + ");";
+      if (!f.fixed_count) w += x + ".resize(n);";
+      w += "for (uint64_t i = 0; i < n; ++i) {";
+      w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(" + o + " + i * " + std::to_string(f.elem_ptr) + ");";
+      w += "  try {";
+      w += "    r.need_target(e, 1);";
+      w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
+      w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
+      w += "}";
+      if (cursor) w += "o += n * " + std::to_string(f.elem_ptr) + ";";
+      w.dedent();
       w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
     } else if (f.array && (f.type.kind == ValueType::Struct || f.type.kind == ValueType::Prim)) {
       // Inline array: elements one after the other from the cursor.
@@ -544,6 +560,20 @@ class CppGen {
     w += "}\n";
   }
 
+  // Reads a pooled string the pool's way (Pascal or NUL-terminated).
+  std::string pool_read(const std::string& pool, const std::string& at) const {
+    const Pool* p = s_.pool(pool);
+    return std::string(p && p->kind == Pool::Kind::Pascal16 ? "r.pascal16(" : "r.cstring(") + at + ")";
+  }
+
+  // A bool stored as 0 / 1 (or 0 / `true:`): anything else is refused, so
+  // that writing it back gives the same bytes.
+  std::string read_bool(const Field& f, const std::string& raw, const std::string& at, const std::string& name) const {
+    std::string tv = f.true_value ? hexs(*f.true_value) + "u" : "1u";
+    return "if (" + raw + " != 0 && " + raw + " != " + tv + ") fail(" + at + ", \"" + name + "\", \"value \" + hex(" + raw +
+           ") + \" is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")\");";
+  }
+
   void read_union(const Struct& st, const Field& f, const std::string& o) {
     CodeWriter& w = c_;
     (void)st;
@@ -558,22 +588,38 @@ class CppGen {
       w += "case " + std::to_string(c.tag) + ": {";
       w.indent();
       w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
-      if (!f.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
+      if (!f.fixed_size && p.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
+      std::string advance = p.fixed_size ? hexs(padded) : "";
       if (p.ptr && !p.pool.empty()) {
-        w += "try { v = std::string(r.cstring(r.get<" + raw_uint(p.ptr) + ">(" + o + "))); }";
+        w += "try { v = std::string(" + pool_read(p.pool, "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+      } else if (p.ptr && p.inline_pascal) {
+        w += "try { v = std::string(r.pascal16(r.get<" + raw_uint(p.ptr) + ">(" + o + "))); }";
+        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+      } else if (p.type.kind == ValueType::Prim && !p.array && (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32)) {
+        w += "const auto raw = " + load(p, o) + ";";
+        w += read_bool(p, "raw", o, f.name);
+        w += "v = raw != 0;";
       } else if (p.type.kind == ValueType::Prim && !p.array) {
         w += "v = " + load(p, o) + ";";
       } else if (p.type.kind == ValueType::Prim && p.fixed_count) {
         w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) v[i] = " +
              load(p, o + " + i * " + std::to_string(prim_size(p.type.prim))) + ";";
+      } else if (p.type.kind == ValueType::Prim && p.count) {
+        // An open array counted by a field of the struct.
+        uint64_t sz = prim_size(p.type.prim);
+        w += "const uint64_t n = " + read_expr(*p.count) + ";";
+        w += "r.need_array(" + o + ", n, " + std::to_string(sz) + ");";
+        w += "v.resize(n);";
+        w += "for (uint64_t i = 0; i < n; ++i) v[i] = " + load(p, o + " + i * " + std::to_string(sz)) + ";";
+        advance = "(n * " + std::to_string(sz) + " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
       } else if (p.type.kind == ValueType::Struct && !p.array && !p.ptr) {
         w += "try { " + read_call(*p.type.st, o, "v") + "; }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
       } else {
         throw SchemaError(c.loc, "this kind of union case is not supported by schema v1");
       }
-      if (!f.fixed_size) w += "o += " + hexs(padded) + ";";
+      if (!f.fixed_size) w += "o += " + advance + ";";
       w += "break;";
       w.dedent();
       w += "}";
@@ -606,6 +652,8 @@ class CppGen {
       w += "  const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);";
       w += std::string("  dic_") + f.name + ".emplace_back(" + (pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
       w += "}";
+    } else if (f.type.kind == ValueType::String && !f.array && f.inline_pascal) {
+      w += x + " = std::string(r.pascal16(" + base + p + "));";
     } else if (f.type.kind == ValueType::String && !f.array) {
       const Pool* pool = s_.pool(f.pool);
       if (pool && !pool->scope.empty()) {
@@ -701,6 +749,18 @@ class CppGen {
         return "(" + write_expr(st, e.args[0]) + " ? " + write_expr(st, e.args[1]) + " : " + write_expr(st, e.args[2]) + ")";
       case Expr::Call:
         if (e.name == "count") return "uint64_t(x." + cpp_field(e.args[0].name) + ".size())";
+        if (e.name == "items") {
+          // How many values the active case of a union holds.
+          const Field* u = st.field(e.args[0].name);
+          std::string r = "[&]() -> uint64_t { switch (x." + cpp_field(u->name) + ".index()) {";
+          for (size_t i = 0; i < u->cases.size(); ++i) {
+            const Field& p = *u->cases[i].field;
+            std::string n = p.array && !p.fixed_count ? "std::get<" + std::to_string(i) + ">(x." + cpp_field(u->name) + ").size()"
+                                                      : std::to_string(p.items.value_or(p.fixed_count.value_or(1)));
+            r += " case " + std::to_string(i) + ": return " + n + ";";
+          }
+          return r + " } return 0; }()";
+        }
         if (e.name == "fnv1a32") return "binschema::fnv1a32(x." + cpp_field(e.args[0].name) + ")";
         if (e.name == "murmur3") return "binschema::murmur3_x86_32(x." + cpp_field(e.args[0].name) + ")";
         throw SchemaError(e.loc, e.name + "() is only known once the file is laid out; use it alone or as a - b + constant");
@@ -792,6 +852,8 @@ class CppGen {
       w += "c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
       w.dedent();
       w += "}";
+    } else if (f.type.kind == ValueType::Prim && !f.array && f.true_value) {
+      w += "c.w.put<" + load_type(f) + ">(" + o + ", " + x + " ? " + hexs(*f.true_value) + "u : 0u);";
     } else if (f.type.kind == ValueType::Prim && !f.array) {
       std::string t = load_type(f);
       std::string v = f.const_int ? std::to_string(*f.const_int) : x;
@@ -829,6 +891,10 @@ class CppGen {
       std::string src = f.in_model() ? x : f.type.st->name + "{}";
       if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
       else w += "put_" + f.type.st->name + "(c, " + src + ");";
+    } else if (f.array && f.elem_ptr) {
+      // The pointer slots; place_ fills them as the elements land.
+      if (!f.fixed_offset) throw SchemaError(f.loc, "an inline array of pointers must sit at a fixed offset");
+      if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
     } else if (f.array && (f.type.kind == ValueType::Struct || f.type.kind == ValueType::Prim)) {
       const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
       if (et && et->has_children) {
@@ -938,19 +1004,27 @@ class CppGen {
       uint64_t padded = (p.size + f.pad_to - 1) / f.pad_to * f.pad_to;
       w += "case " + std::to_string(i) + ": {";
       w.indent();
-      w += "const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
+      w += "[[maybe_unused]] const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
       std::string oo = o;
       if (!f.fixed_size) {
-        w += "const uint64_t u = c.w.reserve(" + hexs(padded) + ");";
+        std::string size = p.fixed_size ? hexs(padded)
+                                        : "(v.size() * " + std::to_string(p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1) +
+                                              " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
+        w += "const uint64_t u = c.w.reserve(" + size + ");";
         oo = "u";
       }
       if (p.ptr && !p.pool.empty()) {
         w += "c.pool_" + p.pool + ".ref(v, " + oo + ", " + std::to_string(p.ptr) + ", false, true);";
+      } else if (p.ptr && p.inline_pascal) {
+        // Patched by place_ when the string is placed.
+      } else if (p.type.kind == ValueType::Prim && !p.array && p.true_value) {
+        w += "c.w.put<" + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
       } else if (p.type.kind == ValueType::Prim && !p.array) {
-        w += "c.w.put<" + std::string(prim_cpp(p.type.prim)) + ">(" + oo + ", v);";
-      } else if (p.type.kind == ValueType::Prim && p.fixed_count) {
-        w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) c.w.put<" + prim_cpp(p.type.prim) + ">(" + oo +
-             " + i * " + std::to_string(prim_size(p.type.prim)) + ", v[i]);";
+        w += "c.w.put<" + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
+      } else if (p.type.kind == ValueType::Prim && p.array) {
+        uint64_t sz = prim_size(p.type.prim);
+        w += "for (size_t i = 0; i < v.size(); ++i) c.w.put<" + std::string(prim_cpp(p.type.prim)) + ">(" + oo + " + i * " +
+             std::to_string(sz) + ", v[i]);";
       } else if (p.type.kind == ValueType::Struct && p.type.st->fixed_size) {
         w += "put_" + p.type.st->name + "(c, " + oo + ", v);";
       } else {

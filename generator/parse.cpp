@@ -313,7 +313,7 @@ class Parser {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
-             "points_to", "virtual", "keys"});
+             "points_to", "virtual", "keys", "inline", "true", "items"});
     f.loc = loc(n);
     if (named) f.name = req_str(n, "name");
     f.doc = opt_str(n, "doc", "");
@@ -372,6 +372,16 @@ class Parser {
     }
     if (n["register_null"]) f.register_null = scalar(n["register_null"]) == "true";
     if (n["virtual"]) f.is_virtual = scalar(n["virtual"]) == "true";
+    if (n["inline"]) {
+      if (scalar(n["inline"]) != "pascal16") fail(n["inline"], "inline is 'pascal16' (a u16 length, the bytes, a NUL)");
+      f.inline_pascal = true;
+    }
+    if (n["true"]) {
+      if (f.type.kind != ValueType::Prim || (f.type.prim != Prim::Bool32 && f.type.prim != Prim::Bool8))
+        fail(n["true"], "true: is the stored value of a bool8/bool32 that is true");
+      f.true_value = uint(n["true"]);
+    }
+    if (n["items"]) f.items = uint(n["items"]);
     if (n["keys"]) {
       std::string k = scalar(n["keys"]);
       size_t dot = k.find('.');
@@ -507,7 +517,7 @@ class Parser {
         if (f.type.kind != ValueType::String) throw SchemaError(f.loc, "pool: is for string fields");
         if (!f.ptr) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
       }
-      if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual)
+      if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual && !(f.inline_pascal && (f.ptr || f.elem_ptr)))
         throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
       if ((f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) && !f.size_expr && !f.size_rest)
         throw SchemaError(f.loc, "a bytes or pool field needs size: (an expression, or rest)");
@@ -555,7 +565,8 @@ class Parser {
         std::set<int64_t> seen;
         for (auto& c : f.cases) {
           if (!seen.insert(c.tag).second) throw SchemaError(c.loc, "case value repeated");
-          if (c.field->array && !c.field->fixed_count) throw SchemaError(c.loc, "a union case cannot be an open array yet");
+          if (c.field->array && !c.field->fixed_count && !c.field->count)
+            throw SchemaError(c.loc, "an open array in a union case needs count: (a field of the struct)");
           resolve_field(st, *c.field);
         }
       }
@@ -670,7 +681,7 @@ class Parser {
           // nothing to resolve
         } else {
           const Field* f = st.field(li.name);
-          if (!f || !f->ptr || (!f->pool.empty() && !f->array && f->type.kind != ValueType::Dic))
+          if (!f || !(f->ptr || f->elem_ptr) || (!f->pool.empty() && !f->array && f->type.kind != ValueType::Dic))
             throw SchemaError(li.loc, "layout names no pointer field '" + li.name + "' of " + st.name);
           if (li.kind == LayoutItem::Children) {
             if (!shallow.count(li.name)) throw SchemaError(li.loc, "children " + li.name + " comes before shallow " + li.name);
@@ -689,7 +700,7 @@ class Parser {
       // A shallow target whose children are never named gets them at the end.
       for (const auto& name : shallow) items.push_back({LayoutItem::Children, name, 0, st.loc});
       for (const auto& f : st.fields)
-        if (f->ptr && (f->pool.empty() || f->array || f->type.kind == ValueType::Dic) && !f->derive && !placed.count(f->name))
+        if ((f->ptr || f->elem_ptr) && (f->pool.empty() || f->array || f->type.kind == ValueType::Dic) && !f->derive && !placed.count(f->name))
           items.push_back({LayoutItem::FieldTarget, f->name, 0, f->loc});
       st.layout = items;
     }
@@ -703,7 +714,7 @@ class Parser {
         case Expr::Call: {
           static const std::map<std::string, size_t> arity = {
               {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},
-              {"size", 1},  {"fnv1a32", 1},   {"murmur3", 1}, {"until", 1}};
+              {"size", 1},  {"fnv1a32", 1},   {"murmur3", 1}, {"until", 1}, {"items", 1}};
           auto it = arity.find(e.name);
           if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
           if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");

@@ -79,6 +79,9 @@ struct Field {
   std::string sort;    // array kept sorted by this element field
   bool register_null = false;  // a null pointer is still listed in the pointer record
   bool is_virtual = false;     // in the model, not in the struct's bytes (a name kept in a DIC)
+  bool inline_pascal = false;  // a string pointer whose target is a Pascal string of its own (no pool)
+  std::optional<uint64_t> true_value;  // bool32 stored as this value when true (0 when false)
+  std::optional<uint64_t> items;       // union case: what items() counts for it (default 1; arrays: size)
   std::string keys_array, keys_field;  // dic: the names are keys_array[i].keys_field
   bool points_to_chars = false;  // a pooled Pascal string referenced past its length
 

@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(bad_values_are_refused_with_offset_and_path) {
   // the loop event's unique flag: 4 + 4 + 2 + 5 ("loop\0") + 2 + 8 + 4 = 0x1d
   BOOST_REQUIRE(bytes[0x1d] == 1);
   bytes[0x1d] = 7;
-  BOOST_TEST(error_of(bytes) == "loop_events[0].base.unique: value 7 is not a bool (0 or 1) (at 0x1d)");
+  BOOST_TEST(error_of(bytes) == "loop_events[0].base.unique: value 0x7 is not a bool (0 or 1) (at 0x1d)");
   Evnt e = decode(hand_made(2));
   e.effect_events[0].effect_type = "TOOLONG";
   BOOST_CHECK_THROW(encode(e), binschema::EncodeError);
