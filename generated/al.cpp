@@ -40,6 +40,7 @@ binschema::StringPool make_pool_event_strings() {
 
 struct WCtx {
   W w;
+  WCtx() { w.set_record_pointers(false); }  // no relocation table to build
   binschema::StringPool pool_event_strings = make_pool_event_strings();
   uint64_t scope_Animation = 0;
   uint64_t at_File_metadata = 0;  // where the root's metadata start

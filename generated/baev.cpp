@@ -38,6 +38,7 @@ binschema::StringPool make_pool_strings() {
 
 struct WCtx {
   W w;
+  WCtx() { w.set_record_pointers(false); }  // no relocation table to build
   binschema::StringPool pool_strings = make_pool_strings();
 };
 

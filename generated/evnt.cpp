@@ -34,6 +34,7 @@ using binschema::hex;
 
 struct WCtx {
   W w;
+  WCtx() { w.set_record_pointers(false); }  // no relocation table to build
 };
 
 void read_CharAnimTime(const R& r, uint64_t s, CharAnimTime& x);

@@ -38,6 +38,7 @@ binschema::StringPool make_pool_names() {
 
 struct WCtx {
   W w;
+  WCtx() { w.set_record_pointers(false); }  // no relocation table to build
   binschema::StringPool pool_names = make_pool_names();
 };
 

@@ -261,6 +261,7 @@ class CppGen {
     w += "struct WCtx {";
     w.indent();
     w += "W w;";
+    if (!s_.relocation_table) w += "WCtx() { w.set_record_pointers(false); }  // no relocation table to build";
     for (const auto& p : s_.pools) {
       w += "binschema::StringPool pool_" + p.name + " = make_pool_" + p.name + "();";
       if (!p.scope.empty()) w += "uint64_t scope_" + p.scope + " = 0;";
@@ -733,36 +734,44 @@ class CppGen {
   // ---- Write -----------------------------------------------------------------
 
   // C++ for an expression on the write side.
-  std::string write_expr(const Struct& st, const Expr& e) const {
+  std::string write_expr(const Struct& st, const Expr& e, const std::string& obj = "x") const {
+    const std::string x = obj;
     switch (e.kind) {
       case Expr::Int: return std::to_string(e.value) + "ull";
       case Expr::Ident: {
         const Field* f = st.field(e.name);
-        if (!f->count_for.empty()) return "uint64_t(x." + cpp_field(f->count_for) + ".size())";
+        if (!f->count_for.empty()) return "uint64_t(" + x + "." + cpp_field(f->count_for) + ".size())";
         if (f->const_int) return std::to_string(*f->const_int) + "ull";
         if (f->derive) return "d_" + f->name;
-        return "x." + cpp_field(f->name);
+        return x + "." + cpp_field(f->name);
       }
-      case Expr::Unary: return "(" + e.name + write_expr(st, e.args[0]) + ")";
-      case Expr::Binary: return "(" + write_expr(st, e.args[0]) + " " + e.name + " " + write_expr(st, e.args[1]) + ")";
+      case Expr::Unary: return "(" + e.name + write_expr(st, e.args[0], obj) + ")";
+      case Expr::Binary: return "(" + write_expr(st, e.args[0], obj) + " " + e.name + " " + write_expr(st, e.args[1], obj) + ")";
       case Expr::Ternary:
-        return "(" + write_expr(st, e.args[0]) + " ? " + write_expr(st, e.args[1]) + " : " + write_expr(st, e.args[2]) + ")";
+        return "(" + write_expr(st, e.args[0], obj) + " ? " + write_expr(st, e.args[1], obj) + " : " + write_expr(st, e.args[2], obj) + ")";
       case Expr::Call:
-        if (e.name == "count") return "uint64_t(x." + cpp_field(e.args[0].name) + ".size())";
+        if (e.name == "count") return "uint64_t(" + x + "." + cpp_field(e.args[0].name) + ".size())";
+        if (e.name == "sum") {
+          // The sum of an expression over the elements of an array.
+          const Field* arr = st.field(e.args[0].name);
+          std::string inner = write_expr(*arr->type.st, e.args[1], "e");
+          return "[&]() -> uint64_t { uint64_t t = 0; for (const auto& e : " + x + "." + cpp_field(arr->name) +
+                 ") t += uint64_t(" + inner + "); return t; }()";
+        }
         if (e.name == "items") {
           // How many values the active case of a union holds.
           const Field* u = st.field(e.args[0].name);
-          std::string r = "[&]() -> uint64_t { switch (x." + cpp_field(u->name) + ".index()) {";
+          std::string r = "[&]() -> uint64_t { switch (" + x + "." + cpp_field(u->name) + ".index()) {";
           for (size_t i = 0; i < u->cases.size(); ++i) {
             const Field& p = *u->cases[i].field;
-            std::string n = p.array && !p.fixed_count ? "std::get<" + std::to_string(i) + ">(x." + cpp_field(u->name) + ").size()"
+            std::string n = p.array && !p.fixed_count ? "std::get<" + std::to_string(i) + ">(" + x + "." + cpp_field(u->name) + ").size()"
                                                       : std::to_string(p.items.value_or(p.fixed_count.value_or(1)));
             r += " case " + std::to_string(i) + ": return " + n + ";";
           }
           return r + " } return 0; }()";
         }
-        if (e.name == "fnv1a32") return "binschema::fnv1a32(x." + cpp_field(e.args[0].name) + ")";
-        if (e.name == "murmur3") return "binschema::murmur3_x86_32(x." + cpp_field(e.args[0].name) + ")";
+        if (e.name == "fnv1a32") return "binschema::fnv1a32(" + x + "." + cpp_field(e.args[0].name) + ")";
+        if (e.name == "murmur3") return "binschema::murmur3_x86_32(" + x + "." + cpp_field(e.args[0].name) + ")";
         throw SchemaError(e.loc, e.name + "() is only known once the file is laid out; use it alone or as a - b + constant");
     }
     return "";
@@ -1054,7 +1063,36 @@ class CppGen {
       }
       const Field& f = *st.field(li.name);
       if (!f.fixed_offset) throw SchemaError(f.loc, "a pointer after a variable-size field is not supported by schema v1");
-      place_target(st, f, li.kind == LayoutItem::Shallow);
+      if (!f.ptr) place_inline_pointers(st, f);
+      else place_target(st, f, li.kind == LayoutItem::Shallow);
+    }
+    // What the active case of a union points to.
+    for (const auto& u : st.fields) {
+      if (u->type.kind != ValueType::Union) continue;
+      bool any = false;
+      for (const auto& c : u->cases)
+        any = any || (c.field->ptr && c.field->inline_pascal) ||
+              (c.field->type.kind == ValueType::Struct && c.field->type.st->has_children);
+      if (!any) continue;
+      if (!u->fixed_offset) throw SchemaError(u->loc, "a union whose cases point elsewhere must sit at a fixed offset");
+      w += "switch (x." + cpp_field(u->name) + ".index()) {";
+      for (size_t i = 0; i < u->cases.size(); ++i) {
+        const Field& p = *u->cases[i].field;
+        std::string v = "std::get<" + std::to_string(i) + ">(x." + cpp_field(u->name) + ")";
+        if (p.ptr && p.inline_pascal) {
+          w += "  case " + std::to_string(i) + ":";
+          c_.indent();
+          c_.indent();
+          place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"");
+          c_.dedent();
+          c_.dedent();
+          w += "    break;";
+        } else if (p.type.kind == ValueType::Struct && p.type.st->has_children) {
+          w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", s + " + hexs(u->offset) + "); break;";
+        }
+      }
+      w += "  default: break;";
+      w += "}";
     }
     for (const auto& f : st.fields) {
       if (f->ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
@@ -1076,8 +1114,24 @@ class CppGen {
     CodeWriter& w = c_;
     (void)st;
     const Struct& et = *f.type.st;
-    if (!et.has_children) return;
     std::string x = "x." + cpp_field(f.name);
+    if (f.elem_ptr) {
+      // The elements themselves, each followed by what it points to.
+      int region = f.region.empty() ? -1 : s_.region_id(f.region);
+      std::string what = "\"" + st.name + "." + f.name + "\"";
+      w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
+      w += "  c.w.align(" + std::to_string(et.align) + ");";
+      w += "  const uint64_t e = c.w.pos();";
+      if (region >= 0) w += "  c.w.mark_start(" + std::to_string(region) + ");";
+      w += "  c.w.pointer(t_" + f.name + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+      if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
+      else w += "  put_" + et.name + "(c, " + x + "[i]);";
+      if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
+      if (region >= 0) w += "  c.w.mark_end(" + std::to_string(region) + ");";
+      w += "}";
+      return;
+    }
+    if (!et.has_children) return;
     if (f.array) {
       w += "for (size_t i = 0; i < " + x + ".size(); ++i) place_" + et.name + "(c, " + x + "[i], t_" + f.name + " + i * " + hexs(et.size) + ");";
     } else if (f.null == Field::Null::Allowed) {
@@ -1085,6 +1139,35 @@ class CppGen {
     } else {
       w += "place_" + et.name + "(c, " + x + ", t_" + f.name + ");";
     }
+  }
+
+  // A string of its own (not pooled) as the target of the pointer at `slot`.
+  void place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what) {
+    CodeWriter& w = c_;
+    w += "{";
+    w += "  if (" + v + ".size() > 0xffff) throw binschema::EncodeError(std::string(" + what + ") + \": string longer than 65535 bytes\");";
+    w += "  c.w.align(" + std::to_string(align) + ");";
+    w += "  const uint64_t t = c.w.reserve(2 + " + v + ".size() + 1);";
+    w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, 0, " + what + ");";
+    w += "  c.w.put<uint16_t>(t, static_cast<uint16_t>(" + v + ".size()));";
+    w += "  c.w.bytes(t + 2, " + v + ".data(), " + v + ".size());";
+    w += "}";
+  }
+
+  // The elements of an inline array of pointers, each placed (aligned) and
+  // followed by what it points to, filling the slots in the struct.
+  void place_inline_pointers(const Struct& st, const Field& f) {
+    CodeWriter& w = c_;
+    const Struct& et = *f.type.st;
+    std::string x = "x." + cpp_field(f.name), what = "\"" + st.name + "." + f.name + "\"";
+    w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
+    w += "  c.w.align(" + std::to_string(et.align) + ");";
+    w += "  const uint64_t e = c.w.pos();";
+    w += "  c.w.pointer(s + " + hexs(f.offset) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+    if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
+    else w += "  put_" + et.name + "(c, " + x + "[i]);";
+    if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
+    w += "}";
   }
 
   void place_target(const Struct& st, const Field& f, bool shallow = false) {
@@ -1102,6 +1185,12 @@ class CppGen {
       else if (et) align = et->align;
       else if (f.type.kind == ValueType::Prim) align = prim_size(f.type.prim);
       else align = f.ptr;
+    }
+    if (f.type.kind == ValueType::String && f.inline_pascal && !f.array) {
+      std::string slot0 = "s + " + hexs(f.offset);
+      if (f.null == Field::Null::Allowed) throw SchemaError(f.loc, "an inline string cannot be absent");
+      place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"");
+      return;
     }
     if (f.type.kind == ValueType::Dic) {
       // A dictionary of the names of an array's elements, built as Nintendo's tools build it.
@@ -1162,7 +1251,9 @@ class CppGen {
              cpp_field(f.sort) + " < " + x + "[b]." + cpp_field(f.sort) + "; });";
         elem = x + "[order[i]]";
       }
-      if (f.elem_ptr) {
+      if (f.elem_ptr && shallow) {
+        w += "c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");  // slots; the elements come with children " + f.name;
+      } else if (f.elem_ptr) {
         w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");";
         w += "for (uint64_t i = 0; i < n; ++i) {";
         w += "  c.w.align(" + std::to_string(et->align) + ");";

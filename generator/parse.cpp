@@ -488,9 +488,11 @@ class Parser {
       if (f.ptr) return false;  // its target is placed by the owner's layout
       if (f.type.kind == ValueType::Struct && f.type.st) return f.type.st->has_children;
       if (f.type.kind == ValueType::Union)
-        for (const auto& c : f.cases)
+        for (const auto& c : f.cases) {
+          if (c.field->ptr && c.field->inline_pascal) return true;
           if (c.field->type.kind == ValueType::Struct && c.field->type.st && c.field->type.st->has_children)
             return true;
+        }
       return false;
     }
 
@@ -690,7 +692,7 @@ class Parser {
             throw SchemaError(li.loc, "'" + li.name + "' placed twice");
           }
           if (li.kind == LayoutItem::Shallow) {
-            if (f->type.kind != ValueType::Struct || (f->array && !f->type.st->fixed_size) || f->elem_ptr || !f->sort.empty())
+            if (f->type.kind != ValueType::Struct || (f->array && !f->type.st->fixed_size && !f->elem_ptr) || !f->sort.empty())
               throw SchemaError(li.loc, "shallow placement is for a struct or an array of fixed-size structs");
             shallow.insert(li.name);
           }
@@ -714,7 +716,7 @@ class Parser {
         case Expr::Call: {
           static const std::map<std::string, size_t> arity = {
               {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},
-              {"size", 1},  {"fnv1a32", 1},   {"murmur3", 1}, {"until", 1}, {"items", 1}};
+              {"size", 1},  {"fnv1a32", 1},   {"murmur3", 1}, {"until", 1}, {"items", 1}, {"sum", 2}};
           auto it = arity.find(e.name);
           if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
           if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
@@ -725,6 +727,13 @@ class Parser {
           }
           if (e.name == "until") {
             check_expr(st, e.args[0]);
+            return;
+          }
+          if (e.name == "sum") {
+            const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
+            if (!arr || !arr->array || arr->type.kind != ValueType::Struct)
+              throw SchemaError(e.loc, "sum() takes an array of structs and an expression over its elements");
+            check_expr(*s_.find(arr->type.struct_name), e.args[1]);
             return;
           }
           if (!e.args.empty()) {

@@ -28,6 +28,19 @@ void DecodeError::push_index(size_t index) {
   path_ = std::move(p);
 }
 
+void fail_need(uint64_t off, uint64_t n, uint64_t size) {
+  throw DecodeError(off, "needs " + hex(n) + " bytes at " + hex(off) + " but the file ends at " + hex(size));
+}
+
+void fail_target(uint64_t target, uint64_t size) {
+  throw DecodeError(target, "pointer " + hex(target) + " past end of file (" + hex(size) + ")");
+}
+
+void fail_array(uint64_t off, uint64_t count, uint64_t min_size, uint64_t size) {
+  throw DecodeError(off, "count " + std::to_string(count) + " of " + hex(min_size) + "-byte elements at " + hex(off) +
+                             " runs past end of file (" + hex(size) + ")");
+}
+
 const char* DecodeError::what() const noexcept {
   what_ = path_.empty() ? message_ : path_ + ": " + message_;
   return what_.c_str();

@@ -15,6 +15,11 @@ namespace binschema {
 
 std::string hex(uint64_t v);
 
+// Out-of-line throws of the reader's bounds checks (reader.h).
+[[noreturn, gnu::cold, gnu::noinline]] void fail_need(uint64_t off, uint64_t n, uint64_t size);
+[[noreturn, gnu::cold, gnu::noinline]] void fail_target(uint64_t target, uint64_t size);
+[[noreturn, gnu::cold, gnu::noinline]] void fail_array(uint64_t off, uint64_t count, uint64_t min_size, uint64_t size);
+
 class DecodeError : public std::exception {
  public:
   DecodeError(uint64_t offset, std::string message)

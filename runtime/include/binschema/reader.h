@@ -59,18 +59,17 @@ class Reader {
   size_t size() const { return data_.size(); }
   const uint8_t* data() const { return data_.data(); }
 
-  // Throws unless [off, off + n) lies inside the file.
+  // Throws unless [off, off + n) lies inside the file. The checks stay inline
+  // and the throws out of line: they run for every struct.
   void need(uint64_t off, uint64_t n) const {
-    if (off > data_.size() || n > data_.size() - off)
-      throw DecodeError(off, "needs " + hex(n) + " bytes at " + hex(off) +
-                                 " but the file ends at " + hex(data_.size()));
+    if (off > data_.size() || n > data_.size() - off) [[unlikely]]
+      fail_need(off, n, data_.size());
   }
 
   // Throws unless a pointer target of at least n bytes lies inside the file.
   void need_target(uint64_t target, uint64_t n) const {
-    if (target > data_.size() || n > data_.size() - target)
-      throw DecodeError(target, "pointer " + hex(target) + " past end of file (" +
-                                    hex(data_.size()) + ")");
+    if (target > data_.size() || n > data_.size() - target) [[unlikely]]
+      fail_target(target, data_.size());
   }
 
   // Throws unless `count` elements of at least `min_size` bytes each can fit
@@ -78,10 +77,8 @@ class Reader {
   void need_array(uint64_t off, uint64_t count, uint64_t min_size) const {
     uint64_t avail = off <= data_.size() ? data_.size() - off : 0;
     if (min_size == 0) min_size = 1;
-    if (count > avail / min_size)
-      throw DecodeError(off, "count " + std::to_string(count) + " of " + hex(min_size) +
-                                 "-byte elements at " + hex(off) + " runs past end of file (" +
-                                 hex(data_.size()) + ")");
+    if (count > avail / min_size) [[unlikely]]
+      fail_array(off, count, min_size, data_.size());
   }
 
   // Unchecked loads: call need() first.

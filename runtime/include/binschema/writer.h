@@ -7,6 +7,7 @@
 // a pool) are registered as late fix-ups and resolved by finish().
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <cstdint>
@@ -36,26 +37,33 @@ struct LateFixup {
   std::function<uint64_t()> value;
 };
 
+// The buffer is kept zero-filled beyond the bytes written so far (`len_`),
+// so appending zeros (reserve, align) is a length change, inline; it only
+// calls out to grow the buffer now and then.
 class WriterBase {
  public:
-  explicit WriterBase(size_t reserve_hint = 0) { buf_.reserve(reserve_hint); }
+  explicit WriterBase(size_t reserve_hint = 0) { buf_.resize(reserve_hint); }
 
-  uint64_t pos() const { return buf_.size(); }
+  uint64_t pos() const { return len_; }
 
   // Appends zero bytes up to the next multiple of `a`.
   void align(uint64_t a) {
     if (a > 1) {
-      uint64_t r = buf_.size() % a;
-      if (r) buf_.resize(buf_.size() + (a - r));
+      uint64_t r = len_ % a;
+      if (r) reserve(a - r);
     }
   }
 
   // Appends n zero bytes and returns where they start.
   uint64_t reserve(uint64_t n) {
-    uint64_t p = buf_.size();
-    buf_.resize(p + n);
+    uint64_t p = len_;
+    if (n > buf_.size() - len_) [[unlikely]] grow(n);
+    len_ += n;
     return p;
   }
+
+  // Formats without a relocation table do not need the pointer record.
+  void set_record_pointers(bool on) { record_ = on; }
 
   uint8_t* at(uint64_t off) { return buf_.data() + off; }
 
@@ -73,7 +81,7 @@ class WriterBase {
   }
 
   void record_pointer(uint64_t slot, uint8_t width, bool null) {
-    pointers_.push_back({slot, width, null});
+    if (record_) pointers_.push_back({slot, width, null});
   }
 
   // Marks delimit regions (a pointed-to block with everything placed after
@@ -88,9 +96,13 @@ class WriterBase {
   void late(LateFixup f) { late_.push_back(std::move(f)); }
 
   const std::vector<PointerRecord>& pointers() const { return pointers_; }
-  std::vector<uint8_t>& buffer() { return buf_; }
 
  protected:
+  void grow(uint64_t n) {
+    uint64_t want = std::max<uint64_t>(len_ + n, std::max<uint64_t>(buf_.size() * 2, 4096));
+    buf_.resize(want);  // zero-filled
+  }
+
   uint64_t mark(const std::vector<uint64_t>& v, int id) const {
     if (static_cast<size_t>(id) >= v.size() || v[id] == UINT64_MAX)
       throw EncodeError("internal: region " + std::to_string(id) + " was never placed");
@@ -104,6 +116,8 @@ class WriterBase {
   }
 
   std::vector<uint8_t> buf_;
+  uint64_t len_ = 0;
+  bool record_ = true;
   std::vector<PointerRecord> pointers_;
   std::vector<LateFixup> late_;
   std::vector<uint64_t> starts_, ends_;
@@ -145,6 +159,7 @@ class Writer : public WriterBase {
       if (f.pointer) record_pointer(f.slot, f.width, v == 0);
     }
     late_.clear();
+    buf_.resize(len_);
     return std::move(buf_);
   }
 };
