@@ -706,7 +706,7 @@ class CppGen {
         w += "for (uint64_t i = 0; i < n; ++i) " + x + "[i] = " + load(f, "t + i * " + hexs(stride)) + ";";
       } else if (f.type.kind == ValueType::String) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
-        w += "  try { " + x + "[i] = std::string(r.cstring(r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + "))); }";
+        w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + ")") + "); }";
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       } else if (f.type.st->fixed_size) {
@@ -825,7 +825,7 @@ class CppGen {
         w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
         if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
       }
-    } else if (f.ptr && !f.pool.empty() && !f.array) {
+    } else if (f.ptr && !f.pool.empty() && !f.array && f.type.kind != ValueType::Dic) {
       const Pool* pool = s_.pool(f.pool);
       if (!pool->scope.empty())
         w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 0, c.scope_" + pool->scope + ");";
@@ -1095,7 +1095,7 @@ class CppGen {
       w += "}";
     }
     for (const auto& f : st.fields) {
-      if (f->ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
+      if (f->ptr || f->elem_ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
       const Struct& et = *f->type.st;
       if (f->array) {
         std::string start = f->fixed_offset ? "s + " + hexs(f->offset) : "c.at_" + st.name + "_" + f->name;
