@@ -2,6 +2,7 @@
 #include "bfevfl.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "binschema/dic.h"
 #include "binschema/hash.h"
@@ -39,6 +40,7 @@ binschema::StringPool make_pool_strings() {
 struct WCtx {
   W w;
   binschema::StringPool pool_strings = make_pool_strings();
+  std::unordered_map<const void*, uint64_t> placed;  // targets placed before their pointer exists
 };
 
 void read_ActorIdentifier(const R& r, uint64_t s, ActorIdentifier& x);
@@ -53,6 +55,8 @@ void place_Container(WCtx& c, const Container& x, uint64_t s);
 void read_Actor(const R& r, uint64_t s, Actor& x);
 void put_Actor(WCtx& c, uint64_t s, const Actor& x);
 void place_Actor(WCtx& c, const Actor& x, uint64_t s);
+void preplace_Actor(WCtx& c, const Actor& x);
+void patch_Actor(WCtx& c, const Actor& x, uint64_t s);
 void read_ActionEvent(const R& r, uint64_t s, ActionEvent& x);
 void put_ActionEvent(WCtx& c, uint64_t s, const ActionEvent& x);
 void place_ActionEvent(WCtx& c, const ActionEvent& x, uint64_t s);
@@ -94,6 +98,7 @@ void place_Cut(WCtx& c, const Cut& x, uint64_t s);
 void read_Timeline(const R& r, uint64_t s, Timeline& x);
 void put_Timeline(WCtx& c, uint64_t s, const Timeline& x);
 void place_Timeline(WCtx& c, const Timeline& x, uint64_t s);
+void pre_place_Timeline(WCtx& c, const Timeline& x);
 void read_File(const R& r, uint64_t s, File& x);
 void put_File(WCtx& c, uint64_t s, const File& x);
 void place_File(WCtx& c, const File& x, uint64_t s);
@@ -1638,6 +1643,8 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
   uint64_t t_clips = 0;  // where the shallow clips went
   uint64_t t_oneshots = 0;  // where the shallow oneshots went
   uint64_t t_cuts = 0;  // where the shallow cuts went
+  if (auto it = c.placed.find(&x.params); it != c.placed.end())
+    c.w.pointer(s + 0x58, 8, it->second, 0, "Timeline.params");
   {  // actors
     const uint64_t n = x.actors.size();
     if (n != 0) {
@@ -1651,6 +1658,7 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
       c.w.record_pointer(s + 0x28, 8, true);
     }
   }
+  for (size_t i = 0; i < x.actors.size(); ++i) patch_Actor(c, x.actors[i], t_actors + i * 0x38);
   c.w.align(8);
   {  // clips
     const uint64_t n = x.clips.size();
@@ -1723,16 +1731,6 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
   for (size_t i = 0; i < x.clips.size(); ++i) place_Clip(c, x.clips[i], t_clips + i * 0x18);
   for (size_t i = 0; i < x.oneshots.size(); ++i) place_Oneshot(c, x.oneshots[i], t_oneshots + i * 0x18);
   for (size_t i = 0; i < x.cuts.size(); ++i) place_Cut(c, x.cuts[i], t_cuts + i * 0x18);
-  for (size_t i = 0; i < x.actors.size(); ++i) place_Actor(c, x.actors[i], t_actors + i * 0x38);
-  {  // params
-    if (x.params) {
-      c.w.align(8);
-      const uint64_t t = c.w.pos();
-      c.w.pointer(s + 0x58, 8, t, 0, "Timeline.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
-    }
-  }
 }
 
 void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64_t s) {
@@ -1743,11 +1741,9 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     if (n != 0) {
       c.w.align(8);
       const uint64_t t = c.w.pos();
-      c.w.mark_start(2);
       c.w.pointer(s + 0x28, 8, t, 0, "File.flowcharts");
       t_flowcharts = t;
       c.w.reserve(n * 8);  // slots; the elements come with children flowcharts
-      c.w.mark_end(2);
     } else {
       c.w.record_pointer(s + 0x28, 8, true);
     }
@@ -1774,11 +1770,9 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     if (n != 0) {
       c.w.align(8);
       const uint64_t t = c.w.pos();
-      c.w.mark_start(3);
       c.w.pointer(s + 0x38, 8, t, 0, "File.timelines");
       t_timelines = t;
       c.w.reserve(n * 8);  // slots; the elements come with children timelines
-      c.w.mark_end(3);
     } else {
       c.w.record_pointer(s + 0x38, 8, true);
     }
@@ -1810,6 +1804,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     c.w.mark_end(2);
   }
   for (size_t i = 0; i < x.timelines.size(); ++i) {
+    pre_place_Timeline(c, x.timelines[i]);
     c.w.align(8);
     const uint64_t e = c.w.pos();
     c.w.mark_start(3);
@@ -1818,6 +1813,69 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     place_Timeline(c, x.timelines[i], e);
     c.w.mark_end(3);
   }
+}
+
+void preplace_Actor(WCtx& c, [[maybe_unused]] const Actor& x) {
+  c.w.align(8);
+  {  // params
+    if (x.params) {
+      c.w.align(8);
+      const uint64_t t = c.w.pos();
+      c.placed[&x.params] = t;
+      put_Container(c, (*x.params));
+      place_Container(c, (*x.params), t);
+    }
+  }
+  c.w.align(8);
+  {  // actions
+    const uint64_t n = x.actions.size();
+    if (n != 0) {
+      c.w.align(8);
+      const uint64_t t = c.w.pos();
+      c.placed[&x.actions] = t;
+      const uint64_t a = c.w.reserve(n * 8);
+      for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.actions[i], a + i * 8, 8, false, true);
+    }
+  }
+  c.w.align(8);
+  {  // queries
+    const uint64_t n = x.queries.size();
+    if (n != 0) {
+      c.w.align(8);
+      const uint64_t t = c.w.pos();
+      c.placed[&x.queries] = t;
+      const uint64_t a = c.w.reserve(n * 8);
+      for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.queries[i], a + i * 8, 8, false, true);
+    }
+  }
+}
+
+void patch_Actor(WCtx& c, [[maybe_unused]] const Actor& x, [[maybe_unused]] uint64_t s) {
+  if (auto it = c.placed.find(&x.params); it != c.placed.end())
+    c.w.pointer(s + 0x28, 8, it->second, 0, "Actor.params");
+  if (auto it = c.placed.find(&x.actions); it != c.placed.end())
+    c.w.pointer(s + 0x18, 8, it->second, 0, "Actor.actions");
+  else
+    c.w.record_pointer(s + 0x18, 8, true);
+  if (auto it = c.placed.find(&x.queries); it != c.placed.end())
+    c.w.pointer(s + 0x20, 8, it->second, 0, "Actor.queries");
+  else
+    c.w.record_pointer(s + 0x20, 8, true);
+}
+
+void pre_place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x) {
+  for (const auto& e : x.actors) preplace_Actor(c, e);
+  c.w.align(8);
+  {  // params
+    if (x.params) {
+      c.w.align(8);
+      const uint64_t t = c.w.pos();
+      c.placed[&x.params] = t;
+      put_Container(c, (*x.params));
+      place_Container(c, (*x.params), t);
+    }
+  }
+  c.w.align(8);
 }
 
 }  // namespace

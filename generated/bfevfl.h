@@ -239,7 +239,7 @@ struct Cut {
   bool operator==(const Cut&) const = default;
 };
 
-// Timeline header (TLIN).
+// Timeline header (TLIN). Its actors' data and its parameters are placed before it; after it come the actors, clips, oneshots, subtimelines, triggers and cuts, each 8-aligned, then the clips', oneshots' and cuts' parameters.
 struct Timeline {
   static constexpr const char* type_name = "Timeline";
   // Duration.

@@ -2,6 +2,7 @@
 #include "tiny.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "binschema/dic.h"
 #include "binschema/hash.h"

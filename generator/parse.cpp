@@ -261,6 +261,8 @@ class Parser {
           } catch (const std::exception&) {
             fail(item, "'" + t + "' needs a number");
           }
+        } else if (t == "self") {
+          li.kind = LayoutItem::Self;
         } else {
           li.name = t;
         }
@@ -670,7 +672,9 @@ class Parser {
 
     void complete_layout(Struct& st) {
       std::vector<LayoutItem> items;
-      std::set<std::string> placed, shallow;
+      std::set<std::string> placed, shallow, pre_children;
+      const bool layout_has_self = std::any_of(st.layout.begin(), st.layout.end(),
+                                                [](const LayoutItem& li) { return li.kind == LayoutItem::Self; });
       for (const auto& li : st.layout) {
         if (li.kind == LayoutItem::Pool) {
           Pool* p = nullptr;
@@ -681,10 +685,25 @@ class Parser {
           p->placed_in_layout = true;
         } else if (li.kind == LayoutItem::Align || li.kind == LayoutItem::Zeros) {
           // nothing to resolve
+        } else if (li.kind == LayoutItem::Self) {
+          if (st.has_self) throw SchemaError(li.loc, "self placed twice");
+          st.has_self = true;
+        } else if (li.kind == LayoutItem::Children && layout_has_self && !st.has_self) {
+          // Before self: each element's targets go first, the elements later
+          // (shallow, after self) get their pointers filled in.
+          const Field* f = st.field(li.name);
+          if (!f || !f->ptr || !f->array || f->type.kind != ValueType::Struct || !f->type.st->fixed_size)
+            throw SchemaError(li.loc, "children before self is for an array of fixed-size structs");
+          pre_children.insert(li.name);
         } else {
           const Field* f = st.field(li.name);
           if (!f || !(f->ptr || f->elem_ptr) || (!f->pool.empty() && !f->array && f->type.kind != ValueType::Dic))
             throw SchemaError(li.loc, "layout names no pointer field '" + li.name + "' of " + st.name);
+          if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
+            placed.insert(li.name);
+            items.push_back(li);
+            continue;
+          }
           if (li.kind == LayoutItem::Children) {
             if (!shallow.count(li.name)) throw SchemaError(li.loc, "children " + li.name + " comes before shallow " + li.name);
             shallow.erase(li.name);

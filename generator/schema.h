@@ -139,8 +139,10 @@ struct Field {
 //   pool P       place string pool P
 //   align N      pad to a multiple of N
 //   zeros N      N zero bytes nothing points to (reserved space)
+//   self         the struct itself: what comes before it is placed first and
+//                its pointers are filled in once the struct is written
 struct LayoutItem {
-  enum Kind { FieldTarget, Shallow, Children, Pool, Align, Zeros } kind = FieldTarget;
+  enum Kind { FieldTarget, Shallow, Children, Pool, Align, Zeros, Self } kind = FieldTarget;
   std::string name;
   uint64_t n = 0;
   Loc loc;
@@ -162,6 +164,7 @@ struct Struct {
   bool has_model = false;  // has at least one model field
   bool needs_end = false;  // has a `size: rest` field: its reader takes the block's end
   bool has_children = false;  // places pointed-to blocks
+  bool has_self = false;      // its layout places some targets before the struct itself
 
   const Field* field(const std::string& n) const {
     for (const auto& f : fields)
