@@ -1887,7 +1887,10 @@ File decode(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode(const File& x) {
+std::vector<uint8_t> encode(const File& model) {
+  File x = model;
+  binschema::text::for_each<Flowchart>(x, [](Flowchart& v) { hooks::sub_flow_events(v); });
+  binschema::text::for_each<Timeline>(x, [](Timeline& v) { hooks::clip_triggers(v); });
   WCtx c;
   c.pool_strings.keep("");
   const uint64_t s = c.w.reserve(0x48);

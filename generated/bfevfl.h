@@ -159,7 +159,7 @@ struct EntryPoint {
   static constexpr const char* type_name = "EntryPoint";
   // Name (kept in the entry point dictionary).
   std::string name;
-  // The sub flow events reachable from the main event.
+  // The sub flow events reachable from the main event (recomputed on write by the sub_flow_events hook).
   std::vector<uint16_t> sub_flow_events;
   // First event (0xFFFF: none).
   uint16_t main_event = 0;
@@ -252,7 +252,7 @@ struct Timeline {
   std::vector<Clip> clips;
   // Oneshots.
   std::vector<Oneshot> oneshots;
-  // Clip enter and leave triggers, in time order.
+  // Clip enter and leave triggers, in time order (regenerated on write by the clip_triggers hook).
   std::vector<Trigger> triggers;
   // Subtimelines.
   std::vector<Subtimeline> subtimelines;
@@ -456,6 +456,15 @@ std::vector<uint8_t> encode(const File& model);
 // Model <-> YAML/JSON text (the text names its format in a `format:` key).
 std::string to_text(const File& model, binschema::TextKind kind);
 File from_text(const YAML::Node& doc);
+// Hooks: hand-written in schemas/bfevfl.hooks.cpp; encode() runs each on
+// every instance of its struct in a copy of the model before writing.
+namespace hooks {
+// Recomputes each entry point's sub_flow_events: the sub flow events reachable from its main event, in depth-first order (a graph walk).
+void sub_flow_events(Flowchart& x);
+// Regenerates the triggers from the clips: each clip's start and end, by time, ends first, then by clip index.
+void clip_triggers(Timeline& x);
+}  // namespace hooks
+
 // This format's entry for the CLI.
 const binschema::Format& format();
 

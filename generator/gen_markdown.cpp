@@ -130,7 +130,18 @@ std::string generate_markdown(const Schema& s) {
     o << "| Magic | `" << m << "` at " << hexs(s.magic_offset) << " |\n";
   }
   o << "| Root struct | [" << s.root << "](#" << s.root << ") |\n";
-  o << "| Hooks (hand-written C++) | none |\n\n";
+  if (s.hooks.empty()) {
+    o << "| Hooks (hand-written C++) | none |\n\n";
+  } else {
+    std::string hs;
+    for (const auto& h : s.hooks) hs += (hs.empty() ? "" : ", ") + ("`" + h.name + "`");
+    o << "| Hooks (hand-written C++) | " << hs << " (see below) |\n\n";
+    o << "## Hooks\n\nWhat the schema cannot say is done by these functions in `schemas/" << s.format
+      << ".hooks.cpp`. Each runs, before writing, on every instance of its struct (in a copy of the model).\n\n"
+      << "| Hook | Runs on | What it does |\n|---|---|---|\n";
+    for (const auto& h : s.hooks) o << "| `" << h.name << "` | [" << h.on << "](#" << h.on << ") | " << cell(h.doc) << " |\n";
+    o << "\n";
+  }
 
   if (!s.pools.empty()) {
     o << "## String pools\n\n| Pool | Strings | Order | Alignment | Notes |\n|---|---|---|---|---|\n";

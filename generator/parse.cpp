@@ -82,7 +82,7 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks"});
     s->format = req_str(root, "format");
     s->title = opt_str(root, "title", s->format);
     s->doc = opt_str(root, "doc", "");
@@ -132,6 +132,11 @@ class Parser {
       }
     }
 
+    if (root["hooks"])
+      for (const auto& h : seq(root["hooks"])) {
+        keys(h, {"name", "on", "doc"});
+        s->hooks.push_back({req_str(h, "name"), req_str(h, "on"), opt_str(h, "doc", ""), loc(h)});
+      }
     if (root["relocation_table"]) {
       const YAML::Node& r = root["relocation_table"];
       keys(r, {"kind", "data_end"});
@@ -480,6 +485,8 @@ class Parser {
         }
       }
       for (auto& st : s_.structs) check_exprs(*st);
+      for (const auto& h : s_.hooks)
+        if (!s_.find(h.on)) throw SchemaError(h.loc, "hook '" + h.name + "' is on no struct '" + h.on + "'");
       for (auto& st : s_.structs)
         if (st->name == "format" || (st->name == s_.root && st->field("format")))
           throw SchemaError(st->loc, "'format' is reserved for the text form's format key");

@@ -200,6 +200,14 @@ struct Schema {
   std::vector<Pool> pools;
   std::vector<std::unique_ptr<Struct>> structs;  // in declaration order
   std::vector<std::string> regions;              // mark ids: pools first, then fields
+  // Named C++ hooks beside the schema (schemas/<format>.hooks.cpp) for what a
+  // schema cannot say: each runs on every instance of its struct, on a copy
+  // of the model, before it is written.
+  struct Hook {
+    std::string name, on, doc;
+    Loc loc;
+  };
+  std::vector<Hook> hooks;
   // A relocation table (RELT) listing every pointer slot, written last.
   bool relocation_table = false;
   std::optional<Expr> relocation_data_end;       // the "data end" it records

@@ -199,6 +199,46 @@ class Counter {
   std::vector<std::pair<std::string, size_t>> counts_;
 };
 
+// ---- Walking a model --------------------------------------------------------
+
+// Calls fn on every instance of T below (and including) a model; fn may
+// change it. The hooks of a format run through this.
+template <class T, class Fn>
+class ForEach {
+ public:
+  explicit ForEach(Fn& fn) : fn_(fn) {}
+  template <class V>
+  void field(const char*, V& v, unsigned = kNone) { value(v); }
+  template <class V, class D>
+  void field_default(const char*, V& v, const D&, unsigned = kNone) { value(v); }
+
+  template <class V>
+  void value(V& v) {
+    if constexpr (std::is_same_v<V, T>) {
+      visit_fields(*this, v);  // inner instances first, then this one
+      fn_(v);
+    } else if constexpr (is_optional<V>::value) {
+      if (v) value(*v);
+    } else if constexpr (is_vector<V>::value || is_array<V>::value) {
+      if constexpr (std::is_class_v<typename V::value_type>)
+        for (auto& e : v) value(e);
+    } else if constexpr (Union<V>) {
+      std::visit([&](auto& alt) { value(alt); }, static_cast<typename V::Base&>(v));
+    } else if constexpr (requires { V::type_name; }) {
+      visit_fields(*this, v);
+    }
+  }
+
+ private:
+  Fn& fn_;
+};
+
+template <class T, class Root, class Fn>
+void for_each(Root& root, Fn fn) {
+  ForEach<T, Fn> walker(fn);
+  walker.value(root);
+}
+
 // ---- Input ----------------------------------------------------------------
 
 // Reads a model from a parsed YAML/JSON document. Errors name the line and

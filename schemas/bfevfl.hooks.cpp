@@ -1,0 +1,75 @@
+// Hooks of schemas/bfevfl.yaml: the two things about event flows that a
+// schema cannot say. encode() runs them on a copy of the model, so what a user
+// wrote in these fields is replaced by what the graph and the clips imply.
+#include <algorithm>
+#include <vector>
+
+#include "bfevfl.h"
+
+namespace binschema::bfevfl::hooks {
+
+// An entry point lists the sub flow events reachable from its main event, in
+// the order a depth-first walk first meets them. Actions, joins and sub flows
+// go on to `next`; a switch tries its cases in order; a fork its branches in
+// order, then its join. The walk is iterative (a long chain of events must
+// not exhaust the stack): children are pushed in reverse so that they are
+// taken in order, and an event already seen is skipped when taken.
+void sub_flow_events(Flowchart& fc) {
+  constexpr uint16_t kNone = 0xFFFF;
+  const size_t n = fc.events.size();
+  for (EntryPoint& ep : fc.entry_points) {
+    std::vector<bool> seen(n, false);
+    std::vector<uint16_t> out, stack{ep.main_event};
+    while (!stack.empty()) {
+      const uint16_t e = stack.back();
+      stack.pop_back();
+      if (e == kNone || e >= n || seen[e]) continue;
+      seen[e] = true;
+      std::vector<uint16_t> next;
+      const auto& data = fc.events[e].data;
+      switch (data.index()) {
+        case 0: next = {std::get<0>(data).next}; break;  // action
+        case 1:                                          // switch
+          for (const auto& c : std::get<1>(data).cases) next.push_back(c.event);
+          break;
+        case 2:  // fork
+          next = std::get<2>(data).forks;
+          next.push_back(std::get<2>(data).join);
+          break;
+        case 3: next = {std::get<3>(data).next}; break;  // join
+        case 4:                                          // sub flow
+          out.push_back(e);
+          next = {std::get<4>(data).next};
+          break;
+      }
+      stack.insert(stack.end(), next.rbegin(), next.rend());
+    }
+    ep.sub_flow_events = std::move(out);
+  }
+}
+
+// A timeline's triggers are every clip's start (kind 1) and end (kind 2),
+// ordered by time, ends before starts at the same time, then by clip index.
+// The end time is start + duration added in double precision.
+void clip_triggers(Timeline& tl) {
+  struct Event {
+    double time;
+    uint8_t kind;
+    uint16_t clip;
+  };
+  std::vector<Event> events;
+  for (size_t i = 0; i < tl.clips.size(); ++i) {
+    const Clip& c = tl.clips[i];
+    events.push_back({double(c.start), 1, static_cast<uint16_t>(i)});
+    events.push_back({double(c.start) + double(c.duration), 2, static_cast<uint16_t>(i)});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.kind != b.kind) return a.kind > b.kind;  // the end (2) first
+    return a.clip < b.clip;
+  });
+  tl.triggers.clear();
+  for (const Event& e : events) tl.triggers.push_back(Trigger{e.clip, e.kind});
+}
+
+}  // namespace binschema::bfevfl::hooks
