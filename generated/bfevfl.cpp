@@ -200,8 +200,20 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, [[maybe_unused]] ContainerIt
       o += (n * 4 + 0) / 1 * 1;
       break;
     }
-    case 12: {
+    case 10: {
       auto& v = x.value.template emplace<8>();
+      const uint64_t n = f_count;
+      r.need_array(s + 0x10, n, 8);
+      v.resize(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        try { v[i] = std::string(r.pascal16(r.get<uint64_t>(s + 0x10 + i * 8))); }
+        catch (DecodeError& e) { e.push_index(i); e.push_field("value"); throw; }
+      }
+      o += (n * 8 + 0) / 1 * 1;
+      break;
+    }
+    case 12: {
+      auto& v = x.value.template emplace<9>();
       r.need(o, 0x10);
       try { read_ActorIdentifier(r, s + 0x10, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
@@ -209,7 +221,7 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, [[maybe_unused]] ContainerIt
       break;
     }
     default:
-      fail(s + 0x10, "value", "type " + std::to_string(f_type) + " is not a supported case (known: 0 argument, 2 int, 3 bool, 4 float, 5 string, 7 int_array, 8 bool_array, 9 float_array, 12 actor_identifier)");
+      fail(s + 0x10, "value", "type " + std::to_string(f_type) + " is not a supported case (known: 0 argument, 2 int, 3 bool, 4 float, 5 string, 7 int_array, 8 bool_array, 9 float_array, 10 string_array, 12 actor_identifier)");
   }
   return o;
 }
@@ -1062,9 +1074,9 @@ void put_ActorIdentifier(WCtx& c, uint64_t s, [[maybe_unused]] const ActorIdenti
 
 uint64_t put_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x) {
   const uint64_t s = c.w.reserve(0x10);
-  [[maybe_unused]] const uint64_t d_count = uint64_t([&]() -> uint64_t { switch (x.value.index()) { case 0: return 1; case 1: return 1; case 2: return 1; case 3: return 1; case 4: return 1; case 5: return std::get<5>(x.value).size(); case 6: return std::get<6>(x.value).size(); case 7: return std::get<7>(x.value).size(); case 8: return 2; } return 0; }());
+  [[maybe_unused]] const uint64_t d_count = uint64_t([&]() -> uint64_t { switch (x.value.index()) { case 0: return 1; case 1: return 1; case 2: return 1; case 3: return 1; case 4: return 1; case 5: return std::get<5>(x.value).size(); case 6: return std::get<6>(x.value).size(); case 7: return std::get<7>(x.value).size(); case 8: return std::get<8>(x.value).size(); case 9: return 2; } return 0; }());
   {
-    static constexpr uint8_t tags[] = {0, 2, 3, 4, 5, 7, 8, 9, 12};
+    static constexpr uint8_t tags[] = {0, 2, 3, 4, 5, 7, 8, 9, 10, 12};
     c.w.put<uint8_t>(s + 0x0, tags[x.value.index()]);
   }
   c.w.put<uint8_t>(s + 0x1, static_cast<uint8_t>(0));
@@ -1120,6 +1132,11 @@ uint64_t put_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x) {
     }
     case 8: {
       [[maybe_unused]] const auto& v = std::get<8>(x.value);
+      const uint64_t u = c.w.reserve((v.size() * 8 + 0) / 1 * 1);
+      break;
+    }
+    case 9: {
+      [[maybe_unused]] const auto& v = std::get<9>(x.value);
       const uint64_t u = c.w.reserve(0x10);
       put_ActorIdentifier(c, u, v);
       break;
@@ -1367,7 +1384,18 @@ void place_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x, [[may
         c.w.bytes(t + 2, std::get<4>(x.value).data(), std::get<4>(x.value).size());
       }
       break;
-    case 8: place_ActorIdentifier(c, std::get<8>(x.value), s + 0x10); break;
+    case 8:
+      for (size_t i = 0; i < std::get<8>(x.value).size(); ++i)
+        {
+          if (std::get<8>(x.value)[i].size() > 0xffff) throw binschema::EncodeError(std::string("ContainerItem.value") + ": string longer than 65535 bytes");
+          c.w.align(8);
+          const uint64_t t = c.w.reserve(2 + std::get<8>(x.value)[i].size() + 1);
+          c.w.pointer(s + 0x10 + i * 8, 8, t, 0, "ContainerItem.value");
+          c.w.put<uint16_t>(t, static_cast<uint16_t>(std::get<8>(x.value)[i].size()));
+          c.w.bytes(t + 2, std::get<8>(x.value)[i].data(), std::get<8>(x.value)[i].size());
+        }
+      break;
+    case 9: place_ActorIdentifier(c, std::get<9>(x.value), s + 0x10); break;
     default: break;
   }
 }

@@ -28,16 +28,16 @@ struct ActorIdentifier {
 struct ContainerItem {
   static constexpr const char* type_name = "ContainerItem";
   // One of the cases of 'value', chosen by 'type'.
-  struct Value : std::variant<std::string, int32_t, bool, float, std::string, std::vector<int32_t>, std::vector<uint32_t>, std::vector<float>, ActorIdentifier> {
-    using Base = std::variant<std::string, int32_t, bool, float, std::string, std::vector<int32_t>, std::vector<uint32_t>, std::vector<float>, ActorIdentifier>;
+  struct Value : std::variant<std::string, int32_t, bool, float, std::string, std::vector<int32_t>, std::vector<uint32_t>, std::vector<float>, std::vector<std::string>, ActorIdentifier> {
+    using Base = std::variant<std::string, int32_t, bool, float, std::string, std::vector<int32_t>, std::vector<uint32_t>, std::vector<float>, std::vector<std::string>, ActorIdentifier>;
     using Base::Base;
     using Base::operator=;
-    static constexpr std::array<const char*, 9> case_names{"argument", "int", "bool", "float", "string", "int_array", "bool_array", "float_array", "actor_identifier"};
+    static constexpr std::array<const char*, 10> case_names{"argument", "int", "bool", "float", "string", "int_array", "bool_array", "float_array", "string_array", "actor_identifier"};
     bool operator==(const Value&) const = default;
   };
   // Key (kept in the container's dictionary).
   std::string key;
-  // The value. Nested containers (1), wide strings (6) and wide string arrays (11) occur in no known file and are refused.
+  // The value. Nested containers (1), wide strings (6) and wide string arrays (11) occur in no known file and are refused with the offending type and offset.
   Value value;
   bool operator==(const ContainerItem&) const = default;
 };

@@ -628,6 +628,16 @@ class CppGen {
       } else if (p.type.kind == ValueType::Prim && p.fixed_count) {
         w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) v[i] = " +
              load(p, o + " + i * " + std::to_string(prim_size(p.type.prim))) + ";";
+      } else if (p.type.kind == ValueType::String && p.array && p.elem_ptr && p.inline_pascal && p.count) {
+        // Pointers to strings of their own, counted by a field of the struct.
+        w += "const uint64_t n = " + read_expr(*p.count) + ";";
+        w += "r.need_array(" + o + ", n, " + std::to_string(p.elem_ptr) + ");";
+        w += "v.resize(n);";
+        w += "for (uint64_t i = 0; i < n; ++i) {";
+        w += "  try { v[i] = std::string(r.pascal16(r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + "))); }";
+        w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
+        w += "}";
+        advance = "(n * " + std::to_string(p.elem_ptr) + " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
       } else if (p.type.kind == ValueType::Prim && p.count) {
         // An open array counted by a field of the struct.
         uint64_t sz = prim_size(p.type.prim);
@@ -1039,15 +1049,15 @@ class CppGen {
       std::string oo = o;
       if (!f.fixed_size) {
         std::string size = p.fixed_size ? hexs(padded)
-                                        : "(v.size() * " + std::to_string(p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1) +
+                                        : "(v.size() * " + std::to_string(p.elem_ptr ? p.elem_ptr : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1) +
                                               " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
         w += "const uint64_t u = c.w.reserve(" + size + ");";
         oo = "u";
       }
       if (p.ptr && !p.pool.empty()) {
         w += "c.pool_" + p.pool + ".ref(v, " + oo + ", " + std::to_string(p.ptr) + ", false, true);";
-      } else if (p.ptr && p.inline_pascal) {
-        // Patched by place_ when the string is placed.
+      } else if ((p.ptr || p.elem_ptr) && p.inline_pascal) {
+        // Patched by place_ when the strings are placed.
       } else if (p.type.kind == ValueType::Prim && !p.array && p.true_value) {
         w += "c.w.put<" + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
       } else if (p.type.kind == ValueType::Prim && !p.array) {
@@ -1109,7 +1119,7 @@ class CppGen {
       if (u->type.kind != ValueType::Union) continue;
       bool any = false;
       for (const auto& c : u->cases)
-        any = any || (c.field->ptr && c.field->inline_pascal) ||
+        any = any || ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) ||
               (c.field->type.kind == ValueType::Struct && c.field->type.st->has_children);
       if (!any) continue;
       if (!u->fixed_offset) throw SchemaError(u->loc, "a union whose cases point elsewhere must sit at a fixed offset");
@@ -1122,6 +1132,18 @@ class CppGen {
           c_.indent();
           c_.indent();
           place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"");
+          c_.dedent();
+          c_.dedent();
+          w += "    break;";
+        } else if (p.elem_ptr && p.inline_pascal) {
+          w += "  case " + std::to_string(i) + ":";
+          w += "    for (size_t i = 0; i < " + v + ".size(); ++i)";
+          c_.indent();
+          c_.indent();
+          c_.indent();
+          place_pascal(v + "[i]", "s + " + hexs(u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
+                       "\"" + st.name + "." + u->name + "\"");
+          c_.dedent();
           c_.dedent();
           c_.dedent();
           w += "    break;";

@@ -498,7 +498,7 @@ class Parser {
       if (f.type.kind == ValueType::Struct && f.type.st) return f.type.st->has_children;
       if (f.type.kind == ValueType::Union)
         for (const auto& c : f.cases) {
-          if (c.field->ptr && c.field->inline_pascal) return true;
+          if ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) return true;
           if (c.field->type.kind == ValueType::Struct && c.field->type.st && c.field->type.st->has_children)
             return true;
         }
@@ -555,8 +555,8 @@ class Parser {
         if (!c->derive && !c->is_const()) c->count_for = f.name;
       }
       if (f.elem_ptr && !f.array) throw SchemaError(f.loc, "elem_ptr: is for arrays");
-      if (f.array && f.type.kind == ValueType::String && f.pool.empty())
-        throw SchemaError(f.loc, "arrays of strings need a pool");
+      if (f.array && f.type.kind == ValueType::String && f.pool.empty() && !(f.elem_ptr && f.inline_pascal))
+        throw SchemaError(f.loc, "arrays of strings need a pool, or elem_ptr: with inline: pascal16");
       if (!f.region.empty()) {
         if (s_.region_id(f.region) >= 0) throw SchemaError(f.loc, "region '" + f.region + "' defined twice");
         s_.regions.push_back(f.region);
