@@ -83,6 +83,7 @@ void read_DefaultSectionHeader(const R& r, uint64_t s, [[maybe_unused]] DefaultS
   f_alignment = r.get<uint32_t>(s + 0xc);
   if (f_alignment != 8) fail(s + 0xc, "alignment", "expected 8, found " + std::to_string(f_alignment));
   f_pointer = r.get<uint64_t>(s + 0x10);
+
   if (r.chars(s + 0x18, 16) != "Default")
     fail(s + 0x18, "name", "expected \"" + std::string("Default") + "\", found \"" + std::string(r.chars(s + 0x18, 16)) + "\"");
 }
@@ -100,6 +101,7 @@ void read_StringPoolSectionHeader(const R& r, uint64_t s, [[maybe_unused]] Strin
   f_alignment = r.get<uint32_t>(s + 0xc);
   if (f_alignment != 1) fail(s + 0xc, "alignment", "expected 1, found " + std::to_string(f_alignment));
   f_pointer = r.get<uint64_t>(s + 0x10);
+
   if (r.chars(s + 0x18, 16) != "StringPool")
     fail(s + 0x18, "name", "expected \"" + std::string("StringPool") + "\", found \"" + std::string(r.chars(s + 0x18, 16)) + "\"");
 }
@@ -128,6 +130,7 @@ void read_Event(const R& r, uint64_t s, [[maybe_unused]] Event& x) {
   f_padding = r.get<uint32_t>(s + 0x4);
   if (f_padding != 0) fail(s + 0x4, "padding", "expected 0, found " + std::to_string(f_padding));
   f_action_indices = r.get<uint64_t>(s + 0x8);
+
   f_index_count = r.get<uint32_t>(s + 0x10);
   f_index_size = r.get<uint32_t>(s + 0x14);
   if (f_index_size != 4) fail(s + 0x14, "index_size", "expected 4, found " + std::to_string(f_index_size));
@@ -177,6 +180,7 @@ uint64_t read_Parameter(const R& r, uint64_t s, [[maybe_unused]] Parameter& x) {
     case 5: {
       auto& v = x.value.template emplace<3>();
       r.need(o, 0x8);
+
       try { v = std::string(r.cstring(r.get<uint64_t>(s + 0x8))); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       o += 0x8;
@@ -196,6 +200,7 @@ void read_Trigger(const R& r, uint64_t s, [[maybe_unused]] Trigger& x) {
   [[maybe_unused]] float f_start_frame = 0;
   [[maybe_unused]] float f_end_frame = 0;
   f_params = r.get<uint64_t>(s + 0x0);
+
   f_param_count = r.get<uint32_t>(s + 0x8);
   f_param_pointer_size = r.get<uint32_t>(s + 0xc);
   if (f_param_pointer_size != 8 && f_param_pointer_size != 16) fail(s + 0xc, "param_pointer_size", "value " + std::to_string(f_param_pointer_size) + " is not one of 8, 16");
@@ -235,10 +240,13 @@ void read_Animation(const R& r, uint64_t s, [[maybe_unused]] Animation& x) {
   [[maybe_unused]] uint32_t f_unknown1 = 0;
   [[maybe_unused]] uint32_t f_unknown2 = 0;
   f_name = r.get<uint64_t>(s + 0x0);
+
   f_triggers = r.get<uint64_t>(s + 0x8);
+
   f_trigger_count = r.get<uint32_t>(s + 0x10);
   f_trigger_size = r.get<uint32_t>(s + 0x14);
   f_holds = r.get<uint64_t>(s + 0x18);
+
   f_hold_count = r.get<uint32_t>(s + 0x20);
   f_hold_size = r.get<uint32_t>(s + 0x24);
   f_unknown1 = r.get<uint32_t>(s + 0x28);
@@ -286,6 +294,7 @@ void read_Action(const R& r, uint64_t s, [[maybe_unused]] Action& x) {
   [[maybe_unused]] uint32_t f_hash = 0;
   [[maybe_unused]] uint32_t f_unknown = 0;
   f_animations = r.get<uint64_t>(s + 0x0);
+
   f_animation_count = r.get<uint32_t>(s + 0x8);
   f_animation_size = r.get<uint32_t>(s + 0xc);
   if (f_animation_size != 48) fail(s + 0xc, "animation_size", "expected 48, found " + std::to_string(f_animation_size));
@@ -335,11 +344,14 @@ void read_Default(const R& r, uint64_t s, [[maybe_unused]] Default& x) {
   f_padding = r.get<uint32_t>(s + 0xc);
   if (f_padding != 0) fail(s + 0xc, "padding", "expected 0, found " + std::to_string(f_padding));
   f_string_pool = r.get<uint64_t>(s + 0x10);
+
   f_events = r.get<uint64_t>(s + 0x18);
+
   f_event_count = r.get<uint32_t>(s + 0x20);
   f_event_size = r.get<uint32_t>(s + 0x24);
   if (f_event_size != 24) fail(s + 0x24, "event_size", "expected 24, found " + std::to_string(f_event_size));
   f_actions = r.get<uint64_t>(s + 0x28);
+
   f_action_count = r.get<uint32_t>(s + 0x30);
   f_action_size = r.get<uint32_t>(s + 0x34);
   if (f_action_size != 24) fail(s + 0x34, "action_size", "expected 24, found " + std::to_string(f_action_size));
@@ -391,11 +403,13 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   f_alignment = r.get<uint32_t>(s + 0xc);
   if (f_alignment != 8) fail(s + 0xc, "alignment", "expected 8, found " + std::to_string(f_alignment));
   f_sections = r.get<uint64_t>(s + 0x10);
+
   f_section_count = r.get<uint32_t>(s + 0x18);
   if (f_section_count != 2) fail(s + 0x18, "section_count", "expected 2, found " + std::to_string(f_section_count));
   f_section_header_size = r.get<uint32_t>(s + 0x1c);
   if (f_section_header_size != 40) fail(s + 0x1c, "section_header_size", "expected 40, found " + std::to_string(f_section_header_size));
   f_data = r.get<uint64_t>(s + 0x20);
+
   if (r.chars(s + 0x28, 128) != "Nintendo.AnimationEvent.ResourceConverter.Resource.AnimationEventArchiveResData")
     fail(s + 0x28, "class_name", "expected \"" + std::string("Nintendo.AnimationEvent.ResourceConverter.Resource.AnimationEventArchiveResData") + "\", found \"" + std::string(r.chars(s + 0x28, 128)) + "\"");
   try {

@@ -16,6 +16,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
+  std::vector<uint64_t>* slots = nullptr;  // every 8-byte pointer slot read (pointer_slots())
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -108,7 +109,9 @@ void read_ActorIdentifier(const R& r, uint64_t s, [[maybe_unused]] ActorIdentifi
   [[maybe_unused]] uint64_t f_name = 0;
   [[maybe_unused]] uint64_t f_sub_name = 0;
   f_name = r.get<uint64_t>(s + 0x0);
+  if (r.slots) r.slots->push_back(s + 0x0);
   f_sub_name = r.get<uint64_t>(s + 0x8);
+  if (r.slots) r.slots->push_back(s + 0x8);
   try {
     x.name = std::string(r.pascal16(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
@@ -137,6 +140,7 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, [[maybe_unused]] ContainerIt
     case 0: {
       auto& v = x.value.template emplace<0>();
       r.need(o, 0x8);
+      if (r.slots) r.slots->push_back(s + 0x10);
       try { v = std::string(r.pascal16(r.get<uint64_t>(s + 0x10))); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       o += 0x8;
@@ -168,6 +172,7 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, [[maybe_unused]] ContainerIt
     case 5: {
       auto& v = x.value.template emplace<4>();
       r.need(o, 0x8);
+      if (r.slots) r.slots->push_back(s + 0x10);
       try { v = std::string(r.pascal16(r.get<uint64_t>(s + 0x10))); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       o += 0x8;
@@ -206,6 +211,7 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, [[maybe_unused]] ContainerIt
       r.need_array(s + 0x10, n, 8);
       v.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
+        if (r.slots) r.slots->push_back(s + 0x10 + i * 8);
         try { v[i] = std::string(r.pascal16(r.get<uint64_t>(s + 0x10 + i * 8))); }
         catch (DecodeError& e) { e.push_index(i); e.push_field("value"); throw; }
       }
@@ -243,12 +249,14 @@ uint64_t read_Container(const R& r, uint64_t s, [[maybe_unused]] Container& x) {
   f_padding4 = r.get<uint32_t>(s + 0x4);
   if (f_padding4 != 0) fail(s + 0x4, "padding4", "expected 0, found " + std::to_string(f_padding4));
   f_dic = r.get<uint64_t>(s + 0x8);
+  if (r.slots) r.slots->push_back(s + 0x8);
   try {
     const uint64_t n = f_item_count;
     r.need_array(o, n, 8);
     x.items.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t e = r.get<uint64_t>(o + i * 8);
+      if (r.slots) r.slots->push_back(o + i * 8);
       try {
         r.need_target(e, 1);
         read_ContainerItem(r, e, x.items[i]);
@@ -263,8 +271,10 @@ uint64_t read_Container(const R& r, uint64_t s, [[maybe_unused]] Container& x) {
     if (r.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
     const uint64_t n = r.get<uint32_t>(t + 4);
     r.need_array(t + 8, n + 1, 0x10);
+    if (r.slots) r.slots->push_back(t + 8 + 8);
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
+      if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
       dic_dic.emplace_back(r.pascal16(name));
     }
   } catch (DecodeError& e) { e.push_field("dic"); throw; }
@@ -289,11 +299,17 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
   [[maybe_unused]] uint16_t f_entry_point_index = 0;
   [[maybe_unused]] uint16_t f_concurrent_clips = 0;
   f_name = r.get<uint64_t>(s + 0x0);
+  if (r.slots) r.slots->push_back(s + 0x0);
   f_sub_name = r.get<uint64_t>(s + 0x8);
+  if (r.slots) r.slots->push_back(s + 0x8);
   f_argument_name = r.get<uint64_t>(s + 0x10);
+  if (r.slots) r.slots->push_back(s + 0x10);
   f_actions = r.get<uint64_t>(s + 0x18);
+  if (r.slots) r.slots->push_back(s + 0x18);
   f_queries = r.get<uint64_t>(s + 0x20);
+  if (r.slots) r.slots->push_back(s + 0x20);
   f_params = r.get<uint64_t>(s + 0x28);
+  if (r.slots) r.slots->push_back(s + 0x28);
   f_action_count = r.get<uint16_t>(s + 0x30);
   f_query_count = r.get<uint16_t>(s + 0x32);
   f_entry_point_index = r.get<uint16_t>(s + 0x34);
@@ -318,6 +334,7 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
       r.need_array(t, n, 0x8);
       x.actions.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
+        if (r.slots) r.slots->push_back(t + i * 0x8);
         try { x.actions[i] = std::string(r.pascal16(r.get<uint64_t>(t + i * 0x8))); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
@@ -332,6 +349,7 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
       r.need_array(t, n, 0x8);
       x.queries.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
+        if (r.slots) r.slots->push_back(t + i * 0x8);
         try { x.queries[i] = std::string(r.pascal16(r.get<uint64_t>(t + i * 0x8))); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
@@ -361,6 +379,7 @@ void read_ActionEvent(const R& r, uint64_t s, [[maybe_unused]] ActionEvent& x) {
   f_action = r.get<uint16_t>(s + 0x4);
   x.action = f_action;
   f_params = r.get<uint64_t>(s + 0x6);
+  if (r.slots) r.slots->push_back(s + 0x6);
   f_unused18 = r.get<uint64_t>(s + 0xe);
   if (f_unused18 != 0) fail(s + 0xe, "unused18", "expected 0, found " + std::to_string(f_unused18));
   f_unused20 = r.get<uint64_t>(s + 0x16);
@@ -401,7 +420,9 @@ void read_SwitchEvent(const R& r, uint64_t s, [[maybe_unused]] SwitchEvent& x) {
   f_query = r.get<uint16_t>(s + 0x4);
   x.query = f_query;
   f_params = r.get<uint64_t>(s + 0x6);
+  if (r.slots) r.slots->push_back(s + 0x6);
   f_cases = r.get<uint64_t>(s + 0xe);
+  if (r.slots) r.slots->push_back(s + 0xe);
   f_unused20 = r.get<uint64_t>(s + 0x16);
   if (f_unused20 != 0) fail(s + 0x16, "unused20", "expected 0, found " + std::to_string(f_unused20));
   try {
@@ -441,6 +462,7 @@ void read_ForkEvent(const R& r, uint64_t s, [[maybe_unused]] ForkEvent& x) {
   f_unused0e = r.get<uint16_t>(s + 0x4);
   if (f_unused0e != 0) fail(s + 0x4, "unused0e", "expected 0, found " + std::to_string(f_unused0e));
   f_forks = r.get<uint64_t>(s + 0x6);
+  if (r.slots) r.slots->push_back(s + 0x6);
   f_unused18 = r.get<uint64_t>(s + 0xe);
   if (f_unused18 != 0) fail(s + 0xe, "unused18", "expected 0, found " + std::to_string(f_unused18));
   f_unused20 = r.get<uint64_t>(s + 0x16);
@@ -495,8 +517,11 @@ void read_SubFlowEvent(const R& r, uint64_t s, [[maybe_unused]] SubFlowEvent& x)
   f_unused0e = r.get<uint16_t>(s + 0x4);
   if (f_unused0e != 0) fail(s + 0x4, "unused0e", "expected 0, found " + std::to_string(f_unused0e));
   f_params = r.get<uint64_t>(s + 0x6);
+  if (r.slots) r.slots->push_back(s + 0x6);
   f_flowchart = r.get<uint64_t>(s + 0xe);
+  if (r.slots) r.slots->push_back(s + 0xe);
   f_entry_point = r.get<uint64_t>(s + 0x16);
+  if (r.slots) r.slots->push_back(s + 0x16);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -518,6 +543,7 @@ void read_Event(const R& r, uint64_t s, [[maybe_unused]] Event& x) {
   [[maybe_unused]] uint8_t f_type = 0;
   [[maybe_unused]] uint8_t f_padding = 0;
   f_name = r.get<uint64_t>(s + 0x0);
+  if (r.slots) r.slots->push_back(s + 0x0);
   f_type = r.get<uint8_t>(s + 0x8);
   f_padding = r.get<uint8_t>(s + 0x9);
   if (f_padding != 0) fail(s + 0x9, "padding", "expected 0, found " + std::to_string(f_padding));
@@ -570,9 +596,11 @@ void read_EntryPoint(const R& r, uint64_t s, [[maybe_unused]] EntryPoint& x) {
   [[maybe_unused]] uint16_t f_main_event = 0;
   [[maybe_unused]] uint16_t f_padding = 0;
   f_sub_flow_events = r.get<uint64_t>(s + 0x0);
+  if (r.slots) r.slots->push_back(s + 0x0);
   f_variable_dic = r.get<uint64_t>(s + 0x8);
   if (f_variable_dic != 0) fail(s + 0x8, "variable_dic", "expected 0, found " + std::to_string(f_variable_dic));
   f_variable_defs = r.get<uint64_t>(s + 0x10);
+  if (r.slots) r.slots->push_back(s + 0x10);
   f_sub_flow_count = r.get<uint16_t>(s + 0x18);
   f_variable_def_count = r.get<uint16_t>(s + 0x1a);
   if (f_variable_def_count != 0) fail(s + 0x1a, "variable_def_count", "expected 0, found " + std::to_string(f_variable_def_count));
@@ -631,10 +659,15 @@ void read_Flowchart(const R& r, uint64_t s, [[maybe_unused]] Flowchart& x) {
   f_unknown1e = r.get<uint16_t>(s + 0x1e);
   if (f_unknown1e != 0) fail(s + 0x1e, "unknown1e", "expected 0, found " + std::to_string(f_unknown1e));
   f_name = r.get<uint64_t>(s + 0x20);
+  if (r.slots) r.slots->push_back(s + 0x20);
   f_actors = r.get<uint64_t>(s + 0x28);
+  if (r.slots) r.slots->push_back(s + 0x28);
   f_events = r.get<uint64_t>(s + 0x30);
+  if (r.slots) r.slots->push_back(s + 0x30);
   f_entry_point_dic = r.get<uint64_t>(s + 0x38);
+  if (r.slots) r.slots->push_back(s + 0x38);
   f_entry_points = r.get<uint64_t>(s + 0x40);
+  if (r.slots) r.slots->push_back(s + 0x40);
   try {
     x.name = std::string(r.pascal16(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
@@ -673,8 +706,10 @@ void read_Flowchart(const R& r, uint64_t s, [[maybe_unused]] Flowchart& x) {
     if (r.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
     const uint64_t n = r.get<uint32_t>(t + 4);
     r.need_array(t + 8, n + 1, 0x10);
+    if (r.slots) r.slots->push_back(t + 8 + 8);
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
+      if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
       dic_entry_point_dic.emplace_back(r.pascal16(name));
     }
   } catch (DecodeError& e) { e.push_field("entry_point_dic"); throw; }
@@ -724,6 +759,7 @@ void read_Clip(const R& r, uint64_t s, [[maybe_unused]] Clip& x) {
   f_padding2 = r.get<uint16_t>(s + 0xe);
   if (f_padding2 != 0) fail(s + 0xe, "padding2", "expected 0, found " + std::to_string(f_padding2));
   f_params = r.get<uint64_t>(s + 0x10);
+  if (r.slots) r.slots->push_back(s + 0x10);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -749,6 +785,7 @@ void read_Oneshot(const R& r, uint64_t s, [[maybe_unused]] Oneshot& x) {
   f_unused08 = r.get<uint64_t>(s + 0x8);
   if (f_unused08 != 0) fail(s + 0x8, "unused08", "expected 0, found " + std::to_string(f_unused08));
   f_params = r.get<uint64_t>(s + 0x10);
+  if (r.slots) r.slots->push_back(s + 0x10);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -775,6 +812,7 @@ void read_Subtimeline(const R& r, uint64_t s, [[maybe_unused]] Subtimeline& x) {
   r.need(s, 0x8);
   [[maybe_unused]] uint64_t f_name = 0;
   f_name = r.get<uint64_t>(s + 0x0);
+  if (r.slots) r.slots->push_back(s + 0x0);
   try {
     x.name = std::string(r.pascal16(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
@@ -791,7 +829,9 @@ void read_Cut(const R& r, uint64_t s, [[maybe_unused]] Cut& x) {
   f_unknown = r.get<uint32_t>(s + 0x4);
   x.unknown = f_unknown;
   f_name = r.get<uint64_t>(s + 0x8);
+  if (r.slots) r.slots->push_back(s + 0x8);
   f_params = r.get<uint64_t>(s + 0x10);
+  if (r.slots) r.slots->push_back(s + 0x10);
   try {
     x.name = std::string(r.pascal16(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
@@ -840,13 +880,21 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   f_subtimeline_count = r.get<uint16_t>(s + 0x1c);
   f_cut_count = r.get<uint16_t>(s + 0x1e);
   f_name = r.get<uint64_t>(s + 0x20);
+  if (r.slots) r.slots->push_back(s + 0x20);
   f_actors = r.get<uint64_t>(s + 0x28);
+  if (r.slots) r.slots->push_back(s + 0x28);
   f_clips = r.get<uint64_t>(s + 0x30);
+  if (r.slots) r.slots->push_back(s + 0x30);
   f_oneshots = r.get<uint64_t>(s + 0x38);
+  if (r.slots) r.slots->push_back(s + 0x38);
   f_triggers = r.get<uint64_t>(s + 0x40);
+  if (r.slots) r.slots->push_back(s + 0x40);
   f_subtimelines = r.get<uint64_t>(s + 0x48);
+  if (r.slots) r.slots->push_back(s + 0x48);
   f_cuts = r.get<uint64_t>(s + 0x50);
+  if (r.slots) r.slots->push_back(s + 0x50);
   f_params = r.get<uint64_t>(s + 0x58);
+  if (r.slots) r.slots->push_back(s + 0x58);
   try {
     x.name = std::string(r.pascal16(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
@@ -991,9 +1039,13 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   f_padding = r.get<uint32_t>(s + 0x24);
   if (f_padding != 0) fail(s + 0x24, "padding", "expected 0, found " + std::to_string(f_padding));
   f_flowcharts = r.get<uint64_t>(s + 0x28);
+  if (r.slots) r.slots->push_back(s + 0x28);
   f_flowchart_dic = r.get<uint64_t>(s + 0x30);
+  if (r.slots) r.slots->push_back(s + 0x30);
   f_timelines = r.get<uint64_t>(s + 0x38);
+  if (r.slots) r.slots->push_back(s + 0x38);
   f_timeline_dic = r.get<uint64_t>(s + 0x40);
+  if (r.slots) r.slots->push_back(s + 0x40);
   try {
     x.name = std::string(r.cstring(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
@@ -1007,6 +1059,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
       x.flowcharts.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint64_t>(t + i * 0x8);
+        if (r.slots) r.slots->push_back(t + i * 0x8);
         try {
           r.need_target(e, 1);
           read_Flowchart(r, e, x.flowcharts[i]);
@@ -1021,8 +1074,10 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     if (r.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
     const uint64_t n = r.get<uint32_t>(t + 4);
     r.need_array(t + 8, n + 1, 0x10);
+    if (r.slots) r.slots->push_back(t + 8 + 8);
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
+      if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
       dic_flowchart_dic.emplace_back(r.pascal16(name));
     }
   } catch (DecodeError& e) { e.push_field("flowchart_dic"); throw; }
@@ -1036,6 +1091,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
       x.timelines.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint64_t>(t + i * 0x8);
+        if (r.slots) r.slots->push_back(t + i * 0x8);
         try {
           r.need_target(e, 1);
           read_Timeline(r, e, x.timelines[i]);
@@ -1050,8 +1106,10 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     if (r.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
     const uint64_t n = r.get<uint32_t>(t + 4);
     r.need_array(t + 8, n + 1, 0x10);
+    if (r.slots) r.slots->push_back(t + 8 + 8);
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
+      if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
       dic_timeline_dic.emplace_back(r.pascal16(name));
     }
   } catch (DecodeError& e) { e.push_field("timeline_dic"); throw; }
@@ -1973,6 +2031,20 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return out;
 }
 
+}  // namespace
+
+std::vector<uint64_t> pointer_slots(std::span<const uint8_t> bytes) {
+  R r(bytes);
+  std::vector<uint64_t> slots;
+  r.slots = &slots;
+  File x;
+  read_File(r, 0, x);
+  std::sort(slots.begin(), slots.end());
+  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+  return slots;
+}
+
+namespace {
 std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
 std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
 }  // namespace

@@ -465,6 +465,10 @@ void sub_flow_events(Flowchart& x);
 void clip_triggers(Timeline& x);
 }  // namespace hooks
 
+// Every 8-byte pointer slot of a file, found by reading it as the schema says
+// (to check a relocation table against). Throws binschema::DecodeError.
+std::vector<uint64_t> pointer_slots(std::span<const uint8_t> bytes);
+
 // This format's entry for the CLI.
 const binschema::Format& format();
 

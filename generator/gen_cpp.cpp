@@ -125,6 +125,11 @@ class CppGen {
       }
       w += "}  // namespace hooks\n";
     }
+    if (s_.relocation_table) {
+      w += "// Every 8-byte pointer slot of a file, found by reading it as the schema says";
+      w += "// (to check a relocation table against). Throws binschema::DecodeError.";
+      w += "std::vector<uint64_t> pointer_slots(std::span<const uint8_t> bytes);\n";
+    }
     w += "// This format's entry for the CLI.";
     w += "const binschema::Format& format();\n";
     w += "}  // namespace {{NS}}";
@@ -240,6 +245,7 @@ class CppGen {
     // offsets are relative to, and the strings read so far (to check the block).
     w += "struct R : binschema::Reader<std::endian::{{ENDIAN}}> {";
     w += "  using binschema::Reader<std::endian::{{ENDIAN}}>::Reader;";
+    if (s_.relocation_table) w += "  std::vector<uint64_t>* slots = nullptr;  // every 8-byte pointer slot read (pointer_slots())";
     for (const auto& p : s_.pools)
       if (!p.scope.empty()) {
         w += "  mutable uint64_t scope_" + p.scope + " = 0;";
@@ -337,6 +343,11 @@ class CppGen {
     return "";
   }
 
+  // Notes a pointer slot for pointer_slots() (formats with a relocation table).
+  std::string note_slot(const std::string& at) const {
+    return s_.relocation_table ? "if (r.slots) r.slots->push_back(" + at + ");" : "";
+  }
+
   // Reads one inline field; `o` is where it starts ("o" when at the cursor).
   void read_field(const Struct& st, const Field& f, const std::string& o, bool cursor,
                   std::vector<const Field*>& targets) {
@@ -346,9 +357,11 @@ class CppGen {
     if (cursor && f.fixed_size) w += "r.need(o, " + hexs(f.size) + ");";
     if (f.ptr) {
       w += "f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
+      if (f.ptr == 8 && f.base == Field::Base::File && !f.points_to_chars) w += note_slot(o);
       if (!f.derive) targets.push_back(&f);
     } else if (f.type.kind == ValueType::Prim && !f.array) {
       w += "f_" + f.name + " = " + load(f, o) + ";";
+      if (f.derive_pointer && prim_size(f.type.prim) == 8) w += note_slot(o);
       bool uses_size = false;
       if (f.derive && size_check(*f.derive, uses_size) && uses_size)
         w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.derive) + ")) fail(" + o + ", \"" + f.name +
@@ -435,6 +448,7 @@ class CppGen {
       if (!f.fixed_count) w += x + ".resize(n);";
       w += "for (uint64_t i = 0; i < n; ++i) {";
       w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(" + o + " + i * " + std::to_string(f.elem_ptr) + ");";
+      if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(f.elem_ptr));
       w += "  try {";
       w += "    r.need_target(e, 1);";
       w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
@@ -613,6 +627,7 @@ class CppGen {
       w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
       if (!f.fixed_size && p.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
       std::string advance = p.fixed_size ? hexs(padded) : "";
+      if (p.ptr == 8) w += note_slot(o);
       if (p.ptr && !p.pool.empty()) {
         w += "try { v = std::string(" + pool_read(p.pool, "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
@@ -634,6 +649,7 @@ class CppGen {
         w += "r.need_array(" + o + ", n, " + std::to_string(p.elem_ptr) + ");";
         w += "v.resize(n);";
         w += "for (uint64_t i = 0; i < n; ++i) {";
+        if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.elem_ptr));
         w += "  try { v[i] = std::string(r.pascal16(r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + "))); }";
         w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
         w += "}";
@@ -681,8 +697,10 @@ class CppGen {
       w += "if (r.chars(t, 4) != \"DIC \") throw DecodeError(t, \"no DIC magic at \" + hex(t));";
       w += "const uint64_t n = r.get<uint32_t>(t + 4);";
       w += "r.need_array(t + 8, n + 1, 0x10);";
+      if (s_.relocation_table) w += note_slot("t + 8 + 8");  // the root entry's name
       w += "for (uint64_t i = 1; i <= n; ++i) {";
       w += "  const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);";
+      if (s_.relocation_table) w += "  " + note_slot("t + 8 + 0x10 * i + 8");
       w += std::string("  dic_") + f.name + ".emplace_back(" + (pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
       w += "}";
     } else if (f.type.kind == ValueType::String && !f.array && f.inline_pascal) {
@@ -729,6 +747,7 @@ class CppGen {
       if (f.elem_ptr) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
         w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(t + i * " + hexs(stride) + ");";
+        if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
         w += "  try {";
         w += "    r.need_target(e, 1);";
         w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
@@ -738,6 +757,7 @@ class CppGen {
         w += "for (uint64_t i = 0; i < n; ++i) " + x + "[i] = " + load(f, "t + i * " + hexs(stride)) + ";";
       } else if (f.type.kind == ValueType::String) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
+        if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
         w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + ")") + "); }";
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
@@ -1507,6 +1527,20 @@ class CppGen {
     w += "return out;";
     w.dedent();
     w += "}\n";
+    if (s_.relocation_table) {
+      w += "}  // namespace\n";
+      w += "std::vector<uint64_t> pointer_slots(std::span<const uint8_t> bytes) {";
+      w += "  R r(bytes);";
+      w += "  std::vector<uint64_t> slots;";
+      w += "  r.slots = &slots;";
+      w += "  {{ROOT}} x;";
+      w += "  " + read_call(*root, "0", "x") + ";";
+      w += "  std::sort(slots.begin(), slots.end());";
+      w += "  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());";
+      w += "  return slots;";
+      w += "}\n";
+      w += "namespace {";
+    }
     w += "std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }";
     w += "std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }";
     w += "}  // namespace\n";
