@@ -25,7 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "al.h"
 #include "baev.h"
+#include "bfevfl.h"
+#include "evnt.h"
 #include "binschema/error.h"
 #include "binschema/format.h"
 #include "binschema/hash.h"
@@ -752,4 +755,68 @@ BOOST_AUTO_TEST_CASE(output_replaces_existing_file_keeps_symlink) {
   BOOST_TEST(box.read_text("target.yaml") == box.read_text("old.yaml"));
   const std::vector<std::string> expected{"link.yaml", "old.yaml", "target.yaml", "x.baev"};
   BOOST_TEST(box.files() == expected, boost::test_tools::per_element());
+}
+
+// ---- The other formats through the CLI ------------------------------------------
+
+BOOST_AUTO_TEST_CASE(evnt_al_and_bfevfl_through_the_cli) {
+  Sandbox box;
+  // EVNT has no magic: found by its extension (any case) or named with --as.
+  binschema::evnt::Evnt ev;
+  binschema::evnt::LoopEvent loop;
+  loop.base.name = "loop";
+  loop.value = true;
+  ev.loop_events.push_back(loop);
+  binschema::evnt::SoundEvent snd;
+  snd.base.name = "step";
+  snd.sound.id = 0x123;
+  snd.sound.looped = true;
+  ev.sound_events.push_back(snd);
+  const ByteVec evnt = binschema::evnt::encode(ev);
+  box.write("a.EVNT", evnt);
+  box.write("a.bin", evnt);
+  BOOST_TEST(parse_info(box.cli("info a.EVNT").out)["format"] == "evnt");
+  BOOST_TEST(box.cli("info a.bin").code == 1);  // nothing tells the format
+  BOOST_TEST(parse_info(box.cli("info a.bin --as evnt").out)["version"] == "2");
+  Result r = box.sh(kCli + " decode a.EVNT --format json | " + kCli + " encode - -o b.evnt");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_TEST((box.read("b.evnt") == evnt));
+  const ByteVec cut(evnt.begin(), evnt.begin() + static_cast<long>(evnt.size() - 3));
+  box.write("cut.evnt", cut);
+  r = box.cli("decode cut.evnt -o out.yaml");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(r.err_lines().size() == 1u);
+  BOOST_TEST(r.err.find("sound_events[0]") != std::string::npos, r);
+  BOOST_TEST(r.err.find("0x") != std::string::npos, r);
+  BOOST_TEST(!box.exists("out.yaml"));
+
+  // AL: an opaque keyframe block survives YAML and JSON.
+  binschema::al::File al;
+  al.name = "bear";
+  al.skeleton.bones = {binschema::al::Bone{"Root", -1}};
+  binschema::al::Metadata m;
+  m.header.name = "walk";
+  m.animation.name = "walk";
+  m.animation.events.push_back(binschema::al::AnimationEvent{"Bone", "::STEP", {}});
+  m.animation.keyframes.data = {1, 2, 3, 4, 5};
+  al.metadata.push_back(m);
+  const ByteVec al_bytes = binschema::al::encode(al);
+  box.write("bear.al", al_bytes);
+  r = box.sh(kCli + " decode bear.al | " + kCli + " encode - -o again.al");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_TEST((box.read("again.al") == al_bytes));
+
+  // BFEVFL: info counts actors, events and entry points of a real flowchart.
+  const fs::path common = fs::path(BINSCHEMA_SHARED_DIR) / "samples" / "bfevfl" / "Common.bfevfl";
+  BOOST_REQUIRE_MESSAGE(fs::exists(common), common.string() + " is missing: ../shared/samples must sit beside the checkout");
+  auto info = parse_info(box.cli("info " + q(common.string())).out);
+  BOOST_TEST(info["format"] == "bfevfl");
+  BOOST_TEST(info["Actor"] == "14");
+  BOOST_TEST(info["Event"] == "106");
+  BOOST_TEST(info["EntryPoint"] == "24");
+  r = box.sh(kCli + " decode " + q(common.string()) + " --format json | " + kCli + " encode - -o c.bfevfl");
+  BOOST_TEST(r.code == 0, r);
+  std::ifstream in(common, std::ios::binary);
+  const ByteVec original(std::istreambuf_iterator<char>(in), {});
+  BOOST_TEST((box.read("c.bfevfl") == original));
 }
