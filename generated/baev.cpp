@@ -661,6 +661,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
       c.w.mark_end(1);
     }
   }
+  if (c.pool_strings.placed()) throw binschema::EncodeError("pool 'strings' placed twice: the layout of File places it, so File must be written exactly once");
   c.pool_strings.place(c.w);
 }
 

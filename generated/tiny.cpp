@@ -305,6 +305,7 @@ void place_Header(WCtx& c, [[maybe_unused]] const Header& x, [[maybe_unused]] ui
   for (size_t i = 0; i < x.records.size(); ++i) place_Record(c, x.records[i], t_records + i * 0x18);
   c.w.reserve(0x4);
   c.w.align(8);
+  if (c.pool_names.placed()) throw binschema::EncodeError("pool 'names' placed twice: the layout of Header places it, so Header must be written exactly once");
   c.pool_names.place(c.w);
 }
 

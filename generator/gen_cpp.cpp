@@ -1123,7 +1123,13 @@ class CppGen {
         continue;
       }
       switch (li.kind) {
-        case LayoutItem::Pool: w += "c.pool_" + li.name + ".place(c.w);"; continue;
+        case LayoutItem::Pool:
+          // A struct written more than once would place the pool again; the
+          // runtime's own message ("internal: pool placed twice") names neither.
+          w += "if (c.pool_" + li.name + ".placed()) throw binschema::EncodeError(\"pool '" + li.name + "' placed twice: the layout of " +
+               st.name + " places it, so " + st.name + " must be written exactly once\");";
+          w += "c.pool_" + li.name + ".place(c.w);";
+          continue;
         case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; continue;
         case LayoutItem::Zeros: w += "c.w.reserve(" + hexs(li.n) + ");"; continue;
         case LayoutItem::Children: place_children(st, *st.field(li.name)); continue;

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
 
@@ -84,6 +85,8 @@ class Parser {
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
                 "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks"});
     s->format = req_str(root, "format");
+    // It becomes the C++ namespace binschema::<format>.
+    if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
     s->title = opt_str(root, "title", s->format);
     s->doc = opt_str(root, "doc", "");
     s->versions = opt_str(root, "versions", "");
@@ -127,6 +130,10 @@ class Parser {
         p.doc = opt_str(n, "doc", "");
         if (n["shared"]) p.shared = scalar(n["shared"]) != "false";
         p.scope = opt_str(n, "scope", "");
+        // The reader of a scoped pool reads each string where its block
+        // starts again; a shared pool would refer back to an earlier string.
+        if (!p.scope.empty() && p.shared)
+          fail(n["scope"], "a scoped pool needs shared: false (the reader cannot check a shared per-struct block)");
         s->pools.push_back(std::move(p));
         s->regions.push_back(s->pools.back().name);
       }
@@ -150,11 +157,17 @@ class Parser {
       auto st = std::make_unique<Struct>();
       st->name = scalar(it->first);
       st->loc = loc(it->first);
+      // The generated code uses V and Self as template parameters; a struct
+      // of that name would be shadowed (it did not compile).
+      if (st->name == "V" || st->name == "Self") fail(it->first, "'" + st->name + "' is reserved for the generated code: rename the struct");
+      if (!is_identifier(st->name)) fail(it->first, "struct name '" + st->name + "' is not a C++ identifier");
       if (s->find(st->name)) fail(it->first, "struct '" + st->name + "' is defined twice");
       parse_struct(it->second, *st);
       s->structs.push_back(std::move(st));
     }
     Validator(*s, *this).run();
+    if (root["version_fields"])
+      for (const auto& e : seq(root["version_fields"])) check_version_field(*s, e);
     return s;
   }
 
@@ -195,9 +208,14 @@ class Parser {
   }
   int64_t integer(const YAML::Node& n) const {
     std::string t = scalar(n);
+    bool neg = !t.empty() && t[0] == '-';
+    // stoull(.., 0) reads "010" as octal 8, which a reader of the schema
+    // would take for ten: refuse the ambiguous form (0x.. stays hex).
+    std::string digits = t.substr(neg ? 1 : 0);
+    if (digits.size() > 1 && digits[0] == '0' && digits[1] != 'x' && digits[1] != 'X')
+      fail(n, "'" + t + "' has a leading 0 (octal or decimal?): write it without the 0, or as 0x..");
     try {
       size_t used = 0;
-      bool neg = !t.empty() && t[0] == '-';
       int64_t v = neg ? -static_cast<int64_t>(std::stoull(t.substr(1), &used, 0))
                       : static_cast<int64_t>(std::stoull(t, &used, 0));
       if (used + (neg ? 1 : 0) != t.size()) throw std::invalid_argument(t);
@@ -352,19 +370,40 @@ class Parser {
       }
     }
     if (n["derive"]) f.derive = parse_expr(scalar(n["derive"]), loc(n["derive"]));
-    if (n["pointer"]) f.derive_pointer = scalar(n["pointer"]) == "true";
+    if (n["pointer"]) {
+      // Anything but true/false used to mean false silently.
+      std::string v = scalar(n["pointer"]);
+      if (v != "true" && v != "false") fail(n["pointer"], "pointer is 'true' or 'false'");
+      f.derive_pointer = v == "true";
+    }
     if (n["const"]) {
       if (f.type.kind == ValueType::Chars) f.const_text = unescape(scalar(n["const"]));
       else f.const_int = integer(n["const"]);
+      // The reader compares a char[N] up to its first NUL: text after a NUL
+      // (or more than N bytes) never reads back. Trailing NULs are padding.
+      if (f.const_text && f.const_text->find_first_not_of('\0', f.const_text->find('\0')) != std::string::npos)
+        fail(n["const"], "a char[N] const cannot have text after a NUL (the reader stops at the first NUL)");
+      if (f.const_text && f.const_text->size() > f.type.chars)
+        fail(n["const"], "const '" + *f.const_text + "' is longer than char[" + std::to_string(f.type.chars) + "]");
     }
     if (n["reserved"]) {
       if (scalar(n["reserved"]) != "true") fail(n["reserved"], "reserved: true");
       if (f.type.kind == ValueType::Chars) f.const_text = "";
       else f.const_int = 0;
     }
+    // A constant is one value: on an array the writer has no element to put it
+    // in (the generated C++ did not compile).
+    if (f.array && (n["const"] || n["reserved"]))
+      fail(n["const"] ? n["const"] : n["reserved"], "const: and reserved: are for a single integer or char[N] field, not an array");
     if (n["valid"])
       for (const auto& v : seq(n["valid"])) f.valid.push_back(integer(v));
-    if (n["default"]) f.default_text = scalar(n["default"]);
+    if (n["default"]) {
+      // The default is pasted into the C++ as it is written: only numbers,
+      // true/false and char[N] text make sense there (a string default did not compile).
+      if (f.array || (f.type.kind != ValueType::Prim && f.type.kind != ValueType::Chars))
+        fail(n["default"], "default: is for primitive and char[N] fields");
+      f.default_text = scalar(n["default"]);
+    }
     if (n["format"]) {
       if (scalar(n["format"]) != "hex") fail(n["format"], "format is 'hex'");
       f.hex = true;
@@ -452,6 +491,36 @@ class Parser {
     if (w == "u32") return 4;
     if (w == "u64") return 8;
     fail(n, "pointer width is u32 or u64");
+  }
+
+  static bool is_identifier(const std::string& t) {
+    if (t.empty() || std::isdigit(static_cast<unsigned char>(t[0]))) return false;
+    return std::all_of(t.begin(), t.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  }
+
+  // `info` prints x.a.b for a version field a.b: every step but the last is a
+  // struct held in the model (not optional, not an array) and the last an
+  // integer in the model. A wrong path gave C++ that did not compile.
+  void check_version_field(const Schema& s, const YAML::Node& n) const {
+    std::string path = scalar(n);
+    const Struct* st = s.find(s.root);
+    size_t from = 0;
+    while (true) {
+      size_t dot = path.find('.', from);
+      std::string part = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+      const Field* f = st->field(part);
+      if (!f || !f->in_model() || f->array)
+        fail(n, "version_fields: '" + path + "': '" + part + "' is no single model field of " + st->name);
+      if (dot == std::string::npos) {
+        if (f->type.kind != ValueType::Prim || !f->bits.empty())
+          fail(n, "version_fields: '" + path + "' is not a number field");
+        return;
+      }
+      if (f->type.kind != ValueType::Struct || f->null == Field::Null::Allowed)
+        fail(n, "version_fields: '" + path + "': '" + part + "' is not a struct that is always present");
+      st = f->type.st;
+      from = dot + 1;
+    }
   }
 
   std::string file_;
@@ -555,6 +624,16 @@ class Parser {
         if (!c->derive && !c->is_const()) c->count_for = f.name;
       }
       if (f.elem_ptr && !f.array) throw SchemaError(f.loc, "elem_ptr: is for arrays");
+      // The generator has no reader or writer for these (it crashed on them).
+      if (f.ptr && !f.array && (f.type.kind == ValueType::Prim || f.type.kind == ValueType::Chars))
+        throw SchemaError(f.loc, "ptr: to a single primitive or char[N] is not supported by schema v1 (point to a struct, or to an array)");
+      if (f.elem_ptr && f.type.kind != ValueType::Struct && f.type.kind != ValueType::String)
+        throw SchemaError(f.loc, "elem_ptr: is for arrays of structs or strings");
+      // A pool's strings are placed at file offsets: the writer stores them
+      // absolute while the reader would add the struct start.
+      if (f.type.kind == ValueType::String && !f.pool.empty() && f.base == Field::Base::Struct &&
+          s_.pool(f.pool)->scope.empty())
+        throw SchemaError(f.loc, "base: struct on a pooled string needs a scoped pool (scope: " + st.name + ")");
       if (f.array && f.type.kind == ValueType::String && f.pool.empty() && !(f.elem_ptr && f.inline_pascal))
         throw SchemaError(f.loc, "arrays of strings need a pool, or elem_ptr: with inline: pascal16");
       if (!f.region.empty()) {
@@ -571,7 +650,12 @@ class Parser {
         for (auto& g : st.fields)
           if (g->name == f.tag) tag = g.get();
         if (!tag) throw SchemaError(f.loc, "tag names no field '" + f.tag + "' in " + st.name);
-        if (tag->type.kind != ValueType::Prim) throw SchemaError(tag->loc, "a union tag is an integer field");
+        // A float tag has no switch in C++ (it did not compile).
+        if (tag->type.kind != ValueType::Prim || prim_is_float(tag->type.prim) || tag->array)
+          throw SchemaError(tag->loc, "a union tag is an integer field");
+        // The reader picks the case from the tag, so the tag must be read first.
+        if (field_index(st, tag->name) > field_index(st, f.name))
+          throw SchemaError(f.loc, "tag field '" + f.tag + "' of union '" + f.name + "' must be declared before it");
         tag->tag_for = f.name;
         std::set<int64_t> seen;
         for (auto& c : f.cases) {
@@ -579,8 +663,18 @@ class Parser {
           if (c.field->array && !c.field->fixed_count && !c.field->count)
             throw SchemaError(c.loc, "an open array in a union case needs count: (a field of the struct)");
           resolve_field(st, *c.field);
+          // The union writer stores a single pointer per case: a pointer to an
+          // array had no writer (the generated C++ did not compile).
+          if (c.field->ptr && c.field->array)
+            throw SchemaError(c.loc, "a union case cannot point to an array (use elem_ptr: with inline: pascal16 for strings)");
         }
       }
+    }
+
+    static size_t field_index(const Struct& st, const std::string& name) {
+      for (size_t i = 0; i < st.fields.size(); ++i)
+        if (st.fields[i]->name == name) return i;
+      return st.fields.size();
     }
 
     void resolve(Struct& st) {
@@ -774,12 +868,55 @@ class Parser {
     }
 
     void check_exprs(const Struct& st) {
-      for (const auto& f : st.fields) {
-        if (f->derive) check_expr(st, *f->derive);
-        if (f->count) check_expr(st, *f->count);
-        if (f->cond) check_expr(st, *f->cond);
-        if (f->size_expr) check_expr(st, *f->size_expr);
+      for (size_t i = 0; i < st.fields.size(); ++i) {
+        const Field& f = *st.fields[i];
+        if (f.derive) check_expr(st, *f.derive);
+        if (f.count) check_expr(st, *f.count);
+        if (f.cond) check_expr(st, *f.cond);
+        if (f.size_expr) check_expr(st, *f.size_expr);
+        if (f.derive) check_write_expr(st, *f.derive, i, "derive:");
+        if (f.cond) check_write_expr(st, *f.cond, i, "if:");
       }
+    }
+
+    static bool is_late(const Expr& e) {
+      if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size"))
+        return true;
+      return std::any_of(e.args.begin(), e.args.end(), [](const Expr& a) { return is_late(a); });
+    }
+
+    // What the writer can evaluate in a derive: or if: of field number `user`
+    // (gen_cpp.cpp's write_expr). Each of these gave C++ that did not compile,
+    // or a message about the wrong thing.
+    void check_write_expr(const Struct& st, const Expr& e, size_t user, const char* key, bool in_sum = false) {
+      if (e.kind == Expr::Ident) {
+        const Field* g = st.field(e.name);
+        if (!g) return;
+        // The model holds the union's case, not its tag.
+        if (!g->tag_for.empty())
+          throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is the tag of union '" + g->tag_for + "'");
+        if (g->derive && is_late(*g->derive))
+          throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is late (known only once the file is laid out)");
+        if (g->derive && in_sum)
+          throw SchemaError(e.loc, "sum() cannot use '" + e.name + "': it is derived in " + st.name);
+        if (g->derive && std::string(key) == "derive:" && field_index(st, g->name) >= user)
+          throw SchemaError(e.loc, "derive: cannot use '" + e.name + "': a derive: can only use derived fields declared before it");
+        return;
+      }
+      if (e.kind == Expr::Call) {
+        if (e.name == "until")
+          throw SchemaError(e.loc, std::string("until() is only known when reading (count:, size:); ") + key + " cannot use it");
+        // An if: is evaluated when reading too, where no function but
+        // file_size() and until() is known, and file_size() is late on write.
+        if (std::string(key) == "if:")
+          throw SchemaError(e.loc, "if: cannot use " + e.name + "(): an if: is evaluated both when reading and when writing");
+        if (e.name == "sum") {
+          check_write_expr(*st.field(e.args[0].name)->type.st, e.args[1], 0, key, true);
+          return;
+        }
+        return;  // the others take a field, region or pool name, not a value
+      }
+      for (const auto& a : e.args) check_write_expr(st, a, user, key, in_sum);
     }
 
     static std::string hexs(uint64_t v) {

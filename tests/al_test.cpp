@@ -154,7 +154,7 @@ BOOST_AUTO_TEST_CASE(a_string_block_that_cannot_be_written_back_is_refused) {
   // shared string, which this writer would store twice.
   const uint32_t anim = 0x60 + 8 + 2 * 0x24 + 8 + 2 * 0x94;
   const uint32_t ev1 = anim + 0x90 + 0x48;
-  bytes[ev1] = 0x90 + 3 * 0x48 & 0xff;
+  bytes[ev1] = (0x90 + 3 * 0x48) & 0xff;
   bytes[ev1 + 1] = (0x90 + 3 * 0x48) >> 8;
   BOOST_TEST(error_of(bytes).find("metadata[0].animation.event_strings: the block is not the referenced strings in order") == 0u);
 }

@@ -55,6 +55,10 @@ class StringPool {
     refs_.push_back({slot, intern(s), width, pool_relative, is_pointer, add, base});
   }
 
+  // Whether place() has run: lets generated code name the pool and the layout
+  // that placed it when a layout would place it a second time.
+  bool placed() const { return placed_; }
+
   template <std::endian E>
   void place(Writer<E>& w) {
     if (placed_) throw EncodeError("internal: pool placed twice");
