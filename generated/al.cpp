@@ -292,7 +292,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   return o;
 }
 
-void put_Bone(WCtx& c, uint64_t s, [[maybe_unused]] const Bone& x) {
+void put_Bone([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Bone& x) {
   c.w.chars(s + 0x0, x.name, 32, false, "Bone.name");
   c.w.put<int32_t>(s + 0x20, static_cast<int32_t>(x.parent));
 }
@@ -307,7 +307,7 @@ uint64_t put_Skeleton(WCtx& c, [[maybe_unused]] const Skeleton& x) {
   return s;
 }
 
-void put_AnimationHeader(WCtx& c, uint64_t s, [[maybe_unused]] const AnimationHeader& x) {
+void put_AnimationHeader([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const AnimationHeader& x) {
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(4076));
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.version));
   c.w.chars(s + 0x8, x.name, 64, false, "AnimationHeader.name");
@@ -326,7 +326,7 @@ void put_AnimationHeader(WCtx& c, uint64_t s, [[maybe_unused]] const AnimationHe
   for (size_t i = 0; i < 6; ++i) c.w.put<uint32_t>(s + 0x78 + i * 4, x.unknowns2[i]);
 }
 
-void put_AnimationEvent(WCtx& c, uint64_t s, [[maybe_unused]] const AnimationEvent& x) {
+void put_AnimationEvent([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const AnimationEvent& x) {
   c.pool_event_strings.ref(x.bone_name, s + 0x0, 4, false, false, 0, c.scope_Animation);
   c.pool_event_strings.ref(x.event_name, s + 0x4, 4, false, false, 0, c.scope_Animation);
   for (size_t i = 0; i < 16; ++i) c.w.put<float>(s + 0x8 + i * 4, x.matrix[i]);
@@ -363,7 +363,7 @@ uint64_t put_Animation(WCtx& c, [[maybe_unused]] const Animation& x) {
   return s;
 }
 
-void put_Metadata(WCtx& c, uint64_t s, [[maybe_unused]] const Metadata& x) {
+void put_Metadata([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Metadata& x) {
   put_AnimationHeader(c, s + 0x0, x.header);
 }
 

@@ -425,7 +425,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   } catch (DecodeError& e) { e.push_field("data"); throw; }
 }
 
-void put_DefaultSectionHeader(WCtx& c, uint64_t s, [[maybe_unused]] const DefaultSectionHeader& x) {
+void put_DefaultSectionHeader([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const DefaultSectionHeader& x) {
   c.w.chars(s + 0x0, "BFSI", 4, false, "DefaultSectionHeader.magic");
   c.w.late({s + 0x4, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(1); }});
   c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(1) - c.w.start_of(1)); }});
@@ -434,7 +434,7 @@ void put_DefaultSectionHeader(WCtx& c, uint64_t s, [[maybe_unused]] const Defaul
   c.w.chars(s + 0x18, "Default", 16, false, "DefaultSectionHeader.name");
 }
 
-void put_StringPoolSectionHeader(WCtx& c, uint64_t s, [[maybe_unused]] const StringPoolSectionHeader& x) {
+void put_StringPoolSectionHeader([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const StringPoolSectionHeader& x) {
   c.w.chars(s + 0x0, "BFSI", 4, false, "StringPoolSectionHeader.magic");
   c.w.late({s + 0x4, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }});
   c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }});
@@ -443,12 +443,12 @@ void put_StringPoolSectionHeader(WCtx& c, uint64_t s, [[maybe_unused]] const Str
   c.w.chars(s + 0x18, "StringPool", 16, false, "StringPoolSectionHeader.name");
 }
 
-void put_SectionHeaders(WCtx& c, uint64_t s, [[maybe_unused]] const SectionHeaders& x) {
+void put_SectionHeaders([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const SectionHeaders& x) {
   put_DefaultSectionHeader(c, s + 0x0, DefaultSectionHeader{});
   put_StringPoolSectionHeader(c, s + 0x28, StringPoolSectionHeader{});
 }
 
-void put_Event(WCtx& c, uint64_t s, [[maybe_unused]] const Event& x) {
+void put_Event([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Event& x) {
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(x.hash));
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(0));
   c.w.put_uint(s + 0x10, 4, x.action_indices.size(), "Event.index_count");
@@ -465,25 +465,25 @@ uint64_t put_Parameter(WCtx& c, [[maybe_unused]] const Parameter& x) {
   switch (x.value.index()) {
     case 0: {
       [[maybe_unused]] const auto& v = std::get<0>(x.value);
-      const uint64_t u = c.w.reserve(0x8);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x8);
       c.w.put<int32_t>(u, static_cast<int32_t>(v));
       break;
     }
     case 1: {
       [[maybe_unused]] const auto& v = std::get<1>(x.value);
-      const uint64_t u = c.w.reserve(0x8);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x8);
       c.w.put<float>(u, static_cast<float>(v));
       break;
     }
     case 2: {
       [[maybe_unused]] const auto& v = std::get<2>(x.value);
-      const uint64_t u = c.w.reserve(0x10);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x10);
       for (size_t i = 0; i < v.size(); ++i) c.w.put<float>(u + i * 4, v[i]);
       break;
     }
     case 3: {
       [[maybe_unused]] const auto& v = std::get<3>(x.value);
-      const uint64_t u = c.w.reserve(0x8);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x8);
       c.pool_strings.ref(v, u, 8, false, true);
       break;
     }
@@ -491,7 +491,7 @@ uint64_t put_Parameter(WCtx& c, [[maybe_unused]] const Parameter& x) {
   return s;
 }
 
-void put_Trigger(WCtx& c, uint64_t s, [[maybe_unused]] const Trigger& x) {
+void put_Trigger([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Trigger& x) {
   c.w.put_uint(s + 0x8, 4, x.params.size(), "Trigger.param_count");
   if (x.param_pointer_size != 8 && x.param_pointer_size != 16) throw binschema::EncodeError(std::string("Trigger.param_pointer_size") + ": value " + std::to_string(x.param_pointer_size) + " is not one of 8, 16");
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.param_pointer_size));
@@ -499,7 +499,7 @@ void put_Trigger(WCtx& c, uint64_t s, [[maybe_unused]] const Trigger& x) {
   c.w.put<float>(s + 0x14, static_cast<float>(x.end_frame));
 }
 
-void put_Animation(WCtx& c, uint64_t s, [[maybe_unused]] const Animation& x) {
+void put_Animation([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Animation& x) {
   [[maybe_unused]] const uint64_t d_trigger_size = uint64_t((uint64_t(x.triggers.size()) ? 24ull : 0ull));
   [[maybe_unused]] const uint64_t d_hold_size = uint64_t((uint64_t(x.holds.size()) ? 24ull : 0ull));
   c.pool_strings.ref(x.name, s + 0x0, 8, false, true);
@@ -511,14 +511,14 @@ void put_Animation(WCtx& c, uint64_t s, [[maybe_unused]] const Animation& x) {
   c.w.put<uint32_t>(s + 0x2c, static_cast<uint32_t>(x.unknown2));
 }
 
-void put_Action(WCtx& c, uint64_t s, [[maybe_unused]] const Action& x) {
+void put_Action([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Action& x) {
   c.w.put_uint(s + 0x8, 4, x.animations.size(), "Action.animation_count");
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(48));
   c.w.put<uint32_t>(s + 0x10, static_cast<uint32_t>(x.hash));
   c.w.put<uint32_t>(s + 0x14, static_cast<uint32_t>(x.unknown));
 }
 
-void put_Default(WCtx& c, uint64_t s, [[maybe_unused]] const Default& x) {
+void put_Default([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Default& x) {
   c.w.put<uint64_t>(s + 0x0, static_cast<uint64_t>(0));
   c.w.put<uint8_t>(s + 0x8, static_cast<uint8_t>(x.micro_version));
   c.w.put<uint8_t>(s + 0x9, static_cast<uint8_t>(x.minor_version));
@@ -532,7 +532,7 @@ void put_Default(WCtx& c, uint64_t s, [[maybe_unused]] const Default& x) {
   c.w.put<uint32_t>(s + 0x34, static_cast<uint32_t>(24));
 }
 
-void put_File(WCtx& c, uint64_t s, [[maybe_unused]] const File& x) {
+void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const File& x) {
   c.w.chars(s + 0x0, "BFFH", 4, false, "File.magic");
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.unknown));
   c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return c.w.pos(); }});

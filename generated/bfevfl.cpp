@@ -1127,7 +1127,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   }
 }
 
-void put_ActorIdentifier(WCtx& c, uint64_t s, [[maybe_unused]] const ActorIdentifier& x) {
+void put_ActorIdentifier([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ActorIdentifier& x) {
 }
 
 uint64_t put_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x) {
@@ -1144,58 +1144,58 @@ uint64_t put_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x) {
   switch (x.value.index()) {
     case 0: {
       [[maybe_unused]] const auto& v = std::get<0>(x.value);
-      const uint64_t u = c.w.reserve(0x8);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x8);
       break;
     }
     case 1: {
       [[maybe_unused]] const auto& v = std::get<1>(x.value);
-      const uint64_t u = c.w.reserve(0x4);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x4);
       c.w.put<int32_t>(u, static_cast<int32_t>(v));
       break;
     }
     case 2: {
       [[maybe_unused]] const auto& v = std::get<2>(x.value);
-      const uint64_t u = c.w.reserve(0x4);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x4);
       c.w.put<uint32_t>(u, v ? 0x80000001u : 0u);
       break;
     }
     case 3: {
       [[maybe_unused]] const auto& v = std::get<3>(x.value);
-      const uint64_t u = c.w.reserve(0x4);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x4);
       c.w.put<float>(u, static_cast<float>(v));
       break;
     }
     case 4: {
       [[maybe_unused]] const auto& v = std::get<4>(x.value);
-      const uint64_t u = c.w.reserve(0x8);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x8);
       break;
     }
     case 5: {
       [[maybe_unused]] const auto& v = std::get<5>(x.value);
-      const uint64_t u = c.w.reserve((v.size() * 4 + 0) / 1 * 1);
+      [[maybe_unused]] const uint64_t u = c.w.reserve((v.size() * 4 + 0) / 1 * 1);
       for (size_t i = 0; i < v.size(); ++i) c.w.put<int32_t>(u + i * 4, v[i]);
       break;
     }
     case 6: {
       [[maybe_unused]] const auto& v = std::get<6>(x.value);
-      const uint64_t u = c.w.reserve((v.size() * 4 + 0) / 1 * 1);
+      [[maybe_unused]] const uint64_t u = c.w.reserve((v.size() * 4 + 0) / 1 * 1);
       for (size_t i = 0; i < v.size(); ++i) c.w.put<uint32_t>(u + i * 4, v[i]);
       break;
     }
     case 7: {
       [[maybe_unused]] const auto& v = std::get<7>(x.value);
-      const uint64_t u = c.w.reserve((v.size() * 4 + 0) / 1 * 1);
+      [[maybe_unused]] const uint64_t u = c.w.reserve((v.size() * 4 + 0) / 1 * 1);
       for (size_t i = 0; i < v.size(); ++i) c.w.put<float>(u + i * 4, v[i]);
       break;
     }
     case 8: {
       [[maybe_unused]] const auto& v = std::get<8>(x.value);
-      const uint64_t u = c.w.reserve((v.size() * 8 + 0) / 1 * 1);
+      [[maybe_unused]] const uint64_t u = c.w.reserve((v.size() * 8 + 0) / 1 * 1);
       break;
     }
     case 9: {
       [[maybe_unused]] const auto& v = std::get<9>(x.value);
-      const uint64_t u = c.w.reserve(0x10);
+      [[maybe_unused]] const uint64_t u = c.w.reserve(0x10);
       put_ActorIdentifier(c, u, v);
       break;
     }
@@ -1213,7 +1213,7 @@ uint64_t put_Container(WCtx& c, [[maybe_unused]] const Container& x) {
   return s;
 }
 
-void put_Actor(WCtx& c, uint64_t s, [[maybe_unused]] const Actor& x) {
+void put_Actor([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Actor& x) {
   c.pool_strings.ref(x.name, s + 0x0, 8, false, true);
   c.pool_strings.ref(x.sub_name, s + 0x8, 8, false, true);
   c.pool_strings.ref(x.argument_name, s + 0x10, 8, false, true);
@@ -1223,7 +1223,7 @@ void put_Actor(WCtx& c, uint64_t s, [[maybe_unused]] const Actor& x) {
   c.w.put<uint16_t>(s + 0x36, static_cast<uint16_t>(x.concurrent_clips));
 }
 
-void put_ActionEvent(WCtx& c, uint64_t s, [[maybe_unused]] const ActionEvent& x) {
+void put_ActionEvent([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ActionEvent& x) {
   c.w.put<uint16_t>(s + 0x0, static_cast<uint16_t>(x.next));
   c.w.put<uint16_t>(s + 0x2, static_cast<uint16_t>(x.actor));
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(x.action));
@@ -1231,20 +1231,20 @@ void put_ActionEvent(WCtx& c, uint64_t s, [[maybe_unused]] const ActionEvent& x)
   c.w.put<uint64_t>(s + 0x16, static_cast<uint64_t>(0));
 }
 
-void put_SwitchCase(WCtx& c, uint64_t s, [[maybe_unused]] const SwitchCase& x) {
+void put_SwitchCase([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const SwitchCase& x) {
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(x.value));
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(x.event));
   c.w.put<uint16_t>(s + 0x6, static_cast<uint16_t>(0));
 }
 
-void put_SwitchEvent(WCtx& c, uint64_t s, [[maybe_unused]] const SwitchEvent& x) {
+void put_SwitchEvent([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const SwitchEvent& x) {
   c.w.put_uint(s + 0x0, 2, x.cases.size(), "SwitchEvent.case_count");
   c.w.put<uint16_t>(s + 0x2, static_cast<uint16_t>(x.actor));
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(x.query));
   c.w.put<uint64_t>(s + 0x16, static_cast<uint64_t>(0));
 }
 
-void put_ForkEvent(WCtx& c, uint64_t s, [[maybe_unused]] const ForkEvent& x) {
+void put_ForkEvent([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ForkEvent& x) {
   c.w.put_uint(s + 0x0, 2, x.forks.size(), "ForkEvent.fork_count");
   c.w.put<uint16_t>(s + 0x2, static_cast<uint16_t>(x.join));
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(0));
@@ -1252,7 +1252,7 @@ void put_ForkEvent(WCtx& c, uint64_t s, [[maybe_unused]] const ForkEvent& x) {
   c.w.put<uint64_t>(s + 0x16, static_cast<uint64_t>(0));
 }
 
-void put_JoinEvent(WCtx& c, uint64_t s, [[maybe_unused]] const JoinEvent& x) {
+void put_JoinEvent([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const JoinEvent& x) {
   c.w.put<uint16_t>(s + 0x0, static_cast<uint16_t>(x.next));
   c.w.put<uint16_t>(s + 0x2, static_cast<uint16_t>(0));
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(0));
@@ -1261,7 +1261,7 @@ void put_JoinEvent(WCtx& c, uint64_t s, [[maybe_unused]] const JoinEvent& x) {
   c.w.put<uint64_t>(s + 0x16, static_cast<uint64_t>(0));
 }
 
-void put_SubFlowEvent(WCtx& c, uint64_t s, [[maybe_unused]] const SubFlowEvent& x) {
+void put_SubFlowEvent([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const SubFlowEvent& x) {
   c.w.put<uint16_t>(s + 0x0, static_cast<uint16_t>(x.next));
   c.w.put<uint16_t>(s + 0x2, static_cast<uint16_t>(0));
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(0));
@@ -1269,7 +1269,7 @@ void put_SubFlowEvent(WCtx& c, uint64_t s, [[maybe_unused]] const SubFlowEvent& 
   c.pool_strings.ref(x.entry_point, s + 0x16, 8, false, true);
 }
 
-void put_Event(WCtx& c, uint64_t s, [[maybe_unused]] const Event& x) {
+void put_Event([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Event& x) {
   c.pool_strings.ref(x.name, s + 0x0, 8, false, true);
   {
     static constexpr uint8_t tags[] = {0, 1, 2, 3, 4};
@@ -1305,7 +1305,7 @@ void put_Event(WCtx& c, uint64_t s, [[maybe_unused]] const Event& x) {
   }
 }
 
-void put_EntryPoint(WCtx& c, uint64_t s, [[maybe_unused]] const EntryPoint& x) {
+void put_EntryPoint([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const EntryPoint& x) {
   [[maybe_unused]] const uint64_t d_variable_defs = uint64_t(0ull);
   c.w.put<uint64_t>(s + 0x8, static_cast<uint64_t>(0));
   c.w.put_uint(s + 0x10, 8, d_variable_defs, "EntryPoint.variable_defs");
@@ -1316,7 +1316,7 @@ void put_EntryPoint(WCtx& c, uint64_t s, [[maybe_unused]] const EntryPoint& x) {
   c.w.put<uint16_t>(s + 0x1e, static_cast<uint16_t>(0));
 }
 
-void put_Flowchart(WCtx& c, uint64_t s, [[maybe_unused]] const Flowchart& x) {
+void put_Flowchart([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Flowchart& x) {
   [[maybe_unused]] const uint64_t d_action_count = uint64_t([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.actors) t += uint64_t(uint64_t(e.actions.size())); return t; }());
   [[maybe_unused]] const uint64_t d_query_count = uint64_t([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.actors) t += uint64_t(uint64_t(e.queries.size())); return t; }());
   c.w.chars(s + 0x0, "EVFL", 4, false, "Flowchart.magic");
@@ -1334,7 +1334,7 @@ void put_Flowchart(WCtx& c, uint64_t s, [[maybe_unused]] const Flowchart& x) {
   c.pool_strings.ref(x.name, s + 0x20, 8, false, true);
 }
 
-void put_Clip(WCtx& c, uint64_t s, [[maybe_unused]] const Clip& x) {
+void put_Clip([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Clip& x) {
   c.w.put<float>(s + 0x0, static_cast<float>(x.start));
   c.w.put<float>(s + 0x4, static_cast<float>(x.duration));
   c.w.put<uint16_t>(s + 0x8, static_cast<uint16_t>(x.actor));
@@ -1344,30 +1344,30 @@ void put_Clip(WCtx& c, uint64_t s, [[maybe_unused]] const Clip& x) {
   c.w.put<uint16_t>(s + 0xe, static_cast<uint16_t>(0));
 }
 
-void put_Oneshot(WCtx& c, uint64_t s, [[maybe_unused]] const Oneshot& x) {
+void put_Oneshot([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Oneshot& x) {
   c.w.put<float>(s + 0x0, static_cast<float>(x.time));
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(x.actor));
   c.w.put<uint16_t>(s + 0x6, static_cast<uint16_t>(x.action));
   c.w.put<uint64_t>(s + 0x8, static_cast<uint64_t>(0));
 }
 
-void put_Trigger(WCtx& c, uint64_t s, [[maybe_unused]] const Trigger& x) {
+void put_Trigger([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Trigger& x) {
   c.w.put<uint16_t>(s + 0x0, static_cast<uint16_t>(x.clip));
   c.w.put<uint8_t>(s + 0x2, static_cast<uint8_t>(x.kind));
   c.w.put<uint8_t>(s + 0x3, static_cast<uint8_t>(0));
 }
 
-void put_Subtimeline(WCtx& c, uint64_t s, [[maybe_unused]] const Subtimeline& x) {
+void put_Subtimeline([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Subtimeline& x) {
   c.pool_strings.ref(x.name, s + 0x0, 8, false, true);
 }
 
-void put_Cut(WCtx& c, uint64_t s, [[maybe_unused]] const Cut& x) {
+void put_Cut([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Cut& x) {
   c.w.put<float>(s + 0x0, static_cast<float>(x.start));
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.unknown));
   c.pool_strings.ref(x.name, s + 0x8, 8, false, true);
 }
 
-void put_Timeline(WCtx& c, uint64_t s, [[maybe_unused]] const Timeline& x) {
+void put_Timeline([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Timeline& x) {
   [[maybe_unused]] const uint64_t d_action_count = uint64_t([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.actors) t += uint64_t(uint64_t(e.actions.size())); return t; }());
   c.w.chars(s + 0x0, "TLIN", 4, false, "Timeline.magic");
   c.w.late({s + 0x4, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.start_of(0) - s); }});
@@ -1383,7 +1383,7 @@ void put_Timeline(WCtx& c, uint64_t s, [[maybe_unused]] const Timeline& x) {
   c.pool_strings.ref(x.name, s + 0x20, 8, false, true);
 }
 
-void put_File(WCtx& c, uint64_t s, [[maybe_unused]] const File& x) {
+void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const File& x) {
   c.w.chars(s + 0x0, "BFEVFL", 8, false, "File.magic");
   c.w.put<uint16_t>(s + 0x8, static_cast<uint16_t>(768));
   c.w.put<uint8_t>(s + 0xa, static_cast<uint8_t>(0));

@@ -275,7 +275,7 @@ uint64_t read_Evnt(const R& r, uint64_t s, [[maybe_unused]] Evnt& x) {
   return o;
 }
 
-void put_CharAnimTime(WCtx& c, uint64_t s, [[maybe_unused]] const CharAnimTime& x) {
+void put_CharAnimTime([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const CharAnimTime& x) {
   c.w.put<float>(s + 0x0, static_cast<float>(x.time));
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.state));
 }

@@ -201,16 +201,16 @@ void read_Header(const R& r, uint64_t s, [[maybe_unused]] Header& x) {
   } catch (DecodeError& e) { e.push_field("extra"); throw; }
 }
 
-void put_Pair(WCtx& c, uint64_t s, [[maybe_unused]] const Pair& x) {
+void put_Pair([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Pair& x) {
   c.w.put<uint16_t>(s + 0x0, static_cast<uint16_t>(x.a));
   c.w.put<int16_t>(s + 0x2, static_cast<int16_t>(x.b));
 }
 
-void put_Point(WCtx& c, uint64_t s, [[maybe_unused]] const Point& x) {
+void put_Point([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Point& x) {
   for (size_t i = 0; i < 3; ++i) c.w.put<float>(s + 0x0 + i * 4, x.xyz[i]);
 }
 
-void put_Record(WCtx& c, uint64_t s, [[maybe_unused]] const Record& x) {
+void put_Record([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Record& x) {
   [[maybe_unused]] const uint64_t d_name_hash = uint64_t(binschema::murmur3_x86_32(x.name));
   c.pool_names.ref(x.name, s + 0x0, 4, false, true);
   c.w.put_uint(s + 0x4, 4, d_name_hash, "Record.name_hash");
@@ -240,13 +240,13 @@ void put_Record(WCtx& c, uint64_t s, [[maybe_unused]] const Record& x) {
   c.w.put_uint(s + 0x14, 4, x.points.size(), "Record.point_count");
 }
 
-void put_Extra(WCtx& c, uint64_t s, [[maybe_unused]] const Extra& x) {
+void put_Extra([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Extra& x) {
   [[maybe_unused]] const uint64_t d_fnv = uint64_t(binschema::fnv1a32(x.label));
   c.w.chars(s + 0x0, x.label, 12, false, "Extra.label");
   c.w.put_uint(s + 0xc, 4, d_fnv, "Extra.fnv");
 }
 
-void put_Header(WCtx& c, uint64_t s, [[maybe_unused]] const Header& x) {
+void put_Header([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Header& x) {
   c.w.chars(s + 0x0, "TNY\x00""", 4, false, "Header.magic");
   if (x.version != 1) throw binschema::EncodeError(std::string("Header.version") + ": value " + std::to_string(x.version) + " is not one of 1");
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(x.version));

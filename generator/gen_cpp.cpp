@@ -49,6 +49,8 @@ class CppGen {
       case ValueType::Bytes: return "binschema::Bytes";
       case ValueType::Struct: return f.type.st->name;
       case ValueType::Union: return (owner ? owner->name + "::" : std::string()) + cpp_nested_type(f.name);
+      case ValueType::PoolBlock:
+      case ValueType::Dic: break;  // never in the model
     }
     return "?";
   }
@@ -1000,7 +1002,7 @@ class CppGen {
 
   void put_fn(const Struct& st) {
     CodeWriter& w = c_;
-    if (st.fixed_size) w += "void put_" + st.name + "(WCtx& c, uint64_t s, [[maybe_unused]] const " + st.name + "& x) {";
+    if (st.fixed_size) w += "void put_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const " + st.name + "& x) {";
     else w += "uint64_t put_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
     w.indent();
     if (!st.fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(st.prefix) + ");";
@@ -1066,13 +1068,20 @@ class CppGen {
       w += "case " + std::to_string(i) + ": {";
       w.indent();
       w += "[[maybe_unused]] const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
-      std::string oo = o;
+      // Where the payload goes: in place, or appended (GCC 12 warns, wrongly,
+      // -Wrestrict, when this is assigned "u" later instead).
+      const std::string oo = f.fixed_size ? o : std::string(1, 'u');
       if (!f.fixed_size) {
-        std::string size = p.fixed_size ? hexs(padded)
-                                        : "(v.size() * " + std::to_string(p.elem_ptr ? p.elem_ptr : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1) +
-                                              " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
-        w += "const uint64_t u = c.w.reserve(" + size + ");";
-        oo = "u";
+        const uint64_t elem = p.elem_ptr ? p.elem_ptr : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1;
+        std::string size = hexs(padded);
+        if (!p.fixed_size) {
+          // Built piece by piece: GCC 12 warns (wrongly, -Wrestrict) on one long concatenation here.
+          size = "(v.size() * ";
+          size += std::to_string(elem);
+          size += " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to);
+          size += " * " + std::to_string(f.pad_to);
+        }
+        w += "[[maybe_unused]] const uint64_t u = c.w.reserve(" + size + ");";
       }
       if (p.ptr && !p.pool.empty()) {
         w += "c.pool_" + p.pool + ".ref(v, " + oo + ", " + std::to_string(p.ptr) + ", false, true);";

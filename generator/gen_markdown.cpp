@@ -52,8 +52,14 @@ std::string type_text(const Field& f) {
     case ValueType::Union: base = "union"; break;
     case ValueType::CString: base = "NUL-terminated string"; break;
     case ValueType::PoolBlock: base = "the strings of pool `" + f.pool + "`"; break;
+    case ValueType::Dic: base = "DIC of the names " + f.keys_array + "[]." + f.keys_field; break;
   }
-  if (f.array) base += f.fixed_count ? "[" + std::to_string(*f.fixed_count) + "]" : "[]";
+  if (f.array) {
+    // Appended piece by piece: GCC 12 warns (wrongly, -Wrestrict) on "[" + n + "]" here.
+    base += '[';
+    if (f.fixed_count) base += std::to_string(*f.fixed_count);
+    base += ']';
+  }
   if (f.elem_ptr) base = (f.elem_ptr == 4 ? "u32" : "u64") + std::string(" pointers to ") + base;
   if (f.ptr) {
     std::string w = f.ptr == 4 ? "u32" : "u64";
