@@ -412,42 +412,15 @@ std::vector<uint8_t> encode(const Evnt& x) {
 }
 
 std::string to_text(const Evnt& x, binschema::TextKind kind) {
-  auto emit = [&](auto& sink) {
-    binschema::text::Out out(sink);
-    sink.begin_map();
-    sink.key("format");
-    sink.string("evnt");
-    visit_fields(out, x);
-    sink.end_map();
-    return sink.result();
-  };
-  if (kind == binschema::TextKind::Json) {
-    binschema::text::JsonSink sink;
-    return emit(sink);
-  }
-  binschema::text::YamlSink sink;
-  return emit(sink);
+  return binschema::text::to_document(x, kind, "evnt");
 }
 
-Evnt from_text(const YAML::Node& doc) {
-  binschema::text::In in(doc);
-  Evnt x;
-  in.check_keys(doc, x, "format");
-  visit_fields(in, x);
-  return x;
-}
+Evnt from_text(const YAML::Node& doc) { return binschema::text::from_document<Evnt>(doc); }
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
   const Evnt x = decode(bytes);
-  std::vector<std::pair<std::string, std::string>> out;
-  out.emplace_back("format", "evnt");
-  out.emplace_back("version", std::to_string(x.version));
-  out.emplace_back("file size", std::to_string(bytes.size()) + " bytes");
-  binschema::text::Counter counter;
-  visit_fields(counter, x);
-  for (const auto& [name, n] : counter.counts()) out.emplace_back(name, std::to_string(n));
-  return out;
+  return binschema::text::summary(x, "evnt", std::to_string(x.version), bytes.size());
 }
 
 std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }

@@ -1499,48 +1499,19 @@ class CppGen {
     w.dedent();
     w += "}\n";
     w += "std::string to_text(const {{ROOT}}& x, binschema::TextKind kind) {";
-    w += "  auto emit = [&](auto& sink) {";
-    w += "    binschema::text::Out out(sink);";
-    w += "    sink.begin_map();";
-    w += "    sink.key(\"format\");";
-    w += "    sink.string(\"{{FORMAT}}\");";
-    w += "    visit_fields(out, x);";
-    w += "    sink.end_map();";
-    w += "    return sink.result();";
-    w += "  };";
-    w += "  if (kind == binschema::TextKind::Json) {";
-    w += "    binschema::text::JsonSink sink;";
-    w += "    return emit(sink);";
-    w += "  }";
-    w += "  binschema::text::YamlSink sink;";
-    w += "  return emit(sink);";
+    w += "  return binschema::text::to_document(x, kind, \"{{FORMAT}}\");";
     w += "}\n";
-    w += "{{ROOT}} from_text(const YAML::Node& doc) {";
-    w += "  binschema::text::In in(doc);";
-    w += "  {{ROOT}} x;";
-    w += "  in.check_keys(doc, x, \"format\");";
-    w += "  visit_fields(in, x);";
-    w += "  return x;";
-    w += "}\n";
-    // info: sizes, version, instance counts per struct type.
+    w += "{{ROOT}} from_text(const YAML::Node& doc) { return binschema::text::from_document<{{ROOT}}>(doc); }\n";
     w += "namespace {";
     w += "std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {";
-    w.indent();
-    w += "const {{ROOT}} x = decode(bytes);";
-    w += "std::vector<std::pair<std::string, std::string>> out;";
-    w += "out.emplace_back(\"format\", \"{{FORMAT}}\");";
+    w += "  const {{ROOT}} x = decode(bytes);";
+    std::string version = "\"\"";
     if (!s_.version_fields.empty()) {
-      std::string expr;
+      version.clear();
       for (const auto& vf : s_.version_fields)
-        expr += (expr.empty() ? "" : " + \".\" + ") + std::string("std::to_string(x.") + vf + ")";
-      w += "out.emplace_back(\"version\", " + expr + ");";
+        version += (version.empty() ? "" : " + \".\" + ") + std::string("std::to_string(x.") + vf + ")";
     }
-    w += "out.emplace_back(\"file size\", std::to_string(bytes.size()) + \" bytes\");";
-    w += "binschema::text::Counter counter;";
-    w += "visit_fields(counter, x);";
-    w += "for (const auto& [name, n] : counter.counts()) out.emplace_back(name, std::to_string(n));";
-    w += "return out;";
-    w.dedent();
+    w += "  return binschema::text::summary(x, \"{{FORMAT}}\", " + version + ", bytes.size());";
     w += "}\n";
     if (s_.relocation_table) {
       w += "}  // namespace\n";

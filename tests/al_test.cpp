@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE al_test
 #include <boost/test/unit_test.hpp>
 
+#include "bytes.h"
+
 #include <cstring>
 #include <random>
 
@@ -14,21 +16,7 @@ using namespace binschema::al;
 
 namespace {
 
-struct LE {
-  std::vector<uint8_t> b;
-  LE& u8(uint8_t v) { b.push_back(v); return *this; }
-  LE& u16(uint16_t v) { return u8(v & 0xff).u8(v >> 8); }
-  LE& u32(uint32_t v) { return u16(v & 0xffff).u16(v >> 16); }
-  LE& s32(int32_t v) { return u32(static_cast<uint32_t>(v)); }
-  LE& f32(float f) { uint32_t v; std::memcpy(&v, &f, 4); return u32(v); }
-  LE& text(const std::string& s, size_t n) {
-    for (size_t i = 0; i < n; ++i) u8(i < s.size() ? static_cast<uint8_t>(s[i]) : 0);
-    return *this;
-  }
-  LE& cstr(const std::string& s) { return text(s, s.size() + 1); }
-  void put32(size_t at, uint32_t v) { for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i)); }
-  size_t pos() const { return b.size(); }
-};
+using LE = LittleBytes;
 
 // Animation header (0x90): event string size and event count as given.
 void header(LE& f, const std::string& name, uint32_t string_size, uint32_t events, uint32_t unk1) {

@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE baev_test
 #include <boost/test/unit_test.hpp>
 
+#include "bytes.h"
+
 #include <cstring>
 #include <random>
 
@@ -16,20 +18,7 @@ using namespace binschema::baev;
 namespace {
 
 // Little-endian byte builder for hand-made fixtures.
-struct Bytes {
-  std::vector<uint8_t> b;
-  Bytes& u8(uint8_t v) { b.push_back(v); return *this; }
-  Bytes& u16(uint16_t v) { return u8(v & 0xff).u8(v >> 8); }
-  Bytes& u32(uint32_t v) { return u16(v & 0xffff).u16(v >> 16); }
-  Bytes& u64(uint64_t v) { return u32(static_cast<uint32_t>(v)).u32(static_cast<uint32_t>(v >> 32)); }
-  Bytes& f32(float f) { uint32_t v; std::memcpy(&v, &f, 4); return u32(v); }
-  Bytes& text(const std::string& s, size_t n) {
-    for (size_t i = 0; i < n; ++i) u8(i < s.size() ? static_cast<uint8_t>(s[i]) : 0);
-    return *this;
-  }
-  Bytes& cstr(const std::string& s) { return text(s, s.size() + 1); }
-  size_t pos() const { return b.size(); }
-};
+using Bytes = LittleBytes;
 
 const char* kClass = "Nintendo.AnimationEvent.ResourceConverter.Resource.AnimationEventArchiveResData";
 

@@ -4,6 +4,8 @@
 #define BOOST_TEST_MODULE evnt_test
 #include <boost/test/unit_test.hpp>
 
+#include "bytes.h"
+
 #include <cstring>
 #include <random>
 
@@ -13,15 +15,7 @@ using namespace binschema::evnt;
 
 namespace {
 
-struct BE {
-  std::vector<uint8_t> b;
-  BE& u8(uint8_t v) { b.push_back(v); return *this; }
-  BE& u16(uint16_t v) { return u8(v >> 8).u8(v & 0xff); }
-  BE& u32(uint32_t v) { return u16(v >> 16).u16(v & 0xffff); }
-  BE& f32(float f) { uint32_t v; std::memcpy(&v, &f, 4); return u32(v); }
-  BE& cstr(const std::string& s) { for (char c : s) u8(static_cast<uint8_t>(c)); return u8(0); }
-  BE& raw(const char* s, size_t n) { for (size_t i = 0; i < n; ++i) u8(static_cast<uint8_t>(s[i])); return *this; }
-};
+using BE = BigBytes;
 
 // Event base: unknown0, name, type, CharAnimTime{time,state}, index, unique, weight, character, flags.
 void base(BE& f, const std::string& name, uint16_t type, float time, uint32_t index) {
@@ -39,7 +33,7 @@ std::vector<uint8_t> hand_made(uint32_t version) {
   f.u32(3).cstr("Head");
   f.u32(1);  // effect events
   base(f, "fx", 5, 2.0f, 2);
-  f.u32(30).raw("PART", 4).u32(0xDEADBEEF).cstr("RHand").f32(1.5f).u32(1);
+  f.u32(30).text("PART", 4).u32(0xDEADBEEF).cstr("RHand").f32(1.5f).u32(1);
   if (version == 2) {
     f.u32(2);  // sound events
     base(f, "snd", 8, 3.0f, 3);

@@ -4,6 +4,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "binschema/text.h"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -12,8 +14,6 @@
 #include <vector>
 
 namespace binschema {
-
-enum class TextKind { Yaml, Json };
 
 struct Format {
   const char* name;         // "baev": also the value of the text's `format:` key

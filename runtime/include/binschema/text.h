@@ -24,6 +24,8 @@
 
 namespace binschema {
 
+enum class TextKind { Yaml, Json };
+
 // Opaque bytes (data nobody has decoded yet); text form is a hex string.
 struct Bytes {
   std::vector<uint8_t> data;
@@ -382,6 +384,53 @@ class In {
   std::vector<Frame> frames_;
   std::vector<std::string> path_;
 };
+
+// ---- Whole documents --------------------------------------------------------
+
+// A model as a text document: a map whose first key names the format.
+template <class Root>
+std::string to_document(const Root& x, TextKind kind, const char* format) {
+  auto emit = [&](auto& sink) {
+    Out out(sink);
+    sink.begin_map();
+    sink.key("format");
+    sink.string(format);
+    visit_fields(out, x);
+    sink.end_map();
+    return sink.result();
+  };
+  if (kind == TextKind::Json) {
+    JsonSink sink;
+    return emit(sink);
+  }
+  YamlSink sink;
+  return emit(sink);
+}
+
+// A text document (its `format:` key already checked by the caller) as a model.
+template <class Root>
+Root from_document(const YAML::Node& doc) {
+  In in(doc);
+  Root x;
+  in.check_keys(doc, x, "format");
+  visit_fields(in, x);
+  return x;
+}
+
+// What `binschema info` prints: format, version, size, then how many of
+// each struct the file holds.
+template <class Root>
+std::vector<std::pair<std::string, std::string>> summary(const Root& x, const char* format,
+                                                         const std::string& version, size_t size) {
+  std::vector<std::pair<std::string, std::string>> out;
+  out.emplace_back("format", format);
+  if (!version.empty()) out.emplace_back("version", version);
+  out.emplace_back("file size", std::to_string(size) + " bytes");
+  Counter counter;
+  visit_fields(counter, x);
+  for (const auto& [name, n] : counter.counts()) out.emplace_back(name, std::to_string(n));
+  return out;
+}
 
 }  // namespace text
 }  // namespace binschema
