@@ -77,12 +77,7 @@ std::vector<uint8_t> hand_made() {
 }
 
 std::string error_of(const std::vector<uint8_t>& bytes) {
-  try {
-    decode(bytes);
-  } catch (const binschema::DecodeError& e) {
-    return e.what();
-  }
-  return "";
+  return decode_error_of([](const auto& b) { return binschema::al::decode(b); }, bytes);
 }
 
 }  // namespace

@@ -101,12 +101,7 @@ File sample(int major) {
 }
 
 std::string error_of(const std::vector<uint8_t>& bytes) {
-  try {
-    decode(bytes);
-  } catch (const binschema::DecodeError& e) {
-    return e.what();
-  }
-  return "";
+  return decode_error_of([](const auto& b) { return binschema::baev::decode(b); }, bytes);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "binschema/error.h"
+
 template <std::endian E>
 struct ByteBuilder {
   std::vector<uint8_t> b;
@@ -47,3 +49,15 @@ struct ByteBuilder {
 
 using LittleBytes = ByteBuilder<std::endian::little>;
 using BigBytes = ByteBuilder<std::endian::big>;
+
+// The message of the DecodeError a decode function throws on `bytes`, or ""
+// when it decodes.
+template <class Decode>
+std::string decode_error_of(Decode decode, const std::vector<uint8_t>& bytes) {
+  try {
+    decode(bytes);
+  } catch (const binschema::DecodeError& e) {
+    return e.what();
+  }
+  return "";
+}
