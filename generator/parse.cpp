@@ -149,7 +149,8 @@ class Parser {
       keys(r, {"kind", "data_end"});
       if (req_str(r, "kind") != "relt") fail(r["kind"], "the only relocation table kind is 'relt'");
       s->relocation_table = true;
-      s->relocation_data_end = parse_expr(req_str(r, "data_end"), loc(r["data_end"]));
+      const std::string data_end = req_str(r, "data_end");  // before loc(): the key must exist
+      s->relocation_data_end = parse_expr(data_end, loc(r["data_end"]));
       s->regions.push_back("relocation_table");
     }
     if (!root["types"] || !root["types"].IsMap()) fail(root, "types: (a map of struct name to struct) is required");
@@ -554,6 +555,7 @@ class Parser {
         }
       }
       for (auto& st : s_.structs) check_exprs(*st);
+      if (s_.relocation_data_end) check_expr(*s_.find(s_.root), *s_.relocation_data_end);
       for (const auto& h : s_.hooks)
         if (!s_.find(h.on)) throw SchemaError(h.loc, "hook '" + h.name + "' is on no struct '" + h.on + "'");
       for (auto& st : s_.structs)
@@ -623,7 +625,18 @@ class Parser {
           throw SchemaError(f.count->loc, "count field '" + c->name + "' is not an integer");
         if (!c->derive && !c->is_const()) c->count_for = f.name;
       }
+      if (f.const_int && f.type.kind == ValueType::Prim && !prim_is_float(f.type.prim)) {
+        // A constant the field cannot hold would be written truncated and then refused on read.
+        const unsigned bits = static_cast<unsigned>(prim_size(f.type.prim) * 8);
+        const int64_t v = *f.const_int;
+        const bool fits = prim_is_signed(f.type.prim)
+                              ? bits == 64 || (v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1)))
+                              : v >= 0 && (bits == 64 || uint64_t(v) < (uint64_t(1) << bits));
+        if (!fits) throw SchemaError(f.loc, "const: " + std::to_string(v) + " does not fit in " + prim_name(f.type.prim));
+      }
       if (f.elem_ptr && !f.array) throw SchemaError(f.loc, "elem_ptr: is for arrays");
+      if (f.type.kind == ValueType::String && f.elem_ptr && f.ptr)
+        throw SchemaError(f.loc, "a pointer to an array of pointers to strings is not supported by schema v1");
       // The generator has no reader or writer for these (it crashed on them).
       if (f.ptr && !f.array && (f.type.kind == ValueType::Prim || f.type.kind == ValueType::Chars))
         throw SchemaError(f.loc, "ptr: to a single primitive or char[N] is not supported by schema v1 (point to a struct, or to an array)");

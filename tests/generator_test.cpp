@@ -236,6 +236,22 @@ BOOST_AUTO_TEST_CASE(pool_placed_twice_names_the_pool) {
              std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(constants_and_relocation_tables_are_checked) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: u8, const: 300}\n") == "7:9: const: 300 does not fit in u8");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: s8, const: -129}\n") == "7:9: const: -129 does not fit in s8");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: s8, const: -128}\n") == "");
+  const std::string relt = "format: t\nendian: little\nroot: A\nrelocation_table: {kind: relt, data_end: \"nope + 1\"}\n"
+                           "types:\n  A:\n    fields:\n      - {name: x, type: u32}\n";
+  BOOST_TEST(schema_error(relt) == "4:42: 'nope' names no field of A");
+  BOOST_TEST(schema_error("format: t\nendian: little\nroot: A\nrelocation_table: {kind: relt}\n"
+                          "types:\n  A:\n    fields:\n      - {name: x, type: u32}\n")
+                 .rfind("4:19: missing key 'data_end'", 0) == 0);
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: n, type: u32}\n"
+                          "      - {name: s, type: \"string[]\", ptr: u64, elem_ptr: u64, inline: pascal16, count: n}\n") ==
+             "8:9: a pointer to an array of pointers to strings is not supported by schema v1");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---- Code generated for tests/schemas/tiny.yaml --------------------------------

@@ -6,6 +6,7 @@
 #include "binschema/error.h"
 #include "binschema/hash.h"
 #include "binschema/reader.h"
+#include "binschema/relocation.h"
 #include "binschema/string_pool.h"
 #include "binschema/writer.h"
 
@@ -154,6 +155,22 @@ BOOST_AUTO_TEST_CASE(late_values_resolve_after_layout) {
   BOOST_TEST(r.at<uint32_t>(4) == 10u);       // region size
   BOOST_TEST(r.at<uint64_t>(8) == 20u + 2u);  // region start + 2
   BOOST_TEST(pointers_before == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(relocation_table_lists_late_pointers_too) {
+  LE w;
+  const uint64_t early = w.reserve(8), late_slot = w.reserve(8);
+  w.pointer(early, 8, 0, 0, "p");                             // known now
+  w.late({late_slot, 8, true, [&] { return w.start_of(1); }});  // known at the end
+  w.mark_start(1);
+  w.reserve(8);
+  write_relocation_table(w, w.pos());
+  auto bytes = w.finish();
+  Reader<std::endian::little> r(bytes);
+  const uint64_t at = 0x18;  // after the three 8-byte blocks
+  BOOST_TEST(r.at<uint32_t>(at + 0x24) == 1u);        // one entry...
+  BOOST_TEST(r.at<uint32_t>(at + 0x28) == 0u);        // ...from offset 0...
+  BOOST_TEST(r.at<uint32_t>(at + 0x2c) == 0b11u);     // ...covering both slots
 }
 
 BOOST_AUTO_TEST_CASE(unplaced_region_is_an_error) {

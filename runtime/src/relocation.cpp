@@ -30,6 +30,8 @@ uint64_t write_relocation_table(Writer<std::endian::little>& w, uint64_t data_en
     if (p.width != 8) throw EncodeError("relocation table: only 8-byte pointers can be relocated");
     slots.push_back(p.slot);
   }
+  // Pointers whose value is only known at the end are pointers all the same.
+  for (uint64_t slot : w.late_pointer_slots()) slots.push_back(slot);
   auto entries = relocation_entries(slots);
   w.align(8);
   uint64_t at = w.reserve(0x28 + 8 * entries.size());

@@ -97,6 +97,14 @@ class WriterBase {
 
   const std::vector<PointerRecord>& pointers() const { return pointers_; }
 
+  // Slots of late values that are pointers (not yet in pointers()).
+  std::vector<uint64_t> late_pointer_slots() const {
+    std::vector<uint64_t> out;
+    for (const LateFixup& f : late_)
+      if (f.pointer) out.push_back(f.slot);
+    return out;
+  }
+
  protected:
   void grow(uint64_t n) {
     uint64_t want = std::max<uint64_t>(len_ + n, std::max<uint64_t>(buf_.size() * 2, 4096));
