@@ -1883,22 +1883,22 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   for (size_t i = 0; i < x.flowcharts.size(); ++i) {
     c.w.align(8);
     const uint64_t e = c.w.pos();
-    c.w.mark_start(2);
+    if (i == 0) c.w.mark_start(2);  // the region spans all elements
     c.w.pointer(t_flowcharts + i * 8, 8, e, 0, "File.flowcharts");
     put_Flowchart(c, c.w.reserve(0x48), x.flowcharts[i]);
     place_Flowchart(c, x.flowcharts[i], e);
-    c.w.mark_end(2);
   }
+  if (!x.flowcharts.empty()) c.w.mark_end(2);
   for (size_t i = 0; i < x.timelines.size(); ++i) {
     pre_place_Timeline(c, x.timelines[i]);
     c.w.align(8);
     const uint64_t e = c.w.pos();
-    c.w.mark_start(3);
+    if (i == 0) c.w.mark_start(3);  // the region spans all elements
     c.w.pointer(t_timelines + i * 8, 8, e, 0, "File.timelines");
     put_Timeline(c, c.w.reserve(0x60), x.timelines[i]);
     place_Timeline(c, x.timelines[i], e);
-    c.w.mark_end(3);
   }
+  if (!x.timelines.empty()) c.w.mark_end(3);
 }
 
 void preplace_Actor(WCtx& c, [[maybe_unused]] const Actor& x) {

@@ -1218,13 +1218,13 @@ class CppGen {
       if (et.has_self) w += "  pre_place_" + et.name + "(c, " + x + "[i]);";
       w += "  c.w.align(" + std::to_string(et.align) + ");";
       w += "  const uint64_t e = c.w.pos();";
-      if (region >= 0) w += "  c.w.mark_start(" + std::to_string(region) + ");";
+      if (region >= 0) w += "  if (i == 0) c.w.mark_start(" + std::to_string(region) + ");  // the region spans all elements";
       w += "  c.w.pointer(t_" + f.name + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
       if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
       else w += "  put_" + et.name + "(c, " + x + "[i]);";
       if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
-      if (region >= 0) w += "  c.w.mark_end(" + std::to_string(region) + ");";
       w += "}";
+      if (region >= 0) w += "if (!" + x + ".empty()) c.w.mark_end(" + std::to_string(region) + ");";
       return;
     }
     if (!et.has_children) return;
@@ -1395,6 +1395,7 @@ class CppGen {
       w += "{";
       w.indent();
     }
+    if (!f.array && et && et->has_self) w += "pre_place_" + et->name + "(c, " + x + ");";
     w += "c.w.align(" + std::to_string(align) + ");";
     w += "const uint64_t t = c.w.pos();";
     if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";

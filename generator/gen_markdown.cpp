@@ -186,10 +186,21 @@ std::string generate_markdown(const Schema& s) {
       o << "\nAny other value of `" << f->tag << "` is refused when reading, with its offset.\n\n";
     }
     if (!st.layout.empty()) {
-      o << "Written after it, in this order: ";
+      o << (st.has_self ? "Written in this order: " : "Written after it, in this order: ");
       std::string items;
-      for (const auto& li : st.layout)
-        items += (items.empty() ? "" : ", ") + (li.kind == LayoutItem::Pool ? "pool `" + li.name + "`" : "`" + li.name + "`");
+      for (const auto& li : st.layout) {
+        std::string item;
+        switch (li.kind) {
+          case LayoutItem::FieldTarget: item = "`" + li.name + "`"; break;
+          case LayoutItem::Shallow: item = "`" + li.name + "` (without what it points to)"; break;
+          case LayoutItem::Children: item = "what each element of `" + li.name + "` points to"; break;
+          case LayoutItem::Pool: item = "pool `" + li.name + "`"; break;
+          case LayoutItem::Align: item = "padding to " + std::to_string(li.n); break;
+          case LayoutItem::Zeros: item = std::to_string(li.n) + " zero bytes"; break;
+          case LayoutItem::Self: item = "**the struct itself**"; break;
+        }
+        items += (items.empty() ? "" : ", ") + item;
+      }
       o << items << " (each target followed by what it points to).\n\n";
     }
   }

@@ -142,7 +142,10 @@ class Parser {
     if (root["hooks"])
       for (const auto& h : seq(root["hooks"])) {
         keys(h, {"name", "on", "doc"});
-        s->hooks.push_back({req_str(h, "name"), req_str(h, "on"), opt_str(h, "doc", ""), loc(h)});
+        Schema::Hook hook{req_str(h, "name"), req_str(h, "on"), opt_str(h, "doc", ""), loc(h)};
+        for (const auto& other : s->hooks)
+          if (other.name == hook.name) fail(h, "hook '" + hook.name + "' is listed twice");
+        s->hooks.push_back(hook);
       }
     if (root["relocation_table"]) {
       const YAML::Node& r = root["relocation_table"];
@@ -160,7 +163,8 @@ class Parser {
       st->loc = loc(it->first);
       // The generated code uses V and Self as template parameters; a struct
       // of that name would be shadowed (it did not compile).
-      if (st->name == "V" || st->name == "Self") fail(it->first, "'" + st->name + "' is reserved for the generated code: rename the struct");
+      static const std::set<std::string> reserved = {"V", "Self", "R", "W", "WCtx", "DecodeError", "Bytes"};
+      if (reserved.count(st->name)) fail(it->first, "'" + st->name + "' is reserved for the generated code: rename the struct");
       if (!is_identifier(st->name)) fail(it->first, "struct name '" + st->name + "' is not a C++ identifier");
       if (s->find(st->name)) fail(it->first, "struct '" + st->name + "' is defined twice");
       parse_struct(it->second, *st);
@@ -341,7 +345,10 @@ class Parser {
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
              "points_to", "virtual", "keys", "inline", "true", "items"});
     f.loc = loc(n);
-    if (named) f.name = req_str(n, "name");
+    if (named) {
+      f.name = req_str(n, "name");
+      if (!is_identifier(f.name)) fail(n["name"], "field name '" + f.name + "' is not a C++ identifier (letters, digits, _)");
+    }
     f.doc = opt_str(n, "doc", "");
     parse_type(n["type"] ? n["type"] : n, req_str(n, "type"), f);
     if (n["ptr"]) f.ptr = ptr_width(n["ptr"]);
@@ -558,6 +565,7 @@ class Parser {
       if (s_.relocation_data_end) check_expr(*s_.find(s_.root), *s_.relocation_data_end);
       for (const auto& h : s_.hooks)
         if (!s_.find(h.on)) throw SchemaError(h.loc, "hook '" + h.name + "' is on no struct '" + h.on + "'");
+      check_self_uses();
       for (auto& st : s_.structs)
         if (st->name == "format" || (st->name == s_.root && st->field("format")))
           throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
@@ -576,7 +584,7 @@ class Parser {
       return false;
     }
 
-    void resolve_field(Struct& st, Field& f) {
+    void resolve_field(Struct& st, Field& f, bool in_case = false) {
       if (f.type.kind == ValueType::Struct) {
         f.type.st = s_.find(f.type.struct_name);
         if (!f.type.st) throw SchemaError(f.loc, "unknown type '" + f.type.struct_name + "'");
@@ -623,7 +631,9 @@ class Parser {
         if (!c) throw SchemaError(f.count->loc, "count names no field '" + f.count->name + "' in " + st.name);
         if (c->type.kind != ValueType::Prim || prim_is_float(c->type.prim) || c->array)
           throw SchemaError(f.count->loc, "count field '" + c->name + "' is not an integer");
-        if (!c->derive && !c->is_const()) c->count_for = f.name;
+        if (in_case && !c->derive && !f.ptr)
+          throw SchemaError(f.count->loc, "a union case's count must be a derived field (for instance derive: items(UNION))");
+        if (!in_case && !c->derive && !c->is_const()) c->count_for = f.name;
       }
       if (f.const_int && f.type.kind == ValueType::Prim && !prim_is_float(f.type.prim)) {
         // A constant the field cannot hold would be written truncated and then refused on read.
@@ -675,7 +685,7 @@ class Parser {
           if (!seen.insert(c.tag).second) throw SchemaError(c.loc, "case value repeated");
           if (c.field->array && !c.field->fixed_count && !c.field->count)
             throw SchemaError(c.loc, "an open array in a union case needs count: (a field of the struct)");
-          resolve_field(st, *c.field);
+          resolve_field(st, *c.field, true);
           // The union writer stores a single pointer per case: a pointer to an
           // array had no writer (the generated C++ did not compile).
           if (c.field->ptr && c.field->array)
@@ -832,12 +842,34 @@ class Parser {
         }
         items.push_back(li);
       }
+      for (const auto& name : pre_children)
+        if (!placed.count(name))
+          throw SchemaError(st.loc, "children " + name + " comes before self, so 'shallow " + name + "' must follow self");
       // A shallow target whose children are never named gets them at the end.
       for (const auto& name : shallow) items.push_back({LayoutItem::Children, name, 0, st.loc});
       for (const auto& f : st.fields)
         if ((f->ptr || f->elem_ptr) && (f->pool.empty() || f->array || f->type.kind == ValueType::Dic) && !f->derive && !placed.count(f->name))
           items.push_back({LayoutItem::FieldTarget, f->name, 0, f->loc});
       st.layout = items;
+    }
+
+    // A struct whose layout has `self` places blocks before itself: it can only
+    // be reached through a pointer to one struct or an array of pointers
+    // (elem_ptr), where each element is placed on its own.
+    void check_self_uses() {
+      for (const auto& st : s_.structs) {
+        if (!st->has_self) continue;
+        if (st->name == s_.root) throw SchemaError(st->loc, "the root struct cannot use self in its layout");
+        for (const auto& owner : s_.structs)
+          for (const auto& f : owner->fields) {
+            auto uses = [&](const Field& g) { return g.type.kind == ValueType::Struct && g.type.st == st.get(); };
+            bool bad = uses(*f) && !(f->ptr && (!f->array || f->elem_ptr));
+            for (const auto& c : f->cases) bad = bad || uses(*c.field);
+            if (bad)
+              throw SchemaError(f->loc, "'" + f->name + "' holds " + st->name +
+                                            " inline or in a plain array, but its layout uses self: point to it (ptr:, or elem_ptr: for arrays)");
+          }
+      }
     }
 
     void check_expr(const Struct& st, const Expr& e) {

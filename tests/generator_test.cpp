@@ -236,6 +236,28 @@ BOOST_AUTO_TEST_CASE(pool_placed_twice_names_the_pool) {
              std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(names_hooks_union_counts_and_self_are_checked) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: my-field, type: u8}\n") ==
+             "7:16: field name 'my-field' is not a C++ identifier (letters, digits, _)");
+  BOOST_TEST(schema_error("format: t\nendian: little\nroot: A\nhooks: [{name: h, on: A}, {name: h, on: A}]\n"
+                          "types:\n  A:\n    fields: [{name: x, type: u8}]\n") == "4:27: hook 'h' is listed twice");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: k, type: u8}\n      - {name: n, type: u32}\n"
+                          "      - {name: u, type: union, tag: k, cases: [{value: 1, name: a, type: \"u32[]\", count: n}]}\n") ==
+             "9:90: a union case's count must be a derived field (for instance derive: items(UNION))");
+  const std::string self_head = "format: t\nendian: little\nroot: A\ntypes:\n"
+                                "  B:\n    fields:\n      - {name: p, type: C, ptr: u64}\n    layout: [p, self]\n"
+                                "  C:\n    size: 1\n    fields: [{name: x, type: u8}]\n";
+  BOOST_TEST(schema_error(self_head + "  A:\n    fields: [{name: b, type: B}]\n") ==
+             "13:14: 'b' holds B inline or in a plain array, but its layout uses self: point to it (ptr:, or elem_ptr: for arrays)");
+  BOOST_TEST(schema_error(self_head + "  A:\n    fields: [{name: b, type: B, ptr: u64}]\n") == "");
+  BOOST_TEST(schema_error("format: t\nendian: little\nroot: A\ntypes:\n"
+                          "  E:\n    size: 8\n    fields: [{name: p, type: C, ptr: u64}]\n"
+                          "  C:\n    size: 1\n    fields: [{name: x, type: u8}]\n"
+                          "  B:\n    fields:\n      - {name: es, type: \"E[]\", ptr: u64, count: 1}\n    layout: [children es, self]\n"
+                          "  A:\n    fields: [{name: b, type: B, ptr: u64}]\n") ==
+             "11:3: children es comes before self, so 'shallow es' must follow self");
+}
+
 BOOST_AUTO_TEST_CASE(constants_and_relocation_tables_are_checked) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: u8, const: 300}\n") == "7:9: const: 300 does not fit in u8");
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: s8, const: -129}\n") == "7:9: const: -129 does not fit in s8");
