@@ -101,6 +101,9 @@ class ExprParser {
       while (p_ < t_.size() && std::isalnum(static_cast<unsigned char>(t_[p_]))) ++p_;
       std::string lit = t_.substr(start, p_ - start);
       Expr e = make(Expr::Int, "", {});
+      // 010 would be octal to C and decimal to a reader: refused as in the rest of a schema.
+      if (lit.size() > 1 && lit[0] == '0' && std::isdigit(static_cast<unsigned char>(lit[1])))
+        fail("'" + lit + "' has a leading 0 (write " + lit.substr(lit.find_first_not_of('0') == std::string::npos ? lit.size() - 1 : lit.find_first_not_of('0')) + ", or 0x.. for hex)");
       try {
         size_t used = 0;
         e.value = static_cast<int64_t>(std::stoull(lit, &used, 0));

@@ -874,7 +874,7 @@ class CppGen {
       int width = f.ptr ? f.ptr : static_cast<int>(prim_size(f.type.prim));
       if (is_late(*f.derive)) {
         w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") +
-             ", [=, &c, &x]() -> uint64_t { return " + late_expr(st, *f.derive) + "; }});";
+             ", [=, &c, &x]() -> uint64_t { return " + late_expr(st, *f.derive) + "; }, " + what + "});";
       } else {
         w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
         if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";

@@ -110,6 +110,8 @@ std::string notes(const Struct& st, const Field& f) {
     n.push_back("Valid values: " + v + ".");
   }
   if (f.default_text) n.push_back("Default `" + *f.default_text + "` (left out of the text form when equal).");
+  if (f.true_value) n.push_back("True is stored as " + hexs(*f.true_value) + ", false as 0.");
+  if (f.is_virtual) n.push_back("Not stored in this struct (see the dictionary that holds it).");
   if (!f.region.empty()) n.push_back("Its target is region `" + f.region + "`.");
   std::string r;
   for (const auto& s : n) r += (r.empty() ? "" : " ") + s;
@@ -132,7 +134,15 @@ std::string generate_markdown(const Schema& s) {
   if (!ext.empty()) o << "| File extensions | " << ext << " |\n";
   if (!s.magic.empty()) {
     std::string m;
-    for (char c : s.magic) m += (c >= 0x20 && c < 0x7f) ? std::string(1, c) : "\\x" + hexs(static_cast<uint8_t>(c)).substr(2);
+    for (char c : s.magic) {
+      if (c >= 0x20 && c < 0x7f) {
+        m += c;
+      } else {
+        char b[8];
+        std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned char>(c));
+        m += b;
+      }
+    }
     o << "| Magic | `" << m << "` at " << hexs(s.magic_offset) << " |\n";
   }
   o << "| Root struct | [" << s.root << "](#" << s.root << ") |\n";

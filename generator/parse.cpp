@@ -411,6 +411,10 @@ class Parser {
       if (f.array || (f.type.kind != ValueType::Prim && f.type.kind != ValueType::Chars))
         fail(n["default"], "default: is for primitive and char[N] fields");
       f.default_text = scalar(n["default"]);
+      // An integer default is checked as any schema integer (it is pasted into the C++).
+      if (f.type.kind == ValueType::Prim && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 &&
+          f.type.prim != Prim::Bool32 && !f.array)
+        (void)integer(n["default"]);
     }
     if (n["format"]) {
       if (scalar(n["format"]) != "hex") fail(n["format"], "format is 'hex'");

@@ -258,6 +258,13 @@ BOOST_AUTO_TEST_CASE(names_hooks_union_counts_and_self_are_checked) {
              "11:3: children es comes before self, so 'shallow es' must follow self");
 }
 
+BOOST_AUTO_TEST_CASE(leading_zeros_in_expressions_and_defaults) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: xs, type: \"u8[]\", count: \"010\"}\n")
+                 .find("'010' has a leading 0") != std::string::npos);
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u8, default: 010}\n").find("leading") != std::string::npos);
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u16, default: 0xFFFF}\n") == "");
+}
+
 BOOST_AUTO_TEST_CASE(constants_and_relocation_tables_are_checked) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: u8, const: 300}\n") == "7:9: const: 300 does not fit in u8");
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: s8, const: -129}\n") == "7:9: const: -129 does not fit in s8");

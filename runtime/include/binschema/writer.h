@@ -35,6 +35,7 @@ struct LateFixup {
   uint8_t width;
   bool pointer;  // recorded as a pointer slot as well (null when 0)
   std::function<uint64_t()> value;
+  const char* what = "late value";  // the field, for the error when it does not fit
 };
 
 // The buffer is kept zero-filled beyond the bytes written so far (`len_`),
@@ -163,7 +164,7 @@ class Writer : public WriterBase {
   std::vector<uint8_t> finish() {
     for (const LateFixup& f : late_) {
       uint64_t v = f.value();
-      put_uint(f.slot, f.width, v, "late value");
+      put_uint(f.slot, f.width, v, f.what);
       if (f.pointer) record_pointer(f.slot, f.width, v == 0);
     }
     late_.clear();
