@@ -21,17 +21,8 @@ using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
 using binschema::hex;
 
-// The size of a block that runs from `at` up to `target`.
-[[maybe_unused]] uint64_t until_(uint64_t at, uint64_t target) {
-  if (target < at) throw DecodeError(at, "block at " + hex(at) + " would end at " + hex(target) + ", before it starts");
-  return target - at;
-}
-
-[[noreturn]] void fail(uint64_t at, const char* field, const std::string& message) {
-  DecodeError e(at, message + " (at " + hex(at) + ")");
-  e.push_field(field);
-  throw e;
-}
+using binschema::until_;
+using binschema::fail;
 
 binschema::StringPool make_pool_strings() {
   return binschema::StringPool(binschema::StringPool::Kind::CString, binschema::StringPool::Order::Sorted, 1, 0, binschema::StringPool::Header::None, 1, true);

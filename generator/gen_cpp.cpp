@@ -256,16 +256,8 @@ class CppGen {
     w += "};";
     w += "using W = binschema::Writer<std::endian::{{ENDIAN}}>;";
     w += "using binschema::DecodeError;\nusing binschema::hex;\n";
-    w += "// The size of a block that runs from `at` up to `target`.";
-    w += "[[maybe_unused]] uint64_t until_(uint64_t at, uint64_t target) {";
-    w += "  if (target < at) throw DecodeError(at, \"block at \" + hex(at) + \" would end at \" + hex(target) + \", before it starts\");";
-    w += "  return target - at;";
-    w += "}\n";
-    w += "[[noreturn]] void fail(uint64_t at, const char* field, const std::string& message) {";
-    w += "  DecodeError e(at, message + \" (at \" + hex(at) + \")\");";
-    w += "  e.push_field(field);";
-    w += "  throw e;";
-    w += "}\n";
+    w += "using binschema::until_;";
+    w += "using binschema::fail;\n";
     // Write context: the writer and the pools.
     int id = 0;
     for (const auto& p : s_.pools) {

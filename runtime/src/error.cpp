@@ -28,6 +28,17 @@ void DecodeError::push_index(size_t index) {
   path_ = std::move(p);
 }
 
+void fail(uint64_t at, const char* field, const std::string& message) {
+  DecodeError e(at, message + " (at " + hex(at) + ")");
+  e.push_field(field);
+  throw e;
+}
+
+uint64_t until_(uint64_t at, uint64_t target) {
+  if (target < at) throw DecodeError(at, "block at " + hex(at) + " would end at " + hex(target) + ", before it starts");
+  return target - at;
+}
+
 void fail_need(uint64_t off, uint64_t n, uint64_t size) {
   throw DecodeError(off, "needs " + hex(n) + " bytes at " + hex(off) + " but the file ends at " + hex(size));
 }

@@ -15,6 +15,14 @@ namespace binschema {
 
 std::string hex(uint64_t v);
 
+// A field's value is wrong: "field: message (at 0x..)", the rest of the path
+// added on the way out.
+[[noreturn]] void fail(uint64_t at, const char* field, const std::string& message);
+
+// The size of a block that runs from `at` up to `target` (refused when the
+// target lies before it).
+uint64_t until_(uint64_t at, uint64_t target);
+
 // Out-of-line throws of the reader's bounds checks (reader.h).
 [[noreturn, gnu::cold, gnu::noinline]] void fail_need(uint64_t off, uint64_t n, uint64_t size);
 [[noreturn, gnu::cold, gnu::noinline]] void fail_target(uint64_t target, uint64_t size);
