@@ -261,7 +261,7 @@ class CppGen {
     // Write context: the writer and the pools.
     int id = 0;
     for (const auto& p : s_.pools) {
-      std::string order = p.reversed_bits ? "ReversedBits" : p.order == Pool::Order::Sorted ? "Sorted" : "FirstUse";
+      const char* order = p.order == Pool::Order::ReversedBits ? "ReversedBits" : p.order == Pool::Order::Sorted ? "Sorted" : "FirstUse";
       w += "binschema::StringPool make_pool_" + p.name + "() {";
       w += "  return binschema::StringPool(binschema::StringPool::Kind::" +
            std::string(p.kind == Pool::Kind::CString ? "CString" : "Pascal16") + ", binschema::StringPool::Order::" +

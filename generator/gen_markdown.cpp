@@ -165,7 +165,7 @@ std::string generate_markdown(const Schema& s) {
       std::string keep;
       for (const auto& k : p.keep) keep += (keep.empty() ? "" : ", ") + ("`\"" + k + "\"`");
       o << "| `" << p.name << "` | " << (p.kind == Pool::Kind::CString ? "NUL-terminated" : "u16 length, bytes, NUL")
-        << " | " << (p.reversed_bits ? "by reversed bits" : p.order == Pool::Order::Sorted ? "sorted by bytes" : "order of first use")
+        << " | " << (p.order == Pool::Order::ReversedBits ? "by reversed bits" : p.order == Pool::Order::Sorted ? "sorted by bytes" : "order of first use")
         << (p.shared ? "" : ", not shared") << (p.scope.empty() ? "" : ", one per " + p.scope) << " | " << p.align
         << " | " << cell(p.doc + (keep.empty() ? "" : " Always holds " + keep + ".")) << " |\n";
     }

@@ -117,7 +117,7 @@ class Parser {
         std::string order = opt_str(n, "order", "first_use");
         if (order == "first_use") p.order = Pool::Order::FirstUse;
         else if (order == "sorted") p.order = Pool::Order::Sorted;
-        else if (order == "reversed_bits") p.reversed_bits = true;
+        else if (order == "reversed_bits") p.order = Pool::Order::ReversedBits;
         else fail(n["order"], "pool order is 'first_use', 'sorted' or 'reversed_bits'");
         if (n["header"]) {
           if (scalar(n["header"]) != "str") fail(n["header"], "the only pool header is 'str' (EventFlow's STR block)");

@@ -177,13 +177,12 @@ struct Pool {
   std::string name, doc;
   Loc loc;
   enum class Kind { CString, Pascal16 } kind = Kind::CString;
-  enum class Order { FirstUse, Sorted } order = Order::FirstUse;
+  enum class Order { FirstUse, Sorted, ReversedBits } order = Order::FirstUse;
   uint64_t align = 1;
   std::vector<std::string> keep;
   bool shared = true;      // equal strings stored once
   bool header_str = false; // starts with an EventFlow "STR " header
   uint64_t block_align = 1;
-  bool reversed_bits = false;
   std::string scope;       // a pool per instance of this struct, placed by a `pool` field in it
   bool placed_in_layout = false;
 };
