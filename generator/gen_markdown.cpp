@@ -146,6 +146,8 @@ std::string generate_markdown(const Schema& s) {
     o << "| Magic | `" << m << "` at " << hexs(s.magic_offset) << " |\n";
   }
   o << "| Root struct | [" << s.root << "](#" << s.root << ") |\n";
+  if (s.relocation_table)
+    o << "| Relocation table | `RELT`, written last: every 8-byte pointer slot (some null ones too), in runs of up to 32 |\n";
   if (s.hooks.empty()) {
     o << "| Hooks (hand-written C++) | none |\n\n";
   } else {
