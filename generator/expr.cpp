@@ -6,7 +6,7 @@
 //   primary := integer | name | name '(' [expr (',' expr)*] ')' | '(' expr ')'
 //
 // Names are fields of the struct being read or written; functions are
-// count(f), file_size(), start(r), end(r), size(r), fnv1a32(f), murmur3(f).
+// count(f), file_size(), start(r), end(r), size(r), fnv1a32(f), murmur3(f), max(a, e).
 #include <cctype>
 
 #include "schema.h"
@@ -115,7 +115,10 @@ class ExprParser {
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t start = p_;
-      while (p_ < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[p_])) || t_[p_] == '_')) ++p_;
+      // A dotted name (bits.sub, a.b in count()) is one identifier.
+      while (p_ < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[p_])) || t_[p_] == '_' ||
+                                (t_[p_] == '.' && p_ + 1 < t_.size() && (std::isalpha(static_cast<unsigned char>(t_[p_ + 1])) || t_[p_ + 1] == '_'))))
+        ++p_;
       std::string name = t_.substr(start, p_ - start);
       if (eat("(")) {
         std::vector<Expr> args;

@@ -83,7 +83,7 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context"});
     s->format = req_str(root, "format");
     // It becomes the C++ namespace binschema::<format>.
     if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
@@ -101,6 +101,10 @@ class Parser {
       for (const auto& e : seq(root["version_fields"])) s->version_fields.push_back(scalar(e));
     s->root = req_str(root, "root");
     root_loc_ = loc(root["root"]);
+    if (root["context"]) {
+      context_loc_ = loc(root["context"]);
+      for (const auto& e : seq(root["context"])) s->context.push_back(scalar(e));
+    }
 
     if (root["pools"]) {
       if (!root["pools"].IsMap()) fail(root["pools"], "pools: is a map of pool name to pool");
@@ -109,11 +113,20 @@ class Parser {
         p.name = scalar(it->first);
         p.loc = loc(it->first);
         const YAML::Node& n = it->second;
-        keys(n, {"kind", "order", "align", "keep", "doc", "shared", "scope", "header", "block_align"});
+        keys(n, {"kind", "order", "align", "keep", "doc", "shared", "scope", "header", "block_align", "type", "base"});
         std::string kind = opt_str(n, "kind", "cstring");
         if (kind == "cstring") p.kind = Pool::Kind::CString;
         else if (kind == "pascal16") p.kind = Pool::Kind::Pascal16;
-        else fail(n["kind"], "pool kind is 'cstring' or 'pascal16'");
+        else if (kind == "block") p.kind = Pool::Kind::Block;
+        else fail(n["kind"], "pool kind is 'cstring', 'pascal16' or 'block'");
+        p.block_type = opt_str(n, "type", "");
+        p.base = opt_str(n, "base", "");
+        if (p.kind == Pool::Kind::Block) {
+          for (const char* k : {"order", "align", "keep", "header", "block_align", "base"})
+            if (n[k]) fail(n[k], std::string(k) + ": is for string pools, not block pools");
+        } else if (n["type"]) {
+          fail(n["type"], "type: is for block pools (kind: block)");
+        }
         std::string order = opt_str(n, "order", "first_use");
         if (order == "first_use") p.order = Pool::Order::FirstUse;
         else if (order == "sorted") p.order = Pool::Order::Sorted;
@@ -134,6 +147,9 @@ class Parser {
         // starts again; a shared pool would refer back to an earlier string.
         if (!p.scope.empty() && p.shared)
           fail(n["scope"], "a scoped pool needs shared: false (the reader cannot check a shared per-struct block)");
+        if (p.kind == Pool::Kind::Block && p.shared && p.block_type.empty())
+          fail(n, "a shared block pool needs type: (the struct whose equal blocks are stored once)");
+        if (!p.base.empty() && !p.scope.empty()) fail(n["base"], "base: is for pools that are not scoped");
         s->pools.push_back(std::move(p));
         s->regions.push_back(s->pools.back().name);
       }
@@ -343,7 +359,7 @@ class Parser {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
-             "points_to", "virtual", "keys", "inline", "true", "items"});
+             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value"});
     f.loc = loc(n);
     if (named) {
       f.name = req_str(n, "name");
@@ -460,16 +476,31 @@ class Parser {
         fail(n["bits"], "bits: splits an unsigned integer field");
       unsigned total = 0;
       for (const auto& b : seq(n["bits"])) {
-        keys(b, {"name", "bits", "type", "doc"});
+        keys(b, {"name", "bits", "type", "doc", "pool", "default"});
         Field::Bits bf;
         bf.name = req_str(b, "name");
+        if (!is_identifier(bf.name)) fail(b["name"], "bit field name '" + bf.name + "' is not a C++ identifier");
         bf.doc = opt_str(b, "doc", "");
         bf.width = static_cast<unsigned>(uint(b["bits"] ? b["bits"] : b));
         bf.loc = loc(b);
         if (b["type"]) {
-          if (scalar(b["type"]) != "bool") fail(b["type"], "a bit field's type is bool (or left out for an integer)");
-          if (bf.width != 1) fail(b["type"], "a bool bit field is 1 bit wide");
-          bf.is_bool = true;
+          std::string t = scalar(b["type"]);
+          if (t == "bool") {
+            if (bf.width != 1) fail(b["type"], "a bool bit field is 1 bit wide");
+            bf.is_bool = true;
+          } else if (t == "string") {
+            if (!b["pool"]) fail(b, "a string bit field names its pool: pool: NAME (the bits hold its offset)");
+          } else {
+            fail(b["type"], "a bit field's type is bool or string (or left out for an integer)");
+          }
+        }
+        bf.pool = opt_str(b, "pool", "");
+        if (!bf.pool.empty() && (!b["type"] || scalar(b["type"]) != "string")) fail(b["pool"], "pool: belongs to a bit field of type string");
+        if (b["default"]) {
+          if (!bf.pool.empty()) fail(b["default"], "a string bit field has no default");
+          bf.default_text = scalar(b["default"]);
+          if (bf.is_bool ? (*bf.default_text != "true" && *bf.default_text != "false") : (integer(b["default"]), false))
+            fail(b["default"], "a bool bit field's default is true or false");
         }
         if (bf.width == 0) fail(b, "a bit field is at least 1 bit wide");
         total += bf.width;
@@ -480,6 +511,14 @@ class Parser {
                             std::to_string(prim_size(f.type.prim) * 8));
     }
     if (n["pad_to"]) f.pad_to = uint(n["pad_to"]);
+    if (n["tag_shift"]) {
+      f.tag_shift = static_cast<unsigned>(uint(n["tag_shift"]));
+      if (f.tag_shift == 0 || f.tag_shift >= 64) fail(n["tag_shift"], "tag_shift is the first bit of the tag in the pointer word (1-63)");
+    }
+    if (n["null_value"]) {
+      if (!f.ptr || f.array || f.null != Field::Null::Allowed) fail(n["null_value"], "null_value: is the stored value of an absent target (a nullable: true pointer)");
+      f.null_value = uint(n["null_value"]);
+    }
     if (n["cases"]) {
       if (f.type.kind != ValueType::Union) fail(n["cases"], "cases: belongs to a field of type union");
       for (const auto& c : seq(n["cases"])) {
@@ -494,8 +533,8 @@ class Parser {
         f.cases.push_back(std::move(cs));
       }
     }
-    if (f.type.kind == ValueType::Union && (f.cases.empty() || f.tag.empty()))
-      fail(n, "a union needs tag: (the field holding the tag) and cases:");
+    if (f.type.kind == ValueType::Union && (f.cases.empty() || (f.tag.empty() == !f.tag_shift)))
+      fail(n, "a union needs cases: and either tag: (the field holding the tag) or tag_shift: (the tag is in its pointers)");
   }
 
   int ptr_width(const YAML::Node& n) const {
@@ -536,7 +575,7 @@ class Parser {
   }
 
   std::string file_;
-  Loc root_loc_;
+  Loc root_loc_, context_loc_;
 
   // ---------------------------------------------------------------------------
   class Validator {
@@ -545,6 +584,24 @@ class Parser {
 
     void run() {
       if (!s_.find(s_.root)) throw SchemaError(p_.root_loc_, "root names no struct '" + s_.root + "'");
+      const Struct* root = s_.find(s_.root);
+      for (const auto& name : s_.context) {
+        const Field* f = root->field(name);
+        // The reader keeps the raw value; the writer the model's number.
+        if (!f || f->array || f->cond || (!f->ptr && (f->type.kind != ValueType::Prim || !f->bits.empty())))
+          throw SchemaError(p_.context_loc_, "context: '" + name + "' is not an integer or pointer field of the root " + s_.root);
+      }
+      for (auto& p : s_.pools) {
+        if (!p.block_type.empty()) {
+          p.block_st = s_.find(p.block_type);
+          if (!p.block_st) throw SchemaError(p.loc, "block pool '" + p.name + "': unknown type '" + p.block_type + "'");
+        }
+        if (!p.base.empty()) {
+          const Field* f = root->field(p.base);
+          if (!f || f->array || f->cond || f->ptr || f->type.kind != ValueType::Prim || prim_is_float(f->type.prim))
+            throw SchemaError(p.loc, "pool '" + p.name + "': base: '" + p.base + "' is not an integer field of the root " + s_.root);
+        }
+      }
       for (auto& st : s_.structs) resolve(*st);
       // Model-ness depends on nested structs: iterate to a fixed point.
       for (bool changed = true; changed;) {
@@ -582,6 +639,7 @@ class Parser {
       if (f.type.kind == ValueType::Union)
         for (const auto& c : f.cases) {
           if ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) return true;
+          if (c.field->ptr && c.field->type.kind == ValueType::Struct && c.field->pool.empty()) return true;
           if (c.field->type.kind == ValueType::Struct && c.field->type.st && c.field->type.st->has_children)
             return true;
         }
@@ -606,11 +664,22 @@ class Parser {
         if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
       } else if (!f.pool.empty() && f.type.kind == ValueType::PoolBlock) {
         if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
+      } else if (!f.pool.empty() && s_.pool(f.pool) && s_.pool(f.pool)->kind == Pool::Kind::Block) {
+        const Pool* p = s_.pool(f.pool);
+        if (f.type.kind != ValueType::Struct || f.array || !f.ptr)
+          throw SchemaError(f.loc, "a block pool holds structs: the field is a pointer to one struct (ptr:, type: a struct)");
+        if (p->block_st && p->block_st != f.type.st)
+          throw SchemaError(f.loc, "block pool '" + f.pool + "' holds " + p->block_type + ", not " + f.type.struct_name);
+        if (f.base == Field::Base::Struct) throw SchemaError(f.loc, "a pointer into a block pool is absolute (no base: struct)");
       } else if (!f.pool.empty()) {
         if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
         if (f.type.kind != ValueType::String) throw SchemaError(f.loc, "pool: is for string fields");
-        if (!f.ptr) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
+        // An inline array of strings is a run of u32 offsets; a single string needs its width.
+        if (!f.ptr && !(f.array && !f.elem_ptr)) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
       }
+      for (const auto& b : f.bits)
+        if (!b.pool.empty() && (!s_.pool(b.pool) || s_.pool(b.pool)->kind == Pool::Kind::Block || !s_.pool(b.pool)->scope.empty()))
+          throw SchemaError(b.loc, "'" + b.pool + "' is no string pool (that is not scoped)");
       if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual && !(f.inline_pascal && (f.ptr || f.elem_ptr)))
         throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
       if ((f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) && !f.size_expr && !f.size_rest)
@@ -637,7 +706,11 @@ class Parser {
           throw SchemaError(f.count->loc, "count field '" + c->name + "' is not an integer");
         if (in_case && !c->derive && !f.ptr)
           throw SchemaError(f.count->loc, "a union case's count must be a derived field (for instance derive: items(UNION))");
-        if (!in_case && !c->derive && !c->is_const()) c->count_for = f.name;
+        if (!in_case && !c->derive && !c->is_const()) {
+          // A second array counted by the same field must have the same length.
+          if (!c->count_for.empty() && c->count_for != f.name) f.count_shared = c->count_for;
+          else c->count_for = f.name;
+        }
       }
       if (f.const_int && f.type.kind == ValueType::Prim && !prim_is_float(f.type.prim)) {
         // A constant the field cannot hold would be written truncated and then refused on read.
@@ -672,7 +745,18 @@ class Parser {
           throw SchemaError(f.loc, "sort: names a field of the array's element struct");
       }
       if (f.derive && f.is_const()) throw SchemaError(f.loc, "a field is either derive: or const:, not both");
-      if (f.type.kind == ValueType::Union) {
+      if (f.type.kind == ValueType::Union && f.tag_shift) {
+        std::set<int64_t> seen;
+        for (auto& c : f.cases) {
+          if (!seen.insert(c.tag).second) throw SchemaError(c.loc, "case value repeated");
+          resolve_field(st, *c.field, true);
+          if (!c.field->ptr || c.field->type.kind != ValueType::Struct || c.field->array)
+            throw SchemaError(c.loc, "with tag_shift:, every case is a pointer to a struct (ptr:)");
+          if (c.field->ptr * 8 <= static_cast<int>(f.tag_shift) || c.tag < 0 ||
+              (c.field->ptr < 8 && (uint64_t(c.tag) >> (c.field->ptr * 8 - f.tag_shift)) != 0))
+            throw SchemaError(c.loc, "case value " + std::to_string(c.tag) + " does not fit above bit " + std::to_string(f.tag_shift) + " of the pointer");
+        }
+      } else if (f.type.kind == ValueType::Union) {
         Field* tag = nullptr;
         for (auto& g : st.fields)
           if (g->name == f.tag) tag = g.get();
@@ -694,6 +778,8 @@ class Parser {
           // array had no writer (the generated C++ did not compile).
           if (c.field->ptr && c.field->array)
             throw SchemaError(c.loc, "a union case cannot point to an array (use elem_ptr: with inline: pascal16 for strings)");
+          if (c.field->ptr && c.field->type.kind == ValueType::Struct && (c.field->null != Field::Null::Never || c.field->base != Field::Base::File))
+            throw SchemaError(c.loc, "a union case that points to a struct is never null and absolute (no nullable:, no base: struct)");
         }
       }
     }
@@ -800,7 +886,7 @@ class Parser {
 
     void complete_layout(Struct& st) {
       std::vector<LayoutItem> items;
-      std::set<std::string> placed, shallow, pre_children;
+      std::set<std::string> placed, shallow, pre_children, inline_children;
       const bool layout_has_self = std::any_of(st.layout.begin(), st.layout.end(),
                                                 [](const LayoutItem& li) { return li.kind == LayoutItem::Self; });
       for (const auto& li : st.layout) {
@@ -823,6 +909,13 @@ class Parser {
           if (!f || !f->ptr || !f->array || f->type.kind != ValueType::Struct || !f->type.st->fixed_size)
             throw SchemaError(li.loc, "children before self is for an array of fixed-size structs");
           pre_children.insert(li.name);
+        } else if (li.kind == LayoutItem::Children && st.field(li.name) && !st.field(li.name)->ptr &&
+                   !st.field(li.name)->elem_ptr && st.field(li.name)->type.kind == ValueType::Struct) {
+          // An inline struct (or array of them): what its elements point to goes here.
+          const Field* f = st.field(li.name);
+          if (f->array && !f->type.st->fixed_size)
+            throw SchemaError(li.loc, "children of an inline array is for fixed-size elements");
+          if (!inline_children.insert(li.name).second) throw SchemaError(li.loc, "'children " + li.name + "' placed twice");
         } else {
           const Field* f = st.field(li.name);
           if (!f || !(f->ptr || f->elem_ptr) || (!f->pool.empty() && !f->array && f->type.kind != ValueType::Dic))
@@ -876,19 +969,75 @@ class Parser {
       }
     }
 
+    // A name in an expression: a field of the struct, FIELD.BIT (a bit field
+    // of a bits: field), or a root field listed in context:.
+    void check_ident(const Struct& st, const Expr& e) {
+      size_t dot = e.name.find('.');
+      if (dot != std::string::npos) {
+        const Field* f = st.field(e.name.substr(0, dot));
+        std::string sub = e.name.substr(dot + 1);
+        if (!f || f->bits.empty() || !f->in_model())
+          throw SchemaError(e.loc, "'" + e.name + "': '" + e.name.substr(0, dot) + "' is no bits: field of " + st.name);
+        for (const auto& b : f->bits)
+          if (b.name == sub) {
+            if (!b.pool.empty()) throw SchemaError(e.loc, "'" + e.name + "' is a string, not a number");
+            return;
+          }
+        throw SchemaError(e.loc, "'" + e.name + "': " + f->name + " has no bit field '" + sub + "'");
+      }
+      if (st.field(e.name)) return;
+      if (std::find(s_.context.begin(), s_.context.end(), e.name) != s_.context.end()) return;
+      throw SchemaError(e.loc, "'" + e.name + "' names no field of " + st.name + (s_.context.empty() ? "" : " nor of the context"));
+    }
+
     void check_expr(const Struct& st, const Expr& e) {
       switch (e.kind) {
         case Expr::Int: return;
-        case Expr::Ident:
-          if (!st.field(e.name)) throw SchemaError(e.loc, "'" + e.name + "' names no field of " + st.name);
-          return;
+        case Expr::Ident: check_ident(st, e); return;
         case Expr::Call: {
           static const std::map<std::string, size_t> arity = {
-              {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},
-              {"size", 1},  {"fnv1a32", 1},   {"murmur3", 1}, {"until", 1}, {"items", 1}, {"sum", 2}};
+              {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},   {"size", 1},  {"fnv1a32", 1},
+              {"murmur3", 1}, {"until", 1},   {"items", 1}, {"sum", 2},   {"max", 2}};
           auto it = arity.find(e.name);
           if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
           if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
+          if (e.name == "max") {
+            // max(ARRAY, expr over its elements), or max(a, b).
+            const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
+            if (arr && arr->array && arr->type.kind == ValueType::Struct) {
+              check_expr(*arr->type.st, e.args[1]);
+            } else {
+              check_expr(st, e.args[0]);
+              check_expr(st, e.args[1]);
+            }
+            return;
+          }
+          if ((e.name == "fnv1a32" || e.name == "murmur3") && e.args[0].kind == Expr::Call) {
+            // A hash of part of a path: stem(F) or extension(F).
+            const Expr& a = e.args[0];
+            if ((a.name != "stem" && a.name != "extension") || a.args.size() != 1 || a.args[0].kind != Expr::Ident ||
+                !st.field(a.args[0].name) || st.field(a.args[0].name)->type.kind != ValueType::String)
+              throw SchemaError(e.loc, e.name + "() takes a string field, stem(FIELD) or extension(FIELD)");
+            return;
+          }
+          if (e.name == "count" && e.args[0].kind == Expr::Ident && e.args[0].name.find('.') != std::string::npos) {
+            // count(a.b): an array in the struct that single struct field a holds.
+            const std::string& path = e.args[0].name;
+            const Struct* cur = &st;
+            size_t from = 0;
+            while (true) {
+              size_t dot = path.find('.', from);
+              const Field* f = cur->field(path.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+              if (dot == std::string::npos) {
+                if (!f || !f->array) throw SchemaError(e.loc, "count(" + path + "): the last step is no array");
+                return;
+              }
+              if (!f || f->array || f->type.kind != ValueType::Struct || f->null == Field::Null::Allowed || !f->in_model())
+                throw SchemaError(e.loc, "count(" + path + "): each step but the last is a single struct field that is always present");
+              cur = f->type.st;
+              from = dot + 1;
+            }
+          }
           if (e.name == "start" || e.name == "end" || e.name == "size") {
             if (e.args[0].kind != Expr::Ident || (s_.region_id(e.args[0].name) < 0 && !(e.name == "start" && e.args[0].name == "self")))
               throw SchemaError(e.loc, e.name + "() takes a region or pool name");
@@ -940,6 +1089,11 @@ class Parser {
     void check_write_expr(const Struct& st, const Expr& e, size_t user, const char* key, bool in_sum = false) {
       if (e.kind == Expr::Ident) {
         const Field* g = st.field(e.name);
+        if (!g && e.name.find('.') == std::string::npos) {
+          const Field* r = s_.find(s_.root)->field(e.name);
+          if (r && r->ptr)
+            throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': a pointer in context: is only known when reading (count:, size:)");
+        }
         if (!g) return;
         // The model holds the union's case, not its tag.
         if (!g->tag_for.empty())
@@ -959,8 +1113,13 @@ class Parser {
         // file_size() and until() is known, and file_size() is late on write.
         if (std::string(key) == "if:")
           throw SchemaError(e.loc, "if: cannot use " + e.name + "(): an if: is evaluated both when reading and when writing");
-        if (e.name == "sum") {
+        if (e.name == "sum" || (e.name == "max" && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
+                                st.field(e.args[0].name)->array)) {
           check_write_expr(*st.field(e.args[0].name)->type.st, e.args[1], 0, key, true);
+          return;
+        }
+        if (e.name == "max") {
+          for (const auto& a : e.args) check_write_expr(st, a, user, key, in_sum);
           return;
         }
         return;  // the others take a field, region or pool name, not a value

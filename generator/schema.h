@@ -110,6 +110,8 @@ struct Field {
     std::string name, doc;
     unsigned width = 1;
     bool is_bool = false;
+    std::string pool;  // a string whose offset in this pool is the bits' value
+    std::optional<std::string> default_text;  // left out of the text when equal
     Loc loc;
   };
   std::vector<Bits> bits;
@@ -118,9 +120,16 @@ struct Field {
   std::vector<Case> cases;
   std::string tag;  // field holding the tag
   uint64_t pad_to = 1;
+  // Cases that are pointers can keep their tag in the pointer word instead:
+  // bits from tag_shift up are the tag, the bits below it the offset.
+  unsigned tag_shift = 0;
+
+  // The value stored for an absent (nullable: true) target; 0 unless `null:`.
+  uint64_t null_value = 0;
 
   // Filled in by validation.
   std::string count_for;  // this field is the count of that array
+  std::string count_shared;  // this array's count field already counts that array
   std::string tag_for;    // this field is the tag of that union
   bool fixed_size = false;
   uint64_t size = 0;      // inline size when fixed
@@ -176,7 +185,11 @@ struct Struct {
 struct Pool {
   std::string name, doc;
   Loc loc;
-  enum class Kind { CString, Pascal16 } kind = Kind::CString;
+  // Block: a pool of struct blocks (equal blocks stored once when shared).
+  enum class Kind { CString, Pascal16, Block } kind = Kind::CString;
+  std::string block_type;            // Block: the struct type (required when shared)
+  const Struct* block_st = nullptr;  // resolved
+  std::string base;                  // string offsets are relative to the pool; the root field holding its start
   enum class Order { FirstUse, Sorted, ReversedBits } order = Order::FirstUse;
   uint64_t align = 1;
   std::vector<std::string> keep;
@@ -196,6 +209,8 @@ struct Schema {
   uint64_t magic_offset = 0;
   std::vector<std::string> version_fields;  // dotted paths shown by `info`
   std::string root;
+  // Root fields that expressions in every struct may name (a version, say).
+  std::vector<std::string> context;
   std::vector<Pool> pools;
   std::vector<std::unique_ptr<Struct>> structs;  // in declaration order
   std::vector<std::string> regions;              // mark ids: pools first, then fields

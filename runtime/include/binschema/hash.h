@@ -19,4 +19,10 @@ constexpr uint32_t fnv1a32(std::string_view s) {
 // MurmurHash3, x86 32-bit variant.
 uint32_t murmur3_x86_32(std::string_view s, uint32_t seed = 0);
 
+// Parts of a path that formats hash on their own (ASB's file references):
+// the file name after the last '/' without its last extension, and that
+// extension without the dot ("" when the name has no dot).
+std::string_view path_stem(std::string_view path);
+std::string_view path_extension(std::string_view path);
+
 }  // namespace binschema

@@ -55,6 +55,12 @@ class StringPool {
     refs_.push_back({slot, intern(s), width, pool_relative, is_pointer, add, base});
   }
 
+  // A pool-relative offset kept in `bits` bits from `shift` up inside the
+  // word at `slot`, whose other bits are already written (a packed entry).
+  void ref_bits(std::string_view s, uint64_t slot, uint8_t width, uint8_t shift, uint8_t bits) {
+    refs_.push_back({slot, intern(s), width, true, false, 0, 0, shift, bits});
+  }
+
   // Whether place() has run: lets generated code name the pool and the layout
   // that placed it when a layout would place it a second time.
   bool placed() const { return placed_; }
@@ -109,6 +115,11 @@ class StringPool {
       if (r.index >= offsets_.size())
         throw EncodeError("internal: string referenced after its pool was placed");
       uint64_t v = offsets_[r.index] + r.add - (r.pool_relative ? start_ : 0) - r.base;
+      if (r.bits) {
+        if (r.bits < 64 && (v >> r.bits) != 0)
+          throw EncodeError("string offset " + hex(v) + " does not fit in " + std::to_string(r.bits) + " bits");
+        v = (v << r.shift) | w.get_uint(r.slot, r.width);
+      }
       w.put_uint(r.slot, r.width, v, "string offset");
       if (r.is_pointer) w.record_pointer(r.slot, r.width, false);
     }
@@ -124,6 +135,7 @@ class StringPool {
     bool pool_relative, is_pointer;
     uint8_t add;
     uint64_t base;
+    uint8_t shift = 0, bits = 0;  // bits != 0: merged into the word's other bits
   };
   struct Hash {
     using is_transparent = void;

@@ -154,6 +154,16 @@ class Writer : public WriterBase {
     }
   }
 
+  // Reads back a value written earlier (to merge bits into it).
+  uint64_t get_uint(uint64_t off, unsigned width) const {
+    switch (width) {
+      case 1: return load<uint8_t, E>(buf_.data() + off);
+      case 2: return load<uint16_t, E>(buf_.data() + off);
+      case 4: return load<uint32_t, E>(buf_.data() + off);
+      default: return load<uint64_t, E>(buf_.data() + off);
+    }
+  }
+
   // Patches a pointer slot with target - base and records it.
   void pointer(uint64_t slot, uint8_t width, uint64_t target, uint64_t base, const char* what) {
     put_uint(slot, width, target - base, what);
