@@ -403,8 +403,9 @@ class CppGen {
   // notes it in c.at for place_.
   bool at_var(const Struct& st, const Field& f) const {
     if (placed_by_place(f) && (!f.fixed_offset || f.cond)) return true;
-    return !f.ptr && !f.elem_ptr && f.array && f.type.kind == ValueType::Struct && f.type.st->has_children &&
-           !f.fixed_offset && st.name != s_.root;
+    if (f.ptr || f.elem_ptr || f.type.kind != ValueType::Struct || !f.type.st->has_children) return false;
+    if (!f.array) return !f.fixed_offset || f.cond;  // an inline struct that points elsewhere
+    return (!f.fixed_offset || f.cond) && st.name != s_.root;
   }
   bool uses_at() const {
     for (const auto& st : s_.structs)
@@ -1178,6 +1179,7 @@ class CppGen {
       w += "c.w.bytes(c.w.reserve(" + x + ".size() + 1), " + x + ".data(), " + x + ".size());";
     } else if (f.type.kind == ValueType::Struct && !f.array) {
       std::string src = f.in_model() ? x : f.type.st->name + "{}";
+      if (at_var(st, f)) w += "c.at[&" + x + "] = " + o + ";";
       if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
       else w += "put_" + f.type.st->name + "(c, " + src + ");";
     } else if (f.array && f.elem_ptr) {
@@ -1471,12 +1473,12 @@ class CppGen {
     CodeWriter& w = c_;
     const Struct& et = *f.type.st;
     if (!et.has_children) return;
+    if (f.cond) w += "if (" + write_expr(st, *f.cond) + ")";
     if (f.array) {
       w += "for (size_t i = 0; i < x." + cpp_field(f.name) + ".size(); ++i)";
       w += "  place_" + et.name + "(c, x." + cpp_field(f.name) + "[i], " + field_at(st, f) + " + i * " + hexs(et.size) + ");";
     } else {
-      if (!f.fixed_offset) throw SchemaError(f.loc, "an inline struct that points elsewhere must sit at a fixed offset");
-      w += "place_" + et.name + "(c, x." + cpp_field(f.name) + ", s + " + hexs(f.offset) + ");";
+      w += "place_" + et.name + "(c, x." + cpp_field(f.name) + ", " + field_at(st, f) + ");";
     }
   }
 
