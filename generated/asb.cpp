@@ -3391,6 +3391,7 @@ uint64_t put_Blackboard(WCtx& c, [[maybe_unused]] const Blackboard& x) {
     put_Vec3(c, c.w.reserve(0xc), e);
   }
   [[maybe_unused]] const uint64_t o_file_refs = c.w.pos();
+  if (const uint64_t want = std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.string_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.int_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.float_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.bool_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.vec3_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.ptr_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()); x.file_refs.size() != want) throw binschema::EncodeError(std::string("Blackboard.file_refs") + ": " + std::to_string(x.file_refs.size()) + " elements, but its count max(...) is " + std::to_string(want));
   for (const auto& e : x.file_refs) {
     put_FileRef(c, c.w.reserve(0x10), e);
   }
@@ -3887,6 +3888,7 @@ uint64_t put_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelec
   c.at[&x.unknowns] = o_unknowns;
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
+  if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("FloatSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
   c.at[&x.children] = o_children;
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
@@ -3943,6 +3945,7 @@ uint64_t put_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSel
   c.at[&x.unknowns] = o_unknowns;
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
+  if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("StringSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
   c.at[&x.children] = o_children;
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
@@ -4111,6 +4114,7 @@ uint64_t put_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorC
   c.at[&x.unknowns] = o_unknowns;
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
+  if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("IntSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
   c.at[&x.children] = o_children;
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
@@ -4615,6 +4619,7 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   c.w.put_uint(s + 0x1c, 4, x.sync_data.size(), "File.sync_data_count");
   c.w.late({s + 0x24, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "File.string_pool_offset"});
   c.w.late({s + 0x30, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(3); }, "File.event_table_offset"});
+  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(); x.sync_indices.size() != want) throw binschema::EncodeError(std::string("File.sync_indices") + ": " + std::to_string(x.sync_indices.size()) + " elements, but its count sum(...) is " + std::to_string(want));
   c.w.put_uint(s + 0x44, 4, x.calc_presets.size(), "File.calc_preset_count");
   c.w.put_uint(s + 0x4c, 4, x.bone_groups.size(), "File.bone_group_count");
   c.w.late({s + 0x50, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "File.string_pool_size"});

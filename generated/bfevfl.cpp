@@ -1372,6 +1372,7 @@ void put_Timeline([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe
   c.w.put_uint(s + 0x1c, 2, x.subtimelines.size(), "Timeline.subtimeline_count");
   c.w.put_uint(s + 0x1e, 2, x.cuts.size(), "Timeline.cut_count");
   c.pool_strings.ref(x.name, s + 0x20, 8, false, true);
+  if (const uint64_t want = (uint64_t(x.clips.size()) * 2ull); x.triggers.size() != want) throw binschema::EncodeError(std::string("Timeline.triggers") + ": " + std::to_string(x.triggers.size()) + " elements, but its count clip_count * 2 is " + std::to_string(want));
 }
 
 void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const File& x) {

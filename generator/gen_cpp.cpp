@@ -1039,6 +1039,22 @@ class CppGen {
     return "";
   }
 
+  // Whether the writer can evaluate e from the model (no layout positions,
+  // no read-side-only functions or context pointers).
+  bool write_evaluable(const Struct& st, const Expr& e) const {
+    if (e.kind == Expr::Call && (e.name == "until" || is_late(e))) return false;
+    if (e.kind == Expr::Ident && !st.field(e.name) && e.name.find('.') == std::string::npos) {
+      const Field* g = s_.find(s_.root)->field(e.name);
+      if (g && g->ptr) return false;
+    }
+    if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
+        st.field(e.args[0].name)->array)
+      return write_evaluable(*st.field(e.args[0].name)->type.st, e.args[1]);
+    for (const auto& a : e.args)
+      if (!write_evaluable(st, a)) return false;
+    return true;
+  }
+
   static bool is_late(const Expr& e) {
     if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size")) return true;
     for (const auto& a : e.args)
@@ -1074,6 +1090,11 @@ class CppGen {
     CodeWriter& w = c_;
     std::string x = "x." + cpp_field(f.name);
     std::string what = "\"" + st.name + "." + f.name + "\"";
+    if (f.count && f.count->kind != Expr::Ident && !f.cond && write_evaluable(st, *f.count))
+      // A count the model does not hold: an array of another length would be
+      // read back as a different model.
+      w += "if (const uint64_t want = " + write_expr(st, *f.count) + "; " + x + ".size() != want) throw binschema::EncodeError(std::string(" +
+           what + ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but its count " + cond_text(*f.count) + " is \" + std::to_string(want));";
     if (!f.count_shared.empty())
       w += "if (" + x + ".size() != x." + cpp_field(f.count_shared) + ".size()) throw binschema::EncodeError(std::string(" + what +
            ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but " + f.count_shared + " (counted by the same field) has \" + std::to_string(x." +
