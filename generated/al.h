@@ -46,7 +46,7 @@ struct AnimationHeader {
   // Size of the event string block (0 in metadata copies).
   uint32_t event_string_size = 0;
   // Unknown (the first is believed to be an offset block size).
-  std::array<uint32_t, 3> unknowns1;
+  std::array<uint32_t, 3> unknowns1{};
   // Number of events.
   uint32_t event_count = 0;
   // Number of bones.
@@ -66,7 +66,7 @@ struct AnimationHeader {
   // Flags.
   uint16_t flags = 0;
   // Unknown.
-  std::array<uint32_t, 6> unknowns2;
+  std::array<uint32_t, 6> unknowns2{};
   bool operator==(const AnimationHeader&) const = default;
 };
 
@@ -78,7 +78,7 @@ struct AnimationEvent {
   // Event name, e.g. ::FOOTSTEPS.99; offset from the animation's start.
   std::string event_name;
   // Transform: three rotation axes and a translation, each 4 floats.
-  std::array<float, 16> matrix;
+  std::array<float, 16> matrix{};
   bool operator==(const AnimationEvent&) const = default;
 };
 
@@ -92,7 +92,7 @@ struct Animation {
   // Animation type (3 = hierarchical).
   uint32_t type = 3;
   // Unknown (the first is believed to be an offset block size).
-  std::array<uint32_t, 3> unknowns1;
+  std::array<uint32_t, 3> unknowns1{};
   // Number of bones.
   uint32_t bone_count = 0;
   // Number of frames.
@@ -110,7 +110,7 @@ struct Animation {
   // Flags.
   uint16_t flags = 0;
   // Unknown.
-  std::array<uint32_t, 6> unknowns2;
+  std::array<uint32_t, 6> unknowns2{};
   // Events.
   std::vector<AnimationEvent> events;
   // Unknown: keyframe data up to the next animation, kept as bytes.
@@ -138,7 +138,7 @@ struct File {
   // Unknown: believed to be where the animation data starts (relative to 0x60); kept as read.
   uint32_t animation_data_offset = 0;
   // Unknown.
-  std::array<float, 2> unknown1;
+  std::array<float, 2> unknown1{};
   // The skeleton, at 0x60.
   Skeleton skeleton;
   // Unknown data between the bones and the metadata table, kept as bytes.

@@ -5556,7 +5556,7 @@ File from_text(const YAML::Node& doc) { return binschema::text::from_document<Fi
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
   const File x = decode(bytes);
-  return binschema::text::summary(x, "asb", std::to_string(x.version), bytes.size());
+  return binschema::text::summary(x, "asb", binschema::hex(x.version), bytes.size());
 }
 
 std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }

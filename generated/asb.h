@@ -326,7 +326,7 @@ struct Guid {
   // Next 2 bytes.
   uint16_t data3 = 0;
   // Last 8 bytes (T reads the first two as one u16, which only changes its text form).
-  std::array<uint8_t, 8> data4;
+  std::array<uint8_t, 8> data4{};
   bool operator==(const Guid&) const = default;
 };
 
@@ -481,7 +481,7 @@ struct ParamV3 {
   // Flags and index; see ParamF.
   Flags flags;
   // The value (x, y, z), or the default when `flags.indirect` is set.
-  std::array<float, 3> value;
+  std::array<float, 3> value{};
   bool operator==(const ParamV3&) const = default;
 };
 
@@ -1397,7 +1397,7 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ParamF>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("flags", x.flags);
+  v.field_default("flags", x.flags, ParamF::Flags{});
   v.field("value", x.value);
 }
 
@@ -1424,7 +1424,7 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ParamI>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("flags", x.flags);
+  v.field_default("flags", x.flags, ParamI::Flags{});
   v.field("value", x.value);
 }
 
@@ -1575,7 +1575,7 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ParamS>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("flags", x.flags);
+  v.field_default("flags", x.flags, ParamS::Flags{});
   v.field("value", x.value);
 }
 
@@ -1595,7 +1595,7 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ParamB>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("flags", x.flags);
+  v.field_default("flags", x.flags, ParamB::Flags{});
   v.field("value", x.value);
 }
 
@@ -1615,7 +1615,7 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ParamV3>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("flags", x.flags);
+  v.field_default("flags", x.flags, ParamV3::Flags{});
   v.field("value", x.value);
 }
 

@@ -25,7 +25,7 @@ struct Pair {
 struct Point {
   static constexpr const char* type_name = "Point";
   // Position.
-  std::array<float, 3> xyz;
+  std::array<float, 3> xyz{};
   bool operator==(const Point&) const = default;
 };
 

@@ -74,6 +74,7 @@ class CppGen {
     }
     if (!f.array && f.type.kind == ValueType::Prim && f.bits.empty())
       return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? " = false" : " = 0";
+    if (f.array && f.fixed_count && f.type.kind == ValueType::Prim) return "{}";  // std::array is not zeroed otherwise
     return "";
   }
 
@@ -179,7 +180,8 @@ class CppGen {
       for (const auto& b : f->bits) {
         doc_comment(w, b.doc);
         if (!b.pool.empty()) w += "std::string " + cpp_field(b.name) + ";";
-        else w += std::string(b.is_bool ? "bool" : bits_cpp(b.width)) + " " + cpp_field(b.name) + (b.is_bool ? " = false;" : " = 0;");
+        else w += std::string(b.is_bool ? "bool" : bits_cpp(b.width)) + " " + cpp_field(b.name) + " = " +
+                  (b.default_text ? *b.default_text : b.is_bool ? "false" : "0") + ";";
       }
       w += "bool operator==(const " + nt + "&) const = default;";
       w.dedent();
@@ -220,7 +222,11 @@ class CppGen {
     for (const auto& f : st.fields) {
       if (!f->in_model()) continue;
       std::string flags = f->hex ? ", binschema::text::kHex" : "";
-      if (f->default_text) {
+      bool bits_default = !f->bits.empty() && std::all_of(f->bits.begin(), f->bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
+      if (bits_default) {
+        // Every bit field has a default: the word is left out while it holds them all.
+        w += "v.field_default(\"" + f->name + "\", x." + cpp_field(f->name) + ", " + st.name + "::" + cpp_nested_type(f->name) + "{}" + flags + ");";
+      } else if (f->default_text) {
         std::string def = f->type.kind == ValueType::Chars ? cpp_string_literal(*f->default_text) : *f->default_text;
         w += "v.field_default(\"" + f->name + "\", x." + cpp_field(f->name) + ", " + def + flags + ");";
       } else {
@@ -1812,8 +1818,12 @@ class CppGen {
     std::string version = "\"\"";
     if (!s_.version_fields.empty()) {
       version.clear();
-      for (const auto& vf : s_.version_fields)
-        version += (version.empty() ? "" : " + \".\" + ") + std::string("std::to_string(x.") + vf + ")";
+      for (const auto& vf : s_.version_fields) {
+        // A version the schema shows in hex (0x417) is printed in hex.
+        const Field* f = s_.find(s_.root)->field(vf);
+        std::string fn = f && f->hex ? "binschema::hex(x." : "std::to_string(x.";
+        version += (version.empty() ? "" : " + \".\" + ") + fn + vf + ")";
+      }
     }
     w += "  return binschema::text::summary(x, \"{{FORMAT}}\", " + version + ", bytes.size());";
     w += "}\n";
