@@ -3080,7 +3080,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   if (r.chars(s + 0x0, 4) != "ASB ")
     fail(s + 0x0, "magic", "expected \"" + std::string("ASB ") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
   f_version = r.get<uint32_t>(s + 0x4);
-  if (f_version != 1039 && f_version != 1040 && f_version != 1047) fail(s + 0x4, "version", "value " + hex(f_version) + " is not one of 0x40f, 0x410, 0x417");
+  if (f_version != 1039 && f_version != 1040 && f_version != 1047) fail(s + 0x4, "version", "unsupported version " + hex(f_version) + " (supported: 0x40f, 0x410, 0x417)");
   x.version = f_version;
   r.g_version = f_version;
   f_file_name = r.get<uint32_t>(s + 0x8);
@@ -3595,7 +3595,7 @@ uint64_t put_CalcPreset(WCtx& c, [[maybe_unused]] const CalcPreset& x) {
     [[maybe_unused]] const uint64_t o_mode = c.w.reserve(0x4);
     c.w.put<uint32_t>(o_mode, static_cast<uint32_t>(x.mode));
   } else if (x.mode != 0) {
-    throw binschema::EncodeError("CalcPreset.mode: not stored when version >= 1047 is false");
+    throw binschema::EncodeError("CalcPreset.mode: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_default_value = c.w.reserve(0x4);
   c.w.put<float>(o_default_value, static_cast<float>(x.default_value));
@@ -3815,7 +3815,7 @@ uint64_t put_Command(WCtx& c, [[maybe_unused]] const Command& x) {
     if (!x.tags) c.w.put_uint(o_tags, 4, 0x0u, "Command.tags");
     else c.pool_tag_groups.ref(block_tag_groups_TagGroup(c, *x.tags), o_tags, 4);
   } else if (x.tags != decltype(x.tags){}) {
-    throw binschema::EncodeError("Command.tags: not stored when version >= 1047 is false");
+    throw binschema::EncodeError("Command.tags: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_unknown_param = c.w.reserve(0x8);
   put_ParamF(c, o_unknown_param, x.unknown_param);
@@ -3855,7 +3855,7 @@ uint64_t put_StateTransitionRef(WCtx& c, [[maybe_unused]] const StateTransitionR
     [[maybe_unused]] const uint64_t o_index = c.w.reserve(0x4);
     c.w.put<int32_t>(o_index, static_cast<int32_t>(x.index));
   } else if (x.index != 0) {
-    throw binschema::EncodeError("StateTransitionRef.index: not stored when version >= 1047 is false");
+    throw binschema::EncodeError("StateTransitionRef.index: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_node = c.w.reserve(0x4);
   c.w.put<uint32_t>(o_node, static_cast<uint32_t>(x.node));
@@ -4160,7 +4160,7 @@ uint64_t put_MaterialAnimation(WCtx& c, [[maybe_unused]] const MaterialAnimation
     [[maybe_unused]] const uint64_t o_material_blend = c.w.reserve(0x4);
     c.w.put<uint32_t>(o_material_blend, static_cast<uint32_t>(x.material_blend));
   } else if (x.material_blend != 0) {
-    throw binschema::EncodeError("MaterialAnimation.material_blend: not stored when version >= 1047 is false");
+    throw binschema::EncodeError("MaterialAnimation.material_blend: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_animation = c.w.reserve(0x8);
   put_ParamS(c, o_animation, x.animation);
@@ -4192,7 +4192,7 @@ uint64_t put_FrameController(WCtx& c, [[maybe_unused]] const FrameController& x)
     [[maybe_unused]] const uint64_t o_unknown3 = c.w.reserve(0x8);
     put_ParamB(c, o_unknown3, x.unknown3);
   } else if (x.unknown3 != decltype(x.unknown3){}) {
-    throw binschema::EncodeError("FrameController.unknown3: not stored when version >= 1047 is false");
+    throw binschema::EncodeError("FrameController.unknown3: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_unknown4 = c.w.reserve(0x4);
   c.w.put<uint32_t>(o_unknown4, static_cast<uint32_t>(x.unknown4));
@@ -4348,7 +4348,7 @@ uint64_t put_InitialFrame(WCtx& c, [[maybe_unused]] const InitialFrame& x) {
     [[maybe_unused]] const uint64_t o_unknown1 = c.w.reserve(0x8);
     put_ParamB(c, o_unknown1, x.unknown1);
   } else if (x.unknown1 != decltype(x.unknown1){}) {
-    throw binschema::EncodeError("InitialFrame.unknown1: not stored when version >= 1047 is false");
+    throw binschema::EncodeError("InitialFrame.unknown1: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_bone1 = c.w.reserve(0x8);
   put_ParamS(c, o_bone1, x.bone1);
@@ -4376,7 +4376,7 @@ uint64_t put_BoneBlender(WCtx& c, [[maybe_unused]] const BoneBlender& x) {
     [[maybe_unused]] const uint64_t o_unknown = c.w.reserve(0x4);
     c.w.put<uint32_t>(o_unknown, static_cast<uint32_t>(x.unknown));
   } else if (x.unknown != 0) {
-    throw binschema::EncodeError("BoneBlender.unknown: not stored when version >= 1047 is false");
+    throw binschema::EncodeError("BoneBlender.unknown: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
   c.at[&x.connections] = o_connections;
@@ -4627,7 +4627,7 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
     [[maybe_unused]] const uint64_t o_material_blends = c.w.reserve(0x4);
     c.at[&x.material_blends] = o_material_blends;
   } else if (x.material_blends != decltype(x.material_blends){}) {
-    throw binschema::EncodeError("File.material_blends: not stored when version >= 1047 is false");
+    throw binschema::EncodeError("File.material_blends: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_commands = c.w.pos();
   for (const auto& e : x.commands) {

@@ -207,7 +207,7 @@ uint64_t read_Evnt(const R& r, uint64_t s, [[maybe_unused]] Evnt& x) {
   [[maybe_unused]] uint32_t f_effect_count = 0;
   [[maybe_unused]] uint32_t f_sound_count = 0;
   f_version = r.get<uint32_t>(s + 0x0);
-  if (f_version != 1 && f_version != 2) fail(s + 0x0, "version", "value " + std::to_string(f_version) + " is not one of 1, 2");
+  if (f_version != 1 && f_version != 2) fail(s + 0x0, "version", "unsupported version " + std::to_string(f_version) + " (supported: 1, 2)");
   x.version = f_version;
   f_loop_count = r.get<uint32_t>(s + 0x4);
   try {

@@ -142,7 +142,7 @@ void read_Header(const R& r, uint64_t s, [[maybe_unused]] Header& x) {
   if (r.chars(s + 0x0, 4) != "TNY\x00""")
     fail(s + 0x0, "magic", "expected \"" + std::string("TNY\x00""") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
   f_version = r.get<uint16_t>(s + 0x4);
-  if (f_version != 1) fail(s + 0x4, "version", "value " + std::to_string(f_version) + " is not one of 1");
+  if (f_version != 1) fail(s + 0x4, "version", "unsupported version " + std::to_string(f_version) + " (supported: 1)");
   x.version = f_version;
   f_flags = r.get<uint16_t>(s + 0x6);
   x.flags = f_flags;

@@ -100,7 +100,7 @@ class ExprParser {
       size_t start = p_;
       while (p_ < t_.size() && std::isalnum(static_cast<unsigned char>(t_[p_]))) ++p_;
       std::string lit = t_.substr(start, p_ - start);
-      Expr e = make(Expr::Int, "", {});
+      Expr e = make(Expr::Int, lit, {});  // name keeps the spelling (0x417) for messages and docs
       // 010 would be octal to C and decimal to a reader: refused as in the rest of a schema.
       if (lit.size() > 1 && lit[0] == '0' && std::isdigit(static_cast<unsigned char>(lit[1])))
         fail("'" + lit + "' has a leading 0 (write " + lit.substr(lit.find_first_not_of('0') == std::string::npos ? lit.size() - 1 : lit.find_first_not_of('0')) + ", or 0x.. for hex)");

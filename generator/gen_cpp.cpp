@@ -508,7 +508,13 @@ class CppGen {
           list += (list.empty() ? "" : ", ") + (f.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
         }
         std::string shown = f.hex ? "hex(f_" + f.name + ")" : "std::to_string(f_" + f.name + ")";
-        w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"value \" + " + shown + " + \" is not one of " + list + "\");";
+        // A version of the file (version_fields:) says so.
+        bool is_version = rs_ && rs_->name == s_.root &&
+                          std::find(s_.version_fields.begin(), s_.version_fields.end(), f.name) != s_.version_fields.end();
+        if (is_version)
+          w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"unsupported version \" + " + shown + " + \" (supported: " + list + ")\");";
+        else
+          w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"value \" + " + shown + " + \" is not one of " + list + "\");";
       }
       if (f.in_model()) {
         if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
@@ -1308,7 +1314,7 @@ class CppGen {
 
   static std::string cond_text(const Expr& e) {
     switch (e.kind) {
-      case Expr::Int: return std::to_string(e.value);
+      case Expr::Int: return e.name.empty() ? std::to_string(e.value) : e.name;
       case Expr::Ident: return e.name;
       case Expr::Unary: return e.name + cond_text(e.args[0]);
       case Expr::Binary: return cond_text(e.args[0]) + " " + e.name + " " + cond_text(e.args[1]);

@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(reencode_byte_for_byte_directly_and_through_text) {
 BOOST_AUTO_TEST_CASE(bad_values_are_refused_with_offset_and_path) {
   auto bytes = hand_made(2);
   bytes[3] = 3;  // version 3
-  BOOST_TEST(error_of(bytes) == "version: value 3 is not one of 1, 2 (at 0x0)");
+  BOOST_TEST(error_of(bytes) == "version: unsupported version 3 (supported: 1, 2) (at 0x0)");
   bytes = hand_made(2);
   // the loop event's unique flag: 4 + 4 + 2 + 5 ("loop\0") + 2 + 8 + 4 = 0x1d
   BOOST_REQUIRE(bytes[0x1d] == 1);
