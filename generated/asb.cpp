@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "binschema/block_pool.h"
+#include "binschema/ptr_map.h"
 #include "binschema/dic.h"
 #include "binschema/hash.h"
 #include "binschema/reader.h"
@@ -38,9 +39,10 @@ struct WCtx {
   binschema::StringPool pool_strings = make_pool_strings();
   binschema::BlockPool pool_tag_groups;
   std::vector<const TagGroup*> blocks_tag_groups;  // distinct blocks, for sharing
+  std::unordered_multimap<size_t, uint32_t> index_tag_groups;  // their hashes
   binschema::BlockPool pool_event_values;
   uint64_t g_version = 0;  // the root's version (context:)
-  std::unordered_map<const void*, uint64_t> at;  // where fields at variable offsets went
+  binschema::PtrMap at;  // where fields at variable offsets went
   uint64_t at_File_nodes = 0;  // where the root's nodes start
   uint64_t at_File_event_groups = 0;  // where the root's event_groups start
 };
@@ -3885,22 +3887,22 @@ uint64_t put_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelec
   c.w.put_uint(s + 0xb, 1, d_frame_base, "FloatSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at[&x.unknowns] = o_unknowns;
+  c.at.set(&x.unknowns, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
   if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("FloatSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at[&x.children] = o_children;
+  c.at.set(&x.children, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at[&x.default_child] = o_default_child;
+  c.at.set(&x.default_child, o_default_child);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at[&x.transitions] = o_transitions;
+  c.at.set(&x.transitions, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at[&x.events] = o_events;
+  c.at.set(&x.events, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at[&x.frames] = o_frames;
+  c.at.set(&x.frames, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -3942,22 +3944,22 @@ uint64_t put_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSel
   c.w.put_uint(s + 0xb, 1, d_frame_base, "StringSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at[&x.unknowns] = o_unknowns;
+  c.at.set(&x.unknowns, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
   if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("StringSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at[&x.children] = o_children;
+  c.at.set(&x.children, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at[&x.default_child] = o_default_child;
+  c.at.set(&x.default_child, o_default_child);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at[&x.transitions] = o_transitions;
+  c.at.set(&x.transitions, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at[&x.events] = o_events;
+  c.at.set(&x.events, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at[&x.frames] = o_frames;
+  c.at.set(&x.frames, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -3993,19 +3995,19 @@ uint64_t put_Connections(WCtx& c, [[maybe_unused]] const Connections& x) {
   c.w.put_uint(s + 0xb, 1, d_frame_base, "Connections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at[&x.unknowns] = o_unknowns;
+  c.at.set(&x.unknowns, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at[&x.children] = o_children;
+  c.at.set(&x.children, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at[&x.transitions] = o_transitions;
+  c.at.set(&x.transitions, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at[&x.events] = o_events;
+  c.at.set(&x.events, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at[&x.frames] = o_frames;
+  c.at.set(&x.frames, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4049,19 +4051,19 @@ uint64_t put_BlenderConnections(WCtx& c, [[maybe_unused]] const BlenderConnectio
   c.w.put_uint(s + 0xb, 1, d_frame_base, "BlenderConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at[&x.unknowns] = o_unknowns;
+  c.at.set(&x.unknowns, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at[&x.children] = o_children;
+  c.at.set(&x.children, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at[&x.transitions] = o_transitions;
+  c.at.set(&x.transitions, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at[&x.events] = o_events;
+  c.at.set(&x.events, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at[&x.frames] = o_frames;
+  c.at.set(&x.frames, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4111,22 +4113,22 @@ uint64_t put_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorC
   c.w.put_uint(s + 0xb, 1, d_frame_base, "IntSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at[&x.unknowns] = o_unknowns;
+  c.at.set(&x.unknowns, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
   if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("IntSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at[&x.children] = o_children;
+  c.at.set(&x.children, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at[&x.default_child] = o_default_child;
+  c.at.set(&x.default_child, o_default_child);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at[&x.transitions] = o_transitions;
+  c.at.set(&x.transitions, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at[&x.events] = o_events;
+  c.at.set(&x.events, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at[&x.frames] = o_frames;
+  c.at.set(&x.frames, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4167,7 +4169,7 @@ uint64_t put_MaterialAnimation(WCtx& c, [[maybe_unused]] const MaterialAnimation
   [[maybe_unused]] const uint64_t o_loop = c.w.reserve(0x8);
   put_ParamB(c, o_loop, x.loop);
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at[&x.connections] = o_connections;
+  c.at.set(&x.connections, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4199,7 +4201,7 @@ uint64_t put_FrameController(WCtx& c, [[maybe_unused]] const FrameController& x)
   [[maybe_unused]] const uint64_t o_unknown5 = c.w.reserve(0x4);
   c.w.put<uint32_t>(o_unknown5, static_cast<uint32_t>(x.unknown5));
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at[&x.connections] = o_connections;
+  c.at.set(&x.connections, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4239,19 +4241,19 @@ uint64_t put_RandomSelectorConnections(WCtx& c, [[maybe_unused]] const RandomSel
   c.w.put_uint(s + 0xb, 1, d_frame_base, "RandomSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at[&x.unknowns] = o_unknowns;
+  c.at.set(&x.unknowns, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at[&x.children] = o_children;
+  c.at.set(&x.children, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at[&x.transitions] = o_transitions;
+  c.at.set(&x.transitions, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at[&x.events] = o_events;
+  c.at.set(&x.events, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at[&x.frames] = o_frames;
+  c.at.set(&x.frames, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4294,19 +4296,19 @@ uint64_t put_TagSelectorConnections(WCtx& c, [[maybe_unused]] const TagSelectorC
   c.w.put_uint(s + 0xb, 1, d_frame_base, "TagSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at[&x.unknowns] = o_unknowns;
+  c.at.set(&x.unknowns, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at[&x.children] = o_children;
+  c.at.set(&x.children, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at[&x.transitions] = o_transitions;
+  c.at.set(&x.transitions, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at[&x.events] = o_events;
+  c.at.set(&x.events, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at[&x.frames] = o_frames;
+  c.at.set(&x.frames, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4361,7 +4363,7 @@ uint64_t put_InitialFrame(WCtx& c, [[maybe_unused]] const InitialFrame& x) {
   [[maybe_unused]] const uint64_t o_exclude_random_loops = c.w.reserve(0x8);
   put_ParamB(c, o_exclude_random_loops, x.exclude_random_loops);
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at[&x.connections] = o_connections;
+  c.at.set(&x.connections, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4379,7 +4381,7 @@ uint64_t put_BoneBlender(WCtx& c, [[maybe_unused]] const BoneBlender& x) {
     throw binschema::EncodeError("BoneBlender.unknown: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at[&x.connections] = o_connections;
+  c.at.set(&x.connections, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4599,7 +4601,7 @@ uint64_t put_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x) {
     put_Trigger(c, c.w.reserve(0x18), e);
   }
   [[maybe_unused]] const uint64_t o_holds = c.w.pos();
-  c.at[&x.holds] = c.w.pos();
+  c.at.set(&x.holds, c.w.pos());
   for (const auto& e : x.holds) {
     put_Hold(c, c.w.reserve(0x1c), e);
   }
@@ -4609,7 +4611,7 @@ uint64_t put_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x) {
 uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   const uint64_t s = c.w.reserve(0x68);
   c.w.chars(s + 0x0, "ASB ", 4, false, "File.magic");
-  if (x.version != 1039 && x.version != 1040 && x.version != 1047) throw binschema::EncodeError(std::string("File.version") + ": value " + std::to_string(x.version) + " is not one of 1039, 1040, 1047");
+  if (x.version != 1039 && x.version != 1040 && x.version != 1047) throw binschema::EncodeError(std::string("File.version") + ": value " + binschema::hex(x.version) + " is not one of 0x40f, 0x410, 0x417");
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.version));
   c.pool_strings.ref(x.file_name, s + 0x8, 4, true, false);
   c.w.put_uint(s + 0xc, 4, x.commands.size(), "File.command_count");
@@ -4625,7 +4627,7 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   c.w.late({s + 0x50, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "File.string_pool_size"});
   if ((x.version >= 1047ull)) {
     [[maybe_unused]] const uint64_t o_material_blends = c.w.reserve(0x4);
-    c.at[&x.material_blends] = o_material_blends;
+    c.at.set(&x.material_blends, o_material_blends);
   } else if (x.material_blends != decltype(x.material_blends){}) {
     throw binschema::EncodeError("File.material_blends: not stored when version >= 0x417 is false");
   }
@@ -4640,15 +4642,17 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   }
   [[maybe_unused]] const uint64_t o_event_groups = c.w.pos();
   c.w.mark_start_at(3, c.w.pos());
-  c.at[&x.event_groups] = o_event_groups;
+  c.at.set(&x.event_groups, o_event_groups);
   c.w.reserve(x.event_groups.size() * 4);
   c.w.mark_end_at(3, c.w.pos());
   return s;
 }
 
 uint32_t block_tag_groups_TagGroup(WCtx& c, const TagGroup& v) {
-  for (size_t i = 0; i < c.blocks_tag_groups.size(); ++i)
-    if (*c.blocks_tag_groups[i] == v) return static_cast<uint32_t>(i);
+  const size_t h = binschema::text::hash_value(v);
+  for (auto [it, end] = c.index_tag_groups.equal_range(h); it != end; ++it)
+    if (*c.blocks_tag_groups[it->second] == v) return it->second;
+  c.index_tag_groups.emplace(h, static_cast<uint32_t>(c.blocks_tag_groups.size()));
   c.blocks_tag_groups.push_back(&v);
   return c.pool_tag_groups.add([&c, &v]() -> uint64_t {
     c.w.align(4);
@@ -4771,39 +4775,39 @@ void place_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelecto
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.unknowns) + i * 4, 4, e, 0, "FloatSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "FloatSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.children) + i * 4, 4, e, 0, "FloatSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "FloatSelectorConnections.children");
     put_FloatChild(c, c.w.reserve(0x14), x.children[i]);
   }
   {  // default_child
     {
       c.w.align(4);
       const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.at(&x.default_child), 4, t, 0, "FloatSelectorConnections.default_child");
+      c.w.pointer(c.at.get(&x.default_child), 4, t, 0, "FloatSelectorConnections.default_child");
       put_FloatDefault(c, c.w.reserve(0x14), x.default_child);
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.transitions) + i * 4, 4, e, 0, "FloatSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "FloatSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.events) + i * 4, 4, e, 0, "FloatSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "FloatSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.frames) + i * 4, 4, e, 0, "FloatSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "FloatSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4822,39 +4826,39 @@ void place_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSelec
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.unknowns) + i * 4, 4, e, 0, "StringSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "StringSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.children) + i * 4, 4, e, 0, "StringSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "StringSelectorConnections.children");
     put_StringChild(c, c.w.reserve(0xc), x.children[i]);
   }
   {  // default_child
     {
       c.w.align(4);
       const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.at(&x.default_child), 4, t, 0, "StringSelectorConnections.default_child");
+      c.w.pointer(c.at.get(&x.default_child), 4, t, 0, "StringSelectorConnections.default_child");
       put_StringChild(c, c.w.reserve(0xc), x.default_child);
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.transitions) + i * 4, 4, e, 0, "StringSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "StringSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.events) + i * 4, 4, e, 0, "StringSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "StringSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.frames) + i * 4, 4, e, 0, "StringSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "StringSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4873,31 +4877,31 @@ void place_Connections(WCtx& c, [[maybe_unused]] const Connections& x, [[maybe_u
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.unknowns) + i * 4, 4, e, 0, "Connections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "Connections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.children) + i * 4, 4, e, 0, "Connections.children");
+    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "Connections.children");
     put_NodeRef(c, c.w.reserve(0x4), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.transitions) + i * 4, 4, e, 0, "Connections.transitions");
+    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "Connections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.events) + i * 4, 4, e, 0, "Connections.events");
+    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "Connections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.frames) + i * 4, 4, e, 0, "Connections.frames");
+    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "Connections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4920,31 +4924,31 @@ void place_BlenderConnections(WCtx& c, [[maybe_unused]] const BlenderConnections
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.unknowns) + i * 4, 4, e, 0, "BlenderConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "BlenderConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.children) + i * 4, 4, e, 0, "BlenderConnections.children");
+    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "BlenderConnections.children");
     put_FloatChild(c, c.w.reserve(0x14), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.transitions) + i * 4, 4, e, 0, "BlenderConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "BlenderConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.events) + i * 4, 4, e, 0, "BlenderConnections.events");
+    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "BlenderConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.frames) + i * 4, 4, e, 0, "BlenderConnections.frames");
+    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "BlenderConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4967,39 +4971,39 @@ void place_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorCon
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.unknowns) + i * 4, 4, e, 0, "IntSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "IntSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.children) + i * 4, 4, e, 0, "IntSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "IntSelectorConnections.children");
     put_IntChild(c, c.w.reserve(0xc), x.children[i]);
   }
   {  // default_child
     {
       c.w.align(4);
       const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.at(&x.default_child), 4, t, 0, "IntSelectorConnections.default_child");
+      c.w.pointer(c.at.get(&x.default_child), 4, t, 0, "IntSelectorConnections.default_child");
       put_IntChild(c, c.w.reserve(0xc), x.default_child);
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.transitions) + i * 4, 4, e, 0, "IntSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "IntSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.events) + i * 4, 4, e, 0, "IntSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "IntSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.frames) + i * 4, 4, e, 0, "IntSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "IntSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5017,11 +5021,11 @@ void place_Event(WCtx& c, [[maybe_unused]] const Event& x, [[maybe_unused]] uint
 }
 
 void place_MaterialAnimation(WCtx& c, [[maybe_unused]] const MaterialAnimation& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.at(&x.connections));
+  place_Connections(c, x.connections, c.at.get(&x.connections));
 }
 
 void place_FrameController(WCtx& c, [[maybe_unused]] const FrameController& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.at(&x.connections));
+  place_Connections(c, x.connections, c.at.get(&x.connections));
 }
 
 void place_DummyAnimation(WCtx& c, [[maybe_unused]] const DummyAnimation& x, [[maybe_unused]] uint64_t s) {
@@ -5038,31 +5042,31 @@ void place_RandomSelectorConnections(WCtx& c, [[maybe_unused]] const RandomSelec
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.unknowns) + i * 4, 4, e, 0, "RandomSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "RandomSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.children) + i * 4, 4, e, 0, "RandomSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "RandomSelectorConnections.children");
     put_WeightChild(c, c.w.reserve(0xc), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.transitions) + i * 4, 4, e, 0, "RandomSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "RandomSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.events) + i * 4, 4, e, 0, "RandomSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "RandomSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.frames) + i * 4, 4, e, 0, "RandomSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "RandomSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5081,31 +5085,31 @@ void place_TagSelectorConnections(WCtx& c, [[maybe_unused]] const TagSelectorCon
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.unknowns) + i * 4, 4, e, 0, "TagSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "TagSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.children) + i * 4, 4, e, 0, "TagSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "TagSelectorConnections.children");
     put_TagChild(c, c.w.reserve(0x8), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.transitions) + i * 4, 4, e, 0, "TagSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "TagSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.events) + i * 4, 4, e, 0, "TagSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "TagSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.frames) + i * 4, 4, e, 0, "TagSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "TagSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5123,11 +5127,11 @@ void place_BoneAnimation(WCtx& c, [[maybe_unused]] const BoneAnimation& x, [[may
 }
 
 void place_InitialFrame(WCtx& c, [[maybe_unused]] const InitialFrame& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.at(&x.connections));
+  place_Connections(c, x.connections, c.at.get(&x.connections));
 }
 
 void place_BoneBlender(WCtx& c, [[maybe_unused]] const BoneBlender& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.at(&x.connections));
+  place_Connections(c, x.connections, c.at.get(&x.connections));
 }
 
 void place_BoolSelector(WCtx& c, [[maybe_unused]] const BoolSelector& x, [[maybe_unused]] uint64_t s) {
@@ -5380,7 +5384,7 @@ void place_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x, [[maybe_unu
   for (size_t i = 0; i < x.triggers.size(); ++i)
     place_Trigger(c, x.triggers[i], s + 0x8 + i * 0x18);
   for (size_t i = 0; i < x.holds.size(); ++i)
-    place_Hold(c, x.holds[i], c.at.at(&x.holds) + i * 0x1c);
+    place_Hold(c, x.holds[i], c.at.get(&x.holds) + i * 0x1c);
   if (c.pool_event_values.placed()) throw binschema::EncodeError("pool 'event_values' placed twice: the layout of EventGroup places it, so EventGroup must be written exactly once");
   c.pool_event_values.place(c.w);
 }
@@ -5420,7 +5424,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   for (size_t i = 0; i < x.event_groups.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.at(&x.event_groups) + i * 4, 4, e, 0, "File.event_groups");
+    c.w.pointer(c.at.get(&x.event_groups) + i * 4, 4, e, 0, "File.event_groups");
     put_EventGroup(c, x.event_groups[i]);
     place_EventGroup(c, x.event_groups[i], e);
   }
@@ -5512,7 +5516,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
       {
         c.w.align(1);
         const uint64_t t = c.w.pos();
-        c.w.pointer(c.at.at(&x.material_blends), 4, t, 0, "File.material_blends");
+        c.w.pointer(c.at.get(&x.material_blends), 4, t, 0, "File.material_blends");
         put_MaterialBlends(c, x.material_blends);
       }
     }

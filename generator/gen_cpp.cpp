@@ -251,6 +251,7 @@ class CppGen {
     w += "#include \"" + hname + "\"\n";
     w += "#include <algorithm>\n#include <unordered_map>\n";
     if (!block_uses().empty()) w += "#include \"binschema/block_pool.h\"";
+    if (uses_at()) w += "#include \"binschema/ptr_map.h\"";
     w += "#include \"binschema/dic.h\"\n#include \"binschema/hash.h\"\n#include \"binschema/reader.h\"\n#include \"binschema/relocation.h\"\n#include \"binschema/string_pool.h\"\n#include \"binschema/writer.h\"\n";
     w += "namespace {{NS}} {";
     w += "namespace {\n";
@@ -294,7 +295,10 @@ class CppGen {
     for (const auto& p : s_.pools) {
       if (p.kind == Pool::Kind::Block) {
         w += "binschema::BlockPool pool_" + p.name + ";";
-        if (p.shared) w += "std::vector<const " + p.block_type + "*> blocks_" + p.name + ";  // distinct blocks, for sharing";
+        if (p.shared) {
+          w += "std::vector<const " + p.block_type + "*> blocks_" + p.name + ";  // distinct blocks, for sharing";
+          w += "std::unordered_multimap<size_t, uint32_t> index_" + p.name + ";  // their hashes";
+        }
         continue;
       }
       w += "binschema::StringPool pool_" + p.name + " = make_pool_" + p.name + "();";
@@ -302,7 +306,7 @@ class CppGen {
     }
     for (const auto& g : s_.context)
       if (!s_.find(s_.root)->field(g)->ptr) w += "uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
-    if (uses_at()) w += "std::unordered_map<const void*, uint64_t> at;  // where fields at variable offsets went";
+    if (uses_at()) w += "binschema::PtrMap at;  // where fields at variable offsets went";
     if (std::any_of(s_.structs.begin(), s_.structs.end(), [](const auto& st) { return st->has_self; }))
       w += "std::unordered_map<const void*, uint64_t> placed;  // targets placed before their pointer exists";
     const Struct* root = s_.find(s_.root);
@@ -368,8 +372,10 @@ class CppGen {
     w += "uint32_t block_" + p.name + "_" + st.name + "(WCtx& c, const " + st.name + "& v) {";
     w.indent();
     if (p.shared) {
-      w += "for (size_t i = 0; i < c.blocks_" + p.name + ".size(); ++i)";
-      w += "  if (*c.blocks_" + p.name + "[i] == v) return static_cast<uint32_t>(i);";
+      w += "const size_t h = binschema::text::hash_value(v);";
+      w += "for (auto [it, end] = c.index_" + p.name + ".equal_range(h); it != end; ++it)";
+      w += "  if (*c.blocks_" + p.name + "[it->second] == v) return it->second;";
+      w += "c.index_" + p.name + ".emplace(h, static_cast<uint32_t>(c.blocks_" + p.name + ".size()));";
       w += "c.blocks_" + p.name + ".push_back(&v);";
     }
     w += "return c.pool_" + p.name + ".add([&c, &v]() -> uint64_t {";
@@ -421,7 +427,7 @@ class CppGen {
   }
   // Where field f starts, in place_ (the struct is at s).
   std::string field_at(const Struct& st, const Field& f) const {
-    if (at_var(st, f)) return "c.at.at(&x." + cpp_field(f.name) + ")";
+    if (at_var(st, f)) return "c.at.get(&x." + cpp_field(f.name) + ")";
     if (f.fixed_offset) return "s + " + hexs(f.offset);
     return "c.at_" + st.name + "_" + f.name;  // the root's inline arrays
   }
@@ -1141,7 +1147,7 @@ class CppGen {
         w += string_ref(f.pool, x, o, f.ptr);
     } else if (f.ptr) {
       // Patched by place_.
-      if (at_var(st, f)) w += "c.at[&" + x + "] = " + o + ";";
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + o + ");";
     } else if (!f.count_for.empty()) {
       w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.count_for) + ".size(), " + what + ");";
     } else if (!f.tag_for.empty()) {
@@ -1186,7 +1192,12 @@ class CppGen {
           cond += (cond.empty() ? "" : " && ") + v + " != " + std::to_string(vv);
           list += (list.empty() ? "" : ", ") + std::to_string(vv);
         }
-        w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v + ") + \" is not one of " + list + "\");";
+        std::string shown = f.hex ? "binschema::hex(" + v + ")" : "std::to_string(" + v + ")";
+        if (f.hex) {
+          list.clear();
+          for (int64_t vv : f.valid) list += (list.empty() ? "" : ", ") + (vv >= 0 ? hexs(static_cast<uint64_t>(vv)) : std::to_string(vv));
+        }
+        w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + " + shown + " + \" is not one of " + list + "\");";
       }
       w += "c.w.put<" + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
     } else if (f.type.kind == ValueType::Prim && f.fixed_count && f.fixed_size) {
@@ -1212,12 +1223,12 @@ class CppGen {
       w += "c.w.bytes(c.w.reserve(" + x + ".size() + 1), " + x + ".data(), " + x + ".size());";
     } else if (f.type.kind == ValueType::Struct && !f.array) {
       std::string src = f.in_model() ? x : f.type.st->name + "{}";
-      if (at_var(st, f)) w += "c.at[&" + x + "] = " + o + ";";
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + o + ");";
       if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
       else w += "put_" + f.type.st->name + "(c, " + src + ");";
     } else if (f.array && f.elem_ptr) {
       // The pointer slots; place_ fills them as the elements land.
-      if (at_var(st, f)) w += "c.at[&" + x + "] = " + o + ";";
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + o + ");";
       if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
     } else if (f.array && f.type.kind == ValueType::String && !f.ptr) {
       // Inline u32 offsets of pooled strings.
@@ -1231,7 +1242,7 @@ class CppGen {
         // Their targets are placed by place_ once the whole struct is written;
         // remember where the elements start.
         if (!et->fixed_size) throw SchemaError(f.loc, "an inline array whose elements point elsewhere needs fixed-size elements");
-        if (at_var(st, f)) w += "c.at[&" + x + "] = c.w.pos();";
+        if (at_var(st, f)) w += "c.at.set(&" + x + ", c.w.pos());";
         else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = c.w.pos();";
       }
       w += "for (const auto& e : " + x + ") {";
@@ -1795,11 +1806,12 @@ class CppGen {
     else w += "const uint64_t s = put_{{ROOT}}(c, x);";
     if (root->has_children) w += "place_{{ROOT}}(c, x, s);";
     else w += "(void)s;";
-    for (const auto& p : s_.pools) {
-      if (!p.scope.empty()) continue;  // placed by the struct it belongs to
-      if (!p.placed_in_layout) w += "c.pool_" + p.name + ".place(c.w);";
-      if (p.kind != Pool::Kind::Block) w += "c.pool_" + p.name + ".patch(c.w);";  // blocks are patched as they are placed
-    }
+    // Every pool is placed before any is patched: a block pool placed last
+    // may still refer to strings (which then must not come after their pool).
+    for (const auto& p : s_.pools)
+      if (p.scope.empty() && !p.placed_in_layout) w += "c.pool_" + p.name + ".place(c.w);";
+    for (const auto& p : s_.pools)
+      if (p.scope.empty() && p.kind != Pool::Kind::Block) w += "c.pool_" + p.name + ".patch(c.w);";  // blocks are patched as they are placed
     if (s_.relocation_table) {
       // Last, once every pointer (pool references included) is recorded.
       if (s_.big_endian) throw SchemaError({s_.file, 0, 0}, "relocation tables are little-endian (RELT)");

@@ -1,5 +1,7 @@
 // Markdown back end: one page per format, a table per struct (offset, size,
 // type, description) in the spirit of the wiki pages the formats come from.
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "schema.h"
@@ -27,7 +29,7 @@ std::string cell(const std::string& s) {
 
 std::string expr_text(const Expr& e) {
   switch (e.kind) {
-    case Expr::Int: return std::to_string(e.value);
+    case Expr::Int: return e.name.empty() ? std::to_string(e.value) : e.name;  // as spelt in the schema
     case Expr::Ident: return e.name;
     case Expr::Unary: return e.name + expr_text(e.args[0]);
     case Expr::Binary: return expr_text(e.args[0]) + " " + e.name + " " + expr_text(e.args[1]);
@@ -41,7 +43,17 @@ std::string expr_text(const Expr& e) {
   return "";
 }
 
-std::string type_text(const Field& f) {
+// A pointer to a struct block in a block pool.
+bool in_block_pool(const Schema& s, const Field& f) {
+  const Pool* p = f.pool.empty() ? nullptr : s.pool(f.pool);
+  return p && p->kind == Pool::Kind::Block && f.type.kind == ValueType::Struct && f.type.st;
+}
+
+std::string type_text(const Schema& s, const Field& f) {
+  if (in_block_pool(s, f))
+    return (f.ptr == 4 ? "u32" : "u64") + std::string(" pointer to [") + f.type.st->name + "](#" + f.type.st->name + ") in block pool `" + f.pool + "`";
+  if (f.type.kind == ValueType::String && f.array && !f.ptr && !f.elem_ptr && !f.pool.empty())
+    return (f.fixed_count ? std::to_string(*f.fixed_count) + " " : std::string()) + "u32 offsets of strings in pool `" + f.pool + "`";
   std::string base;
   switch (f.type.kind) {
     case ValueType::Prim: base = prim_name(f.type.prim); break;
@@ -69,12 +81,18 @@ std::string type_text(const Field& f) {
   return base;
 }
 
-std::string notes(const Struct& st, const Field& f) {
+std::string notes(const Schema& s, const Struct& st, const Field& f) {
   std::vector<std::string> n;
   if (!f.doc.empty()) n.push_back(f.doc);
   if (f.const_int) n.push_back("Always " + (f.hex || *f.const_int > 9 ? hexs(static_cast<uint64_t>(*f.const_int)) : std::to_string(*f.const_int)) + ".");
   if (f.const_text) n.push_back(f.const_text->empty() ? "Always zero." : "Always `" + *f.const_text + "`.");
-  if (!f.count_for.empty()) n.push_back("Number of elements of `" + f.count_for + "` (written from the model).");
+  if (!f.count_for.empty()) {
+    // Other arrays counted by the same field (the writer refuses different lengths).
+    std::string also;
+    for (const auto& g : st.fields)
+      if (g->count_shared == f.count_for) also += " and `" + g->name + "`";
+    n.push_back("Number of elements of `" + f.count_for + "`" + also + " (written from the model).");
+  }
   if (!f.tag_for.empty()) {
     std::string cases;
     const Field* u = st.field(f.tag_for);
@@ -83,6 +101,7 @@ std::string notes(const Struct& st, const Field& f) {
   }
   if (f.derive) n.push_back("Computed on write: `" + expr_text(*f.derive) + "`.");
   if (f.count) n.push_back("Count: `" + expr_text(*f.count) + "`.");
+  if (!f.count_shared.empty()) n.push_back("As many elements as `" + f.count_shared + "` (the writer refuses a different length).");
   if (f.size_rest) n.push_back("Runs to the end of the block.");
   if (f.size_expr) n.push_back("Size: `" + expr_text(*f.size_expr) + "`.");
   if (f.extent_next) n.push_back("The target runs up to the next element's target, or to the end of the file.");
@@ -90,17 +109,29 @@ std::string notes(const Struct& st, const Field& f) {
   if (!f.bits.empty()) {
     std::string b;
     unsigned shift = 0;
+    bool defaults = false;
     for (const auto& x : f.bits) {
+      // After a doc that ends a sentence, the additions are sentences too.
+      std::string about = x.doc;
+      const bool sentences = !about.empty() && about.back() == '.';
+      auto add = [&](const std::string& t) {
+        if (sentences) about += " " + std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])))) + t.substr(1) + ".";
+        else about += (about.empty() ? "" : "; ") + t;
+      };
+      if (!x.pool.empty()) add("offset of a string in pool `" + x.pool + "`");
+      if (x.default_text) add("default `" + *x.default_text + "`");
+      defaults = defaults || x.default_text;
       b += (b.empty() ? "" : "; ") + std::string("bit") + (x.width > 1 ? "s " + std::to_string(shift) + "-" + std::to_string(shift + x.width - 1) : " " + std::to_string(shift)) +
-           ": `" + x.name + "`" + (x.doc.empty() ? "" : " (" + x.doc + ")");
+           ": `" + x.name + "`" + (about.empty() ? "" : " (" + about + ")");
       shift += x.width;
     }
     n.push_back("Bits, from the least significant: " + b + ".");
+    if (defaults) n.push_back("A bit field equal to its default is left out of the text form.");
   }
-  if (f.ptr && f.pool.empty()) {
+  if (f.ptr && (f.pool.empty() || in_block_pool(s, f))) {
     std::string p = f.base == Field::Base::Struct ? "Relative to the start of this struct" : "Absolute offset";
     if (f.null == Field::Null::WhenEmpty) p += "; 0 when empty";
-    else if (f.null == Field::Null::Allowed) p += "; 0 when absent";
+    else if (f.null == Field::Null::Allowed) p += "; " + (f.null_value ? hexs(f.null_value) : std::string("0")) + " when absent";
     n.push_back(p + ".");
   }
   if (!f.sort.empty()) n.push_back("Kept sorted by `" + f.sort + "` on write.");
@@ -146,6 +177,11 @@ std::string generate_markdown(const Schema& s) {
     o << "| Magic | `" << m << "` at " << hexs(s.magic_offset) << " |\n";
   }
   o << "| Root struct | [" << s.root << "](#" << s.root << ") |\n";
+  if (!s.context.empty()) {
+    std::string c;
+    for (const auto& g : s.context) c += (c.empty() ? "" : ", ") + ("`" + g + "`");
+    o << "| Context fields | " << c << " (fields of the root that expressions in every struct may use) |\n";
+  }
   if (s.relocation_table)
     o << "| Relocation table | `RELT`, written last: every 8-byte pointer slot (some null ones too), in runs of up to 32 |\n";
   if (s.hooks.empty()) {
@@ -161,17 +197,52 @@ std::string generate_markdown(const Schema& s) {
     o << "\n";
   }
 
-  if (!s.pools.empty()) {
+  const bool string_pools = std::any_of(s.pools.begin(), s.pools.end(), [](const Pool& p) { return p.kind != Pool::Kind::Block; });
+  const bool block_pools = std::any_of(s.pools.begin(), s.pools.end(), [](const Pool& p) { return p.kind == Pool::Kind::Block; });
+  if (string_pools) {
     o << "## String pools\n\n| Pool | Strings | Order | Alignment | Notes |\n|---|---|---|---|---|\n";
     for (const auto& p : s.pools) {
+      if (p.kind == Pool::Kind::Block) continue;
       std::string keep;
       for (const auto& k : p.keep) keep += (keep.empty() ? "" : ", ") + ("`\"" + k + "\"`");
       o << "| `" << p.name << "` | " << (p.kind == Pool::Kind::CString ? "NUL-terminated" : "u16 length, bytes, NUL")
         << " | " << (p.order == Pool::Order::ReversedBits ? "by reversed bits" : p.order == Pool::Order::Sorted ? "sorted by bytes" : "order of first use")
-        << (p.shared ? "" : ", not shared") << (p.scope.empty() ? "" : ", one per " + p.scope) << " | " << p.align
-        << " | " << cell(p.doc + (keep.empty() ? "" : " Always holds " + keep + ".")) << " |\n";
+        << (p.shared ? "" : ", not shared") << (p.scope.empty() ? "" : ", one per " + p.scope) << " | " << p.align << " | ";
+      std::string pn = p.doc + (keep.empty() ? "" : " Always holds " + keep + ".");
+      if (!p.base.empty())
+        pn += (pn.empty() ? "" : " ") + ("String offsets are relative to the start of the pool, which `" + p.base + "` holds (not pointer slots).");
+      o << cell(pn) << " |\n";
     }
     o << "\nIn a shared pool each distinct string is stored once and every reference to it points at the same copy.\n\n";
+  }
+  if (block_pools) {
+    o << "## Block pools\n\n| Pool | Blocks | Order | Placed | Notes |\n|---|---|---|---|---|\n";
+    for (const auto& p : s.pools) {
+      if (p.kind != Pool::Kind::Block) continue;
+      // The struct types that fields put into it.
+      std::vector<std::string> types;
+      if (p.block_st) types.push_back(p.block_st->name);
+      auto note = [&](const Field& f) {
+        if (f.pool == p.name && f.type.kind == ValueType::Struct && std::find(types.begin(), types.end(), f.type.st->name) == types.end())
+          types.push_back(f.type.st->name);
+      };
+      // A scoped pool is only written where its struct's layout says.
+      std::string placed = p.scope.empty() ? "at the end of the file" : "nowhere: no `pool " + p.name + "` in the layout of " + p.scope;
+      for (const auto& st : s.structs) {
+        for (const auto& f : st->fields) {
+          note(*f);
+          for (const auto& c : f->cases) note(*c.field);
+        }
+        for (const auto& li : st->layout)
+          if (li.kind == LayoutItem::Pool && li.name == p.name) placed = "by the layout of [" + st->name + "](#" + st->name + ")";
+      }
+      std::string ts;
+      for (const auto& t : types) ts += (ts.empty() ? "" : ", ") + ("[" + t + "](#" + t + ")");
+      o << "| `" << p.name << "` | " << ts << " | "
+        << (p.shared ? "equal blocks stored once, in order of first use" : "a block per reference, in order of reference")
+        << (p.scope.empty() ? "" : ", one pool per " + p.scope) << " | " << placed << " | " << cell(p.doc) << " |\n";
+    }
+    o << "\nEach block is aligned to its struct's alignment and followed by what it points to.\n\n";
   }
 
   o << "## Structures\n\n";
@@ -180,24 +251,37 @@ std::string generate_markdown(const Schema& s) {
     o << "<a id=\"" << st.name << "\"></a>\n### " << st.name << "\n\n";
     if (!st.doc.empty()) o << st.doc << (st.doc.back() == '\n' ? "" : "\n") << "\n";
     o << "Size: " << (st.fixed_size ? hexs(st.size) + " bytes" : "variable") << "; alignment " << st.align << ".\n\n";
-    o << "| Offset | Size | Type | Field | Description |\n|---|---|---|---|---|\n";
-    for (const auto& f : st.fields) {
-      std::string off = f->fixed_offset ? hexs(f->offset) : "…";
-      std::string size = f->fixed_size ? hexs(f->size) : "varies";
-      o << "| " << off << " | " << size << " | " << cell(type_text(*f)) << " | `" << f->name << "` | " << notes(st, *f) << " |\n";
+    if (st.fields.empty()) {
+      o << "No fields.\n\n";
+    } else {
+      o << "| Offset | Size | Type | Field | Description |\n|---|---|---|---|---|\n";
+      for (const auto& f : st.fields) {
+        std::string off = f->fixed_offset ? hexs(f->offset) : "…";
+        std::string size = f->fixed_size ? hexs(f->size) : "varies";
+        o << "| " << off << " | " << size << " | " << cell(type_text(s, *f)) << " | `" << f->name << "` | " << notes(s, st, *f) << " |\n";
+      }
+      o << "\n";
     }
-    o << "\n";
+    // Unions with cases that point to a struct of their own: placed after the layout items.
+    std::vector<std::string> case_targets;
     for (const auto& f : st.fields) {
       if (f->type.kind != ValueType::Union) continue;
-      o << "Cases of `" << f->name << "` (chosen by `" << f->tag << "`";
+      bool placed = false;
+      for (const auto& c : f->cases) placed = placed || (c.field->ptr && c.field->type.kind == ValueType::Struct && !in_block_pool(s, *c.field));
+      if (placed) case_targets.push_back("the target of `" + f->name + "`'s case");
+      const std::string chooser = f->tag_shift ? "bits " + std::to_string(f->tag_shift) + " and up" : "`" + f->tag + "`";
+      o << "Cases of `" << f->name << "` (chosen by " << chooser;
+      if (f->tag_shift) o << " of the pointer, whose lower bits hold the offset";
       if (f->pad_to > 1) o << "; each padded to a multiple of " << f->pad_to << " bytes";
-      o << "):\n\n| `" << f->tag << "` | Case | Size | Type | Description |\n|---|---|---|---|---|\n";
+      o << "):\n\n| " << (f->tag_shift ? "Bits " + std::to_string(f->tag_shift) + "+" : chooser)
+        << " | Case | Size | Type | Description |\n|---|---|---|---|---|\n";
       for (const auto& c : f->cases)
-        o << "| " << c.tag << " | `" << c.name << "` | " << (c.field->fixed_size ? hexs(c.field->size) : "varies") << " | "
-          << cell(type_text(*c.field)) << " | " << cell(c.doc.empty() ? c.field->doc : c.doc) << " |\n";
-      o << "\nAny other value of `" << f->tag << "` is refused when reading, with its offset.\n\n";
+        o << "| " << (f->tag_shift ? hexs(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag)) << " | `" << c.name << "` | "
+          << (c.field->fixed_size ? hexs(c.field->size) : "varies") << " | " << cell(type_text(s, *c.field)) << " | "
+          << cell(c.doc.empty() ? c.field->doc : c.doc) << " |\n";
+      o << "\nAny other value of " << chooser << " is refused when reading, with its offset.\n\n";
     }
-    if (!st.layout.empty()) {
+    if (!st.layout.empty() || !case_targets.empty()) {
       o << (st.has_self ? "Written in this order: " : "Written after it, in this order: ");
       std::string items;
       for (const auto& li : st.layout) {
@@ -213,6 +297,7 @@ std::string generate_markdown(const Schema& s) {
         }
         items += (items.empty() ? "" : ", ") + item;
       }
+      for (const auto& t : case_targets) items += (items.empty() ? "" : ", ") + t;
       o << items << " (each target followed by what it points to).\n\n";
     }
   }

@@ -588,7 +588,7 @@ class Parser {
       for (const auto& name : s_.context) {
         const Field* f = root->field(name);
         // The reader keeps the raw value; the writer the model's number.
-        if (!f || f->array || f->cond || (!f->ptr && (f->type.kind != ValueType::Prim || !f->bits.empty())))
+        if (!f || f->array || f->cond || (!f->ptr && (f->type.kind != ValueType::Prim || !f->bits.empty() || prim_is_float(f->type.prim))))
           throw SchemaError(p_.context_loc_, "context: '" + name + "' is not an integer or pointer field of the root " + s_.root);
       }
       for (auto& p : s_.pools) {
@@ -614,6 +614,15 @@ class Parser {
       }
       for (auto& st : s_.structs) compute_size(*st);
       for (auto& st : s_.structs) complete_layout(*st);
+      for (const auto& p : s_.pools) {
+        if (p.scope.empty()) continue;
+        const Struct* owner = s_.find(p.scope);
+        if (!owner) throw SchemaError(p.loc, "pool '" + p.name + "': scope names no struct '" + p.scope + "'");
+        // A scoped block pool is written by its struct's layout, once per instance.
+        if (p.kind == Pool::Kind::Block &&
+            std::none_of(owner->layout.begin(), owner->layout.end(), [&](const LayoutItem& li) { return li.kind == LayoutItem::Pool && li.name == p.name; }))
+          throw SchemaError(p.loc, "scoped block pool '" + p.name + "' needs `pool " + p.name + "` in the layout of " + p.scope);
+      }
       for (bool changed = true; changed;) {
         changed = false;
         for (auto& st : s_.structs) {
@@ -680,6 +689,9 @@ class Parser {
       for (const auto& b : f.bits)
         if (!b.pool.empty() && (!s_.pool(b.pool) || s_.pool(b.pool)->kind == Pool::Kind::Block || !s_.pool(b.pool)->scope.empty()))
           throw SchemaError(b.loc, "'" + b.pool + "' is no string pool (that is not scoped)");
+        else if (!b.pool.empty() && s_.pool(b.pool)->base.empty())
+          // Bits hold an offset into the pool, not a file offset.
+          throw SchemaError(b.loc, "a string bit field needs a pool with base: (its offsets are relative to the pool)");
       if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual && !(f.inline_pascal && (f.ptr || f.elem_ptr)))
         throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
       if ((f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) && !f.size_expr && !f.size_rest)
@@ -688,6 +700,7 @@ class Parser {
       if (f.type.kind == ValueType::PoolBlock) {
         const Pool* p = s_.pool(f.pool);
         if (!p) throw SchemaError(f.loc, "a pool field names its pool: pool: NAME");
+        if (p->kind == Pool::Kind::Block) throw SchemaError(f.loc, "a pool field holds a string pool; block pool '" + f.pool + "' is placed by `pool " + f.pool + "` in a layout");
         if (p->scope != st.name) throw SchemaError(f.loc, "pool '" + f.pool + "' is not scoped to " + st.name + " (scope: " + st.name + ")");
       }
       if (f.size_rest) st.needs_end = true;
@@ -706,6 +719,8 @@ class Parser {
           throw SchemaError(f.count->loc, "count field '" + c->name + "' is not an integer");
         if (in_case && !c->derive && !f.ptr)
           throw SchemaError(f.count->loc, "a union case's count must be a derived field (for instance derive: items(UNION))");
+        if (!in_case && !f.ptr && field_index(st, c->name) > field_index(st, f.name))
+          throw SchemaError(f.count->loc, "count field '" + c->name + "' of inline array '" + f.name + "' must be declared before it (it is read first)");
         if (!in_case && !c->derive && !c->is_const()) {
           // A second array counted by the same field must have the same length.
           if (!c->count_for.empty() && c->count_for != f.name) f.count_shared = c->count_for;
@@ -1041,6 +1056,8 @@ class Parser {
           if (e.name == "start" || e.name == "end" || e.name == "size") {
             if (e.args[0].kind != Expr::Ident || (s_.region_id(e.args[0].name) < 0 && !(e.name == "start" && e.args[0].name == "self")))
               throw SchemaError(e.loc, e.name + "() takes a region or pool name");
+            if (s_.pool(e.args[0].name) && s_.pool(e.args[0].name)->kind == Pool::Kind::Block)
+              throw SchemaError(e.loc, e.name + "() takes a region or string pool; '" + e.args[0].name + "' is a block pool");
             return;
           }
           if (e.name == "until") {
@@ -1065,6 +1082,18 @@ class Parser {
       }
     }
 
+    // On the read side sum() and max() run over elements already read: an
+    // inline array declared before the field that uses them.
+    void check_read_expr(const Struct& st, const Expr& e, size_t user) {
+      if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident) {
+        const Field* arr = st.field(e.args[0].name);
+        if (arr && arr->array && (arr->ptr || field_index(st, arr->name) >= user))
+          throw SchemaError(e.loc, e.name + "(" + arr->name + ", ...) is read before " + arr->name +
+                                       " when reading: use an inline array declared earlier");
+      }
+      for (const auto& a : e.args) check_read_expr(st, a, user);
+    }
+
     void check_exprs(const Struct& st) {
       for (size_t i = 0; i < st.fields.size(); ++i) {
         const Field& f = *st.fields[i];
@@ -1072,6 +1101,10 @@ class Parser {
         if (f.count) check_expr(st, *f.count);
         if (f.cond) check_expr(st, *f.cond);
         if (f.size_expr) check_expr(st, *f.size_expr);
+        // A pointer's count is read after all of the struct's inline fields.
+        if (f.count) check_read_expr(st, *f.count, f.ptr ? st.fields.size() : i);
+        if (f.cond) check_read_expr(st, *f.cond, i);
+        if (f.size_expr) check_read_expr(st, *f.size_expr, i);
         if (f.derive) check_write_expr(st, *f.derive, i, "derive:");
         if (f.cond) check_write_expr(st, *f.cond, i, "if:");
       }
@@ -1095,6 +1128,8 @@ class Parser {
             throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': a pointer in context: is only known when reading (count:, size:)");
         }
         if (!g) return;
+        if (g->ptr && !g->derive)
+          throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is a pointer (the model holds its target)");
         // The model holds the union's case, not its tag.
         if (!g->tag_for.empty())
           throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is the tag of union '" + g->tag_for + "'");

@@ -241,6 +241,50 @@ void for_each(Root& root, Fn fn) {
   walker.value(root);
 }
 
+// A hash of a model value, through the same visit_fields: equal values hash
+// equally (shared block pools find equal blocks with it).
+class Hasher {
+ public:
+  template <class V>
+  void field(const char*, const V& v, unsigned = kNone) { value(v); }
+  template <class V, class D>
+  void field_default(const char*, const V& v, const D&, unsigned = kNone) { value(v); }
+
+  template <class V>
+  void value(const V& v) {
+    if constexpr (std::is_arithmetic_v<V>) {
+      mix(std::hash<V>{}(v));
+    } else if constexpr (std::is_same_v<V, std::string>) {
+      mix(std::hash<std::string>{}(v));
+    } else if constexpr (std::is_same_v<V, Bytes>) {
+      mix(std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(v.data.data()), v.data.size())));
+    } else if constexpr (is_optional<V>::value) {
+      mix(v.has_value());
+      if (v) value(*v);
+    } else if constexpr (is_vector<V>::value || is_array<V>::value) {
+      mix(v.size());
+      for (const auto& e : v) value(e);
+    } else if constexpr (Union<V>) {
+      mix(v.index());
+      std::visit([&](const auto& alt) { value(alt); }, static_cast<const typename V::Base&>(v));
+    } else if constexpr (requires { V::type_name; }) {
+      visit_fields(*this, v);
+    }
+  }
+  size_t result() const { return h_; }
+
+ private:
+  void mix(size_t x) { h_ ^= x + 0x9e3779b97f4a7c15ull + (h_ << 6) + (h_ >> 2); }
+  size_t h_ = 0;
+};
+
+template <class T>
+size_t hash_value(const T& v) {
+  Hasher h;
+  h.value(v);
+  return h.result();
+}
+
 // ---- Input ----------------------------------------------------------------
 
 // Reads a model from a parsed YAML/JSON document. Errors name the line and
