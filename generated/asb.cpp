@@ -264,6 +264,11 @@ uint32_t block_event_values_ParamB(WCtx& c, const ParamB& v);
 uint32_t block_event_values_ParamI(WCtx& c, const ParamI& v);
 uint32_t block_event_values_ParamF(WCtx& c, const ParamF& v);
 uint32_t block_event_values_ParamS(WCtx& c, const ParamS& v);
+void intern_TagGroup(WCtx& c, const TagGroup& x);
+void intern_ParamB(WCtx& c, const ParamB& x);
+void intern_ParamI(WCtx& c, const ParamI& x);
+void intern_ParamF(WCtx& c, const ParamF& x);
+void intern_ParamS(WCtx& c, const ParamS& x);
 
 void read_BBEntry(const R& r, uint64_t s, [[maybe_unused]] BBEntry& x) {
   r.need(s, 0x4);
@@ -3393,7 +3398,7 @@ uint64_t put_Blackboard(WCtx& c, [[maybe_unused]] const Blackboard& x) {
     put_Vec3(c, c.w.reserve(0xc), e);
   }
   [[maybe_unused]] const uint64_t o_file_refs = c.w.pos();
-  if (const uint64_t want = std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.string_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.int_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.float_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.bool_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.vec3_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.ptr_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()); x.file_refs.size() != want) throw binschema::EncodeError(std::string("Blackboard.file_refs") + ": " + std::to_string(x.file_refs.size()) + " elements, but its count max(...) is " + std::to_string(want));
+  if (const uint64_t want = std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.string_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.int_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.float_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.bool_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.vec3_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.ptr_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()); x.file_refs.size() != want) throw binschema::EncodeError(std::string("Blackboard.file_refs") + ": " + std::to_string(x.file_refs.size()) + " elements, but its count max(max(max(max(max(max(string_entries, word.has_file ? word.file_index + 1 : 0), max(int_entries, word.has_file ? word.file_index + 1 : 0)), max(float_entries, word.has_file ? word.file_index + 1 : 0)), max(bool_entries, word.has_file ? word.file_index + 1 : 0)), max(vec3_entries, word.has_file ? word.file_index + 1 : 0)), max(ptr_entries, word.has_file ? word.file_index + 1 : 0)) is " + std::to_string(want));
   for (const auto& e : x.file_refs) {
     put_FileRef(c, c.w.reserve(0x10), e);
   }
@@ -3887,22 +3892,22 @@ uint64_t put_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelec
   c.w.put_uint(s + 0xb, 1, d_frame_base, "FloatSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, o_unknowns);
+  c.at.set(&x.unknowns, 197, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
   if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("FloatSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at.set(&x.children, o_children);
+  c.at.set(&x.children, 198, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at.set(&x.default_child, o_default_child);
+  c.at.set(&x.default_child, 199, o_default_child);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, o_transitions);
+  c.at.set(&x.transitions, 200, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, o_events);
+  c.at.set(&x.events, 201, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, o_frames);
+  c.at.set(&x.frames, 202, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -3944,22 +3949,22 @@ uint64_t put_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSel
   c.w.put_uint(s + 0xb, 1, d_frame_base, "StringSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, o_unknowns);
+  c.at.set(&x.unknowns, 216, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
   if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("StringSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at.set(&x.children, o_children);
+  c.at.set(&x.children, 217, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at.set(&x.default_child, o_default_child);
+  c.at.set(&x.default_child, 218, o_default_child);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, o_transitions);
+  c.at.set(&x.transitions, 219, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, o_events);
+  c.at.set(&x.events, 220, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, o_frames);
+  c.at.set(&x.frames, 221, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -3995,19 +4000,19 @@ uint64_t put_Connections(WCtx& c, [[maybe_unused]] const Connections& x) {
   c.w.put_uint(s + 0xb, 1, d_frame_base, "Connections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, o_unknowns);
+  c.at.set(&x.unknowns, 179, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at.set(&x.children, o_children);
+  c.at.set(&x.children, 180, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, o_transitions);
+  c.at.set(&x.transitions, 181, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, o_events);
+  c.at.set(&x.events, 182, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, o_frames);
+  c.at.set(&x.frames, 183, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4051,19 +4056,19 @@ uint64_t put_BlenderConnections(WCtx& c, [[maybe_unused]] const BlenderConnectio
   c.w.put_uint(s + 0xb, 1, d_frame_base, "BlenderConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, o_unknowns);
+  c.at.set(&x.unknowns, 254, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at.set(&x.children, o_children);
+  c.at.set(&x.children, 255, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, o_transitions);
+  c.at.set(&x.transitions, 256, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, o_events);
+  c.at.set(&x.events, 257, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, o_frames);
+  c.at.set(&x.frames, 258, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4113,22 +4118,22 @@ uint64_t put_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorC
   c.w.put_uint(s + 0xb, 1, d_frame_base, "IntSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, o_unknowns);
+  c.at.set(&x.unknowns, 235, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
   if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("IntSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at.set(&x.children, o_children);
+  c.at.set(&x.children, 236, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at.set(&x.default_child, o_default_child);
+  c.at.set(&x.default_child, 237, o_default_child);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, o_transitions);
+  c.at.set(&x.transitions, 238, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, o_events);
+  c.at.set(&x.events, 239, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, o_frames);
+  c.at.set(&x.frames, 240, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4169,7 +4174,7 @@ uint64_t put_MaterialAnimation(WCtx& c, [[maybe_unused]] const MaterialAnimation
   [[maybe_unused]] const uint64_t o_loop = c.w.reserve(0x8);
   put_ParamB(c, o_loop, x.loop);
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at.set(&x.connections, o_connections);
+  c.at.set(&x.connections, 101, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4201,7 +4206,7 @@ uint64_t put_FrameController(WCtx& c, [[maybe_unused]] const FrameController& x)
   [[maybe_unused]] const uint64_t o_unknown5 = c.w.reserve(0x4);
   c.w.put<uint32_t>(o_unknown5, static_cast<uint32_t>(x.unknown5));
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at.set(&x.connections, o_connections);
+  c.at.set(&x.connections, 119, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4241,19 +4246,19 @@ uint64_t put_RandomSelectorConnections(WCtx& c, [[maybe_unused]] const RandomSel
   c.w.put_uint(s + 0xb, 1, d_frame_base, "RandomSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, o_unknowns);
+  c.at.set(&x.unknowns, 272, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at.set(&x.children, o_children);
+  c.at.set(&x.children, 273, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, o_transitions);
+  c.at.set(&x.transitions, 274, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, o_events);
+  c.at.set(&x.events, 275, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, o_frames);
+  c.at.set(&x.frames, 276, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4296,19 +4301,19 @@ uint64_t put_TagSelectorConnections(WCtx& c, [[maybe_unused]] const TagSelectorC
   c.w.put_uint(s + 0xb, 1, d_frame_base, "TagSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, o_unknowns);
+  c.at.set(&x.unknowns, 290, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at.set(&x.children, o_children);
+  c.at.set(&x.children, 291, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, o_transitions);
+  c.at.set(&x.transitions, 292, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, o_events);
+  c.at.set(&x.events, 293, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, o_frames);
+  c.at.set(&x.frames, 294, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4363,7 +4368,7 @@ uint64_t put_InitialFrame(WCtx& c, [[maybe_unused]] const InitialFrame& x) {
   [[maybe_unused]] const uint64_t o_exclude_random_loops = c.w.reserve(0x8);
   put_ParamB(c, o_exclude_random_loops, x.exclude_random_loops);
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at.set(&x.connections, o_connections);
+  c.at.set(&x.connections, 149, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4381,7 +4386,7 @@ uint64_t put_BoneBlender(WCtx& c, [[maybe_unused]] const BoneBlender& x) {
     throw binschema::EncodeError("BoneBlender.unknown: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at.set(&x.connections, o_connections);
+  c.at.set(&x.connections, 155, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4601,7 +4606,7 @@ uint64_t put_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x) {
     put_Trigger(c, c.w.reserve(0x18), e);
   }
   [[maybe_unused]] const uint64_t o_holds = c.w.pos();
-  c.at.set(&x.holds, c.w.pos());
+  c.at.set(&x.holds, 346, c.w.pos());
   for (const auto& e : x.holds) {
     put_Hold(c, c.w.reserve(0x1c), e);
   }
@@ -4621,13 +4626,13 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   c.w.put_uint(s + 0x1c, 4, x.sync_data.size(), "File.sync_data_count");
   c.w.late({s + 0x24, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "File.string_pool_offset"});
   c.w.late({s + 0x30, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(3); }, "File.event_table_offset"});
-  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(); x.sync_indices.size() != want) throw binschema::EncodeError(std::string("File.sync_indices") + ": " + std::to_string(x.sync_indices.size()) + " elements, but its count sum(...) is " + std::to_string(want));
+  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(); x.sync_indices.size() != want) throw binschema::EncodeError(std::string("File.sync_indices") + ": " + std::to_string(x.sync_indices.size()) + " elements, but its count sum(nodes, sync_count) is " + std::to_string(want));
   c.w.put_uint(s + 0x44, 4, x.calc_presets.size(), "File.calc_preset_count");
   c.w.put_uint(s + 0x4c, 4, x.bone_groups.size(), "File.bone_group_count");
   c.w.late({s + 0x50, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "File.string_pool_size"});
   if ((x.version >= 1047ull)) {
     [[maybe_unused]] const uint64_t o_material_blends = c.w.reserve(0x4);
-    c.at.set(&x.material_blends, o_material_blends);
+    c.at.set(&x.material_blends, 27, o_material_blends);
   } else if (x.material_blends != decltype(x.material_blends){}) {
     throw binschema::EncodeError("File.material_blends: not stored when version >= 0x417 is false");
   }
@@ -4642,10 +4647,27 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   }
   [[maybe_unused]] const uint64_t o_event_groups = c.w.pos();
   c.w.mark_start_at(3, c.w.pos());
-  c.at.set(&x.event_groups, o_event_groups);
+  c.at.set(&x.event_groups, 30, o_event_groups);
   c.w.reserve(x.event_groups.size() * 4);
   c.w.mark_end_at(3, c.w.pos());
   return s;
+}
+
+void intern_TagGroup([[maybe_unused]] WCtx& c, [[maybe_unused]] const TagGroup& x) {
+  for (const auto& e : x.tags) c.pool_strings.keep(e);
+}
+
+void intern_ParamB([[maybe_unused]] WCtx& c, [[maybe_unused]] const ParamB& x) {
+}
+
+void intern_ParamI([[maybe_unused]] WCtx& c, [[maybe_unused]] const ParamI& x) {
+}
+
+void intern_ParamF([[maybe_unused]] WCtx& c, [[maybe_unused]] const ParamF& x) {
+}
+
+void intern_ParamS([[maybe_unused]] WCtx& c, [[maybe_unused]] const ParamS& x) {
+  c.pool_strings.keep(x.value);
 }
 
 uint32_t block_tag_groups_TagGroup(WCtx& c, const TagGroup& v) {
@@ -4654,6 +4676,7 @@ uint32_t block_tag_groups_TagGroup(WCtx& c, const TagGroup& v) {
     if (*c.blocks_tag_groups[it->second] == v) return it->second;
   c.index_tag_groups.emplace(h, static_cast<uint32_t>(c.blocks_tag_groups.size()));
   c.blocks_tag_groups.push_back(&v);
+  intern_TagGroup(c, v);
   return c.pool_tag_groups.add([&c, &v]() -> uint64_t {
     c.w.align(4);
     const uint64_t t = c.w.pos();
@@ -4663,6 +4686,7 @@ uint32_t block_tag_groups_TagGroup(WCtx& c, const TagGroup& v) {
 }
 
 uint32_t block_event_values_ParamB(WCtx& c, const ParamB& v) {
+  intern_ParamB(c, v);
   return c.pool_event_values.add([&c, &v]() -> uint64_t {
     c.w.align(4);
     const uint64_t t = c.w.pos();
@@ -4672,6 +4696,7 @@ uint32_t block_event_values_ParamB(WCtx& c, const ParamB& v) {
 }
 
 uint32_t block_event_values_ParamI(WCtx& c, const ParamI& v) {
+  intern_ParamI(c, v);
   return c.pool_event_values.add([&c, &v]() -> uint64_t {
     c.w.align(4);
     const uint64_t t = c.w.pos();
@@ -4681,6 +4706,7 @@ uint32_t block_event_values_ParamI(WCtx& c, const ParamI& v) {
 }
 
 uint32_t block_event_values_ParamF(WCtx& c, const ParamF& v) {
+  intern_ParamF(c, v);
   return c.pool_event_values.add([&c, &v]() -> uint64_t {
     c.w.align(4);
     const uint64_t t = c.w.pos();
@@ -4690,6 +4716,7 @@ uint32_t block_event_values_ParamF(WCtx& c, const ParamF& v) {
 }
 
 uint32_t block_event_values_ParamS(WCtx& c, const ParamS& v) {
+  intern_ParamS(c, v);
   return c.pool_event_values.add([&c, &v]() -> uint64_t {
     c.w.align(4);
     const uint64_t t = c.w.pos();
@@ -4775,39 +4802,39 @@ void place_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelecto
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "FloatSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 197) + i * 4, 4, e, 0, "FloatSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "FloatSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 198) + i * 4, 4, e, 0, "FloatSelectorConnections.children");
     put_FloatChild(c, c.w.reserve(0x14), x.children[i]);
   }
   {  // default_child
     {
       c.w.align(4);
       const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.get(&x.default_child), 4, t, 0, "FloatSelectorConnections.default_child");
+      c.w.pointer(c.at.get(&x.default_child, 199), 4, t, 0, "FloatSelectorConnections.default_child");
       put_FloatDefault(c, c.w.reserve(0x14), x.default_child);
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "FloatSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 200) + i * 4, 4, e, 0, "FloatSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "FloatSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 201) + i * 4, 4, e, 0, "FloatSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "FloatSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 202) + i * 4, 4, e, 0, "FloatSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4826,39 +4853,39 @@ void place_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSelec
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "StringSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 216) + i * 4, 4, e, 0, "StringSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "StringSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 217) + i * 4, 4, e, 0, "StringSelectorConnections.children");
     put_StringChild(c, c.w.reserve(0xc), x.children[i]);
   }
   {  // default_child
     {
       c.w.align(4);
       const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.get(&x.default_child), 4, t, 0, "StringSelectorConnections.default_child");
+      c.w.pointer(c.at.get(&x.default_child, 218), 4, t, 0, "StringSelectorConnections.default_child");
       put_StringChild(c, c.w.reserve(0xc), x.default_child);
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "StringSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 219) + i * 4, 4, e, 0, "StringSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "StringSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 220) + i * 4, 4, e, 0, "StringSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "StringSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 221) + i * 4, 4, e, 0, "StringSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4877,31 +4904,31 @@ void place_Connections(WCtx& c, [[maybe_unused]] const Connections& x, [[maybe_u
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "Connections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 179) + i * 4, 4, e, 0, "Connections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "Connections.children");
+    c.w.pointer(c.at.get(&x.children, 180) + i * 4, 4, e, 0, "Connections.children");
     put_NodeRef(c, c.w.reserve(0x4), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "Connections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 181) + i * 4, 4, e, 0, "Connections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "Connections.events");
+    c.w.pointer(c.at.get(&x.events, 182) + i * 4, 4, e, 0, "Connections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "Connections.frames");
+    c.w.pointer(c.at.get(&x.frames, 183) + i * 4, 4, e, 0, "Connections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4924,31 +4951,31 @@ void place_BlenderConnections(WCtx& c, [[maybe_unused]] const BlenderConnections
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "BlenderConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 254) + i * 4, 4, e, 0, "BlenderConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "BlenderConnections.children");
+    c.w.pointer(c.at.get(&x.children, 255) + i * 4, 4, e, 0, "BlenderConnections.children");
     put_FloatChild(c, c.w.reserve(0x14), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "BlenderConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 256) + i * 4, 4, e, 0, "BlenderConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "BlenderConnections.events");
+    c.w.pointer(c.at.get(&x.events, 257) + i * 4, 4, e, 0, "BlenderConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "BlenderConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 258) + i * 4, 4, e, 0, "BlenderConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4971,39 +4998,39 @@ void place_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorCon
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "IntSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 235) + i * 4, 4, e, 0, "IntSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "IntSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 236) + i * 4, 4, e, 0, "IntSelectorConnections.children");
     put_IntChild(c, c.w.reserve(0xc), x.children[i]);
   }
   {  // default_child
     {
       c.w.align(4);
       const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.get(&x.default_child), 4, t, 0, "IntSelectorConnections.default_child");
+      c.w.pointer(c.at.get(&x.default_child, 237), 4, t, 0, "IntSelectorConnections.default_child");
       put_IntChild(c, c.w.reserve(0xc), x.default_child);
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "IntSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 238) + i * 4, 4, e, 0, "IntSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "IntSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 239) + i * 4, 4, e, 0, "IntSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "IntSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 240) + i * 4, 4, e, 0, "IntSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5021,11 +5048,11 @@ void place_Event(WCtx& c, [[maybe_unused]] const Event& x, [[maybe_unused]] uint
 }
 
 void place_MaterialAnimation(WCtx& c, [[maybe_unused]] const MaterialAnimation& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.get(&x.connections));
+  place_Connections(c, x.connections, c.at.get(&x.connections, 101));
 }
 
 void place_FrameController(WCtx& c, [[maybe_unused]] const FrameController& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.get(&x.connections));
+  place_Connections(c, x.connections, c.at.get(&x.connections, 119));
 }
 
 void place_DummyAnimation(WCtx& c, [[maybe_unused]] const DummyAnimation& x, [[maybe_unused]] uint64_t s) {
@@ -5042,31 +5069,31 @@ void place_RandomSelectorConnections(WCtx& c, [[maybe_unused]] const RandomSelec
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "RandomSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 272) + i * 4, 4, e, 0, "RandomSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "RandomSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 273) + i * 4, 4, e, 0, "RandomSelectorConnections.children");
     put_WeightChild(c, c.w.reserve(0xc), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "RandomSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 274) + i * 4, 4, e, 0, "RandomSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "RandomSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 275) + i * 4, 4, e, 0, "RandomSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "RandomSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 276) + i * 4, 4, e, 0, "RandomSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5085,31 +5112,31 @@ void place_TagSelectorConnections(WCtx& c, [[maybe_unused]] const TagSelectorCon
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns) + i * 4, 4, e, 0, "TagSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 290) + i * 4, 4, e, 0, "TagSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children) + i * 4, 4, e, 0, "TagSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 291) + i * 4, 4, e, 0, "TagSelectorConnections.children");
     put_TagChild(c, c.w.reserve(0x8), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions) + i * 4, 4, e, 0, "TagSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 292) + i * 4, 4, e, 0, "TagSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events) + i * 4, 4, e, 0, "TagSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 293) + i * 4, 4, e, 0, "TagSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames) + i * 4, 4, e, 0, "TagSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 294) + i * 4, 4, e, 0, "TagSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5127,11 +5154,11 @@ void place_BoneAnimation(WCtx& c, [[maybe_unused]] const BoneAnimation& x, [[may
 }
 
 void place_InitialFrame(WCtx& c, [[maybe_unused]] const InitialFrame& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.get(&x.connections));
+  place_Connections(c, x.connections, c.at.get(&x.connections, 149));
 }
 
 void place_BoneBlender(WCtx& c, [[maybe_unused]] const BoneBlender& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.get(&x.connections));
+  place_Connections(c, x.connections, c.at.get(&x.connections, 155));
 }
 
 void place_BoolSelector(WCtx& c, [[maybe_unused]] const BoolSelector& x, [[maybe_unused]] uint64_t s) {
@@ -5384,7 +5411,7 @@ void place_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x, [[maybe_unu
   for (size_t i = 0; i < x.triggers.size(); ++i)
     place_Trigger(c, x.triggers[i], s + 0x8 + i * 0x18);
   for (size_t i = 0; i < x.holds.size(); ++i)
-    place_Hold(c, x.holds[i], c.at.get(&x.holds) + i * 0x1c);
+    place_Hold(c, x.holds[i], c.at.get(&x.holds, 346) + i * 0x1c);
   if (c.pool_event_values.placed()) throw binschema::EncodeError("pool 'event_values' placed twice: the layout of EventGroup places it, so EventGroup must be written exactly once");
   c.pool_event_values.place(c.w);
 }
@@ -5424,7 +5451,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   for (size_t i = 0; i < x.event_groups.size(); ++i) {
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.event_groups) + i * 4, 4, e, 0, "File.event_groups");
+    c.w.pointer(c.at.get(&x.event_groups, 30) + i * 4, 4, e, 0, "File.event_groups");
     put_EventGroup(c, x.event_groups[i]);
     place_EventGroup(c, x.event_groups[i], e);
   }
@@ -5516,7 +5543,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
       {
         c.w.align(1);
         const uint64_t t = c.w.pos();
-        c.w.pointer(c.at.get(&x.material_blends), 4, t, 0, "File.material_blends");
+        c.w.pointer(c.at.get(&x.material_blends, 27), 4, t, 0, "File.material_blends");
         put_MaterialBlends(c, x.material_blends);
       }
     }

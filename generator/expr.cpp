@@ -143,4 +143,37 @@ class ExprParser {
 
 Expr parse_expr(const std::string& text, const Loc& loc) { return ExprParser(text, loc).parse(); }
 
+namespace {
+int precedence(const Expr& e) {
+  if (e.kind == Expr::Ternary) return 0;
+  if (e.kind != Expr::Binary) return 100;
+  static const std::pair<const char*, int> ops[] = {
+      {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6}, {"<", 7},  {"<=", 7}, {">", 7},
+      {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},  {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10}};
+  for (const auto& [op, p] : ops)
+    if (e.name == op) return p;
+  return 100;
+}
+}  // namespace
+
+std::string expr_text(const Expr& e) {
+  auto operand = [&](const Expr& a, bool right) {
+    const int pa = precedence(a), pe = precedence(e);
+    return pa < pe || (right && pa == pe && pe < 100) ? "(" + expr_text(a) + ")" : expr_text(a);
+  };
+  switch (e.kind) {
+    case Expr::Int: return e.name.empty() ? std::to_string(e.value) : e.name;  // as spelt in the schema
+    case Expr::Ident: return e.name;
+    case Expr::Unary: return e.name + operand(e.args[0], true);
+    case Expr::Binary: return operand(e.args[0], false) + " " + e.name + " " + operand(e.args[1], true);
+    case Expr::Ternary: return operand(e.args[0], false) + " ? " + expr_text(e.args[1]) + " : " + expr_text(e.args[2]);
+    case Expr::Call: {
+      std::string a;
+      for (const auto& x : e.args) a += (a.empty() ? "" : ", ") + expr_text(x);
+      return e.name + "(" + a + ")";
+    }
+  }
+  return "";
+}
+
 }  // namespace binschema::gen

@@ -327,9 +327,12 @@ class CppGen {
     }
     for (const auto& [pool, st] : block_uses())
       w += "uint32_t block_" + pool->name + "_" + st->name + "(WCtx& c, const " + st->name + "& v);";
+    for (const Struct* st : interned())
+      w += "void intern_" + st->name + "(WCtx& c, const " + st->name + "& x);";
     w += "";
     for (const Struct* st : ordered()) read_fn(*st);
     for (const Struct* st : ordered()) put_fn(*st);
+    for (const Struct* st : interned()) intern_fn(*st);
     for (const auto& [pool, st] : block_uses()) block_fn(*pool, *st);
     for (const Struct* st : ordered())
       if (st->has_children) place_fn(*st);
@@ -365,6 +368,65 @@ class CppGen {
     return out;
   }
 
+  // A string of a file-wide shared string pool that the field (or bit field) holds.
+  bool file_pool(const std::string& pool) const {
+    const Pool* p = pool.empty() ? nullptr : s_.pool(pool);
+    return p && p->kind != Pool::Kind::Block && p->scope.empty() && p->shared;
+  }
+
+  // The structs whose strings are entered into their pools when a block
+  // holding them is referenced (see intern_fn), so that a pool in order of
+  // first use meets them where the block is referenced, not where it lands.
+  std::vector<const Struct*> interned() const {
+    std::vector<const Struct*> out;
+    std::function<void(const Struct*)> visit = [&](const Struct* st) {
+      if (std::find(out.begin(), out.end(), st) != out.end()) return;
+      out.push_back(st);
+      for (const auto& f : st->fields) {
+        if (f->type.kind == ValueType::Struct && !in_block_pool(s_, *f)) visit(f->type.st);
+        for (const auto& c : f->cases)
+          if (c.field->type.kind == ValueType::Struct && !in_block_pool(s_, *c.field)) visit(c.field->type.st);
+      }
+    };
+    for (const auto& u : block_uses()) visit(u.second);
+    return out;
+  }
+
+  void intern_fn(const Struct& st) {
+    CodeWriter& w = c_;
+    w += "void intern_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+    w.indent();
+    for (const auto& f : st.fields) {
+      if (!f->in_model() || f->is_virtual) continue;
+      std::string x = "x." + cpp_field(f->name);
+      for (const auto& b : f->bits)
+        if (file_pool(b.pool)) w += "c.pool_" + b.pool + ".keep(" + x + "." + cpp_field(b.name) + ");";
+      if (f->type.kind == ValueType::String && file_pool(f->pool)) {
+        if (f->array) w += "for (const auto& e : " + x + ") c.pool_" + f->pool + ".keep(e);";
+        else w += "c.pool_" + f->pool + ".keep(" + x + ");";
+      } else if (f->type.kind == ValueType::Struct && !in_block_pool(s_, *f)) {
+        const std::string fn = "intern_" + f->type.st->name;
+        if (f->array) w += "for (const auto& e : " + x + ") " + fn + "(c, e);";
+        else if (f->ptr && f->null == Field::Null::Allowed) w += "if (" + x + ") " + fn + "(c, *" + x + ");";
+        else w += fn + "(c, " + x + ");";
+      } else if (f->type.kind == ValueType::Union) {
+        w += "switch (" + x + ".index()) {";
+        for (size_t i = 0; i < f->cases.size(); ++i) {
+          const Field& p = *f->cases[i].field;
+          std::string v = "std::get<" + std::to_string(i) + ">(" + x + ")";
+          if (p.type.kind == ValueType::String && file_pool(p.pool) && !p.array)
+            w += "  case " + std::to_string(i) + ": c.pool_" + p.pool + ".keep(" + v + "); break;";
+          else if (p.type.kind == ValueType::Struct && !p.array && !in_block_pool(s_, p))
+            w += "  case " + std::to_string(i) + ": intern_" + p.type.st->name + "(c, " + v + "); break;";
+        }
+        w += "  default: break;";
+        w += "}";
+      }
+    }
+    w.dedent();
+    w += "}\n";
+  }
+
   // block_P_T(c, v): the index of v's block in pool P, adding it unless an
   // equal one is there (shared pools); the block is written when P is placed.
   void block_fn(const Pool& p, const Struct& st) {
@@ -378,6 +440,7 @@ class CppGen {
       w += "c.index_" + p.name + ".emplace(h, static_cast<uint32_t>(c.blocks_" + p.name + ".size()));";
       w += "c.blocks_" + p.name + ".push_back(&v);";
     }
+    w += "intern_" + st.name + "(c, v);";
     w += "return c.pool_" + p.name + ".add([&c, &v]() -> uint64_t {";
     w += "  c.w.align(" + std::to_string(st.align) + ");";
     w += "  const uint64_t t = c.w.pos();";
@@ -419,6 +482,17 @@ class CppGen {
     if (!f.array) return !f.fixed_offset || f.cond;  // an inline struct that points elsewhere
     return (!f.fixed_offset || f.cond) && st.name != s_.root;
   }
+  // Tells apart fields that share an address (a struct and its first member).
+  std::string at_id(const Struct& st, const Field& f) const {
+    uint32_t id = 0;
+    for (const auto& s : s_.structs)
+      for (const auto& g : s->fields) {
+        ++id;
+        if (s.get() == &st && g.get() == &f) return std::to_string(id);
+      }
+    return "0";
+  }
+
   bool uses_at() const {
     for (const auto& st : s_.structs)
       for (const auto& f : st->fields)
@@ -427,7 +501,7 @@ class CppGen {
   }
   // Where field f starts, in place_ (the struct is at s).
   std::string field_at(const Struct& st, const Field& f) const {
-    if (at_var(st, f)) return "c.at.get(&x." + cpp_field(f.name) + ")";
+    if (at_var(st, f)) return "c.at.get(&x." + cpp_field(f.name) + ", " + at_id(st, f) + ")";
     if (f.fixed_offset) return "s + " + hexs(f.offset);
     return "c.at_" + st.name + "_" + f.name;  // the root's inline arrays
   }
@@ -1112,7 +1186,7 @@ class CppGen {
       // A count the model does not hold: an array of another length would be
       // read back as a different model.
       w += "if (const uint64_t want = " + write_expr(st, *f.count) + "; " + x + ".size() != want) throw binschema::EncodeError(std::string(" +
-           what + ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but its count " + cond_text(*f.count) + " is \" + std::to_string(want));";
+           what + ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but its count " + expr_text(*f.count) + " is \" + std::to_string(want));";
     if (!f.count_shared.empty())
       w += "if (" + x + ".size() != x." + cpp_field(f.count_shared) + ".size()) throw binschema::EncodeError(std::string(" + what +
            ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but " + f.count_shared + " (counted by the same field) has \" + std::to_string(x." +
@@ -1147,7 +1221,7 @@ class CppGen {
         w += string_ref(f.pool, x, o, f.ptr);
     } else if (f.ptr) {
       // Patched by place_.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
     } else if (!f.count_for.empty()) {
       w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.count_for) + ".size(), " + what + ");";
     } else if (!f.tag_for.empty()) {
@@ -1223,12 +1297,12 @@ class CppGen {
       w += "c.w.bytes(c.w.reserve(" + x + ".size() + 1), " + x + ".data(), " + x + ".size());";
     } else if (f.type.kind == ValueType::Struct && !f.array) {
       std::string src = f.in_model() ? x : f.type.st->name + "{}";
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
       if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
       else w += "put_" + f.type.st->name + "(c, " + src + ");";
     } else if (f.array && f.elem_ptr) {
       // The pointer slots; place_ fills them as the elements land.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
       if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
     } else if (f.array && f.type.kind == ValueType::String && !f.ptr) {
       // Inline u32 offsets of pooled strings.
@@ -1242,7 +1316,7 @@ class CppGen {
         // Their targets are placed by place_ once the whole struct is written;
         // remember where the elements start.
         if (!et->fixed_size) throw SchemaError(f.loc, "an inline array whose elements point elsewhere needs fixed-size elements");
-        if (at_var(st, f)) w += "c.at.set(&" + x + ", c.w.pos());";
+        if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", c.w.pos());";
         else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = c.w.pos();";
       }
       w += "for (const auto& e : " + x + ") {";
@@ -1313,7 +1387,7 @@ class CppGen {
         w.dedent();
         if (f.in_model()) {
           w += "} else if (" + absent_check(f) + ") {";
-          w += "  throw binschema::EncodeError(\"" + st.name + "." + f.name + ": not stored when " + cond_text(*f.cond) + " is false\");";
+          w += "  throw binschema::EncodeError(\"" + st.name + "." + f.name + ": not stored when " + expr_text(*f.cond) + " is false\");";
         }
         w += "}";
       }
@@ -1323,17 +1397,6 @@ class CppGen {
     w += "}\n";
   }
 
-  static std::string cond_text(const Expr& e) {
-    switch (e.kind) {
-      case Expr::Int: return e.name.empty() ? std::to_string(e.value) : e.name;
-      case Expr::Ident: return e.name;
-      case Expr::Unary: return e.name + cond_text(e.args[0]);
-      case Expr::Binary: return cond_text(e.args[0]) + " " + e.name + " " + cond_text(e.args[1]);
-      case Expr::Ternary: return cond_text(e.args[0]) + " ? " + cond_text(e.args[1]) + " : " + cond_text(e.args[2]);
-      case Expr::Call: return e.name + "(...)";
-    }
-    return "";
-  }
 
   void put_union(const Struct& st, const Field& f, const std::string& o) {
     CodeWriter& w = c_;

@@ -27,22 +27,6 @@ std::string cell(const std::string& s) {
   return r;
 }
 
-std::string expr_text(const Expr& e) {
-  switch (e.kind) {
-    case Expr::Int: return e.name.empty() ? std::to_string(e.value) : e.name;  // as spelt in the schema
-    case Expr::Ident: return e.name;
-    case Expr::Unary: return e.name + expr_text(e.args[0]);
-    case Expr::Binary: return expr_text(e.args[0]) + " " + e.name + " " + expr_text(e.args[1]);
-    case Expr::Ternary: return expr_text(e.args[0]) + " ? " + expr_text(e.args[1]) + " : " + expr_text(e.args[2]);
-    case Expr::Call: {
-      std::string a;
-      for (const auto& x : e.args) a += (a.empty() ? "" : ", ") + expr_text(x);
-      return e.name + "(" + a + ")";
-    }
-  }
-  return "";
-}
-
 // A pointer to a struct block in a block pool.
 bool in_block_pool(const Schema& s, const Field& f) {
   const Pool* p = f.pool.empty() ? nullptr : s.pool(f.pool);

@@ -590,6 +590,12 @@ class Parser {
         // The reader keeps the raw value; the writer the model's number.
         if (!f || f->array || f->cond || (!f->ptr && (f->type.kind != ValueType::Prim || !f->bits.empty() || prim_is_float(f->type.prim))))
           throw SchemaError(p_.context_loc_, "context: '" + name + "' is not an integer or pointer field of the root " + s_.root);
+        // The reader knows it once it has read it: before anything nested.
+        for (const auto& g : root->fields) {
+          if (g.get() == f) break;
+          if (!g->ptr && (g->type.kind == ValueType::Struct || g->type.kind == ValueType::Union))
+            throw SchemaError(p_.context_loc_, "context: '" + name + "' must be declared before the root's inline field '" + g->name + "' (it is read first)");
+        }
       }
       for (auto& p : s_.pools) {
         if (!p.block_type.empty()) {
@@ -622,6 +628,21 @@ class Parser {
         if (p.kind == Pool::Kind::Block &&
             std::none_of(owner->layout.begin(), owner->layout.end(), [&](const LayoutItem& li) { return li.kind == LayoutItem::Pool && li.name == p.name; }))
           throw SchemaError(p.loc, "scoped block pool '" + p.name + "' needs `pool " + p.name + "` in the layout of " + p.scope);
+        // Each instance must be written and its blocks placed before the next
+        // one starts: that holds for a single pointer target and for the
+        // elements of an elem_ptr array, not for inline structs or plain arrays.
+        if (p.kind == Pool::Kind::Block)
+          for (const auto& st : s_.structs)
+            for (const auto& f : st->fields) {
+              auto bad = [&](const Field& g) {
+                return g.type.kind == ValueType::Struct && g.type.st == owner && !((g.ptr && !g.array) || g.elem_ptr);
+              };
+              bool b = bad(*f);
+              for (const auto& c : f->cases) b = b || bad(*c.field);
+              if (b)
+                throw SchemaError(f->loc, "'" + f->name + "' holds " + p.scope + " inline or in a plain array, but " + p.scope +
+                                              " has block pool '" + p.name + "' of its own: point to it (ptr:, or elem_ptr: for arrays)");
+            }
       }
       for (bool changed = true; changed;) {
         changed = false;
@@ -1084,12 +1105,23 @@ class Parser {
 
     // On the read side sum() and max() run over elements already read: an
     // inline array declared before the field that uses them.
+    // Over an array's elements, sum() and max() see the model: no derived values.
+    void check_elem_expr(const Struct& et, const Expr& e, const std::string& fn) {
+      if (e.kind == Expr::Ident && e.name.find('.') == std::string::npos) {
+        const Field* g = et.field(e.name);
+        if (g && g->derive)
+          throw SchemaError(e.loc, fn + "() cannot use '" + e.name + "': it is derived in " + et.name + " (not in the model)");
+      }
+      for (const auto& a : e.args) check_elem_expr(et, a, fn);
+    }
+
     void check_read_expr(const Struct& st, const Expr& e, size_t user) {
       if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident) {
         const Field* arr = st.field(e.args[0].name);
         if (arr && arr->array && (arr->ptr || field_index(st, arr->name) >= user))
           throw SchemaError(e.loc, e.name + "(" + arr->name + ", ...) is read before " + arr->name +
                                        " when reading: use an inline array declared earlier");
+        if (arr && arr->array && arr->type.kind == ValueType::Struct) check_elem_expr(*arr->type.st, e.args[1], e.name);
       }
       for (const auto& a : e.args) check_read_expr(st, a, user);
     }

@@ -246,6 +246,8 @@ struct Schema {
 // parse.cpp
 std::unique_ptr<Schema> load_schema(const std::string& path);
 Expr parse_expr(const std::string& text, const Loc& loc);
+// An expression as a schema would spell it (for messages and docs).
+std::string expr_text(const Expr& e);
 
 // Primitive helpers (parse.cpp).
 uint64_t prim_size(Prim p);

@@ -143,6 +143,8 @@ class StringPool {
   };
 
   uint32_t intern(std::string_view s) {
+    // A NUL inside a NUL-terminated string would read back cut short.
+    if (kind_ == Kind::CString && s.find('\0') != std::string_view::npos) throw_nul(s);
     if (!shared_) {
       strings_.emplace_back(s);
       return static_cast<uint32_t>(strings_.size() - 1);
@@ -153,6 +155,15 @@ class StringPool {
     strings_.emplace_back(s);
     index_.emplace(strings_.back(), i);
     return i;
+  }
+
+  // Out of line and built piece by piece (GCC 12 warns, wrongly, -Wrestrict,
+  // on one long concatenation).
+  [[noreturn]] static void throw_nul(std::string_view s) {
+    std::string m = "string \"";
+    m += s.substr(0, s.find('\0'));
+    m += "\\0...\" holds a NUL byte: it would read back cut at the NUL";
+    throw EncodeError(m);
   }
 
   Kind kind_;
