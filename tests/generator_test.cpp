@@ -281,6 +281,146 @@ BOOST_AUTO_TEST_CASE(constants_and_relocation_tables_are_checked) {
              "8:9: a pointer to an array of pointers to strings is not supported by schema v1");
 }
 
+// ---- The schema features of commit adf712b (context:, block pools, tag_shift,
+// string bit fields, FIELD.BIT, count(a.b), ...); tests/features_test.cpp
+// checks the code generated for them.
+
+const char* kTop = "format: t\nendian: little\nroot: A\n";
+// A struct B to point to.
+const char* kB = "  B:\n    fields: [{name: v, type: u32}]\n";
+
+BOOST_AUTO_TEST_CASE(context_names_root_integer_or_pointer_fields) {
+  const std::string a = "types:\n  A:\n    fields:\n      - {name: x, type: u32}\n";
+  BOOST_TEST(schema_error(std::string(kTop) + "context: [nope]\n" + a) ==
+             "4:10: context: 'nope' is not an integer or pointer field of the root A");
+  BOOST_TEST(schema_error(std::string(kTop) + "context: [x, xs]\n" + a + "      - {name: xs, type: \"u32[]\", count: x}\n") ==
+             "4:10: context: 'xs' is not an integer or pointer field of the root A");
+  BOOST_TEST(schema_error(std::string(kTop) + "context: [x]\n" + a) == "");
+  // Without context:, a nested struct cannot name a root field.
+  BOOST_TEST(schema_error(std::string(kTop) + "types:\n  A:\n    fields:\n      - {name: c, type: C}\n"
+                          "      - {name: version, type: u32}\n"
+                          "  C:\n    fields: [{name: v, type: u32, if: \"version > 1\"}]\n") ==
+             "10:39: 'version' names no field of C");
+}
+
+BOOST_AUTO_TEST_CASE(context_pointer_only_on_the_read_side) {
+  const std::string head = std::string(kTop) + "context: [b]\ntypes:\n  A:\n    fields:\n"
+                           "      - {name: b, type: B, ptr: u32}\n      - {name: c, type: C}\n" + kB;
+  BOOST_TEST(schema_error(head + "  C:\n    fields: [{name: v, type: u32, derive: \"b + 1\"}]\n") ==
+             "13:43: derive: cannot use 'b': a pointer in context: is only known when reading (count:, size:)");
+  BOOST_TEST(schema_error(head + "  C:\n    fields: [{name: v, type: u32, if: \"b > 4\"}]\n") ==
+             "13:39: if: cannot use 'b': a pointer in context: is only known when reading (count:, size:)");
+  BOOST_TEST(schema_error(head + "  C:\n    fields: [{name: v, type: \"u8[]\", count: \"b - 8\"}]\n") == "");
+}
+
+BOOST_AUTO_TEST_CASE(pool_base_is_a_root_integer_field) {
+  const std::string a = "types:\n  A:\n    fields:\n      - {name: x, type: string, ptr: u32, pool: s}\n";
+  BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  s: {base: nope}\n" + a) ==
+             "5:3: pool 's': base: 'nope' is not an integer field of the root A");
+  BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  s: {base: x}\n" + a) ==
+             "5:3: pool 's': base: 'x' is not an integer field of the root A");
+  BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  s: {scope: A, shared: false, base: x}\n"
+                          "types:\n  A:\n    fields:\n      - {name: x, type: u32}\n") ==
+             "5:38: base: is for pools that are not scoped");
+}
+
+BOOST_AUTO_TEST_CASE(block_pools_are_checked) {
+  const std::string x = "types:\n  A:\n    fields:\n      - {name: x, type: u32}\n";
+  BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  g: {kind: block}\n" + x) ==
+             "5:6: a shared block pool needs type: (the struct whose equal blocks are stored once)");
+  BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  g: {kind: block, type: B, order: sorted}\n" + x + kB) ==
+             "5:36: order: is for string pools, not block pools");
+  BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  s: {type: B}\n" + x + kB) ==
+             "5:13: type: is for block pools (kind: block)");
+  const std::string g = std::string(kTop) + "pools:\n  g: {kind: block, type: B}\ntypes:\n  A:\n    fields:\n";
+  BOOST_TEST(schema_error(g + "      - {name: b, type: B, pool: g}\n" + kB) ==
+             "9:9: a block pool holds structs: the field is a pointer to one struct (ptr:, type: a struct)");
+  BOOST_TEST(schema_error(g + "      - {name: c, type: C, ptr: u32, pool: g}\n" + kB +
+                          "  C:\n    fields: [{name: v, type: u32}]\n") ==
+             "9:9: block pool 'g' holds B, not C");
+  BOOST_TEST(schema_error(g + "      - {name: b, type: B, ptr: u32, pool: g}\n" + kB) == "");
+}
+
+BOOST_AUTO_TEST_CASE(null_value_needs_a_nullable_pointer) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: b, type: B, ptr: u32, null_value: 0xffffffff}\n" + kB) ==
+             "7:50: null_value: is the stored value of an absent target (a nullable: true pointer)");
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: b, type: B, ptr: u32, nullable: true, null_value: 0xffffffff}\n" + kB) == "");
+}
+
+BOOST_AUTO_TEST_CASE(tag_shift_unions_are_checked) {
+  const std::string u = std::string(kHead) + "      - name: u\n        type: union\n        tag_shift: 24\n"
+                        "        cases:\n          - {value: 1, name: a, type: B, ptr: u32}\n";
+  BOOST_TEST(schema_error(u + "          - {value: 2, name: n, type: u32}\n" + kB) ==
+             "12:13: with tag_shift:, every case is a pointer to a struct (ptr:)");
+  BOOST_TEST(schema_error(u + "          - {value: 0x100, name: b, type: B, ptr: u32}\n" + kB) ==
+             "12:13: case value 256 does not fit above bit 24 of the pointer");
+  BOOST_TEST(schema_error(u + "          - {value: 0xff, name: b, type: B, ptr: u32}\n" + kB) == "");
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: u, type: union, tag_shift: 32, cases: [{value: 1, name: a, type: B, ptr: u32}]}\n" + kB) ==
+             "7:55: case value 1 does not fit above bit 32 of the pointer");
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: u, type: union, tag_shift: 64, cases: [{value: 1, name: a, type: B, ptr: u32}]}\n" + kB) ==
+             "7:43: tag_shift is the first bit of the tag in the pointer word (1-63)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: k, type: u8}\n"
+                          "      - {name: u, type: union, tag: k, tag_shift: 24, cases: [{value: 1, name: a, type: B, ptr: u32}]}\n" + kB) ==
+             "8:9: a union needs cases: and either tag: (the field holding the tag) or tag_shift: (the tag is in its pointers)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: k, type: u8}\n"
+                          "      - {name: u, type: union, tag: k, cases: [{value: 1, name: a, type: B, ptr: u32, nullable: true}]}\n" + kB) ==
+             "8:48: a union case that points to a struct is never null and absolute (no nullable:, no base: struct)");
+}
+
+BOOST_AUTO_TEST_CASE(string_bit_fields_are_checked) {
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: w, type: u32, bits: [{name: s, bits: 16, type: string}, {name: k, bits: 16}]}\n") ==
+             "7:37: a string bit field names its pool: pool: NAME (the bits hold its offset)");
+  BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  g: {kind: block, type: B}\ntypes:\n  A:\n    fields:\n"
+                          "      - {name: w, type: u32, bits: [{name: s, bits: 16, type: string, pool: g}, {name: k, bits: 16}]}\n" + kB) ==
+             "9:37: 'g' is no string pool (that is not scoped)");
+  const std::string s = std::string(kTop) + "pools:\n  s: {}\ntypes:\n  A:\n    fields:\n";
+  BOOST_TEST(schema_error(s + "      - {name: w, type: u32, bits: [{name: s, bits: 16, type: string, pool: s, default: x}, {name: k, bits: 16}]}\n") ==
+             "9:89: a string bit field has no default");
+  // The bits hold an offset from the pool's start (the writer wrote that, the
+  // reader took it for a file offset).
+  BOOST_TEST(schema_error(s + "      - {name: w, type: u32, bits: [{name: s, bits: 16, type: string, pool: s}, {name: k, bits: 16}]}\n")
+                 .rfind("9:37: a string bit field needs a pool with base:", 0) == 0);
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: w, type: u32, bits: [{name: s, bits: 16, type: float}, {name: k, bits: 16}]}\n") ==
+             "7:63: a bit field's type is bool or string (or left out for an integer)");
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: w, type: u32, bits: [{name: s, bits: 1, type: bool, default: yes}, {name: k, bits: 31}]}\n") ==
+             "7:77: a bool bit field's default is true or false");
+}
+
+BOOST_AUTO_TEST_CASE(field_dot_bit_names_a_bit_field) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: w, type: u32, bits: [{name: a, bits: 16}, {name: k, bits: 16}]}\n"
+                          "      - {name: x, type: u32, if: \"w.zz == 1\"}\n") ==
+             "8:34: 'w.zz': w has no bit field 'zz'");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: w, type: u32}\n      - {name: x, type: u32, if: \"w.a == 1\"}\n") ==
+             "8:34: 'w.a': 'w' is no bits: field of A");
+  BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  s: {base: o}\ntypes:\n  A:\n    fields:\n"
+                          "      - {name: o, type: u32, derive: start(s)}\n"
+                          "      - {name: w, type: u32, bits: [{name: s, bits: 16, type: string, pool: s}, {name: k, bits: 16}]}\n"
+                          "      - {name: x, type: u32, if: \"w.s\"}\n") ==
+             "11:34: 'w.s' is a string, not a number");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: w, type: u32, bits: [{name: a, bits: 16}, {name: k, bits: 16}]}\n"
+                          "      - {name: x, type: u32, if: \"w.k == 1\"}\n") == "");
+}
+
+BOOST_AUTO_TEST_CASE(count_of_a_path_and_other_functions) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u32}\n      - {name: bs, type: \"C[]\", count: n}\n"
+                          "      - {name: m, type: u32, derive: \"count(bs.xs)\"}\n"
+                          "  C:\n    fields:\n      - {name: k, type: u32}\n      - {name: xs, type: \"u32[]\", count: k}\n") ==
+             "9:38: count(bs.xs): each step but the last is a single struct field that is always present");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: b, type: C}\n      - {name: m, type: u32, derive: \"count(b.k)\"}\n"
+                          "  C:\n    fields:\n      - {name: k, type: u32}\n") ==
+             "8:38: count(b.k): the last step is no array");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"murmur3(stem(x))\"}\n") ==
+             "8:38: murmur3() takes a string field, stem(FIELD) or extension(FIELD)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u32}\n      - {name: xs, type: \"u8[]\", count: \"max(n)\"}\n") ==
+             "8:41: max() takes 2 argument(s)");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---- Code generated for tests/schemas/tiny.yaml --------------------------------
