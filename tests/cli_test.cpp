@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "al.h"
+#include "asb.h"
 #include "baev.h"
 #include "bfevfl.h"
 #include "evnt.h"
@@ -819,4 +820,50 @@ BOOST_AUTO_TEST_CASE(evnt_al_and_bfevfl_through_the_cli) {
   std::ifstream in(common, std::ios::binary);
   const ByteVec original(std::istreambuf_iterator<char>(in), {});
   BOOST_TEST((box.read("c.bfevfl") == original));
+}
+
+// ASB: a truncated file is refused with one stderr line that names the field
+// path and the offset the library reports.
+BOOST_AUTO_TEST_CASE(truncated_asb_fails_with_one_located_line) {
+  namespace asb = binschema::asb;
+  Sandbox box;
+  asb::File f{};
+  f.file_name = "Seq";
+  asb::Command c{};
+  c.name = "Wait";
+  c.tags = asb::TagGroup{{"TagA"}};
+  f.commands.push_back(c);
+  asb::Node n{};
+  asb::SkeletalAnimation anim{};
+  anim.animation.value = "Wait_Anim";
+  n.body = anim;
+  f.nodes.push_back(n);
+  const ByteVec x = asb::encode(f);
+  BOOST_TEST_REQUIRE((asb::decode(x) == f));
+  box.write("whole.asb", x);
+  BOOST_TEST(box.cli("decode whole.asb").code == 0);
+  // Inside the first command (0x417: header 0x6C bytes), and inside the string pool at the end.
+  for (size_t cut : {size_t(0x6C + 0x10), x.size() - 3}) {
+    BOOST_TEST_CONTEXT("cut at " << cut) {
+      const ByteVec part(x.begin(), x.begin() + static_cast<long>(cut));
+      binschema::DecodeError e(0, "");
+      try {
+        asb::decode(part);
+        BOOST_FAIL("the truncated file decodes");
+      } catch (const binschema::DecodeError& err) {
+        e = err;
+      }
+      BOOST_TEST(!e.path().empty());
+      box.write("cut.asb", part);
+      const Result r = box.cli("decode cut.asb");
+      BOOST_TEST(r.code == 1, r);
+      BOOST_TEST(r.out.empty());
+      BOOST_REQUIRE(r.err_lines().size() == 1u);
+      const std::string line = r.err_lines()[0];
+      BOOST_TEST(line.rfind("binschema: cut.asb: ", 0) == 0u, line);
+      BOOST_TEST(line.find(e.what()) != std::string::npos, line);
+      BOOST_TEST(line.find(e.path()) != std::string::npos, line);
+      BOOST_TEST(line.find(binschema::hex(e.offset())) != std::string::npos, line);
+    }
+  }
 }
