@@ -235,50 +235,9 @@ const Case& get_case(int mib) {
 }
 
 // Minor page faults of this thread so far (first touches of fresh memory).
-int64_t minor_faults() {
-  rusage u{};
-  getrusage(RUSAGE_THREAD, &u);
-  return u.ru_minflt;
-}
-
-// Page faults per iteration, measured around the timed loop.
-void set_faults(benchmark::State& state, int64_t before) {
-  state.counters["faults"] = static_cast<double>(minor_faults() - before) /
-                             static_cast<double>(std::max<int64_t>(1, state.iterations()));
-}
-
-void set_bytes(benchmark::State& state, size_t n) {
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
-  state.counters["file_MiB"] = static_cast<double>(n) / (1 << 20);
-}
-
 void BM_Decode(benchmark::State& state) {
   const Case& c = get_case(static_cast<int>(state.range(0)));
-  const std::span<const uint8_t> in(c.bytes);
-  const int64_t faults0 = minor_faults();
-  for (auto _ : state) {
-    baev::File f = baev::decode(in);
-    benchmark::DoNotOptimize(f);
-  }  // f is destroyed inside the timed loop
-  set_faults(state, faults0);
-  set_bytes(state, in.size());
-
-  // One extra, untimed decode with the allocator counting.
-  int64_t model_live = 0;
-  heap::start();
-  {
-    baev::File f = baev::decode(in);
-    benchmark::DoNotOptimize(f);
-    model_live = heap::live.load();
-  }
-  heap::stop();
-  const double size = static_cast<double>(in.size());
-  const double pk = static_cast<double>(heap::peak.load());
-  state.counters["peak_over_file"] = pk / size;
-  state.counters["peak_incl_input"] = (pk + size) / size;
-  state.counters["model_over_file"] = static_cast<double>(model_live) / size;
-  state.counters["allocs"] = static_cast<double>(heap::allocs.load());
-  if (heap::live.load() != 0) state.SkipWithError("heap not back to zero after the model was destroyed");
+  measure_decode(state, c.bytes, [](std::span<const uint8_t> b) { return baev::decode(b); });
 }
 
 void BM_Encode(benchmark::State& state) {

@@ -1,5 +1,6 @@
-// The benchmarks' counting global allocator (counting_heap.cpp replaces
-// operator new/delete in every program it is linked into).
+// What the benchmarks share: the counting global allocator (counting_heap.cpp
+// replaces operator new/delete in every program it is linked into) and the
+// counters every benchmark reports.
 #pragma once
 
 #include <atomic>
@@ -13,3 +14,57 @@ extern std::atomic<int64_t> allocs;  // allocations since start()
 void start();
 void stop();
 }  // namespace heap
+
+// ---- Measurements shared by the benchmarks ----------------------------------
+
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <span>
+
+inline int64_t minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return u.ru_minflt;
+}
+
+// Page faults per iteration, measured around the timed loop.
+inline void set_faults(benchmark::State& state, int64_t before) {
+  state.counters["faults"] = static_cast<double>(minor_faults() - before) /
+                             static_cast<double>(std::max<int64_t>(1, state.iterations()));
+}
+
+inline void set_bytes(benchmark::State& state, size_t n) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+  state.counters["file_MiB"] = static_cast<double>(n) / (1 << 20);
+}
+
+// Times decode(bytes) (the model destroyed inside the loop), then decodes once
+// more, untimed, with the allocator counting: peak heap, model size, allocations.
+template <class Decode>
+void measure_decode(benchmark::State& state, std::span<const uint8_t> in, Decode decode) {
+  const int64_t faults0 = minor_faults();
+  for (auto _ : state) {
+    auto f = decode(in);
+    benchmark::DoNotOptimize(f);
+  }
+  set_faults(state, faults0);
+  set_bytes(state, in.size());
+
+  int64_t model_live = 0;
+  heap::start();
+  {
+    auto f = decode(in);
+    benchmark::DoNotOptimize(f);
+    model_live = heap::live.load();
+  }
+  heap::stop();
+  const double size = static_cast<double>(in.size());
+  const double pk = static_cast<double>(heap::peak.load());
+  state.counters["peak_over_file"] = pk / size;
+  state.counters["peak_incl_input"] = (pk + size) / size;
+  state.counters["model_over_file"] = static_cast<double>(model_live) / size;
+  state.counters["allocs"] = static_cast<double>(heap::allocs.load());
+  if (heap::live.load() != 0) state.SkipWithError("heap not back to zero after the model was destroyed");
+}
