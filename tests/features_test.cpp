@@ -467,6 +467,11 @@ BOOST_AUTO_TEST_CASE(path_stem_and_extension) {
   BOOST_TEST(path_extension("") == "");
   BOOST_TEST(path_stem("c.") == "c");
   BOOST_TEST(path_extension("c.") == "");
+  // Leading dots start no extension (Python's os.path.splitext, as the public ASB writer hashes).
+  BOOST_TEST(path_stem("a/.hidden") == ".hidden");
+  BOOST_TEST(path_extension("a/.hidden") == "");
+  BOOST_TEST(path_stem("..x.y") == "..x");
+  BOOST_TEST(path_extension("..x.y") == "y");
 }
 
 // Pointers after variable-size arrays: BodyA.bs (an elem_ptr table), BodyA.d, Head.boxes.

@@ -45,17 +45,31 @@ uint32_t murmur3_x86_32(std::string_view s, uint32_t seed) {
   return h;
 }
 
-std::string_view path_stem(std::string_view path) {
-  size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+namespace {
+// Where a file name's extension dot is, or npos. Dots that only lead the name
+// (".hidden") start no extension, as in Python's os.path.splitext, which the
+// public ASB writer hashes with.
+size_t extension_dot(std::string_view name) {
   size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || name.find_first_not_of('.') >= dot) return std::string_view::npos;
+  return dot;
+}
+
+std::string_view file_name(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+}  // namespace
+
+std::string_view path_stem(std::string_view path) {
+  std::string_view name = file_name(path);
+  size_t dot = extension_dot(name);
   return dot == std::string_view::npos ? name : name.substr(0, dot);
 }
 
 std::string_view path_extension(std::string_view path) {
-  size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  size_t dot = name.rfind('.');
+  std::string_view name = file_name(path);
+  size_t dot = extension_dot(name);
   return dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1);
 }
 

@@ -21,7 +21,8 @@ uint32_t murmur3_x86_32(std::string_view s, uint32_t seed = 0);
 
 // Parts of a path that formats hash on their own (ASB's file references):
 // the file name after the last '/' without its last extension, and that
-// extension without the dot ("" when the name has no dot).
+// extension without the dot ("" when the name has no dot, or only leading
+// dots: ".hidden" has none), as Python's os.path.splitext splits them.
 std::string_view path_stem(std::string_view path);
 std::string_view path_extension(std::string_view path);
 
