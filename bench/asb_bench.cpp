@@ -298,17 +298,7 @@ void BM_Decode(benchmark::State& state) {
 }
 
 void encode_loop(benchmark::State& state, const Case& c) {
-  size_t n = 0;
-  const int64_t faults0 = minor_faults();
-  for (auto _ : state) {
-    std::vector<uint8_t> out = asb::encode(c.model);
-    n = out.size();
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  set_faults(state, faults0);
-  if (n != c.bytes.size()) state.SkipWithError("encode produced a different size");
-  set_bytes(state, c.bytes.size());
+  measure_encode(state, c.bytes.size(), [&] { return asb::encode(c.model); });
 }
 
 void BM_Encode(benchmark::State& state) { encode_loop(state, get_case(static_cast<int>(state.range(0)), true)); }
@@ -318,17 +308,7 @@ void BM_EncodeSharedTags(benchmark::State& state) {
 }
 
 void BM_MemcpyFresh(benchmark::State& state) {
-  const Case& c = get_case(static_cast<int>(state.range(0)), true);
-  const size_t n = c.bytes.size();
-  const int64_t faults0 = minor_faults();
-  for (auto _ : state) {
-    std::unique_ptr<uint8_t[]> dst(new uint8_t[n]);  // uninitialised
-    std::memcpy(dst.get(), c.bytes.data(), n);
-    benchmark::DoNotOptimize(dst.get());
-    benchmark::ClobberMemory();
-  }
-  set_faults(state, faults0);
-  set_bytes(state, n);
+  measure_memcpy_fresh(state, get_case(static_cast<int>(state.range(0)), true).bytes);
 }
 
 #define ASB_SIZES ->Arg(1)->Arg(16)->Unit(benchmark::kMillisecond)

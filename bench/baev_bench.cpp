@@ -242,17 +242,7 @@ void BM_Decode(benchmark::State& state) {
 
 void BM_Encode(benchmark::State& state) {
   const Case& c = get_case(static_cast<int>(state.range(0)));
-  size_t n = 0;
-  const int64_t faults0 = minor_faults();
-  for (auto _ : state) {
-    std::vector<uint8_t> out = baev::encode(c.model);
-    n = out.size();
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  set_faults(state, faults0);
-  if (n != c.bytes.size()) state.SkipWithError("encode produced a different size");
-  set_bytes(state, c.bytes.size());
+  measure_encode(state, c.bytes.size(), [&] { return baev::encode(c.model); });
 }
 
 void BM_Memcpy(benchmark::State& state) {
@@ -267,21 +257,9 @@ void BM_Memcpy(benchmark::State& state) {
   set_bytes(state, n);
 }
 
-// The same copy into a freshly allocated, untouched buffer each time: the
-// speed limit for anything that returns new memory (encode() returns a new vector).
-// On a VM where page faults are slow this is far below BM_Memcpy.
+// The same copy into a freshly allocated, untouched buffer each time.
 void BM_MemcpyFresh(benchmark::State& state) {
-  const Case& c = get_case(static_cast<int>(state.range(0)));
-  const size_t n = c.bytes.size();
-  const int64_t faults0 = minor_faults();
-  for (auto _ : state) {
-    std::unique_ptr<uint8_t[]> dst(new uint8_t[n]);  // uninitialised
-    std::memcpy(dst.get(), c.bytes.data(), n);
-    benchmark::DoNotOptimize(dst.get());
-    benchmark::ClobberMemory();
-  }
-  set_faults(state, faults0);
-  set_bytes(state, n);
+  measure_memcpy_fresh(state, get_case(static_cast<int>(state.range(0))).bytes);
 }
 
 #define BAEV_SIZES ->Arg(1)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond)

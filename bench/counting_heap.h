@@ -21,7 +21,10 @@ void stop();
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <span>
+#include <vector>
 
 inline int64_t minor_faults() {
   rusage u{};
@@ -67,4 +70,37 @@ void measure_decode(benchmark::State& state, std::span<const uint8_t> in, Decode
   state.counters["model_over_file"] = static_cast<double>(model_live) / size;
   state.counters["allocs"] = static_cast<double>(heap::allocs.load());
   if (heap::live.load() != 0) state.SkipWithError("heap not back to zero after the model was destroyed");
+}
+
+// Times encode() of a model whose encoding is `expected_size` bytes (the
+// output vector is freed inside the loop too).
+template <class Encode>
+void measure_encode(benchmark::State& state, size_t expected_size, Encode encode) {
+  size_t n = 0;
+  const int64_t faults0 = minor_faults();
+  for (auto _ : state) {
+    std::vector<uint8_t> out = encode();
+    n = out.size();
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  set_faults(state, faults0);
+  if (n != expected_size) state.SkipWithError("encode produced a different size");
+  set_bytes(state, expected_size);
+}
+
+// Copies `bytes` into a freshly allocated, untouched buffer each time: the
+// speed limit for anything that returns new memory (encode() returns a new
+// vector). On a VM where page faults are slow this is far below a plain memcpy.
+inline void measure_memcpy_fresh(benchmark::State& state, std::span<const uint8_t> bytes) {
+  const size_t n = bytes.size();
+  const int64_t faults0 = minor_faults();
+  for (auto _ : state) {
+    std::unique_ptr<uint8_t[]> dst(new uint8_t[n]);  // uninitialised
+    std::memcpy(dst.get(), bytes.data(), n);
+    benchmark::DoNotOptimize(dst.get());
+    benchmark::ClobberMemory();
+  }
+  set_faults(state, faults0);
+  set_bytes(state, n);
 }

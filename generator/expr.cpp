@@ -159,7 +159,13 @@ int precedence(const Expr& e) {
 std::string expr_text(const Expr& e) {
   auto operand = [&](const Expr& a, bool right) {
     const int pa = precedence(a), pe = precedence(e);
-    return pa < pe || (right && pa == pe && pe < 100) ? "(" + expr_text(a) + ")" : expr_text(a);
+    std::string t = expr_text(a);
+    if (pa < pe || (right && pa == pe && pe < 100)) {
+      // Built in place: GCC 12 warns (wrongly, -Wrestrict) on "(" + t + ")".
+      t.insert(t.begin(), '(');
+      t.push_back(')');
+    }
+    return t;
   };
   switch (e.kind) {
     case Expr::Int: return e.name.empty() ? std::to_string(e.value) : e.name;  // as spelt in the schema

@@ -347,16 +347,11 @@ class CppGen {
 
   // ---- Block pools and fields at variable offsets ----------------------------
 
-  static bool in_block_pool(const Schema& s, const Field& f) {
-    const Pool* p = f.pool.empty() ? nullptr : s.pool(f.pool);
-    return p && p->kind == Pool::Kind::Block;
-  }
-
   // Each (block pool, struct type) that some field puts into the pool.
   std::vector<std::pair<const Pool*, const Struct*>> block_uses() const {
     std::vector<std::pair<const Pool*, const Struct*>> out;
     auto note = [&](const Field& f) {
-      if (!in_block_pool(s_, f)) return;
+      if (!s_.in_block_pool(f)) return;
       std::pair<const Pool*, const Struct*> u{s_.pool(f.pool), f.type.st};
       if (std::find(out.begin(), out.end(), u) == out.end()) out.push_back(u);
     };
@@ -383,9 +378,9 @@ class CppGen {
       if (std::find(out.begin(), out.end(), st) != out.end()) return;
       out.push_back(st);
       for (const auto& f : st->fields) {
-        if (f->type.kind == ValueType::Struct && !in_block_pool(s_, *f)) visit(f->type.st);
+        if (f->type.kind == ValueType::Struct && !s_.in_block_pool(*f)) visit(f->type.st);
         for (const auto& c : f->cases)
-          if (c.field->type.kind == ValueType::Struct && !in_block_pool(s_, *c.field)) visit(c.field->type.st);
+          if (c.field->type.kind == ValueType::Struct && !s_.in_block_pool(*c.field)) visit(c.field->type.st);
       }
     };
     for (const auto& u : block_uses()) visit(u.second);
@@ -404,7 +399,7 @@ class CppGen {
       if (f->type.kind == ValueType::String && file_pool(f->pool)) {
         if (f->array) w += "for (const auto& e : " + x + ") c.pool_" + f->pool + ".keep(e);";
         else w += "c.pool_" + f->pool + ".keep(" + x + ");";
-      } else if (f->type.kind == ValueType::Struct && !in_block_pool(s_, *f)) {
+      } else if (f->type.kind == ValueType::Struct && !s_.in_block_pool(*f)) {
         const std::string fn = "intern_" + f->type.st->name;
         if (f->array) w += "for (const auto& e : " + x + ") " + fn + "(c, e);";
         else if (f->ptr && f->null == Field::Null::Allowed) w += "if (" + x + ") " + fn + "(c, *" + x + ");";
@@ -416,7 +411,7 @@ class CppGen {
           std::string v = "std::get<" + std::to_string(i) + ">(" + x + ")";
           if (p.type.kind == ValueType::String && file_pool(p.pool) && !p.array)
             w += "  case " + std::to_string(i) + ": c.pool_" + p.pool + ".keep(" + v + "); break;";
-          else if (p.type.kind == ValueType::Struct && !p.array && !in_block_pool(s_, p))
+          else if (p.type.kind == ValueType::Struct && !p.array && !s_.in_block_pool(p))
             w += "  case " + std::to_string(i) + ": intern_" + p.type.st->name + "(c, " + v + "); break;";
         }
         w += "  default: break;";
@@ -470,7 +465,7 @@ class CppGen {
 
   // A field whose target place_ puts down (not a pooled string or block).
   bool placed_by_place(const Field& f) const {
-    return (f.ptr || f.elem_ptr) && !f.derive && !in_block_pool(s_, f) &&
+    return (f.ptr || f.elem_ptr) && !f.derive && !s_.in_block_pool(f) &&
            (f.pool.empty() || f.array || f.type.kind == ValueType::Dic);
   }
 
@@ -1204,7 +1199,7 @@ class CppGen {
         w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
         if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
       }
-    } else if (in_block_pool(s_, f)) {
+    } else if (s_.in_block_pool(f)) {
       if (f.null == Field::Null::Allowed) {
         w += "if (!" + x + ") c.w.put_uint(" + o + ", " + std::to_string(f.ptr) + ", " + hexs(f.null_value) + "u, " + what + ");";
         w += "else " + block_ref(f, "*" + x, o);
@@ -1429,7 +1424,7 @@ class CppGen {
         w += string_ref(p.pool, "v", oo, p.ptr);
       } else if ((p.ptr || p.elem_ptr) && p.inline_pascal) {
         // Patched by place_ when the strings are placed.
-      } else if (p.ptr && p.type.kind == ValueType::Struct && in_block_pool(s_, p)) {
+      } else if (p.ptr && p.type.kind == ValueType::Struct && s_.in_block_pool(p)) {
         w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift);
       } else if (p.ptr && p.type.kind == ValueType::Struct) {
         // Patched by place_ when the target is placed.
@@ -1512,7 +1507,7 @@ class CppGen {
       for (const auto& c : u->cases)
         any = any || ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) ||
               (c.field->type.kind == ValueType::Struct && !c.field->ptr && c.field->type.st->has_children) ||
-              (c.field->type.kind == ValueType::Struct && c.field->ptr && !in_block_pool(s_, *c.field));
+              (c.field->type.kind == ValueType::Struct && c.field->ptr && !s_.in_block_pool(*c.field));
       if (!any) continue;
       if (!u->fixed_offset) throw SchemaError(u->loc, "a union whose cases point elsewhere must sit at a fixed offset");
       w += "switch (x." + cpp_field(u->name) + ".index()) {";
@@ -1539,7 +1534,7 @@ class CppGen {
           c_.dedent();
           c_.dedent();
           w += "    break;";
-        } else if (p.ptr && p.type.kind == ValueType::Struct && !in_block_pool(s_, p)) {
+        } else if (p.ptr && p.type.kind == ValueType::Struct && !s_.in_block_pool(p)) {
           // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
           const Struct& pt = *p.type.st;
           std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";

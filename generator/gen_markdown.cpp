@@ -27,14 +27,8 @@ std::string cell(const std::string& s) {
   return r;
 }
 
-// A pointer to a struct block in a block pool.
-bool in_block_pool(const Schema& s, const Field& f) {
-  const Pool* p = f.pool.empty() ? nullptr : s.pool(f.pool);
-  return p && p->kind == Pool::Kind::Block && f.type.kind == ValueType::Struct && f.type.st;
-}
-
 std::string type_text(const Schema& s, const Field& f) {
-  if (in_block_pool(s, f))
+  if (s.in_block_pool(f))
     return (f.ptr == 4 ? "u32" : "u64") + std::string(" pointer to [") + f.type.st->name + "](#" + f.type.st->name + ") in block pool `" + f.pool + "`";
   if (f.type.kind == ValueType::String && f.array && !f.ptr && !f.elem_ptr && !f.pool.empty())
     return (f.fixed_count ? std::to_string(*f.fixed_count) + " " : std::string()) + "u32 offsets of strings in pool `" + f.pool + "`";
@@ -112,7 +106,7 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
     n.push_back("Bits, from the least significant: " + b + ".");
     if (defaults) n.push_back("A bit field equal to its default is left out of the text form.");
   }
-  if (f.ptr && (f.pool.empty() || in_block_pool(s, f))) {
+  if (f.ptr && (f.pool.empty() || s.in_block_pool(f))) {
     std::string p = f.base == Field::Base::Struct ? "Relative to the start of this struct" : "Absolute offset";
     if (f.null == Field::Null::WhenEmpty) p += "; 0 when empty";
     else if (f.null == Field::Null::Allowed) p += "; " + (f.null_value ? hexs(f.null_value) : std::string("0")) + " when absent";
@@ -251,7 +245,7 @@ std::string generate_markdown(const Schema& s) {
     for (const auto& f : st.fields) {
       if (f->type.kind != ValueType::Union) continue;
       bool placed = false;
-      for (const auto& c : f->cases) placed = placed || (c.field->ptr && c.field->type.kind == ValueType::Struct && !in_block_pool(s, *c.field));
+      for (const auto& c : f->cases) placed = placed || (c.field->ptr && c.field->type.kind == ValueType::Struct && !s.in_block_pool(*c.field));
       if (placed) case_targets.push_back("the target of `" + f->name + "`'s case");
       const std::string chooser = f->tag_shift ? "bits " + std::to_string(f->tag_shift) + " and up" : "`" + f->tag + "`";
       o << "Cases of `" << f->name << "` (chosen by " << chooser;

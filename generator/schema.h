@@ -236,6 +236,11 @@ struct Schema {
       if (p.name == n) return &p;
     return nullptr;
   }
+  // A field that points into a block pool (its target is a pooled block).
+  bool in_block_pool(const Field& f) const {
+    const Pool* p = f.pool.empty() ? nullptr : pool(f.pool);
+    return p && p->kind == Pool::Kind::Block;
+  }
   int region_id(const std::string& n) const {
     for (size_t i = 0; i < regions.size(); ++i)
       if (regions[i] == n) return static_cast<int>(i);
