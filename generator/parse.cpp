@@ -108,11 +108,15 @@ class Parser {
 
     if (root["pools"]) {
       if (!root["pools"].IsMap()) fail(root["pools"], "pools: is a map of pool name to pool");
-      for (auto it = root["pools"].begin(); it != root["pools"].end(); ++it) {
+      // it->first / it->second are members of a proxy the iterator returns
+      // by value: copy the nodes (YAML::Node is a handle) before using them.
+      const YAML::Node pools = root["pools"];
+      for (auto it = pools.begin(); it != pools.end(); ++it) {
+        const YAML::Node key = it->first;
+        const YAML::Node n = it->second;
         Pool p;
-        p.name = scalar(it->first);
-        p.loc = loc(it->first);
-        const YAML::Node& n = it->second;
+        p.name = scalar(key);
+        p.loc = loc(key);
         keys(n, {"kind", "order", "align", "keep", "doc", "shared", "scope", "header", "block_align", "type", "base"});
         std::string kind = opt_str(n, "kind", "cstring");
         if (kind == "cstring") p.kind = Pool::Kind::CString;
@@ -164,7 +168,7 @@ class Parser {
         s->hooks.push_back(hook);
       }
     if (root["relocation_table"]) {
-      const YAML::Node& r = root["relocation_table"];
+      const YAML::Node r = root["relocation_table"];
       keys(r, {"kind", "data_end"});
       if (req_str(r, "kind") != "relt") fail(r["kind"], "the only relocation table kind is 'relt'");
       s->relocation_table = true;
@@ -173,17 +177,20 @@ class Parser {
       s->regions.push_back("relocation_table");
     }
     if (!root["types"] || !root["types"].IsMap()) fail(root, "types: (a map of struct name to struct) is required");
-    for (auto it = root["types"].begin(); it != root["types"].end(); ++it) {
+    const YAML::Node types = root["types"];
+    for (auto it = types.begin(); it != types.end(); ++it) {
+      const YAML::Node key = it->first;
+      const YAML::Node body = it->second;
       auto st = std::make_unique<Struct>();
-      st->name = scalar(it->first);
-      st->loc = loc(it->first);
+      st->name = scalar(key);
+      st->loc = loc(key);
       // The generated code uses V and Self as template parameters; a struct
       // of that name would be shadowed (it did not compile).
       static const std::set<std::string> reserved = {"V", "Self", "R", "W", "WCtx", "DecodeError", "Bytes"};
-      if (reserved.count(st->name)) fail(it->first, "'" + st->name + "' is reserved for the generated code: rename the struct");
-      if (!is_identifier(st->name)) fail(it->first, "struct name '" + st->name + "' is not a C++ identifier");
-      if (s->find(st->name)) fail(it->first, "struct '" + st->name + "' is defined twice");
-      parse_struct(it->second, *st);
+      if (reserved.count(st->name)) fail(key, "'" + st->name + "' is reserved for the generated code: rename the struct");
+      if (!is_identifier(st->name)) fail(key, "struct name '" + st->name + "' is not a C++ identifier");
+      if (s->find(st->name)) fail(key, "struct '" + st->name + "' is defined twice");
+      parse_struct(body, *st);
       s->structs.push_back(std::move(st));
     }
     Validator(*s, *this).run();
@@ -204,11 +211,12 @@ class Parser {
   void keys(const YAML::Node& n, std::initializer_list<const char*> allowed) const {
     if (!n.IsMap()) fail(n, "expected a map");
     for (auto it = n.begin(); it != n.end(); ++it) {
-      std::string k = it->first.Scalar();
+      const YAML::Node key = it->first;
+      std::string k = key.Scalar();
       if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; })) {
         std::string list;
         for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-        fail(it->first, "unknown key '" + k + "' (allowed here: " + list + ")");
+        fail(key, "unknown key '" + k + "' (allowed here: " + list + ")");
       }
     }
   }
