@@ -1,7 +1,7 @@
 // The validated model of a schema: what every back end works from.
 //
-// parse.cpp builds it from YAML and checks it; gen_cpp.cpp and
-// gen_markdown.cpp only read it. Nothing here refers to yaml-cpp, so a back
+// parse.cpp builds it from YAML, validate.cpp checks it and gives each field
+// its shape (FieldKind); the back ends only read it. Nothing here refers to yaml-cpp, so a back
 // end never has to think about the source text beyond the Loc kept for
 // messages.
 #pragma once
@@ -51,6 +51,35 @@ struct ValueType {
 
 struct Field;
 
+// The one shape of a field: what its bytes are and what the model holds.
+// The validator (validate.cpp) sets it once from the schema's keys; a
+// combination of keys that is none of these is a schema error there. Back
+// ends switch on it with no `default:`, so that -Wswitch names every back
+// end that forgets a shape. Roles a scalar can play (derive:, const:, the
+// count of an array, the tag of a union) are not shapes: see Field.
+enum class FieldKind {
+  Scalar,         // u8 .. f64, bool8, bool32, inline
+  BitWord,        // an unsigned integer split into bits: (numbers, bools, pooled strings)
+  Chars,          // char[N]: N bytes of text, NUL-padded
+  CString,        // cstring: a NUL-terminated string inline
+  Bytes,          // bytes with size: (an expression, or rest)
+  PoolBlock,      // type: pool: where a scoped string pool is placed
+  InlineStruct,   // a struct inline
+  InlineArray,    // T[N] or T[] of primitives or structs, inline
+  StringOffsets,  // string[] inline: u32 offsets of strings in a pool
+  ElemPointers,   // T[] with elem_ptr: (no ptr:): inline pointers, each to one struct
+  OwnStrings,     // string[] with elem_ptr: and inline: pascal16 (a union case): pointers to Pascal strings of their own
+  Pointer,        // ptr: to one struct (nullable: true: optional)
+  ArrayPointer,   // ptr: to an array: of primitives, structs, pooled string offsets, or (elem_ptr:) pointers to structs
+  PooledString,   // ptr: the offset of a string in a pool (scoped, based, or points_to: chars)
+  OwnString,      // ptr: to a Pascal string of its own (inline: pascal16)
+  BlockRef,       // ptr: to a struct in a block pool
+  Dic,            // ptr: to a dictionary of the names of an array's elements (keys:)
+  Union,          // one of cases:, chosen by tag: or by the pointer's top bits (tag_shift:)
+  Virtual,        // in the model only: a name kept in a dictionary (virtual: true)
+};
+const char* field_kind_name(FieldKind k);
+
 struct Case {
   int64_t tag = 0;
   std::string name, doc;
@@ -62,6 +91,7 @@ struct Field {
   std::string name, doc;
   Loc loc;
   ValueType type;
+  FieldKind kind = FieldKind::Scalar;  // set by the validator
 
   // Arrays: `T[N]` (fixed), `T[]` with count/until.
   bool array = false;
@@ -248,8 +278,11 @@ struct Schema {
   }
 };
 
-// parse.cpp
+// parse.cpp: YAML -> a validated Schema (it calls validate()).
 std::unique_ptr<Schema> load_schema(const std::string& path);
+// validate.cpp: every schema check; sets each field's kind, sizes, offsets
+// and layouts. root_loc and context_loc are where root: and context: stand.
+void validate(Schema& s, const Loc& root_loc, const Loc& context_loc);
 Expr parse_expr(const std::string& text, const Loc& loc);
 // An expression as a schema would spell it (for messages and docs).
 std::string expr_text(const Expr& e);

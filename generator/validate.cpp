@@ -1,0 +1,734 @@
+// Schema checks: the second half of loading a schema.
+//
+// parse.cpp turns YAML into a Schema and refuses what is malformed as text
+// (unknown keys, bad numbers, bad type names). Everything else is checked
+// here: names are resolved, offsets and sizes computed, each struct's write
+// layout completed, and every field given its one shape (Field::kind). A
+// schema that passes is one every back end can emit; back ends throw no
+// SchemaError.
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "schema.h"
+
+namespace binschema::gen {
+namespace {
+
+class Validator {
+ public:
+  Validator(Schema& s, const Loc& root_loc, const Loc& context_loc) : s_(s), root_loc_(root_loc), context_loc_(context_loc) {}
+
+  void run() {
+    if (!s_.find(s_.root)) throw SchemaError(root_loc_, "root names no struct '" + s_.root + "'");
+    const Struct* root = s_.find(s_.root);
+    for (const auto& name : s_.context) {
+      const Field* f = root->field(name);
+      // The reader keeps the raw value; the writer the model's number.
+      if (!f || f->array || f->cond || (!f->ptr && (f->type.kind != ValueType::Prim || !f->bits.empty() || prim_is_float(f->type.prim))))
+        throw SchemaError(context_loc_, "context: '" + name + "' is not an integer or pointer field of the root " + s_.root);
+      // The reader knows it once it has read it: before anything nested.
+      for (const auto& g : root->fields) {
+        if (g.get() == f) break;
+        if (!g->ptr && (g->type.kind == ValueType::Struct || g->type.kind == ValueType::Union))
+          throw SchemaError(context_loc_, "context: '" + name + "' must be declared before the root's inline field '" + g->name + "' (it is read first)");
+      }
+    }
+    for (auto& p : s_.pools) {
+      if (!p.block_type.empty()) {
+        p.block_st = s_.find(p.block_type);
+        if (!p.block_st) throw SchemaError(p.loc, "block pool '" + p.name + "': unknown type '" + p.block_type + "'");
+      }
+      if (!p.base.empty()) {
+        const Field* f = root->field(p.base);
+        if (!f || f->array || f->cond || f->ptr || f->type.kind != ValueType::Prim || prim_is_float(f->type.prim))
+          throw SchemaError(p.loc, "pool '" + p.name + "': base: '" + p.base + "' is not an integer field of the root " + s_.root);
+      }
+    }
+    for (auto& st : s_.structs) resolve(*st);
+    // Model-ness depends on nested structs: iterate to a fixed point.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto& st : s_.structs) {
+        bool m = std::any_of(st->fields.begin(), st->fields.end(),
+                             [](const auto& f) { return f->in_model(); });
+        if (m != st->has_model) st->has_model = m, changed = true;
+      }
+    }
+    for (auto& st : s_.structs) compute_size(*st);
+    for (auto& st : s_.structs) complete_layout(*st);
+    for (const auto& p : s_.pools) {
+      if (p.scope.empty()) continue;
+      const Struct* owner = s_.find(p.scope);
+      if (!owner) throw SchemaError(p.loc, "pool '" + p.name + "': scope names no struct '" + p.scope + "'");
+      // A scoped block pool is written by its struct's layout, once per instance.
+      if (p.kind == Pool::Kind::Block &&
+          std::none_of(owner->layout.begin(), owner->layout.end(), [&](const LayoutItem& li) { return li.kind == LayoutItem::Pool && li.name == p.name; }))
+        throw SchemaError(p.loc, "scoped block pool '" + p.name + "' needs `pool " + p.name + "` in the layout of " + p.scope);
+      // Each instance must be written and its blocks placed before the next
+      // one starts: that holds for a single pointer target and for the
+      // elements of an elem_ptr array, not for inline structs or plain arrays.
+      if (p.kind == Pool::Kind::Block)
+        for (const auto& st : s_.structs)
+          for (const auto& f : st->fields) {
+            auto bad = [&](const Field& g) {
+              return g.type.kind == ValueType::Struct && g.type.st == owner && !((g.ptr && !g.array) || g.elem_ptr);
+            };
+            bool b = bad(*f);
+            for (const auto& c : f->cases) b = b || bad(*c.field);
+            if (b)
+              throw SchemaError(f->loc, "'" + f->name + "' holds " + p.scope + " inline or in a plain array, but " + p.scope +
+                                            " has block pool '" + p.name + "' of its own: point to it (ptr:, or elem_ptr: for arrays)");
+          }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto& st : s_.structs) {
+        bool c = !st->layout.empty();
+        for (const auto& f : st->fields) c = c || field_has_children(*f);
+        if (c != st->has_children) st->has_children = c, changed = true;
+      }
+    }
+    for (auto& st : s_.structs) check_exprs(*st);
+    if (s_.relocation_data_end) check_expr(*s_.find(s_.root), *s_.relocation_data_end);
+    for (const auto& h : s_.hooks)
+      if (!s_.find(h.on)) throw SchemaError(h.loc, "hook '" + h.name + "' is on no struct '" + h.on + "'");
+    check_self_uses();
+    for (auto& st : s_.structs)
+      if (st->name == "format" || (st->name == s_.root && st->field("format")))
+        throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
+  }
+
+ private:
+  bool field_has_children(const Field& f) const {
+    if (f.ptr) return false;  // its target is placed by the owner's layout
+    if (f.type.kind == ValueType::Struct && f.type.st) return f.type.st->has_children;
+    if (f.type.kind == ValueType::Union)
+      for (const auto& c : f.cases) {
+        if ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) return true;
+        if (c.field->ptr && c.field->type.kind == ValueType::Struct && c.field->pool.empty()) return true;
+        if (c.field->type.kind == ValueType::Struct && c.field->type.st && c.field->type.st->has_children)
+          return true;
+      }
+    return false;
+  }
+
+  void resolve_field(Struct& st, Field& f, bool in_case = false) {
+    if (f.type.kind == ValueType::Struct) {
+      f.type.st = s_.find(f.type.struct_name);
+      if (!f.type.st) throw SchemaError(f.loc, "unknown type '" + f.type.struct_name + "'");
+    }
+    if (f.type.kind == ValueType::Dic) {
+      if (!f.ptr || f.keys_array.empty() || f.pool.empty())
+        throw SchemaError(f.loc, "a dic field needs ptr:, keys: ARRAY.FIELD and pool: (where its names go)");
+      const Field* arr = st.field(f.keys_array);
+      if (!arr || !arr->array || arr->type.kind != ValueType::Struct)
+        throw SchemaError(f.loc, "keys: '" + f.keys_array + "' is not an array of structs in " + st.name);
+      const Struct* et = s_.find(arr->type.struct_name);
+      const Field* kf = et ? et->field(f.keys_field) : nullptr;
+      if (!kf || (kf->type.kind != ValueType::String))
+        throw SchemaError(f.loc, "keys: '" + f.keys_field + "' is not a string field of " + arr->type.struct_name);
+      if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
+    } else if (!f.pool.empty() && f.type.kind == ValueType::PoolBlock) {
+      if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
+    } else if (!f.pool.empty() && s_.pool(f.pool) && s_.pool(f.pool)->kind == Pool::Kind::Block) {
+      const Pool* p = s_.pool(f.pool);
+      if (f.type.kind != ValueType::Struct || f.array || !f.ptr)
+        throw SchemaError(f.loc, "a block pool holds structs: the field is a pointer to one struct (ptr:, type: a struct)");
+      if (p->block_st && p->block_st != f.type.st)
+        throw SchemaError(f.loc, "block pool '" + f.pool + "' holds " + p->block_type + ", not " + f.type.struct_name);
+      if (f.base == Field::Base::Struct) throw SchemaError(f.loc, "a pointer into a block pool is absolute (no base: struct)");
+    } else if (!f.pool.empty()) {
+      if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
+      if (f.type.kind != ValueType::String) throw SchemaError(f.loc, "pool: is for string fields");
+      // An inline array of strings is a run of u32 offsets; a single string needs its width.
+      if (!f.ptr && !(f.array && !f.elem_ptr)) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
+    }
+    for (const auto& b : f.bits)
+      if (!b.pool.empty() && (!s_.pool(b.pool) || s_.pool(b.pool)->kind == Pool::Kind::Block || !s_.pool(b.pool)->scope.empty()))
+        throw SchemaError(b.loc, "'" + b.pool + "' is no string pool (that is not scoped)");
+      else if (!b.pool.empty() && s_.pool(b.pool)->base.empty())
+        // Bits hold an offset into the pool, not a file offset.
+        throw SchemaError(b.loc, "a string bit field needs a pool with base: (its offsets are relative to the pool)");
+    if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual && !(f.inline_pascal && (f.ptr || f.elem_ptr)))
+      throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
+    if ((f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) && !f.size_expr && !f.size_rest)
+      throw SchemaError(f.loc, "a bytes or pool field needs size: (an expression, or rest)");
+    if (f.type.kind == ValueType::Bytes && (f.ptr || f.array)) throw SchemaError(f.loc, "bytes are stored inline");
+    if (f.type.kind == ValueType::PoolBlock) {
+      const Pool* p = s_.pool(f.pool);
+      if (!p) throw SchemaError(f.loc, "a pool field names its pool: pool: NAME");
+      if (p->kind == Pool::Kind::Block) throw SchemaError(f.loc, "a pool field holds a string pool; block pool '" + f.pool + "' is placed by `pool " + f.pool + "` in a layout");
+      if (p->scope != st.name) throw SchemaError(f.loc, "pool '" + f.pool + "' is not scoped to " + st.name + " (scope: " + st.name + ")");
+    }
+    if (f.size_rest) st.needs_end = true;
+    if (f.extent_next && (!f.ptr || f.array || f.type.kind != ValueType::Struct))
+      throw SchemaError(f.loc, "extent: next belongs to a pointer to a struct");
+    if (f.type.kind == ValueType::CString && (f.ptr || f.array))
+      throw SchemaError(f.loc, "cstring is an inline string: no ptr:, no arrays of it");
+    if (f.array && !f.fixed_count && !f.count)
+      throw SchemaError(f.loc, "'" + f.name + "' is an array without count:");
+    if (f.count && f.count->kind == Expr::Ident) {
+      Field* c = nullptr;
+      for (auto& g : st.fields)
+        if (g->name == f.count->name) c = g.get();
+      if (!c) throw SchemaError(f.count->loc, "count names no field '" + f.count->name + "' in " + st.name);
+      if (c->type.kind != ValueType::Prim || prim_is_float(c->type.prim) || c->array)
+        throw SchemaError(f.count->loc, "count field '" + c->name + "' is not an integer");
+      if (in_case && !c->derive && !f.ptr)
+        throw SchemaError(f.count->loc, "a union case's count must be a derived field (for instance derive: items(UNION))");
+      if (!in_case && !f.ptr && field_index(st, c->name) > field_index(st, f.name))
+        throw SchemaError(f.count->loc, "count field '" + c->name + "' of inline array '" + f.name + "' must be declared before it (it is read first)");
+      if (!in_case && !c->derive && !c->is_const()) {
+        // A second array counted by the same field must have the same length.
+        if (!c->count_for.empty() && c->count_for != f.name) f.count_shared = c->count_for;
+        else c->count_for = f.name;
+      }
+    }
+    if (f.const_int && f.type.kind == ValueType::Prim && !prim_is_float(f.type.prim)) {
+      // A constant the field cannot hold would be written truncated and then refused on read.
+      const unsigned bits = static_cast<unsigned>(prim_size(f.type.prim) * 8);
+      const int64_t v = *f.const_int;
+      const bool fits = prim_is_signed(f.type.prim)
+                            ? bits == 64 || (v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1)))
+                            : v >= 0 && (bits == 64 || uint64_t(v) < (uint64_t(1) << bits));
+      if (!fits) throw SchemaError(f.loc, "const: " + std::to_string(v) + " does not fit in " + prim_name(f.type.prim));
+    }
+    if (f.elem_ptr && !f.array) throw SchemaError(f.loc, "elem_ptr: is for arrays");
+    if (f.type.kind == ValueType::String && f.elem_ptr && f.ptr)
+      throw SchemaError(f.loc, "a pointer to an array of pointers to strings is not supported by schema v1");
+    // The generator has no reader or writer for these (it crashed on them).
+    if (f.ptr && !f.array && (f.type.kind == ValueType::Prim || f.type.kind == ValueType::Chars))
+      throw SchemaError(f.loc, "ptr: to a single primitive or char[N] is not supported by schema v1 (point to a struct, or to an array)");
+    if (f.elem_ptr && f.type.kind != ValueType::Struct && f.type.kind != ValueType::String)
+      throw SchemaError(f.loc, "elem_ptr: is for arrays of structs or strings");
+    // A pool's strings are placed at file offsets: the writer stores them
+    // absolute while the reader would add the struct start.
+    if (f.type.kind == ValueType::String && !f.pool.empty() && f.base == Field::Base::Struct &&
+        s_.pool(f.pool)->scope.empty())
+      throw SchemaError(f.loc, "base: struct on a pooled string needs a scoped pool (scope: " + st.name + ")");
+    if (f.array && f.type.kind == ValueType::String && f.pool.empty() && !(f.elem_ptr && f.inline_pascal))
+      throw SchemaError(f.loc, "arrays of strings need a pool, or elem_ptr: with inline: pascal16");
+    if (!f.region.empty()) {
+      if (s_.region_id(f.region) >= 0) throw SchemaError(f.loc, "region '" + f.region + "' defined twice");
+      s_.regions.push_back(f.region);
+    }
+    if (!f.sort.empty()) {
+      if (!f.array || f.type.kind != ValueType::Struct || !f.type.st->field(f.sort))
+        throw SchemaError(f.loc, "sort: names a field of the array's element struct");
+    }
+    if (f.derive && f.is_const()) throw SchemaError(f.loc, "a field is either derive: or const:, not both");
+    f.kind = shape(f, in_case);
+    if (f.type.kind == ValueType::Union && f.tag_shift) {
+      std::set<int64_t> seen;
+      for (auto& c : f.cases) {
+        if (!seen.insert(c.tag).second) throw SchemaError(c.loc, "case value repeated");
+        resolve_field(st, *c.field, true);
+        if (!c.field->ptr || c.field->type.kind != ValueType::Struct || c.field->array)
+          throw SchemaError(c.loc, "with tag_shift:, every case is a pointer to a struct (ptr:)");
+        if (c.field->ptr * 8 <= static_cast<int>(f.tag_shift) || c.tag < 0 ||
+            (c.field->ptr < 8 && (uint64_t(c.tag) >> (c.field->ptr * 8 - f.tag_shift)) != 0))
+          throw SchemaError(c.loc, "case value " + std::to_string(c.tag) + " does not fit above bit " + std::to_string(f.tag_shift) + " of the pointer");
+      }
+    } else if (f.type.kind == ValueType::Union) {
+      Field* tag = nullptr;
+      for (auto& g : st.fields)
+        if (g->name == f.tag) tag = g.get();
+      if (!tag) throw SchemaError(f.loc, "tag names no field '" + f.tag + "' in " + st.name);
+      // A float tag has no switch in C++ (it did not compile).
+      if (tag->type.kind != ValueType::Prim || prim_is_float(tag->type.prim) || tag->array)
+        throw SchemaError(tag->loc, "a union tag is an integer field");
+      // The reader picks the case from the tag, so the tag must be read first.
+      if (field_index(st, tag->name) > field_index(st, f.name))
+        throw SchemaError(f.loc, "tag field '" + f.tag + "' of union '" + f.name + "' must be declared before it");
+      tag->tag_for = f.name;
+      std::set<int64_t> seen;
+      for (auto& c : f.cases) {
+        if (!seen.insert(c.tag).second) throw SchemaError(c.loc, "case value repeated");
+        if (c.field->array && !c.field->fixed_count && !c.field->count)
+          throw SchemaError(c.loc, "an open array in a union case needs count: (a field of the struct)");
+        resolve_field(st, *c.field, true);
+        // The union writer stores a single pointer per case: a pointer to an
+        // array had no writer (the generated C++ did not compile).
+        if (c.field->ptr && c.field->array)
+          throw SchemaError(c.loc, "a union case cannot point to an array (use elem_ptr: with inline: pascal16 for strings)");
+        if (c.field->ptr && c.field->type.kind == ValueType::Struct && (c.field->null != Field::Null::Never || c.field->base != Field::Base::File))
+          throw SchemaError(c.loc, "a union case that points to a struct is never null and absolute (no nullable:, no base: struct)");
+      }
+    }
+  }
+
+  // The field's one shape (see FieldKind), from its type and keys. What the
+  // checks above let through and is still no shape is refused here.
+  FieldKind shape(const Field& f, bool in_case) const {
+    auto no = [&](const std::string& why) { throw SchemaError(f.loc, why); };
+    if (f.is_virtual) {
+      if (f.type.kind != ValueType::String || f.array || f.ptr || f.elem_ptr || !f.pool.empty() || f.inline_pascal)
+        no("virtual: true is for a single string with no ptr:, pool: or inline: (a name kept in a dic)");
+      return FieldKind::Virtual;
+    }
+    if (f.inline_pascal && f.type.kind != ValueType::String) no("inline: pascal16 is for strings");
+    if (f.derive && (f.type.kind != ValueType::Prim || f.array || f.ptr || !f.bits.empty()))
+      no("derive: is for a single integer field (use pointer: true for a derived offset)");
+    if (f.points_to_chars) {
+      const Pool* p = f.pool.empty() ? nullptr : s_.pool(f.pool);
+      if (f.type.kind != ValueType::String || !f.ptr || f.array || !p || p->kind != Pool::Kind::Pascal16 || !p->scope.empty())
+        no("points_to: chars is for a string pointer into a pascal16 pool that is not scoped (it points past the length)");
+    }
+    switch (f.type.kind) {
+      case ValueType::Dic: return FieldKind::Dic;  // ptr:, keys: and pool: checked above
+      case ValueType::Union:
+        if (f.ptr || f.elem_ptr || f.array) no("a union is inline: no ptr:, elem_ptr: or arrays of unions (point to a struct holding it)");
+        return FieldKind::Union;
+      case ValueType::PoolBlock:
+        if (f.ptr || f.array) no("a pool field is where a scoped pool is placed: no ptr:, no arrays");
+        return FieldKind::PoolBlock;
+      case ValueType::Bytes: return FieldKind::Bytes;      // inline, checked above
+      case ValueType::CString: return FieldKind::CString;  // inline, checked above
+      case ValueType::Chars: return FieldKind::Chars;      // never an array; ptr: refused above
+      case ValueType::Prim:
+        if (f.ptr) return FieldKind::ArrayPointer;  // a single primitive behind ptr: is refused above
+        if (f.array) return FieldKind::InlineArray;
+        return f.bits.empty() ? FieldKind::Scalar : FieldKind::BitWord;
+      case ValueType::String:
+        if (f.elem_ptr) {
+          if (!f.inline_pascal || !f.pool.empty())
+            no("elem_ptr: on strings points to Pascal strings of their own: inline: pascal16, no pool:");
+          if (!in_case)
+            no("an array of pointers to Pascal strings (elem_ptr: with inline: pascal16) is only supported as a union case");
+          return FieldKind::OwnStrings;
+        }
+        if (f.inline_pascal && (f.array || !f.pool.empty()))
+          no("inline: pascal16 is for one string behind ptr: with no pool: (or elem_ptr: in a union case)");
+        if (f.ptr && f.array) return FieldKind::ArrayPointer;
+        if (f.ptr) return f.inline_pascal ? FieldKind::OwnString : FieldKind::PooledString;
+        if (f.array) return FieldKind::StringOffsets;
+        no("a pooled string needs ptr: (the width of its offset)");
+        break;
+      case ValueType::Struct:
+        if (s_.in_block_pool(f)) return FieldKind::BlockRef;  // ptr:, no array: checked above
+        if (f.ptr) return f.array ? FieldKind::ArrayPointer : FieldKind::Pointer;
+        if (f.elem_ptr) return FieldKind::ElemPointers;
+        return f.array ? FieldKind::InlineArray : FieldKind::InlineStruct;
+    }
+    no("a field of no known shape");
+    return FieldKind::Scalar;
+  }
+
+  static size_t field_index(const Struct& st, const std::string& name) {
+    for (size_t i = 0; i < st.fields.size(); ++i)
+      if (st.fields[i]->name == name) return i;
+    return st.fields.size();
+  }
+
+  void resolve(Struct& st) {
+    for (auto& f : st.fields) resolve_field(st, *f);
+  }
+
+  // Inline size and alignment of a field; false when variable.
+  bool field_size(const Field& f, uint64_t& size, uint64_t& align) {
+    if (f.is_virtual) {
+      size = 0;
+      align = 1;
+      return true;
+    }
+    if (f.ptr) {
+      size = align = static_cast<uint64_t>(f.ptr);
+      return true;
+    }
+    uint64_t one = 0;
+    switch (f.type.kind) {
+      case ValueType::Prim: one = align = prim_size(f.type.prim); break;
+      case ValueType::Chars: one = f.type.chars; align = 1; break;
+      case ValueType::Struct:
+        compute_size(const_cast<Struct&>(*f.type.st));
+        align = f.type.st->align;
+        if (!f.type.st->fixed_size) return false;
+        one = f.type.st->size;
+        break;
+      case ValueType::Union: {
+        align = 1;
+        bool fixed = true;
+        uint64_t common = UINT64_MAX;
+        for (const auto& c : f.cases) {
+          uint64_t cs = 0, ca = 1;
+          c.field->fixed_size = field_size(*c.field, cs, ca);
+          c.field->size = cs;
+          if (!c.field->fixed_size) fixed = false;
+          cs = (cs + f.pad_to - 1) / f.pad_to * f.pad_to;
+          align = std::max(align, ca);
+          if (common == UINT64_MAX) common = cs;
+          else if (common != cs) fixed = false;
+        }
+        size = common;
+        return fixed;
+      }
+      case ValueType::String:
+      case ValueType::Bytes:
+      case ValueType::CString:
+      case ValueType::PoolBlock:
+      case ValueType::Dic:
+        return false;
+    }
+    if (f.array) {
+      if (!f.fixed_count) return false;
+      size = one * *f.fixed_count;
+    } else {
+      size = one;
+    }
+    return true;
+  }
+
+  void compute_size(Struct& st) {
+    if (done_.count(&st)) return;
+    if (busy_.count(&st)) throw SchemaError(st.loc, "struct '" + st.name + "' contains itself inline");
+    busy_.insert(&st);
+    uint64_t off = 0, align = st.align;
+    bool fixed = true;
+    for (auto& f : st.fields) {
+      uint64_t sz = 0, al = 1;
+      f->fixed_offset = fixed;
+      f->offset = off;
+      f->fixed_size = field_size(*f, sz, al);
+      f->size = sz;
+      align = std::max(align, al);
+      if (f->fixed_size && !f->cond) {
+        off += sz;
+      } else if (fixed) {
+        fixed = false;
+        st.prefix = off;
+      }
+    }
+    if (fixed) st.prefix = off;
+    st.fixed_size = fixed;
+    st.size = off;
+    st.align = align;
+    if (st.declared_size) {
+      if (!fixed)
+        throw SchemaError(st.size_loc, "size: " + hexs(*st.declared_size) + " declared but '" + st.name +
+                                           "' has fields of variable size");
+      if (off != *st.declared_size)
+        throw SchemaError(st.size_loc, "size: " + hexs(*st.declared_size) + " declared but the fields of '" +
+                                           st.name + "' add up to " + hexs(off));
+    }
+    busy_.erase(&st);
+    done_.insert(&st);
+  }
+
+  void complete_layout(Struct& st) {
+    std::vector<LayoutItem> items;
+    std::set<std::string> placed, shallow, pre_children, inline_children;
+    const bool layout_has_self = std::any_of(st.layout.begin(), st.layout.end(),
+                                              [](const LayoutItem& li) { return li.kind == LayoutItem::Self; });
+    for (const auto& li : st.layout) {
+      if (li.kind == LayoutItem::Pool) {
+        Pool* p = nullptr;
+        for (auto& q : s_.pools)
+          if (q.name == li.name) p = &q;
+        if (!p) throw SchemaError(li.loc, "layout names no pool '" + li.name + "'");
+        if (p->placed_in_layout) throw SchemaError(li.loc, "pool '" + li.name + "' placed twice");
+        p->placed_in_layout = true;
+      } else if (li.kind == LayoutItem::Align || li.kind == LayoutItem::Zeros) {
+        // nothing to resolve
+      } else if (li.kind == LayoutItem::Self) {
+        if (st.has_self) throw SchemaError(li.loc, "self placed twice");
+        st.has_self = true;
+      } else if (li.kind == LayoutItem::Children && layout_has_self && !st.has_self) {
+        // Before self: each element's targets go first, the elements later
+        // (shallow, after self) get their pointers filled in.
+        const Field* f = st.field(li.name);
+        if (!f || !f->ptr || !f->array || f->type.kind != ValueType::Struct || !f->type.st->fixed_size)
+          throw SchemaError(li.loc, "children before self is for an array of fixed-size structs");
+        pre_children.insert(li.name);
+      } else if (li.kind == LayoutItem::Children && st.field(li.name) && !st.field(li.name)->ptr &&
+                 !st.field(li.name)->elem_ptr && st.field(li.name)->type.kind == ValueType::Struct) {
+        // An inline struct (or array of them): what its elements point to goes here.
+        const Field* f = st.field(li.name);
+        if (f->array && !f->type.st->fixed_size)
+          throw SchemaError(li.loc, "children of an inline array is for fixed-size elements");
+        if (!inline_children.insert(li.name).second) throw SchemaError(li.loc, "'children " + li.name + "' placed twice");
+      } else {
+        const Field* f = st.field(li.name);
+        if (!f || !(f->ptr || f->elem_ptr) || (!f->pool.empty() && !f->array && f->type.kind != ValueType::Dic))
+          throw SchemaError(li.loc, "layout names no pointer field '" + li.name + "' of " + st.name);
+        if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
+          placed.insert(li.name);
+          items.push_back(li);
+          continue;
+        }
+        if (li.kind == LayoutItem::Children) {
+          if (!shallow.count(li.name)) throw SchemaError(li.loc, "children " + li.name + " comes before shallow " + li.name);
+          shallow.erase(li.name);
+        } else if (!placed.insert(li.name).second) {
+          throw SchemaError(li.loc, "'" + li.name + "' placed twice");
+        }
+        if (li.kind == LayoutItem::Shallow) {
+          if (f->type.kind != ValueType::Struct || (f->array && !f->type.st->fixed_size && !f->elem_ptr) || !f->sort.empty())
+            throw SchemaError(li.loc, "shallow placement is for a struct or an array of fixed-size structs");
+          shallow.insert(li.name);
+        }
+      }
+      items.push_back(li);
+    }
+    for (const auto& name : pre_children)
+      if (!placed.count(name))
+        throw SchemaError(st.loc, "children " + name + " comes before self, so 'shallow " + name + "' must follow self");
+    // A shallow target whose children are never named gets them at the end.
+    for (const auto& name : shallow) items.push_back({LayoutItem::Children, name, 0, st.loc});
+    for (const auto& f : st.fields)
+      if ((f->ptr || f->elem_ptr) && (f->pool.empty() || f->array || f->type.kind == ValueType::Dic) && !f->derive && !placed.count(f->name))
+        items.push_back({LayoutItem::FieldTarget, f->name, 0, f->loc});
+    st.layout = items;
+  }
+
+  // A struct whose layout has `self` places blocks before itself: it can only
+  // be reached through a pointer to one struct or an array of pointers
+  // (elem_ptr), where each element is placed on its own.
+  void check_self_uses() {
+    for (const auto& st : s_.structs) {
+      if (!st->has_self) continue;
+      if (st->name == s_.root) throw SchemaError(st->loc, "the root struct cannot use self in its layout");
+      for (const auto& owner : s_.structs)
+        for (const auto& f : owner->fields) {
+          auto uses = [&](const Field& g) { return g.type.kind == ValueType::Struct && g.type.st == st.get(); };
+          bool bad = uses(*f) && !(f->ptr && (!f->array || f->elem_ptr));
+          for (const auto& c : f->cases) bad = bad || uses(*c.field);
+          if (bad)
+            throw SchemaError(f->loc, "'" + f->name + "' holds " + st->name +
+                                          " inline or in a plain array, but its layout uses self: point to it (ptr:, or elem_ptr: for arrays)");
+        }
+    }
+  }
+
+  // A name in an expression: a field of the struct, FIELD.BIT (a bit field
+  // of a bits: field), or a root field listed in context:.
+  void check_ident(const Struct& st, const Expr& e) {
+    size_t dot = e.name.find('.');
+    if (dot != std::string::npos) {
+      const Field* f = st.field(e.name.substr(0, dot));
+      std::string sub = e.name.substr(dot + 1);
+      if (!f || f->bits.empty() || !f->in_model())
+        throw SchemaError(e.loc, "'" + e.name + "': '" + e.name.substr(0, dot) + "' is no bits: field of " + st.name);
+      for (const auto& b : f->bits)
+        if (b.name == sub) {
+          if (!b.pool.empty()) throw SchemaError(e.loc, "'" + e.name + "' is a string, not a number");
+          return;
+        }
+      throw SchemaError(e.loc, "'" + e.name + "': " + f->name + " has no bit field '" + sub + "'");
+    }
+    if (st.field(e.name)) return;
+    if (std::find(s_.context.begin(), s_.context.end(), e.name) != s_.context.end()) return;
+    throw SchemaError(e.loc, "'" + e.name + "' names no field of " + st.name + (s_.context.empty() ? "" : " nor of the context"));
+  }
+
+  void check_expr(const Struct& st, const Expr& e) {
+    switch (e.kind) {
+      case Expr::Int: return;
+      case Expr::Ident: check_ident(st, e); return;
+      case Expr::Call: {
+        static const std::map<std::string, size_t> arity = {
+            {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},   {"size", 1},  {"fnv1a32", 1},
+            {"murmur3", 1}, {"until", 1},   {"items", 1}, {"sum", 2},   {"max", 2}};
+        auto it = arity.find(e.name);
+        if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
+        if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
+        if (e.name == "max") {
+          // max(ARRAY, expr over its elements), or max(a, b).
+          const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
+          if (arr && arr->array && arr->type.kind == ValueType::Struct) {
+            check_expr(*arr->type.st, e.args[1]);
+          } else {
+            check_expr(st, e.args[0]);
+            check_expr(st, e.args[1]);
+          }
+          return;
+        }
+        if ((e.name == "fnv1a32" || e.name == "murmur3") && e.args[0].kind == Expr::Call) {
+          // A hash of part of a path: stem(F) or extension(F).
+          const Expr& a = e.args[0];
+          if ((a.name != "stem" && a.name != "extension") || a.args.size() != 1 || a.args[0].kind != Expr::Ident ||
+              !st.field(a.args[0].name) || st.field(a.args[0].name)->type.kind != ValueType::String)
+            throw SchemaError(e.loc, e.name + "() takes a string field, stem(FIELD) or extension(FIELD)");
+          return;
+        }
+        if (e.name == "count" && e.args[0].kind == Expr::Ident && e.args[0].name.find('.') != std::string::npos) {
+          // count(a.b): an array in the struct that single struct field a holds.
+          const std::string& path = e.args[0].name;
+          const Struct* cur = &st;
+          size_t from = 0;
+          while (true) {
+            size_t dot = path.find('.', from);
+            const Field* f = cur->field(path.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+            if (dot == std::string::npos) {
+              if (!f || !f->array) throw SchemaError(e.loc, "count(" + path + "): the last step is no array");
+              return;
+            }
+            if (!f || f->array || f->type.kind != ValueType::Struct || f->null == Field::Null::Allowed || !f->in_model())
+              throw SchemaError(e.loc, "count(" + path + "): each step but the last is a single struct field that is always present");
+            cur = f->type.st;
+            from = dot + 1;
+          }
+        }
+        if (e.name == "start" || e.name == "end" || e.name == "size") {
+          if (e.args[0].kind != Expr::Ident || (s_.region_id(e.args[0].name) < 0 && !(e.name == "start" && e.args[0].name == "self")))
+            throw SchemaError(e.loc, e.name + "() takes a region or pool name");
+          if (s_.pool(e.args[0].name) && s_.pool(e.args[0].name)->kind == Pool::Kind::Block)
+            throw SchemaError(e.loc, e.name + "() takes a region or string pool; '" + e.args[0].name + "' is a block pool");
+          return;
+        }
+        if (e.name == "until") {
+          check_expr(st, e.args[0]);
+          return;
+        }
+        if (e.name == "sum") {
+          const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
+          if (!arr || !arr->array || arr->type.kind != ValueType::Struct)
+            throw SchemaError(e.loc, "sum() takes an array of structs and an expression over its elements");
+          check_expr(*s_.find(arr->type.struct_name), e.args[1]);
+          return;
+        }
+        if (!e.args.empty()) {
+          if (e.args[0].kind != Expr::Ident || !st.field(e.args[0].name))
+            throw SchemaError(e.loc, e.name + "() takes a field of " + st.name);
+        }
+        return;
+      }
+      default:
+        for (const auto& a : e.args) check_expr(st, a);
+    }
+  }
+
+  // On the read side sum() and max() run over elements already read: an
+  // inline array declared before the field that uses them.
+  // Over an array's elements, sum() and max() see the model: no derived values.
+  void check_elem_expr(const Struct& et, const Expr& e, const std::string& fn) {
+    if (e.kind == Expr::Ident && e.name.find('.') == std::string::npos) {
+      const Field* g = et.field(e.name);
+      if (g && g->derive)
+        throw SchemaError(e.loc, fn + "() cannot use '" + e.name + "': it is derived in " + et.name + " (not in the model)");
+    }
+    for (const auto& a : e.args) check_elem_expr(et, a, fn);
+  }
+
+  void check_read_expr(const Struct& st, const Expr& e, size_t user) {
+    if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident) {
+      const Field* arr = st.field(e.args[0].name);
+      if (arr && arr->array && (arr->ptr || field_index(st, arr->name) >= user))
+        throw SchemaError(e.loc, e.name + "(" + arr->name + ", ...) is read before " + arr->name +
+                                     " when reading: use an inline array declared earlier");
+      if (arr && arr->array && arr->type.kind == ValueType::Struct) check_elem_expr(*arr->type.st, e.args[1], e.name);
+    }
+    for (const auto& a : e.args) check_read_expr(st, a, user);
+  }
+
+  void check_exprs(const Struct& st) {
+    for (size_t i = 0; i < st.fields.size(); ++i) {
+      const Field& f = *st.fields[i];
+      if (f.derive) check_expr(st, *f.derive);
+      if (f.count) check_expr(st, *f.count);
+      if (f.cond) check_expr(st, *f.cond);
+      if (f.size_expr) check_expr(st, *f.size_expr);
+      // A pointer's count is read after all of the struct's inline fields.
+      if (f.count) check_read_expr(st, *f.count, f.ptr ? st.fields.size() : i);
+      if (f.cond) check_read_expr(st, *f.cond, i);
+      if (f.size_expr) check_read_expr(st, *f.size_expr, i);
+      if (f.derive) check_write_expr(st, *f.derive, i, "derive:");
+      if (f.cond) check_write_expr(st, *f.cond, i, "if:");
+    }
+  }
+
+  static bool is_late(const Expr& e) {
+    if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size"))
+      return true;
+    return std::any_of(e.args.begin(), e.args.end(), [](const Expr& a) { return is_late(a); });
+  }
+
+  // What the writer can evaluate in a derive: or if: of field number `user`
+  // (gen_cpp.cpp's write_expr). Each of these gave C++ that did not compile,
+  // or a message about the wrong thing.
+  void check_write_expr(const Struct& st, const Expr& e, size_t user, const char* key, bool in_sum = false) {
+    if (e.kind == Expr::Ident) {
+      const Field* g = st.field(e.name);
+      if (!g && e.name.find('.') == std::string::npos) {
+        const Field* r = s_.find(s_.root)->field(e.name);
+        if (r && r->ptr)
+          throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': a pointer in context: is only known when reading (count:, size:)");
+      }
+      if (!g) return;
+      if (g->ptr && !g->derive)
+        throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is a pointer (the model holds its target)");
+      // The model holds the union's case, not its tag.
+      if (!g->tag_for.empty())
+        throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is the tag of union '" + g->tag_for + "'");
+      if (g->derive && is_late(*g->derive))
+        throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is late (known only once the file is laid out)");
+      if (g->derive && in_sum)
+        throw SchemaError(e.loc, "sum() cannot use '" + e.name + "': it is derived in " + st.name);
+      if (g->derive && std::string(key) == "derive:" && field_index(st, g->name) >= user)
+        throw SchemaError(e.loc, "derive: cannot use '" + e.name + "': a derive: can only use derived fields declared before it");
+      return;
+    }
+    if (e.kind == Expr::Call) {
+      if (e.name == "until")
+        throw SchemaError(e.loc, std::string("until() is only known when reading (count:, size:); ") + key + " cannot use it");
+      // An if: is evaluated when reading too, where no function but
+      // file_size() and until() is known, and file_size() is late on write.
+      if (std::string(key) == "if:")
+        throw SchemaError(e.loc, "if: cannot use " + e.name + "(): an if: is evaluated both when reading and when writing");
+      if (e.name == "sum" || (e.name == "max" && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
+                              st.field(e.args[0].name)->array)) {
+        check_write_expr(*st.field(e.args[0].name)->type.st, e.args[1], 0, key, true);
+        return;
+      }
+      if (e.name == "max") {
+        for (const auto& a : e.args) check_write_expr(st, a, user, key, in_sum);
+        return;
+      }
+      return;  // the others take a field, region or pool name, not a value
+    }
+    for (const auto& a : e.args) check_write_expr(st, a, user, key, in_sum);
+  }
+
+  static std::string hexs(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+  }
+
+  Schema& s_;
+  Loc root_loc_, context_loc_;
+  std::set<const Struct*> done_, busy_;
+};
+
+}  // namespace
+
+const char* field_kind_name(FieldKind k) {
+  switch (k) {
+    case FieldKind::Scalar: return "scalar";
+    case FieldKind::BitWord: return "bit word";
+    case FieldKind::Chars: return "chars";
+    case FieldKind::CString: return "cstring";
+    case FieldKind::Bytes: return "bytes";
+    case FieldKind::PoolBlock: return "pool block";
+    case FieldKind::InlineStruct: return "inline struct";
+    case FieldKind::InlineArray: return "inline array";
+    case FieldKind::StringOffsets: return "string offsets";
+    case FieldKind::ElemPointers: return "element pointers";
+    case FieldKind::OwnStrings: return "own strings";
+    case FieldKind::Pointer: return "pointer";
+    case FieldKind::ArrayPointer: return "array pointer";
+    case FieldKind::PooledString: return "pooled string";
+    case FieldKind::OwnString: return "own string";
+    case FieldKind::BlockRef: return "block reference";
+    case FieldKind::Dic: return "dictionary";
+    case FieldKind::Union: return "union";
+    case FieldKind::Virtual: return "virtual";
+  }
+  return "?";
+}
+
+void validate(Schema& s, const Loc& root_loc, const Loc& context_loc) { Validator(s, root_loc, context_loc).run(); }
+
+}  // namespace binschema::gen
