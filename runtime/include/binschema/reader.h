@@ -3,6 +3,14 @@
 // Generated readers check a whole fixed-size struct once (`need`) and then
 // load its fields without further checks; that is where decode speed comes
 // from. Every check failure throws DecodeError with the offending offset.
+//
+// Decode budget: a pooled string or block referenced N times is copied into
+// the model N times, so without a limit a small file could make a huge model
+// (5,000 references to one 50 KB string: 250 MB). Every byte the reader hands
+// out (each struct checked with need(), each string) is charged against a
+// budget of kDecodeBudgetFactor x file size + kDecodeBudgetSlack bytes; past
+// it decoding stops with "decode budget exceeded". A file read once, struct
+// by struct, uses about 1x; real files with shared string pools under 2x.
 #pragma once
 
 #include <bit>
@@ -51,10 +59,20 @@ inline void store(uint8_t* p, T v) {
   std::memcpy(p, &u, sizeof u);
 }
 
+[[noreturn, gnu::cold, gnu::noinline]] void fail_budget(uint64_t off, uint64_t budget, uint64_t size);
+
+// See "Decode budget" above; docs/schema-language.md states the same numbers.
+inline constexpr uint64_t kDecodeBudgetFactor = 8;
+inline constexpr uint64_t kDecodeBudgetSlack = uint64_t(1) << 20;
+
 template <std::endian E>
 class Reader {
  public:
-  explicit Reader(std::span<const uint8_t> data) : data_(data) {}
+  explicit Reader(std::span<const uint8_t> data)
+      : data_(data), budget_(kDecodeBudgetFactor * data.size() + kDecodeBudgetSlack) {}
+
+  // Bytes the decode may still copy into the model.
+  uint64_t budget_left() const { return budget_; }
 
   size_t size() const { return data_.size(); }
   const uint8_t* data() const { return data_.data(); }
@@ -64,6 +82,15 @@ class Reader {
   void need(uint64_t off, uint64_t n) const {
     if (off > data_.size() || n > data_.size() - off) [[unlikely]]
       fail_need(off, n, data_.size());
+    charge(off, n);
+  }
+
+  // Counts n bytes against the decode budget (done by need() and the string
+  // loads; generated code calls it for data copied in other ways).
+  void charge(uint64_t off, uint64_t n) const {
+    if (n > budget_) [[unlikely]]
+      fail_budget(off, kDecodeBudgetFactor * data_.size() + kDecodeBudgetSlack, data_.size());
+    budget_ -= n;
   }
 
   // Throws unless a pointer target of at least n bytes lies inside the file.
@@ -98,8 +125,9 @@ class Reader {
       throw DecodeError(off, "string at " + hex(off) + " past end of file (" + hex(data_.size()) + ")");
     const void* end = std::memchr(data_.data() + off, 0, data_.size() - off);
     if (!end) throw DecodeError(off, "string at " + hex(off) + " has no terminating NUL");
-    return std::string_view(reinterpret_cast<const char*>(data_.data() + off),
-                            static_cast<const uint8_t*>(end) - (data_.data() + off));
+    const size_t len = static_cast<const uint8_t*>(end) - (data_.data() + off);
+    charge(off, len);
+    return std::string_view(reinterpret_cast<const char*>(data_.data() + off), len);
   }
 
   // A Pascal string: u16 length, the bytes, then a NUL (required, so that
@@ -109,6 +137,7 @@ class Reader {
     uint16_t n = get<uint16_t>(off);
     need(off + 2, uint64_t(n) + 1);
     if (data_[off + 2 + n] != 0) throw DecodeError(off, "string at " + hex(off) + " is not NUL-terminated");
+    charge(off, n);
     return std::string_view(reinterpret_cast<const char*>(data_.data() + off + 2), n);
   }
 
@@ -121,6 +150,7 @@ class Reader {
 
  private:
   std::span<const uint8_t> data_;
+  mutable uint64_t budget_;  // const readers are passed around; the budget is bookkeeping
 };
 
 }  // namespace binschema

@@ -1,0 +1,14 @@
+#include "binschema/reader.h"
+
+#include <string>
+
+namespace binschema {
+
+void fail_budget(uint64_t off, uint64_t budget, uint64_t size) {
+  throw DecodeError(off, "decode budget exceeded at " + hex(off) + ": the model would hold more than " +
+                             std::to_string(budget) + " bytes copied from this " + std::to_string(size) +
+                             "-byte file (limit: " + std::to_string(kDecodeBudgetFactor) + " x file size + " +
+                             std::to_string(kDecodeBudgetSlack) + "); strings or blocks referenced many times?");
+}
+
+}  // namespace binschema
