@@ -2,7 +2,7 @@
 # Installs the Debian packages the build needs, only those that are missing.
 # Sourced by main.sh and test.sh; needs root (apt-get) only when something is missing.
 set -eu
-need="cmake make g++ libyaml-cpp-dev libboost-test-dev libcli11-dev libbenchmark-dev"
+need="cmake make g++ libyaml-cpp-dev libboost-test-dev libcli11-dev libbenchmark-dev libzstd-dev"
 missing=""
 for p in $need; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
