@@ -1,0 +1,536 @@
+// JSON Schema back end: a JSON Schema (2020-12) of a format's text form,
+// the YAML or JSON document that `binschema decode` prints and `encode`
+// reads (runtime/include/binschema/text.h). An editor that knows the schema
+// completes keys and flags mistakes while the document is edited.
+//
+// What the text form is, and so what this describes:
+// - a map with `format: <name>` first, then the root struct's model fields;
+// - a struct is a map of its model fields (no constants, counts, tags or
+//   derived values); an unknown key is an error (additionalProperties false);
+// - a field with a default may be left out (and is, when equal to it);
+// - integers are numbers, or "0x..." hex strings (how hex fields print in
+//   JSON; the reader takes hex anywhere); floats are numbers, or ".nan",
+//   ".inf", "-.inf" as strings in JSON;
+// - bytes are hex strings, a bit-packed word is a map of its bit fields,
+//   a union is a map with one key naming its case;
+// - a nullable pointer to a struct is null when absent; a field under `if:`
+//   is always in the text.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "schema.h"
+
+namespace binschema::gen {
+
+std::string generate_jsonschema(const Schema& s);
+
+namespace {
+
+// A JSON value kept in insertion order, so that the output is deterministic
+// and reads in schema order.
+struct J {
+  enum Kind { Object, Array, Scalar } kind = Scalar;
+  std::vector<std::pair<std::string, J>> members;
+  std::vector<J> items;
+  std::string text;  // Scalar: already JSON
+
+  static J object() { J j; j.kind = Object; return j; }
+  static J array() { J j; j.kind = Array; return j; }
+  static J raw(std::string t) { J j; j.text = std::move(t); return j; }
+  static J str(const std::string& s) { return raw(quote(s)); }
+  static J num(int64_t v) { return raw(std::to_string(v)); }
+  static J unum(uint64_t v) { return raw(std::to_string(v)); }
+  static J boolean(bool b) { return raw(b ? "true" : "false"); }
+
+  J& set(const std::string& k, J v) {
+    for (auto& [name, value] : members)
+      if (name == k) {
+        value = std::move(v);
+        return value;
+      }
+    members.emplace_back(k, std::move(v));
+    return members.back().second;
+  }
+  J& push(J v) {
+    items.push_back(std::move(v));
+    return items.back();
+  }
+
+  static std::string quote(const std::string& s) {
+    std::string o = "\"";
+    for (unsigned char c : s) {
+      switch (c) {
+        case '"': o += "\\\""; break;
+        case '\\': o += "\\\\"; break;
+        case '\n': o += "\\n"; break;
+        case '\t': o += "\\t"; break;
+        case '\r': o += "\\r"; break;
+        default:
+          if (c < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", c);
+            o += b;
+          } else {
+            o += static_cast<char>(c);
+          }
+      }
+    }
+    return o + "\"";
+  }
+
+  void write(std::string& o, int depth) const {
+    const std::string pad(static_cast<size_t>(depth + 1) * 2, ' ');
+    const std::string end(static_cast<size_t>(depth) * 2, ' ');
+    switch (kind) {
+      case Scalar: o += text; return;
+      case Object:
+        if (members.empty()) {
+          o += "{}";
+          return;
+        }
+        o += "{";
+        for (size_t i = 0; i < members.size(); ++i) {
+          o += (i ? ",\n" : "\n") + pad + quote(members[i].first) + ": ";
+          members[i].second.write(o, depth + 1);
+        }
+        o += "\n" + end + "}";
+        return;
+      case Array: {
+        // A short list of scalars stays on one line.
+        bool flat = true;
+        size_t width = 0;
+        for (const auto& i : items) {
+          flat = flat && i.kind == Scalar;
+          width += i.text.size() + 2;
+        }
+        if (flat && width < 80) {
+          o += "[";
+          for (size_t i = 0; i < items.size(); ++i) o += (i ? ", " : "") + items[i].text;
+          o += "]";
+          return;
+        }
+        o += "[";
+        for (size_t i = 0; i < items.size(); ++i) {
+          o += (i ? ",\n" : "\n") + pad;
+          items[i].write(o, depth + 1);
+        }
+        o += "\n" + end + "]";
+        return;
+      }
+    }
+  }
+};
+
+J ref(const std::string& def) {
+  J j = J::object();
+  j.set("$ref", J::str("#/$defs/" + def));
+  return j;
+}
+
+// Case-insensitive hex digits below `limit` (1..16) as a regex class.
+std::string hex_class(unsigned limit) {
+  static const char* d = "0123456789abcdef";
+  if (limit >= 16) return "[0-9a-fA-F]";
+  if (limit == 1) return "0";
+  std::string c = "[0-" + std::string(1, d[std::min(limit, 10u) - 1]);
+  if (limit > 10) c += std::string("a-") + d[limit - 1] + "A-" + static_cast<char>(std::toupper(d[limit - 1]));
+  return c + "]";
+}
+
+// An unsigned value of `width` bits written in hex: "0x" then leading zeros
+// then at most the digits the width allows, the first of them limited.
+std::string hex_pattern(unsigned width, bool is_signed) {
+  const unsigned digits = (width + 3) / 4;
+  const unsigned top = width % 4 ? 1u << (width % 4) : 16;
+  std::string body;
+  if (digits == 1) {
+    body = hex_class(top);
+  } else if (top == 16) {
+    body = "[0-9a-fA-F]{1," + std::to_string(digits) + "}";
+  } else {
+    body = "([0-9a-fA-F]{1," + std::to_string(digits - 1) + "}|" + hex_class(top) + "[0-9a-fA-F]{" + std::to_string(digits - 1) + "})";
+  }
+  return std::string("^") + (is_signed ? "[-+]?" : "\\+?") + "0[xX]0*" + body + "$";
+}
+
+const char* hex_word(Prim p) {
+  switch (p) {
+    case Prim::U8: case Prim::S8: return "8";
+    case Prim::U16: case Prim::S16: return "16";
+    case Prim::U32: case Prim::S32: return "32";
+    default: return "64";
+  }
+}
+
+J int_range(bool is_signed, unsigned width) {
+  J j = J::object();
+  j.set("type", J::str("integer"));
+  if (is_signed) {
+    const int64_t lo = width == 64 ? INT64_MIN : -(int64_t(1) << (width - 1));
+    j.set("minimum", J::num(lo));
+    j.set("maximum", J::num(width == 64 ? INT64_MAX : (int64_t(1) << (width - 1)) - 1));
+  } else {
+    j.set("minimum", J::num(0));
+    j.set("maximum", J::unum(width == 64 ? UINT64_MAX : (uint64_t(1) << width) - 1));
+  }
+  return j;
+}
+
+// An integer of `width` bits: a number, or a hex string (the reader takes
+// both; hex fields print as hex, which JSON can only hold as a string).
+J int_schema(bool is_signed, unsigned width, bool hex_first) {
+  J hex = J::object();
+  hex.set("type", J::str("string"));
+  hex.set("pattern", J::str(hex_pattern(width, is_signed)));
+  J any = J::array();
+  if (hex_first) any.push(std::move(hex)), any.push(int_range(is_signed, width));
+  else any.push(int_range(is_signed, width)), any.push(std::move(hex));
+  J j = J::object();
+  j.set("anyOf", std::move(any));
+  return j;
+}
+
+std::string lower_hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+class JsonSchemaGen {
+ public:
+  explicit JsonSchemaGen(const Schema& s) : s_(s) {}
+
+  std::string run() {
+    J root = J::object();
+    root.set("$schema", J::str("https://json-schema.org/draft/2020-12/schema"));
+    root.set("$id", J::str("urn:binschema:" + s_.format));
+    root.set("title", J::str(s_.title.empty() ? s_.format : s_.title));
+    std::string about = "The text form (YAML or JSON) of a " + s_.format +
+                        " file, as `binschema decode` prints it and `binschema encode` reads it. Generated by binschema-gen from " +
+                        s_.file + ".";
+    if (!s_.doc.empty()) about = trim(s_.doc) + "\n\n" + about;
+    root.set("description", J::str(about));
+    const Struct* rs = s_.find(s_.root);
+    J body = struct_schema(*rs, true);
+    for (auto& m : body.members) root.set(m.first, std::move(m.second));
+    // $defs last: the document's own keys read first.
+    // Every struct a model field reaches (its schema may reach more).
+    std::map<std::string, J> done;
+    for (bool more = true; more;) {
+      more = false;
+      for (const auto& st : s_.structs)
+        if (used_.count(st->name) && !done.count(st->name)) {
+          done.emplace(st->name, struct_schema(*st, false));
+          more = true;
+        }
+    }
+    J defs = J::object();
+    for (const auto& st : s_.structs)
+      if (done.count(st->name)) defs.set(st->name, std::move(done[st->name]));
+    for (const auto& [name, def] : prims_) defs.set(name, def);
+    if (!defs.members.empty()) root.set("$defs", std::move(defs));
+    std::string out;
+    root.write(out, 0);
+    return out + "\n";
+  }
+
+ private:
+  static std::string trim(std::string t) {
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+    return t;
+  }
+
+  // The structs some model field refers to (found before $defs is written).
+  void use(const Struct* st) {
+    if (!st || used_.count(st->name)) return;
+    used_.insert(st->name);
+  }
+
+  J prim_ref(Prim p) {
+    const std::string name = prim_name(p);
+    bool known = false;
+    for (const auto& d : prims_) known = known || d.first == name;
+    if (!known) {
+      J def;
+      switch (p) {
+        case Prim::Bool8: case Prim::Bool32:
+          def = J::object();
+          def.set("type", J::str("boolean"));
+          break;
+        case Prim::F32: case Prim::F64: {
+          def = J::object();
+          J any = J::array();
+          J n = J::object();
+          n.set("type", J::str("number"));
+          any.push(std::move(n));
+          J special = J::object();
+          special.set("enum", J::raw("[\".nan\", \".NaN\", \"nan\", \".inf\", \"+.inf\", \"inf\", \"-.inf\", \"-inf\"]"));
+          special.set("description", J::str("Not-a-number and the infinities, as JSON writes them."));
+          any.push(std::move(special));
+          def.set("anyOf", std::move(any));
+          break;
+        }
+        default:
+          def = int_schema(prim_is_signed(p), static_cast<unsigned>(prim_size(p) * 8), false);
+      }
+      def.set("description", J::str(std::string(prim_name(p)) + description_of_prim(p)));
+      prims_.emplace_back(name, std::move(def));
+    }
+    return ref(name);
+  }
+
+  static std::string description_of_prim(Prim p) {
+    switch (p) {
+      case Prim::Bool8: return ": a boolean stored in one byte.";
+      case Prim::Bool32: return ": a boolean stored in four bytes.";
+      case Prim::F32: return ": a 32-bit float.";
+      case Prim::F64: return ": a 64-bit float.";
+      default:
+        return std::string(": a ") + (prim_is_signed(p) ? "signed" : "unsigned") + " " + hex_word(p) +
+               "-bit integer, as a number or a \"0x\" hex string.";
+    }
+  }
+
+  // The schema of one integer field that lists its valid values.
+  static J valid_schema(const Field& f) {
+    J nums = J::array();
+    std::string alts;
+    for (int64_t v : f.valid) {
+      nums.push(prim_is_signed(f.type.prim) ? J::num(v) : J::unum(static_cast<uint64_t>(v)));
+      if (v >= 0) {
+        std::string h = lower_hex(static_cast<uint64_t>(v)).substr(2), cls;
+        for (char c : h) cls += c >= 'a' ? std::string("[") + c + static_cast<char>(std::toupper(c)) + "]" : std::string(1, c);
+        alts += (alts.empty() ? "" : "|") + cls;
+      }
+    }
+    J any = J::array();
+    J n = J::object();
+    n.set("enum", std::move(nums));
+    J h = J::object();
+    h.set("type", J::str("string"));
+    h.set("pattern", J::str("^\\+?0[xX]0*(" + alts + ")$"));
+    if (f.hex) any.push(std::move(h)), any.push(std::move(n));
+    else any.push(std::move(n)), any.push(std::move(h));
+    J j = J::object();
+    j.set("anyOf", std::move(any));
+    return j;
+  }
+
+  // A default as the JSON text form prints it.
+  static J default_value(const Field& f, const std::string& text) {
+    if (f.type.kind == ValueType::Prim) {
+      if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) return J::boolean(text == "true");
+      if (prim_is_float(f.type.prim)) return J::raw(text);
+      const bool neg = !text.empty() && text[0] == '-';
+      if (f.hex && !neg) return J::str(lower_hex(std::strtoull(text.c_str(), nullptr, 0)));
+      return neg ? J::num(std::strtoll(text.c_str(), nullptr, 0)) : J::unum(std::strtoull(text.c_str(), nullptr, 0));
+    }
+    return J::str(text);
+  }
+
+  J bits_schema(const Field& f) {
+    J j = J::object();
+    j.set("type", J::str("object"));
+    J props = J::object();
+    J req = J::array();
+    unsigned shift = 0;
+    for (const auto& b : f.bits) {
+      J p;
+      std::string where = b.width > 1 ? "Bits " + std::to_string(shift) + "-" + std::to_string(shift + b.width - 1)
+                                      : "Bit " + std::to_string(shift);
+      if (!b.pool.empty()) {
+        p = J::object();
+        p.set("type", J::str("string"));
+        where += ": the offset of this string in pool `" + b.pool + "`";
+      } else if (b.is_bool) {
+        p = J::object();
+        p.set("type", J::str("boolean"));
+      } else {
+        p = int_schema(false, b.width, false);
+      }
+      std::string d = b.doc.empty() ? where + "." : trim(b.doc) + (b.doc.rfind("Bit", 0) == 0 ? "" : " (" + where + ")");
+      p.set("description", J::str(d));
+      if (b.default_text) {
+        if (b.is_bool) p.set("default", J::boolean(*b.default_text == "true"));
+        else if (b.pool.empty()) p.set("default", J::unum(std::strtoull(b.default_text->c_str(), nullptr, 0)));
+        else p.set("default", J::str(*b.default_text));
+      } else {
+        req.push(J::str(b.name));
+      }
+      props.set(b.name, std::move(p));
+      shift += b.width;
+    }
+    j.set("properties", std::move(props));
+    if (!req.items.empty()) j.set("required", std::move(req));
+    j.set("additionalProperties", J::boolean(false));
+    return j;
+  }
+
+  J union_schema(const Field& f) {
+    J one = J::array();
+    for (const auto& c : f.cases) {
+      J alt = J::object();
+      alt.set("type", J::str("object"));
+      J props = J::object();
+      J payload = field_schema(*c.field);
+      std::string d = c.doc.empty() ? c.field->doc : c.doc;
+      const std::string tag = f.tag_shift ? lower_hex(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag);
+      d = trim(d);
+      if (!d.empty()) d += ' ';
+      d += "(Case `";
+      d += c.name;
+      d += "`, tag ";
+      d += tag;
+      d += ".)";
+      payload.set("description", J::str(d));
+      props.set(c.name, std::move(payload));
+      alt.set("properties", std::move(props));
+      J req = J::array();
+      req.push(J::str(c.name));
+      alt.set("required", std::move(req));
+      alt.set("additionalProperties", J::boolean(false));
+      one.push(std::move(alt));
+    }
+    J j = J::object();
+    j.set("type", J::str("object"));
+    j.set("oneOf", std::move(one));
+    return j;
+  }
+
+  // One element of an array field (or the value of a single one), by its type.
+  J elem_schema(const Field& f) {
+    switch (f.type.kind) {
+      case ValueType::Prim: return scalar_schema(f);
+      case ValueType::Struct:
+        use(f.type.st);
+        return ref(f.type.st->name);
+      case ValueType::Chars:
+      case ValueType::String:
+      case ValueType::CString: return string_schema(0);
+      case ValueType::Bytes:
+      case ValueType::Union:
+      case ValueType::PoolBlock:
+      case ValueType::Dic: break;  // no arrays of these (the validator refuses them)
+    }
+    return J::object();
+  }
+
+  J scalar_schema(const Field& f) {
+    if (!f.valid.empty() && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32)
+      return valid_schema(f);
+    return prim_ref(f.type.prim);
+  }
+
+  static J string_schema(uint64_t max_length) {
+    J j = J::object();
+    j.set("type", J::str("string"));
+    if (max_length) j.set("maxLength", J::unum(max_length));
+    return j;
+  }
+
+  // A model field's value, as a struct member or a union case's payload:
+  // what Out::value prints for the field's C++ model type.
+  J field_schema(const Field& f) {
+    switch (f.kind) {
+      case FieldKind::Scalar: return scalar_schema(f);
+      case FieldKind::BitWord: return bits_schema(f);
+      case FieldKind::Chars: return string_schema(f.type.chars);
+      case FieldKind::CString:
+      case FieldKind::PooledString:
+      case FieldKind::OwnString:
+      case FieldKind::Virtual: return string_schema(0);
+      case FieldKind::Bytes: {
+        J j = string_schema(0);
+        j.set("pattern", J::str("^([0-9a-fA-F]{2})*$"));
+        return j;
+      }
+      case FieldKind::InlineStruct: return elem_schema(f);
+      case FieldKind::Pointer:
+      case FieldKind::BlockRef: {
+        if (f.null != Field::Null::Allowed) return elem_schema(f);
+        J any = J::array();
+        any.push(elem_schema(f));
+        J n = J::object();
+        n.set("type", J::str("null"));
+        any.push(std::move(n));
+        J j = J::object();
+        j.set("anyOf", std::move(any));
+        return j;
+      }
+      case FieldKind::InlineArray:
+      case FieldKind::StringOffsets:
+      case FieldKind::ElemPointers:
+      case FieldKind::OwnStrings:
+      case FieldKind::ArrayPointer: {
+        J a = J::object();
+        a.set("type", J::str("array"));
+        a.set("items", elem_schema(f));
+        if (f.fixed_count) {
+          a.set("minItems", J::unum(*f.fixed_count));
+          a.set("maxItems", J::unum(*f.fixed_count));
+        }
+        return a;
+      }
+      case FieldKind::Union: return union_schema(f);
+      case FieldKind::PoolBlock:
+      case FieldKind::Dic: break;  // never in the model (in_model() is false)
+    }
+    return J::object();
+  }
+
+  std::string field_description(const Field& f) {
+    std::string d = trim(f.doc);
+    auto add = [&](const std::string& t) { d += (d.empty() ? "" : " ") + t; };
+    if (f.hex) add("Shown in hex.");
+    if (f.cond) add("Stored only when `" + expr_text(*f.cond) + "`; always in the text.");
+    if ((f.kind == FieldKind::Pointer || f.kind == FieldKind::BlockRef) && f.null == Field::Null::Allowed) add("null when absent.");
+    if (f.default_text) add("Default " + *f.default_text + " (left out of the text when equal).");
+    return d;
+  }
+
+  J struct_schema(const Struct& st, bool is_root) {
+    J j = J::object();
+    j.set("type", J::str("object"));
+    if (!is_root && !st.doc.empty()) j.set("description", J::str(trim(st.doc)));
+    J props = J::object();
+    J req = J::array();
+    if (is_root) {
+      J fmt = J::object();
+      fmt.set("const", J::str(s_.format));
+      fmt.set("description", J::str("The format of the document."));
+      props.set("format", std::move(fmt));
+      req.push(J::str("format"));
+    }
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (!f.in_model()) continue;
+      J p = field_schema(f);
+      std::string d = field_description(f);
+      if (!d.empty()) p.set("description", J::str(d));
+      const bool bits_default = !f.bits.empty() &&
+          std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
+      if (f.default_text) p.set("default", default_value(f, *f.default_text));
+      if (!f.default_text && !bits_default) req.push(J::str(f.name));
+      props.set(f.name, std::move(p));
+    }
+    j.set("properties", std::move(props));
+    if (!req.items.empty()) j.set("required", std::move(req));
+    j.set("additionalProperties", J::boolean(false));
+    return j;
+  }
+
+  const Schema& s_;
+  std::set<std::string> used_;
+  std::vector<std::pair<std::string, J>> prims_;
+};
+
+}  // namespace
+
+std::string generate_jsonschema(const Schema& s) { return JsonSchemaGen(s).run(); }
+
+}  // namespace binschema::gen

@@ -1,0 +1,641 @@
+// Kaitai Struct back end: a .ksy (Kaitai Struct 0.11) that describes what
+// the reader reads, for Kaitai's Web IDE and ksv to show a file as a tree
+// over its bytes.
+//
+// How the schema maps:
+// - each struct is a type (CamelCase -> snake_case), the root struct the
+//   top level; inline fields are `seq:` entries, with padding where fixed
+//   offsets leave gaps;
+// - a pointer is read as its raw offset (`ofs_<name>`) and its target is a
+//   positional instance (`pos:`) on the whole file (`io: _root._io`); an
+//   offset relative to its struct adds the struct's start, which each such
+//   type takes as a parameter;
+// - arrays of pointers are arrays of a small `ptr_to_<type>` whose
+//   `target` instance is the element;
+// - a union is a type of its own with one `if:`-guarded field per case,
+//   named after the case (the text form's case key), taking the tag;
+// - a bit-packed word is a type holding the raw word with one instance per
+//   bit field;
+// - derived values (sizes, counts, hashes, offsets) are read and shown as
+//   they are in the file; what the writer computes is said in `doc:`;
+// - where Kaitai cannot say something, the field's `doc:` says so.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "schema.h"
+
+namespace binschema::gen {
+
+std::string generate_ksy(const Schema& s);
+
+namespace {
+
+std::string snake(const std::string& camel) {
+  std::string r;
+  for (size_t i = 0; i < camel.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(camel[i]);
+    if (std::isupper(c)) {
+      const bool prev_lower = i > 0 && (std::islower(static_cast<unsigned char>(camel[i - 1])) || std::isdigit(static_cast<unsigned char>(camel[i - 1])));
+      const bool next_lower = i + 1 < camel.size() && std::islower(static_cast<unsigned char>(camel[i + 1]));
+      const bool prev_upper = i > 0 && std::isupper(static_cast<unsigned char>(camel[i - 1]));
+      if (!r.empty() && r.back() != '_' && (prev_lower || (prev_upper && next_lower))) r += '_';
+      r += static_cast<char>(std::tolower(c));
+    } else {
+      r += static_cast<char>(c);
+    }
+  }
+  return r;
+}
+
+// A YAML double-quoted scalar (JSON's escapes are YAML's too).
+std::string q(const std::string& s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\x%02x", c);
+          o += b;
+        } else {
+          o += static_cast<char>(c);
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string trim(std::string t) {
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  return t;
+}
+
+std::string hexs(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+const char* ks_prim(Prim p) {
+  switch (p) {
+    case Prim::U8: case Prim::Bool8: return "u1";
+    case Prim::U16: return "u2";
+    case Prim::U32: case Prim::Bool32: return "u4";
+    case Prim::U64: return "u8";
+    case Prim::S8: return "s1";
+    case Prim::S16: return "s2";
+    case Prim::S32: return "s4";
+    case Prim::S64: return "s8";
+    case Prim::F32: return "f4";
+    case Prim::F64: return "f8";
+  }
+  return "u4";
+}
+
+const char* ks_uint(int bytes) { return bytes == 8 ? "u8" : bytes == 2 ? "u2" : bytes == 1 ? "u1" : "u4"; }
+
+// Something Kaitai cannot say: the field gets a doc saying so instead.
+struct Gap : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One attribute (a seq entry or an instance): its keys in order.
+struct Attr {
+  std::string id;
+  std::vector<std::pair<std::string, std::string>> keys;  // values already YAML
+  std::string doc;
+  void set(const std::string& k, const std::string& v) { keys.emplace_back(k, v); }
+};
+
+struct KType {
+  std::string id, doc;
+  std::vector<std::pair<std::string, std::string>> params;  // id, type
+  std::vector<Attr> seq, instances;
+};
+
+class KsyGen {
+ public:
+  explicit KsyGen(const Schema& s) : s_(s) {}
+
+  std::string run() {
+    const Struct* root = s_.find(s_.root);
+    // Which structs need their start as a parameter (they hold offsets
+    // relative to themselves); the root starts at 0 and takes none.
+    for (const auto& st : s_.structs) {
+      bool rel = false;
+      auto look = [&](const Field& f) { rel = rel || ((f.ptr || f.elem_ptr) && f.base == Field::Base::Struct); };
+      for (const auto& f : st->fields) {
+        look(*f);
+        for (const auto& c : f->cases) look(*c.field);
+      }
+      if (rel && st.get() != root) needs_start_.insert(st.get());
+    }
+    KType top = struct_type(*root);
+    for (const auto& st : s_.structs)
+      if (st.get() != root) types_.push_back(struct_type(*st));
+    if (need_pascal_) {
+      KType p;
+      p.id = "pascal16";
+      p.doc = "A string stored as a u16 length, the bytes, then a NUL.";
+      Attr len;
+      len.id = "len";
+      len.set("type", "u2");
+      Attr v;
+      v.id = "value";
+      v.set("type", "str");
+      v.set("size", "len");
+      v.set("encoding", "UTF-8");
+      p.seq = {len, v};
+      types_.push_back(p);
+    }
+
+    std::ostringstream o;
+    o << "# Generated by binschema-gen from " << s_.file << ". Do not edit: edit the schema.\n";
+    o << "# Kaitai Struct " << "0.11: open it in the Kaitai Web IDE or ksv to browse a file.\n";
+    o << "meta:\n";
+    o << "  id: " << snake(s_.format) << "\n";
+    if (!s_.title.empty()) o << "  title: " << q(s_.title) << "\n";
+    if (!s_.extensions.empty()) {
+      o << "  file-extension:\n";
+      for (const auto& e : s_.extensions) o << "    - " << q(e.size() > 1 && e[0] == '.' ? e.substr(1) : e) << "\n";
+    }
+    o << "  ks-version: 0.11\n";
+    o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
+    std::string doc = trim(s_.doc);
+    std::string about = "Generated from the binschema schema " + s_.file +
+                        " (what binschema's reader reads; binschema also writes the format).";
+    if (!gaps_.empty()) {
+      about += " What this description cannot say (see the doc of each):";
+      for (const auto& g : gaps_) about += "\n- " + g;
+    }
+    o << "doc: " << q(doc.empty() ? about : doc + "\n\n" + about) << "\n";
+    write_body(o, top, 0);
+    o << "types:\n";
+    for (const auto& t : types_) {
+      o << "  " << t.id << ":\n";
+      if (!t.doc.empty()) o << "    doc: " << q(t.doc) << "\n";
+      write_body(o, t, 4);
+    }
+    return o.str();
+  }
+
+ private:
+  void write_body(std::ostringstream& o, const KType& t, int indent) {
+    const std::string in(static_cast<size_t>(indent), ' ');
+    if (!t.params.empty()) {
+      o << in << "params:\n";
+      for (const auto& [id, type] : t.params) o << in << "  - id: " << id << "\n" << in << "    type: " << type << "\n";
+    }
+    auto attrs = [&](const std::vector<Attr>& list, bool is_seq) {
+      for (const auto& a : list) {
+        if (is_seq) o << in << "  - id: " << a.id << "\n";
+        else o << in << "  " << a.id << ":\n";
+        const std::string kin = in + "    ";
+        for (const auto& [k, v] : a.keys) o << kin << k << ": " << v << "\n";
+        if (!a.doc.empty()) o << kin << "doc: " << q(a.doc) << "\n";
+      }
+    };
+    if (!t.seq.empty()) {
+      o << in << "seq:\n";
+      attrs(t.seq, true);
+    }
+    if (!t.instances.empty()) {
+      o << in << "instances:\n";
+      attrs(t.instances, false);
+    }
+  }
+
+  // Where the current struct starts, for offsets relative to it.
+  std::string start_expr() const { return cur_needs_start_ ? "struct_start" : "0"; }
+
+  // A reference to a type, with the arguments it takes.
+  std::string type_ref(const Struct* st, const std::string& start) const {
+    std::string id = snake(st->name);
+    if (needs_start_.count(st)) id += "(" + start + ")";
+    return id;
+  }
+
+  // An expression of the schema in Kaitai's expression language, as seen
+  // from the type being built (`up`: "_parent." inside a union's type).
+  std::string expr(const Expr& e) const {
+    switch (e.kind) {
+      case Expr::Int: return std::to_string(e.value);
+      case Expr::Ident: {
+        const std::string head = e.name.substr(0, e.name.find('.'));
+        const Field* f = cur_->field(head);
+        if (!f) {
+          if (std::find(s_.context.begin(), s_.context.end(), head) != s_.context.end()) return "_root." + e.name;
+          throw Gap("names " + e.name);
+        }
+        return up_ + (f->ptr ? "ofs_" + e.name : e.name);
+      }
+      case Expr::Unary:
+        if (e.name == "!") return "(not " + expr(e.args[0]) + ")";
+        return "(" + e.name + expr(e.args[0]) + ")";
+      case Expr::Binary: {
+        std::string op = e.name == "&&" ? "and" : e.name == "||" ? "or" : e.name;
+        return "(" + expr(e.args[0]) + " " + op + " " + expr(e.args[1]) + ")";
+      }
+      case Expr::Ternary: return "(" + expr(e.args[0]) + " ? " + expr(e.args[1]) + " : " + expr(e.args[2]) + ")";
+      case Expr::Call:
+        if (e.name == "file_size") return "_root._io.size";
+        if (e.name == "count" && e.args.size() == 1 && e.args[0].kind == Expr::Ident) return expr(e.args[0]) + ".size";
+        throw Gap("uses " + e.name + "(), which Kaitai cannot compute here");
+    }
+    return "0";
+  }
+
+  std::string notes(const Field& f) const {
+    std::string d = trim(f.doc);
+    auto add = [&](const std::string& t) { d += (d.empty() ? "" : " ") + t; };
+    if (f.type.kind == ValueType::Prim && (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32))
+      add(f.true_value ? "A boolean: true is stored as " + hexs(*f.true_value) + ", false as 0." : "A boolean (0 or 1).");
+    if (f.derive) add("Computed by the writer: `" + expr_text(*f.derive) + "` (shown as stored).");
+    if (!f.count_for.empty()) add("Number of elements of `" + f.count_for + "` (written from the model).");
+    if (!f.tag_for.empty()) add("Selects the case of `" + f.tag_for + "`.");
+    if (f.cond) add("Present only when `" + expr_text(*f.cond) + "`.");
+    if (!f.sort.empty()) add("Kept sorted by `" + f.sort + "` on write.");
+    if (f.default_text) add("Default " + *f.default_text + ".");
+    return d;
+  }
+
+  // Adds the seq entries and instances that read field f (or a union case,
+  // named `id`) to t. `guard` is an extra `if:` condition (a union case).
+  void field(KType& t, const Field& f, const std::string& id, const std::string& guard) {
+    Attr a;
+    a.id = id;
+    a.doc = notes(f);
+    std::string cond = guard;
+    if (f.cond) cond = cond.empty() ? expr(*f.cond) : "(" + cond + ") and " + expr(*f.cond);
+    auto repeat = [&](Attr& x) {
+      if (f.fixed_count) {
+        x.set("repeat", "expr");
+        x.set("repeat-expr", std::to_string(*f.fixed_count));
+      } else if (f.count) {
+        if (f.count->kind == Expr::Call && f.count->name == "until")
+          throw Gap("runs until the offset `" + expr_text(f.count->args[0]) + "` (the reader stops there)");
+        x.set("repeat", "expr");
+        x.set("repeat-expr", expr(*f.count));
+      } else {
+        throw Gap("has no count Kaitai can read");
+      }
+    };
+    auto guarded = [&](Attr& x, const std::string& extra) {
+      std::string w = cond;
+      if (!extra.empty()) w = w.empty() ? extra : "(" + w + ") and " + extra;
+      if (!w.empty()) x.set("if", w);
+    };
+    // The raw offset, in the seq; the target becomes an instance at it.
+    auto pointer = [&](const char* what) {
+      Attr raw;
+      raw.id = "ofs_" + id;
+      raw.set("type", ks_uint(f.ptr));
+      guarded(raw, "");
+      raw.doc = std::string(f.base == Field::Base::Struct ? "Offset of " : "File offset of ") + what + " `" + id + "`" +
+                (f.base == Field::Base::Struct ? ", from the start of this struct." : ".");
+      if (f.null == Field::Null::Allowed) raw.doc += " " + hexs(f.null_value) + " when absent.";
+      if (f.null == Field::Null::WhenEmpty) raw.doc += " 0 when empty.";
+      t.seq.push_back(raw);
+      a.set("io", "_root._io");
+      const std::string ofs = "ofs_" + id;
+      a.set("pos", f.base == Field::Base::Struct ? start_expr() + " + " + ofs : ofs);
+      return ofs;
+    };
+    switch (f.kind) {
+      case FieldKind::Scalar:
+        a.set("type", ks_prim(f.type.prim));
+        if (f.const_int) a.set("valid", std::to_string(*f.const_int));
+        break;
+      case FieldKind::BitWord: a.set("type", bits_type(f)); break;
+      case FieldKind::Chars:
+        a.set("type", "strz");
+        a.set("size", std::to_string(f.type.chars));
+        a.set("encoding", "UTF-8");
+        if (f.const_text) a.doc += (a.doc.empty() ? "" : " ") + ("Always " + q(*f.const_text) + ".");
+        break;
+      case FieldKind::CString:
+        a.set("type", "strz");
+        a.set("encoding", "UTF-8");
+        break;
+      case FieldKind::Bytes:
+        if (f.size_rest) throw Gap("runs to the end of the block that holds it, which Kaitai cannot bound here");
+        if (!f.size_expr) throw Gap("has no size");
+        a.set("size", expr(*f.size_expr));
+        break;
+      case FieldKind::PoolBlock:
+        throw Gap("is where the strings of pool `" + f.pool + "` are placed; each string is shown where it is used");
+      case FieldKind::InlineStruct: a.set("type", type_ref(f.type.st, "_io.pos")); break;
+      case FieldKind::InlineArray:
+        a.set("type", f.type.kind == ValueType::Struct ? type_ref(f.type.st, "_io.pos") : std::string(ks_prim(f.type.prim)));
+        repeat(a);
+        break;
+      case FieldKind::StringOffsets:
+        a.set("type", string_ref(f, 4));
+        repeat(a);
+        break;
+      case FieldKind::ElemPointers:
+        a.set("type", elem_ref(f));
+        repeat(a);
+        break;
+      case FieldKind::OwnStrings:
+        a.set("type", own_string_ref(f.elem_ptr));
+        repeat(a);
+        break;
+      case FieldKind::Pointer:
+      case FieldKind::BlockRef: {
+        const std::string ofs = pointer(f.kind == FieldKind::BlockRef ? "the pooled block" : "the target of");
+        a.set("type", type_ref(f.type.st, "_root._io.pos"));
+        guarded(a, f.null == Field::Null::Allowed ? ofs + " != " + std::to_string(f.null_value) : "");
+        t.instances.push_back(a);
+        return;
+      }
+      case FieldKind::ArrayPointer: {
+        pointer("the array");
+        switch (f.type.kind) {
+          case ValueType::Prim: a.set("type", ks_prim(f.type.prim)); break;
+          case ValueType::Struct: a.set("type", f.elem_ptr ? elem_ref(f) : type_ref(f.type.st, "_root._io.pos")); break;
+          case ValueType::String: a.set("type", string_ref(f, f.elem_ptr ? f.elem_ptr : 4)); break;
+          case ValueType::Chars:
+          case ValueType::Bytes:
+          case ValueType::Union:
+          case ValueType::CString:
+          case ValueType::PoolBlock:
+          case ValueType::Dic: throw Gap("points to an array of a type this back end does not describe");
+        }
+        repeat(a);
+        guarded(a, "");
+        t.instances.push_back(a);
+        return;
+      }
+      case FieldKind::PooledString: {
+        Attr raw;
+        raw.id = "ofs_" + id;
+        raw.set("type", ks_uint(f.ptr));
+        guarded(raw, "");
+        const Pool* p = s_.pool(f.pool);
+        if (p && !p->scope.empty()) throw Gap("is an offset in a string pool per " + p->scope + ", which Kaitai cannot locate");
+        raw.doc = "Offset of the string `" + id + "` in pool `" + f.pool + "`" +
+                  (p && !p->base.empty() ? ", from the pool's start (`" + p->base + "`)." : ".") +
+                  (f.points_to_chars ? " It points at the characters, past the length." : "");
+        t.seq.push_back(raw);
+        std::string pos = "ofs_" + id;
+        if (p && !p->base.empty()) pos = "_root." + p->base + " + " + pos;
+        if (f.points_to_chars) pos += " - 2";
+        a.set("io", "_root._io");
+        a.set("pos", pos);
+        string_type(a, p);
+        guarded(a, "");
+        t.instances.push_back(a);
+        return;
+      }
+      case FieldKind::OwnString:
+        pointer("the string");
+        a.set("type", "pascal16");
+        need_pascal_ = true;
+        guarded(a, "");
+        t.instances.push_back(a);
+        return;
+      case FieldKind::Dic:
+        throw Gap("is a dictionary (DIC) of the names of `" + f.keys_array + "`; the names are shown as read by the reader, not from it");
+      case FieldKind::Union:
+        if (f.tag_shift) throw Gap("keeps its case in the top bits of the pointer (from bit " + std::to_string(f.tag_shift) + ")");
+        a.set("type", union_type(f));
+        if (f.fixed_size) a.set("size", std::to_string(f.size));
+        break;
+      case FieldKind::Virtual:
+        throw Gap("is not stored in the struct: it is the element's name in a dictionary (DIC)");
+    }
+    guarded(a, "");
+    t.seq.push_back(a);
+  }
+
+  void string_type(Attr& a, const Pool* p) {
+    if (p && p->kind == Pool::Kind::Pascal16) {
+      a.set("type", "pascal16");
+      need_pascal_ = true;
+    } else {
+      a.set("type", "strz");
+      a.set("encoding", "UTF-8");
+    }
+  }
+
+  // ptrN_to_pascal16: a pointer to a Pascal string of its own.
+  std::string own_string_ref(int width) {
+    std::string id = "ptr" + std::to_string(width * 8) + "_to_pascal16";
+    need_pascal_ = true;
+    if (!made_.insert(id).second) return id;
+    KType t;
+    t.id = id;
+    t.doc = "A pointer to a string of its own (u16 length, bytes, NUL); `target` is the string.";
+    Attr o;
+    o.id = "ofs";
+    o.set("type", ks_uint(width));
+    t.seq.push_back(o);
+    Attr tg;
+    tg.id = "target";
+    tg.set("io", "_root._io");
+    tg.set("pos", "ofs");
+    tg.set("type", "pascal16");
+    t.instances.push_back(tg);
+    types_.push_back(t);
+    return id;
+  }
+
+  // ptr_to_<type>: an element pointer whose `target` is the element.
+  std::string elem_ref(const Field& f) {
+    if (f.type.kind != ValueType::Struct) throw Gap("is an array of pointers to something other than structs");
+    const bool rel = f.base == Field::Base::Struct;
+    std::string id = "ptr" + std::to_string(f.elem_ptr * 8) + (rel ? "_rel" : "") + "_to_" + snake(f.type.st->name);
+    if (!made_.insert(id).second) return rel ? id + "(" + start_expr() + ")" : id;
+    KType t;
+    t.id = id;
+    t.doc = "A pointer to a " + f.type.st->name + "; `target` is what it points to.";
+    if (rel) t.params.emplace_back("base", "u8");
+    Attr o;
+    o.id = "ofs";
+    o.set("type", ks_uint(f.elem_ptr));
+    t.seq.push_back(o);
+    Attr tg;
+    tg.id = "target";
+    tg.set("io", "_root._io");
+    tg.set("pos", rel ? "base + ofs" : "ofs");
+    tg.set("type", type_ref(f.type.st, "_root._io.pos"));
+    if (f.null == Field::Null::Allowed) tg.set("if", "ofs != " + std::to_string(f.null_value));
+    t.instances.push_back(tg);
+    types_.push_back(t);
+    return rel ? id + "(" + start_expr() + ")" : id;
+  }
+
+  // A u32 offset of a string in a pool, as an element: `target` is the string.
+  std::string string_ref(const Field& f, int width) {
+    const Pool* p = s_.pool(f.pool);
+    if (!p) throw Gap("is an array of strings outside any pool");
+    if (!p->scope.empty()) throw Gap("points into a string pool per " + p->scope);
+    std::string id = "str" + std::to_string(width * 8) + "_in_" + snake(f.pool);
+    if (!made_.insert(id).second) return id;
+    KType t;
+    t.id = id;
+    t.doc = "The offset of a string in pool `" + f.pool + "`; `target` is the string.";
+    Attr o;
+    o.id = "ofs";
+    o.set("type", ks_uint(width));
+    t.seq.push_back(o);
+    Attr tg;
+    tg.id = "target";
+    tg.set("io", "_root._io");
+    tg.set("pos", p->base.empty() ? "ofs" : "_root." + p->base + " + ofs");
+    string_type(tg, p);
+    t.instances.push_back(tg);
+    types_.push_back(t);
+    return id;
+  }
+
+  std::string bits_type(const Field& f) {
+    std::string id = snake(cur_->name) + "_" + f.name + "_bits";
+    KType t;
+    t.id = id;
+    t.doc = "The bits of `" + f.name + "`, from the least significant up.";
+    Attr raw;
+    raw.id = "raw";
+    raw.set("type", ks_prim(f.type.prim));
+    t.seq.push_back(raw);
+    unsigned shift = 0;
+    for (const auto& b : f.bits) {
+      Attr x;
+      x.id = b.name;
+      std::string v = "(raw >> " + std::to_string(shift) + ") & " + hexs(b.width >= 64 ? ~0ull : (1ull << b.width) - 1);
+      if (!b.pool.empty()) {
+        const Pool* p = s_.pool(b.pool);
+        if (p && !p->scope.empty()) {
+          x.set("value", v);
+          x.doc = "The offset of a string in a pool per " + p->scope + " (Kaitai shows the offset).";
+        } else {
+          x.set("io", "_root._io");
+          x.set("pos", (p && !p->base.empty() ? "_root." + p->base + " + " : std::string()) + "(" + v + ")");
+          x.set("type", "strz");
+          x.set("encoding", "UTF-8");
+        }
+      } else {
+        x.set("value", b.is_bool ? "(" + v + ") != 0" : v);
+      }
+      std::string d = trim(b.doc);
+      d += (d.empty() ? "" : " ") + ("Bits " + std::to_string(shift) + "-" + std::to_string(shift + b.width - 1) + ".");
+      if (b.default_text) d += " Default " + *b.default_text + ".";
+      x.doc = d;
+      t.instances.push_back(x);
+      shift += b.width;
+    }
+    types_.push_back(t);
+    return id;
+  }
+
+  std::string union_type(const Field& f) {
+    std::string id = snake(cur_->name) + "_" + f.name + "_union";
+    KType t;
+    t.id = id;
+    t.doc = "The cases of `" + f.name + "`, chosen by `" + f.tag + "` (each case is a field named after it).";
+    t.params.emplace_back("tag", "u8");
+    const bool rel = cur_needs_start_;
+    if (rel) t.params.emplace_back("struct_start", "u8");
+    const std::string saved_up = up_;
+    up_ = "_parent.";
+    for (const auto& c : f.cases) {
+      KType scratch;
+      try {
+        field(scratch, *c.field, c.name, "tag == " + std::to_string(c.tag));
+      } catch (const Gap& g) {
+        throw Gap("case `" + c.name + "` " + g.what());
+      }
+      for (auto& a : scratch.seq) {
+        std::string d = trim(c.doc.empty() ? c.field->doc : c.doc);
+        if (a.id == c.name) a.doc = d + (d.empty() ? "" : " ") + "(Case " + std::to_string(c.tag) + ".)";
+        t.seq.push_back(a);
+      }
+      for (auto& a : scratch.instances) t.instances.push_back(a);
+    }
+    up_ = saved_up;
+    types_.push_back(t);
+    return id + "(" + up_ + (f.tag.empty() ? "0" : f.tag) + (rel ? ", struct_start" : "") + ")";
+  }
+
+  KType struct_type(const Struct& st) {
+    KType t;
+    t.id = snake(st.name);
+    t.doc = trim(st.doc);
+    cur_ = &st;
+    cur_needs_start_ = needs_start_.count(&st) > 0;
+    up_ = "";
+    if (cur_needs_start_) t.params.emplace_back("struct_start", "u8");
+    bool known = true;  // the position within the struct is known
+    uint64_t at = 0;
+    int pads = 0;
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (f.fixed_offset) {
+        if (known && f.offset > at) {
+          Attr pad;
+          pad.id = "gap_" + std::to_string(pads++);
+          pad.set("size", std::to_string(f.offset - at));
+          pad.doc = "Bytes no field describes.";
+          t.seq.push_back(pad);
+        }
+        at = f.offset;
+        known = true;
+      }
+      try {
+        field(t, f, f.name, "");
+      } catch (const Gap& g) {
+        const std::string what = st.name + "." + f.name + " " + g.what();
+        gaps_.push_back(what);
+        // Still say where it is: a placeholder of its size when that is known.
+        Attr a;
+        a.id = f.name;
+        a.doc = notes(f) + (notes(f).empty() ? "" : " ") + "Not described for Kaitai: " + g.what() + ".";
+        if (f.fixed_size && !f.cond) {
+          a.set("size", std::to_string(f.size));
+          t.seq.push_back(a);
+        } else {
+          a.set("value", "0");
+          a.doc += " (Shown as 0; what follows in this struct may be misplaced.)";
+          t.instances.push_back(a);
+          known = false;
+        }
+      }
+      if (known && f.fixed_size && !f.cond) at += f.size;
+      else known = false;
+    }
+    if (st.fixed_size && known && at < st.size) {
+      Attr pad;
+      pad.id = "gap_" + std::to_string(pads++);
+      pad.set("size", std::to_string(st.size - at));
+      pad.doc = "Padding to the struct's size.";
+      t.seq.push_back(pad);
+    }
+    return t;
+  }
+
+  const Schema& s_;
+  std::vector<KType> types_;
+  std::set<const Struct*> needs_start_;
+  std::set<std::string> made_;
+  std::vector<std::string> gaps_;
+  const Struct* cur_ = nullptr;
+  bool cur_needs_start_ = false;
+  std::string up_;
+  bool need_pascal_ = false;
+};
+
+}  // namespace
+
+std::string generate_ksy(const Schema& s) { return KsyGen(s).run(); }
+
+}  // namespace binschema::gen
