@@ -139,6 +139,14 @@ class KsyGen {
       }
       if (rel && st.get() != root) needs_start_.insert(st.get());
     }
+    // Elements named in a dictionary take their index in the array.
+    for (const auto& st : s_.structs)
+      for (const auto& f : st->fields)
+        if (f->kind == FieldKind::Virtual) needs_index_.insert(st.get());
+    // A scoped pool's offsets count from its struct's start.
+    for (const auto& p : s_.pools)
+      if (!p.scope.empty() && p.scope != s_.root)
+        if (const Struct* st = s_.find(p.scope)) needs_start_.insert(st);
     KType top = struct_type(*root);
     for (const auto& st : s_.structs)
       if (st.get() != root) types_.push_back(struct_type(*st));
@@ -214,14 +222,28 @@ class KsyGen {
     }
   }
 
+  // Where the instance of a scoped pool's struct starts, seen from the
+  // current struct: itself, or its parent when the scope struct holds it.
+  std::string scope_start(const Pool& p) const {
+    const Struct* scope = s_.find(p.scope);
+    const bool is_root = scope && scope->name == s_.root;
+    if (scope == cur_) return is_root ? "0" : "struct_start";
+    if (scope)
+      for (const auto& g : scope->fields)
+        if (g->type.kind == ValueType::Struct && g->type.st == cur_ && !g->elem_ptr)
+          return is_root ? "0" : "_parent.struct_start";
+    throw Gap("is an offset in a string pool per " + p.scope + ", whose start Kaitai cannot reach from " + cur_->name);
+  }
+
   // Where the current struct starts, for offsets relative to it.
   std::string start_expr() const { return cur_needs_start_ ? "struct_start" : "0"; }
 
   // A reference to a type, with the arguments it takes.
-  std::string type_ref(const Struct* st, const std::string& start) const {
-    std::string id = snake(st->name);
-    if (needs_start_.count(st)) id += "(" + start + ")";
-    return id;
+  std::string type_ref(const Struct* st, const std::string& start, const std::string& index = "_index") const {
+    std::string id = snake(st->name), args;
+    if (needs_start_.count(st)) args = start;
+    if (needs_index_.count(st)) args += (args.empty() ? "" : ", ") + index;
+    return args.empty() ? id : id + "(" + args + ")";
   }
 
   // An expression of the schema in Kaitai's expression language, as seen
@@ -233,7 +255,10 @@ class KsyGen {
         const std::string head = e.name.substr(0, e.name.find('.'));
         const Field* f = cur_->field(head);
         if (!f) {
-          if (std::find(s_.context.begin(), s_.context.end(), head) != s_.context.end()) return "_root." + e.name;
+          if (std::find(s_.context.begin(), s_.context.end(), head) != s_.context.end()) {
+            const Field* g = s_.find(s_.root)->field(head);
+            return "_root." + std::string(g && g->ptr ? "ofs_" : "") + e.name;
+          }
           throw Gap("names " + e.name);
         }
         return up_ + (f->ptr ? "ofs_" + e.name : e.name);
@@ -249,6 +274,14 @@ class KsyGen {
       case Expr::Call:
         if (e.name == "file_size") return "_root._io.size";
         if (e.name == "count" && e.args.size() == 1 && e.args[0].kind == Expr::Ident) return expr(e.args[0]) + ".size";
+        if (e.name == "max" && e.args.size() == 2) {
+          // max(a, b) of two numbers; max(array, expr) folds over an array, which Kaitai cannot.
+          const bool over_array = e.args[0].kind == Expr::Ident && cur_->field(e.args[0].name) && cur_->field(e.args[0].name)->array;
+          if (!over_array) {
+            const std::string a = expr(e.args[0]), b = expr(e.args[1]);
+            return "(" + a + " > " + b + " ? " + a + " : " + b + ")";
+          }
+        }
         throw Gap("uses " + e.name + "(), which Kaitai cannot compute here");
     }
     return "0";
@@ -329,7 +362,10 @@ class KsyGen {
       case FieldKind::Bytes:
         if (f.size_rest) throw Gap("runs to the end of the block that holds it, which Kaitai cannot bound here");
         if (!f.size_expr) throw Gap("has no size");
-        a.set("size", expr(*f.size_expr));
+        if (f.size_expr->kind == Expr::Call && f.size_expr->name == "until")  // up to an offset
+          a.set("size", expr(f.size_expr->args[0]) + " - _io.pos");
+        else
+          a.set("size", expr(*f.size_expr));
         break;
       case FieldKind::PoolBlock:
         throw Gap("is where the strings of pool `" + f.pool + "` are placed; each string is shown where it is used");
@@ -363,7 +399,7 @@ class KsyGen {
         switch (f.type.kind) {
           case ValueType::Prim: a.set("type", ks_prim(f.type.prim)); break;
           case ValueType::Struct: a.set("type", f.elem_ptr ? elem_ref(f) : type_ref(f.type.st, "_root._io.pos")); break;
-          case ValueType::String: a.set("type", string_ref(f, f.elem_ptr ? f.elem_ptr : 4)); break;
+          case ValueType::String: a.set("type", string_ref(f, f.ptr)); break;
           case ValueType::Chars:
           case ValueType::Bytes:
           case ValueType::Union:
@@ -382,13 +418,13 @@ class KsyGen {
         raw.set("type", ks_uint(f.ptr));
         guarded(raw, "");
         const Pool* p = s_.pool(f.pool);
-        if (p && !p->scope.empty()) throw Gap("is an offset in a string pool per " + p->scope + ", which Kaitai cannot locate");
         raw.doc = "Offset of the string `" + id + "` in pool `" + f.pool + "`" +
                   (p && !p->base.empty() ? ", from the pool's start (`" + p->base + "`)." : ".") +
                   (f.points_to_chars ? " It points at the characters, past the length." : "");
         t.seq.push_back(raw);
         std::string pos = "ofs_" + id;
         if (p && !p->base.empty()) pos = "_root." + p->base + " + " + pos;
+        if (p && !p->scope.empty()) pos = scope_start(*p) + " + " + pos;
         if (f.points_to_chars) pos += " - 2";
         a.set("io", "_root._io");
         a.set("pos", pos);
@@ -405,14 +441,32 @@ class KsyGen {
         t.instances.push_back(a);
         return;
       case FieldKind::Dic:
-        throw Gap("is a dictionary (DIC) of the names of `" + f.keys_array + "`; the names are shown as read by the reader, not from it");
+        pointer("the dictionary (DIC) of the names of");
+        a.set("type", dic_type(f.pool));
+        a.doc += (a.doc.empty() ? "" : " ") + ("Entry i + 1 names element i of `" + f.keys_array + "`.");
+        guarded(a, f.null == Field::Null::Never ? "" : "ofs_" + id + " != 0");
+        t.instances.push_back(a);
+        return;
       case FieldKind::Union:
-        if (f.tag_shift) throw Gap("keeps its case in the top bits of the pointer (from bit " + std::to_string(f.tag_shift) + ")");
         a.set("type", union_type(f));
         if (f.fixed_size) a.set("size", std::to_string(f.size));
         break;
-      case FieldKind::Virtual:
-        throw Gap("is not stored in the struct: it is the element's name in a dictionary (DIC)");
+      case FieldKind::Virtual: {
+        // The dictionary of the struct whose array holds this element.
+        for (const auto& h : s_.structs)
+          for (const auto& d : h->fields) {
+            if (d->kind != FieldKind::Dic || d->keys_field != f.name) continue;
+            const Field* arr = h->field(d->keys_array);
+            if (!arr || arr->type.kind != ValueType::Struct || arr->type.st != cur_) continue;
+            const Pool* p = s_.pool(d->pool);
+            a.set("value", std::string(arr->elem_ptr ? "_parent._parent." : "_parent.") + d->name + ".entries[dic_index + 1].name" +
+                               (p && p->kind == Pool::Kind::Pascal16 ? ".value" : ""));
+            a.doc += (a.doc.empty() ? "" : " ") + ("Not stored here: entry dic_index + 1 of " + h->name + "." + d->name + ".");
+            t.instances.push_back(a);
+            return;
+          }
+        throw Gap("is not stored in the struct and no dictionary names it");
+      }
     }
     guarded(a, "");
     t.seq.push_back(a);
@@ -426,6 +480,51 @@ class KsyGen {
       a.set("type", "strz");
       a.set("encoding", "UTF-8");
     }
+  }
+
+  // dic_<pool>: Nintendo's radix-tree dictionary (runtime/include/binschema/dic.h).
+  std::string dic_type(const std::string& pool_name) {
+    const Pool* p = s_.pool(pool_name);
+    const std::string id = "dic_" + snake(pool_name), entry = "dic_entry_" + snake(pool_name);
+    if (!made_.insert(id).second) return id;
+    KType t;
+    t.id = id;
+    t.doc = "A dictionary (DIC): a radix tree over names; entry 0 is the root, entries 1..count name the elements in order.";
+    Attr magic;
+    magic.id = "magic";
+    magic.set("contents", "\"DIC \"");
+    Attr count;
+    count.id = "count";
+    count.set("type", "u4");
+    Attr entries;
+    entries.id = "entries";
+    entries.set("type", entry);
+    entries.set("repeat", "expr");
+    entries.set("repeat-expr", "count + 1");
+    t.seq = {magic, count, entries};
+    types_.push_back(t);
+    KType e;
+    e.id = entry;
+    e.doc = "A DIC entry: the bit that decides, the entries to follow for 0 and 1, the name.";
+    Attr bit, left, right, ofs;
+    bit.id = "bit";
+    bit.set("type", "u4");
+    bit.doc = "Compact bit index (byte << 3 | bit); 0xFFFFFFFF for the root.";
+    left.id = "left";
+    left.set("type", "u2");
+    right.id = "right";
+    right.set("type", "u2");
+    ofs.id = "ofs_name";
+    ofs.set("type", "u8");
+    e.seq = {bit, left, right, ofs};
+    Attr name;
+    name.id = "name";
+    name.set("io", "_root._io");
+    name.set("pos", p && !p->base.empty() ? "_root." + p->base + " + ofs_name" : "ofs_name");
+    string_type(name, p);
+    e.instances.push_back(name);
+    types_.push_back(e);
+    return id;
   }
 
   // ptrN_to_pascal16: a pointer to a Pascal string of its own.
@@ -455,11 +554,16 @@ class KsyGen {
     if (f.type.kind != ValueType::Struct) throw Gap("is an array of pointers to something other than structs");
     const bool rel = f.base == Field::Base::Struct;
     std::string id = "ptr" + std::to_string(f.elem_ptr * 8) + (rel ? "_rel" : "") + "_to_" + snake(f.type.st->name);
-    if (!made_.insert(id).second) return rel ? id + "(" + start_expr() + ")" : id;
+    const bool indexed = needs_index_.count(f.type.st) > 0;
+    std::string args = rel ? start_expr() : "";
+    if (indexed) args += (args.empty() ? "" : ", ") + std::string("_index");
+    const std::string ref = args.empty() ? id : id + "(" + args + ")";
+    if (!made_.insert(id).second) return ref;
     KType t;
     t.id = id;
     t.doc = "A pointer to a " + f.type.st->name + "; `target` is what it points to.";
     if (rel) t.params.emplace_back("base", "u8");
+    if (indexed) t.params.emplace_back("dic_index", "u4");
     Attr o;
     o.id = "ofs";
     o.set("type", ks_uint(f.elem_ptr));
@@ -468,11 +572,11 @@ class KsyGen {
     tg.id = "target";
     tg.set("io", "_root._io");
     tg.set("pos", rel ? "base + ofs" : "ofs");
-    tg.set("type", type_ref(f.type.st, "_root._io.pos"));
+    tg.set("type", type_ref(f.type.st, "_root._io.pos", "dic_index"));
     if (f.null == Field::Null::Allowed) tg.set("if", "ofs != " + std::to_string(f.null_value));
     t.instances.push_back(tg);
     types_.push_back(t);
-    return rel ? id + "(" + start_expr() + ")" : id;
+    return ref;
   }
 
   // A u32 offset of a string in a pool, as an element: `target` is the string.
@@ -515,12 +619,10 @@ class KsyGen {
       std::string v = "(raw >> " + std::to_string(shift) + ") & " + hexs(b.width >= 64 ? ~0ull : (1ull << b.width) - 1);
       if (!b.pool.empty()) {
         const Pool* p = s_.pool(b.pool);
-        if (p && !p->scope.empty()) {
-          x.set("value", v);
-          x.doc = "The offset of a string in a pool per " + p->scope + " (Kaitai shows the offset).";
-        } else {
+        {
           x.set("io", "_root._io");
-          x.set("pos", (p && !p->base.empty() ? "_root." + p->base + " + " : std::string()) + "(" + v + ")");
+          x.set("pos", (p && !p->base.empty() ? "_root." + p->base + " + " : std::string()) +
+                           (p && !p->scope.empty() ? scope_start(*p) + " + " : std::string()) + "(" + v + ")");
           x.set("type", "strz");
           x.set("encoding", "UTF-8");
         }
@@ -538,7 +640,39 @@ class KsyGen {
     return id;
   }
 
+  // A union whose case is in the top bits of its pointer word (tag_shift:).
+  std::string pointer_union_type(const Field& f) {
+    std::string id = snake(cur_->name) + "_" + f.name + "_union";
+    KType t;
+    t.id = id;
+    t.doc = "The cases of `" + f.name + "`: bits " + std::to_string(f.tag_shift) +
+            " and up of the word are the case, the bits below the offset (each case is a field named after it).";
+    const int width = f.cases.empty() ? 4 : f.cases[0].field->ptr;
+    Attr raw;
+    raw.id = "raw";
+    raw.set("type", ks_uint(width));
+    t.seq.push_back(raw);
+    const std::string ofs = "(raw & " + hexs((1ull << f.tag_shift) - 1) + ")";
+    for (const auto& c : f.cases) {
+      const Field& cf = *c.field;
+      if (cf.type.kind != ValueType::Struct || cf.array)
+        throw Gap("case `" + c.name + "` is a pointer to something other than one struct");
+      Attr a;
+      a.id = c.name;
+      a.set("io", "_root._io");
+      a.set("pos", ofs);
+      a.set("type", type_ref(cf.type.st, "_root._io.pos"));
+      a.set("if", "(raw >> " + std::to_string(f.tag_shift) + ") == " + std::to_string(c.tag));
+      std::string d = trim(c.doc.empty() ? cf.doc : c.doc);
+      a.doc = d + (d.empty() ? "" : " ") + "(Case " + hexs(static_cast<uint64_t>(c.tag)) + ".)";
+      t.instances.push_back(a);
+    }
+    types_.push_back(t);
+    return id;
+  }
+
   std::string union_type(const Field& f) {
+    if (f.tag_shift) return pointer_union_type(f);
     std::string id = snake(cur_->name) + "_" + f.name + "_union";
     KType t;
     t.id = id;
@@ -575,6 +709,7 @@ class KsyGen {
     cur_needs_start_ = needs_start_.count(&st) > 0;
     up_ = "";
     if (cur_needs_start_) t.params.emplace_back("struct_start", "u8");
+    if (needs_index_.count(&st)) t.params.emplace_back("dic_index", "u4");
     bool known = true;  // the position within the struct is known
     uint64_t at = 0;
     int pads = 0;
@@ -591,9 +726,13 @@ class KsyGen {
         at = f.offset;
         known = true;
       }
+      const size_t seq_before = t.seq.size(), inst_before = t.instances.size();
       try {
         field(t, f, f.name, "");
       } catch (const Gap& g) {
+        // Nothing half-described: the raw offset of a pointer goes too.
+        t.seq.resize(seq_before);
+        t.instances.resize(inst_before);
         const std::string what = st.name + "." + f.name + " " + g.what();
         gaps_.push_back(what);
         // Still say where it is: a placeholder of its size when that is known.
@@ -625,7 +764,7 @@ class KsyGen {
 
   const Schema& s_;
   std::vector<KType> types_;
-  std::set<const Struct*> needs_start_;
+  std::set<const Struct*> needs_start_, needs_index_;
   std::set<std::string> made_;
   std::vector<std::string> gaps_;
   const Struct* cur_ = nullptr;
