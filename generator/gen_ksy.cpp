@@ -197,6 +197,15 @@ class KsyGen {
   }
 
  private:
+  // A value as YAML: quoted when a plain scalar would read as something else
+  // (an expression with "? a : b" in it, say).
+  static std::string plain(const std::string& v) {
+    if (v.empty() || v[0] == '"') return v;
+    const bool special = v.find(": ") != std::string::npos || v.find(" #") != std::string::npos ||
+                         std::string("[]{}!&*?|>%@`',-").find(v[0]) != std::string::npos;
+    return special ? q(v) : v;
+  }
+
   void write_body(std::ostringstream& o, const KType& t, int indent) {
     const std::string in(static_cast<size_t>(indent), ' ');
     if (!t.params.empty()) {
@@ -208,7 +217,7 @@ class KsyGen {
         if (is_seq) o << in << "  - id: " << a.id << "\n";
         else o << in << "  " << a.id << ":\n";
         const std::string kin = in + "    ";
-        for (const auto& [k, v] : a.keys) o << kin << k << ": " << v << "\n";
+        for (const auto& [k, v] : a.keys) o << kin << k << ": " << plain(v) << "\n";
         if (!a.doc.empty()) o << kin << "doc: " << q(a.doc) << "\n";
       }
     };

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Checks the exported JSON Schemas (binschema-gen --emit jsonschema) against
+the text the CLI really prints and reads.
+
+For every example document (examples/*.yaml) and every BFEVFL/BFEVTM sample in
+../shared/samples/bfevfl: encode or read the file, decode it to JSON and to
+YAML with the CLI, and validate both (and the example itself) against the
+format's schema. Then, per format, two broken documents must FAIL the schema,
+and the CLI's encode must refuse them too: one with a misspelt key, one with
+an integer out of the range of every integer type.
+
+  validate.py --cli BINSCHEMA --schemas DIR --examples DIR --samples DIR --work DIR
+
+Exits 0 when everything holds, 1 on a failure, 77 (ctest: skipped) when
+python3-jsonschema or python3-yaml is missing (scripts/deps.sh installs them).
+"""
+import argparse
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+
+try:
+    import jsonschema
+    import yaml
+except ImportError as e:  # pragma: no cover - depends on the machine
+    print(f"SKIPPED: {e.name} is not installed for {sys.executable} "
+          "(sh scripts/deps.sh installs python3-jsonschema and python3-yaml)")
+    sys.exit(77)
+
+
+class Yaml12Loader(yaml.SafeLoader):
+    """YAML 1.2 core schema, as editors read YAML (PyYAML follows 1.1, where
+    `yes`, `on` and `1:30` are not strings)."""
+
+
+Yaml12Loader.yaml_implicit_resolvers = {}
+for tag, regexp, first in [
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    ("tag:yaml.org,2002:float",
+     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+     "-+0123456789."),
+]:
+    Yaml12Loader.add_implicit_resolver(tag, re.compile(regexp), list(first))
+
+
+def load_yaml(text):
+    return yaml.load(text, Loader=Yaml12Loader)
+
+
+failures = []
+checked = 0
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+def validator(schemas, fmt, cache={}):
+    if fmt not in cache:
+        path = os.path.join(schemas, fmt + ".schema.json")
+        with open(path) as f:
+            schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        cache[fmt] = jsonschema.Draft202012Validator(schema)
+    return cache[fmt]
+
+
+def errors(v, doc):
+    return sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))
+
+
+def check_valid(v, doc, what):
+    global checked
+    errs = errors(v, doc)
+    checked += 1
+    if errs:
+        e = errs[0]
+        fail(f"{what}: does not match its schema at /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
+    else:
+        print(f"ok      {what}")
+
+
+def first_int(node, path=()):
+    """The path of the first integer (not a boolean) in a document, outside `format`."""
+    if isinstance(node, dict):
+        for k, val in node.items():
+            if k == "format" and not path:
+                continue
+            p = first_int(val, path + (k,))
+            if p is not None:
+                return p
+    elif isinstance(node, list):
+        for i, val in enumerate(node):
+            p = first_int(val, path + (i,))
+            if p is not None:
+                return p
+    elif isinstance(node, int) and not isinstance(node, bool):
+        return path
+    return None
+
+
+def first_key(node, path=()):
+    """The path of the first map key below the root that is not `format`."""
+    for k, val in node.items():
+        if k != "format" or path:
+            return path + (k,)
+    return None
+
+
+def set_at(doc, path, value):
+    for p in path[:-1]:
+        doc = doc[p]
+    doc[path[-1]] = value
+
+
+def rename_at(doc, path, new):
+    for p in path[:-1]:
+        doc = doc[p]
+    doc[new] = doc.pop(path[-1])
+
+
+def check_broken(v, cli, doc, fmt, work):
+    """A misspelt key and an out-of-range integer: the schema and encode both refuse."""
+    global checked
+    key = first_key(doc)
+    bad_key = copy.deepcopy(doc)
+    rename_at(bad_key, key, key[-1] + "_misspelt")
+    n = first_int(doc)
+    cases = [(f"key '{key[-1]}' misspelt as '{key[-1]}_misspelt'", bad_key)]
+    if n is None:
+        fail(f"{fmt}: no integer in the document to put out of range")
+    else:
+        bad_range = copy.deepcopy(doc)
+        set_at(bad_range, n, 2 ** 64)
+        cases.append((f"/{'/'.join(map(str, n))} set to 2**64", bad_range))
+    for what, bad in cases:
+        checked += 1
+        errs = errors(v, bad)
+        if not errs:
+            fail(f"{fmt}: a document with {what} passes the schema")
+            continue
+        path = os.path.join(work, f"{fmt}.broken.json")
+        with open(path, "w") as f:
+            json.dump(bad, f)
+        r = run([cli, "encode", path, "-o", os.path.join(work, f"{fmt}.broken.bin")])
+        if r.returncode == 0:
+            fail(f"{fmt}: the schema refuses a document with {what}, but encode accepts it")
+            continue
+        print(f"ok      {fmt}: {what}: schema says '{errs[0].message[:90]}'; "
+              f"encode says '{r.stderr.strip()[:90]}'")
+
+
+def decode_both(cli, binary, work, name, fmt):
+    out = {}
+    for kind in ("json", "yaml"):
+        path = os.path.join(work, f"{name}.{kind}")
+        r = run([cli, "decode", binary, "--as", fmt, "--format", kind, "-o", path])
+        if r.returncode != 0:
+            fail(f"decode {binary} --format {kind}: {r.stderr.strip()}")
+            return None
+        with open(path) as f:
+            text = f.read()
+        out[kind] = json.loads(text) if kind == "json" else load_yaml(text)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--schemas", required=True)
+    ap.add_argument("--examples", required=True)
+    ap.add_argument("--samples", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+
+    broken_done = set()
+    examples = sorted(f for f in os.listdir(a.examples) if f.endswith(".yaml"))
+    if not examples:
+        fail(f"no examples in {a.examples}")
+    for ex in examples:
+        src = os.path.join(a.examples, ex)
+        with open(src) as f:
+            doc = load_yaml(f.read())
+        fmt = doc["format"]
+        v = validator(a.schemas, fmt)
+        check_valid(v, doc, f"examples/{ex}")
+        binary = os.path.join(a.work, ex + ".bin")
+        r = run([a.cli, "encode", src, "-o", binary])
+        if r.returncode != 0:
+            fail(f"encode {src}: {r.stderr.strip()}")
+            continue
+        texts = decode_both(a.cli, binary, a.work, ex, fmt)
+        if texts is None:
+            continue
+        for kind, d in texts.items():
+            check_valid(v, d, f"examples/{ex} decoded as {kind}")
+        if fmt not in broken_done:
+            broken_done.add(fmt)
+            check_broken(v, a.cli, texts["json"], fmt, a.work)
+
+    samples = os.path.join(a.samples, "bfevfl")
+    if not os.path.isdir(samples):
+        print(f"NOTE: {samples} is missing: the BFEVFL samples were not checked")
+    else:
+        v = validator(a.schemas, "bfevfl")
+        files = sorted(f for f in os.listdir(samples) if f.endswith((".bfevfl", ".bfevtm")))
+        if not files:
+            fail(f"no .bfevfl/.bfevtm files in {samples}")
+        for name in files:
+            texts = decode_both(a.cli, os.path.join(samples, name), a.work, name, "bfevfl")
+            if texts is None:
+                continue
+            for kind, d in texts.items():
+                check_valid(v, d, f"samples/bfevfl/{name} decoded as {kind}")
+
+    print(f"{checked} checks, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
