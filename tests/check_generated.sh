@@ -1,6 +1,6 @@
 #!/bin/sh
 # generated/ holds what binschema-gen makes of every schema in schemas/ and
-# tests/schemas/ (C++ and Markdown), checked in so that it can be read and
+# tests/schemas/ (C++, Markdown, JSON Schema and Kaitai .ksy), checked in so that it can be read and
 # reviewed without a build. This script regenerates everything into a scratch
 # folder and fails if generated/ differs; with --update it refreshes generated/.
 #   BINSCHEMA_GEN=path/to/binschema-gen sh tests/check_generated.sh [--update]
@@ -9,7 +9,7 @@ gen=${BINSCHEMA_GEN:?set BINSCHEMA_GEN to the binschema-gen binary}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for schema in schemas/*.yaml tests/schemas/*.yaml; do
-  "$gen" "$schema" --out "$tmp"
+  "$gen" "$schema" --out "$tmp" --emit all
 done
 if [ "${1:-}" = "--update" ]; then
   find generated -type f ! -name README.md -delete
