@@ -1,0 +1,41 @@
+# bash completion for binschema. Installed as
+# share/bash-completion/completions/binschema; or: source binschema.bash
+_binschema() {
+  local cur prev cmd opts
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  prev="${COMP_WORDS[COMP_CWORD-1]}"
+  local commands="formats decode encode info hash help"
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+    return
+  fi
+  cmd="${COMP_WORDS[1]}"
+  case "$prev" in
+    --as)
+      # The format names of this very program (downstream builds add their own).
+      COMPREPLY=($(compgen -W "$(command "${COMP_WORDS[0]}" formats 2>/dev/null | cut -f1)" -- "$cur"))
+      return ;;
+    --format) COMPREPLY=($(compgen -W "yaml json" -- "$cur")); return ;;
+    -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --out-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    -j|--jobs) COMPREPLY=($(compgen -W "1 2 4 8 16" -- "$cur")); return ;;
+  esac
+  case "$cmd" in
+    decode) opts="-o --output --format --out-dir -j --jobs --no-clobber --as --force --help" ;;
+    encode) opts="-o --output --out-dir -j --jobs --no-clobber --as --force --help" ;;
+    info) opts="--as --help" ;;
+    formats) opts="--help" ;;
+    hash)
+      [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "fnv1a32 murmur3" -- "$cur"))
+      return ;;
+    help)
+      [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+      return ;;
+    *) return ;;
+  esac
+  case "$cur" in
+    -*) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
+    *) COMPREPLY=($(compgen -f -- "$cur")) ;;
+  esac
+}
+complete -o filenames -F _binschema binschema

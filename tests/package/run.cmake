@@ -1,0 +1,110 @@
+# The package tests (ctest runs this script):
+#   cmake -DMODE=install|subdirectory -DSOURCE=<binschema source> -DBUILD=<binschema build>
+#         [-DJOBS=2] -P run.cmake
+# In a fresh temporary folder, outside both the source and the build tree:
+#   install   `cmake --install BUILD` to a prefix there, check what landed,
+#             then build the consumer project (this folder's CMakeLists.txt,
+#             mytiny.yaml, roundtrip.cpp, copied there) with find_package(binschema);
+#   subdirectory  build the consumer with add_subdirectory(SOURCE) instead.
+# Then run its C++ round trip and its own CLI (binschema_add_cli) on a file
+# of its own format: encode, decode, encode again, byte for byte.
+# The folder is removed when everything passed and kept (named) otherwise.
+cmake_minimum_required(VERSION 3.20)
+foreach(v MODE SOURCE BUILD)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "run.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+if(NOT DEFINED JOBS)
+  set(JOBS 2)
+endif()
+
+if(DEFINED ENV{TMPDIR} AND IS_DIRECTORY "$ENV{TMPDIR}")
+  set(tmp_root "$ENV{TMPDIR}")
+else()
+  set(tmp_root /tmp)
+endif()
+string(RANDOM LENGTH 8 tag)
+set(work "${tmp_root}/binschema-package-${MODE}-${tag}")
+file(MAKE_DIRECTORY "${work}/src")
+message(STATUS "work folder: ${work}")
+string(TIMESTAMP t0 "%s")
+
+function(fail what)
+  message(FATAL_ERROR "package test (${MODE}) FAILED: ${what}\n(work folder kept: ${work})")
+endfunction()
+
+# Runs a command; fails the test with its output when it exits non-zero.
+function(step name)
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${work}" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    fail("${name} (exit ${rc})\n${out}\n${err}")
+  endif()
+  set(step_out "${out}" PARENT_SCOPE)
+endfunction()
+
+set(here "${CMAKE_CURRENT_LIST_DIR}")
+foreach(f CMakeLists.txt mytiny.yaml roundtrip.cpp)
+  file(COPY "${here}/${f}" DESTINATION "${work}/src")
+endforeach()
+
+set(configure_args -S "${work}/src" -B "${work}/build" -DCMAKE_BUILD_TYPE=Release)
+if(MODE STREQUAL "install")
+  set(prefix "${work}/prefix")
+  step("cmake --install" ${CMAKE_COMMAND} --install "${BUILD}" --prefix "${prefix}")
+  foreach(f bin/binschema bin/binschema-gen lib/libbinschema_runtime.a lib/libbinschema_cli.a
+            lib/libformat_baev.a include/binschema/format.h include/binschema/formats/baev.h
+            share/binschema/schemas/baev.yaml lib/cmake/binschema/binschemaConfig.cmake
+            lib/cmake/binschema/binschemaConfigVersion.cmake lib/cmake/binschema/binschema-functions.cmake
+            lib/pkgconfig/binschema-runtime.pc share/man/man1/binschema.1
+            share/bash-completion/completions/binschema share/zsh/site-functions/_binschema)
+    if(NOT EXISTS "${prefix}/${f}")
+      fail("not installed: ${f}")
+    endif()
+  endforeach()
+  step("installed binschema --version" "${prefix}/bin/binschema" --version)
+  if(NOT step_out MATCHES "^binschema [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+    fail("installed binschema --version printed '${step_out}'")
+  endif()
+  # pkg-config, where there is one, finds the runtime in the prefix.
+  find_program(PKG_CONFIG pkg-config)
+  if(PKG_CONFIG)
+    set(ENV{PKG_CONFIG_PATH} "${prefix}/lib/pkgconfig")
+    step("pkg-config" ${PKG_CONFIG} --cflags --libs binschema-runtime)
+    if(NOT step_out MATCHES "-I${prefix}/include" OR NOT step_out MATCHES "-lbinschema_runtime")
+      fail("pkg-config --cflags --libs binschema-runtime printed '${step_out}'")
+    endif()
+  else()
+    message(STATUS "pkg-config not found: the .pc file was installed but not tried")
+  endif()
+  list(APPEND configure_args "-DCMAKE_PREFIX_PATH=${prefix}")
+elseif(MODE STREQUAL "subdirectory")
+  list(APPEND configure_args "-DBINSCHEMA_SOURCE=${SOURCE}")
+else()
+  fail("MODE must be install or subdirectory")
+endif()
+
+step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
+step("build the consumer" ${CMAKE_COMMAND} --build "${work}/build" -j${JOBS})
+step("roundtrip (C++ API)" "${work}/build/roundtrip")
+
+set(tool "${work}/build/mytool")
+step("mytool formats" "${tool}" formats)
+if(NOT step_out MATCHES "(^|\n)mytiny\t" OR NOT step_out MATCHES "(^|\n)baev\t")
+  fail("mytool formats does not list mytiny and baev:\n${step_out}")
+endif()
+file(WRITE "${work}/sample.yaml" "format: mytiny\nversion: 1\npoints:\n  - {x: 1, y: -2}\n  - {x: 300, y: 4}\nname: corner\n")
+step("mytool encode" "${tool}" encode sample.yaml -o a.mytn)
+file(SIZE "${work}/a.mytn" size)
+if(NOT size EQUAL 24)
+  fail("a.mytn is ${size} bytes, not 24")
+endif()
+step("mytool decode" "${tool}" decode a.mytn -o b.yaml)
+step("mytool encode again" "${tool}" encode b.yaml -o c.mytn)
+step("same bytes" ${CMAKE_COMMAND} -E compare_files a.mytn c.mytn)
+
+string(TIMESTAMP t1 "%s")
+math(EXPR seconds "${t1} - ${t0}")
+message(STATUS "package test (${MODE}) passed in ${seconds} s")
+file(REMOVE_RECURSE "${work}")
