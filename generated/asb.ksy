@@ -260,263 +260,246 @@ types:
         repeat: expr
         repeat-expr: 8
         doc: "Last 8 bytes (T reads the first two as one u16, which only changes its text form)."
-  node_body_union:
-    doc: "The cases of `body`, chosen by `type` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
+  ptr32_to_float_selector:
+    doc: "A pointer to a FloatSelector; `target` is what it points to."
     seq:
-      - id: ofs_float_selector
+      - id: ofs
         type: u4
-        if: tag == 1
-        doc: "File offset of the target of `float_selector`."
-      - id: ofs_string_selector
-        type: u4
-        if: tag == 2
-        doc: "File offset of the target of `string_selector`."
-      - id: ofs_skeletal_animation
-        type: u4
-        if: tag == 3
-        doc: "File offset of the target of `skeletal_animation`."
-      - id: ofs_state
-        type: u4
-        if: tag == 4
-        doc: "File offset of the target of `state`."
-      - id: ofs_unknown5
-        type: u4
-        if: tag == 5
-        doc: "File offset of the target of `unknown5`."
-      - id: ofs_one_dimensional_blender
-        type: u4
-        if: tag == 6
-        doc: "File offset of the target of `one_dimensional_blender`."
-      - id: ofs_sequential
-        type: u4
-        if: tag == 7
-        doc: "File offset of the target of `sequential`."
-      - id: ofs_int_selector
-        type: u4
-        if: tag == 8
-        doc: "File offset of the target of `int_selector`."
-      - id: ofs_simultaneous
-        type: u4
-        if: tag == 9
-        doc: "File offset of the target of `simultaneous`."
-      - id: ofs_event
-        type: u4
-        if: tag == 10
-        doc: "File offset of the target of `event`."
-      - id: ofs_material_animation
-        type: u4
-        if: tag == 11
-        doc: "File offset of the target of `material_animation`."
-      - id: ofs_frame_controller
-        type: u4
-        if: tag == 12
-        doc: "File offset of the target of `frame_controller`."
-      - id: ofs_dummy_animation
-        type: u4
-        if: tag == 13
-        doc: "File offset of the target of `dummy_animation`."
-      - id: ofs_random_selector
-        type: u4
-        if: tag == 14
-        doc: "File offset of the target of `random_selector`."
-      - id: ofs_unknown15
-        type: u4
-        if: tag == 15
-        doc: "File offset of the target of `unknown15`."
-      - id: ofs_previous_tag_selector
-        type: u4
-        if: tag == 16
-        doc: "File offset of the target of `previous_tag_selector`."
-      - id: ofs_bone_position_selector
-        type: u4
-        if: tag == 17
-        doc: "File offset of the target of `bone_position_selector`."
-      - id: ofs_bone_animation
-        type: u4
-        if: tag == 18
-        doc: "File offset of the target of `bone_animation`."
-      - id: ofs_initial_frame
-        type: u4
-        if: tag == 19
-        doc: "File offset of the target of `initial_frame`."
-      - id: ofs_bone_blender
-        type: u4
-        if: tag == 20
-        doc: "File offset of the target of `bone_blender`."
-      - id: ofs_bool_selector
-        type: u4
-        if: tag == 21
-        doc: "File offset of the target of `bool_selector`."
-      - id: ofs_alert
-        type: u4
-        if: tag == 22
-        doc: "File offset of the target of `alert`."
-      - id: ofs_subtract_animation
-        type: u4
-        if: tag == 23
-        doc: "File offset of the target of `subtract_animation`."
-      - id: ofs_shape_animation
-        type: u4
-        if: tag == 24
-        doc: "File offset of the target of `shape_animation`."
-      - id: ofs_unknown25
-        type: u4
-        if: tag == 25
-        doc: "File offset of the target of `unknown25`."
     instances:
-      float_selector:
+      target:
         io: _root._io
-        pos: ofs_float_selector
+        pos: ofs
         type: float_selector
-        if: tag == 1
-        doc: "FloatSelector: picks the child whose [min, max] range holds a float."
-      string_selector:
+  ptr32_to_string_selector:
+    doc: "A pointer to a StringSelector; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_string_selector
+        pos: ofs
         type: string_selector
-        if: tag == 2
-        doc: "StringSelector: picks the child whose string matches."
-      skeletal_animation:
+  ptr32_to_skeletal_animation:
+    doc: "A pointer to a SkeletalAnimation; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_skeletal_animation
+        pos: ofs
         type: skeletal_animation
-        if: tag == 3
-        doc: "SkeletalAnimation: plays a skeletal animation."
-      state:
+  ptr32_to_state:
+    doc: "A pointer to a State; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_state
+        pos: ofs
         type: state
-        if: tag == 4
-        doc: "State."
-      unknown5:
+  ptr32_to_no_body:
+    doc: "A pointer to a NoBody; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_unknown5
+        pos: ofs
         type: no_body
-        if: tag == 5
-        doc: "Unknown type 5 (A: Unknown2, P: StateEnd). No body at all, not even connections: the offset is where the next body starts."
-      one_dimensional_blender:
+  ptr32_to_one_dimensional_blender:
+    doc: "A pointer to a OneDimensionalBlender; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_one_dimensional_blender
+        pos: ofs
         type: one_dimensional_blender
-        if: tag == 6
-        doc: "OneDimensionalBlender: blends children by a float."
-      sequential:
+  ptr32_to_sequential:
+    doc: "A pointer to a Sequential; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_sequential
+        pos: ofs
         type: sequential
-        if: tag == 7
-        doc: "Sequential: runs its children one after the other."
-      int_selector:
+  ptr32_to_int_selector:
+    doc: "A pointer to a IntSelector; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_int_selector
+        pos: ofs
         type: int_selector
-        if: tag == 8
-        doc: "IntSelector: picks the child whose int matches."
-      simultaneous:
+  ptr32_to_simultaneous:
+    doc: "A pointer to a Simultaneous; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_simultaneous
+        pos: ofs
         type: simultaneous
-        if: tag == 9
-        doc: "Simultaneous: runs its children together."
-      event:
+  ptr32_to_event:
+    doc: "A pointer to a Event; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_event
+        pos: ofs
         type: event
-        if: tag == 10
-        doc: "Event: fires an event group."
-      material_animation:
+  ptr32_to_material_animation:
+    doc: "A pointer to a MaterialAnimation; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_material_animation
+        pos: ofs
         type: material_animation
-        if: tag == 11
-        doc: "MaterialAnimation: plays a material animation."
-      frame_controller:
+  ptr32_to_frame_controller:
+    doc: "A pointer to a FrameController; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_frame_controller
+        pos: ofs
         type: frame_controller
-        if: tag == 12
-        doc: "FrameController: controls playback rate, range and looping."
-      dummy_animation:
+  ptr32_to_dummy_animation:
+    doc: "A pointer to a DummyAnimation; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_dummy_animation
+        pos: ofs
         type: dummy_animation
-        if: tag == 13
-        doc: "DummyAnimation: an animation of a given length with no data."
-      random_selector:
+  ptr32_to_random_selector:
+    doc: "A pointer to a RandomSelector; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_random_selector
+        pos: ofs
         type: random_selector
-        if: tag == 14
-        doc: "RandomSelector: picks a child at random, by weight."
-      unknown15:
+  ptr32_to_previous_tag_selector:
+    doc: "A pointer to a PreviousTagSelector; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_unknown15
-        type: no_body
-        if: tag == 15
-        doc: "Unknown type 15 (A: Unknown4, P: StateEnd). No body at all, not even connections: the offset is where the next body starts."
-      previous_tag_selector:
-        io: _root._io
-        pos: ofs_previous_tag_selector
+        pos: ofs
         type: previous_tag_selector
-        if: tag == 16
-        doc: "PreviousTagSelector: picks a child by the tags of what ran before."
-      bone_position_selector:
+  ptr32_to_bone_position_selector:
+    doc: "A pointer to a BonePositionSelector; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_bone_position_selector
+        pos: ofs
         type: bone_position_selector
-        if: tag == 17
-        doc: "BonePositionSelector: picks a child by the distance of two bones along an axis."
-      bone_animation:
+  ptr32_to_bone_animation:
+    doc: "A pointer to a BoneAnimation; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_bone_animation
+        pos: ofs
         type: bone_animation
-        if: tag == 18
-        doc: "BoneAnimation (W: BoneVisibilityAnimation)."
-      initial_frame:
+  ptr32_to_initial_frame:
+    doc: "A pointer to a InitialFrame; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_initial_frame
+        pos: ofs
         type: initial_frame
-        if: tag == 19
-        doc: "InitialFrame: computes the frame to start at."
-      bone_blender:
+  ptr32_to_bone_blender:
+    doc: "A pointer to a BoneBlender; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_bone_blender
+        pos: ofs
         type: bone_blender
-        if: tag == 20
-        doc: "BoneBlender: blends two children over a bone group."
-      bool_selector:
+  ptr32_to_bool_selector:
+    doc: "A pointer to a BoolSelector; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_bool_selector
+        pos: ofs
         type: bool_selector
-        if: tag == 21
-        doc: "BoolSelector: child 0 when true, child 1 when false."
-      alert:
+  ptr32_to_alert:
+    doc: "A pointer to a Alert; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_alert
+        pos: ofs
         type: alert
-        if: tag == 22
-        doc: "Alert: a message (debugging)."
-      subtract_animation:
+  ptr32_to_subtract_animation:
+    doc: "A pointer to a SubtractAnimation; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_subtract_animation
+        pos: ofs
         type: subtract_animation
-        if: tag == 23
-        doc: "SubtractAnimation."
-      shape_animation:
+  ptr32_to_shape_animation:
+    doc: "A pointer to a ShapeAnimation; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_shape_animation
+        pos: ofs
         type: shape_animation
-        if: tag == 24
-        doc: "ShapeAnimation: plays a shape animation."
-      unknown25:
+  ptr32_to_unknown25:
+    doc: "A pointer to a Unknown25; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_unknown25
+        pos: ofs
         type: unknown25
-        if: tag == 25
-        doc: "Unknown type 25 (A: Unknown7): no fixed fields, only connections."
   node:
     doc: "A node header (0x24 bytes, the same in every supported version)."
     seq:
@@ -533,9 +516,36 @@ types:
         type: u4
         doc: "File offset of the pooled block `tags`. 0x0 when absent."
       - id: body
-        type: node_body_union(type)
+        type:
+          switch-on: type
+          cases:
+            1: ptr32_to_float_selector
+            2: ptr32_to_string_selector
+            3: ptr32_to_skeletal_animation
+            4: ptr32_to_state
+            5: ptr32_to_no_body
+            6: ptr32_to_one_dimensional_blender
+            7: ptr32_to_sequential
+            8: ptr32_to_int_selector
+            9: ptr32_to_simultaneous
+            10: ptr32_to_event
+            11: ptr32_to_material_animation
+            12: ptr32_to_frame_controller
+            13: ptr32_to_dummy_animation
+            14: ptr32_to_random_selector
+            15: ptr32_to_no_body
+            16: ptr32_to_previous_tag_selector
+            17: ptr32_to_bone_position_selector
+            18: ptr32_to_bone_animation
+            19: ptr32_to_initial_frame
+            20: ptr32_to_bone_blender
+            21: ptr32_to_bool_selector
+            22: ptr32_to_alert
+            23: ptr32_to_subtract_animation
+            24: ptr32_to_shape_animation
+            25: ptr32_to_unknown25
         size: 4
-        doc: "The node body: the type's fixed fields, then its connections. Bodies are written back to back in node order (A, T). Types 5 and 15 have none: their offset is the current write position, which is where the next body starts."
+        doc: "The node body: the type's fixed fields, then its connections. Bodies are written back to back in node order (A, T). Types 5 and 15 have none: their offset is the current write position, which is where the next body starts. Cases by `type`: 1 float_selector, 2 string_selector, 3 skeletal_animation, 4 state, 5 unknown5, 6 one_dimensional_blender, 7 sequential, 8 int_selector, 9 simultaneous, 10 event, 11 material_animation, 12 frame_controller, 13 dummy_animation, 14 random_selector, 15 unknown15, 16 previous_tag_selector, 17 bone_position_selector, 18 bone_animation, 19 initial_frame, 20 bone_blender, 21 bool_selector, 22 alert, 23 subtract_animation, 24 shape_animation, 25 unknown25."
       - id: calc_index
         type: u2
         doc: "First calculation preset of this node's slice of `calc_presets`. A and T store the running index even when the slice is empty; Nintendo's choice is unknown, so it is kept as read."
@@ -558,6 +568,37 @@ types:
         type: tag_group
         if: ofs_tags != 0
         doc: "Tag group; 0 = none."
+      body_case:
+        value: type
+        enum: body_case
+        doc: "The case of `body`, by name."
+    enums:
+      body_case:
+        1: float_selector
+        2: string_selector
+        3: skeletal_animation
+        4: state
+        5: unknown5
+        6: one_dimensional_blender
+        7: sequential
+        8: int_selector
+        9: simultaneous
+        10: event
+        11: material_animation
+        12: frame_controller
+        13: dummy_animation
+        14: random_selector
+        15: unknown15
+        16: previous_tag_selector
+        17: bone_position_selector
+        18: bone_animation
+        19: initial_frame
+        20: bone_blender
+        21: bool_selector
+        22: alert
+        23: subtract_animation
+        24: shape_animation
+        25: unknown25
   no_body:
     doc: "No body: node types 5 and 15, and sync data type 3. It takes no bytes; its offset is where the next block starts (A, T)."
   param_f_flags_bits:
@@ -1827,43 +1868,26 @@ types:
         type: tag_group
         if: ofs_tags != 4294967295
         doc: "Tag group; 0xFFFFFFFF = none (not 0, unlike the other tag group references)."
-  sync_data_payload_union:
-    doc: "The cases of `payload`, chosen by `type` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
+  ptr32_to_sync_fade:
+    doc: "A pointer to a SyncFade; `target` is what it points to."
     seq:
-      - id: ofs_fade
+      - id: ofs
         type: u4
-        if: tag == 0
-        doc: "File offset of the target of `fade`."
-      - id: ofs_range
-        type: u4
-        if: tag == 1
-        doc: "File offset of the target of `range`."
-      - id: ofs_none
-        type: u4
-        if: tag == 3
-        doc: "File offset of the target of `none`."
     instances:
-      fade:
+      target:
         io: _root._io
-        pos: ofs_fade
+        pos: ofs
         type: sync_fade
-        if: tag == 0
-        doc: "Type 0: a fade-in frame."
-      range:
+  ptr32_to_sync_range:
+    doc: "A pointer to a SyncRange; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_range
+        pos: ofs
         type: sync_range
-        if: tag == 1
-        doc: "Type 1: a sync range."
-      none:
-        io: _root._io
-        pos: ofs_none
-        type: no_body
-        if: tag == 3
-        doc: "Type 3: no payload; the offset is the current payload position (A, T)."
   sync_data:
     doc: "A sync data entry (0x18 bytes). The payloads of all entries follow the whole array, in entry order. A writes one entry per node reference (duplicates kept); T shares equal ones; kept as read."
     seq:
@@ -1871,12 +1895,27 @@ types:
         type: u4
         doc: "Payload type: 0, 1 or 3; selects the case of `payload`. Selects the case of `payload`."
       - id: payload
-        type: sync_data_payload_union(type)
+        type:
+          switch-on: type
+          cases:
+            0: ptr32_to_sync_fade
+            1: ptr32_to_sync_range
+            3: ptr32_to_no_body
         size: 4
-        doc: "The payload."
+        doc: "The payload. Cases by `type`: 0 fade, 1 range, 3 none."
       - id: guid
         type: guid
         doc: "GUID."
+    instances:
+      payload_case:
+        value: type
+        enum: payload_case
+        doc: "The case of `payload`, by name."
+    enums:
+      payload_case:
+        0: fade
+        1: range
+        3: none
   sync_fade:
     doc: "Sync data payload of type 0 (0xC bytes)."
     seq:
@@ -1945,30 +1984,14 @@ types:
       - id: condition4
         type: condition
         doc: "Condition 4 (A, O, T)."
-  condition_value_union:
-    doc: "The cases of `value`, chosen by `value_type` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
+  condition_value_none_payload:
+    doc: "Case `none` of `value`: `value` is the payload."
     seq:
-      - id: none
+      - id: value
         type: u4
         repeat: expr
         repeat-expr: 4
-        if: tag == 0
-        doc: "Type 0: no check; the 16 bytes are normally zero. (Case 0.)"
-      - id: float
-        type: float2
-        if: tag == 1
-        doc: "Type 1: two float parameters. (Case 1.)"
-      - id: int
-        type: int2
-        if: tag == 2
-        doc: "Type 2: two int parameters. (Case 2.)"
-      - id: raw
-        type: raw2
-        if: tag == 3
-        doc: "Type 3: disputed (A: two string parameters; O, T: two bool parameters); kept raw. If they are strings, their offsets are not updated when the string pool changes. (Case 3.)"
+        doc: "Type 0: no check; the 16 bytes are normally zero."
   condition:
     doc: "A state-transition condition (0x14 bytes): a value type, a comparison, and two values (their roles are not documented)."
     seq:
@@ -1979,9 +2002,26 @@ types:
         type: u2
         doc: "Comparison: 0 >, 1 <=, 2 ==, 3 !=, 4 >=, 5 < (A)."
       - id: value
-        type: condition_value_union(value_type)
+        type:
+          switch-on: value_type
+          cases:
+            0: condition_value_none_payload
+            1: float2
+            2: int2
+            3: raw2
         size: 16
-        doc: "The two values (16 bytes)."
+        doc: "The two values (16 bytes). Cases by `value_type`: 0 none, 1 float, 2 int, 3 raw."
+    instances:
+      value_case:
+        value: value_type
+        enum: value_case
+        doc: "The case of `value`, by name."
+    enums:
+      value_case:
+        0: none
+        1: float
+        2: int
+        3: raw
   float2:
     doc: "Two float parameters."
     seq:
@@ -2182,32 +2222,6 @@ types:
         repeat: expr
         repeat-expr: count
         doc: "Entries."
-  transition_value_union:
-    doc: "The cases of `value`, chosen by `param_type` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
-    seq:
-      - id: int
-        type: param_i
-        if: tag == 0
-        doc: "Int. (Case 0.)"
-      - id: string
-        type: param_s
-        if: tag == 1
-        doc: "String. (Case 1.)"
-      - id: float
-        type: param_f
-        if: tag == 2
-        doc: "Float. (Case 2.)"
-      - id: bool
-        type: param_b
-        if: tag == 3
-        doc: "Bool. (Case 3.)"
-      - id: vec3
-        type: param_v3
-        if: tag == 4
-        doc: "Vec3f. (Case 4.)"
   transition:
     doc: "A transition from one AS command to the next (0x20 bytes)."
     seq:
@@ -2230,9 +2244,16 @@ types:
         type: u4
         doc: "Offset of the string `parameter` in pool `strings`, from the pool's start (`string_pool_offset`)."
       - id: value
-        type: transition_value_union(param_type)
+        type:
+          switch-on: param_type
+          cases:
+            0: param_i
+            1: param_s
+            2: param_f
+            3: param_b
+            4: param_v3
         size: 16
-        doc: "The value compared with the parameter: a parameter record, padded with zeros to 16 bytes."
+        doc: "The value compared with the parameter: a parameter record, padded with zeros to 16 bytes. Cases by `param_type`: 0 int, 1 string, 2 float, 3 bool, 4 vec3."
     instances:
       current:
         io: _root._io
@@ -2252,6 +2273,17 @@ types:
         type: strz
         encoding: UTF-8
         doc: "Name of the blackboard parameter."
+      value_case:
+        value: param_type
+        enum: value_case
+        doc: "The case of `value`, by name."
+    enums:
+      value_case:
+        0: int
+        1: string
+        2: float
+        3: bool
+        4: vec3
   ptr32_to_command_group:
     doc: "A pointer to a CommandGroup; `target` is what it points to."
     seq:

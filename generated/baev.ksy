@@ -316,38 +316,25 @@ types:
         repeat: expr
         repeat-expr: param_count
         doc: "Pointer to the parameter pointers."
-  parameter_value_union:
-    doc: "The cases of `value`, chosen by `type` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
+  parameter_value_vec3_payload:
+    doc: "Case `vec3` of `value`: `value` is the payload."
     seq:
-      - id: int
-        type: s4
-        if: tag == 0
-        doc: "Integer. (Case 0.)"
-      - id: float
-        type: f4
-        if: tag == 1
-        doc: "Float. (Case 1.)"
-      - id: vec3
+      - id: value
         type: f4
         repeat: expr
         repeat-expr: 3
-        if: tag == 3
-        doc: "Vector (3 floats). (Case 3.)"
-      - id: ofs_string
+        doc: "Vector (3 floats)."
+  str64_in_strings:
+    doc: "The offset of a string in pool `strings`; `target` is the string."
+    seq:
+      - id: ofs
         type: u8
-        if: tag == 5
-        doc: "Offset of the string `string` in pool `strings`."
     instances:
-      string:
+      target:
         io: _root._io
-        pos: ofs_string
+        pos: ofs
         type: strz
         encoding: UTF-8
-        if: tag == 5
-        doc: "String pointer."
   parameter:
     doc: "A typed parameter value, padded to a multiple of 8 bytes."
     seq:
@@ -359,5 +346,22 @@ types:
         valid: 0
         doc: "Padding."
       - id: value
-        type: parameter_value_union(type)
-        doc: "Parameter value."
+        type:
+          switch-on: type
+          cases:
+            0: s4
+            1: f4
+            3: parameter_value_vec3_payload
+            5: str64_in_strings
+        doc: "Parameter value. Cases by `type`: 0 int, 1 float, 3 vec3, 5 string."
+    instances:
+      value_case:
+        value: type
+        enum: value_case
+        doc: "The case of `value`, by name."
+    enums:
+      value_case:
+        0: int
+        1: float
+        3: vec3
+        5: string

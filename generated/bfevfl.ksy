@@ -326,32 +326,6 @@ types:
         type: container
         if: ofs_params != 0
         doc: "Parameters (not relocated when absent)."
-  event_data_union:
-    doc: "The cases of `data`, chosen by `type` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
-    seq:
-      - id: action
-        type: action_event
-        if: tag == 0
-        doc: "Action: an actor's action, then the next event. (Case 0.)"
-      - id: switch
-        type: switch_event
-        if: tag == 1
-        doc: "Switch: an actor's query selects the next event. (Case 1.)"
-      - id: fork
-        type: fork_event
-        if: tag == 2
-        doc: "Fork: branches that meet again at a join. (Case 2.)"
-      - id: join
-        type: join_event
-        if: tag == 3
-        doc: "Join: where a fork's branches meet. (Case 3.)"
-      - id: sub_flow
-        type: sub_flow_event
-        if: tag == 4
-        doc: "Sub flow: runs another entry point, then the next event. (Case 4.)"
   event:
     doc: "Event; its kind selects the rest."
     seq:
@@ -366,15 +340,33 @@ types:
         valid: 0
         doc: "Padding."
       - id: data
-        type: event_data_union(type)
+        type:
+          switch-on: type
+          cases:
+            0: action_event
+            1: switch_event
+            2: fork_event
+            3: join_event
+            4: sub_flow_event
         size: 30
-        doc: "The kind's fields."
+        doc: "The kind's fields. Cases by `type`: 0 action, 1 switch, 2 fork, 3 join, 4 sub_flow."
     instances:
       name:
         io: _root._io
         pos: ofs_name
         type: pascal16
         doc: "Event name."
+      data_case:
+        value: type
+        enum: data_case
+        doc: "The case of `data`, by name."
+    enums:
+      data_case:
+        0: action
+        1: switch
+        2: fork
+        3: join
+        4: sub_flow
   action_event:
     seq:
       - id: next
@@ -642,73 +634,38 @@ types:
         io: _root._io
         pos: ofs
         type: pascal16
-  container_item_value_union:
-    doc: "The cases of `value`, chosen by `type` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
+  container_item_value_int_array_payload:
+    doc: "Case `int_array` of `value`: `value` is the payload."
     seq:
-      - id: ofs_argument
-        type: u8
-        if: tag == 0
-        doc: "File offset of the string `argument`."
-      - id: int
-        type: s4
-        if: tag == 2
-        doc: "Int. (Case 2.)"
-      - id: bool
-        type: u4
-        if: tag == 3
-        doc: "Bool: 0x80000001 when true. (Case 3.)"
-      - id: float
-        type: f4
-        if: tag == 4
-        doc: "Float. (Case 4.)"
-      - id: ofs_string
-        type: u8
-        if: tag == 5
-        doc: "File offset of the string `string`."
-      - id: int_array
+      - id: value
         type: s4
         repeat: expr
         repeat-expr: _parent.count
-        if: tag == 7
-        doc: "Int array. (Case 7.)"
-      - id: bool_array
+        doc: "Int array."
+  container_item_value_bool_array_payload:
+    doc: "Case `bool_array` of `value`: `value` is the payload."
+    seq:
+      - id: value
         type: u4
         repeat: expr
         repeat-expr: _parent.count
-        if: tag == 8
-        doc: "Bool array, raw values (Nintendo's encoding is not known). (Case 8.)"
-      - id: float_array
+        doc: "Bool array, raw values (Nintendo's encoding is not known)."
+  container_item_value_float_array_payload:
+    doc: "Case `float_array` of `value`: `value` is the payload."
+    seq:
+      - id: value
         type: f4
         repeat: expr
         repeat-expr: _parent.count
-        if: tag == 9
-        doc: "Float array. (Case 9.)"
-      - id: string_array
+        doc: "Float array."
+  container_item_value_string_array_payload:
+    doc: "Case `string_array` of `value`: `value` is the payload."
+    seq:
+      - id: value
         type: ptr64_to_pascal16
         repeat: expr
         repeat-expr: _parent.count
-        if: tag == 10
-        doc: "String array: pointers, then each string 8-aligned (no known BotW file has one; the layout is evfl's). (Case 10.)"
-      - id: actor_identifier
-        type: actor_identifier
-        if: tag == 12
-        doc: "Actor identifier: two strings, stored after the item. (Case 12.)"
-    instances:
-      argument:
-        io: _root._io
-        pos: ofs_argument
-        type: pascal16
-        if: tag == 0
-        doc: "Argument: a string, stored right after the item."
-      string:
-        io: _root._io
-        pos: ofs_string
-        type: pascal16
-        if: tag == 5
-        doc: "String, stored right after the item."
+        doc: "String array: pointers, then each string 8-aligned (no known BotW file has one; the layout is evfl's)."
   container_item:
     doc: "A parameter. Its string values are stored with the item, not in the pool."
     params:
@@ -734,12 +691,40 @@ types:
         valid: 0
         doc: "Dictionary (only for nested containers, which are not supported)."
       - id: value
-        type: container_item_value_union(type)
-        doc: "The value. Nested containers (1), wide strings (6) and wide string arrays (11) occur in no known file and are refused with the offending type and offset."
+        type:
+          switch-on: type
+          cases:
+            0: ptr64_to_pascal16
+            2: s4
+            3: u4
+            4: f4
+            5: ptr64_to_pascal16
+            7: container_item_value_int_array_payload
+            8: container_item_value_bool_array_payload
+            9: container_item_value_float_array_payload
+            10: container_item_value_string_array_payload
+            12: actor_identifier
+        doc: "The value. Nested containers (1), wide strings (6) and wide string arrays (11) occur in no known file and are refused with the offending type and offset. Cases by `type`: 0 argument, 2 int, 3 bool, 4 float, 5 string, 7 int_array, 8 bool_array, 9 float_array, 10 string_array, 12 actor_identifier."
     instances:
       key:
         value: _parent._parent.dic.entries[dic_index + 1].name.value
         doc: "Key (kept in the container's dictionary). Not stored here: entry dic_index + 1 of Container.dic."
+      value_case:
+        value: type
+        enum: value_case
+        doc: "The case of `value`, by name."
+    enums:
+      value_case:
+        0: argument
+        2: int
+        3: bool
+        4: float
+        5: string
+        7: int_array
+        8: bool_array
+        9: float_array
+        10: string_array
+        12: actor_identifier
   actor_identifier:
     seq:
       - id: ofs_name

@@ -79,33 +79,26 @@ types:
         io: _root._io
         pos: ofs
         type: box(_root._io.pos)
-  item_body_union:
-    doc: "The cases of `body`, chosen by `kind` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
+  ptr32_to_body_a:
+    doc: "A pointer to a BodyA; `target` is what it points to."
     seq:
-      - id: ofs_a
+      - id: ofs
         type: u4
-        if: tag == 1
-        doc: "File offset of the target of `a`."
-      - id: ofs_none
-        type: u4
-        if: tag == 2
-        doc: "File offset of the target of `none`."
     instances:
-      a:
+      target:
         io: _root._io
-        pos: ofs_a
+        pos: ofs
         type: body_a
-        if: tag == 1
-        doc: "A body."
-      none:
+  ptr32_to_empty:
+    doc: "A pointer to a Empty; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
         io: _root._io
-        pos: ofs_none
+        pos: ofs
         type: empty
-        if: tag == 2
-        doc: "No body (points at the next block)."
   item:
     doc: "An item with a body and two optional tag groups."
     seq:
@@ -113,9 +106,13 @@ types:
         type: u4
         doc: "Selects the body. Selects the case of `body`."
       - id: body
-        type: item_body_union(kind)
+        type:
+          switch-on: kind
+          cases:
+            1: ptr32_to_body_a
+            2: ptr32_to_empty
         size: 4
-        doc: "The body."
+        doc: "The body. Cases by `kind`: 1 a, 2 none."
       - id: ofs_tags
         type: u4
         doc: "File offset of the pooled block `tags`. 0x0 when absent."
@@ -123,6 +120,10 @@ types:
         type: u4
         doc: "File offset of the pooled block `tags2`. 0xffffffff when absent."
     instances:
+      body_case:
+        value: kind
+        enum: body_case
+        doc: "The case of `body`, by name."
       tags:
         io: _root._io
         pos: ofs_tags
@@ -135,6 +136,10 @@ types:
         type: group
         if: ofs_tags2 != 4294967295
         doc: "More tags (0xFFFFFFFF when absent)."
+    enums:
+      body_case:
+        1: a
+        2: none
   empty:
     doc: "Nothing."
   str32_in_strings:

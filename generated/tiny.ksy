@@ -77,26 +77,6 @@ types:
         pos: ofs
         type: strz
         encoding: UTF-8
-  record_value_union:
-    doc: "The cases of `value`, chosen by `kind` (each case is a field named after it)."
-    params:
-      - id: tag
-        type: u8
-      - id: struct_start
-        type: u8
-    seq:
-      - id: number
-        type: s4
-        if: tag == 1
-        doc: "A signed number. (Case 1.)"
-      - id: ratio
-        type: f4
-        if: tag == 2
-        doc: "A float. (Case 2.)"
-      - id: pair
-        type: pair
-        if: tag == 7
-        doc: "Two shorts. (Case 7.)"
   record:
     doc: "A named record with a typed value."
     params:
@@ -120,9 +100,14 @@ types:
         valid: 0
         doc: "Padding."
       - id: value
-        type: record_value_union(kind, struct_start)
+        type:
+          switch-on: kind
+          cases:
+            1: s4
+            2: f4
+            7: pair
         size: 4
-        doc: "The value."
+        doc: "The value. Cases by `kind`: 1 number, 2 ratio, 7 pair."
       - id: ofs_points
         type: u4
         doc: "Offset of the array `points`, from the start of this struct."
@@ -136,6 +121,10 @@ types:
         type: strz
         encoding: UTF-8
         doc: "Record name."
+      value_case:
+        value: kind
+        enum: value_case
+        doc: "The case of `value`, by name."
       points:
         io: _root._io
         pos: struct_start + ofs_points
@@ -143,6 +132,11 @@ types:
         repeat: expr
         repeat-expr: point_count
         doc: "Points (relative to this record)."
+    enums:
+      value_case:
+        1: number
+        2: ratio
+        7: pair
   pair:
     seq:
       - id: a

@@ -23,6 +23,7 @@
 #include <cctype>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -120,6 +121,7 @@ struct KType {
   std::string id, doc;
   std::vector<std::pair<std::string, std::string>> params;  // id, type
   std::vector<Attr> seq, instances;
+  std::vector<std::pair<std::string, std::vector<std::pair<int64_t, std::string>>>> enums;
 };
 
 class KsyGen {
@@ -217,7 +219,17 @@ class KsyGen {
         if (is_seq) o << in << "  - id: " << a.id << "\n";
         else o << in << "  " << a.id << ":\n";
         const std::string kin = in + "    ";
-        for (const auto& [k, v] : a.keys) o << kin << k << ": " << plain(v) << "\n";
+        for (const auto& [k, v] : a.keys) {
+          if (!v.empty() && v[0] == '\n') {  // a block mapping, lines indented relative to the key
+            o << kin << k << ":";
+            std::istringstream lines(v.substr(1));
+            std::string line;
+            while (std::getline(lines, line)) o << "\n" << kin << "  " << line;
+            o << "\n";
+          } else {
+            o << kin << k << ": " << plain(v) << "\n";
+          }
+        }
         if (!a.doc.empty()) o << kin << "doc: " << q(a.doc) << "\n";
       }
     };
@@ -228,6 +240,13 @@ class KsyGen {
     if (!t.instances.empty()) {
       o << in << "instances:\n";
       attrs(t.instances, false);
+    }
+    if (!t.enums.empty()) {
+      o << in << "enums:\n";
+      for (const auto& [name, values] : t.enums) {
+        o << in << "  " << name << ":\n";
+        for (const auto& [v, id] : values) o << in << "    " << v << ": " << id << "\n";
+      }
     }
   }
 
@@ -457,7 +476,33 @@ class KsyGen {
         t.instances.push_back(a);
         return;
       case FieldKind::Union:
-        a.set("type", union_type(f));
+        if (f.tag_shift) {
+          a.set("type", pointer_union_type(f));
+        } else {
+          // switch-on the tag; `<name>_case` shows the case's name.
+          const std::string tag = up_ + f.tag, enum_id = id + "_case";
+          std::string cases;
+          std::vector<std::pair<int64_t, std::string>> names;
+          for (const auto& c : f.cases) {
+            try {
+              cases += "\n  " + std::to_string(c.tag) + ": " + case_type(f, c);
+            } catch (const Gap& g) {
+              throw Gap("case `" + c.name + "` " + g.what());
+            }
+            names.emplace_back(c.tag, c.name);
+          }
+          a.set("type", "\nswitch-on: " + tag + "\ncases:" + cases);
+          t.enums.emplace_back(enum_id, names);
+          Attr which;
+          which.id = id + "_case";
+          which.set("value", tag);
+          which.set("enum", enum_id);
+          which.doc = "The case of `" + id + "`, by name.";
+          t.instances.push_back(which);
+          std::string list;
+          for (const auto& c : f.cases) list += (list.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
+          a.doc += (a.doc.empty() ? "" : " ") + ("Cases by `" + f.tag + "`: " + list + ".");
+        }
         if (f.fixed_size) a.set("size", std::to_string(f.size));
         break;
       case FieldKind::Virtual: {
@@ -561,28 +606,32 @@ class KsyGen {
   // ptr_to_<type>: an element pointer whose `target` is the element.
   std::string elem_ref(const Field& f) {
     if (f.type.kind != ValueType::Struct) throw Gap("is an array of pointers to something other than structs");
-    const bool rel = f.base == Field::Base::Struct;
-    std::string id = "ptr" + std::to_string(f.elem_ptr * 8) + (rel ? "_rel" : "") + "_to_" + snake(f.type.st->name);
-    const bool indexed = needs_index_.count(f.type.st) > 0;
+    return ptr_ref(f.type.st, f.elem_ptr, f.base == Field::Base::Struct,
+                   f.null == Field::Null::Allowed ? std::optional<uint64_t>(f.null_value) : std::nullopt);
+  }
+
+  std::string ptr_ref(const Struct* st, int width, bool rel, std::optional<uint64_t> null_value) {
+    std::string id = "ptr" + std::to_string(width * 8) + (rel ? "_rel" : "") + (null_value ? "_opt" : "") + "_to_" + snake(st->name);
+    const bool indexed = needs_index_.count(st) > 0;
     std::string args = rel ? start_expr() : "";
     if (indexed) args += (args.empty() ? "" : ", ") + std::string("_index");
     const std::string ref = args.empty() ? id : id + "(" + args + ")";
     if (!made_.insert(id).second) return ref;
     KType t;
     t.id = id;
-    t.doc = "A pointer to a " + f.type.st->name + "; `target` is what it points to.";
+    t.doc = "A pointer to a " + st->name + "; `target` is what it points to.";
     if (rel) t.params.emplace_back("base", "u8");
     if (indexed) t.params.emplace_back("dic_index", "u4");
     Attr o;
     o.id = "ofs";
-    o.set("type", ks_uint(f.elem_ptr));
+    o.set("type", ks_uint(width));
     t.seq.push_back(o);
     Attr tg;
     tg.id = "target";
     tg.set("io", "_root._io");
     tg.set("pos", rel ? "base + ofs" : "ofs");
-    tg.set("type", type_ref(f.type.st, "_root._io.pos", "dic_index"));
-    if (f.null == Field::Null::Allowed) tg.set("if", "ofs != " + std::to_string(f.null_value));
+    tg.set("type", type_ref(st, "_root._io.pos", "dic_index"));
+    if (null_value) tg.set("if", "ofs != " + std::to_string(*null_value));
     t.instances.push_back(tg);
     types_.push_back(t);
     return ref;
@@ -639,7 +688,13 @@ class KsyGen {
         x.set("value", b.is_bool ? "(" + v + ") != 0" : v);
       }
       std::string d = trim(b.doc);
-      d += (d.empty() ? "" : " ") + ("Bits " + std::to_string(shift) + "-" + std::to_string(shift + b.width - 1) + ".");
+      // Appended piece by piece: GCC 12 warns (wrongly, -Wrestrict) on a concatenation here.
+      if (!d.empty()) d += ' ';
+      d += "Bits ";
+      d += std::to_string(shift);
+      d += '-';
+      d += std::to_string(shift + b.width - 1);
+      d += '.';
       if (b.default_text) d += " Default " + *b.default_text + ".";
       x.doc = d;
       t.instances.push_back(x);
@@ -680,34 +735,45 @@ class KsyGen {
     return id;
   }
 
-  std::string union_type(const Field& f) {
-    if (f.tag_shift) return pointer_union_type(f);
-    std::string id = snake(cur_->name) + "_" + f.name + "_union";
+  // The type a switch-on case reads: the payload itself where Kaitai can name
+  // it in one type, else a `<struct>_<union>_<case>_payload` type holding it
+  // as `value`.
+  std::string case_type(const Field& u, const Case& c) {
+    const Field& f = *c.field;
+    switch (f.kind) {
+      case FieldKind::Scalar: return ks_prim(f.type.prim);
+      case FieldKind::InlineStruct: return type_ref(f.type.st, "_io.pos");
+      case FieldKind::Pointer:
+      case FieldKind::BlockRef: return ptr_ref(f.type.st, f.ptr, f.base == Field::Base::Struct, f.null == Field::Null::Allowed ? std::optional<uint64_t>(f.null_value) : std::nullopt);
+      case FieldKind::PooledString:
+        if (!f.points_to_chars) return string_ref(f, f.ptr);
+        break;
+      case FieldKind::OwnString: return own_string_ref(f.ptr);
+      case FieldKind::BitWord:
+      case FieldKind::Chars:
+      case FieldKind::CString:
+      case FieldKind::Bytes:
+      case FieldKind::PoolBlock:
+      case FieldKind::InlineArray:
+      case FieldKind::StringOffsets:
+      case FieldKind::ElemPointers:
+      case FieldKind::OwnStrings:
+      case FieldKind::ArrayPointer:
+      case FieldKind::Dic:
+      case FieldKind::Union:
+      case FieldKind::Virtual: break;
+    }
     KType t;
-    t.id = id;
-    t.doc = "The cases of `" + f.name + "`, chosen by `" + f.tag + "` (each case is a field named after it).";
-    t.params.emplace_back("tag", "u8");
+    t.id = snake(cur_->name) + "_" + u.name + "_" + c.name + "_payload";
+    t.doc = "Case `" + c.name + "` of `" + u.name + "`: `value` is the payload.";
     const bool rel = cur_needs_start_;
     if (rel) t.params.emplace_back("struct_start", "u8");
     const std::string saved_up = up_;
-    up_ = "_parent.";
-    for (const auto& c : f.cases) {
-      KType scratch;
-      try {
-        field(scratch, *c.field, c.name, "tag == " + std::to_string(c.tag));
-      } catch (const Gap& g) {
-        throw Gap("case `" + c.name + "` " + g.what());
-      }
-      for (auto& a : scratch.seq) {
-        std::string d = trim(c.doc.empty() ? c.field->doc : c.doc);
-        if (a.id == c.name) a.doc = d + (d.empty() ? "" : " ") + "(Case " + std::to_string(c.tag) + ".)";
-        t.seq.push_back(a);
-      }
-      for (auto& a : scratch.instances) t.instances.push_back(a);
-    }
+    up_ = "_parent.";  // the payload's type sits in the union's struct
+    field(t, f, "value", "");
     up_ = saved_up;
     types_.push_back(t);
-    return id + "(" + up_ + (f.tag.empty() ? "0" : f.tag) + (rel ? ", struct_start" : "") + ")";
+    return rel ? t.id + "(struct_start)" : t.id;
   }
 
   KType struct_type(const Struct& st) {

@@ -42,7 +42,7 @@ function unwrap(k) {
   for (let i = 0; i < 4 && k && typeof k === 'object' && !Array.isArray(k) && !(k instanceof Uint8Array); ++i) {
     const name = k.constructor && k.constructor.name;
     if (/^(Ptr\d+(Rel)?To|Str\d+In)/.test(name)) k = k.target;
-    else if (name === 'Pascal16') k = k.value;
+    else if (name === 'Pascal16' || /Payload$/.test(name)) k = k.value;
     else break;
   }
   return k;
@@ -56,9 +56,15 @@ function hex(bytes) {
 // Kaitai has no value and binschema's model keeps the field's zero value
 // (the text form always shows the field).
 const conditional = new Set();
+// The .ksy's enums named <union>_case: tag value -> case name.
+const caseNames = new Map();
 function collectConditional(type) {
   for (const a of type.seq || []) if (a.if !== undefined) conditional.add(a.id);
   for (const [id, a] of Object.entries(type.instances || {})) if (a.if !== undefined) conditional.add(id);
+  for (const [name, values] of Object.entries(type.enums || {})) {
+    if (!caseNames.has(name)) caseNames.set(name, []);
+    caseNames.get(name).push(values);
+  }
   for (const t of Object.values(type.types || {})) collectConditional(t);
 }
 
@@ -120,6 +126,25 @@ function compare(j, get, where) {
       }
       if (k[camel(key)] === undefined && conditional.has(key) && isZero(v)) {
         absent++;
+        continue;
+      }
+      // A union: the .ksy reads its payload with switch-on and names the case
+      // in `<key>_case` (an enum); the text form is {case: payload}.
+      let which;
+      try {
+        which = k[camel(key) + 'Case'];
+      } catch (e) {
+        which = undefined;
+      }
+      if (which !== undefined && v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1) {
+        const [name, payload] = Object.entries(v)[0];
+        const names = caseNames.get(`${key}_case`) || [];
+        if (!names.some((m) => m[which] === name)) {
+          diffs.push(`${where}.${key}: binschema has case '${name}', Kaitai's tag ${which} names ${names.map((m) => m[which]).join(' or ') || 'no case'}`);
+          continue;
+        }
+        compared++;
+        compare(payload, () => k[camel(key)], `${where}.${key}.${name}`);
         continue;
       }
       compare(v, () => k[camel(key)], `${where}.${key}`);
