@@ -291,7 +291,7 @@ class JsonSchemaGen {
       case Prim::F32: return ": a 32-bit float.";
       case Prim::F64: return ": a 64-bit float.";
       default:
-        return std::string(": a ") + (prim_is_signed(p) ? "signed" : "unsigned") + " " + hex_word(p) +
+        return std::string(prim_is_signed(p) ? ": a signed " : ": an unsigned ") + hex_word(p) +
                "-bit integer, as a number or a \"0x\" hex string.";
     }
   }
