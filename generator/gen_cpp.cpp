@@ -545,7 +545,7 @@ class CppGen {
           if (arr && arr->array) return write_expr(*rs_, e, "x");
           return "std::max<uint64_t>(" + read_expr(e.args[0]) + ", " + read_expr(e.args[1]) + ")";
         }
-        throw SchemaError(e.loc, e.name + "() cannot be used when reading");
+        break;  // no other function where the reader evaluates (validate.cpp)
     }
     return "";
   }
@@ -559,171 +559,243 @@ class CppGen {
   void read_field(const Struct& st, const Field& f, const std::string& o, bool cursor,
                   std::vector<const Field*>& targets) {
     CodeWriter& w = c_;
-    std::string x = "x." + cpp_field(f.name);
-    if (f.is_virtual) return;  // filled in from the dictionary that holds it
+    if (f.kind == FieldKind::Virtual) return;  // filled in from the dictionary that holds it
     if (cursor && f.fixed_size) w += "r.need(o, " + hexs(f.size) + ");";
-    if (f.ptr) {
-      w += "f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
-      if (f.ptr == 8 && f.base == Field::Base::File && !f.points_to_chars) w += note_slot(o);
-      if (!f.derive) targets.push_back(&f);
-    } else if (f.type.kind == ValueType::Prim && !f.array) {
-      w += "f_" + f.name + " = " + load(f, o) + ";";
-      if (f.derive_pointer && prim_size(f.type.prim) == 8) w += note_slot(o);
-      bool uses_size = false;
-      if (f.derive && size_check(*f.derive, uses_size) && uses_size)
-        w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.derive) + ")) fail(" + o + ", \"" + f.name +
-             "\", \"says \" + hex(f_" + f.name + ") + \" but the file has \" + hex(r.size()) + \" bytes\");";
-      if (f.const_int)
-        w += "if (f_" + f.name + " != " + std::to_string(*f.const_int) + ") fail(" + o + ", \"" + f.name +
-             "\", \"expected " + std::to_string(*f.const_int) + ", found \" + std::to_string(f_" + f.name + "));";
-      if (!f.valid.empty()) {
-        std::string cond, list;
-        for (int64_t v : f.valid) {
-          cond += (cond.empty() ? "" : " && ") + std::string("f_") + f.name + " != " + std::to_string(v);
-          list += (list.empty() ? "" : ", ") + (f.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
-        }
-        std::string shown = f.hex ? "hex(f_" + f.name + ")" : "std::to_string(f_" + f.name + ")";
-        // A version of the file (version_fields:) says so.
-        bool is_version = rs_ && rs_->name == s_.root &&
-                          std::find(s_.version_fields.begin(), s_.version_fields.end(), f.name) != s_.version_fields.end();
-        if (is_version)
-          w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"unsupported version \" + " + shown + " + \" (supported: " + list + ")\");";
-        else
-          w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"value \" + " + shown + " + \" is not one of " + list + "\");";
-      }
-      if (f.in_model()) {
-        if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
-          w += read_bool(f, "f_" + f.name, o, f.name);
-          w += x + " = f_" + f.name + " != 0;";
-        } else if (!f.bits.empty()) {
-          unsigned shift = 0;
-          for (const auto& b : f.bits) {
-            std::string mask = b.width >= 64 ? "~0ull" : hexs((1ull << b.width) - 1) + "ull";
-            std::string v = "((uint64_t(f_" + f.name + ") >> " + std::to_string(shift) + ") & " + mask + ")";
-            if (!b.pool.empty()) {
-              w += "try { " + x + "." + cpp_field(b.name) + " = std::string(" + pool_read(b.pool, v) + "); }";
-              w += "catch (DecodeError& e) { e.push_field(\"" + b.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
-            } else {
-              w += x + "." + cpp_field(b.name) + " = " + (b.is_bool ? v + " != 0" : "static_cast<" + std::string(bits_cpp(b.width)) + ">(" + v + ")") + ";";
-            }
-            shift += b.width;
-          }
-        } else {
-          w += x + " = f_" + f.name + ";";
-        }
-      }
-    } else if (f.type.kind == ValueType::Prim && f.array && f.fixed_count && !cursor) {
-      w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " + x + "[i] = " +
-           load(f, o + " + i * " + std::to_string(prim_size(f.type.prim))) + ";";
-    } else if (f.type.kind == ValueType::Chars) {
-      if (f.const_text) {
-        w += "if (r.chars(" + o + ", " + std::to_string(f.type.chars) + ") != " + cpp_string_literal(*f.const_text) + ")";
-        w += "  fail(" + o + ", \"" + f.name + "\", \"expected \\\"\" + std::string(" + cpp_string_literal(*f.const_text) +
-             ") + \"\\\", found \\\"\" + std::string(r.chars(" + o + ", " + std::to_string(f.type.chars) + ")) + \"\\\"\");";
-      } else {
-        w += x + " = std::string(r.chars(" + o + ", " + std::to_string(f.type.chars) + "));";
-      }
-    } else if (f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) {
-      std::string n = f.size_rest ? "until_(o, end)" : read_expr(*f.size_expr);
-      w += "{";
-      w.indent();
-      w += "const uint64_t n = " + n + ";";
-      w += "r.need(o, n);";
-      if (f.type.kind == ValueType::Bytes) {
-        w += x + ".data.assign(r.data() + o, r.data() + o + n);";
-      } else {
-        // Writing puts each referenced string again, in order: only a block of
-        // exactly that form can be written back, so anything else is refused.
-        w += "uint64_t p = o;";
-        w += "for (const auto& [at, len] : r.refs_" + f.pool + ") {";
-        w += "  if (at != p) fail(o, \"" + f.name + "\", \"the block is not the referenced strings in order (string at \" + hex(at) + \", expected \" + hex(p) + \")\");";
-        w += "  p += len + 1;";
-        w += "}";
-        w += "if (p != o + n) fail(o, \"" + f.name + "\", \"the block holds \" + hex(n) + \" bytes, its strings \" + hex(p - o));";
-      }
-      w += "o += n;";
-      w.dedent();
-      w += "}";
-    } else if (f.type.kind == ValueType::CString) {
-      w += "try {";
-      w += "  " + x + " = std::string(r.cstring(o));";
-      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-      w += "o += " + x + ".size() + 1;";
-    } else if (f.type.kind == ValueType::Struct && !f.array) {
-      std::string dst = f.in_model() ? x : "tmp_" + f.name;
-      if (!f.in_model()) w += f.type.st->name + " tmp_" + f.name + ";";
-      w += "try {";
-      std::string end = st.needs_end ? "end" : "r.size()";
-      if (f.type.st->fixed_size) w += "  " + read_call(*f.type.st, o, dst, end) + ";";
-      else w += "  o = " + read_call(*f.type.st, o, dst, end) + ";";
-      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-    } else if (f.array && f.elem_ptr && f.type.kind == ValueType::Struct) {
-      // Inline array of pointers, each to one element.
-      w += "try {";
-      w.indent();
-      w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
-      w += "r.need_array(" + o + ", n, " + std::to_string(f.elem_ptr) + ");";
-      if (!f.fixed_count) w += x + ".resize(n);";
-      w += "for (uint64_t i = 0; i < n; ++i) {";
-      w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(" + o + " + i * " + std::to_string(f.elem_ptr) + ");";
-      if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(f.elem_ptr));
-      w += "  try {";
-      w += "    r.need_target(e, 1);";
-      w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
-      w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
-      w += "}";
-      if (cursor) w += "o += n * " + std::to_string(f.elem_ptr) + ";";
-      w.dedent();
-      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-    } else if (f.array && f.type.kind == ValueType::String && !f.ptr && !f.elem_ptr) {
-      // Inline array of u32 string offsets.
-      w += "try {";
-      w.indent();
-      w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
-      w += "r.need_array(o, n, 4);";
-      if (!f.fixed_count) w += x + ".resize(n);";
-      w += "for (uint64_t i = 0; i < n; ++i) {";
-      w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<uint32_t>(o + i * 4)") + "); }";
-      w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
-      w += "}";
-      w += "o += n * 4;";
-      w.dedent();
-      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-    } else if (f.array && (f.type.kind == ValueType::Struct || f.type.kind == ValueType::Prim)) {
-      // Inline array: elements one after the other from the cursor.
-      const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
-      uint64_t min = et ? (et->fixed_size ? et->size : std::max<uint64_t>(et->prefix, 1)) : prim_size(f.type.prim);
-      w += "try {";
-      w.indent();
-      w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
-      w += "r.need_array(o, n, " + hexs(min) + ");";
-      if (!f.fixed_count) w += x + ".resize(n);";
-      w += "for (uint64_t i = 0; i < n; ++i) {";
-      w.indent();
-      if (!et) {
-        w += x + "[i] = " + load(f, "o") + ";";
-        w += "o += " + std::to_string(prim_size(f.type.prim)) + ";";
-      } else {
-        w += "try {";
-        std::string next = "r.size()";
-        if (extent_field(*et)) {
-          if (!et->fixed_size) throw SchemaError(f.loc, "extent: next needs fixed-size elements");
-          next = "i + 1 < n ? " + next_target(*et, "o + " + hexs(et->size)) + " : r.size()";
-        }
-        if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
-        else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
-        w += "} catch (DecodeError& e) { e.push_index(i); throw; }";
-      }
-      w.dedent();
-      w += "}";
-      w.dedent();
-      w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-    } else if (f.type.kind == ValueType::Union) {
-      read_union(st, f, o);
-    } else {
-      throw SchemaError(f.loc, "inline field '" + f.name + "' of this type is not supported by schema v1");
+    switch (f.kind) {
+      case FieldKind::Virtual: break;
+      case FieldKind::Pointer:
+      case FieldKind::ArrayPointer:
+      case FieldKind::PooledString:
+      case FieldKind::OwnString:
+      case FieldKind::BlockRef:
+      case FieldKind::Dic:
+        // The pointer word; its target is read after the inline fields (read_target).
+        w += "f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
+        if (f.ptr == 8 && f.base == Field::Base::File && !f.points_to_chars) w += note_slot(o);
+        targets.push_back(&f);
+        break;
+      case FieldKind::Scalar:
+      case FieldKind::BitWord: read_scalar(f, o); break;
+      case FieldKind::Chars: read_chars(f, o); break;
+      case FieldKind::Bytes:
+      case FieldKind::PoolBlock: read_bytes(f); break;
+      case FieldKind::CString:
+        w.set("X", "x." + cpp_field(f.name));
+        w.set("NAME", f.name);
+        w += "try {\n"
+             "  {{X}} = std::string(r.cstring(o));\n"
+             "} catch (DecodeError& e) { e.push_field(\"{{NAME}}\"); throw; }\n"
+             "o += {{X}}.size() + 1;";
+        break;
+      case FieldKind::InlineStruct: read_inline_struct(st, f, o); break;
+      case FieldKind::InlineArray: read_inline_array(f, o, cursor); break;
+      case FieldKind::StringOffsets: read_string_offsets(f); break;
+      case FieldKind::ElemPointers: read_elem_pointers(f, o, cursor); break;
+      case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see read_union
+      case FieldKind::Union: read_union(f, o); break;
     }
     if (cursor && f.fixed_size) w += "o += " + hexs(f.size) + ";";
+  }
+
+  // A number, a bool or a bit word: the raw value goes to f_NAME (for counts,
+  // tags and conditions), checked against const:, valid: and file_size().
+  void read_scalar(const Field& f, const std::string& o) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    w += "f_" + f.name + " = " + load(f, o) + ";";
+    if (f.derive_pointer && prim_size(f.type.prim) == 8) w += note_slot(o);
+    bool uses_size = false;
+    if (f.derive && size_check(*f.derive, uses_size) && uses_size)
+      w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.derive) + ")) fail(" + o + ", \"" + f.name +
+           "\", \"says \" + hex(f_" + f.name + ") + \" but the file has \" + hex(r.size()) + \" bytes\");";
+    if (f.const_int)
+      w += "if (f_" + f.name + " != " + std::to_string(*f.const_int) + ") fail(" + o + ", \"" + f.name +
+           "\", \"expected " + std::to_string(*f.const_int) + ", found \" + std::to_string(f_" + f.name + "));";
+    if (!f.valid.empty()) {
+      std::string cond, list;
+      for (int64_t v : f.valid) {
+        cond += (cond.empty() ? "" : " && ") + std::string("f_") + f.name + " != " + std::to_string(v);
+        list += (list.empty() ? "" : ", ") + (f.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
+      }
+      std::string shown = f.hex ? "hex(f_" + f.name + ")" : "std::to_string(f_" + f.name + ")";
+      // A version of the file (version_fields:) says so.
+      bool is_version = rs_ && rs_->name == s_.root &&
+                        std::find(s_.version_fields.begin(), s_.version_fields.end(), f.name) != s_.version_fields.end();
+      if (is_version)
+        w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"unsupported version \" + " + shown + " + \" (supported: " + list + ")\");";
+      else
+        w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"value \" + " + shown + " + \" is not one of " + list + "\");";
+    }
+    if (!f.in_model()) return;
+    if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
+      w += read_bool(f, "f_" + f.name, o, f.name);
+      w += x + " = f_" + f.name + " != 0;";
+    } else if (f.kind == FieldKind::BitWord) {
+      unsigned shift = 0;
+      for (const auto& b : f.bits) {
+        std::string mask = b.width >= 64 ? "~0ull" : hexs((1ull << b.width) - 1) + "ull";
+        std::string v = "((uint64_t(f_" + f.name + ") >> " + std::to_string(shift) + ") & " + mask + ")";
+        if (!b.pool.empty()) {
+          w += "try { " + x + "." + cpp_field(b.name) + " = std::string(" + pool_read(b.pool, v) + "); }";
+          w += "catch (DecodeError& e) { e.push_field(\"" + b.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
+        } else {
+          w += x + "." + cpp_field(b.name) + " = " + (b.is_bool ? v + " != 0" : "static_cast<" + std::string(bits_cpp(b.width)) + ">(" + v + ")") + ";";
+        }
+        shift += b.width;
+      }
+    } else {
+      w += x + " = f_" + f.name + ";";
+    }
+  }
+
+  void read_chars(const Field& f, const std::string& o) {
+    CodeWriter& w = c_;
+    w.set("O", o);
+    w.set("N", std::to_string(f.type.chars));
+    w.set("X", "x." + cpp_field(f.name));
+    w.set("NAME", f.name);
+    if (f.const_text) {
+      w.set("WANT", cpp_string_literal(*f.const_text));
+      w += "if (r.chars({{O}}, {{N}}) != {{WANT}})\n"
+           "  fail({{O}}, \"{{NAME}}\", \"expected \\\"\" + std::string({{WANT}}) + \"\\\", found \\\"\" + std::string(r.chars({{O}}, {{N}})) + \"\\\"\");";
+    } else {
+      w += "{{X}} = std::string(r.chars({{O}}, {{N}}));";
+    }
+  }
+
+  // bytes: kept as they are; a scoped pool's block: checked to be exactly the
+  // strings referenced so far, in order (the only form written back).
+  void read_bytes(const Field& f) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    std::string n = f.size_rest ? "until_(o, end)" : read_expr(*f.size_expr);
+    w += "{";
+    w.indent();
+    w += "const uint64_t n = " + n + ";";
+    w += "r.need(o, n);";
+    if (f.kind == FieldKind::Bytes) {
+      w += x + ".data.assign(r.data() + o, r.data() + o + n);";
+    } else {
+      w.set("POOL", f.pool);
+      w.set("NAME", f.name);
+      w += "uint64_t p = o;\n"
+           "for (const auto& [at, len] : r.refs_{{POOL}}) {\n"
+           "  if (at != p) fail(o, \"{{NAME}}\", \"the block is not the referenced strings in order (string at \" + hex(at) + \", expected \" + hex(p) + \")\");\n"
+           "  p += len + 1;\n"
+           "}\n"
+           "if (p != o + n) fail(o, \"{{NAME}}\", \"the block holds \" + hex(n) + \" bytes, its strings \" + hex(p - o));";
+    }
+    w += "o += n;";
+    w.dedent();
+    w += "}";
+  }
+
+  void read_inline_struct(const Struct& st, const Field& f, const std::string& o) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    std::string dst = f.in_model() ? x : "tmp_" + f.name;
+    if (!f.in_model()) w += f.type.st->name + " tmp_" + f.name + ";";
+    w += "try {";
+    std::string end = st.needs_end ? "end" : "r.size()";
+    if (f.type.st->fixed_size) w += "  " + read_call(*f.type.st, o, dst, end) + ";";
+    else w += "  o = " + read_call(*f.type.st, o, dst, end) + ";";
+    w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+  }
+
+  // Inline array of pointers, each to one element.
+  void read_elem_pointers(const Field& f, const std::string& o, bool cursor) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    w += "try {";
+    w.indent();
+    w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+    w += "r.need_array(" + o + ", n, " + std::to_string(f.elem_ptr) + ");";
+    if (!f.fixed_count) w += x + ".resize(n);";
+    w += "for (uint64_t i = 0; i < n; ++i) {";
+    w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(" + o + " + i * " + std::to_string(f.elem_ptr) + ");";
+    if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(f.elem_ptr));
+    w += "  try {";
+    w += "    r.need_target(e, 1);";
+    w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
+    w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
+    w += "}";
+    if (cursor) w += "o += n * " + std::to_string(f.elem_ptr) + ";";
+    w.dedent();
+    w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+  }
+
+  // Inline array of u32 string offsets.
+  void read_string_offsets(const Field& f) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    w += "try {";
+    w.indent();
+    w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+    w += "r.need_array(o, n, 4);";
+    if (!f.fixed_count) w += x + ".resize(n);";
+    w += "for (uint64_t i = 0; i < n; ++i) {";
+    w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<uint32_t>(o + i * 4)") + "); }";
+    w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
+    w += "}";
+    w += "o += n * 4;";
+    w.dedent();
+    w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+  }
+
+  // Inline array of numbers or structs. One of fixed size (T[N] of fixed-size
+  // elements) is read at `o` element by element, leaving the cursor to the
+  // caller; any other follows the cursor.
+  void read_inline_array(const Field& f, const std::string& o, bool cursor) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+    if (!et && f.fixed_count && !cursor) {
+      w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " + x + "[i] = " +
+           load(f, o + " + i * " + std::to_string(prim_size(f.type.prim))) + ";";
+      return;
+    }
+    if (f.fixed_size) {
+      // T[N] of fixed-size elements at `o`; the caller moves the cursor past it.
+      const uint64_t size = et ? et->size : prim_size(f.type.prim);
+      w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) {";
+      w.indent();
+      if (!et) {
+        w += x + "[i] = " + load(f, o + " + i * " + std::to_string(size)) + ";";
+      } else {
+        std::string next = "r.size()";
+        if (extent_field(*et))
+          next = "i + 1 < " + std::to_string(*f.fixed_count) + " ? " + next_target(*et, o + " + (i + 1) * " + hexs(size)) + " : r.size()";
+        w += "try { " + read_call(*et, o + " + i * " + hexs(size), x + "[i]", "r.size()", next) + "; }";
+        w += "catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
+      }
+      w.dedent();
+      w += "}";
+      return;
+    }
+    // Elements one after the other from the cursor.
+    uint64_t min = et ? (et->fixed_size ? et->size : std::max<uint64_t>(et->prefix, 1)) : prim_size(f.type.prim);
+    w += "try {";
+    w.indent();
+    w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+    w += "r.need_array(o, n, " + hexs(min) + ");";
+    if (!f.fixed_count) w += x + ".resize(n);";
+    w += "for (uint64_t i = 0; i < n; ++i) {";
+    w.indent();
+    if (!et) {
+      w += x + "[i] = " + load(f, "o") + ";";
+      w += "o += " + std::to_string(prim_size(f.type.prim)) + ";";
+    } else {
+      w += "try {";
+      std::string next = "r.size()";
+      if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, "o + " + hexs(et->size)) + " : r.size()";
+      if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
+      else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
+      w += "} catch (DecodeError& e) { e.push_index(i); throw; }";
+    }
+    w.dedent();
+    w += "}";
+    w.dedent();
+    w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
   }
 
   static const Field* extent_field(const Struct& st) {
@@ -863,9 +935,8 @@ class CppGen {
            ") + \" is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")\");";
   }
 
-  void read_union(const Struct& st, const Field& f, const std::string& o) {
+  void read_union(const Field& f, const std::string& o) {
     CodeWriter& w = c_;
-    (void)st;
     const std::string word = "w_" + f.name;  // the pointer word of a tag_shift union
     if (f.tag_shift) {
       w += "const uint64_t " + word + " = r.get<" + raw_uint(f.cases[0].field->ptr) + ">(" + o + ");";
@@ -885,54 +956,83 @@ class CppGen {
       w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
       if (!f.fixed_size && p.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
       std::string advance = p.fixed_size ? hexs(padded) : "";
+      // The padded size of n elements of `elem` bytes (an open array case).
+      auto padded_n = [&](uint64_t elem) {
+        return "(n * " + std::to_string(elem) + " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
+      };
       if (p.ptr == 8) w += note_slot(o);
-      if (p.ptr && !p.pool.empty() && p.type.kind == ValueType::String) {
-        w += "try { v = std::string(" + pool_read(p.pool, "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
-        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-      } else if (p.ptr && p.inline_pascal) {
-        w += "try { v = std::string(r.pascal16(r.get<" + raw_uint(p.ptr) + ">(" + o + "))); }";
-        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-      } else if (p.type.kind == ValueType::Prim && !p.array && (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32)) {
-        w += "const auto raw = " + load(p, o) + ";";
-        w += read_bool(p, "raw", o, f.name);
-        w += "v = raw != 0;";
-      } else if (p.type.kind == ValueType::Prim && !p.array) {
-        w += "v = " + load(p, o) + ";";
-      } else if (p.type.kind == ValueType::Prim && p.fixed_count) {
-        w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) v[i] = " +
-             load(p, o + " + i * " + std::to_string(prim_size(p.type.prim))) + ";";
-      } else if (p.type.kind == ValueType::String && p.array && p.elem_ptr && p.inline_pascal && p.count) {
-        // Pointers to strings of their own, counted by a field of the struct.
-        w += "const uint64_t n = " + read_expr(*p.count) + ";";
-        w += "r.need_array(" + o + ", n, " + std::to_string(p.elem_ptr) + ");";
-        w += "v.resize(n);";
-        w += "for (uint64_t i = 0; i < n; ++i) {";
-        if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.elem_ptr));
-        w += "  try { v[i] = std::string(r.pascal16(r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + "))); }";
-        w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
-        w += "}";
-        advance = "(n * " + std::to_string(p.elem_ptr) + " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
-      } else if (p.type.kind == ValueType::Prim && p.count) {
-        // An open array counted by a field of the struct.
-        uint64_t sz = prim_size(p.type.prim);
-        w += "const uint64_t n = " + read_expr(*p.count) + ";";
-        w += "r.need_array(" + o + ", n, " + std::to_string(sz) + ");";
-        w += "v.resize(n);";
-        w += "for (uint64_t i = 0; i < n; ++i) v[i] = " + load(p, o + " + i * " + std::to_string(sz)) + ";";
-        advance = "(n * " + std::to_string(sz) + " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
-      } else if (p.type.kind == ValueType::Struct && !p.array && !p.ptr) {
-        w += "try { " + read_call(*p.type.st, o, "v") + "; }";
-        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
-      } else if (p.type.kind == ValueType::Struct && !p.array && p.ptr) {
-        // A pointer to the case's struct (the tag is in the word's top bits with tag_shift).
-        const Struct& pt = *p.type.st;
-        w += "const uint64_t t = " + (f.tag_shift ? word + " & " + hexs((1ull << f.tag_shift) - 1) : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
-        w += "try {";
-        w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
-        w += "  " + read_call(pt, "t", "v") + ";";
-        w += "} catch (DecodeError& e) { e.push_field(\"" + c.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
-      } else {
-        throw SchemaError(c.loc, "this kind of union case is not supported by schema v1");
+      switch (p.kind) {
+        case FieldKind::PooledString:
+          w += "try { v = std::string(" + pool_read(p.pool, "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
+          w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+          break;
+        case FieldKind::OwnString:
+          w += "try { v = std::string(r.pascal16(r.get<" + raw_uint(p.ptr) + ">(" + o + "))); }";
+          w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+          break;
+        case FieldKind::Scalar:
+          if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
+            w += "const auto raw = " + load(p, o) + ";";
+            w += read_bool(p, "raw", o, f.name);
+            w += "v = raw != 0;";
+          } else {
+            w += "v = " + load(p, o) + ";";
+          }
+          break;
+        case FieldKind::InlineArray:  // of numbers (validate.cpp)
+          if (p.fixed_count) {
+            w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) v[i] = " +
+                 load(p, o + " + i * " + std::to_string(prim_size(p.type.prim))) + ";";
+          } else {
+            // An open array counted by a field of the struct.
+            uint64_t sz = prim_size(p.type.prim);
+            w += "const uint64_t n = " + read_expr(*p.count) + ";";
+            w += "r.need_array(" + o + ", n, " + std::to_string(sz) + ");";
+            w += "v.resize(n);";
+            w += "for (uint64_t i = 0; i < n; ++i) v[i] = " + load(p, o + " + i * " + std::to_string(sz)) + ";";
+            advance = padded_n(sz);
+          }
+          break;
+        case FieldKind::OwnStrings:
+          // Pointers to strings of their own, counted by a field of the struct.
+          w += "const uint64_t n = " + read_expr(*p.count) + ";";
+          w += "r.need_array(" + o + ", n, " + std::to_string(p.elem_ptr) + ");";
+          w += "v.resize(n);";
+          w += "for (uint64_t i = 0; i < n; ++i) {";
+          if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.elem_ptr));
+          w += "  try { v[i] = std::string(r.pascal16(r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + "))); }";
+          w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
+          w += "}";
+          advance = padded_n(p.elem_ptr);
+          break;
+        case FieldKind::InlineStruct:
+          w += "try { " + read_call(*p.type.st, o, "v") + "; }";
+          w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+          break;
+        case FieldKind::Pointer:
+        case FieldKind::BlockRef: {
+          // A pointer to the case's struct (the tag is in the word's top bits with tag_shift).
+          const Struct& pt = *p.type.st;
+          w += "const uint64_t t = " + (f.tag_shift ? word + " & " + hexs((1ull << f.tag_shift) - 1) : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+          w += "try {";
+          w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
+          w += "  " + read_call(pt, "t", "v") + ";";
+          w += "} catch (DecodeError& e) { e.push_field(\"" + c.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
+          break;
+        }
+        // No union case has these shapes (validate.cpp refuses them).
+        case FieldKind::BitWord:
+        case FieldKind::Chars:
+        case FieldKind::CString:
+        case FieldKind::Bytes:
+        case FieldKind::PoolBlock:
+        case FieldKind::StringOffsets:
+        case FieldKind::ElemPointers:
+        case FieldKind::ArrayPointer:
+        case FieldKind::Dic:
+        case FieldKind::Union:
+        case FieldKind::Virtual:
+          break;
       }
       if (!f.fixed_size) w += "o += " + advance + ";";
       w += "break;";
@@ -959,95 +1059,121 @@ class CppGen {
     std::string base = f.base == Field::Base::Struct ? "s + " : "";
     w += "try {";
     w.indent();
-    if (f.type.kind == ValueType::Dic) {
-      const Pool* pool = s_.pool(f.pool);
-      w += "if (" + p + " == 0) throw DecodeError(s, \"null dictionary pointer (in the struct at \" + hex(s) + \")\");";
-      w += "const uint64_t t = " + base + p + ";";
-      w += "r.need_target(t, 8);";
-      w += "if (r.chars(t, 4) != \"DIC \") throw DecodeError(t, \"no DIC magic at \" + hex(t));";
-      w += "const uint64_t n = r.get<uint32_t>(t + 4);";
-      w += "r.need_array(t + 8, n + 1, 0x10);";
-      if (s_.relocation_table) w += note_slot("t + 8 + 8");  // the root entry's name
-      w += "for (uint64_t i = 1; i <= n; ++i) {";
-      w += "  const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);";
-      if (s_.relocation_table) w += "  " + note_slot("t + 8 + 0x10 * i + 8");
-      w += std::string("  dic_") + f.name + ".emplace_back(" + (pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
-      w += "}";
-    } else if (f.type.kind == ValueType::String && !f.array && f.inline_pascal) {
-      w += x + " = std::string(r.pascal16(" + base + p + "));";
-    } else if (f.type.kind == ValueType::String && !f.array) {
-      const Pool* pool = s_.pool(f.pool);
-      if (pool && !pool->scope.empty()) {
-        w += x + " = std::string(r.cstring(r.scope_" + pool->scope + " + " + p + "));";
-        w += "r.refs_" + pool->name + ".emplace_back(r.scope_" + pool->scope + " + " + p + ", " + x + ".size());";
-      } else if (pool && pool->kind == Pool::Kind::Pascal16 && !f.points_to_chars) {
-        w += x + " = std::string(r.pascal16(" + pool_base(f.pool) + base + p + "));";
-      } else {
-        w += x + " = std::string(r.cstring(" + pool_base(f.pool) + base + p + "));";
+    switch (f.kind) {
+      case FieldKind::Dic: {
+        const Pool* pool = s_.pool(f.pool);
+        w += "if (" + p + " == 0) throw DecodeError(s, \"null dictionary pointer (in the struct at \" + hex(s) + \")\");";
+        w += "const uint64_t t = " + base + p + ";";
+        w += "r.need_target(t, 8);";
+        w += "if (r.chars(t, 4) != \"DIC \") throw DecodeError(t, \"no DIC magic at \" + hex(t));";
+        w += "const uint64_t n = r.get<uint32_t>(t + 4);";
+        w += "r.need_array(t + 8, n + 1, 0x10);";
+        if (s_.relocation_table) w += note_slot("t + 8 + 8");  // the root entry's name
+        w += "for (uint64_t i = 1; i <= n; ++i) {";
+        w += "  const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);";
+        if (s_.relocation_table) w += "  " + note_slot("t + 8 + 0x10 * i + 8");
+        w += std::string("  dic_") + f.name + ".emplace_back(" + (pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
+        w += "}";
+        break;
       }
-    } else if (!f.array) {
-      std::string dst = f.in_model() ? x : "tmp";
-      if (!f.in_model()) w += f.type.st->name + " tmp;";
-      if (f.null == Field::Null::Allowed) {
-        w += "if (" + p + " == " + (f.null_value ? hexs(f.null_value) : std::string("0")) + ") " + x + ".reset();";
-        w += "else {";
-        w += "  r.need_target(" + base + p + ", 1);";
-        w += "  " + read_call(*f.type.st, base + p, x + ".emplace()", target_end(f)) + ";";
-        w += "}";
-      } else {
-        w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer (in the struct at \" + hex(s) + \")\");";
-        w += "r.need_target(" + base + p + ", 1);";
-        w += read_call(*f.type.st, base + p, dst, target_end(f)) + ";";
+      case FieldKind::OwnString:
+        w += x + " = std::string(r.pascal16(" + base + p + "));";
+        break;
+      case FieldKind::PooledString: {
+        const Pool* pool = s_.pool(f.pool);
+        if (pool && !pool->scope.empty()) {
+          w += x + " = std::string(r.cstring(r.scope_" + pool->scope + " + " + p + "));";
+          w += "r.refs_" + pool->name + ".emplace_back(r.scope_" + pool->scope + " + " + p + ", " + x + ".size());";
+        } else if (pool && pool->kind == Pool::Kind::Pascal16 && !f.points_to_chars) {
+          w += x + " = std::string(r.pascal16(" + pool_base(f.pool) + base + p + "));";
+        } else {
+          w += x + " = std::string(r.cstring(" + pool_base(f.pool) + base + p + "));";
+        }
+        break;
       }
-    } else {
-      std::string n = f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count);
-      w += "const uint64_t n = " + n + ";";
-      if (!f.fixed_count) w += "if (n != 0) {";
-      else w += "{";
-      w.indent();
-      w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer to \" + std::to_string(n) + \" elements (in the struct at \" + hex(s) + \")\");";
-      w += "const uint64_t t = " + base + p + ";";
-      w += "r.need_target(t, 1);";
-      uint64_t stride = f.elem_ptr ? static_cast<uint64_t>(f.elem_ptr)
-                        : f.type.kind == ValueType::Prim ? prim_size(f.type.prim)
-                        : f.type.kind == ValueType::String ? static_cast<uint64_t>(f.ptr)
-                        : f.type.st->fixed_size ? f.type.st->size : 1;
-      w += "r.need_array(t, n, " + hexs(stride) + ");";
-      if (!f.fixed_count) w += x + ".resize(n);";
-      if (f.elem_ptr) {
-        w += "for (uint64_t i = 0; i < n; ++i) {";
-        w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(t + i * " + hexs(stride) + ");";
-        if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
-        w += "  try {";
-        w += "    r.need_target(e, 1);";
-        w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
-        w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
-        w += "}";
-      } else if (f.type.kind == ValueType::Prim) {
-        w += "for (uint64_t i = 0; i < n; ++i) " + x + "[i] = " + load(f, "t + i * " + hexs(stride)) + ";";
-      } else if (f.type.kind == ValueType::String) {
-        w += "for (uint64_t i = 0; i < n; ++i) {";
-        if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
-        w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + ")") + "); }";
-        w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
-        w += "}";
-      } else if (f.type.st->fixed_size) {
-        w += "for (uint64_t i = 0; i < n; ++i) {";
-        std::string next = "r.size()";
-        if (extent_field(*f.type.st))
-          next = "i + 1 < n ? " + next_target(*f.type.st, "t + (i + 1) * " + hexs(stride)) + " : r.size()";
-        w += "  try { " + read_call(*f.type.st, "t + i * " + hexs(stride), x + "[i]", "r.size()", next) + "; }";
-        w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
-        w += "}";
-      } else {
-        w += "uint64_t o2 = t;";
-        w += "for (uint64_t i = 0; i < n; ++i) {";
-        w += "  try { o2 = " + read_call(*f.type.st, "o2", x + "[i]") + "; }";
-        w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
-        w += "}";
+      case FieldKind::Pointer:
+      case FieldKind::BlockRef: {
+        std::string dst = f.in_model() ? x : "tmp";
+        if (!f.in_model()) w += f.type.st->name + " tmp;";
+        if (f.null == Field::Null::Allowed) {
+          w += "if (" + p + " == " + (f.null_value ? hexs(f.null_value) : std::string("0")) + ") " + x + ".reset();";
+          w += "else {";
+          w += "  r.need_target(" + base + p + ", 1);";
+          w += "  " + read_call(*f.type.st, base + p, x + ".emplace()", target_end(f)) + ";";
+          w += "}";
+        } else {
+          w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer (in the struct at \" + hex(s) + \")\");";
+          w += "r.need_target(" + base + p + ", 1);";
+          w += read_call(*f.type.st, base + p, dst, target_end(f)) + ";";
+        }
+        break;
       }
-      w.dedent();
-      w += "}";
+      case FieldKind::ArrayPointer: {
+        std::string n = f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count);
+        w += "const uint64_t n = " + n + ";";
+        if (!f.fixed_count) w += "if (n != 0) {";
+        else w += "{";
+        w.indent();
+        w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer to \" + std::to_string(n) + \" elements (in the struct at \" + hex(s) + \")\");";
+        w += "const uint64_t t = " + base + p + ";";
+        w += "r.need_target(t, 1);";
+        uint64_t stride = f.elem_ptr ? static_cast<uint64_t>(f.elem_ptr)
+                          : f.type.kind == ValueType::Prim ? prim_size(f.type.prim)
+                          : f.type.kind == ValueType::String ? static_cast<uint64_t>(f.ptr)
+                          : f.type.st->fixed_size ? f.type.st->size : 1;
+        w += "r.need_array(t, n, " + hexs(stride) + ");";
+        if (!f.fixed_count) w += x + ".resize(n);";
+        if (f.elem_ptr) {
+          w += "for (uint64_t i = 0; i < n; ++i) {";
+          w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(t + i * " + hexs(stride) + ");";
+          if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
+          w += "  try {";
+          w += "    r.need_target(e, 1);";
+          w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
+          w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
+          w += "}";
+        } else if (f.type.kind == ValueType::Prim) {
+          w += "for (uint64_t i = 0; i < n; ++i) " + x + "[i] = " + load(f, "t + i * " + hexs(stride)) + ";";
+        } else if (f.type.kind == ValueType::String) {
+          w += "for (uint64_t i = 0; i < n; ++i) {";
+          if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
+          w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + ")") + "); }";
+          w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
+          w += "}";
+        } else if (f.type.st->fixed_size) {
+          w += "for (uint64_t i = 0; i < n; ++i) {";
+          std::string next = "r.size()";
+          if (extent_field(*f.type.st))
+            next = "i + 1 < n ? " + next_target(*f.type.st, "t + (i + 1) * " + hexs(stride)) + " : r.size()";
+          w += "  try { " + read_call(*f.type.st, "t + i * " + hexs(stride), x + "[i]", "r.size()", next) + "; }";
+          w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
+          w += "}";
+        } else {
+          w += "uint64_t o2 = t;";
+          w += "for (uint64_t i = 0; i < n; ++i) {";
+          w += "  try { o2 = " + read_call(*f.type.st, "o2", x + "[i]") + "; }";
+          w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
+          w += "}";
+        }
+        w.dedent();
+        w += "}";
+        break;
+      }
+      // Not pointers: read inline (read_field).
+      case FieldKind::Scalar:
+      case FieldKind::BitWord:
+      case FieldKind::Chars:
+      case FieldKind::CString:
+      case FieldKind::Bytes:
+      case FieldKind::PoolBlock:
+      case FieldKind::InlineStruct:
+      case FieldKind::InlineArray:
+      case FieldKind::StringOffsets:
+      case FieldKind::ElemPointers:
+      case FieldKind::OwnStrings:
+      case FieldKind::Union:
+      case FieldKind::Virtual:
+        break;
     }
     w.dedent();
     w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
@@ -1121,7 +1247,7 @@ class CppGen {
                                                  : x + "." + cpp_field(a.name);
           return std::string(e.name == "fnv1a32" ? "binschema::fnv1a32(" : "binschema::murmur3_x86_32(") + arg + ")";
         }
-        throw SchemaError(e.loc, e.name + "() is only known once the file is laid out; use it alone or as a - b + constant");
+        break;  // layout functions go through late_expr, never inside another call (validate.cpp)
     }
     return "";
   }
@@ -1155,7 +1281,7 @@ class CppGen {
     if (e.kind == Expr::Call && e.name == "file_size") return "c.w.pos()";
     if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
       if (e.args[0].name == "self") {
-        if (e.name != "start") throw SchemaError(e.loc, "only start(self) is known for the struct being written");
+        // Only start(self) is accepted (validate.cpp).
         return "s";
       }
       std::string id = std::to_string(s_.region_id(e.args[0].name));
@@ -1186,12 +1312,97 @@ class CppGen {
       w += "if (" + x + ".size() != x." + cpp_field(f.count_shared) + ".size()) throw binschema::EncodeError(std::string(" + what +
            ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but " + f.count_shared + " (counted by the same field) has \" + std::to_string(x." +
            cpp_field(f.count_shared) + ".size()));";
-    if (f.is_virtual) {
-      // Stored in a dictionary, not here.
-    } else if (f.derive && uses_scoped_pool(*f.derive)) {
-      // Patched right after the pool block is placed (see put_fn).
+    switch (f.kind) {
+      case FieldKind::Virtual: break;  // stored in a dictionary, not here
+      case FieldKind::Scalar:
+      case FieldKind::BitWord: put_scalar(st, f, o); break;
+      case FieldKind::BlockRef:
+        if (f.null == Field::Null::Allowed) {
+          w += "if (!" + x + ") c.w.put_uint(" + o + ", " + std::to_string(f.ptr) + ", " + hexs(f.null_value) + "u, " + what + ");";
+          w += "else " + block_ref(f, "*" + x, o);
+        } else {
+          w += block_ref(f, x, o);
+        }
+        break;
+      case FieldKind::PooledString: {
+        const Pool* pool = s_.pool(f.pool);
+        if (!pool->scope.empty())
+          w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 0, c.scope_" + pool->scope + ");";
+        else if (f.points_to_chars)
+          w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 2);";
+        else
+          w += string_ref(f.pool, x, o, f.ptr);
+        break;
+      }
+      case FieldKind::Pointer:
+      case FieldKind::ArrayPointer:
+      case FieldKind::OwnString:
+      case FieldKind::Dic:
+        // Patched by place_.
+        if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+        break;
+      case FieldKind::Chars: {
+        std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
+        w += "c.w.chars(" + o + ", " + v + ", " + std::to_string(f.type.chars) + ", false, " + what + ");";
+        break;
+      }
+      case FieldKind::Bytes:
+        w.set("X", x);
+        w += "c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());";
+        break;
+      case FieldKind::PoolBlock:
+        w += "c.pool_" + f.pool + ".place(c.w);";
+        w += "c.pool_" + f.pool + ".patch(c.w);";
+        // Values over the pool (its size, say), now that it is placed; they
+        // sit at fixed offsets (validate.cpp).
+        for (const auto& g : st.fields) {
+          if (!g->derive || !uses_scoped_pool(*g->derive)) continue;
+          int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
+          w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
+               ", \"" + st.name + "." + g->name + "\");";
+        }
+        break;
+      case FieldKind::CString:
+        w.set("X", x);
+        w.set("WHAT", what);
+        w += "if ({{X}}.find('\\0') != std::string::npos) throw binschema::EncodeError(std::string({{WHAT}}) + \": a NUL inside a NUL-terminated string\");\n"
+             "c.w.bytes(c.w.reserve({{X}}.size() + 1), {{X}}.data(), {{X}}.size());";
+        break;
+      case FieldKind::InlineStruct: {
+        std::string src = f.in_model() ? x : f.type.st->name + "{}";
+        if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+        if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
+        else w += "put_" + f.type.st->name + "(c, " + src + ");";
+        break;
+      }
+      case FieldKind::ElemPointers:
+        // The pointer slots; place_ fills them as the elements land.
+        if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+        if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
+        break;
+      case FieldKind::StringOffsets:
+        // Inline u32 offsets of pooled strings.
+        w += "{";
+        w += "  const uint64_t a = c.w.reserve(" + x + ".size() * 4);";
+        w += "  for (size_t i = 0; i < " + x + ".size(); ++i) " + string_ref(f.pool, x + "[i]", "a + i * 4", 4);
+        w += "}";
+        break;
+      case FieldKind::InlineArray: put_inline_array(st, f, o); break;
+      case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see put_union
+      case FieldKind::Union: put_union(f, o); break;
+    }
+  }
+
+  // A number, a bool or a bit word, in whatever role it has: derived,
+  // a count, a union's tag, or a model value.
+  void put_scalar(const Struct& st, const Field& f, const std::string& o) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    std::string what = "\"" + st.name + "." + f.name + "\"";
+    if (f.derive && uses_scoped_pool(*f.derive)) {
+      // Patched right after the pool block is placed (see put_field).
     } else if (f.derive) {
-      int width = f.ptr ? f.ptr : static_cast<int>(prim_size(f.type.prim));
+      int width = static_cast<int>(prim_size(f.type.prim));
       if (is_late(*f.derive)) {
         w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") +
              ", [=, &c, &x]() -> uint64_t { return " + late_expr(st, *f.derive) + "; }, " + what + "});";
@@ -1199,24 +1410,6 @@ class CppGen {
         w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
         if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
       }
-    } else if (s_.in_block_pool(f)) {
-      if (f.null == Field::Null::Allowed) {
-        w += "if (!" + x + ") c.w.put_uint(" + o + ", " + std::to_string(f.ptr) + ", " + hexs(f.null_value) + "u, " + what + ");";
-        w += "else " + block_ref(f, "*" + x, o);
-      } else {
-        w += block_ref(f, x, o);
-      }
-    } else if (f.ptr && !f.pool.empty() && !f.array && f.type.kind != ValueType::Dic) {
-      const Pool* pool = s_.pool(f.pool);
-      if (!pool->scope.empty())
-        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 0, c.scope_" + pool->scope + ");";
-      else if (f.points_to_chars)
-        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 2);";
-      else
-        w += string_ref(f.pool, x, o, f.ptr);
-    } else if (f.ptr) {
-      // Patched by place_.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
     } else if (!f.count_for.empty()) {
       w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.count_for) + ".size(), " + what + ");";
     } else if (!f.tag_for.empty()) {
@@ -1227,7 +1420,7 @@ class CppGen {
       w += "  static constexpr " + std::string(prim_cpp(f.type.prim)) + " tags[] = {" + tags + "};";
       w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
       w += "}";
-    } else if (f.type.kind == ValueType::Prim && !f.array && !f.bits.empty()) {
+    } else if (f.kind == FieldKind::BitWord) {
       w += "{";
       w.indent();
       w += "uint64_t v = 0;";
@@ -1250,9 +1443,9 @@ class CppGen {
       w += "c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
       w.dedent();
       w += "}";
-    } else if (f.type.kind == ValueType::Prim && !f.array && f.true_value) {
+    } else if (f.true_value) {
       w += "c.w.put<" + load_type(f) + ">(" + o + ", " + x + " ? " + hexs(*f.true_value) + "u : 0u);";
-    } else if (f.type.kind == ValueType::Prim && !f.array) {
+    } else {
       std::string t = load_type(f);
       std::string v = f.const_int ? std::to_string(*f.const_int) : x;
       if (!f.valid.empty() && !f.const_int) {
@@ -1269,61 +1462,37 @@ class CppGen {
         w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + " + shown + " + \" is not one of " + list + "\");";
       }
       w += "c.w.put<" + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
-    } else if (f.type.kind == ValueType::Prim && f.fixed_count && f.fixed_size) {
+    }
+  }
+
+  // An inline array of numbers or structs. One of fixed size is written at
+  // `o` (reserved by put_); any other is appended element by element.
+  void put_inline_array(const Struct& st, const Field& f, const std::string& o) {
+    CodeWriter& w = c_;
+    std::string x = "x." + cpp_field(f.name);
+    const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+    if (!et && f.fixed_size) {
       w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) c.w.put<" + prim_cpp(f.type.prim) + ">(" + o +
            " + i * " + std::to_string(prim_size(f.type.prim)) + ", " + x + "[i]);";
-    } else if (f.type.kind == ValueType::Chars) {
-      std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
-      w += "c.w.chars(" + o + ", " + v + ", " + std::to_string(f.type.chars) + ", false, " + what + ");";
-    } else if (f.type.kind == ValueType::Bytes) {
-      w += "c.w.bytes(c.w.reserve(" + x + ".data.size()), " + x + ".data.data(), " + x + ".data.size());";
-    } else if (f.type.kind == ValueType::PoolBlock) {
-      w += "c.pool_" + f.pool + ".place(c.w);";
-      w += "c.pool_" + f.pool + ".patch(c.w);";
-      for (const auto& g : st.fields) {
-        if (!g->derive || !uses_scoped_pool(*g->derive)) continue;
-        if (!g->fixed_offset) throw SchemaError(g->loc, "a value over a scoped pool must sit at a fixed offset");
-        int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
-        w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
-             ", \"" + st.name + "." + g->name + "\");";
-      }
-    } else if (f.type.kind == ValueType::CString) {
-      w += "if (" + x + ".find('\\0') != std::string::npos) throw binschema::EncodeError(std::string(" + what + ") + \": a NUL inside a NUL-terminated string\");";
-      w += "c.w.bytes(c.w.reserve(" + x + ".size() + 1), " + x + ".data(), " + x + ".size());";
-    } else if (f.type.kind == ValueType::Struct && !f.array) {
-      std::string src = f.in_model() ? x : f.type.st->name + "{}";
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
-      if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
-      else w += "put_" + f.type.st->name + "(c, " + src + ");";
-    } else if (f.array && f.elem_ptr) {
-      // The pointer slots; place_ fills them as the elements land.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
-      if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
-    } else if (f.array && f.type.kind == ValueType::String && !f.ptr) {
-      // Inline u32 offsets of pooled strings.
-      w += "{";
-      w += "  const uint64_t a = c.w.reserve(" + x + ".size() * 4);";
-      w += "  for (size_t i = 0; i < " + x + ".size(); ++i) " + string_ref(f.pool, x + "[i]", "a + i * 4", 4);
-      w += "}";
-    } else if (f.array && (f.type.kind == ValueType::Struct || f.type.kind == ValueType::Prim)) {
-      const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
-      if (et && et->has_children) {
-        // Their targets are placed by place_ once the whole struct is written;
-        // remember where the elements start.
-        if (!et->fixed_size) throw SchemaError(f.loc, "an inline array whose elements point elsewhere needs fixed-size elements");
-        if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", c.w.pos());";
-        else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = c.w.pos();";
-      }
-      w += "for (const auto& e : " + x + ") {";
-      if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
-      else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
-      else w += "  put_" + et->name + "(c, e);";
-      w += "}";
-    } else if (f.type.kind == ValueType::Union) {
-      put_union(st, f, o);
-    } else {
-      throw SchemaError(f.loc, "inline field '" + f.name + "' of this type is not supported by schema v1");
+      return;
     }
+    if (et && et->has_children) {
+      // Their targets are placed by place_ once the whole struct is written;
+      // remember where the elements start (fixed-size elements: validate.cpp).
+      std::string first = f.fixed_size ? o : "c.w.pos()";
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + first + ");";
+      else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = " + first + ";";
+    }
+    if (f.fixed_size) {
+      w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) put_" + et->name + "(c, " + o + " + i * " + hexs(et->size) +
+           ", " + x + "[i]);";
+      return;
+    }
+    w += "for (const auto& e : " + x + ") {";
+    if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
+    else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
+    else w += "  put_" + et->name + "(c, e);";
+    w += "}";
   }
 
   bool uses_scoped_pool(const Expr& e) const {
@@ -1393,9 +1562,8 @@ class CppGen {
   }
 
 
-  void put_union(const Struct& st, const Field& f, const std::string& o) {
+  void put_union(const Field& f, const std::string& o) {
     CodeWriter& w = c_;
-    (void)st;
     w += "switch (x." + cpp_field(f.name) + ".index()) {";
     w.indent();
     for (size_t i = 0; i < f.cases.size(); ++i) {
@@ -1420,26 +1588,37 @@ class CppGen {
         }
         w += "[[maybe_unused]] const uint64_t u = c.w.reserve(" + size + ");";
       }
-      if (p.ptr && !p.pool.empty() && p.type.kind == ValueType::String) {
-        w += string_ref(p.pool, "v", oo, p.ptr);
-      } else if ((p.ptr || p.elem_ptr) && p.inline_pascal) {
-        // Patched by place_ when the strings are placed.
-      } else if (p.ptr && p.type.kind == ValueType::Struct && s_.in_block_pool(p)) {
-        w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift);
-      } else if (p.ptr && p.type.kind == ValueType::Struct) {
-        // Patched by place_ when the target is placed.
-      } else if (p.type.kind == ValueType::Prim && !p.array && p.true_value) {
-        w += "c.w.put<" + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
-      } else if (p.type.kind == ValueType::Prim && !p.array) {
-        w += "c.w.put<" + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
-      } else if (p.type.kind == ValueType::Prim && p.array) {
-        uint64_t sz = prim_size(p.type.prim);
-        w += "for (size_t i = 0; i < v.size(); ++i) c.w.put<" + std::string(prim_cpp(p.type.prim)) + ">(" + oo + " + i * " +
-             std::to_string(sz) + ", v[i]);";
-      } else if (p.type.kind == ValueType::Struct && p.type.st->fixed_size) {
-        w += "put_" + p.type.st->name + "(c, " + oo + ", v);";
-      } else {
-        throw SchemaError(c.loc, "this kind of union case is not supported by schema v1");
+      switch (p.kind) {
+        case FieldKind::PooledString: w += string_ref(p.pool, "v", oo, p.ptr); break;
+        case FieldKind::OwnString:
+        case FieldKind::OwnStrings:
+        case FieldKind::Pointer:
+          break;  // patched by place_ when the target is placed
+        case FieldKind::BlockRef: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift); break;
+        case FieldKind::Scalar:
+          if (p.true_value) w += "c.w.put<" + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
+          else w += "c.w.put<" + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
+          break;
+        case FieldKind::InlineArray: {  // of numbers (validate.cpp)
+          uint64_t sz = prim_size(p.type.prim);
+          w += "for (size_t i = 0; i < v.size(); ++i) c.w.put<" + std::string(prim_cpp(p.type.prim)) + ">(" + oo + " + i * " +
+               std::to_string(sz) + ", v[i]);";
+          break;
+        }
+        case FieldKind::InlineStruct: w += "put_" + p.type.st->name + "(c, " + oo + ", v);"; break;  // of fixed size (validate.cpp)
+        // No union case has these shapes (validate.cpp refuses them).
+        case FieldKind::BitWord:
+        case FieldKind::Chars:
+        case FieldKind::CString:
+        case FieldKind::Bytes:
+        case FieldKind::PoolBlock:
+        case FieldKind::StringOffsets:
+        case FieldKind::ElemPointers:
+        case FieldKind::ArrayPointer:
+        case FieldKind::Dic:
+        case FieldKind::Union:
+        case FieldKind::Virtual:
+          break;
       }
       w += "break;";
       w.dedent();
@@ -1509,7 +1688,7 @@ class CppGen {
               (c.field->type.kind == ValueType::Struct && !c.field->ptr && c.field->type.st->has_children) ||
               (c.field->type.kind == ValueType::Struct && c.field->ptr && !s_.in_block_pool(*c.field));
       if (!any) continue;
-      if (!u->fixed_offset) throw SchemaError(u->loc, "a union whose cases point elsewhere must sit at a fixed offset");
+      // Such a union sits at a fixed offset (validate.cpp).
       w += "switch (x." + cpp_field(u->name) + ".index()) {";
       for (size_t i = 0; i < u->cases.size(); ++i) {
         const Field& p = *u->cases[i].field;
@@ -1682,7 +1861,10 @@ class CppGen {
           w += "for (const auto& e : x." + cpp_field(li.name) + ") preplace_" + st.field(li.name)->type.st->name + "(c, e);";
           break;
         case LayoutItem::FieldTarget: place_target(st, *st.field(li.name), false, true); break;
-        default: throw SchemaError(li.loc, "only targets, children, align and zeros can come before self");
+        case LayoutItem::Self:  // not reached: the loop stops there
+        case LayoutItem::Shallow:
+        case LayoutItem::Pool:
+          break;  // not before self (validate.cpp)
       }
     }
     w.dedent();
@@ -1699,7 +1881,11 @@ class CppGen {
         case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; break;
         case LayoutItem::Zeros: w += "c.w.reserve(" + hexs(li.n) + ");"; break;
         case LayoutItem::FieldTarget: place_target(st, *st.field(li.name), false, true); break;
-        default: throw SchemaError(li.loc, "a struct whose targets are placed before it can only use targets, align and zeros");
+        case LayoutItem::Shallow:
+        case LayoutItem::Children:
+        case LayoutItem::Pool:
+        case LayoutItem::Self:
+          break;  // not in a struct whose targets are placed before it (validate.cpp)
       }
     }
     w.dedent();
@@ -1731,7 +1917,6 @@ class CppGen {
     }
     if (f.type.kind == ValueType::String && f.inline_pascal && !f.array) {
       std::string slot0 = "s + " + hexs(f.offset);
-      if (f.null == Field::Null::Allowed) throw SchemaError(f.loc, "an inline string cannot be absent");
       place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"");
       return;
     }
@@ -1872,7 +2057,6 @@ class CppGen {
       if (p.scope.empty() && p.kind != Pool::Kind::Block) w += "c.pool_" + p.name + ".patch(c.w);";  // blocks are patched as they are placed
     if (s_.relocation_table) {
       // Last, once every pointer (pool references included) is recorded.
-      if (s_.big_endian) throw SchemaError({s_.file, 0, 0}, "relocation tables are little-endian (RELT)");
       int id = s_.region_id("relocation_table");
       w += "{";
       w += "  const uint64_t data_end = " + late_expr(*root, *s_.relocation_data_end) + ";";

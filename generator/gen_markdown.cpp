@@ -27,36 +27,67 @@ std::string cell(const std::string& s) {
   return r;
 }
 
-std::string type_text(const Schema& s, const Field& f) {
-  if (s.in_block_pool(f))
-    return (f.ptr == 4 ? "u32" : "u64") + std::string(" pointer to [") + f.type.st->name + "](#" + f.type.st->name + ") in block pool `" + f.pool + "`";
-  if (f.type.kind == ValueType::String && f.array && !f.ptr && !f.elem_ptr && !f.pool.empty())
-    return (f.fixed_count ? std::to_string(*f.fixed_count) + " " : std::string()) + "u32 offsets of strings in pool `" + f.pool + "`";
-  std::string base;
+std::string link(const Struct& st) { return "[" + st.name + "](#" + st.name + ")"; }
+
+// What one element (or the single value) of a field is.
+std::string value_text(const Field& f) {
   switch (f.type.kind) {
-    case ValueType::Prim: base = prim_name(f.type.prim); break;
-    case ValueType::Chars: base = "char[" + std::to_string(f.type.chars) + "]"; break;
-    case ValueType::String: base = "string"; break;
-    case ValueType::Bytes: base = "bytes"; break;
-    case ValueType::Struct: base = "[" + f.type.st->name + "](#" + f.type.st->name + ")"; break;
-    case ValueType::Union: base = "union"; break;
-    case ValueType::CString: base = "NUL-terminated string"; break;
-    case ValueType::PoolBlock: base = "the strings of pool `" + f.pool + "`"; break;
-    case ValueType::Dic: base = "DIC of the names " + f.keys_array + "[]." + f.keys_field; break;
+    case ValueType::Prim: return prim_name(f.type.prim);
+    case ValueType::Chars: return "char[" + std::to_string(f.type.chars) + "]";
+    case ValueType::String: return "string";
+    case ValueType::Bytes: return "bytes";
+    case ValueType::Struct: return link(*f.type.st);
+    case ValueType::Union: return "union";
+    case ValueType::CString: return "NUL-terminated string";
+    case ValueType::PoolBlock: return "the strings of pool `" + f.pool + "`";
+    case ValueType::Dic: return "DIC of the names " + f.keys_array + "[]." + f.keys_field;
   }
-  if (f.array) {
-    // Appended piece by piece: GCC 12 warns (wrongly, -Wrestrict) on "[" + n + "]" here.
-    base += '[';
-    if (f.fixed_count) base += std::to_string(*f.fixed_count);
-    base += ']';
+  return "";
+}
+
+// "T[N]" or "T[]".
+std::string array_text(const Field& f) {
+  // Appended piece by piece: GCC 12 warns (wrongly, -Wrestrict) on "[" + n + "]" here.
+  std::string t = value_text(f);
+  t += '[';
+  if (f.fixed_count) t += std::to_string(*f.fixed_count);
+  t += ']';
+  return t;
+}
+
+std::string type_text(const Field& f) {
+  const std::string word = f.ptr == 4 ? "u32" : "u64";            // a pointer's width
+  const std::string elem_word = f.elem_ptr == 4 ? "u32" : "u64";  // an element pointer's width
+  switch (f.kind) {
+    case FieldKind::Scalar:
+    case FieldKind::BitWord:
+    case FieldKind::Chars:
+    case FieldKind::CString:
+    case FieldKind::Bytes:
+    case FieldKind::PoolBlock:
+    case FieldKind::InlineStruct:
+    case FieldKind::Union:
+    case FieldKind::Virtual:
+      return value_text(f);
+    case FieldKind::InlineArray: return array_text(f);
+    case FieldKind::StringOffsets:
+      return (f.fixed_count ? std::to_string(*f.fixed_count) + " " : std::string()) + "u32 offsets of strings in pool `" + f.pool + "`";
+    case FieldKind::ElemPointers:
+    case FieldKind::OwnStrings:
+      return elem_word + " pointers to " + array_text(f);
+    case FieldKind::Pointer:
+    case FieldKind::OwnString:
+      return word + " pointer to " + value_text(f);
+    case FieldKind::ArrayPointer:
+      if (!f.pool.empty()) return word + " offset of a " + array_text(f) + " in pool `" + f.pool + "`";
+      return word + " pointer to " + (f.elem_ptr ? elem_word + " pointers to " : std::string()) + array_text(f);
+    case FieldKind::PooledString:
+    case FieldKind::Dic:
+      return word + " offset of a " + value_text(f) + " in pool `" + f.pool + "`";
+    case FieldKind::BlockRef:
+      return word + " pointer to " + link(*f.type.st) + " in block pool `" + f.pool + "`";
   }
-  if (f.elem_ptr) base = (f.elem_ptr == 4 ? "u32" : "u64") + std::string(" pointers to ") + base;
-  if (f.ptr) {
-    std::string w = f.ptr == 4 ? "u32" : "u64";
-    if (!f.pool.empty()) return w + " offset of a " + base + " in pool `" + f.pool + "`";
-    return w + " pointer to " + base;
-  }
-  return base;
+  return "";
 }
 
 std::string notes(const Schema& s, const Struct& st, const Field& f) {
@@ -236,7 +267,7 @@ std::string generate_markdown(const Schema& s) {
       for (const auto& f : st.fields) {
         std::string off = f->fixed_offset ? hexs(f->offset) : "…";
         std::string size = f->fixed_size ? hexs(f->size) : "varies";
-        o << "| " << off << " | " << size << " | " << cell(type_text(s, *f)) << " | `" << f->name << "` | " << notes(s, st, *f) << " |\n";
+        o << "| " << off << " | " << size << " | " << cell(type_text(*f)) << " | `" << f->name << "` | " << notes(s, st, *f) << " |\n";
       }
       o << "\n";
     }
@@ -255,7 +286,7 @@ std::string generate_markdown(const Schema& s) {
         << " | Case | Size | Type | Description |\n|---|---|---|---|---|\n";
       for (const auto& c : f->cases)
         o << "| " << (f->tag_shift ? hexs(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag)) << " | `" << c.name << "` | "
-          << (c.field->fixed_size ? hexs(c.field->size) : "varies") << " | " << cell(type_text(s, *c.field)) << " | "
+          << (c.field->fixed_size ? hexs(c.field->size) : "varies") << " | " << cell(type_text(*c.field)) << " | "
           << cell(c.doc.empty() ? c.field->doc : c.doc) << " |\n";
       o << "\nAny other value of " << chooser << " is refused when reading, with its offset.\n\n";
     }

@@ -96,6 +96,8 @@ class Validator {
     for (const auto& h : s_.hooks)
       if (!s_.find(h.on)) throw SchemaError(h.loc, "hook '" + h.name + "' is on no struct '" + h.on + "'");
     check_self_uses();
+    for (const auto& st : s_.structs) check_shapes(*st);
+    if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
     for (auto& st : s_.structs)
       if (st->name == "format" || (st->name == s_.root && st->field("format")))
         throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
@@ -483,6 +485,92 @@ class Validator {
     st.layout = items;
   }
 
+  // What each shape needs once sizes, layouts and children are known: the
+  // limits of the readers and writers the back ends emit.
+  void check_shapes(const Struct& st) {
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (f.kind == FieldKind::InlineArray && f.type.kind == ValueType::Struct) {
+        const Struct& et = *f.type.st;
+        if (!et.fixed_size && std::any_of(et.fields.begin(), et.fields.end(), [](const auto& g) { return g->extent_next; }))
+          throw SchemaError(f.loc, "extent: next in the elements of '" + f.name + "' needs fixed-size elements (" + et.name + " is not)");
+        if (!et.fixed_size && et.has_children)
+          throw SchemaError(f.loc, "an inline array whose elements point elsewhere needs fixed-size elements (" + et.name + " is not)");
+      }
+      if (f.kind == FieldKind::OwnString && f.null == Field::Null::Allowed)
+        throw SchemaError(f.loc, "a string of its own (inline: pascal16) cannot be absent (no nullable: true)");
+      if (f.derive && uses_scoped_pool(*f.derive) && !f.fixed_offset)
+        throw SchemaError(f.loc, "a value over a scoped pool must sit at a fixed offset (it is written once the pool is placed)");
+      if (f.kind == FieldKind::Union) check_union_cases(f);
+    }
+    // What a struct places before itself, and what the elements of its
+    // `children` before self place before themselves.
+    if (st.has_self) {
+      for (const auto& li : st.layout) {
+        if (li.kind == LayoutItem::Self) break;
+        if (li.kind == LayoutItem::Pool || li.kind == LayoutItem::Shallow)
+          throw SchemaError(li.loc, "only targets, children, align and zeros can come before self");
+        if (li.kind != LayoutItem::Children) continue;
+        const Struct& et = *st.field(li.name)->type.st;
+        for (const auto& e : et.layout)
+          if (e.kind != LayoutItem::FieldTarget && e.kind != LayoutItem::Align && e.kind != LayoutItem::Zeros)
+            throw SchemaError(e.loc, "the elements of 'children " + li.name + "' are placed before " + st.name +
+                                         ", so the layout of " + et.name + " can only use targets, align and zeros");
+      }
+    }
+  }
+
+  bool uses_scoped_pool(const Expr& e) const {
+    if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
+      const Pool* p = e.args.empty() ? nullptr : s_.pool(e.args[0].name);
+      return p && !p->scope.empty();
+    }
+    return std::any_of(e.args.begin(), e.args.end(), [&](const Expr& a) { return uses_scoped_pool(a); });
+  }
+
+  // The shapes a union case can have: what the union reader and writer read
+  // and write in place of the union (and, for pointers, place elsewhere).
+  void check_union_cases(const Field& u) {
+    bool points = false;
+    for (const auto& c : u.cases) {
+      const Field& p = *c.field;
+      bool ok = false;
+      switch (p.kind) {
+        case FieldKind::Scalar:
+        case FieldKind::PooledString:
+        case FieldKind::OwnString:
+        case FieldKind::Pointer:
+        case FieldKind::BlockRef:
+          ok = true;
+          break;
+        case FieldKind::InlineArray: ok = p.type.kind == ValueType::Prim; break;
+        case FieldKind::InlineStruct: ok = p.type.st->fixed_size; break;
+        case FieldKind::OwnStrings: ok = p.count.has_value(); break;
+        case FieldKind::BitWord:
+        case FieldKind::Chars:
+        case FieldKind::CString:
+        case FieldKind::Bytes:
+        case FieldKind::PoolBlock:
+        case FieldKind::StringOffsets:
+        case FieldKind::ElemPointers:
+        case FieldKind::ArrayPointer:
+        case FieldKind::Dic:
+        case FieldKind::Union:
+        case FieldKind::Virtual:
+          break;
+      }
+      if (!ok)
+        throw SchemaError(c.loc, std::string("a union case cannot be a ") + field_kind_name(p.kind) +
+                                     (p.kind == FieldKind::InlineStruct ? " of variable size" : p.kind == FieldKind::OwnStrings ? " without count:" : "") +
+                                     " (a case is a number, an array of numbers, a fixed-size struct, a pointer to a struct or a string)");
+      if (p.kind == FieldKind::OwnString || p.kind == FieldKind::OwnStrings || p.kind == FieldKind::Pointer ||
+          (p.kind == FieldKind::InlineStruct && p.type.st->has_children))
+        points = true;
+    }
+    if (points && !u.fixed_offset)
+      throw SchemaError(u.loc, "a union whose cases point elsewhere must sit at a fixed offset");
+  }
+
   // A struct whose layout has `self` places blocks before itself: it can only
   // be reached through a pointer to one struct or an array of pointers
   // (elem_ptr), where each element is placed on its own.
@@ -613,6 +701,9 @@ class Validator {
   }
 
   void check_read_expr(const Struct& st, const Expr& e, size_t user) {
+    // The reader knows the fields read so far, the file's size and until().
+    if (e.kind == Expr::Call && e.name != "until" && e.name != "file_size" && e.name != "sum" && e.name != "max")
+      throw SchemaError(e.loc, e.name + "() cannot be used when reading (count:, size: and if: can use until(), file_size(), sum() and max())");
     if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident) {
       const Field* arr = st.field(e.args[0].name);
       if (arr && arr->array && (arr->ptr || field_index(st, arr->name) >= user))
@@ -631,12 +722,23 @@ class Validator {
       if (f.cond) check_expr(st, *f.cond);
       if (f.size_expr) check_expr(st, *f.size_expr);
       // A pointer's count is read after all of the struct's inline fields.
+      if (f.cond) check_write_expr(st, *f.cond, i, "if:");
       if (f.count) check_read_expr(st, *f.count, f.ptr ? st.fields.size() : i);
       if (f.cond) check_read_expr(st, *f.cond, i);
       if (f.size_expr) check_read_expr(st, *f.size_expr, i);
       if (f.derive) check_write_expr(st, *f.derive, i, "derive:");
-      if (f.cond) check_write_expr(st, *f.cond, i, "if:");
+      if (f.derive) check_late_nesting(*f.derive, false);
     }
+  }
+
+  // start(), end(), size() and file_size() are known once the file is laid
+  // out: they can be combined with operators, not passed to other functions.
+  static void check_late_nesting(const Expr& e, bool in_call) {
+    const bool late = e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size");
+    if (late && in_call)
+      throw SchemaError(e.loc, e.name + "() is only known once the file is laid out; use it alone or with operators (a - b + constant), not inside another function");
+    if (late) return;
+    for (const auto& a : e.args) check_late_nesting(a, in_call || e.kind == Expr::Call);
   }
 
   static bool is_late(const Expr& e) {

@@ -423,6 +423,30 @@ BOOST_AUTO_TEST_CASE(count_of_a_path_and_other_functions) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// ---- The generator's own sources ------------------------------------------------
+
+BOOST_AUTO_TEST_SUITE(generator_sources)
+
+// Every schema check lives in the validator (generator/validate.cpp): a back
+// end that threw a SchemaError would refuse a schema another back end
+// documents. Each generator/gen_*.cpp is read and must not name SchemaError.
+BOOST_AUTO_TEST_CASE(back_ends_throw_no_schema_error) {
+  const fs::path dir = fs::path(BINSCHEMA_SOURCE_DIR) / "generator";
+  int back_ends = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("gen_", 0) != 0 || entry.path().extension() != ".cpp") continue;
+    ++back_ends;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+      BOOST_TEST(line.find("SchemaError") == std::string::npos, name << ":" << n << " names SchemaError: " << line);
+  }
+  BOOST_TEST(back_ends >= 2);  // at least the C++ and Markdown back ends were read
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 // ---- Code generated for tests/schemas/tiny.yaml --------------------------------
 
 namespace {
