@@ -1,0 +1,673 @@
+// C++ back end, the reader: read_T(r, s, x) checks a struct's bytes once,
+// loads its inline fields (read_field, a switch on the field's shape), then
+// follows its pointers (read_target).
+#include "gen_cpp.h"
+
+namespace binschema::gen::cpp {
+
+// C++ for an expression on the read side: names are the locals f_<name>
+// (of struct rs_), bit fields are taken out of them, context names come
+// from the reader.
+std::string CppGen::read_expr(const Expr& e) const {
+  switch (e.kind) {
+    case Expr::Int: return std::to_string(e.value);
+    case Expr::Ident: {
+      size_t dot = e.name.find('.');
+      if (dot != std::string::npos) {
+        const Field* f = rs_->field(e.name.substr(0, dot));
+        unsigned shift = 0;
+        for (const auto& b : f->bits) {
+          if (b.name == e.name.substr(dot + 1))
+            return "((uint64_t(f_" + f->name + ") >> " + std::to_string(shift) + ") & " + hexs(b.width >= 64 ? ~0ull : (1ull << b.width) - 1) + "ull)";
+          shift += b.width;
+        }
+      }
+      if (!rs_->field(e.name)) return "r.g_" + e.name;
+      return "f_" + e.name;
+    }
+    case Expr::Unary: return "(" + e.name + read_expr(e.args[0]) + ")";
+    case Expr::Binary: return "(" + read_expr(e.args[0]) + " " + e.name + " " + read_expr(e.args[1]) + ")";
+    case Expr::Ternary: return "(" + read_expr(e.args[0]) + " ? " + read_expr(e.args[1]) + " : " + read_expr(e.args[2]) + ")";
+    case Expr::Call:
+      if (e.name == "until") return "until_(o, " + read_expr(e.args[0]) + ")";
+      if (e.name == "file_size") return "uint64_t(r.size())";
+      if (e.name == "max" || e.name == "sum") {
+        const Field* arr = e.args[0].kind == Expr::Ident ? rs_->field(e.args[0].name) : nullptr;
+        // Over an array read already: its elements are in the model.
+        if (arr && arr->array) return write_expr(*rs_, e, "x");
+        return "std::max<uint64_t>(" + read_expr(e.args[0]) + ", " + read_expr(e.args[1]) + ")";
+      }
+      break;  // no other function where the reader evaluates (validate.cpp)
+  }
+  return "";
+}
+
+// Notes a pointer slot for pointer_slots() (formats with a relocation table).
+std::string CppGen::note_slot(const std::string& at) const {
+  return s_.relocation_table ? "if (r.slots) r.slots->push_back(" + at + ");" : "";
+}
+
+// Reads one inline field; `o` is where it starts ("o" when at the cursor).
+void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, bool cursor, std::vector<const Field*>& targets) {
+  CodeWriter& w = c_;
+  if (f.kind == FieldKind::Virtual) return;  // filled in from the dictionary that holds it
+  if (cursor && f.fixed_size) w += "r.need(o, " + hexs(f.size) + ");";
+  switch (f.kind) {
+    case FieldKind::Virtual: break;
+    case FieldKind::Pointer:
+    case FieldKind::ArrayPointer:
+    case FieldKind::PooledString:
+    case FieldKind::OwnString:
+    case FieldKind::BlockRef:
+    case FieldKind::Dic:
+      // The pointer word; its target is read after the inline fields (read_target).
+      w += "f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
+      if (f.ptr == 8 && f.base == Field::Base::File && !f.points_to_chars) w += note_slot(o);
+      targets.push_back(&f);
+      break;
+    case FieldKind::Scalar:
+    case FieldKind::BitWord: read_scalar(f, o); break;
+    case FieldKind::Chars: read_chars(f, o); break;
+    case FieldKind::Bytes:
+    case FieldKind::PoolBlock: read_bytes(f); break;
+    case FieldKind::CString:
+      w.set("X", "x." + cpp_field(f.name));
+      w.set("NAME", f.name);
+      w += "try {\n"
+           "  {{X}} = std::string(r.cstring(o));\n"
+           "} catch (DecodeError& e) { e.push_field(\"{{NAME}}\"); throw; }\n"
+           "o += {{X}}.size() + 1;";
+      break;
+    case FieldKind::InlineStruct: read_inline_struct(st, f, o); break;
+    case FieldKind::InlineArray: read_inline_array(f, o, cursor); break;
+    case FieldKind::StringOffsets: read_string_offsets(f); break;
+    case FieldKind::ElemPointers: read_elem_pointers(f, o, cursor); break;
+    case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see read_union
+    case FieldKind::Union: read_union(f, o); break;
+  }
+  if (cursor && f.fixed_size) w += "o += " + hexs(f.size) + ";";
+}
+
+// A number, a bool or a bit word: the raw value goes to f_NAME (for counts,
+// tags and conditions), checked against const:, valid: and file_size().
+void CppGen::read_scalar(const Field& f, const std::string& o) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  w += "f_" + f.name + " = " + load(f, o) + ";";
+  if (f.derive_pointer && prim_size(f.type.prim) == 8) w += note_slot(o);
+  bool uses_size = false;
+  if (f.derive && size_check(*f.derive, uses_size) && uses_size)
+    w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.derive) + ")) fail(" + o + ", \"" + f.name +
+         "\", \"says \" + hex(f_" + f.name + ") + \" but the file has \" + hex(r.size()) + \" bytes\");";
+  if (f.const_int)
+    w += "if (f_" + f.name + " != " + std::to_string(*f.const_int) + ") fail(" + o + ", \"" + f.name +
+         "\", \"expected " + std::to_string(*f.const_int) + ", found \" + std::to_string(f_" + f.name + "));";
+  if (!f.valid.empty()) {
+    std::string cond, list;
+    for (int64_t v : f.valid) {
+      cond += (cond.empty() ? "" : " && ") + std::string("f_") + f.name + " != " + std::to_string(v);
+      list += (list.empty() ? "" : ", ") + (f.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
+    }
+    std::string shown = f.hex ? "hex(f_" + f.name + ")" : "std::to_string(f_" + f.name + ")";
+    // A version of the file (version_fields:) says so.
+    bool is_version = rs_ && rs_->name == s_.root &&
+                      std::find(s_.version_fields.begin(), s_.version_fields.end(), f.name) != s_.version_fields.end();
+    if (is_version)
+      w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"unsupported version \" + " + shown + " + \" (supported: " + list + ")\");";
+    else
+      w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"value \" + " + shown + " + \" is not one of " + list + "\");";
+  }
+  if (!f.in_model()) return;
+  if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
+    w += read_bool(f, "f_" + f.name, o, f.name);
+    w += x + " = f_" + f.name + " != 0;";
+  } else if (f.kind == FieldKind::BitWord) {
+    unsigned shift = 0;
+    for (const auto& b : f.bits) {
+      std::string mask = b.width >= 64 ? "~0ull" : hexs((1ull << b.width) - 1) + "ull";
+      std::string v = "((uint64_t(f_" + f.name + ") >> " + std::to_string(shift) + ") & " + mask + ")";
+      if (!b.pool.empty()) {
+        w += "try { " + x + "." + cpp_field(b.name) + " = std::string(" + pool_read(b.pool, v) + "); }";
+        w += "catch (DecodeError& e) { e.push_field(\"" + b.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
+      } else {
+        w += x + "." + cpp_field(b.name) + " = " + (b.is_bool ? v + " != 0" : "static_cast<" + std::string(bits_cpp(b.width)) + ">(" + v + ")") + ";";
+      }
+      shift += b.width;
+    }
+  } else {
+    w += x + " = f_" + f.name + ";";
+  }
+}
+
+void CppGen::read_chars(const Field& f, const std::string& o) {
+  CodeWriter& w = c_;
+  w.set("O", o);
+  w.set("N", std::to_string(f.type.chars));
+  w.set("X", "x." + cpp_field(f.name));
+  w.set("NAME", f.name);
+  if (f.const_text) {
+    w.set("WANT", cpp_string_literal(*f.const_text));
+    w += "if (r.chars({{O}}, {{N}}) != {{WANT}})\n"
+         "  fail({{O}}, \"{{NAME}}\", \"expected \\\"\" + std::string({{WANT}}) + \"\\\", found \\\"\" + std::string(r.chars({{O}}, {{N}})) + \"\\\"\");";
+  } else {
+    w += "{{X}} = std::string(r.chars({{O}}, {{N}}));";
+  }
+}
+
+// bytes: kept as they are; a scoped pool's block: checked to be exactly the
+// strings referenced so far, in order (the only form written back).
+void CppGen::read_bytes(const Field& f) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  std::string n = f.size_rest ? "until_(o, end)" : read_expr(*f.size_expr);
+  w += "{";
+  w.indent();
+  w += "const uint64_t n = " + n + ";";
+  w += "r.need(o, n);";
+  if (f.kind == FieldKind::Bytes) {
+    w += x + ".data.assign(r.data() + o, r.data() + o + n);";
+  } else {
+    w.set("POOL", f.pool);
+    w.set("NAME", f.name);
+    w += "uint64_t p = o;\n"
+         "for (const auto& [at, len] : r.refs_{{POOL}}) {\n"
+         "  if (at != p) fail(o, \"{{NAME}}\", \"the block is not the referenced strings in order (string at \" + hex(at) + \", expected \" + hex(p) + \")\");\n"
+         "  p += len + 1;\n"
+         "}\n"
+         "if (p != o + n) fail(o, \"{{NAME}}\", \"the block holds \" + hex(n) + \" bytes, its strings \" + hex(p - o));";
+  }
+  w += "o += n;";
+  w.dedent();
+  w += "}";
+}
+
+void CppGen::read_inline_struct(const Struct& st, const Field& f, const std::string& o) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  std::string dst = f.in_model() ? x : "tmp_" + f.name;
+  if (!f.in_model()) w += f.type.st->name + " tmp_" + f.name + ";";
+  w += "try {";
+  std::string end = st.needs_end ? "end" : "r.size()";
+  if (f.type.st->fixed_size) w += "  " + read_call(*f.type.st, o, dst, end) + ";";
+  else w += "  o = " + read_call(*f.type.st, o, dst, end) + ";";
+  w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+}
+
+// Inline array of pointers, each to one element.
+void CppGen::read_elem_pointers(const Field& f, const std::string& o, bool cursor) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  w += "try {";
+  w.indent();
+  w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+  w += "r.need_array(" + o + ", n, " + std::to_string(f.elem_ptr) + ");";
+  if (!f.fixed_count) w += x + ".resize(n);";
+  w += "for (uint64_t i = 0; i < n; ++i) {";
+  w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(" + o + " + i * " + std::to_string(f.elem_ptr) + ");";
+  if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(f.elem_ptr));
+  w += "  try {";
+  w += "    r.need_target(e, 1);";
+  w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
+  w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
+  w += "}";
+  if (cursor) w += "o += n * " + std::to_string(f.elem_ptr) + ";";
+  w.dedent();
+  w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+}
+
+// Inline array of u32 string offsets.
+void CppGen::read_string_offsets(const Field& f) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  w += "try {";
+  w.indent();
+  w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+  w += "r.need_array(o, n, 4);";
+  if (!f.fixed_count) w += x + ".resize(n);";
+  w += "for (uint64_t i = 0; i < n; ++i) {";
+  w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<uint32_t>(o + i * 4)") + "); }";
+  w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
+  w += "}";
+  w += "o += n * 4;";
+  w.dedent();
+  w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+}
+
+// Inline array of numbers or structs. One of fixed size (T[N] of fixed-size
+// elements) is read at `o` element by element, leaving the cursor to the
+// caller; any other follows the cursor.
+void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+  if (!et && f.fixed_count && !cursor) {
+    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " + x + "[i] = " +
+         load(f, o + " + i * " + std::to_string(prim_size(f.type.prim))) + ";";
+    return;
+  }
+  if (f.fixed_size) {
+    // T[N] of fixed-size elements at `o`; the caller moves the cursor past it.
+    const uint64_t size = et ? et->size : prim_size(f.type.prim);
+    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) {";
+    w.indent();
+    if (!et) {
+      w += x + "[i] = " + load(f, o + " + i * " + std::to_string(size)) + ";";
+    } else {
+      std::string next = "r.size()";
+      if (extent_field(*et))
+        next = "i + 1 < " + std::to_string(*f.fixed_count) + " ? " + next_target(*et, o + " + (i + 1) * " + hexs(size)) + " : r.size()";
+      w += "try { " + read_call(*et, o + " + i * " + hexs(size), x + "[i]", "r.size()", next) + "; }";
+      w += "catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
+    }
+    w.dedent();
+    w += "}";
+    return;
+  }
+  // Elements one after the other from the cursor.
+  uint64_t min = et ? (et->fixed_size ? et->size : std::max<uint64_t>(et->prefix, 1)) : prim_size(f.type.prim);
+  w += "try {";
+  w.indent();
+  w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+  w += "r.need_array(o, n, " + hexs(min) + ");";
+  if (!f.fixed_count) w += x + ".resize(n);";
+  w += "for (uint64_t i = 0; i < n; ++i) {";
+  w.indent();
+  if (!et) {
+    w += x + "[i] = " + load(f, "o") + ";";
+    w += "o += " + std::to_string(prim_size(f.type.prim)) + ";";
+  } else {
+    w += "try {";
+    std::string next = "r.size()";
+    if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, "o + " + hexs(et->size)) + " : r.size()";
+    if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
+    else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
+    w += "} catch (DecodeError& e) { e.push_index(i); throw; }";
+  }
+  w.dedent();
+  w += "}";
+  w.dedent();
+  w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+}
+
+const Field* CppGen::extent_field(const Struct& st) {
+  for (const auto& f : st.fields)
+    if (f->extent_next) return f.get();
+  return nullptr;
+}
+
+// Extra reader parameters: the block's end (for `size: rest`) and the end
+// of the target of an `extent: next` pointer.
+std::string CppGen::read_params(const Struct& st) {
+  std::string p;
+  if (st.needs_end) p += ", uint64_t end";
+  if (extent_field(st)) p += ", uint64_t next";
+  return p;
+}
+
+// read_T(r, at, dst, ...) with the bounds it takes.
+std::string CppGen::read_call(const Struct& st, const std::string& at, const std::string& dst, const std::string& end, const std::string& next) {
+  std::string c = "read_" + st.name + "(r, " + at + ", " + dst;
+  if (st.needs_end) c += ", " + end;
+  if (extent_field(st)) c += ", " + next;
+  return c + ")";
+}
+
+// Where the target of element i + 1's `extent: next` pointer starts (the
+// end of element i's target), for fixed-size elements at `first` + i * size.
+std::string CppGen::next_target(const Struct& et, const std::string& elem_i_plus_1) const {
+  const Field* f = extent_field(et);
+  std::string base = f->base == Field::Base::Struct ? "(" + elem_i_plus_1 + ") + " : "";
+  return base + "r.get<" + raw_uint(f->ptr) + ">(" + elem_i_plus_1 + " + " + hexs(f->offset) + ")";
+}
+
+// A derived value the reader can recompute and check: one over the file's
+// size and constants (a header's size field, say), so that a truncated or
+// padded file is caught even where the rest of its bytes are opaque.
+bool CppGen::size_check(const Expr& e, bool& uses_size) {
+  switch (e.kind) {
+    case Expr::Int: return true;
+    case Expr::Call:
+      uses_size = uses_size || e.name == "file_size";
+      return e.name == "file_size";
+    case Expr::Ident: return false;
+    default:
+      for (const auto& a : e.args)
+        if (!size_check(a, uses_size)) return false;
+      return true;
+  }
+}
+
+void CppGen::read_fn(const Struct& st) {
+  CodeWriter& w = c_;
+  rs_ = &st;
+  w += (st.fixed_size ? "void read_" : "uint64_t read_") + st.name + "(const R& r, uint64_t s, [[maybe_unused]] " + st.name + "& x" + read_params(st) + ") {";
+  w.indent();
+  if (st.needs_end) w += "if (end > r.size() || end < s) throw DecodeError(s, \"block at \" + hex(s) + \" ends at \" + hex(end) + \", outside the file\");";
+  for (const auto& p : s_.pools)
+    if (p.scope == st.name && p.kind != Pool::Kind::Block) w += "r.scope_" + st.name + " = s;\nr.refs_" + p.name + ".clear();";
+  if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
+  else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = s + " + hexs(st.prefix) + ";";
+  // Raw values of integer and pointer fields, for counts, tags and conditions.
+  for (const auto& f : st.fields) {
+    if (f->ptr) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
+    else if (f->type.kind == ValueType::Prim && !f->array) w += "[[maybe_unused]] " + load_type(*f) + " f_" + f->name + " = 0;";
+  }
+  for (const auto& f : st.fields)
+    if (f->type.kind == ValueType::Dic) w += "std::vector<std::string> dic_" + f->name + ";";
+  std::vector<const Field*> targets;
+  for (const auto& fp : st.fields) {
+    const Field& f = *fp;
+    bool cursor = !f.fixed_offset || f.cond || (!f.fixed_size && f.type.kind != ValueType::Union);
+    std::string o = cursor ? "o" : at(f);
+    if (f.cond) {
+      w += "if (" + read_expr(*f.cond) + ") {";
+      w.indent();
+    }
+    read_field(st, f, o, cursor, targets);
+    if (st.name == s_.root) {
+      if (std::find(s_.context.begin(), s_.context.end(), f.name) != s_.context.end()) w += "r.g_" + f.name + " = f_" + f.name + ";";
+      for (const auto& p : s_.pools)
+        if (p.base == f.name) w += "r.base_" + p.name + " = f_" + f.name + ";";
+    }
+    if (f.cond) {
+      w.dedent();
+      w += "}";
+    }
+  }
+  for (const Field* f : targets) {
+    if (f->cond) {
+      w += "if (" + read_expr(*f->cond) + ") {";
+      w.indent();
+    }
+    read_target(*f);
+    if (f->cond) {
+      w.dedent();
+      w += "}";
+    }
+  }
+  for (const auto& f : st.fields) {
+    if (f->type.kind != ValueType::Dic) continue;
+    // The dictionary's names belong to the array's elements, in order.
+    std::string arr = "x." + cpp_field(f->keys_array), key = cpp_field(f->keys_field), d = "dic_" + f->name;
+    const Struct* et = s_.find(st.field(f->keys_array)->type.struct_name);
+    w += "if (" + d + ".size() != " + arr + ".size())";
+    w += "  fail(s, \"" + f->name + "\", \"the dictionary has \" + std::to_string(" + d + ".size()) + \" names for \" + std::to_string(" + arr + ".size()) + \" elements of " + f->keys_array + "\");";
+    w += "for (size_t i = 0; i < " + d + ".size(); ++i) {";
+    if (et->field(f->keys_field)->is_virtual) {
+      w += "  " + arr + "[i]." + key + " = std::move(" + d + "[i]);";
+    } else {
+      w += "  if (" + arr + "[i]." + key + " != " + d + "[i])";
+      w += "    fail(s, \"" + f->name + "\", \"dictionary name '\" + " + d + "[i] + \"' differs from the element's " + f->keys_field + " '\" + " + arr + "[i]." + key + " + \"'\");";
+    }
+    w += "}";
+  }
+  if (!st.fixed_size) w += "return o;";
+  w.dedent();
+  w += "}\n";
+}
+
+// Reads a pooled string the pool's way (Pascal or NUL-terminated).
+std::string CppGen::pool_read(const std::string& pool, const std::string& at) const {
+  const Pool* p = s_.pool(pool);
+  return std::string(p && p->kind == Pool::Kind::Pascal16 ? "r.pascal16(" : "r.cstring(") + pool_base(pool) + at + ")";
+}
+
+// What a pool-relative offset is added to ("" for absolute offsets).
+std::string CppGen::pool_base(const std::string& pool) const {
+  const Pool* p = s_.pool(pool);
+  return p && !p->base.empty() ? "r.base_" + p->name + " + " : "";
+}
+
+// A bool stored as 0 / 1 (or 0 / `true:`): anything else is refused, so
+// that writing it back gives the same bytes.
+std::string CppGen::read_bool(const Field& f, const std::string& raw, const std::string& at, const std::string& name) const {
+  std::string tv = f.true_value ? hexs(*f.true_value) + "u" : "1u";
+  return "if (" + raw + " != 0 && " + raw + " != " + tv + ") fail(" + at + ", \"" + name + "\", \"value \" + hex(" + raw +
+         ") + \" is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")\");";
+}
+
+void CppGen::read_union(const Field& f, const std::string& o) {
+  CodeWriter& w = c_;
+  const std::string word = "w_" + f.name;  // the pointer word of a tag_shift union
+  if (f.tag_shift) {
+    w += "const uint64_t " + word + " = r.get<" + raw_uint(f.cases[0].field->ptr) + ">(" + o + ");";
+    w += "switch (" + word + " >> " + std::to_string(f.tag_shift) + ") {";
+  } else {
+    w += "switch (f_" + f.tag + ") {";
+  }
+  w.indent();
+  std::string known;
+  for (size_t i = 0; i < f.cases.size(); ++i) {
+    const Case& c = f.cases[i];
+    const Field& p = *c.field;
+    known += (known.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
+    uint64_t padded = (p.size + f.pad_to - 1) / f.pad_to * f.pad_to;
+    w += "case " + std::to_string(c.tag) + ": {";
+    w.indent();
+    w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
+    if (!f.fixed_size && p.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
+    std::string advance = p.fixed_size ? hexs(padded) : "";
+    // The padded size of n elements of `elem` bytes (an open array case).
+    auto padded_n = [&](uint64_t elem) {
+      return "(n * " + std::to_string(elem) + " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
+    };
+    if (p.ptr == 8) w += note_slot(o);
+    switch (p.kind) {
+      case FieldKind::PooledString:
+        w += "try { v = std::string(" + pool_read(p.pool, "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
+        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+        break;
+      case FieldKind::OwnString:
+        w += "try { v = std::string(r.pascal16(r.get<" + raw_uint(p.ptr) + ">(" + o + "))); }";
+        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+        break;
+      case FieldKind::Scalar:
+        if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
+          w += "const auto raw = " + load(p, o) + ";";
+          w += read_bool(p, "raw", o, f.name);
+          w += "v = raw != 0;";
+        } else {
+          w += "v = " + load(p, o) + ";";
+        }
+        break;
+      case FieldKind::InlineArray:  // of numbers (validate.cpp)
+        if (p.fixed_count) {
+          w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) v[i] = " +
+               load(p, o + " + i * " + std::to_string(prim_size(p.type.prim))) + ";";
+        } else {
+          // An open array counted by a field of the struct.
+          uint64_t sz = prim_size(p.type.prim);
+          w += "const uint64_t n = " + read_expr(*p.count) + ";";
+          w += "r.need_array(" + o + ", n, " + std::to_string(sz) + ");";
+          w += "v.resize(n);";
+          w += "for (uint64_t i = 0; i < n; ++i) v[i] = " + load(p, o + " + i * " + std::to_string(sz)) + ";";
+          advance = padded_n(sz);
+        }
+        break;
+      case FieldKind::OwnStrings:
+        // Pointers to strings of their own, counted by a field of the struct.
+        w += "const uint64_t n = " + read_expr(*p.count) + ";";
+        w += "r.need_array(" + o + ", n, " + std::to_string(p.elem_ptr) + ");";
+        w += "v.resize(n);";
+        w += "for (uint64_t i = 0; i < n; ++i) {";
+        if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.elem_ptr));
+        w += "  try { v[i] = std::string(r.pascal16(r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + "))); }";
+        w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
+        w += "}";
+        advance = padded_n(p.elem_ptr);
+        break;
+      case FieldKind::InlineStruct:
+        w += "try { " + read_call(*p.type.st, o, "v") + "; }";
+        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+        break;
+      case FieldKind::Pointer:
+      case FieldKind::BlockRef: {
+        // A pointer to the case's struct (the tag is in the word's top bits with tag_shift).
+        const Struct& pt = *p.type.st;
+        w += "const uint64_t t = " + (f.tag_shift ? word + " & " + hexs((1ull << f.tag_shift) - 1) : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+        w += "try {";
+        w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
+        w += "  " + read_call(pt, "t", "v") + ";";
+        w += "} catch (DecodeError& e) { e.push_field(\"" + c.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
+        break;
+      }
+      // No union case has these shapes (validate.cpp refuses them).
+      case FieldKind::BitWord:
+      case FieldKind::Chars:
+      case FieldKind::CString:
+      case FieldKind::Bytes:
+      case FieldKind::PoolBlock:
+      case FieldKind::StringOffsets:
+      case FieldKind::ElemPointers:
+      case FieldKind::ArrayPointer:
+      case FieldKind::Dic:
+      case FieldKind::Union:
+      case FieldKind::Virtual:
+        break;
+    }
+    if (!f.fixed_size) w += "o += " + advance + ";";
+    w += "break;";
+    w.dedent();
+    w += "}";
+  }
+  w += "default:";
+  if (f.tag_shift)
+    w += "  fail(" + o + ", \"" + f.name + "\", \"tag \" + hex(" + word + " >> " + std::to_string(f.tag_shift) + ") + \" (bits " +
+         std::to_string(f.tag_shift) + " and up) is not a supported case (known: " + known + ")\");";
+  else
+    w += "  fail(" + o + ", \"" + f.name + "\", \"" + f.tag + " \" + std::to_string(f_" + f.tag + ") + \" is not a supported case (known: " + known + ")\");";
+  w.dedent();
+  w += "}";
+}
+
+// The end bound passed to a pointer's target: `next` for `extent: next`.
+std::string CppGen::target_end(const Field& f) { return f.extent_next ? "next" : "r.size()"; }
+
+void CppGen::read_target(const Field& f) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  std::string p = "f_" + f.name;
+  std::string base = f.base == Field::Base::Struct ? "s + " : "";
+  w += "try {";
+  w.indent();
+  switch (f.kind) {
+    case FieldKind::Dic: {
+      const Pool* pool = s_.pool(f.pool);
+      w += "if (" + p + " == 0) throw DecodeError(s, \"null dictionary pointer (in the struct at \" + hex(s) + \")\");";
+      w += "const uint64_t t = " + base + p + ";";
+      w += "r.need_target(t, 8);";
+      w += "if (r.chars(t, 4) != \"DIC \") throw DecodeError(t, \"no DIC magic at \" + hex(t));";
+      w += "const uint64_t n = r.get<uint32_t>(t + 4);";
+      w += "r.need_array(t + 8, n + 1, 0x10);";
+      if (s_.relocation_table) w += note_slot("t + 8 + 8");  // the root entry's name
+      w += "for (uint64_t i = 1; i <= n; ++i) {";
+      w += "  const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);";
+      if (s_.relocation_table) w += "  " + note_slot("t + 8 + 0x10 * i + 8");
+      w += std::string("  dic_") + f.name + ".emplace_back(" + (pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
+      w += "}";
+      break;
+    }
+    case FieldKind::OwnString:
+      w += x + " = std::string(r.pascal16(" + base + p + "));";
+      break;
+    case FieldKind::PooledString: {
+      const Pool* pool = s_.pool(f.pool);
+      if (pool && !pool->scope.empty()) {
+        w += x + " = std::string(r.cstring(r.scope_" + pool->scope + " + " + p + "));";
+        w += "r.refs_" + pool->name + ".emplace_back(r.scope_" + pool->scope + " + " + p + ", " + x + ".size());";
+      } else if (pool && pool->kind == Pool::Kind::Pascal16 && !f.points_to_chars) {
+        w += x + " = std::string(r.pascal16(" + pool_base(f.pool) + base + p + "));";
+      } else {
+        w += x + " = std::string(r.cstring(" + pool_base(f.pool) + base + p + "));";
+      }
+      break;
+    }
+    case FieldKind::Pointer:
+    case FieldKind::BlockRef: {
+      std::string dst = f.in_model() ? x : "tmp";
+      if (!f.in_model()) w += f.type.st->name + " tmp;";
+      if (f.null == Field::Null::Allowed) {
+        w += "if (" + p + " == " + (f.null_value ? hexs(f.null_value) : std::string("0")) + ") " + x + ".reset();";
+        w += "else {";
+        w += "  r.need_target(" + base + p + ", 1);";
+        w += "  " + read_call(*f.type.st, base + p, x + ".emplace()", target_end(f)) + ";";
+        w += "}";
+      } else {
+        w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer (in the struct at \" + hex(s) + \")\");";
+        w += "r.need_target(" + base + p + ", 1);";
+        w += read_call(*f.type.st, base + p, dst, target_end(f)) + ";";
+      }
+      break;
+    }
+    case FieldKind::ArrayPointer: {
+      std::string n = f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count);
+      w += "const uint64_t n = " + n + ";";
+      if (!f.fixed_count) w += "if (n != 0) {";
+      else w += "{";
+      w.indent();
+      w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer to \" + std::to_string(n) + \" elements (in the struct at \" + hex(s) + \")\");";
+      w += "const uint64_t t = " + base + p + ";";
+      w += "r.need_target(t, 1);";
+      uint64_t stride = f.elem_ptr ? static_cast<uint64_t>(f.elem_ptr)
+                        : f.type.kind == ValueType::Prim ? prim_size(f.type.prim)
+                        : f.type.kind == ValueType::String ? static_cast<uint64_t>(f.ptr)
+                        : f.type.st->fixed_size ? f.type.st->size : 1;
+      w += "r.need_array(t, n, " + hexs(stride) + ");";
+      if (!f.fixed_count) w += x + ".resize(n);";
+      if (f.elem_ptr) {
+        w += "for (uint64_t i = 0; i < n; ++i) {";
+        w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(t + i * " + hexs(stride) + ");";
+        if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
+        w += "  try {";
+        w += "    r.need_target(e, 1);";
+        w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
+        w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
+        w += "}";
+      } else if (f.type.kind == ValueType::Prim) {
+        w += "for (uint64_t i = 0; i < n; ++i) " + x + "[i] = " + load(f, "t + i * " + hexs(stride)) + ";";
+      } else if (f.type.kind == ValueType::String) {
+        w += "for (uint64_t i = 0; i < n; ++i) {";
+        if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
+        w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + ")") + "); }";
+        w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
+        w += "}";
+      } else if (f.type.st->fixed_size) {
+        w += "for (uint64_t i = 0; i < n; ++i) {";
+        std::string next = "r.size()";
+        if (extent_field(*f.type.st))
+          next = "i + 1 < n ? " + next_target(*f.type.st, "t + (i + 1) * " + hexs(stride)) + " : r.size()";
+        w += "  try { " + read_call(*f.type.st, "t + i * " + hexs(stride), x + "[i]", "r.size()", next) + "; }";
+        w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
+        w += "}";
+      } else {
+        w += "uint64_t o2 = t;";
+        w += "for (uint64_t i = 0; i < n; ++i) {";
+        w += "  try { o2 = " + read_call(*f.type.st, "o2", x + "[i]") + "; }";
+        w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
+        w += "}";
+      }
+      w.dedent();
+      w += "}";
+      break;
+    }
+    // Not pointers: read inline (read_field).
+    case FieldKind::Scalar:
+    case FieldKind::BitWord:
+    case FieldKind::Chars:
+    case FieldKind::CString:
+    case FieldKind::Bytes:
+    case FieldKind::PoolBlock:
+    case FieldKind::InlineStruct:
+    case FieldKind::InlineArray:
+    case FieldKind::StringOffsets:
+    case FieldKind::ElemPointers:
+    case FieldKind::OwnStrings:
+    case FieldKind::Union:
+    case FieldKind::Virtual:
+      break;
+  }
+  w.dedent();
+  w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+}
+
+}  // namespace binschema::gen::cpp

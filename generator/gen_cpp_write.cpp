@@ -1,0 +1,969 @@
+// C++ back end, the writer: put_T writes a struct's inline bytes (put_field,
+// a switch on the field's shape), place_T places what it points to in the
+// order of its layout, patching each pointer slot as its target lands.
+#include "gen_cpp.h"
+
+namespace binschema::gen::cpp {
+
+// Each (block pool, struct type) that some field puts into the pool.
+std::vector<std::pair<const Pool*, const Struct*>> CppGen::block_uses() const {
+  std::vector<std::pair<const Pool*, const Struct*>> out;
+  auto note = [&](const Field& f) {
+    if (!s_.in_block_pool(f)) return;
+    std::pair<const Pool*, const Struct*> u{s_.pool(f.pool), f.type.st};
+    if (std::find(out.begin(), out.end(), u) == out.end()) out.push_back(u);
+  };
+  for (const auto& st : s_.structs)
+    for (const auto& f : st->fields) {
+      note(*f);
+      for (const auto& c : f->cases) note(*c.field);
+    }
+  return out;
+}
+
+// A string of a file-wide shared string pool that the field (or bit field) holds.
+bool CppGen::file_pool(const std::string& pool) const {
+  const Pool* p = pool.empty() ? nullptr : s_.pool(pool);
+  return p && p->kind != Pool::Kind::Block && p->scope.empty() && p->shared;
+}
+
+// The structs whose strings are entered into their pools when a block
+// holding them is referenced (see intern_fn), so that a pool in order of
+// first use meets them where the block is referenced, not where it lands.
+std::vector<const Struct*> CppGen::interned() const {
+  std::vector<const Struct*> out;
+  std::function<void(const Struct*)> visit = [&](const Struct* st) {
+    if (std::find(out.begin(), out.end(), st) != out.end()) return;
+    out.push_back(st);
+    for (const auto& f : st->fields) {
+      if (f->type.kind == ValueType::Struct && !s_.in_block_pool(*f)) visit(f->type.st);
+      for (const auto& c : f->cases)
+        if (c.field->type.kind == ValueType::Struct && !s_.in_block_pool(*c.field)) visit(c.field->type.st);
+    }
+  };
+  for (const auto& u : block_uses()) visit(u.second);
+  return out;
+}
+
+void CppGen::intern_fn(const Struct& st) {
+  CodeWriter& w = c_;
+  w += "void intern_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  w.indent();
+  for (const auto& f : st.fields) {
+    if (!f->in_model() || f->is_virtual) continue;
+    std::string x = "x." + cpp_field(f->name);
+    for (const auto& b : f->bits)
+      if (file_pool(b.pool)) w += "c.pool_" + b.pool + ".keep(" + x + "." + cpp_field(b.name) + ");";
+    if (f->type.kind == ValueType::String && file_pool(f->pool)) {
+      if (f->array) w += "for (const auto& e : " + x + ") c.pool_" + f->pool + ".keep(e);";
+      else w += "c.pool_" + f->pool + ".keep(" + x + ");";
+    } else if (f->type.kind == ValueType::Struct && !s_.in_block_pool(*f)) {
+      const std::string fn = "intern_" + f->type.st->name;
+      if (f->array) w += "for (const auto& e : " + x + ") " + fn + "(c, e);";
+      else if (f->ptr && f->null == Field::Null::Allowed) w += "if (" + x + ") " + fn + "(c, *" + x + ");";
+      else w += fn + "(c, " + x + ");";
+    } else if (f->type.kind == ValueType::Union) {
+      w += "switch (" + x + ".index()) {";
+      for (size_t i = 0; i < f->cases.size(); ++i) {
+        const Field& p = *f->cases[i].field;
+        std::string v = "std::get<" + std::to_string(i) + ">(" + x + ")";
+        if (p.type.kind == ValueType::String && file_pool(p.pool) && !p.array)
+          w += "  case " + std::to_string(i) + ": c.pool_" + p.pool + ".keep(" + v + "); break;";
+        else if (p.type.kind == ValueType::Struct && !p.array && !s_.in_block_pool(p))
+          w += "  case " + std::to_string(i) + ": intern_" + p.type.st->name + "(c, " + v + "); break;";
+      }
+      w += "  default: break;";
+      w += "}";
+    }
+  }
+  w.dedent();
+  w += "}\n";
+}
+
+// block_P_T(c, v): the index of v's block in pool P, adding it unless an
+// equal one is there (shared pools); the block is written when P is placed.
+void CppGen::block_fn(const Pool& p, const Struct& st) {
+  CodeWriter& w = c_;
+  w += "uint32_t block_" + p.name + "_" + st.name + "(WCtx& c, const " + st.name + "& v) {";
+  w.indent();
+  if (p.shared) {
+    w += "const size_t h = binschema::text::hash_value(v);";
+    w += "for (auto [it, end] = c.index_" + p.name + ".equal_range(h); it != end; ++it)";
+    w += "  if (*c.blocks_" + p.name + "[it->second] == v) return it->second;";
+    w += "c.index_" + p.name + ".emplace(h, static_cast<uint32_t>(c.blocks_" + p.name + ".size()));";
+    w += "c.blocks_" + p.name + ".push_back(&v);";
+  }
+  w += "intern_" + st.name + "(c, v);";
+  w += "return c.pool_" + p.name + ".add([&c, &v]() -> uint64_t {";
+  w += "  c.w.align(" + std::to_string(st.align) + ");";
+  w += "  const uint64_t t = c.w.pos();";
+  if (st.fixed_size) w += "  put_" + st.name + "(c, c.w.reserve(" + hexs(st.size) + "), v);";
+  else w += "  put_" + st.name + "(c, v);";
+  if (st.has_children) w += "  place_" + st.name + "(c, v, t);";
+  w += "  return t;";
+  w += "});";
+  w.dedent();
+  w += "}\n";
+}
+
+// A reference to a string of a pool that is not scoped: absolute (a
+// pointer slot) or relative to the pool (base:, not a pointer).
+std::string CppGen::string_ref(const std::string& pool, const std::string& v, const std::string& slot, int width) const {
+  const Pool* p = s_.pool(pool);
+  return "c.pool_" + pool + ".ref(" + v + ", " + slot + ", " + std::to_string(width) + (p->base.empty() ? ", false, true);" : ", true, false);");
+}
+
+// A pointer into a block pool: the block's index, then the slot to fill.
+std::string CppGen::block_ref(const Field& f, const std::string& v, const std::string& slot, uint64_t tag, unsigned shift) const {
+  std::string r = "c.pool_" + f.pool + ".ref(block_" + f.pool + "_" + f.type.st->name + "(c, " + v + "), " + slot + ", " +
+                   std::to_string(f.ptr);
+  if (shift) r += ", " + std::to_string(tag) + "u, " + std::to_string(shift);
+  return r + ");";
+}
+
+// A field whose target place_ puts down (not a pooled string or block).
+bool CppGen::placed_by_place(const Field& f) const {
+  return (f.ptr || f.elem_ptr) && !f.derive && !s_.in_block_pool(f) &&
+         (f.pool.empty() || f.array || f.type.kind == ValueType::Dic);
+}
+
+// C++ for an expression on the write side.
+std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::string& obj) const {
+  const std::string x = obj;
+  switch (e.kind) {
+    case Expr::Int: return std::to_string(e.value) + "ull";
+    case Expr::Ident: {
+      size_t dot = e.name.find('.');
+      if (dot != std::string::npos)  // a bit field
+        return "uint64_t(" + x + "." + cpp_field(e.name.substr(0, dot)) + "." + cpp_field(e.name.substr(dot + 1)) + ")";
+      const Field* f = st.field(e.name);
+      if (!f) return "c.g_" + e.name;  // context:
+      if (!f->count_for.empty()) return "uint64_t(" + x + "." + cpp_field(f->count_for) + ".size())";
+      if (f->const_int) return std::to_string(*f->const_int) + "ull";
+      if (f->derive) return "d_" + f->name;
+      return x + "." + cpp_field(f->name);
+    }
+    case Expr::Unary: return "(" + e.name + write_expr(st, e.args[0], obj) + ")";
+    case Expr::Binary: return "(" + write_expr(st, e.args[0], obj) + " " + e.name + " " + write_expr(st, e.args[1], obj) + ")";
+    case Expr::Ternary:
+      return "(" + write_expr(st, e.args[0], obj) + " ? " + write_expr(st, e.args[1], obj) + " : " + write_expr(st, e.args[2], obj) + ")";
+    case Expr::Call:
+      if (e.name == "count") {
+        std::string path;  // a.b: through single struct fields
+        for (size_t from = 0;;) {
+          size_t dot = e.args[0].name.find('.', from);
+          path += "." + cpp_field(e.args[0].name.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+          if (dot == std::string::npos) break;
+          from = dot + 1;
+        }
+        return "uint64_t(" + x + path + ".size())";
+      }
+      if (e.name == "max") {
+        const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
+        if (arr && arr->array) {
+          // The largest value of an expression over the elements (0 for none).
+          std::string inner = write_expr(*arr->type.st, e.args[1], "e");
+          return "[&]() -> uint64_t { uint64_t t = 0; for (const auto& e : " + x + "." + cpp_field(arr->name) +
+                 ") t = std::max<uint64_t>(t, uint64_t(" + inner + ")); return t; }()";
+        }
+        return "std::max<uint64_t>(" + write_expr(st, e.args[0], obj) + ", " + write_expr(st, e.args[1], obj) + ")";
+      }
+      if (e.name == "sum") {
+        // The sum of an expression over the elements of an array.
+        const Field* arr = st.field(e.args[0].name);
+        std::string inner = write_expr(*arr->type.st, e.args[1], "e");
+        return "[&]() -> uint64_t { uint64_t t = 0; for (const auto& e : " + x + "." + cpp_field(arr->name) +
+               ") t += uint64_t(" + inner + "); return t; }()";
+      }
+      if (e.name == "items") {
+        // How many values the active case of a union holds.
+        const Field* u = st.field(e.args[0].name);
+        std::string r = "[&]() -> uint64_t { switch (" + x + "." + cpp_field(u->name) + ".index()) {";
+        for (size_t i = 0; i < u->cases.size(); ++i) {
+          const Field& p = *u->cases[i].field;
+          std::string n = p.array && !p.fixed_count ? "std::get<" + std::to_string(i) + ">(" + x + "." + cpp_field(u->name) + ").size()"
+                                                    : std::to_string(p.items.value_or(p.fixed_count.value_or(1)));
+          r += " case " + std::to_string(i) + ": return " + n + ";";
+        }
+        return r + " } return 0; }()";
+      }
+      if (e.name == "fnv1a32" || e.name == "murmur3") {
+        const Expr& a = e.args[0];
+        std::string arg = a.kind == Expr::Call ? "binschema::path_" + a.name + "(" + x + "." + cpp_field(a.args[0].name) + ")"
+                                               : x + "." + cpp_field(a.name);
+        return std::string(e.name == "fnv1a32" ? "binschema::fnv1a32(" : "binschema::murmur3_x86_32(") + arg + ")";
+      }
+      break;  // layout functions go through late_expr, never inside another call (validate.cpp)
+  }
+  return "";
+}
+
+// Whether the writer can evaluate e from the model (no layout positions,
+// no read-side-only functions or context pointers).
+bool CppGen::write_evaluable(const Struct& st, const Expr& e) const {
+  if (e.kind == Expr::Call && (e.name == "until" || is_late(e))) return false;
+  if (e.kind == Expr::Ident && !st.field(e.name) && e.name.find('.') == std::string::npos) {
+    const Field* g = s_.find(s_.root)->field(e.name);
+    if (g && g->ptr) return false;
+  }
+  if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
+      st.field(e.args[0].name)->array)
+    return write_evaluable(*st.field(e.args[0].name)->type.st, e.args[1]);
+  for (const auto& a : e.args)
+    if (!write_evaluable(st, a)) return false;
+  return true;
+}
+
+bool CppGen::is_late(const Expr& e) {
+  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size")) return true;
+  for (const auto& a : e.args)
+    if (is_late(a)) return true;
+  return false;
+}
+
+// C++ for a value known only once the file is laid out, evaluated in
+// finish(): marks, the file size, start(self) and model values.
+std::string CppGen::late_expr(const Struct& st, const Expr& e) const {
+  if (e.kind == Expr::Call && e.name == "file_size") return "c.w.pos()";
+  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
+    if (e.args[0].name == "self") {
+      // Only start(self) is accepted (validate.cpp).
+      return "s";
+    }
+    std::string id = std::to_string(s_.region_id(e.args[0].name));
+    if (e.name == "start") return "c.w.start_of(" + id + ")";
+    if (e.name == "end") return "c.w.end_of(" + id + ")";
+    return "(c.w.end_of(" + id + ") - c.w.start_of(" + id + "))";
+  }
+  switch (e.kind) {
+    case Expr::Unary: return "(" + e.name + late_expr(st, e.args[0]) + ")";
+    case Expr::Binary: return "(" + late_expr(st, e.args[0]) + " " + e.name + " " + late_expr(st, e.args[1]) + ")";
+    case Expr::Ternary:
+      return "(" + late_expr(st, e.args[0]) + " ? " + late_expr(st, e.args[1]) + " : " + late_expr(st, e.args[2]) + ")";
+    default: return "uint64_t(" + write_expr(st, e) + ")";
+  }
+}
+
+// Writes one inline field at `o` (already reserved when the field has a fixed size).
+void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  std::string what = "\"" + st.name + "." + f.name + "\"";
+  if (f.count && f.count->kind != Expr::Ident && !f.cond && write_evaluable(st, *f.count))
+    // A count the model does not hold: an array of another length would be
+    // read back as a different model.
+    w += "if (const uint64_t want = " + write_expr(st, *f.count) + "; " + x + ".size() != want) throw binschema::EncodeError(std::string(" +
+         what + ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but its count " + expr_text(*f.count) + " is \" + std::to_string(want));";
+  if (!f.count_shared.empty())
+    w += "if (" + x + ".size() != x." + cpp_field(f.count_shared) + ".size()) throw binschema::EncodeError(std::string(" + what +
+         ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but " + f.count_shared + " (counted by the same field) has \" + std::to_string(x." +
+         cpp_field(f.count_shared) + ".size()));";
+  switch (f.kind) {
+    case FieldKind::Virtual: break;  // stored in a dictionary, not here
+    case FieldKind::Scalar:
+    case FieldKind::BitWord: put_scalar(st, f, o); break;
+    case FieldKind::BlockRef:
+      if (f.null == Field::Null::Allowed) {
+        w += "if (!" + x + ") c.w.put_uint(" + o + ", " + std::to_string(f.ptr) + ", " + hexs(f.null_value) + "u, " + what + ");";
+        w += "else " + block_ref(f, "*" + x, o);
+      } else {
+        w += block_ref(f, x, o);
+      }
+      break;
+    case FieldKind::PooledString: {
+      const Pool* pool = s_.pool(f.pool);
+      if (!pool->scope.empty())
+        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 0, c.scope_" + pool->scope + ");";
+      else if (f.points_to_chars)
+        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 2);";
+      else
+        w += string_ref(f.pool, x, o, f.ptr);
+      break;
+    }
+    case FieldKind::Pointer:
+    case FieldKind::ArrayPointer:
+    case FieldKind::OwnString:
+    case FieldKind::Dic:
+      // Patched by place_.
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      break;
+    case FieldKind::Chars: {
+      std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
+      w += "c.w.chars(" + o + ", " + v + ", " + std::to_string(f.type.chars) + ", false, " + what + ");";
+      break;
+    }
+    case FieldKind::Bytes:
+      w.set("X", x);
+      w += "c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());";
+      break;
+    case FieldKind::PoolBlock:
+      w += "c.pool_" + f.pool + ".place(c.w);";
+      w += "c.pool_" + f.pool + ".patch(c.w);";
+      // Values over the pool (its size, say), now that it is placed; they
+      // sit at fixed offsets (validate.cpp).
+      for (const auto& g : st.fields) {
+        if (!g->derive || !uses_scoped_pool(*g->derive)) continue;
+        int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
+        w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
+             ", \"" + st.name + "." + g->name + "\");";
+      }
+      break;
+    case FieldKind::CString:
+      w.set("X", x);
+      w.set("WHAT", what);
+      w += "if ({{X}}.find('\\0') != std::string::npos) throw binschema::EncodeError(std::string({{WHAT}}) + \": a NUL inside a NUL-terminated string\");\n"
+           "c.w.bytes(c.w.reserve({{X}}.size() + 1), {{X}}.data(), {{X}}.size());";
+      break;
+    case FieldKind::InlineStruct: {
+      std::string src = f.in_model() ? x : f.type.st->name + "{}";
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
+      else w += "put_" + f.type.st->name + "(c, " + src + ");";
+      break;
+    }
+    case FieldKind::ElemPointers:
+      // The pointer slots; place_ fills them as the elements land.
+      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
+      break;
+    case FieldKind::StringOffsets:
+      // Inline u32 offsets of pooled strings.
+      w += "{";
+      w += "  const uint64_t a = c.w.reserve(" + x + ".size() * 4);";
+      w += "  for (size_t i = 0; i < " + x + ".size(); ++i) " + string_ref(f.pool, x + "[i]", "a + i * 4", 4);
+      w += "}";
+      break;
+    case FieldKind::InlineArray: put_inline_array(st, f, o); break;
+    case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see put_union
+    case FieldKind::Union: put_union(f, o); break;
+  }
+}
+
+// A number, a bool or a bit word, in whatever role it has: derived,
+// a count, a union's tag, or a model value.
+void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  std::string what = "\"" + st.name + "." + f.name + "\"";
+  if (f.derive && uses_scoped_pool(*f.derive)) {
+    // Patched right after the pool block is placed (see put_field).
+  } else if (f.derive) {
+    int width = static_cast<int>(prim_size(f.type.prim));
+    if (is_late(*f.derive)) {
+      w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") +
+           ", [=, &c, &x]() -> uint64_t { return " + late_expr(st, *f.derive) + "; }, " + what + "});";
+    } else {
+      w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
+      if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
+    }
+  } else if (!f.count_for.empty()) {
+    w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.count_for) + ".size(), " + what + ");";
+  } else if (!f.tag_for.empty()) {
+    const Field* u = st.field(f.tag_for);
+    std::string tags;
+    for (const auto& c : u->cases) tags += (tags.empty() ? "" : ", ") + std::to_string(c.tag);
+    w += "{";
+    w += "  static constexpr " + std::string(prim_cpp(f.type.prim)) + " tags[] = {" + tags + "};";
+    w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
+    w += "}";
+  } else if (f.kind == FieldKind::BitWord) {
+    w += "{";
+    w.indent();
+    w += "uint64_t v = 0;";
+    unsigned shift = 0;
+    for (const auto& b : f.bits) {
+      std::string m = x + "." + cpp_field(b.name);
+      if (!b.pool.empty()) {
+        // Its offset is merged into the word once the pool is placed.
+        w += "c.pool_" + b.pool + ".ref_bits(" + m + ", " + o + ", " + std::to_string(prim_size(f.type.prim)) + ", " +
+             std::to_string(shift) + ", " + std::to_string(b.width) + ");";
+        shift += b.width;
+        continue;
+      }
+      if (!b.is_bool && b.width < 64)
+        w += "if (uint64_t(" + m + ") >> " + std::to_string(b.width) + ") throw binschema::EncodeError(std::string(" + what +
+             ") + \"." + b.name + ": value \" + std::to_string(" + m + ") + \" does not fit in " + std::to_string(b.width) + " bits\");";
+      w += "v |= uint64_t(" + m + ") << " + std::to_string(shift) + ";";
+      shift += b.width;
+    }
+    w += "c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
+    w.dedent();
+    w += "}";
+  } else if (f.true_value) {
+    w += "c.w.put<" + load_type(f) + ">(" + o + ", " + x + " ? " + hexs(*f.true_value) + "u : 0u);";
+  } else {
+    std::string t = load_type(f);
+    std::string v = f.const_int ? std::to_string(*f.const_int) : x;
+    if (!f.valid.empty() && !f.const_int) {
+      std::string cond, list;
+      for (int64_t vv : f.valid) {
+        cond += (cond.empty() ? "" : " && ") + v + " != " + std::to_string(vv);
+        list += (list.empty() ? "" : ", ") + std::to_string(vv);
+      }
+      std::string shown = f.hex ? "binschema::hex(" + v + ")" : "std::to_string(" + v + ")";
+      if (f.hex) {
+        list.clear();
+        for (int64_t vv : f.valid) list += (list.empty() ? "" : ", ") + (vv >= 0 ? hexs(static_cast<uint64_t>(vv)) : std::to_string(vv));
+      }
+      w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + " + shown + " + \" is not one of " + list + "\");";
+    }
+    w += "c.w.put<" + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
+  }
+}
+
+// An inline array of numbers or structs. One of fixed size is written at
+// `o` (reserved by put_); any other is appended element by element.
+void CppGen::put_inline_array(const Struct& st, const Field& f, const std::string& o) {
+  CodeWriter& w = c_;
+  std::string x = "x." + cpp_field(f.name);
+  const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+  if (!et && f.fixed_size) {
+    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) c.w.put<" + prim_cpp(f.type.prim) + ">(" + o +
+         " + i * " + std::to_string(prim_size(f.type.prim)) + ", " + x + "[i]);";
+    return;
+  }
+  if (et && et->has_children) {
+    // Their targets are placed by place_ once the whole struct is written;
+    // remember where the elements start (fixed-size elements: validate.cpp).
+    std::string first = f.fixed_size ? o : "c.w.pos()";
+    if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + first + ");";
+    else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = " + first + ";";
+  }
+  if (f.fixed_size) {
+    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) put_" + et->name + "(c, " + o + " + i * " + hexs(et->size) +
+         ", " + x + "[i]);";
+    return;
+  }
+  w += "for (const auto& e : " + x + ") {";
+  if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
+  else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
+  else w += "  put_" + et->name + "(c, e);";
+  w += "}";
+}
+
+bool CppGen::uses_scoped_pool(const Expr& e) const {
+  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
+    const Pool* p = s_.pool(e.args[0].name);
+    return p && !p->scope.empty();
+  }
+  for (const auto& a : e.args)
+    if (uses_scoped_pool(a)) return true;
+  return false;
+}
+
+// What a field that is absent (its if: is false) must hold in the model.
+std::string CppGen::absent_check(const Field& f) const {
+  std::string x = "x." + cpp_field(f.name);
+  if (f.array && !f.fixed_count) return "!" + x + ".empty()";
+  if (f.type.kind == ValueType::Prim && f.bits.empty() && f.array == false)
+    return x + " != " + (f.default_text ? *f.default_text : std::string("0"));
+  return x + " != decltype(" + x + "){}";
+}
+
+void CppGen::put_fn(const Struct& st) {
+  CodeWriter& w = c_;
+  if (st.fixed_size) w += "void put_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const " + st.name + "& x) {";
+  else w += "uint64_t put_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  w.indent();
+  if (!st.fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(st.prefix) + ");";
+  for (const auto& p : s_.pools) {
+    if (p.scope != st.name) continue;
+    if (p.kind == Pool::Kind::Block) w += "c.pool_" + p.name + " = binschema::BlockPool();  // one per " + st.name;
+    else w += "c.scope_" + st.name + " = s;\nc.pool_" + p.name + " = make_pool_" + p.name + "();";
+  }
+  // Derived values that other derived values may use.
+  for (const auto& f : st.fields)
+    if (f->derive && !is_late(*f->derive))
+      w += "[[maybe_unused]] const uint64_t d_" + f->name + " = uint64_t(" + write_expr(st, *f->derive) + ");";
+  for (const auto& fp : st.fields) {
+    const Field& f = *fp;
+    bool cursor = !f.fixed_offset || f.cond;
+    if (f.cond) {
+      w += "if (" + write_expr(st, *f.cond) + ") {";
+      w.indent();
+    }
+    std::string o = at(f);
+    if (cursor) {
+      o = "o_" + f.name;
+      // Fixed-size fields get their bytes first; variable ones append as they go.
+      w += "[[maybe_unused]] const uint64_t " + o + " = " + (f.fixed_size ? "c.w.reserve(" + hexs(f.size) + ")" : "c.w.pos()") + ";";
+    }
+    int region = !f.ptr && !f.region.empty() ? s_.region_id(f.region) : -1;
+    if (region >= 0) w += "c.w.mark_start_at(" + std::to_string(region) + ", " + (f.fixed_size ? o : "c.w.pos()") + ");";
+    put_field(st, f, o);
+    if (region >= 0)
+      w += "c.w.mark_end_at(" + std::to_string(region) + ", " + (f.fixed_size ? o + " + " + hexs(f.size) : "c.w.pos()") + ");";
+    if (f.cond) {
+      w.dedent();
+      if (f.in_model()) {
+        w += "} else if (" + absent_check(f) + ") {";
+        w += "  throw binschema::EncodeError(\"" + st.name + "." + f.name + ": not stored when " + expr_text(*f.cond) + " is false\");";
+      }
+      w += "}";
+    }
+  }
+  if (!st.fixed_size) w += "return s;";
+  w.dedent();
+  w += "}\n";
+}
+
+void CppGen::put_union(const Field& f, const std::string& o) {
+  CodeWriter& w = c_;
+  w += "switch (x." + cpp_field(f.name) + ".index()) {";
+  w.indent();
+  for (size_t i = 0; i < f.cases.size(); ++i) {
+    const Case& c = f.cases[i];
+    const Field& p = *c.field;
+    uint64_t padded = (p.size + f.pad_to - 1) / f.pad_to * f.pad_to;
+    w += "case " + std::to_string(i) + ": {";
+    w.indent();
+    w += "[[maybe_unused]] const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
+    // Where the payload goes: in place, or appended (GCC 12 warns, wrongly,
+    // -Wrestrict, when this is assigned "u" later instead).
+    const std::string oo = f.fixed_size ? o : std::string(1, 'u');
+    if (!f.fixed_size) {
+      const uint64_t elem = p.elem_ptr ? p.elem_ptr : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1;
+      std::string size = hexs(padded);
+      if (!p.fixed_size) {
+        // Built piece by piece: GCC 12 warns (wrongly, -Wrestrict) on one long concatenation here.
+        size = "(v.size() * ";
+        size += std::to_string(elem);
+        size += " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to);
+        size += " * " + std::to_string(f.pad_to);
+      }
+      w += "[[maybe_unused]] const uint64_t u = c.w.reserve(" + size + ");";
+    }
+    switch (p.kind) {
+      case FieldKind::PooledString: w += string_ref(p.pool, "v", oo, p.ptr); break;
+      case FieldKind::OwnString:
+      case FieldKind::OwnStrings:
+      case FieldKind::Pointer:
+        break;  // patched by place_ when the target is placed
+      case FieldKind::BlockRef: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift); break;
+      case FieldKind::Scalar:
+        if (p.true_value) w += "c.w.put<" + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
+        else w += "c.w.put<" + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
+        break;
+      case FieldKind::InlineArray: {  // of numbers (validate.cpp)
+        uint64_t sz = prim_size(p.type.prim);
+        w += "for (size_t i = 0; i < v.size(); ++i) c.w.put<" + std::string(prim_cpp(p.type.prim)) + ">(" + oo + " + i * " +
+             std::to_string(sz) + ", v[i]);";
+        break;
+      }
+      case FieldKind::InlineStruct: w += "put_" + p.type.st->name + "(c, " + oo + ", v);"; break;  // of fixed size (validate.cpp)
+      // No union case has these shapes (validate.cpp refuses them).
+      case FieldKind::BitWord:
+      case FieldKind::Chars:
+      case FieldKind::CString:
+      case FieldKind::Bytes:
+      case FieldKind::PoolBlock:
+      case FieldKind::StringOffsets:
+      case FieldKind::ElemPointers:
+      case FieldKind::ArrayPointer:
+      case FieldKind::Dic:
+      case FieldKind::Union:
+      case FieldKind::Virtual:
+        break;
+    }
+    w += "break;";
+    w.dedent();
+    w += "}";
+  }
+  w.dedent();
+  w += "}";
+}
+
+void CppGen::place_fn(const Struct& st) {
+  CodeWriter& w = c_;
+  w += "void place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
+  w.indent();
+  for (const auto& li : st.layout)
+    if (li.kind == LayoutItem::Shallow) w += "uint64_t t_" + li.name + " = 0;  // where the shallow " + li.name + " went";
+  bool before_self = st.has_self;
+  std::set<std::string> pre_children;
+  for (const auto& li : st.layout) {
+    if (before_self) {
+      // Placed by pre_place_: fill in the pointers now that the struct exists.
+      if (li.kind == LayoutItem::Self) before_self = false;
+      else if (li.kind == LayoutItem::FieldTarget) patch_field(st, *st.field(li.name), "x");
+      else if (li.kind == LayoutItem::Children) pre_children.insert(li.name);
+      continue;
+    }
+    if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
+      const Field& f = *st.field(li.name);
+      place_target(st, f, true);
+      w += "for (size_t i = 0; i < x." + cpp_field(f.name) + ".size(); ++i) patch_" + f.type.st->name + "(c, x." +
+           cpp_field(f.name) + "[i], t_" + f.name + " + i * " + hexs(f.type.st->size) + ");";
+      continue;
+    }
+    switch (li.kind) {
+      case LayoutItem::Pool:
+        // A struct written more than once would place the pool again; the
+        // runtime's own message ("internal: pool placed twice") names neither.
+        w += "if (c.pool_" + li.name + ".placed()) throw binschema::EncodeError(\"pool '" + li.name + "' placed twice: the layout of " +
+             st.name + " places it, so " + st.name + " must be written exactly once\");";
+        w += "c.pool_" + li.name + ".place(c.w);";
+        continue;
+      case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; continue;
+      case LayoutItem::Zeros: w += "c.w.reserve(" + hexs(li.n) + ");"; continue;
+      case LayoutItem::Children:
+        if (!st.field(li.name)->ptr && !st.field(li.name)->elem_ptr) place_inline_children(st, *st.field(li.name));
+        else place_children(st, *st.field(li.name));
+        continue;
+      default: break;
+    }
+    const Field& f = *st.field(li.name);
+    if (f.cond) {
+      w += "if (" + write_expr(st, *f.cond) + ") {";
+      w.indent();
+    }
+    if (!f.ptr) place_inline_pointers(st, f);
+    else place_target(st, f, li.kind == LayoutItem::Shallow);
+    if (f.cond) {
+      w.dedent();
+      w += "}";
+    }
+  }
+  // What the active case of a union points to.
+  for (const auto& u : st.fields) {
+    if (u->type.kind != ValueType::Union) continue;
+    bool any = false;
+    for (const auto& c : u->cases)
+      any = any || ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) ||
+            (c.field->type.kind == ValueType::Struct && !c.field->ptr && c.field->type.st->has_children) ||
+            (c.field->type.kind == ValueType::Struct && c.field->ptr && !s_.in_block_pool(*c.field));
+    if (!any) continue;
+    // Such a union sits at a fixed offset (validate.cpp).
+    w += "switch (x." + cpp_field(u->name) + ".index()) {";
+    for (size_t i = 0; i < u->cases.size(); ++i) {
+      const Field& p = *u->cases[i].field;
+      std::string v = "std::get<" + std::to_string(i) + ">(x." + cpp_field(u->name) + ")";
+      if (p.ptr && p.inline_pascal) {
+        w += "  case " + std::to_string(i) + ":";
+        c_.indent();
+        c_.indent();
+        place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"");
+        c_.dedent();
+        c_.dedent();
+        w += "    break;";
+      } else if (p.elem_ptr && p.inline_pascal) {
+        w += "  case " + std::to_string(i) + ":";
+        w += "    for (size_t i = 0; i < " + v + ".size(); ++i)";
+        c_.indent();
+        c_.indent();
+        c_.indent();
+        place_pascal(v + "[i]", "s + " + hexs(u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
+                     "\"" + st.name + "." + u->name + "\"");
+        c_.dedent();
+        c_.dedent();
+        c_.dedent();
+        w += "    break;";
+      } else if (p.ptr && p.type.kind == ValueType::Struct && !s_.in_block_pool(p)) {
+        // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
+        const Struct& pt = *p.type.st;
+        std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";
+        w += "  case " + std::to_string(i) + ": {";
+        w += "    c.w.align(" + std::to_string(p.align ? p.align : pt.align) + ");";
+        w += "    const uint64_t t = c.w.pos();";
+        if (u->tag_shift) {
+          w += "    if (t >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(t) + \" does not fit below its tag\");";
+          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
+        } else {
+          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t, 0, " + what + ");";
+        }
+        if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
+        else w += "    put_" + pt.name + "(c, " + v + ");";
+        if (pt.has_children) w += "    place_" + pt.name + "(c, " + v + ", t);";
+        w += "    break;";
+        w += "  }";
+      } else if (!p.ptr && p.type.kind == ValueType::Struct && p.type.st->has_children) {
+        w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", s + " + hexs(u->offset) + "); break;";
+      }
+    }
+    w += "  default: break;";
+    w += "}";
+  }
+  for (const auto& f : st.fields) {
+    if (f->ptr || f->elem_ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
+    bool named = false;  // by a `children F` layout item
+    for (const auto& li : st.layout) named = named || (li.kind == LayoutItem::Children && li.name == f->name);
+    if (!named) place_inline_children(st, *f);
+  }
+  w.dedent();
+  w += "}\n";
+}
+
+// What an inline struct field (or each element of an inline array of
+// them) points to.
+void CppGen::place_inline_children(const Struct& st, const Field& f) {
+  CodeWriter& w = c_;
+  const Struct& et = *f.type.st;
+  if (!et.has_children) return;
+  if (f.cond) w += "if (" + write_expr(st, *f.cond) + ")";
+  if (f.array) {
+    w += "for (size_t i = 0; i < x." + cpp_field(f.name) + ".size(); ++i)";
+    w += "  place_" + et.name + "(c, x." + cpp_field(f.name) + "[i], " + field_at(st, f) + " + i * " + hexs(et.size) + ");";
+  } else {
+    w += "place_" + et.name + "(c, x." + cpp_field(f.name) + ", " + field_at(st, f) + ");";
+  }
+}
+
+// The targets of a shallow-placed field's target, element by element.
+void CppGen::place_children(const Struct& st, const Field& f) {
+  CodeWriter& w = c_;
+  (void)st;
+  const Struct& et = *f.type.st;
+  std::string x = "x." + cpp_field(f.name);
+  if (f.elem_ptr) {
+    // The elements themselves, each followed by what it points to.
+    int region = f.region.empty() ? -1 : s_.region_id(f.region);
+    std::string what = "\"" + st.name + "." + f.name + "\"";
+    w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
+    if (et.has_self) w += "  pre_place_" + et.name + "(c, " + x + "[i]);";
+    w += "  c.w.align(" + std::to_string(et.align) + ");";
+    w += "  const uint64_t e = c.w.pos();";
+    if (region >= 0) w += "  if (i == 0) c.w.mark_start(" + std::to_string(region) + ");  // the region spans all elements";
+    w += "  c.w.pointer(t_" + f.name + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+    if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
+    else w += "  put_" + et.name + "(c, " + x + "[i]);";
+    if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
+    w += "}";
+    if (region >= 0) w += "if (!" + x + ".empty()) c.w.mark_end(" + std::to_string(region) + ");";
+    return;
+  }
+  if (!et.has_children) return;
+  if (f.array) {
+    w += "for (size_t i = 0; i < " + x + ".size(); ++i) place_" + et.name + "(c, " + x + "[i], t_" + f.name + " + i * " + hexs(et.size) + ");";
+  } else if (f.null == Field::Null::Allowed) {
+    w += "if (" + x + ") place_" + et.name + "(c, *" + x + ", t_" + f.name + ");";
+  } else {
+    w += "place_" + et.name + "(c, " + x + ", t_" + f.name + ");";
+  }
+}
+
+// A string of its own (not pooled) as the target of the pointer at `slot`.
+void CppGen::place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what) {
+  CodeWriter& w = c_;
+  w += "{";
+  w += "  if (" + v + ".size() > 0xffff) throw binschema::EncodeError(std::string(" + what + ") + \": string longer than 65535 bytes\");";
+  w += "  c.w.align(" + std::to_string(align) + ");";
+  w += "  const uint64_t t = c.w.reserve(2 + " + v + ".size() + 1);";
+  w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, 0, " + what + ");";
+  w += "  c.w.put<uint16_t>(t, static_cast<uint16_t>(" + v + ".size()));";
+  w += "  c.w.bytes(t + 2, " + v + ".data(), " + v + ".size());";
+  w += "}";
+}
+
+// The elements of an inline array of pointers, each placed (aligned) and
+// followed by what it points to, filling the slots in the struct.
+void CppGen::place_inline_pointers(const Struct& st, const Field& f) {
+  CodeWriter& w = c_;
+  const Struct& et = *f.type.st;
+  std::string x = "x." + cpp_field(f.name), what = "\"" + st.name + "." + f.name + "\"";
+  w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
+  w += "  c.w.align(" + std::to_string(et.align) + ");";
+  w += "  const uint64_t e = c.w.pos();";
+  w += "  c.w.pointer(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+  if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
+  else w += "  put_" + et.name + "(c, " + x + "[i]);";
+  if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
+  w += "}";
+}
+
+// The set of struct types whose elements' targets are placed before them.
+std::set<const Struct*> CppGen::preplaced_elements() const {
+  std::set<const Struct*> out;
+  for (const auto& st : s_.structs) {
+    if (!st->has_self) continue;
+    for (const auto& li : st->layout) {
+      if (li.kind == LayoutItem::Self) break;
+      if (li.kind == LayoutItem::Children) out.insert(st->field(li.name)->type.st);
+    }
+  }
+  return out;
+}
+
+// Fills in the pointer of field f (of `obj`, at s) from c.placed.
+void CppGen::patch_field(const Struct& st, const Field& f, const std::string& obj) {
+  CodeWriter& w = c_;
+  std::string slot = "s + " + hexs(f.offset), base = f.base == Field::Base::Struct ? "s" : "0";
+  w += "if (auto it = c.placed.find(&" + obj + "." + cpp_field(f.name) + "); it != c.placed.end())";
+  w += "  c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", it->second, " + base + ", \"" + st.name + "." + f.name + "\");";
+  if (f.register_null) w += "else\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", true);";
+}
+
+// pre_place_T: what T's layout places before T itself.
+void CppGen::pre_place_fn(const Struct& st) {
+  CodeWriter& w = c_;
+  w += "void pre_place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  w.indent();
+  for (const auto& li : st.layout) {
+    if (li.kind == LayoutItem::Self) break;
+    switch (li.kind) {
+      case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; break;
+      case LayoutItem::Zeros: w += "c.w.reserve(" + hexs(li.n) + ");"; break;
+      case LayoutItem::Children:
+        w += "for (const auto& e : x." + cpp_field(li.name) + ") preplace_" + st.field(li.name)->type.st->name + "(c, e);";
+        break;
+      case LayoutItem::FieldTarget: place_target(st, *st.field(li.name), false, true); break;
+      case LayoutItem::Self:  // not reached: the loop stops there
+      case LayoutItem::Shallow:
+      case LayoutItem::Pool:
+        break;  // not before self (validate.cpp)
+    }
+  }
+  w.dedent();
+  w += "}\n";
+}
+
+// preplace_E / patch_E: E's targets placed before E, and E's pointers filled in later.
+void CppGen::preplace_fns(const Struct& st) {
+  CodeWriter& w = c_;
+  w += "void preplace_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  w.indent();
+  for (const auto& li : st.layout) {
+    switch (li.kind) {
+      case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; break;
+      case LayoutItem::Zeros: w += "c.w.reserve(" + hexs(li.n) + ");"; break;
+      case LayoutItem::FieldTarget: place_target(st, *st.field(li.name), false, true); break;
+      case LayoutItem::Shallow:
+      case LayoutItem::Children:
+      case LayoutItem::Pool:
+      case LayoutItem::Self:
+        break;  // not in a struct whose targets are placed before it (validate.cpp)
+    }
+  }
+  w.dedent();
+  w += "}\n";
+  w += "void patch_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
+  w.indent();
+  for (const auto& li : st.layout)
+    if (li.kind == LayoutItem::FieldTarget) patch_field(st, *st.field(li.name), "x");
+  w.dedent();
+  w += "}\n";
+}
+
+void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool record) {
+  CodeWriter& w = c_;
+  (void)st;
+  std::string x = f.in_model() ? "x." + cpp_field(f.name) : "empty_" + f.name;
+  std::string slot = field_at(st, f);
+  std::string base = f.base == Field::Base::Struct ? "s" : "0";
+  std::string what = "\"" + st.name + "." + f.name + "\"";
+  // An array of pointers marks its region at its elements, not at the slots.
+  int region = f.region.empty() || (f.elem_ptr && shallow) ? -1 : s_.region_id(f.region);
+  uint64_t align = f.align;
+  const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+  if (!align) {
+    if (f.elem_ptr) align = f.elem_ptr;
+    else if (et) align = et->align;
+    else if (f.type.kind == ValueType::Prim) align = prim_size(f.type.prim);
+    else align = f.ptr;
+  }
+  if (f.type.kind == ValueType::String && f.inline_pascal && !f.array) {
+    std::string slot0 = "s + " + hexs(f.offset);
+    place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"");
+    return;
+  }
+  if (f.type.kind == ValueType::Dic) {
+    // A dictionary of the names of an array's elements, built as Nintendo's tools build it.
+    w += "{  // " + f.name;
+    w.indent();
+    w += "std::vector<std::string> names;";
+    w += "for (const auto& e : x." + cpp_field(f.keys_array) + ") names.push_back(e." + cpp_field(f.keys_field) + ");";
+    w += "const auto entries = binschema::build_dic(names);";
+    w += "c.w.align(8);";
+    w += "const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());";
+    w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
+    w += "c.w.bytes(t, \"DIC \", 4);";
+    w += "c.w.put<uint32_t>(t + 4, static_cast<uint32_t>(entries.size() - 1));";
+    w += "for (size_t i = 0; i < entries.size(); ++i) {";
+    w += "  const uint64_t e = t + 8 + 0x10 * i;";
+    w += "  c.w.put<uint32_t>(e, entries[i].bit);";
+    w += "  c.w.put<uint16_t>(e + 4, entries[i].left);";
+    w += "  c.w.put<uint16_t>(e + 6, entries[i].right);";
+    w += "  " + string_ref(f.pool, "entries[i].name", "e + 8", 8);
+    w += "}";
+    w.dedent();
+    w += "}";
+    return;
+  }
+  w += "{  // " + f.name;
+  w.indent();
+  if (!f.in_model()) w += "const " + f.type.st->name + " " + x + "{};";
+  std::string null_branch = f.register_null && !record ? "} else {\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", true);" : "";
+  if (f.null_value && f.null == Field::Null::Allowed && !f.array)
+    null_branch = "} else {\n  c.w.put_uint(" + slot + ", " + std::to_string(f.ptr) + ", " + hexs(f.null_value) + "u, " + what + ");";
+  if (f.array) {
+    w += "const uint64_t n = " + x + ".size();";
+    if (f.null == Field::Null::WhenEmpty) w += "if (n != 0) {";
+    else w += "{";
+    w.indent();
+  } else if (f.null == Field::Null::Allowed) {
+    w += "if (" + x + ") {";
+    w.indent();
+    x = "(*" + x + ")";
+  } else {
+    w += "{";
+    w.indent();
+  }
+  if (!f.array && et && et->has_self) w += "pre_place_" + et->name + "(c, " + x + ");";
+  w += "c.w.align(" + std::to_string(align) + ");";
+  w += "const uint64_t t = c.w.pos();";
+  if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
+  if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
+  else w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
+  if (shallow) w += "t_" + f.name + " = t;";
+  if (!f.array) {
+    if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";
+    else w += "put_" + et->name + "(c, " + x + ");";
+    if (et->has_children && !shallow) w += "place_" + et->name + "(c, " + x + ", t);";
+  } else {
+    // Element order: the model's, or sorted by a key.
+    std::string elem = x + "[i]";
+    if (!f.sort.empty()) {
+      w += "std::vector<uint32_t> order(n);";
+      w += "for (uint32_t i = 0; i < n; ++i) order[i] = i;";
+      w += "std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return " + x + "[a]." +
+           cpp_field(f.sort) + " < " + x + "[b]." + cpp_field(f.sort) + "; });";
+      elem = x + "[order[i]]";
+    }
+    if (f.elem_ptr && shallow) {
+      w += "c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");  // slots; the elements come with children " + f.name;
+    } else if (f.elem_ptr) {
+      w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");";
+      w += "for (uint64_t i = 0; i < n; ++i) {";
+      w += "  c.w.align(" + std::to_string(et->align) + ");";
+      w += "  const uint64_t e = c.w.pos();";
+      w += "  c.w.pointer(a + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+      if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + elem + ");";
+      else w += "  put_" + et->name + "(c, " + elem + ");";
+      if (et->has_children) w += "  place_" + et->name + "(c, " + elem + ", e);";
+      w += "}";
+    } else if (f.type.kind == ValueType::Prim) {
+      uint64_t sz = prim_size(f.type.prim);
+      w += "const uint64_t a = c.w.reserve(n * " + std::to_string(sz) + ");";
+      w += "for (uint64_t i = 0; i < n; ++i) c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(a + i * " + std::to_string(sz) + ", " + elem + ");";
+    } else if (f.type.kind == ValueType::String) {
+      w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.ptr) + ");";
+      w += "for (uint64_t i = 0; i < n; ++i) " + string_ref(f.pool, elem, "a + i * " + std::to_string(f.ptr), f.ptr);
+    } else if (et->fixed_size) {
+      w += "const uint64_t a = c.w.reserve(n * " + hexs(et->size) + ");";
+      w += "for (uint64_t i = 0; i < n; ++i) put_" + et->name + "(c, a + i * " + hexs(et->size) + ", " + elem + ");";
+      if (et->has_children && !shallow)
+        w += "for (uint64_t i = 0; i < n; ++i) place_" + et->name + "(c, " + elem + ", a + i * " + hexs(et->size) + ");";
+    } else {
+      w += "std::vector<uint64_t> starts(n);";
+      w += "for (uint64_t i = 0; i < n; ++i) starts[i] = put_" + et->name + "(c, " + elem + ");";
+      if (et->has_children) w += "for (uint64_t i = 0; i < n; ++i) place_" + et->name + "(c, " + elem + ", starts[i]);";
+    }
+  }
+  if (region >= 0) w += "c.w.mark_end(" + std::to_string(region) + ");";
+  w.dedent();
+  if (!null_branch.empty()) w += null_branch;
+  w += "}";
+  w.dedent();
+  w += "}";
+}
+
+}  // namespace binschema::gen::cpp
