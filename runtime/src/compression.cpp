@@ -125,7 +125,11 @@ void DictionarySet::add_file(const std::string& path) {
   if (in.bad()) throw std::runtime_error(path + ": cannot read the dictionary");
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), zstd::kMagic, 4) == 0) {
     // A zstd frame, not a dictionary: the game's ZsDic.pack.zs.
-    add_pack(bytes);
+    try {
+      add_pack(bytes);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": " + e.what());
+    }
     return;
   }
   if (bytes.empty()) throw std::runtime_error(path + ": the dictionary is empty");

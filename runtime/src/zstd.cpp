@@ -172,7 +172,7 @@ std::vector<uint8_t> compress(std::span<const uint8_t> in, const DictionarySet& 
   if (name.empty()) return compress(in, level);
   const DictionarySet::Entry* e = dicts.find(name);
   if (!e)
-    throw EncodeError("zstd: " + std::string(file_name) + " is compressed with the dictionary '" + std::string(name) +
+    throw EncodeError("zstd: " + std::string(file_name) + " is written with the dictionary '" + std::string(name) +
                       "', which is not loaded");
   return compress(in, level, e->bytes);
 }

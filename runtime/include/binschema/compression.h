@@ -98,8 +98,9 @@ class DictionarySet {
   // "zs.zsdic"; only the part after the last '/' counts).
   void add(std::string name, std::vector<uint8_t> bytes);
 
-  // Reads a single `.zsdic` file (throws std::runtime_error naming the path
-  // when it cannot be read).
+  // Reads a single `.zsdic` file, or a `ZsDic.pack.zs` (a file starting
+  // with the zstd magic: see add_pack). Throws std::runtime_error starting
+  // with the path when it cannot be read or used.
   void add_file(const std::string& path);
 
   // TODO(sarc-schema): loading the game's `Pack/ZsDic.pack.zs` (a zstd
