@@ -1,23 +1,46 @@
 #include "binschema/text.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 
 namespace binschema::text {
 
-std::string format_float(double v, bool single) {
-  if (std::isnan(v)) return ".nan";
+namespace {
+
+// Floats as text: the shortest decimal that reads back to the same value (so
+// floats survive a trip through text bit for bit), infinities as YAML spells
+// them, and NaNs by their bits unless they are the default quiet NaN: the
+// payload and sign of a NaN are data too.
+template <class F, class U>
+std::string float_text(F v) {
+  if (std::isnan(v)) {
+    const U bits = std::bit_cast<U>(v);
+    if (bits == std::bit_cast<U>(std::numeric_limits<F>::quiet_NaN())) return ".nan";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, ".nan:0x%0*llx", static_cast<int>(2 * sizeof(U)),
+                  static_cast<unsigned long long>(bits));
+    return buf;
+  }
   if (std::isinf(v)) return v < 0 ? "-.inf" : ".inf";
   char buf[64];
-  // Shortest text that reads back to the same value, so floats survive a
-  // trip through text bit for bit.
-  auto r = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
-                  : std::to_chars(buf, buf + sizeof buf, v);
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);
   // Keep floats recognisable as floats in the text ("1.0", not "1").
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
   return s;
 }
+
+}  // namespace
+
+std::string format_float(float v) { return float_text<float, uint32_t>(v); }
+std::string format_float(double v) { return float_text<double, uint64_t>(v); }
+bool float_is_text(double v) { return !std::isfinite(v); }
 
 std::string format_int(uint64_t mag, bool negative, bool hex) {
   char buf[32];
@@ -25,21 +48,64 @@ std::string format_int(uint64_t mag, bool negative, bool hex) {
   return std::string(negative ? "-" : "") + (hex ? "0x" : "") + std::string(buf, r.ptr);
 }
 
-std::string to_hex(const std::vector<uint8_t>& b) {
+std::string to_hex(std::string_view b) {
   static const char* d = "0123456789abcdef";
   std::string s;
   s.reserve(b.size() * 2);
-  for (uint8_t c : b) {
+  for (unsigned char c : b) {
     s += d[c >> 4];
     s += d[c & 15];
   }
   return s;
 }
 
+std::string to_hex(const std::vector<uint8_t>& b) {
+  return to_hex(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+}
+
+bool is_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    unsigned c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    size_t n;
+    unsigned cp, min;
+    if ((c & 0xe0) == 0xc0) n = 1, cp = c & 0x1f, min = 0x80;
+    else if ((c & 0xf0) == 0xe0) n = 2, cp = c & 0x0f, min = 0x800;
+    else if ((c & 0xf8) == 0xf0) n = 3, cp = c & 0x07, min = 0x10000;
+    else return false;
+    if (static_cast<size_t>(end - p) <= n) return false;
+    for (size_t i = 1; i <= n; ++i) {
+      if ((p[i] & 0xc0) != 0x80) return false;
+      cp = cp << 6 | (p[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    p += n + 1;
+  }
+  return true;
+}
+
+YAML::Node load(std::string_view text) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    const std::string where = e.mark.is_null() ? "?" : std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
+    throw TextError(where, "", "lists and maps nested more than " + std::to_string(kTextMaxDepth) +
+                                   " levels deep: refused (nesting too deep)");
+  }
+}
+
 // ---- YAML -------------------------------------------------------------------
 
 YamlSink::YamlSink() { e_.SetIndent(2); }
-void YamlSink::begin_map() { e_ << YAML::BeginMap; }
+void YamlSink::begin_map(bool flow) {
+  if (flow) e_ << YAML::Flow;
+  e_ << YAML::BeginMap;
+}
 void YamlSink::end_map() { e_ << YAML::EndMap; }
 void YamlSink::key(const char* k) { e_ << YAML::Key << k << YAML::Value; }
 void YamlSink::begin_seq(bool flow) {
@@ -50,12 +116,32 @@ void YamlSink::end_seq() { e_ << YAML::EndSeq; }
 void YamlSink::null() { e_ << YAML::Null; }
 void YamlSink::boolean(bool b) { e_ << (b ? "true" : "false"); }
 void YamlSink::number(const std::string& s, bool) { e_ << s; }
+namespace {
+
+// Whether a string reads back as itself when written as a plain scalar, by
+// any YAML reader: a letter or '_' first, then letters, digits, '_', '.',
+// '-', '/' and inner spaces, and not a word YAML 1.1 or 1.2 gives another
+// meaning (null, booleans). Everything else is double-quoted; yaml-cpp then
+// escapes control characters, so "\r" stays "\r".
+bool plain_is_safe(const std::string& s) {
+  if (s.empty() || s.back() == ' ') return false;
+  const unsigned char c0 = s[0];
+  if (!(std::isalpha(c0) || c0 == '_')) return false;
+  for (unsigned char c : s)
+    if (!(std::isalnum(c) || c == '_' || c == '.' || c == '-' || c == '/' || c == ' ')) return false;
+  if (s.size() > 5) return true;
+  std::string lower(s);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const char* const words[] = {"null", "true", "false", "yes", "no", "on", "off", "y", "n"};
+  for (const char* w : words)
+    if (lower == w) return false;
+  return true;
+}
+
+}  // namespace
+
 void YamlSink::string(const std::string& s) {
-  // Quote what a YAML reader would otherwise take for null, a bool or a
-  // number; the schema knows it is a string either way, but people read it.
-  bool quote = s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL" ||
-               s == "true" || s == "false" || s.find_first_not_of("0123456789+-.xeE") == std::string::npos;
-  if (quote) e_ << YAML::DoubleQuoted;
+  if (!plain_is_safe(s)) e_ << YAML::DoubleQuoted;
   e_ << s;
 }
 std::string YamlSink::result() const { return std::string(e_.c_str()) + "\n"; }
@@ -178,25 +264,71 @@ uint64_t In::parse_int(const YAML::Node& n, bool is_signed, int64_t min, uint64_
   return mag;
 }
 
-double In::parse_float(const YAML::Node& n, bool single) const {
-  std::string s = scalar(n, "a number");
-  if (s == ".nan" || s == ".NaN" || s == "nan") return std::nan("");
-  if (s == ".inf" || s == "+.inf" || s == "inf") return INFINITY;
-  if (s == "-.inf" || s == "-inf") return -INFINITY;
+namespace {
+
+// The reading side of float_text: also "nan", ".NaN", "inf", "+.inf".
+template <class F, class U>
+bool parse_float_text(const std::string& s, F& v, std::string& why) {
+  if (s == ".nan" || s == ".NaN" || s == ".NAN" || s == "nan" || s == "NaN") {
+    v = std::numeric_limits<F>::quiet_NaN();
+    return true;
+  }
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "inf") {
+    v = std::numeric_limits<F>::infinity();
+    return true;
+  }
+  if (s == "-.inf" || s == "-.Inf" || s == "-.INF" || s == "-inf") {
+    v = -std::numeric_limits<F>::infinity();
+    return true;
+  }
+  if (s.rfind(".nan:0x", 0) == 0) {
+    U bits = 0;
+    const char* b = s.data() + 7;
+    auto r = std::from_chars(b, s.data() + s.size(), bits, 16);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size() || b == r.ptr) {
+      why = "expected .nan:0x followed by " + std::to_string(2 * sizeof(U)) + " hex digits, got '" + s + "'";
+      return false;
+    }
+    v = std::bit_cast<F>(bits);
+    if (!std::isnan(v)) {
+      why = "'" + s + "' is not the bit pattern of a NaN";
+      return false;
+    }
+    return true;
+  }
   const char* b = s.data();
   if (!s.empty() && s[0] == '+') ++b;
-  if (single) {
-    float f;
-    auto r = std::from_chars(b, s.data() + s.size(), f);
-    if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
-      fail(n, "expected a number, got '" + s + "'");
-    return f;
+  auto r = std::from_chars(b, s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty() || b == r.ptr) {
+    why = "expected a number, got '" + s + "'";
+    return false;
   }
-  double d;
-  auto r = std::from_chars(b, s.data() + s.size(), d);
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
-    fail(n, "expected a number, got '" + s + "'");
-  return d;
+  return true;
+}
+
+}  // namespace
+
+void In::parse_float(const YAML::Node& n, float& v) const {
+  std::string why;
+  if (!parse_float_text<float, uint32_t>(scalar(n, "a number"), v, why)) fail(n, why);
+}
+
+void In::parse_float(const YAML::Node& n, double& v) const {
+  std::string why;
+  if (!parse_float_text<double, uint64_t>(scalar(n, "a number"), v, why)) fail(n, why);
+}
+
+std::string In::parse_string_bytes(const YAML::Node& n) const {
+  if (n.size() != 1 || n.begin()->first.Scalar() != "bytes")
+    fail(n, "expected a string, or {bytes: HEX} for one that is not UTF-8");
+  std::vector<uint8_t> b = parse_hex(n.begin()->second);
+  return std::string(b.begin(), b.end());
+}
+
+void In::fail_budget(const YAML::Node& n) const {
+  fail(n, "text budget exceeded: the document expands to more than " + std::to_string(kTextBudgetFactor) +
+              " x its size + " + std::to_string(kTextBudgetSlack) +
+              " nodes and string bytes (aliases repeating large parts?)");
 }
 
 std::vector<uint8_t> In::parse_hex(const YAML::Node& n) const {

@@ -52,9 +52,33 @@ struct is_array : std::false_type {};
 template <class T, size_t N>
 struct is_array<std::array<T, N>> : std::true_type {};
 
-std::string format_float(double v, bool single);
+// Shortest text that reads back to the same bits: "1.5", "-0.0", ".inf",
+// ".nan" (the default quiet NaN) or ".nan:0x7fa00001" (any other NaN, its
+// bits in hex, sign included).
+std::string format_float(float v);
+std::string format_float(double v);
+// Whether format_float's text is not a JSON number (then JSON quotes it).
+bool float_is_text(double v);
 std::string format_int(uint64_t magnitude, bool negative, bool hex);
 std::string to_hex(const std::vector<uint8_t>& b);
+std::string to_hex(std::string_view b);
+// Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
+bool is_utf8(std::string_view s);
+
+// Limits on text input (see docs/schema-language.md, "Text form").
+// A model read from text may hold at most kTextBudgetFactor x (the furthest
+// position in the text the reader has seen) + kTextBudgetSlack nodes and
+// string bytes: aliases that expand a small document into a huge model
+// (a "billion laughs") are refused, naming the node where the limit was hit.
+inline constexpr uint64_t kTextBudgetFactor = 4;
+inline constexpr uint64_t kTextBudgetSlack = 64 * 1024;
+// Lists and maps nested deeper than this are refused while parsing.
+inline constexpr int kTextMaxDepth = 500;  // yaml-cpp's own guard
+
+// Parses a YAML or JSON document. Nesting deeper than kTextMaxDepth throws
+// TextError with the line:col (yaml-cpp's own message is "bad file"); other
+// syntax errors are yaml-cpp's ParserException, which carries its mark.
+YAML::Node load(std::string_view text);
 
 // ---- Output ---------------------------------------------------------------
 
@@ -62,7 +86,7 @@ std::string to_hex(const std::vector<uint8_t>& b);
 class YamlSink {
  public:
   YamlSink();
-  void begin_map();
+  void begin_map(bool flow = false);
   void end_map();
   void key(const char* k);
   void begin_seq(bool flow);
@@ -70,6 +94,8 @@ class YamlSink {
   void null();
   void boolean(bool b);
   void number(const std::string& s, bool is_text_in_json);
+  // Valid UTF-8 only (Out writes other strings as {bytes: hex}). Plain when
+  // that surely reads back as the same string, double-quoted otherwise.
   void string(const std::string& s);
   std::string result() const;
 
@@ -80,7 +106,7 @@ class YamlSink {
 // Event sink for JSON (two-space indentation, arrays of numbers on one line).
 class JsonSink {
  public:
-  void begin_map() { open('{', false); }
+  void begin_map(bool flow = false) { open('{', flow); }
   void end_map() { close('}'); }
   void key(const char* k);
   void begin_seq(bool flow) { open('[', flow); }
@@ -133,9 +159,18 @@ class Out {
       uint64_t mag = neg ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
       sink_.number(format_int(mag, neg, flags & kHex), flags & kHex);
     } else if constexpr (std::is_floating_point_v<T>) {
-      sink_.number(format_float(v, sizeof(T) == 4), !std::isfinite(v));
+      sink_.number(format_float(v), float_is_text(v));
     } else if constexpr (std::is_same_v<T, std::string>) {
-      sink_.string(v);
+      if (is_utf8(v)) {
+        sink_.string(v);
+      } else {
+        // Bytes that are not UTF-8 have no text spelling that survives every
+        // reader: they are kept as hex (see "Text form" in the schema docs).
+        sink_.begin_map(true);
+        sink_.key("bytes");
+        sink_.string(to_hex(v));
+        sink_.end_map();
+      }
     } else if constexpr (std::is_same_v<T, Bytes>) {
       sink_.string(to_hex(v.data));
     } else if constexpr (is_optional<T>::value) {
@@ -334,6 +369,7 @@ class In {
 
   template <class T>
   void value(const YAML::Node& n, T& v, unsigned flags = kNone) {
+    charge(n, 1);
     if constexpr (std::is_same_v<T, bool>) {
       std::string s = scalar(n, "a boolean");
       if (s == "true" || s == "True" || s == "TRUE") v = true;
@@ -343,11 +379,18 @@ class In {
       v = static_cast<T>(parse_int(n, std::is_signed_v<T>, int64_t(std::numeric_limits<T>::min()),
                                    uint64_t(std::numeric_limits<T>::max())));
     } else if constexpr (std::is_floating_point_v<T>) {
-      v = static_cast<T>(parse_float(n, sizeof(T) == 4));
+      parse_float(n, v);
     } else if constexpr (std::is_same_v<T, std::string>) {
-      if (!n.IsScalar()) fail(n, "expected a string");
-      v = n.Scalar();
+      if (n.IsMap()) {
+        v = parse_string_bytes(n);
+        charge(n, v.size());
+      } else {
+        if (!n.IsScalar()) fail(n, "expected a string");
+        charge(n, n.Scalar().size(), n.Scalar().size());
+        v = n.Scalar();
+      }
     } else if constexpr (std::is_same_v<T, Bytes>) {
+      if (n.IsScalar()) charge(n, n.Scalar().size() / 2, n.Scalar().size());
       v.data = parse_hex(n);
     } else if constexpr (is_optional<T>::value) {
       if (n.IsNull()) {
@@ -359,6 +402,7 @@ class In {
     } else if constexpr (is_vector<T>::value) {
       if (!n.IsSequence()) fail(n, "expected a list");
       v.clear();
+      charge(n, n.size());  // before the elements are made
       v.resize(n.size());
       for (size_t i = 0; i < n.size(); ++i) {
         path_.push_back("[" + std::to_string(i) + "]");
@@ -422,11 +466,27 @@ class In {
   std::string scalar(const YAML::Node& n, const char* what) const;
   int64_t parse_signed(const YAML::Node& n) const;
   uint64_t parse_int(const YAML::Node& n, bool is_signed, int64_t min, uint64_t max) const;
-  double parse_float(const YAML::Node& n, bool single) const;
+  void parse_float(const YAML::Node& n, float& v) const;
+  void parse_float(const YAML::Node& n, double& v) const;
   std::vector<uint8_t> parse_hex(const YAML::Node& n) const;
+  std::string parse_string_bytes(const YAML::Node& n) const;
+
+  // Counts `units` (nodes, string bytes) against the text budget. The
+  // budget grows with the furthest text position seen (a node's start plus
+  // `extent`, the length of its scalar), which aliases do not move forward.
+  void charge(const YAML::Node& n, uint64_t units, uint64_t extent = 0) {
+    const YAML::Mark m = n.Mark();
+    if (!m.is_null() && m.pos >= 0 && static_cast<uint64_t>(m.pos) + extent > furthest_) furthest_ = m.pos + extent;
+    used_ += units;
+    if (used_ > kTextBudgetFactor * furthest_ + kTextBudgetSlack) [[unlikely]]
+      fail_budget(n);
+  }
+  [[noreturn]] void fail_budget(const YAML::Node& n) const;
 
   std::vector<Frame> frames_;
   std::vector<std::string> path_;
+  uint64_t used_ = 0;
+  uint64_t furthest_ = 0;
 };
 
 // ---- Whole documents --------------------------------------------------------
