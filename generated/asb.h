@@ -217,6 +217,14 @@ struct Condition {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 4> case_names{"none", "float", "int", "raw"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { none, float_, int_, raw };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
   // Comparison: 0 >, 1 <=, 2 ==, 3 !=, 4 >=, 5 < (A).
@@ -339,6 +347,14 @@ struct SyncData {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 3> case_names{"fade", "range", "none"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { fade, range, none };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Payload&) const = default;
   };
   // The payload.
@@ -494,6 +510,14 @@ struct Transition {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 5> case_names{"int", "string", "float", "bool", "vec3"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { int_, string, float_, bool_, vec3 };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
   // Current command.
@@ -1186,6 +1210,14 @@ struct Node {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 25> case_names{"float_selector", "string_selector", "skeletal_animation", "state", "unknown5", "one_dimensional_blender", "sequential", "int_selector", "simultaneous", "event", "material_animation", "frame_controller", "dummy_animation", "random_selector", "unknown15", "previous_tag_selector", "bone_position_selector", "bone_animation", "initial_frame", "bone_blender", "bool_selector", "alert", "subtract_animation", "shape_animation", "unknown25"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { float_selector, string_selector, skeletal_animation, state, unknown5, one_dimensional_blender, sequential, int_selector, simultaneous, event, material_animation, frame_controller, dummy_animation, random_selector, unknown15, previous_tag_selector, bone_position_selector, bone_animation, initial_frame, bone_blender, bool_selector, alert, subtract_animation, shape_animation, unknown25 };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Body&) const = default;
   };
   // Number of this node's entries in the sync data index table (see `sync_index`).
@@ -1218,6 +1250,14 @@ struct EventParam {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 4> case_names{"bool", "int", "float", "string"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { bool_, int_, float_, string };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
   // The value: the case is the top byte of the word, the offset the low 24 bits.

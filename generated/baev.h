@@ -52,6 +52,14 @@ struct Parameter {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 4> case_names{"int", "float", "vec3", "string"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { int_, float_, vec3, string };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
   // Parameter value.

@@ -33,6 +33,14 @@ struct ContainerItem {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 10> case_names{"argument", "int", "bool", "float", "string", "int_array", "bool_array", "float_array", "string_array", "actor_identifier"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { argument, int_, bool_, float_, string, int_array, bool_array, float_array, string_array, actor_identifier };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
   // Key (kept in the container's dictionary).
@@ -145,6 +153,14 @@ struct Event {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 5> case_names{"action", "switch", "fork", "join", "sub_flow"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { action, switch_, fork, join, sub_flow };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Data&) const = default;
   };
   // Event name.

@@ -51,6 +51,14 @@ struct PRef {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 2> case_names{"i", "s"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { i, s };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
   // Offset in the low 24 bits, tag in the top 8.
@@ -134,6 +142,14 @@ struct Item {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 2> case_names{"a", "none"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { a, none };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    using Base::emplace;
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Body&) const = default;
   };
   // The body.

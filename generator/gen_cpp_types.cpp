@@ -121,10 +121,11 @@ void CppGen::struct_decl(const Struct& st) {
   for (const auto& f : st.fields) {
     if (f->type.kind == ValueType::Union && f->in_model()) {
       std::string nt = cpp_nested_type(f->name);
-      std::string alts, names;
+      std::string alts, names, cases;
       for (const auto& c : f->cases) {
         alts += (alts.empty() ? "" : ", ") + model_type(*c.field);
         names += std::string(names.empty() ? "" : ", ") + "\"" + c.name + "\"";
+        cases += (cases.empty() ? "" : ", ") + cpp_field(c.name);
       }
       w += "// One of the cases of '" + f->name + "', chosen by '" + f->tag + "'.";
       w += "struct " + nt + " : std::variant<" + alts + "> {";
@@ -132,6 +133,17 @@ void CppGen::struct_decl(const Struct& st) {
       w += "using Base = std::variant<" + alts + ">;";
       w += "using Base::Base;\nusing Base::operator=;";
       w += "static constexpr std::array<const char*, " + std::to_string(f->cases.size()) + "> case_names{" + names + "};";
+    // Names for the cases, so that code picks a case by name, not by its
+    // position in the schema.
+    w.set("CASES", cases);
+    w += "// The cases by name, in the order of the alternatives: switch on kind(), read one\n"
+         "// with get<Case::NAME>(), make one with emplace<Case::NAME>(...).\n"
+         "enum class Case : uint8_t { {{CASES}} };\n"
+         "Case kind() const { return static_cast<Case>(index()); }\n"
+         "template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }\n"
+         "template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }\n"
+         "using Base::emplace;\n"
+         "template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }";
       w += "bool operator==(const " + nt + "&) const = default;";
       w.dedent();
       w += "};";

@@ -186,7 +186,7 @@ class Parser {
       st->loc = loc(key);
       // The generated code uses V and Self as template parameters; a struct
       // of that name would be shadowed (it did not compile).
-      static const std::set<std::string> reserved = {"V", "Self", "R", "W", "WCtx", "DecodeError", "Bytes"};
+      static const std::set<std::string> reserved = {"V", "Self", "R", "W", "WCtx", "DecodeError", "Bytes", "Case"};
       if (reserved.count(st->name)) fail(key, "'" + st->name + "' is reserved for the generated code: rename the struct");
       if (!is_identifier(st->name)) fail(key, "struct name '" + st->name + "' is not a C++ identifier");
       if (s->find(st->name)) fail(key, "struct '" + st->name + "' is defined twice");

@@ -26,20 +26,21 @@ void sub_flow_events(Flowchart& fc) {
       if (e == kNone || e >= n || seen[e]) continue;
       seen[e] = true;
       std::vector<uint16_t> next;
-      const auto& data = fc.events[e].data;
-      switch (data.index()) {
-        case 0: next = {std::get<0>(data).next}; break;  // action
-        case 1:                                          // switch
-          for (const auto& c : std::get<1>(data).cases) next.push_back(c.event);
+      const Event::Data& data = fc.events[e].data;
+      using Case = Event::Data::Case;
+      switch (data.kind()) {
+        case Case::action: next = {data.get<Case::action>().next}; break;
+        case Case::switch_:
+          for (const auto& c : data.get<Case::switch_>().cases) next.push_back(c.event);
           break;
-        case 2:  // fork
-          next = std::get<2>(data).forks;
-          next.push_back(std::get<2>(data).join);
+        case Case::fork:
+          next = data.get<Case::fork>().forks;
+          next.push_back(data.get<Case::fork>().join);
           break;
-        case 3: next = {std::get<3>(data).next}; break;  // join
-        case 4:                                          // sub flow
+        case Case::join: next = {data.get<Case::join>().next}; break;
+        case Case::sub_flow:
           out.push_back(e);
-          next = {std::get<4>(data).next};
+          next = {data.get<Case::sub_flow>().next};
           break;
       }
       stack.insert(stack.end(), next.rbegin(), next.rend());
