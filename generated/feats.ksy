@@ -5,7 +5,7 @@ meta:
   title: "Feats: a test format"
   ks-version: 0.11
   endian: le
-doc: "Test schema for the schema features of context fields, block pools, tag_shift and friends.\n\nGenerated from the binschema schema feats.yaml (what binschema's reader reads; binschema also writes the format). What this description cannot say (see the doc of each):\n- BodyA.slots uses max(), which Kaitai cannot compute here"
+doc: "Test schema for the schema features of context fields, block pools, tag_shift and friends.\n\nGenerated from the binschema schema feats.yaml (what binschema's reader reads; binschema also writes the format). Pools (`strings`, `groups`, `vals`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice. What this description cannot say (see the doc of each):\n- BodyA.slots uses max(), which Kaitai cannot compute here"
 seq:
   - id: version
     type: u4

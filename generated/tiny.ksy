@@ -7,7 +7,7 @@ meta:
     - "tiny"
   ks-version: 0.11
   endian: be
-doc: "Test schema for the generator's golden output and round-trip tests.\n\nGenerated from the binschema schema tiny.yaml (what binschema's reader reads; binschema also writes the format)."
+doc: "Test schema for the generator's golden output and round-trip tests.\n\nGenerated from the binschema schema tiny.yaml (what binschema's reader reads; binschema also writes the format). Pools (`names`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice."
 seq:
   - id: magic
     type: strz

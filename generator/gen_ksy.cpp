@@ -183,6 +183,12 @@ class KsyGen {
     std::string doc = trim(s_.doc);
     std::string about = "Generated from the binschema schema " + s_.file +
                         " (what binschema's reader reads; binschema also writes the format).";
+    if (!s_.pools.empty()) {
+      std::string names;
+      for (const auto& p : s_.pools) names += (names.empty() ? "`" : ", `") + p.name + "`";
+      about += " Pools (" + names + ") are not read as a whole: each string or block is read where an offset names it" +
+               " (the `ofs_` fields), so a string stored once and named twice shows twice.";
+    }
     if (!gaps_.empty()) {
       about += " What this description cannot say (see the doc of each):";
       for (const auto& g : gaps_) about += "\n- " + g;
