@@ -188,6 +188,7 @@ BOOST_AUTO_TEST_CASE(folder_to_text_and_back_is_byte_exact) {
   BOOST_TEST(r.out.empty());
   // Only the summary (stderr is not a terminal: no progress line).
   BOOST_TEST(r.err_lines().size() == 1u, r);
+  BOOST_TEST(r.err.find('\r') == std::string::npos);
   BOOST_TEST(last_line(r) == "binschema: " + std::to_string(bins.size()) +
                                  " decoded, 0 failed, 2 skipped (not a known format)");
   // The tree is kept; nothing for the files of no known format; no stray
@@ -321,6 +322,22 @@ BOOST_AUTO_TEST_CASE(two_inputs_for_one_output_and_usage_errors) {
       BOOST_TEST(!fs::exists(box.path("t")));
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(progress_line_on_a_terminal) {
+  Sandbox box;
+  const std::vector<std::string> bins = make_inputs(box, "in");
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    BOOST_FAIL("script(1) (util-linux) is not installed: the terminal case cannot be checked");
+  }
+  // script(1) gives the program a terminal; stdout and stderr both go to it.
+  Result r = box.sh("script -qec " + q(kCli + " decode in --out-dir text -j 2") + " /dev/null");
+  BOOST_TEST(r.code == 0, r);
+  const std::string total = "/" + std::to_string(bins.size() + 2) + " files, 0 failed";
+  BOOST_TEST(r.out.find("\rbinschema: " + std::to_string(bins.size() + 2) + total) != std::string::npos, r.out);
+  // The line is cleared before the summary.
+  BOOST_TEST(r.out.find("\r\x1b[Kbinschema: " + std::to_string(bins.size()) + " decoded") != std::string::npos,
+             r.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
