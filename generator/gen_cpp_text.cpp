@@ -132,7 +132,13 @@ void CppGen::root_fns() {
   }
   w += "WCtx c;";
   for (const auto& g : s_.context)
-    if (!root->field(g)->ptr) w += "c.g_" + g + " = uint64_t(x." + cpp_field(g) + ");";
+    if (const Field* f = root->field(g); !f->ptr) {
+      // The model's value; a const or a count is not in the model.
+      std::string v = f->const_int ? std::to_string(*f->const_int)
+                      : !f->count_for.empty() ? "x." + cpp_field(f->count_for) + ".size()"
+                                              : "x." + cpp_field(g);
+      w += "c.g_" + g + " = uint64_t(" + v + ");";
+    }
   for (const auto& p : s_.pools)
     for (const auto& k : p.keep) w += "c.pool_" + p.name + ".keep(" + cpp_string_literal(k) + ");";
   if (root->fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(root->size) + ");\nput_{{ROOT}}(c, s, x);";

@@ -307,8 +307,14 @@ class Parser {
           li.name = rest();
         } else if (word("align") || word("zeros")) {
           li.kind = word("align") ? LayoutItem::Align : LayoutItem::Zeros;
+          // As in integer(): "010" would be octal 8; a number is read whole.
+          const std::string num = rest();
+          if (num.size() > 1 && num[0] == '0' && num[1] != 'x' && num[1] != 'X')
+            fail(item, "'" + num + "' has a leading 0 (octal or decimal?): write it without the 0, or as 0x..");
           try {
-            li.n = std::stoull(rest(), nullptr, 0);
+            size_t used = 0;
+            li.n = std::stoull(num, &used, 0);
+            if (used != num.size()) throw std::invalid_argument(num);
           } catch (const std::exception&) {
             fail(item, "'" + t + "' needs a number");
           }

@@ -8,6 +8,7 @@
 // SchemaError.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <set>
@@ -48,6 +49,16 @@ class Validator {
       }
     }
     for (auto& st : s_.structs) resolve(*st);
+    // The writer gives nested structs the root's value of a context field
+    // before laying anything out: the model's value, a const, or the length
+    // of the array it counts. A derived value or a union's tag is not known then.
+    for (const auto& name : s_.context) {
+      const Field* f = root->field(name);
+      if (f->derive)
+        throw SchemaError(context_loc_, "context: '" + name + "' is derived: the writer knows it only once the file is laid out (name a field the model holds, a const or a count)");
+      if (!f->tag_for.empty())
+        throw SchemaError(context_loc_, "context: '" + name + "' is the tag of union '" + f->tag_for + "' (the model holds the case, not the tag)");
+    }
     // Model-ness depends on nested structs: iterate to a fixed point.
     for (bool changed = true; changed;) {
       changed = false;
@@ -560,7 +571,8 @@ class Validator {
           break;
       }
       if (!ok)
-        throw SchemaError(c.loc, std::string("a union case cannot be a ") + field_kind_name(p.kind) +
+        throw SchemaError(c.loc, std::string("a union case cannot be ") + (std::strchr("aeiou", field_kind_name(p.kind)[0]) ? "an " : "a ") +
+                                     field_kind_name(p.kind) +
                                      (p.kind == FieldKind::InlineStruct ? " of variable size" : p.kind == FieldKind::OwnStrings ? " without count:" : "") +
                                      " (a case is a number, an array of numbers, a fixed-size struct, a pointer to a struct or a string)");
       if (p.kind == FieldKind::OwnString || p.kind == FieldKind::OwnStrings || p.kind == FieldKind::Pointer ||
