@@ -541,7 +541,7 @@ types:
   entry_point:
     doc: "Entry point. Its data (the sub flow list, then 0x18 reserved bytes) follows all actors' data."
     params:
-      - id: dic_index
+      - id: elem_index
         type: u4
     seq:
       - id: ofs_sub_flow_events
@@ -570,8 +570,8 @@ types:
         doc: "Padding."
     instances:
       name:
-        value: _parent.entry_point_dic.entries[dic_index + 1].name.value
-        doc: "Name (kept in the entry point dictionary). Not stored here: entry dic_index + 1 of Flowchart.entry_point_dic."
+        value: _parent.entry_point_dic.entries[elem_index + 1].name.value
+        doc: "Name (kept in the entry point dictionary). Not stored here: entry elem_index + 1 of Flowchart.entry_point_dic."
       sub_flow_events:
         io: _root._io
         pos: ofs_sub_flow_events
@@ -582,7 +582,7 @@ types:
   ptr64_to_container_item:
     doc: "A pointer to a ContainerItem; `target` is what it points to."
     params:
-      - id: dic_index
+      - id: elem_index
         type: u4
     seq:
       - id: ofs
@@ -591,7 +591,7 @@ types:
       target:
         io: _root._io
         pos: ofs
-        type: container_item(dic_index)
+        type: container_item(elem_index)
   container:
     doc: "Parameter container (the root item); its dictionary and then its items follow, each 8-aligned."
     seq:
@@ -669,7 +669,7 @@ types:
   container_item:
     doc: "A parameter. Its string values are stored with the item, not in the pool."
     params:
-      - id: dic_index
+      - id: elem_index
         type: u4
     seq:
       - id: type
@@ -707,8 +707,8 @@ types:
         doc: "The value. Nested containers (1), wide strings (6) and wide string arrays (11) occur in no known file and are refused with the offending type and offset. Cases by `type`: 0 argument, 2 int, 3 bool, 4 float, 5 string, 7 int_array, 8 bool_array, 9 float_array, 10 string_array, 12 actor_identifier."
     instances:
       key:
-        value: _parent._parent.dic.entries[dic_index + 1].name.value
-        doc: "Key (kept in the container's dictionary). Not stored here: entry dic_index + 1 of Container.dic."
+        value: _parent._parent.dic.entries[elem_index + 1].name.value
+        doc: "Key (kept in the container's dictionary). Not stored here: entry elem_index + 1 of Container.dic."
       value_case:
         value: type
         enum: value_case

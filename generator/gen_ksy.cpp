@@ -145,6 +145,16 @@ class KsyGen {
     for (const auto& st : s_.structs)
       for (const auto& f : st->fields)
         if (f->kind == FieldKind::Virtual) needs_index_.insert(st.get());
+    // A pointer whose target runs up to the next element's target (extent:
+    // next): its struct, an element of an array, takes its index.
+    for (const auto& p : s_.structs)
+      for (const auto& arr : p->fields)
+        if (arr->kind == FieldKind::InlineArray && arr->type.kind == ValueType::Struct)
+          for (const auto& f : arr->type.st->fields)
+            if (f->extent_next && f->kind == FieldKind::Pointer && f->base == Field::Base::File) {
+              needs_index_.insert(arr->type.st);
+              extents_.push_back({arr.get(), f.get()});
+            }
     // A scoped pool's offsets count from its struct's start.
     for (const auto& p : s_.pools)
       if (!p.scope.empty() && p.scope != s_.root)
@@ -267,6 +277,22 @@ class KsyGen {
         if (g->type.kind == ValueType::Struct && g->type.st == cur_ && !g->elem_ptr)
           return is_root ? "0" : "_parent.struct_start";
     throw Gap("is an offset in a string pool per " + p.scope + ", whose start Kaitai cannot reach from " + cur_->name);
+  }
+
+  // Where the block the current struct starts ends, for a `size: rest`
+  // field: the end of its pointer's extent when one pointer leads to it.
+  std::string rest_end() const {
+    const Field* only = nullptr;
+    int refs = 0;
+    for (const auto& st : s_.structs)
+      for (const auto& g : st->fields) {
+        if (g->type.kind == ValueType::Struct && g->type.st == cur_) ++refs, only = g.get();
+        for (const auto& c : g->cases)
+          if (c.field->type.kind == ValueType::Struct && c.field->type.st == cur_) ++refs;
+      }
+    for (const auto& e : extents_)
+      if (refs == 1 && e.pointer == only) return "_parent." + only->name + "_end";
+    throw Gap("runs to the end of the block that holds it, which Kaitai cannot bound here");
   }
 
   // Where the current struct starts, for offsets relative to it.
@@ -394,7 +420,10 @@ class KsyGen {
         a.set("encoding", "UTF-8");
         break;
       case FieldKind::Bytes:
-        if (f.size_rest) throw Gap("runs to the end of the block that holds it, which Kaitai cannot bound here");
+        if (f.size_rest) {
+          a.set("size", rest_end() + " - _io.pos");
+          break;
+        }
         if (!f.size_expr) throw Gap("has no size");
         if (f.size_expr->kind == Expr::Call && f.size_expr->name == "until")  // up to an offset
           a.set("size", expr(f.size_expr->args[0]) + " - _io.pos");
@@ -519,9 +548,9 @@ class KsyGen {
             const Field* arr = h->field(d->keys_array);
             if (!arr || arr->type.kind != ValueType::Struct || arr->type.st != cur_) continue;
             const Pool* p = s_.pool(d->pool);
-            a.set("value", std::string(arr->elem_ptr ? "_parent._parent." : "_parent.") + d->name + ".entries[dic_index + 1].name" +
+            a.set("value", std::string(arr->elem_ptr ? "_parent._parent." : "_parent.") + d->name + ".entries[elem_index + 1].name" +
                                (p && p->kind == Pool::Kind::Pascal16 ? ".value" : ""));
-            a.doc += (a.doc.empty() ? "" : " ") + ("Not stored here: entry dic_index + 1 of " + h->name + "." + d->name + ".");
+            a.doc += (a.doc.empty() ? "" : " ") + ("Not stored here: entry elem_index + 1 of " + h->name + "." + d->name + ".");
             t.instances.push_back(a);
             return;
           }
@@ -627,7 +656,7 @@ class KsyGen {
     t.id = id;
     t.doc = "A pointer to a " + st->name + "; `target` is what it points to.";
     if (rel) t.params.emplace_back("base", "u8");
-    if (indexed) t.params.emplace_back("dic_index", "u4");
+    if (indexed) t.params.emplace_back("elem_index", "u4");
     Attr o;
     o.id = "ofs";
     o.set("type", ks_uint(width));
@@ -636,7 +665,7 @@ class KsyGen {
     tg.id = "target";
     tg.set("io", "_root._io");
     tg.set("pos", rel ? "base + ofs" : "ofs");
-    tg.set("type", type_ref(st, "_root._io.pos", "dic_index"));
+    tg.set("type", type_ref(st, "_root._io.pos", "elem_index"));
     if (null_value) tg.set("if", "ofs != " + std::to_string(*null_value));
     t.instances.push_back(tg);
     types_.push_back(t);
@@ -790,7 +819,7 @@ class KsyGen {
     cur_needs_start_ = needs_start_.count(&st) > 0;
     up_ = "";
     if (cur_needs_start_) t.params.emplace_back("struct_start", "u8");
-    if (needs_index_.count(&st)) t.params.emplace_back("dic_index", "u4");
+    if (needs_index_.count(&st)) t.params.emplace_back("elem_index", "u4");
     bool known = true;  // the position within the struct is known
     uint64_t at = 0;
     int pads = 0;
@@ -833,6 +862,15 @@ class KsyGen {
       if (known && f.fixed_size && !f.cond) at += f.size;
       else known = false;
     }
+    for (const auto& e : extents_) {
+      if (e.array->type.st != &st) continue;
+      Attr end;
+      end.id = e.pointer->name + "_end";
+      const std::string arr = "_parent." + e.array->name;
+      end.set("value", "(elem_index + 1 < " + arr + ".size ? " + arr + "[elem_index + 1].ofs_" + e.pointer->name + " : _root._io.size)");
+      end.doc = "Where the target of `" + e.pointer->name + "` ends: the next element's target, or the end of the file.";
+      t.instances.push_back(end);
+    }
     if (st.fixed_size && known && at < st.size) {
       Attr pad;
       pad.id = "gap_" + std::to_string(pads++);
@@ -846,6 +884,11 @@ class KsyGen {
   const Schema& s_;
   std::vector<KType> types_;
   std::set<const Struct*> needs_start_, needs_index_;
+  struct Extent {
+    const Field* array;    // the array whose elements hold the pointer
+    const Field* pointer;  // extent: next
+  };
+  std::vector<Extent> extents_;
   std::set<std::string> made_;
   std::vector<std::string> gaps_;
   const Struct* cur_ = nullptr;
