@@ -269,9 +269,15 @@ class JsonSchemaGen {
           n.set("type", J::str("number"));
           any.push(std::move(n));
           J special = J::object();
-          special.set("enum", J::raw("[\".nan\", \".NaN\", \"nan\", \".inf\", \"+.inf\", \"inf\", \"-.inf\", \"-inf\"]"));
+          special.set("enum", J::raw("[\".nan\", \".NaN\", \".NAN\", \"nan\", \"NaN\", \".inf\", \".Inf\", \".INF\", \"+.inf\", \"inf\", "
+                                     "\"-.inf\", \"-.Inf\", \"-.INF\", \"-inf\"]"));
           special.set("description", J::str("Not-a-number and the infinities, as JSON writes them."));
           any.push(std::move(special));
+          J payload = J::object();
+          payload.set("type", J::str("string"));
+          payload.set("pattern", J::str(p == Prim::F32 ? "^\\.nan:0x0*[0-9a-fA-F]{1,8}$" : "^\\.nan:0x0*[0-9a-fA-F]{1,16}$"));
+          payload.set("description", J::str("A NaN other than the default quiet one: its bits in hex."));
+          any.push(std::move(payload));
           def.set("anyOf", std::move(any));
           break;
         }
@@ -344,8 +350,7 @@ class JsonSchemaGen {
       std::string where = b.width > 1 ? "Bits " + std::to_string(shift) + "-" + std::to_string(shift + b.width - 1)
                                       : "Bit " + std::to_string(shift);
       if (!b.pool.empty()) {
-        p = J::object();
-        p.set("type", J::str("string"));
+        p = string_schema(0);
         where += ": the offset of this string in pool `" + b.pool + "`";
       } else if (b.is_bool) {
         p = J::object();
@@ -426,11 +431,57 @@ class JsonSchemaGen {
     return prim_ref(f.type.prim);
   }
 
-  static J string_schema(uint64_t max_length) {
+  // A string: text, or {bytes: HEX} for one that is not UTF-8.
+  J string_schema(uint64_t max_length) {
+    if (!max_length) return named("string", [] {
+      J any = J::array();
+      J text = J::object();
+      text.set("type", J::str("string"));
+      any.push(std::move(text));
+      any.push(ref("non_utf8"));
+      J j = J::object();
+      j.set("anyOf", std::move(any));
+      j.set("description", J::str("A string: as text, or as {bytes: HEX} when it is not UTF-8."));
+      return j;
+    });
+    J any = J::array();
+    J text = J::object();
+    text.set("type", J::str("string"));
+    text.set("maxLength", J::unum(max_length));
+    any.push(std::move(text));
+    any.push(non_utf8());
     J j = J::object();
-    j.set("type", J::str("string"));
-    if (max_length) j.set("maxLength", J::unum(max_length));
+    j.set("anyOf", std::move(any));
     return j;
+  }
+
+  J non_utf8() {
+    return named("non_utf8", [] {
+      J hex = J::object();
+      hex.set("type", J::str("string"));
+      hex.set("pattern", J::str("^([0-9a-fA-F]{2})*$"));
+      J props = J::object();
+      props.set("bytes", std::move(hex));
+      J j = J::object();
+      j.set("type", J::str("object"));
+      j.set("properties", std::move(props));
+      j.set("required", J::raw("[\"bytes\"]"));
+      j.set("additionalProperties", J::boolean(false));
+      j.set("description", J::str("A string that is not UTF-8, as its bytes in hex."));
+      return j;
+    });
+  }
+
+  // A $ref to a shared definition, made on first use.
+  template <class Make>
+  J named(const std::string& name, Make make) {
+    bool known = false;
+    for (const auto& d : prims_) known = known || d.first == name;
+    if (!known) {
+      if (name == "string") non_utf8();
+      prims_.emplace_back(name, make());
+    }
+    return ref(name);
   }
 
   // A model field's value, as a struct member or a union case's payload:
@@ -445,7 +496,8 @@ class JsonSchemaGen {
       case FieldKind::OwnString:
       case FieldKind::Virtual: return string_schema(0);
       case FieldKind::Bytes: {
-        J j = string_schema(0);
+        J j = J::object();
+        j.set("type", J::str("string"));
         j.set("pattern", J::str("^([0-9a-fA-F]{2})*$"));
         return j;
       }

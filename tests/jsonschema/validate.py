@@ -7,7 +7,9 @@ For every example document (examples/*.yaml) and every BFEVFL/BFEVTM sample in
 YAML with the CLI, and validate both (and the example itself) against the
 format's schema. Then, per format, two broken documents must FAIL the schema,
 and the CLI's encode must refuse them too: one with a misspelt key, one with
-an integer out of the range of every integer type.
+an integer out of the range of every integer type. And the forms only rare
+values take (a NaN payload, a string that is not UTF-8), written by the CLI,
+must pass.
 
   validate.py --cli BINSCHEMA --schemas DIR --examples DIR --samples DIR --work DIR
 
@@ -160,6 +162,60 @@ def check_broken(v, cli, doc, fmt, work):
               f"encode says '{r.stderr.strip()[:90]}'")
 
 
+def first_path(node, test, path=()):
+    """The path of the first value below node (map keys and list indices) that test() accepts."""
+    if test(path, node):
+        return path
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for k, val in items:
+        if not path and k == "format":
+            continue
+        p = first_path(val, test, path + (k,))
+        if p is not None:
+            return p
+    return None
+
+
+def get_at(doc, path):
+    for p in path:
+        doc = doc[p]
+    return doc
+
+
+def check_rare_forms(v, cli, doc, fmt, work):
+    """The text forms that only rare values take: a NaN with a payload
+    (".nan:0x..." in JSON) and a string that is not UTF-8 ({bytes: HEX}).
+    Put into a document, encoded, decoded again: the CLI prints those forms,
+    and the schema accepts them."""
+    global checked
+    f = first_path(doc, lambda p, x: isinstance(x, float))
+    n = first_path(doc, lambda p, x: p and p[-1] == "name" and isinstance(x, str))
+    if f is None or n is None:
+        fail(f"{fmt}: no float or no name in the document for the rare text forms")
+        return
+    doc = copy.deepcopy(doc)
+    set_at(doc, f, ".nan:0x7fa00001")
+    set_at(doc, n, {"bytes": "ff41"})
+    src = os.path.join(work, f"{fmt}.rare.json")
+    with open(src, "w") as out:
+        json.dump(doc, out)
+    binary = os.path.join(work, f"{fmt}.rare.bin")
+    r = run([cli, "encode", src, "-o", binary])
+    if r.returncode != 0:
+        fail(f"{fmt}: encode refuses a NaN payload and a non-UTF-8 name: {r.stderr.strip()}")
+        return
+    texts = decode_both(cli, binary, work, f"{fmt}.rare", fmt)
+    if texts is None:
+        return
+    for kind, d in texts.items():
+        shown = (get_at(d, f), get_at(d, n))
+        checked += 1
+        if shown != (".nan:0x7fa00001", {"bytes": "ff41"}):
+            fail(f"{fmt}: decoded as {kind}, the rare forms read {shown}")
+            continue
+        check_valid(v, d, f"{fmt}: a NaN payload and a non-UTF-8 string, decoded as {kind}")
+
+
 def decode_both(cli, binary, work, name, fmt):
     out = {}
     for kind in ("json", "yaml"):
@@ -208,6 +264,8 @@ def main():
         if fmt not in broken_done:
             broken_done.add(fmt)
             check_broken(v, a.cli, texts["json"], fmt, a.work)
+            if fmt == "evnt":
+                check_rare_forms(v, a.cli, texts["json"], fmt, a.work)
 
     samples = os.path.join(a.samples, "bfevfl")
     if not os.path.isdir(samples):
