@@ -79,8 +79,13 @@ struct TempSlot {
   char path[4096];
 };
 TempSlot g_slots[kSlots];
+std::atomic<bool> g_dying{false};
 
+// Other threads go on writing while this runs: a file one of them creates
+// after its slot was looked at is removed by that thread itself, as it sees
+// g_dying (set before the slots are looked at; see write_output_file).
 extern "C" void remove_temps_and_die(int sig) {
+  g_dying.store(true);
   for (TempSlot& s : g_slots)
     if (s.state.load() == 2) ::unlink(s.path);
   std::signal(sig, SIG_DFL);
@@ -193,9 +198,18 @@ bool write_output_file(const std::string& out, std::span<const uint8_t> data, Cl
   }
 
   std::memcpy(slot.path(), tmpl.c_str(), tmpl.size() + 1);
-  int fd = ::mkstemp(slot.path());
-  if (fd < 0) throw Failure{kUsage, out + ": cannot create a file in " + dir.string() + ": " + std::strerror(errno)};
+  // Armed before the file exists, so that a signal at any point after
+  // mkstemp finds it; a signal handled meanwhile is seen right after.
   slot.armed(true);
+  int fd = ::mkstemp(slot.path());
+  if (g_dying.load()) {
+    if (fd >= 0) ::unlink(slot.path());
+    for (;;) ::pause();  // the handler is about to end the process
+  }
+  if (fd < 0) {
+    slot.armed(false);
+    throw Failure{kUsage, out + ": cannot create a file in " + dir.string() + ": " + std::strerror(errno)};
+  }
   try {
     write_all(fd, data, out);
     if (::fchmod(fd, mode) != 0) throw Failure{kUsage, out + ": chmod: " + std::strerror(errno)};

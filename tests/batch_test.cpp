@@ -324,6 +324,40 @@ BOOST_AUTO_TEST_CASE(two_inputs_for_one_output_and_usage_errors) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(killed_batch_leaves_no_temporary_files) {
+  Sandbox box;
+  // Enough files that two workers are still busy when the signal comes.
+  const std::vector<std::string> bins = make_inputs(box, "seed");
+  for (int i = 0; i < 1200; ++i) {
+    const std::string& rel = bins[static_cast<size_t>(i) % bins.size()];
+    fs::path to = box.path("in/d" + std::to_string(i % 8) + "/" + std::to_string(i) + "_" +
+                           fs::path(rel).filename().string());
+    fs::create_directories(to.parent_path());
+    fs::copy_file(box.path("seed/" + rel), to);
+  }
+  // Killed after a while, at a moment when files are being written; the
+  // delay shrinks until the run is caught unfinished.
+  bool caught = false;
+  for (const char* delay : {"0.3", "0.1", "0.03"}) {
+    fs::remove_all(box.path("out"));
+    Result r = box.sh(kCli + " decode in --out-dir out -j 2 & p=$!; sleep " + delay + "; kill -TERM $p; wait $p");
+    if (r.code == 0) continue;  // finished first
+    BOOST_TEST(r.code == 128 + 15, r);
+    caught = true;
+    size_t written = 0, temps = 0;
+    if (fs::exists(box.path("out")))
+      for (const auto& e : fs::recursive_directory_iterator(box.path("out"))) {
+        if (!e.is_regular_file()) continue;
+        ++written;
+        if (e.path().filename().string()[0] == '.') ++temps;
+      }
+    BOOST_TEST(temps == 0u);
+    BOOST_TEST(written < 1200u);
+    break;
+  }
+  BOOST_TEST(caught, "every run finished before the signal");
+}
+
 BOOST_AUTO_TEST_CASE(progress_line_on_a_terminal) {
   Sandbox box;
   const std::vector<std::string> bins = make_inputs(box, "in");
