@@ -182,7 +182,11 @@ bool write_output_file(const std::string& out, std::span<const uint8_t> data, Cl
 
   fs::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
-  std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  // Appended, not "." + name: GCC 12 warns (-Wrestrict) about the latter.
+  std::string temp_name = ".";
+  temp_name += target.filename().string();
+  temp_name += ".XXXXXX";
+  std::string tmpl = (dir / temp_name).string();
   SlotGuard slot;
   if (tmpl.size() >= sizeof(TempSlot::path)) throw Failure{kUsage, out + ": path too long"};
 
