@@ -10,10 +10,17 @@
 //   positional instance (`pos:`) on the whole file (`io: _root._io`); an
 //   offset relative to its struct adds the struct's start, which each such
 //   type takes as a parameter;
-// - arrays of pointers are arrays of a small `ptr_to_<type>` whose
-//   `target` instance is the element;
-// - a union is a type of its own with one `if:`-guarded field per case,
-//   named after the case (the text form's case key), taking the tag;
+// - arrays of pointers are arrays of a small `ptrN_to_<type>` whose
+//   `target` instance is the element (`strN_in_<pool>` for pooled strings);
+// - a union is a `switch-on` over its tag, with `<union>_case` naming the
+//   case (an enum); a case Kaitai cannot read as one type gets a
+//   `..._payload` type holding it as `value`; a union whose case is in the
+//   top bits of a pointer word (tag_shift:) is a type with one `if:`-guarded
+//   instance per case;
+// - dictionaries (DIC) are read entry by entry, and a name kept in one
+//   (virtual:) is an instance reading entry index + 1;
+// - string and block pools are not read as a whole: each string or block is
+//   read where an offset names it (scoped pools from their struct's start);
 // - a bit-packed word is a type holding the raw word with one instance per
 //   bit field;
 // - derived values (sizes, counts, hashes, offsets) are read and shown as
@@ -189,7 +196,10 @@ class KsyGen {
       for (const auto& e : s_.extensions) o << "    - " << q(e.size() > 1 && e[0] == '.' ? e.substr(1) : e) << "\n";
     }
     o << "  ks-version: 0.11\n";
-    o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
+    if (s_.endian_by_bom)  // the mark is read as u2be: 0xFEFF for bytes FE FF
+      o << "  endian:\n    switch-on: _root." << s_.bom_field << "\n    cases:\n      0xfeff: be\n      0xfffe: le\n";
+    else
+      o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
     std::string doc = trim(s_.doc);
     std::string about = "Generated from the binschema schema " + s_.file +
                         " (what binschema's reader reads; binschema also writes the format).";
@@ -405,7 +415,7 @@ class KsyGen {
     };
     switch (f.kind) {
       case FieldKind::Scalar:
-        a.set("type", ks_prim(f.type.prim));
+        a.set("type", f.bom ? std::string("u2be") : ks_prim(f.type.prim));
         if (f.const_int) a.set("valid", std::to_string(*f.const_int));
         break;
       case FieldKind::BitWord: a.set("type", bits_type(f)); break;
