@@ -30,6 +30,8 @@
 #include "binschema/hash.h"
 #include "convert.h"
 #include "io.h"
+#include "archive.h"
+#include "layers.h"
 
 #ifndef BINSCHEMA_VERSION
 #error "BINSCHEMA_VERSION must be defined (the project version, from CMake)"
@@ -54,10 +56,19 @@ int cmd_formats() {
   return 0;
 }
 
+// A binary input: a file with its compression layer taken off, or a member
+// of an archive (PACK:path, archive.h).
+std::vector<uint8_t> read_binary(const std::string& in, BinaryInput* layer = nullptr) {
+  if (auto m = split_member_path(in)) return read_member(*m);
+  BinaryInput input = read_binary_input(in);
+  if (layer) *layer = input;
+  return std::move(input.bytes);
+}
+
 int cmd_decode(const std::string& in, const std::string& out, TextKind kind, const std::string& as, bool force,
                bool no_clobber) {
   refuse_overwriting_input(in, out, force);
-  std::vector<uint8_t> bytes = read_input(in);
+  std::vector<uint8_t> bytes = read_binary(in);
   const Format* f = format_for_bytes(as, bytes, in);
   std::string text = decode_to_text(*f, bytes, kind, in);
   // Only now, with the whole result in hand, is OUT touched.
@@ -70,15 +81,26 @@ int cmd_encode(const std::string& in, const std::string& out, const std::string&
   refuse_overwriting_input(in, out, force);
   std::vector<uint8_t> raw = read_input(in);
   Encoded e = encode_from_text(raw, as, in);
+  if (auto m = split_member_path(out)) {
+    write_member(*m, e.bytes, in);  // the rest of the archive as it was
+    return 0;
+  }
+  e.bytes = compress_for_output(std::move(e.bytes), out, in);
   if (!write_output(out, e.bytes, no_clobber ? Clobber::Keep : Clobber::Replace))
     std::fprintf(stderr, "%s: %s: exists; left as it was (--no-clobber)\n", g_program, one_line(out).c_str());
   return 0;
 }
 
 int cmd_info(const std::string& in, const std::string& as) {
-  std::vector<uint8_t> bytes = read_input(in);
+  BinaryInput layer;
+  std::vector<uint8_t> bytes = read_binary(in, &layer);
   const Format* f = format_for_bytes(as, bytes, in);
-  write_output("-", info_text(*f, bytes, in));
+  write_output("-", info_text(*f, bytes, in) + layer_info(layer) + archive_info(bytes));
+  return 0;
+}
+
+int cmd_list(const std::string& in) {
+  write_output("-", list_members(in));
   return 0;
 }
 
@@ -147,6 +169,11 @@ int run(int argc, char** argv, const char* program) {
   unsigned jobs = default_jobs();
 
   CLI::App* formats = app.add_subcommand("formats", "List the supported formats");
+  DictionarySources dictionaries;  // --zsdic, --romfs (layers.h)
+  auto add_dictionary_options = [&](CLI::App* cmd) {
+    cmd->add_option("--zsdic", dictionaries.zsdic, "zstd dictionary: a .zsdic file or the game's ZsDic.pack.zs (repeatable)");
+    cmd->add_option("--romfs", dictionaries.romfs, "The game's romfs folder (its Pack/ZsDic.pack.zs has the zstd dictionaries)");
+  };
 
   // decode and encode share the batch options.
   auto add_batch_options = [&](CLI::App* cmd) {
@@ -163,12 +190,14 @@ int run(int argc, char** argv, const char* program) {
   decode->add_option("-o,--output", out, "Output file for one input ('-' = stdout, the default)");
   decode->add_option("--format", kind, "Text kind")->check(CLI::IsMember({"yaml", "json"}));
   add_batch_options(decode);
+  add_dictionary_options(decode);
   decode->footer("A batch writes IN.yaml (or IN.json) beside each input, or under --out-dir.");
 
   CLI::App* encode = app.add_subcommand("encode", "YAML or JSON (with a 'format:' key) -> binary files");
   encode->add_option("IN", inputs, "Input texts or directories ('-' = stdin)")->required();
   encode->add_option("-o,--output", out, "Output file for one input ('-' = stdout)");
   add_batch_options(encode);
+  add_dictionary_options(encode);
   encode->footer(
       "A batch reads *.yaml, *.yml and *.json and writes each without that suffix (x.baev.yaml -> x.baev;\n"
       "a name left without extension gets its format's), beside the input or under --out-dir.");
@@ -176,6 +205,11 @@ int run(int argc, char** argv, const char* program) {
   CLI::App* info = app.add_subcommand("info", "Summary of a binary file");
   info->add_option("IN", in, "Input file ('-' = stdin)")->required();
   info->add_option("--as", as, "Format name (default: detect)")->check(format_name);
+  add_dictionary_options(info);
+
+  CLI::App* list = app.add_subcommand("list", "The members of an archive (SARC, under any compression), with their sizes");
+  list->add_option("PACK", in, "Archive file")->required();
+  add_dictionary_options(list);
 
   CLI::App* hash = app.add_subcommand("hash", "Hash strings as the formats do");
   hash->add_option("ALGORITHM", algo, "fnv1a32 or murmur3 (x86_32, seed 0)")
@@ -251,8 +285,10 @@ int run(int argc, char** argv, const char* program) {
     return kUsage;
   }
 
+  set_dictionary_sources(dictionaries);
   try {
     if (*formats) return cmd_formats();
+    if (*list) return cmd_list(in);
     if (*decode) return cmd_decode(in, out, text_kind, as, force, no_clobber);
     if (*encode) return cmd_encode(in, out, as, force, no_clobber);
     if (*info) return cmd_info(in, as);

@@ -184,6 +184,10 @@ class CppGen {
   // ---- The source file's frame (gen_cpp_text.cpp): reader and writer contexts, decode, encode, text, format()
   void source();
   void root_fns();
+  void internals();
+  void decode_body();
+  void encode_body();
+  void root_tail();
 
   const Schema& s_;
   CodeWriter h_, c_;

@@ -93,7 +93,10 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
 void CppGen::read_scalar(const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
-  w += "f_" + f.name + " = " + load(f, o) + ";";
+  if (f.bom)  // the mark's two bytes, first byte high, whatever the byte order (FE FF: 0xFEFF)
+    w += "f_" + f.name + " = uint16_t(r.data()[" + o + "] << 8 | r.data()[" + o + " + 1]);";
+  else
+    w += "f_" + f.name + " = " + load(f, o) + ";";
   if (f.derive_pointer && prim_size(f.type.prim) == 8) w += note_slot(o);
   bool uses_size = false;
   if (f.derive && size_check(*f.derive, uses_size) && uses_size)

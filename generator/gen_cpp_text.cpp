@@ -18,9 +18,42 @@ void CppGen::source() {
   w += "#include <algorithm>\n#include <unordered_map>\n";
   if (!block_uses().empty()) w += "#include \"binschema/block_pool.h\"";
   if (uses_at()) w += "#include \"binschema/ptr_map.h\"";
+  if (s_.endian_by_bom) w += "#include \"binschema/byte_order.h\"";
   w += "#include \"binschema/dic.h\"\n#include \"binschema/hash.h\"\n#include \"binschema/reader.h\"\n#include \"binschema/relocation.h\"\n#include \"binschema/string_pool.h\"\n#include \"binschema/writer.h\"\n";
   w += "namespace {{NS}} {";
   w += "namespace {\n";
+  if (!s_.endian_by_bom) {
+    internals();
+  } else {
+    // `endian: bom`: the reader and writer twice, one per byte order; the
+    // entry points pick one by the byte order mark.
+    for (const char* e : {"little", "big"}) {
+      const std::string ns = e[0] == 'l' ? "le" : "be";
+      w.set("ENDIAN", e);
+      w += "namespace " + ns + " {  // " + e + "-endian\n";
+      internals();
+      w += "{{ROOT}} decode_root(std::span<const uint8_t> bytes) {";
+      w.indent();
+      decode_body();
+      w.dedent();
+      w += "}\n";
+      w += "std::vector<uint8_t> encode_root(const {{ROOT}}& x) {";
+      w.indent();
+      encode_body();
+      w.dedent();
+      w += "}\n";
+      w += "}  // namespace " + ns + "\n";
+    }
+  }
+  w += "}  // namespace\n";
+  root_fns();
+  w += "}  // namespace {{NS}}";
+}
+
+// What a byte order needs: the reader and writer contexts, the pools, and
+// read_/put_/place_ of every struct (inside the anonymous namespace).
+void CppGen::internals() {
+  CodeWriter& w = c_;
   // The reader, plus what scoped pools need: the start of the struct their
   // offsets are relative to, and the strings read so far (to check the block).
   w += "struct R : binschema::Reader<std::endian::{{ENDIAN}}> {";
@@ -106,19 +139,28 @@ void CppGen::source() {
     if (st->has_self) pre_place_fn(*st);
     if (preplaced_elements().count(st)) preplace_fns(*st);
   }
-  w += "}  // namespace\n";
-  root_fns();
-  w += "}  // namespace {{NS}}";
+}
+
+// The body of decode(bytes): read the root from offset 0.
+void CppGen::decode_body() {
+  CodeWriter& w = c_;
+  w += "R r(bytes);";
+  w += "{{ROOT}} x;";
+  w += read_call(*s_.find(s_.root), "0", "x") + ";";
+  w += "return x;";
 }
 
 void CppGen::root_fns() {
   CodeWriter& w = c_;
   const Struct* root = s_.find(s_.root);
+  const Field* bom = s_.endian_by_bom ? root->field(s_.bom_field) : nullptr;
   w += "{{ROOT}} decode(std::span<const uint8_t> bytes) {";
-  w += "  R r(bytes);";
-  w += "  {{ROOT}} x;";
-  w += "  " + read_call(*root, "0", "x") + ";";
-  w += "  return x;";
+  w.indent();
+  if (bom)
+    w += "return binschema::bom_is_big(bytes, " + hexs(bom->offset) + ", \"" + bom->name + "\") ? be::decode_root(bytes) : le::decode_root(bytes);";
+  else
+    decode_body();
+  w.dedent();
   w += "}\n";
   if (!s_.hooks.empty()) {
     w += "std::vector<uint8_t> encode(const {{ROOT}}& model) {";
@@ -130,6 +172,21 @@ void CppGen::root_fns() {
     w += "std::vector<uint8_t> encode(const {{ROOT}}& x) {";
     w.indent();
   }
+  if (bom) {
+    w += "return binschema::bom_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\") ? be::encode_root(x) : le::encode_root(x);";
+  } else {
+    encode_body();
+  }
+  w.dedent();
+  w += "}\n";
+  root_tail();
+}
+
+// The body of encode(x): write the root, place what it points to, the pools
+// and the relocation table, and resolve the late values.
+void CppGen::encode_body() {
+  CodeWriter& w = c_;
+  const Struct* root = s_.find(s_.root);
   w += "WCtx c;";
   for (const auto& g : s_.context)
     if (const Field* f = root->field(g); !f->ptr) {
@@ -162,8 +219,12 @@ void CppGen::root_fns() {
     w += "}";
   }
   w += "return c.w.finish();";
-  w.dedent();
-  w += "}\n";
+}
+
+// to_text, from_text, info, pointer_slots and format().
+void CppGen::root_tail() {
+  CodeWriter& w = c_;
+  const Struct* root = s_.find(s_.root);
   w += "std::string to_text(const {{ROOT}}& x, binschema::TextKind kind) {";
   w += "  return binschema::text::to_document(x, kind, \"{{FORMAT}}\");";
   w += "}\n";

@@ -167,7 +167,10 @@ std::string generate_markdown(const Schema& s) {
   if (!s.doc.empty()) o << s.doc << (s.doc.back() == '\n' ? "" : "\n") << "\n";
   o << "| | |\n|---|---|\n";
   o << "| Format name | `" << s.format << "` |\n";
-  o << "| Byte order | " << (s.big_endian ? "big-endian" : "little-endian") << " |\n";
+  if (s.endian_by_bom)
+    o << "| Byte order | chosen by `" << s.bom_field << "`: bytes FE FF big-endian, FF FE little-endian |\n";
+  else
+    o << "| Byte order | " << (s.big_endian ? "big-endian" : "little-endian") << " |\n";
   if (!s.versions.empty()) o << "| Versions | " << cell(s.versions) << " |\n";
   std::string ext;
   for (const auto& e : s.extensions) ext += (ext.empty() ? "" : ", ") + ("`" + e + "`");

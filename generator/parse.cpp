@@ -91,8 +91,10 @@ class Parser {
     s->doc = opt_str(root, "doc", "");
     s->versions = opt_str(root, "versions", "");
     std::string endian = req_str(root, "endian");
-    if (endian != "little" && endian != "big") fail(root["endian"], "endian is 'little' or 'big'");
+    if (endian != "little" && endian != "big" && endian != "bom")
+      fail(root["endian"], "endian is 'little', 'big' or 'bom' (chosen by a `bom: true` field of the root)");
     s->big_endian = endian == "big";
+    s->endian_by_bom = endian == "bom";
     if (root["extensions"])
       for (const auto& e : seq(root["extensions"])) s->extensions.push_back(scalar(e));
     if (root["magic"]) s->magic = unescape(scalar(root["magic"]));
@@ -372,7 +374,7 @@ class Parser {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
-             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value"});
+             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value", "bom"});
     f.loc = loc(n);
     if (named) {
       f.name = req_str(n, "name");
@@ -432,6 +434,11 @@ class Parser {
     // in (the generated C++ did not compile).
     if (f.array && (n["const"] || n["reserved"]))
       fail(n["const"] ? n["const"] : n["reserved"], "const: and reserved: are for a single integer or char[N] field, not an array");
+    if (n["bom"]) {
+      std::string v = scalar(n["bom"]);
+      if (v != "true" && v != "false") fail(n["bom"], "bom is 'true' or 'false'");
+      f.bom = v == "true";
+    }
     if (n["valid"])
       for (const auto& v : seq(n["valid"])) f.valid.push_back(integer(v));
     if (n["default"]) {

@@ -114,6 +114,7 @@ struct Field {
   std::optional<uint64_t> items;       // union case: what items() counts for it (default 1; arrays: size)
   std::string keys_array, keys_field;  // dic: the names are keys_array[i].keys_field
   bool points_to_chars = false;  // a pooled Pascal string referenced past its length
+  bool bom = false;  // a u16 byte order mark that picks the byte order (`endian: bom`)
 
   // Value roles.
   std::optional<Expr> derive;
@@ -234,6 +235,10 @@ struct Schema {
   std::string file;
   std::string format, title, doc, versions;
   bool big_endian = false;
+  // `endian: bom`: the byte order is chosen at run time by the root's field
+  // with `bom: true` (big_endian is then unused); see docs §2 `endian`.
+  bool endian_by_bom = false;
+  std::string bom_field;  // set by the validator
   std::vector<std::string> extensions;
   std::string magic;
   uint64_t magic_offset = 0;

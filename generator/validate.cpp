@@ -109,6 +109,7 @@ class Validator {
     check_self_uses();
     for (const auto& st : s_.structs) check_shapes(*st);
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
+    check_bom();
     for (auto& st : s_.structs)
       if (st->name == "format" || (st->name == s_.root && st->field("format")))
         throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
@@ -126,6 +127,35 @@ class Validator {
           return true;
       }
     return false;
+  }
+
+  // `endian: bom` and its `bom: true` field (docs §2 `endian`, §5 `bom`):
+  // one u16 of the root at a fixed offset, read before anything else.
+  void check_bom() {
+    const Field* found = nullptr;
+    auto misuse = [&](const Field& f, const std::string& why) {
+      throw SchemaError(f.loc, "'" + f.name + "' has bom: true, but " + why);
+    };
+    for (const auto& st : s_.structs) {
+      for (const auto& f : st->fields) {
+        for (const auto& c : f->cases)
+          if (c.field->bom) misuse(*c.field, "a union case cannot be the byte order mark (a field of the root can)");
+        if (!f->bom) continue;
+        if (!s_.endian_by_bom) misuse(*f, "the schema's endian: is not 'bom'");
+        if (st->name != s_.root) misuse(*f, "it is in " + st->name + ", not in the root " + s_.root + " (the byte order is known before any other struct is read)");
+        if (found) misuse(*f, "'" + found->name + "' already is the byte order mark");
+        if (f->type.kind != ValueType::Prim || f->type.prim != Prim::U16 || f->array || f->ptr || !f->bits.empty())
+          misuse(*f, "it is not a single u16");
+        if (!f->fixed_offset || f->cond) misuse(*f, "it is not at a fixed offset of the root (after a variable-size field, or under if:)");
+        if (f->derive || f->is_const() || !f->valid.empty()) misuse(*f, "its value is the byte order (0xFEFF big, 0xFFFE little): no derive:, const:, reserved: or valid:");
+        found = f.get();
+      }
+    }
+    if (s_.endian_by_bom && !found)
+      throw SchemaError(root_loc_, "endian: bom needs a u16 field of the root " + s_.root + " with bom: true (the byte order mark)");
+    if (s_.endian_by_bom && s_.relocation_table)
+      throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): endian: bom cannot have one");
+    if (found) s_.bom_field = found->name;
   }
 
   void resolve_field(Struct& st, Field& f, bool in_case = false) {

@@ -118,7 +118,7 @@ void DictionarySet::add(std::string name, std::vector<uint8_t> bytes) {
   entries_.push_back(Entry{std::move(name), std::move(bytes), id});
 }
 
-void DictionarySet::add_file(const std::string& path) {
+void DictionarySet::add_file(const std::string& path, const ArchiveReader& archive) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open the dictionary");
   std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
@@ -126,7 +126,7 @@ void DictionarySet::add_file(const std::string& path) {
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), zstd::kMagic, 4) == 0) {
     // A zstd frame, not a dictionary: the game's ZsDic.pack.zs.
     try {
-      add_pack(bytes);
+      add_pack(bytes, archive);
     } catch (const std::exception& e) {
       throw std::runtime_error(path + ": " + e.what());
     }
@@ -136,16 +136,24 @@ void DictionarySet::add_file(const std::string& path) {
   add(path, std::move(bytes));
 }
 
-void DictionarySet::add_pack(std::span<const uint8_t> zsdic_pack_zs) {
-  // TODO(sarc-schema): decompress (no dictionary), read the SARC, add each
-  // member ending in ".zsdic" under its name. Only the SARC reading is
-  // missing; it comes with schemas/sarc.yaml.
+void DictionarySet::add_pack(std::span<const uint8_t> zsdic_pack_zs, const ArchiveReader& archive) {
   const std::vector<uint8_t> sarc = zstd::decompress(zsdic_pack_zs);
   const bool is_sarc = sarc.size() >= 4 && std::memcmp(sarc.data(), "SARC", 4) == 0;
-  throw std::runtime_error(std::string(is_sarc ? "a zstd-compressed SARC (ZsDic.pack.zs)"
-                                               : "a zstd frame that is not a SARC") +
-                           ": reading dictionaries out of an archive needs SARC support, which is not built yet;"
-                           " pass the single .zsdic files (zs.zsdic, pack.zsdic, bcett.byml.zsdic) instead");
+  if (!is_sarc || !archive)
+    throw std::runtime_error(std::string(is_sarc ? "a zstd-compressed SARC (ZsDic.pack.zs)"
+                                                 : "a zstd frame that is not a SARC") +
+                             (is_sarc ? ": reading dictionaries out of an archive needs SARC support, which this program"
+                                        " does not pass to the runtime (see DictionarySet::ArchiveReader);"
+                                      : ":") +
+                             " pass the single .zsdic files (zs.zsdic, pack.zsdic, bcett.byml.zsdic) instead");
+  size_t added = 0;
+  for (auto& [name, bytes] : archive(sarc)) {
+    if (name.size() < 6 || name.compare(name.size() - 6, 6, ".zsdic") != 0) continue;
+    if (bytes.empty()) throw std::runtime_error("the archive's " + name + " is empty");
+    add(name, std::move(bytes));
+    ++added;
+  }
+  if (!added) throw std::runtime_error("a zstd-compressed SARC without any .zsdic member (not a ZsDic.pack.zs)");
 }
 
 const DictionarySet::Entry* DictionarySet::find(std::string_view name) const {

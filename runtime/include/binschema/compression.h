@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -98,16 +99,22 @@ class DictionarySet {
   // "zs.zsdic"; only the part after the last '/' counts).
   void add(std::string name, std::vector<uint8_t> bytes);
 
+  // The members (name, bytes) of a SARC archive. The runtime has no SARC
+  // reader of its own: the generated one (schemas/sarc.yaml, binschema::sarc)
+  // is a format above it; cli/archive.cpp's sarc_members() is one.
+  using ArchiveReader = std::function<std::vector<std::pair<std::string, std::vector<uint8_t>>>(std::span<const uint8_t>)>;
+
   // Reads a single `.zsdic` file, or a `ZsDic.pack.zs` (a file starting
   // with the zstd magic: see add_pack). Throws std::runtime_error starting
   // with the path when it cannot be read or used.
-  void add_file(const std::string& path);
+  void add_file(const std::string& path, const ArchiveReader& archive = {});
 
-  // TODO(sarc-schema): loading the game's `Pack/ZsDic.pack.zs` (a zstd
-  // frame holding a SARC with the three dictionaries) needs SARC reading,
-  // which comes with the SARC schema. Until then this throws
-  // std::runtime_error saying so; callers pass single `.zsdic` files.
-  void add_pack(std::span<const uint8_t> zsdic_pack_zs);
+  // The game's `Pack/ZsDic.pack.zs`: a zstd frame (no dictionary) holding a
+  // SARC; every member whose name ends in `.zsdic` is added under its name
+  // (zs.zsdic, pack.zsdic, bcett.byml.zsdic). Without `archive` this throws
+  // std::runtime_error saying that SARC reading is needed; so does a pack
+  // that is no SARC or holds no `.zsdic`.
+  void add_pack(std::span<const uint8_t> zsdic_pack_zs, const ArchiveReader& archive = {});
 
   const Entry* find(std::string_view name) const;
   const Entry* find_id(uint32_t id) const;

@@ -1,0 +1,37 @@
+// Byte order chosen at run time by a byte order mark (`endian: bom`, see
+// docs/schema-language.md): the generated reader and writer exist once per
+// byte order, and these pick one.
+//
+// The model holds the mark as its two bytes read first byte high: 0xFEFF for
+// a big-endian file (bytes FE FF), 0xFFFE for a little-endian one (FF FE).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "binschema/error.h"
+
+namespace binschema {
+
+// True when the two bytes at `off` are FE FF, false for FF FE; any other
+// value (or a file too short to hold them) is a DecodeError naming `field`
+// and the offset.
+inline bool bom_is_big(std::span<const uint8_t> bytes, uint64_t off, const char* field) {
+  if (off > bytes.size() || bytes.size() - off < 2)
+    fail(off, field, "the file (" + hex(bytes.size()) + " bytes) ends before the byte order mark");
+  const unsigned v = unsigned(bytes[off]) << 8 | bytes[off + 1];
+  if (v != 0xFEFF && v != 0xFFFE)
+    fail(off, field, "byte order mark " + hex(v) + " is neither 0xFEFF (big-endian) nor 0xFFFE (little-endian)");
+  return v == 0xFEFF;
+}
+
+// The same for a model's mark; anything else is an EncodeError naming `field`.
+inline bool bom_is_big(uint16_t mark, const char* field) {
+  if (mark != 0xFEFF && mark != 0xFFFE)
+    throw EncodeError(std::string(field) + ": byte order mark " + hex(mark) +
+                      " is neither 0xFEFF (big-endian) nor 0xFFFE (little-endian)");
+  return mark == 0xFEFF;
+}
+
+}  // namespace binschema

@@ -1,0 +1,493 @@
+// SARC over the real archives in ../shared/samples/sarc/ (fails when they are
+// missing): one schema (schemas/sarc.yaml, `endian: bom`) reads both byte
+// orders and writes each file back byte for byte, directly and through YAML
+// and JSON. The archives written are checked by a small SARC reader of this
+// test's own (independent of the schema).
+#define BOOST_TEST_MODULE sarc_test
+#include <boost/test/unit_test.hpp>
+
+#include "sarc.h"
+#include "samples.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zdict.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <span>
+
+#include "binschema/compression.h"
+#include "binschema/reader.h"
+#include "bytes.h"
+#include "schema.h"
+
+using namespace binschema::sarc;
+
+namespace {
+
+std::string first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return "first difference at " + binschema::hex(i) + " (sizes " + binschema::hex(a.size()) + ", " + binschema::hex(b.size()) + ")";
+  return a.size() == b.size() ? "same" : "sizes differ: " + binschema::hex(a.size()) + " vs " + binschema::hex(b.size());
+}
+
+// --- A minimal SARC reader, written from the format's description (not from
+// the schema): header, SFAT nodes, SFNT names, data ranges. -----------------
+struct Entry {
+  uint32_t hash = 0;
+  std::string name;
+  uint32_t name_offset = 0;  // bytes into the name table
+  uint32_t begin = 0, end = 0;  // absolute file offsets
+};
+struct Archive {
+  bool big = false;
+  uint32_t multiplier = 0, data_offset = 0;
+  std::vector<Entry> entries;
+  std::map<std::string, std::vector<uint8_t>> files;
+};
+
+uint32_t get(const std::vector<uint8_t>& b, size_t at, int n, bool big) {
+  BOOST_REQUIRE_LE(at + n, b.size());
+  uint32_t v = 0;
+  for (int i = 0; i < n; ++i) v |= uint32_t(b[at + i]) << (8 * (big ? n - 1 - i : i));
+  return v;
+}
+
+uint32_t sarc_hash(const std::string& name, uint32_t multiplier) {
+  uint32_t h = 0;
+  for (char c : name) h = h * multiplier + static_cast<uint32_t>(static_cast<int32_t>(static_cast<signed char>(c)));
+  return h;
+}
+
+Archive parse(const std::vector<uint8_t>& b) {
+  Archive a;
+  BOOST_REQUIRE_GE(b.size(), 0x28u);
+  BOOST_REQUIRE(std::string(b.begin(), b.begin() + 4) == "SARC");
+  BOOST_REQUIRE((b[6] == 0xFE && b[7] == 0xFF) || (b[6] == 0xFF && b[7] == 0xFE));
+  a.big = b[6] == 0xFE;
+  BOOST_TEST(get(b, 4, 2, a.big) == 0x14u);
+  BOOST_TEST(get(b, 8, 4, a.big) == b.size());
+  a.data_offset = get(b, 0xC, 4, a.big);
+  BOOST_TEST(get(b, 0x10, 2, a.big) == 0x100u);
+  BOOST_REQUIRE(std::string(b.begin() + 0x14, b.begin() + 0x18) == "SFAT");
+  const uint32_t count = get(b, 0x1A, 2, a.big);
+  a.multiplier = get(b, 0x1C, 4, a.big);
+  const size_t sfnt = 0x20 + size_t(count) * 0x10;
+  BOOST_REQUIRE(std::string(b.begin() + sfnt, b.begin() + sfnt + 4) == "SFNT");
+  const size_t names = sfnt + 8;
+  for (uint32_t i = 0; i < count; ++i) {
+    const size_t n = 0x20 + size_t(i) * 0x10;
+    Entry e;
+    e.hash = get(b, n, 4, a.big);
+    const uint32_t attr = get(b, n + 4, 4, a.big);
+    BOOST_REQUIRE_EQUAL(attr >> 24, 1u);  // every node here has a name
+    e.name_offset = (attr & 0xFFFFFF) * 4;
+    BOOST_REQUIRE_LT(names + e.name_offset, a.data_offset);
+    e.name = reinterpret_cast<const char*>(b.data() + names + e.name_offset);
+    e.begin = a.data_offset + get(b, n + 8, 4, a.big);
+    e.end = a.data_offset + get(b, n + 12, 4, a.big);
+    BOOST_REQUIRE_LE(e.begin, e.end);
+    BOOST_REQUIRE_LE(e.end, b.size());
+    a.files[e.name] = std::vector<uint8_t>(b.begin() + e.begin, b.begin() + e.end);
+    a.entries.push_back(e);
+  }
+  return a;
+}
+
+// What every valid archive satisfies: hashes right, nodes sorted by hash,
+// names padded to 4 in node order, data ranges in order and not overlapping.
+void check_valid(const Archive& a) {
+  for (size_t i = 0; i < a.entries.size(); ++i) {
+    const Entry& e = a.entries[i];
+    BOOST_TEST_CONTEXT(e.name) {
+      BOOST_TEST(e.hash == sarc_hash(e.name, a.multiplier));
+      if (i) {
+        BOOST_TEST(a.entries[i - 1].hash < e.hash);
+        BOOST_TEST(a.entries[i - 1].end <= e.begin);
+        const Entry& p = a.entries[i - 1];
+        BOOST_TEST(e.name_offset == p.name_offset + (p.name.size() + 1 + 3) / 4 * 4);
+      } else {
+        BOOST_TEST(e.name_offset == 0u);
+        BOOST_TEST(e.begin == a.data_offset);
+      }
+    }
+  }
+}
+
+std::string decode_error(const std::vector<uint8_t>& bytes) {
+  try {
+    decode(bytes);
+  } catch (const binschema::DecodeError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::map<std::string, std::vector<uint8_t>> sample_archives() {
+  std::map<std::string, std::vector<uint8_t>> out;
+  for (const auto& p : samples::files("sarc")) out[p.filename().string()] = samples::read(p);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_sample_rewrites_byte_for_byte) {
+  const auto archives = sample_archives();
+  BOOST_TEST(archives.size() == 3u);  // the 3 files in ../shared/samples/sarc/PROVENANCE.md
+  for (const auto& [name, bytes] : archives) {
+    BOOST_TEST_CONTEXT(name) {
+      const Sarc s = decode(bytes);
+      const auto again = encode(s);
+      BOOST_TEST((again == bytes), first_difference(again, bytes));
+      for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+        const auto text = encode(from_text(YAML::Load(to_text(s, kind))));
+        BOOST_TEST((text == bytes), (kind == binschema::TextKind::Json ? "json: " : "yaml: ") << first_difference(text, bytes));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_byte_order_mark_picks_the_byte_order) {
+  const auto archives = sample_archives();
+  const std::map<std::string, bool> big = {{"A-1.00.sarc", false}, {"ActorObserverByActorTagTag.sarc", false}, {"test.sarc", true}};
+  for (const auto& [name, bytes] : archives) {
+    BOOST_TEST_CONTEXT(name) {
+      const Sarc s = decode(bytes);
+      BOOST_TEST(s.bom == (big.at(name) ? 0xFEFFu : 0xFFFEu));
+      const Archive a = parse(bytes);
+      BOOST_TEST(a.big == big.at(name));
+      BOOST_TEST(s.nodes.size() == a.entries.size());
+      BOOST_TEST(s.hash_multiplier == a.multiplier);
+      if (!s.nodes.empty()) BOOST_TEST(s.nodes[0].name_hash == a.entries[0].hash);
+      // The real archives are valid by this test's own reading too.
+      check_valid(a);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(flipping_the_mark_writes_the_other_byte_order) {
+  for (const auto& [name, bytes] : sample_archives()) {
+    BOOST_TEST_CONTEXT(name) {
+      Sarc s = decode(bytes);
+      const bool was_big = s.bom == 0xFEFF;
+      s.bom = was_big ? 0xFFFE : 0xFEFF;
+      const auto flipped = encode(s);
+      BOOST_TEST(flipped.size() == bytes.size());
+      const Archive a = parse(bytes), b = parse(flipped);
+      BOOST_TEST(b.big == !was_big);
+      BOOST_TEST(b.multiplier == a.multiplier);
+      BOOST_TEST(b.data_offset == a.data_offset);
+      BOOST_TEST((b.files == a.files));
+      check_valid(b);
+      // And back again gives the original.
+      s.bom = was_big ? 0xFEFF : 0xFFFE;
+      BOOST_TEST((encode(decode(flipped)) == flipped));
+      BOOST_TEST((encode(s) == bytes));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_byte_order_mark_is_refused) {
+  auto bytes = samples::read(samples::dir("sarc") / "ActorObserverByActorTagTag.sarc");
+  bytes[6] = 0x12;
+  bytes[7] = 0x34;
+  BOOST_TEST(decode_error(bytes) == "bom: byte order mark 0x1234 is neither 0xFEFF (big-endian) nor 0xFFFE (little-endian) (at 0x6)");
+  const std::vector<uint8_t> short_file = {'S', 'A', 'R', 'C', 0x14, 0, 0xFF};
+  BOOST_TEST(decode_error(short_file) == "bom: the file (0x7 bytes) ends before the byte order mark (at 0x6)");
+  Sarc s = decode(samples::read(samples::dir("sarc") / "ActorObserverByActorTagTag.sarc"));
+  s.bom = 0;
+  BOOST_CHECK_EXCEPTION(encode(s), binschema::EncodeError, [](const binschema::EncodeError& e) {
+    return std::string(e.what()) == "Sarc.bom: byte order mark 0x0 is neither 0xFEFF (big-endian) nor 0xFFFE (little-endian)";
+  });
+}
+
+// --- The language SARC needed: each misuse is a schema error with its line. --
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string schema_error(const std::string& text) {
+  fs::path p = fs::temp_directory_path() / "binschema_sarc_test.yaml";
+  std::ofstream(p) << text;
+  try {
+    auto s = binschema::gen::load_schema(p.string());
+    binschema::gen::generate_cpp(*s);
+    binschema::gen::generate_markdown(*s);
+  } catch (const binschema::gen::SchemaError& e) {
+    std::string m = e.what();
+    return m.substr(m.find(".yaml:") + 6);  // "line:col: message"
+  }
+  return "";
+}
+
+std::string bom_schema(const std::string& endian, const std::string& fields, const std::string& more = "") {
+  return "format: t\nendian: " + endian + "\nroot: A\ntypes:\n  A:\n    fields:\n" + fields + more;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(bom_schema_errors)
+
+BOOST_AUTO_TEST_CASE(a_valid_bom_schema_loads_and_generates_both_byte_orders) {
+  BOOST_TEST(schema_error(bom_schema("bom", "      - {name: magic, type: \"char[2]\"}\n      - {name: m, type: u16, bom: true}\n      - {name: x, type: u32}\n")) == "");
+  auto p = fs::temp_directory_path() / "binschema_sarc_test.yaml";
+  auto s = binschema::gen::load_schema(p.string());
+  const auto cpp = binschema::gen::generate_cpp(*s);
+  BOOST_TEST(cpp.source.find("namespace le {") != std::string::npos);
+  BOOST_TEST(cpp.source.find("namespace be {") != std::string::npos);
+  BOOST_TEST(cpp.source.find("binschema::bom_is_big(bytes, 0x2, \"m\")") != std::string::npos);
+  BOOST_TEST(binschema::gen::generate_markdown(*s).find("chosen by `m`") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(misuses) {
+  BOOST_TEST(schema_error(bom_schema("bom", "      - {name: x, type: u32}\n")) ==
+             "3:7: endian: bom needs a u16 field of the root A with bom: true (the byte order mark)");
+  BOOST_TEST(schema_error(bom_schema("little", "      - {name: m, type: u16, bom: true}\n")) ==
+             "7:9: 'm' has bom: true, but the schema's endian: is not 'bom'");
+  BOOST_TEST(schema_error(bom_schema("bom", "      - {name: m, type: u32, bom: true}\n")) == "7:9: 'm' has bom: true, but it is not a single u16");
+  BOOST_TEST(schema_error(bom_schema("bom", "      - {name: m, type: u16, bom: true}\n      - {name: n, type: u16, bom: true}\n")) ==
+             "8:9: 'n' has bom: true, but 'm' already is the byte order mark");
+  BOOST_TEST(schema_error(bom_schema("bom", "      - {name: s, type: cstring}\n      - {name: m, type: u16, bom: true}\n")) ==
+             "8:9: 'm' has bom: true, but it is not at a fixed offset of the root (after a variable-size field, or under if:)");
+  BOOST_TEST(schema_error(bom_schema("bom", "      - {name: m, type: u16, bom: true, const: 0xFEFF}\n")) ==
+             "7:9: 'm' has bom: true, but its value is the byte order (0xFEFF big, 0xFFFE little): no derive:, const:, reserved: or valid:");
+  BOOST_TEST(schema_error(bom_schema("bom", "      - {name: m, type: u16, bom: true}\n      - {name: b, type: B}\n",
+                                     "  B:\n    fields:\n      - {name: m2, type: u16, bom: true}\n")) ==
+             "11:9: 'm2' has bom: true, but it is in B, not in the root A (the byte order is known before any other struct is read)");
+  BOOST_TEST(schema_error(bom_schema("bom", "      - {name: m, type: u16, bom: maybe}\n")) == "7:35: bom is 'true' or 'false'");
+  BOOST_TEST(schema_error(bom_schema("middle", "      - {name: x, type: u32}\n")) ==
+             "2:9: endian is 'little', 'big' or 'bom' (chosen by a `bom: true` field of the root)");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// --- Files inside archives on the command line, and ZsDic.pack.zs. ----------
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void spit(const fs::path& p, std::span<const uint8_t> b) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+// A scratch folder; the CLI runs in it.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("binschema_sarc_test_" + std::to_string(::getpid()));
+  Scratch() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+  Run run(const std::string& args) const {
+    const std::string cmd = "cd '" + dir.string() + "' && '" BINSCHEMA_CLI "' " + args + " >stdout.txt 2>stderr.txt";
+    const int st = std::system(cmd.c_str());
+    Run r;
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = slurp(dir / "stdout.txt");
+    r.err = slurp(dir / "stderr.txt");
+    return r;
+  }
+};
+
+const char* kMember = "EventFlow/Demo344_1.bfevfl";
+
+fs::path event_pack() { return samples::dir("yaz0") / "Demo344_1.sbeventpack"; }
+
+std::vector<uint8_t> unyaz0(const fs::path& p) { return binschema::yaz0::decompress(samples::read(p)); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(archive_members_on_the_command_line)
+
+BOOST_AUTO_TEST_CASE(list_and_info) {
+  Scratch s;
+  const Run l = s.run("list '" + event_pack().string() + "'");
+  BOOST_TEST(l.code == 0, l.err);
+  const Archive a = parse(unyaz0(event_pack()));
+  std::string want;
+  for (const Entry& e : a.entries) want += e.name + "\t" + std::to_string(e.end - e.begin) + "\n";
+  BOOST_TEST(l.out == want);
+  BOOST_TEST(l.out.find(std::string(kMember) + "\t") != std::string::npos);
+  const Run i = s.run("info '" + event_pack().string() + "'");
+  BOOST_TEST(i.code == 0, i.err);
+  BOOST_TEST(i.out.find("format: sarc") != std::string::npos, i.out);
+  BOOST_TEST(i.out.find("compression: yaz0") != std::string::npos, i.out);
+  BOOST_TEST(i.out.find("members: " + std::to_string(a.entries.size())) != std::string::npos, i.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_member_decodes_and_rewrites_byte_for_byte) {
+  Scratch s;
+  fs::copy_file(event_pack(), s.dir / "pack.sbeventpack");
+  const Run d = s.run("decode 'pack.sbeventpack:" + std::string(kMember) + "' -o member.yaml");
+  BOOST_TEST(d.code == 0, d.err);
+  BOOST_TEST(slurp(s.dir / "member.yaml").find("format: bfevfl") != std::string::npos);
+  const Run e = s.run("encode member.yaml -o 'pack.sbeventpack:" + std::string(kMember) + "'");
+  BOOST_TEST(e.code == 0, e.err);
+  // Yaz0 again (our encoder, not Nintendo's), holding the same archive.
+  const auto packed = samples::read(s.dir / "pack.sbeventpack");
+  BOOST_TEST((packed.size() >= 4 && std::string(packed.begin(), packed.begin() + 4) == "Yaz0"));
+  const auto again = binschema::yaz0::decompress(packed), orig = unyaz0(event_pack());
+  BOOST_TEST((again == orig), first_difference(again, orig));
+  const Run missing = s.run("decode 'pack.sbeventpack:EventFlow/Nope.bfevfl'");
+  BOOST_TEST(missing.code == 1);
+  BOOST_TEST(missing.err.find("pack.sbeventpack:EventFlow/Nope.bfevfl: the archive has no member 'EventFlow/Nope.bfevfl' (members: ") !=
+                 std::string::npos,
+             missing.err);
+}
+
+BOOST_AUTO_TEST_CASE(an_edit_written_into_the_pack_reads_back) {
+  Scratch s;
+  fs::copy_file(event_pack(), s.dir / "pack.sbeventpack");
+  BOOST_TEST(s.run("decode 'pack.sbeventpack:" + std::string(kMember) + "' -o member.yaml").code == 0);
+  std::string text = slurp(s.dir / "member.yaml");
+  // A longer name: the member grows, the files after it move.
+  const std::string from = "name: Demo344_1\n", to = "name: Demo344_1_edited_by_binschema\n";
+  const size_t at = text.find(from);
+  BOOST_REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  spit(s.dir / "edited.yaml", std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  const Run e = s.run("encode edited.yaml -o 'pack.sbeventpack:" + std::string(kMember) + "'");
+  BOOST_TEST(e.code == 0, e.err);
+  const Run d = s.run("decode 'pack.sbeventpack:" + std::string(kMember) + "'");
+  BOOST_TEST(d.code == 0, d.err);
+  BOOST_TEST(d.out.find(to) != std::string::npos);
+  // The archive, by this test's own reading: still valid; every other member
+  // as it was, at an offset as aligned as before.
+  const Archive before = parse(unyaz0(event_pack())), after = parse(binschema::yaz0::decompress(samples::read(s.dir / "pack.sbeventpack")));
+  check_valid(after);
+  BOOST_REQUIRE_EQUAL(after.entries.size(), before.entries.size());
+  for (size_t i = 0; i < before.entries.size(); ++i) {
+    const Entry &b = before.entries[i], &n = after.entries[i];
+    BOOST_TEST_CONTEXT(b.name) {
+      BOOST_TEST(n.name == b.name);
+      BOOST_TEST(n.hash == b.hash);
+      if (b.name == kMember) continue;
+      BOOST_TEST((after.files.at(b.name) == before.files.at(b.name)));
+      const uint32_t align = std::min<uint32_t>(b.begin & (~b.begin + 1), before.data_offset & (~before.data_offset + 1));
+      BOOST_TEST(n.begin % align == 0u);
+    }
+  }
+  BOOST_TEST(after.files.at(kMember).size() > before.files.at(kMember).size());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// --- ZsDic.pack.zs: dictionaries packed as the game packs them. -------------
+namespace {
+
+// Samples that share words, so that zstd can train a dictionary on them.
+std::vector<uint8_t> trained_dictionary(int family) {
+  static const std::vector<std::vector<std::string>> words = {
+      {"Wait", "Walk", "Run", "Attack_Lv1", "Damage", "Guard", "SneakingUp", "Landing"},
+      {"Pack/Actor/Npc_", "Enemy_Bokoblin", "Weapon_Sword_", "Armor_", "Obj_TreeApple"},
+      {"MainField/", "Bancs/", "Translate", "Rotate", "Scale", "Gyaml", "SRTHash"}};
+  std::vector<uint8_t> all;
+  std::vector<size_t> sizes;
+  uint32_t x = 12345 + family;
+  for (int i = 0; i < 300; ++i) {
+    const size_t before = all.size();
+    for (int k = 0; k < 24; ++k) {
+      x = x * 1103515245u + 12345u;
+      const std::string& w = words[family][(x >> 16) % words[family].size()];
+      all.insert(all.end(), w.begin(), w.end());
+      all.push_back(static_cast<uint8_t>(x >> 8));
+      all.push_back(0);
+    }
+    sizes.push_back(all.size() - before);
+  }
+  std::vector<uint8_t> dict(4096);
+  const size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), all.data(), sizes.data(), static_cast<unsigned>(sizes.size()));
+  BOOST_REQUIRE_MESSAGE(!ZDICT_isError(n), "ZDICT_trainFromBuffer: " << ZDICT_getErrorName(n));
+  dict.resize(n);
+  return dict;
+}
+
+// A little-endian SARC written here byte by byte (names padded to 4, nodes
+// sorted by hash, data aligned to 8), as the game's ZsDic.pack is.
+std::vector<uint8_t> hand_made_sarc(std::vector<std::pair<std::string, std::vector<uint8_t>>> files) {
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return sarc_hash(a.first, 0x65) < sarc_hash(b.first, 0x65); });
+  std::vector<uint8_t> names;
+  std::vector<uint32_t> name_at;
+  for (const auto& [name, bytes] : files) {
+    name_at.push_back(static_cast<uint32_t>(names.size()));
+    names.insert(names.end(), name.begin(), name.end());
+    do names.push_back(0);
+    while (names.size() % 4);
+  }
+  std::vector<uint8_t> data;
+  std::vector<std::pair<uint32_t, uint32_t>> ranges;
+  for (const auto& [name, bytes] : files) {
+    while (data.size() % 8) data.push_back(0);
+    ranges.emplace_back(static_cast<uint32_t>(data.size()), static_cast<uint32_t>(data.size() + bytes.size()));
+    data.insert(data.end(), bytes.begin(), bytes.end());
+  }
+  uint32_t data_offset = static_cast<uint32_t>(0x28 + files.size() * 0x10 + names.size());
+  data_offset = (data_offset + 7) / 8 * 8;
+  LittleBytes b;
+  b.text("SARC", 4).u16(0x14).u8(0xFF).u8(0xFE).u32(static_cast<uint32_t>(data_offset + data.size())).u32(data_offset).u16(0x100).u16(0);
+  b.text("SFAT", 4).u16(0xC).u16(static_cast<uint16_t>(files.size())).u32(0x65);
+  for (size_t i = 0; i < files.size(); ++i)
+    b.u32(sarc_hash(files[i].first, 0x65)).u32(0x01000000u | name_at[i] / 4).u32(ranges[i].first).u32(ranges[i].second);
+  b.text("SFNT", 4).u16(8).u16(0);
+  b.b.insert(b.b.end(), names.begin(), names.end());
+  while (b.b.size() < data_offset) b.b.push_back(0);
+  b.b.insert(b.b.end(), data.begin(), data.end());
+  return b.b;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(zstd_dictionaries_from_a_pack)
+
+BOOST_AUTO_TEST_CASE(decode_and_encode_with_zsdic_pack) {
+  Scratch s;
+  const auto zs = trained_dictionary(0), pack = trained_dictionary(1), bcett = trained_dictionary(2);
+  const auto sarc = hand_made_sarc({{"zs.zsdic", zs}, {"pack.zsdic", pack}, {"bcett.byml.zsdic", bcett}});
+  // The schema reads it too, and writes it back as it was.
+  BOOST_TEST((encode(decode(sarc)) == sarc));
+  check_valid(parse(sarc));
+  fs::create_directories(s.dir / "romfs" / "Pack");
+  spit(s.dir / "romfs" / "Pack" / "ZsDic.pack.zs", binschema::zstd::compress(sarc));
+
+  const std::string example = std::string(BINSCHEMA_SOURCE_DIR) + "/examples/baev-totk.yaml";
+  BOOST_TEST(s.run("encode '" + example + "' -o Plain.baev").code == 0);
+  const Run plain = s.run("decode Plain.baev");
+  BOOST_TEST(plain.code == 0, plain.err);
+
+  const Run e = s.run("encode '" + example + "' -o Link.baev.zs --zsdic romfs/Pack/ZsDic.pack.zs");
+  BOOST_TEST(e.code == 0, e.err);
+  const auto frame = samples::read(s.dir / "Link.baev.zs");
+  BOOST_TEST(binschema::zstd::frame_dictionary_id(frame) == ZDICT_getDictID(zs.data(), zs.size()));  // the zs.zsdic of the pack
+  BOOST_TEST(ZDICT_getDictID(zs.data(), zs.size()) != 0u);
+
+  const Run d = s.run("decode Link.baev.zs --zsdic romfs/Pack/ZsDic.pack.zs");
+  BOOST_TEST(d.code == 0, d.err);
+  BOOST_TEST(d.out == plain.out);
+  const Run r = s.run("decode Link.baev.zs --romfs romfs");
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.out == plain.out);
+  const Run none = s.run("decode Link.baev.zs");
+  BOOST_TEST(none.code == 1);
+  BOOST_TEST(none.err.find("'zs.zsdic'") != std::string::npos, none.err);
+
+  // A zstd SARC without dictionaries is refused, naming the file.
+  spit(s.dir / "Other.pack.zs", binschema::zstd::compress(hand_made_sarc({{"a.txt", {1, 2, 3}}})));
+  const Run bad = s.run("decode Link.baev.zs --zsdic Other.pack.zs");
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(bad.err.find("Other.pack.zs: a zstd-compressed SARC without any .zsdic member") != std::string::npos, bad.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
