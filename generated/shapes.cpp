@@ -117,6 +117,7 @@ uint64_t read_Root(const R& r, uint64_t s, [[maybe_unused]] Root& x) {
   [[maybe_unused]] uint64_t f_first = 0;
   [[maybe_unused]] uint64_t f_second = 0;
   [[maybe_unused]] uint32_t f_flag = 0;
+  [[maybe_unused]] uint8_t f_blob_size = 0;
   if (r.chars(s + 0x0, 4) != "SHPE")
     fail(s + 0x0, "magic", "expected \"" + std::string("SHPE") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
   f_version = r.get<uint16_t>(s + 0x4);
@@ -156,6 +157,16 @@ uint64_t read_Root(const R& r, uint64_t s, [[maybe_unused]] Root& x) {
   if (f_flag != 0 && f_flag != 0xffu) fail(o, "flag", "value " + hex(f_flag) + " is not a bool (0 or 0xff)");
   x.flag = f_flag != 0;
   o += 0x4;
+  r.need(o, 0x1);
+  f_blob_size = r.get<uint8_t>(o);
+  x.blob_size = f_blob_size;
+  o += 0x1;
+  {
+    const uint64_t n = f_blob_size;
+    r.need(o, n);
+    x.blob.data.assign(r.data() + o, r.data() + o + n);
+    o += n;
+  }
   try {
     const uint64_t n = f_item_count;
     if (n != 0) {
@@ -230,6 +241,12 @@ uint64_t put_Root(WCtx& c, [[maybe_unused]] const Root& x) {
   c.pool_blocks.ref(block_blocks_Named(c, x.second), o_second, 4);
   [[maybe_unused]] const uint64_t o_flag = c.w.reserve(0x4);
   c.w.put<uint32_t>(o_flag, x.flag ? 0xffu : 0u);
+  [[maybe_unused]] const uint64_t o_blob_size = c.w.reserve(0x1);
+  c.w.put<uint8_t>(o_blob_size, static_cast<uint8_t>(x.blob_size));
+  [[maybe_unused]] const uint64_t o_blob = c.w.pos();
+  if (const uint64_t want = x.blob_size; x.blob.data.size() != want)
+    throw binschema::EncodeError(std::string("Root.blob") + ": " + std::to_string(x.blob.data.size()) + " bytes, but its size blob_size is " + std::to_string(want));
+  c.w.bytes(c.w.reserve(x.blob.data.size()), x.blob.data.data(), x.blob.data.size());
   return s;
 }
 

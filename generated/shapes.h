@@ -63,6 +63,10 @@ struct Root {
   Named second;
   // A flag stored as 0 or 0xff.
   bool flag = false;
+  // Size of the blob (a model field).
+  uint8_t blob_size = 0;
+  // Bytes sized by a model field: the writer checks the two agree.
+  binschema::Bytes blob;
   bool operator==(const Root&) const = default;
 };
 
@@ -104,6 +108,8 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("first", x.first);
   v.field("second", x.second);
   v.field("flag", x.flag);
+  v.field("blob_size", x.blob_size);
+  v.field("blob", x.blob);
 }
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.

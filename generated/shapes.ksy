@@ -48,6 +48,12 @@ seq:
   - id: flag
     type: u4
     doc: "A flag stored as 0 or 0xff. A boolean: true is stored as 0xff, false as 0."
+  - id: blob_size
+    type: u1
+    doc: "Size of the blob (a model field)."
+  - id: blob
+    size: blob_size
+    doc: "Bytes sized by a model field: the writer checks the two agree."
 instances:
   items:
     io: _root._io

@@ -294,6 +294,15 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     }
     case FieldKind::Bytes:
       w.set("X", x);
+      if (f.size_expr && !f.cond && write_evaluable(st, *f.size_expr)) {
+        // A size over model fields: bytes of another length would read back
+        // as a different model.
+        w.set("WANT", write_expr(st, *f.size_expr));
+        w.set("WHAT", what);
+        w.set("SIZE", expr_text(*f.size_expr));
+        w += "if (const uint64_t want = {{WANT}}; {{X}}.data.size() != want)\n"
+             "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.data.size()) + \" bytes, but its size {{SIZE}} is \" + std::to_string(want));";
+      }
       w += "c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());";
       break;
     case FieldKind::PoolBlock:
@@ -345,11 +354,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   std::string what = "\"" + st.name + "." + f.name + "\"";
-  if (f.bom) {
-    // The mark's two bytes as the model holds them (0xFEFF: FE FF), in either byte order.
-    w += "c.w.at(" + o + ")[0] = uint8_t(" + x + " >> 8);";
-    w += "c.w.at(" + o + ")[1] = uint8_t(" + x + ");";
-  } else if (f.derive && uses_scoped_pool(*f.derive)) {
+  if (f.derive && uses_scoped_pool(*f.derive)) {
     // Patched right after the pool block is placed (see put_field).
   } else if (f.derive) {
     int width = static_cast<int>(prim_size(f.type.prim));

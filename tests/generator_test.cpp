@@ -712,6 +712,8 @@ binschema::shapes::Root shapes_sample() {
   x.first.name = "one";
   x.second.name = "two";
   x.flag = true;
+  x.blob_size = 3;
+  x.blob.data = {0xAA, 0xBB, 0xCC};
   return x;
 }
 
@@ -770,6 +772,18 @@ BOOST_AUTO_TEST_CASE(block_pool_strings_read_back) {
   const auto b = binschema::shapes::encode(x);
   BOOST_TEST(le32(b, 0x3A) == le32(b, 0x3E));
   BOOST_TEST(binschema::shapes::decode(b).second.name == "one");
+}
+
+// size: over a model field (was written without a check): the writer
+// refuses bytes of another length.
+BOOST_AUTO_TEST_CASE(bytes_sized_by_a_model_field) {
+  auto x = shapes_sample();
+  const auto b = binschema::shapes::encode(x);
+  BOOST_TEST((b.at(0x46) == 3 && b.at(0x47) == 0xAA && b.at(0x49) == 0xCC));
+  x.blob.data.push_back(0xDD);
+  BOOST_CHECK_EXCEPTION(binschema::shapes::encode(x), binschema::EncodeError, [](const binschema::EncodeError& e) {
+    return std::string(e.what()).find("Root.blob: 4 bytes, but its size blob_size is 3") != std::string::npos;
+  });
 }
 
 BOOST_AUTO_TEST_CASE(markdown_shows_true_values) {
