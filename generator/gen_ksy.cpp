@@ -196,10 +196,7 @@ class KsyGen {
       for (const auto& e : s_.extensions) o << "    - " << q(e.size() > 1 && e[0] == '.' ? e.substr(1) : e) << "\n";
     }
     o << "  ks-version: 0.11\n";
-    if (s_.endian_by_bom)  // the mark is read as u2be: 0xFEFF for bytes FE FF
-      o << "  endian:\n    switch-on: _root." << s_.bom_field << "\n    cases:\n      0xfeff: be\n      0xfffe: le\n";
-    else
-      o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
+    o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
     std::string doc = trim(s_.doc);
     std::string about = "Generated from the binschema schema " + s_.file +
                         " (what binschema's reader reads; binschema also writes the format).";
@@ -209,6 +206,8 @@ class KsyGen {
       about += " Pools (" + names + ") are not read as a whole: each string or block is read where an offset names it" +
                " (the `ofs_` fields), so a string stored once and named twice shows twice.";
     }
+    if (s_.relocation_table)
+      about += " The relocation table (RELT) at the end of the file, which lists every pointer slot, is not described.";
     if (!gaps_.empty()) {
       about += " What this description cannot say (see the doc of each):";
       for (const auto& g : gaps_) about += "\n- " + g;
@@ -415,7 +414,7 @@ class KsyGen {
     };
     switch (f.kind) {
       case FieldKind::Scalar:
-        a.set("type", f.bom ? std::string("u2be") : ks_prim(f.type.prim));
+        a.set("type", ks_prim(f.type.prim));
         if (f.const_int) a.set("valid", std::to_string(*f.const_int));
         break;
       case FieldKind::BitWord: a.set("type", bits_type(f)); break;
