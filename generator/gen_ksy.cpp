@@ -196,7 +196,10 @@ class KsyGen {
       for (const auto& e : s_.extensions) o << "    - " << q(e.size() > 1 && e[0] == '.' ? e.substr(1) : e) << "\n";
     }
     o << "  ks-version: 0.11\n";
-    o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
+    if (s_.endian_by_bom)  // the mark is read as u2be: 0xFEFF for bytes FE FF
+      o << "  endian:\n    switch-on: _root." << s_.bom_field << "\n    cases:\n      0xfeff: be\n      0xfffe: le\n";
+    else
+      o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
     std::string doc = trim(s_.doc);
     std::string about = "Generated from the binschema schema " + s_.file +
                         " (what binschema's reader reads; binschema also writes the format).";
@@ -414,7 +417,7 @@ class KsyGen {
     };
     switch (f.kind) {
       case FieldKind::Scalar:
-        a.set("type", ks_prim(f.type.prim));
+        a.set("type", f.bom ? std::string("u2be") : ks_prim(f.type.prim));
         if (f.const_int) a.set("valid", std::to_string(*f.const_int));
         break;
       case FieldKind::BitWord: a.set("type", bits_type(f)); break;
