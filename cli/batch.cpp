@@ -15,6 +15,7 @@
 
 #include "convert.h"
 #include "io.h"
+#include "layers.h"
 
 namespace fs = std::filesystem;
 
@@ -228,6 +229,7 @@ class Batch {
         Encoded e = encode_from_text(raw, o_.as, job.input);
         fs::path out = job.out_base;
         if (!out.has_extension() && !e.format->extensions.empty()) out += e.format->extensions[0];
+        e.bytes = compress_for_output(std::move(e.bytes), out.string(), job.input);  // x.baev.zs: zstd (layers.h)
         make_parent(out);
         return {write_output(out.string(), e.bytes, clobber) ? Outcome::Converted : Outcome::Kept, {}};
       }
@@ -235,7 +237,7 @@ class Batch {
       out += o_.kind == TextKind::Json ? ".json" : ".yaml";
       std::error_code ec;
       if (o_.no_clobber && fs::exists(out, ec)) return {Outcome::Kept, {}};  // spares the work
-      std::vector<uint8_t> bytes = read_input(job.input);
+      std::vector<uint8_t> bytes = read_binary_input(job.input).bytes;  // compression layer off (layers.h)
       const Format* f = format_for_bytes(o_.as, bytes, job.input);
       std::string text = decode_to_text(*f, bytes, o_.kind, job.input);
       make_parent(out);

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "binschema/error.h"
+#include "layers.h"
 
 namespace binschema::cli {
 
@@ -39,7 +40,7 @@ std::string yaml_where(const YAML::Mark& m) {
 
 const Format* format_for_bytes(const std::string& as, std::span<const uint8_t> bytes, const std::string& in) {
   if (!as.empty()) return find_format(as);  // validated by the parser
-  const Format* f = detect_format(bytes, in == "-" ? "" : in);
+  const Format* f = detect_format(bytes, detection_name(in));  // x.sbaev, x.baev.zs: by the inner name
   if (!f)
     throw Failure{kBadData,
                   display_name(in) + ": cannot tell the format (no known magic or file extension); "

@@ -263,6 +263,7 @@ int run(int argc, char** argv, const char* program) {
   }
 
   const TextKind text_kind = kind == "json" ? TextKind::Json : TextKind::Yaml;
+  set_dictionary_sources(dictionaries);  // for batches too (layers.h)
   if ((*decode || *encode) && is_batch(inputs, out_dir)) {
     if (!out.empty()) {
       std::fprintf(stderr, "%s: -o names one output; use --out-dir DIR for several inputs or a directory\n",
@@ -285,7 +286,6 @@ int run(int argc, char** argv, const char* program) {
     return kUsage;
   }
 
-  set_dictionary_sources(dictionaries);
   try {
     if (*formats) return cmd_formats();
     if (*list) return cmd_list(in);

@@ -1,10 +1,12 @@
 // The compression layers: Yaz0 (over the real BotW files in
 // ../shared/samples/yaz0 and made-up data), zstd with and without
-// dictionaries (trained here with ZDICT_trainFromBuffer), and the detection of
-// layers by magic and by file name.
+// dictionaries (trained here with ZDICT_trainFromBuffer), the detection of
+// layers by magic and by file name, and the CLI reading and writing through
+// them (single files and batches, --zsdic, --romfs, BINSCHEMA_ZSDIC).
 #define BOOST_TEST_MODULE compression_test
 #include <boost/test/unit_test.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zdict.h>
 #include <zstd.h>
@@ -12,7 +14,9 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -520,7 +524,8 @@ BOOST_AUTO_TEST_CASE(dictionary_files) {
   BOOST_TEST(set.find("zs.zsdic") != nullptr);
   BOOST_TEST(set.find_id(zstd::dictionary_id(zs)) == set.find("zs.zsdic"));
   BOOST_CHECK_THROW(set.add_file((dir / "missing.zsdic").string()), std::runtime_error);
-  // The game's ZsDic.pack.zs needs SARC reading, not built yet: said, not faked.
+  // The game's ZsDic.pack.zs needs SARC reading, which the runtime does not
+  // have: without an ArchiveReader it says so.
   ByteVec sarc = bytes_of("SARC");
   sarc.resize(0x40);
   const ByteVec pack = zstd::compress(sarc);
@@ -534,6 +539,16 @@ BOOST_AUTO_TEST_CASE(dictionary_files) {
   } catch (const std::runtime_error& e) {
     BOOST_TEST(std::string(e.what()).find("needs SARC support") != std::string::npos, e.what());
   }
+  // With one, the members ending in .zsdic are added under their names.
+  const DictionarySet::ArchiveReader reader = [&](std::span<const uint8_t> bytes) {
+    BOOST_TEST((ByteVec(bytes.begin(), bytes.end()) == sarc));
+    return std::vector<std::pair<std::string, ByteVec>>{
+        {"pack.zsdic", dictionaries().pack}, {"readme.txt", bytes_of("x")}, {"zs.zsdic", zs}};
+  };
+  DictionarySet from_pack;
+  from_pack.add_file((dir / "ZsDic.pack.zs").string(), reader);
+  BOOST_TEST(from_pack.entries().size() == 2u);
+  BOOST_TEST(from_pack.find_id(zstd::dictionary_id(dictionaries().pack)) == from_pack.find("pack.zsdic"));
   fs::remove_all(dir);
 }
 
@@ -613,6 +628,246 @@ BOOST_AUTO_TEST_CASE(layers_round_trip_through_one_interface) {
       BOOST_TEST((binschema::decompress(c, packed, DictionarySet(), "x.bin") == data));
     }
   }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---- The CLI ------------------------------------------------------------------
+
+namespace {
+
+// Quotes a word for sh.
+std::string q(const std::string& s) {
+  std::string r = "'";
+  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return r + "'";
+}
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+std::ostream& operator<<(std::ostream& os, const Run& r) {
+  return os << "exit " << r.code << ", stderr: [" << r.err << "]";
+}
+
+// A temporary directory the CLI runs in, with the TotK example encoded to
+// BAEV and the made-up zs.zsdic beside it.
+class CliDir {
+ public:
+  CliDir() {
+    std::string tmpl = (fs::temp_directory_path() / "binschema-compression-test.XXXXXX").string();
+    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    root_ = tmpl;
+    write("zs.zsdic", dictionaries().zs);
+    write("pack.zsdic", dictionaries().pack);
+    const Run r = cli("encode " + q(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/baev-totk.yaml") + " -o x.baev");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+    baev = read("x.baev");
+    const Run y = cli("decode x.baev -o x.yaml");
+    BOOST_REQUIRE_MESSAGE(y.code == 0, y);
+    yaml = read_text("x.yaml");
+  }
+  ~CliDir() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  fs::path path(const std::string& name) const { return root_ / name; }
+  void write(const std::string& name, const ByteVec& data) const {
+    std::ofstream f(path(name), std::ios::binary);
+    f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    BOOST_REQUIRE(f.good());
+  }
+  ByteVec read(const std::string& name) const { return samples::read(path(name)); }
+  std::string read_text(const std::string& name) const {
+    const ByteVec b = read(name);
+    return std::string(b.begin(), b.end());
+  }
+
+  // `binschema ARGS` in this directory, BINSCHEMA_ZSDIC unset unless `env` sets it.
+  Run cli(const std::string& args, const std::string& env = "") const {
+    const fs::path out = root_ / ".stdout", err = root_ / ".stderr";
+    const std::string line = "cd " + q(root_.string()) + " && env -u BINSCHEMA_ZSDIC " + env + " " +
+                             q(BINSCHEMA_CLI) + " " + args + " >" + q(out.string()) + " 2>" + q(err.string());
+    const int status = std::system(line.c_str());
+    Run r{-1, samples_text(out), samples_text(err)};
+    if (status != -1 && WIFEXITED(status)) r.code = WEXITSTATUS(status);
+    return r;
+  }
+
+  ByteVec baev;      // the example, encoded
+  std::string yaml;  // and decoded again
+
+ private:
+  static std::string samples_text(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }
+  fs::path root_;
+};
+
+// One line on stderr, ending in a newline.
+bool one_line(const std::string& err) { return !err.empty() && err.find('\n') == err.size() - 1; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli)
+
+BOOST_AUTO_TEST_CASE(zstd_with_a_dictionary_both_ways) {
+  CliDir d;
+  // encode compresses because the output name asks for it, with the
+  // dictionary its suffix names.
+  Run r = d.cli("encode x.yaml -o Link.baev.zs --zsdic zs.zsdic --zsdic pack.zsdic");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  const ByteVec zs = d.read("Link.baev.zs");
+  BOOST_TEST(std::memcmp(zs.data(), zstd::kMagic, 4) == 0);
+  BOOST_TEST(zstd::frame_dictionary_id(zs) == zstd::dictionary_id(dictionaries().zs));
+  BOOST_TEST((zstd::decompress(zs, dictionaries().zs) == d.baev));
+  // decode takes the layer off, finds the format by the inner name, and
+  // gives the same text as the plain file.
+  r = d.cli("decode Link.baev.zs --zsdic zs.zsdic -o back.yaml");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  BOOST_TEST(d.read_text("back.yaml") == d.yaml);
+  // The environment variable does the same as --zsdic.
+  r = d.cli("decode Link.baev.zs -o env.yaml", "BINSCHEMA_ZSDIC=zs.zsdic");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  BOOST_TEST(d.read_text("env.yaml") == d.yaml);
+  // info reads through the layer too.
+  r = d.cli("info Link.baev.zs --zsdic zs.zsdic");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_TEST(r.out.find("zstd") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(missing_dictionary_is_one_line_naming_it) {
+  CliDir d;
+  BOOST_REQUIRE(d.cli("encode x.yaml -o Link.baev.zs --zsdic zs.zsdic").code == 0);
+  Run r = d.cli("decode Link.baev.zs");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(one_line(r.err), r.err);
+  BOOST_TEST(r.err.find("Link.baev.zs: ") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("'zs.zsdic'") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("--zsdic") != std::string::npos, r.err);
+  // The wrong dictionary is not a substitute.
+  r = d.cli("decode Link.baev.zs --zsdic pack.zsdic");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(r.err.find("'zs.zsdic'") != std::string::npos, r.err);
+  // Writing a file whose dictionary is not among those given is refused, and
+  // nothing is written.
+  r = d.cli("encode x.yaml -o Other.baev.zs --zsdic pack.zsdic");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(r.err.find("'zs.zsdic'") != std::string::npos, r.err);
+  BOOST_TEST(!fs::exists(d.path("Other.baev.zs")));
+  // No dictionary given at all: a plain zstd frame.
+  r = d.cli("encode x.yaml -o Plain.baev.zs");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  BOOST_TEST(zstd::frame_dictionary_id(d.read("Plain.baev.zs")) == 0u);
+  BOOST_TEST(d.cli("decode Plain.baev.zs -o plain.yaml").code == 0);
+  BOOST_TEST(d.read_text("plain.yaml") == d.yaml);
+}
+
+BOOST_AUTO_TEST_CASE(yaz0_by_name_and_by_magic) {
+  CliDir d;
+  // `.sbaev`: a Yaz0-compressed `.baev`, as BotW names its files.
+  Run r = d.cli("encode x.yaml -o x.sbaev");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  const ByteVec packed = d.read("x.sbaev");
+  BOOST_TEST(std::memcmp(packed.data(), "Yaz0", 4) == 0);
+  BOOST_TEST((yaz0::decompress(packed) == d.baev));
+  r = d.cli("decode x.sbaev -o y.yaml");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  BOOST_TEST(d.read_text("y.yaml") == d.yaml);
+  // By magic, whatever the name.
+  d.write("anything.bin", packed);
+  r = d.cli("decode anything.bin -o z.yaml");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  BOOST_TEST(d.read_text("z.yaml") == d.yaml);
+  // Through stdin too.
+  r = d.cli("decode - < x.sbaev");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_TEST(r.out == d.yaml);
+}
+
+BOOST_AUTO_TEST_CASE(bad_layers_are_one_line_errors) {
+  CliDir d;
+  BOOST_REQUIRE(d.cli("encode x.yaml -o x.sbaev").code == 0);
+  ByteVec cut = d.read("x.sbaev");
+  cut.resize(cut.size() - 10);
+  d.write("cut.sbaev", cut);
+  Run r = d.cli("decode cut.sbaev -o out.yaml");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(one_line(r.err), r.err);
+  BOOST_TEST(r.err.find("cut.sbaev: Yaz0: the stream ends at") != std::string::npos, r.err);
+  BOOST_TEST(!fs::exists(d.path("out.yaml")));
+  // Named as zstd but neither zstd nor any format's magic.
+  d.write("junk.baev.zs", bytes_of("not compressed at all"));
+  r = d.cli("decode junk.baev.zs");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(one_line(r.err), r.err);
+  BOOST_TEST(r.err.find("zstd") != std::string::npos, r.err);
+  // Named as zstd but really a plain BAEV (its magic says so): read as is.
+  d.write("plain.baev.zs", d.baev);
+  r = d.cli("decode plain.baev.zs");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_TEST(r.out == d.yaml);
+  // A header that claims far more than the data can hold.
+  d.write("huge.sbaev", yaz0_stream(0x30000000u, {0xff, 'B', 'A', 'E', 'V', 0, 0, 0, 0}));
+  r = d.cli("decode huge.sbaev");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(r.err.find("cannot come from") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(dictionary_sources_on_the_command_line) {
+  CliDir d;
+  BOOST_REQUIRE(d.cli("encode x.yaml -o Link.baev.zs --zsdic zs.zsdic").code == 0);
+  // A missing --zsdic file is the command's problem: exit 2, naming it.
+  Run r = d.cli("decode Link.baev.zs --zsdic nowhere.zsdic");
+  BOOST_TEST(r.code == 2, r);
+  BOOST_TEST(one_line(r.err), r.err);
+  BOOST_TEST(r.err.find("nowhere.zsdic") != std::string::npos, r.err);
+  r = d.cli("decode Link.baev.zs", "BINSCHEMA_ZSDIC=nowhere.zsdic");
+  BOOST_TEST(r.code == 2, r);
+  BOOST_TEST(r.err.find("BINSCHEMA_ZSDIC: nowhere.zsdic") != std::string::npos, r.err);
+  // --romfs needs Pack/ZsDic.pack.zs.
+  fs::create_directories(d.path("romfs/Pack"));
+  r = d.cli("decode Link.baev.zs --romfs romfs");
+  BOOST_TEST(r.code == 2, r);
+  BOOST_TEST(one_line(r.err), r.err);
+  BOOST_TEST(r.err.find("romfs: has no Pack/ZsDic.pack.zs") != std::string::npos, r.err);
+  // Dictionaries are read only when a zstd frame needs one: a plain file,
+  // and a zstd file without a dictionary, decode whatever --romfs says.
+  r = d.cli("decode x.baev --romfs romfs -o plain.yaml");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_REQUIRE(d.cli("encode x.yaml -o Plain.baev.zs").code == 0);
+  r = d.cli("decode Plain.baev.zs --romfs romfs -o plain2.yaml");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_TEST(d.read_text("plain2.yaml") == d.yaml);
+}
+
+BOOST_AUTO_TEST_CASE(batches_go_through_the_layers) {
+  CliDir d;
+  fs::create_directories(d.path("in"));
+  BOOST_REQUIRE(d.cli("encode x.yaml -o in/a.baev.zs --zsdic zs.zsdic").code == 0);
+  BOOST_REQUIRE(d.cli("encode x.yaml -o in/b.sbaev").code == 0);
+  d.write("in/c.baev", d.baev);
+  Run r = d.cli("decode in --out-dir text -j 2 --zsdic zs.zsdic");
+  BOOST_TEST(r.code == 0, r);
+  for (const char* name : {"text/a.baev.zs.yaml", "text/b.sbaev.yaml", "text/c.baev.yaml"})
+    BOOST_TEST_CONTEXT(name) { BOOST_TEST(d.read_text(name) == d.yaml); }
+  // And back: each output compressed as its name asks.
+  r = d.cli("encode text --out-dir back -j 2 --zsdic zs.zsdic");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_TEST(zstd::frame_dictionary_id(d.read("back/a.baev.zs")) == zstd::dictionary_id(dictionaries().zs));
+  BOOST_TEST((zstd::decompress(d.read("back/a.baev.zs"), dictionaries().zs) == d.baev));
+  BOOST_TEST((yaz0::decompress(d.read("back/b.sbaev")) == d.baev));
+  BOOST_TEST((d.read("back/c.baev") == d.baev));
+  // Without the dictionary, that one file fails and names it; the rest go on.
+  r = d.cli("decode in --out-dir text2");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(r.err.find("a.baev.zs: zstd: the frame needs the dictionary 'zs.zsdic'") != std::string::npos, r.err);
+  BOOST_TEST(fs::exists(d.path("text2/b.sbaev.yaml")));
+  BOOST_TEST(!fs::exists(d.path("text2/a.baev.zs.yaml")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
