@@ -19,18 +19,20 @@ namespace {
 
 std::string where(const MemberPath& p) { return display_name(p.pack) + ":" + p.member; }
 
-// The name of node i: a NUL-terminated string `attributes & 0xFFFFFF` words
-// into the name table when the top byte is 1; "" for a node without a name.
+// The name of node i: the name `attributes & 0xFFFFFF` words into the name
+// table when the top byte is 1 (each name padded to 4 bytes); "" for a node
+// without a name.
 std::string node_name(const sarc::Sarc& s, size_t i, const std::string& pack) {
   const uint32_t attr = s.nodes[i].attributes;
   if ((attr >> 24) != 1) return "";
-  const uint64_t at = uint64_t(attr & 0xFFFFFF) * 4;
-  const auto& names = s.names.data;
-  const void* nul = at < names.size() ? std::memchr(names.data() + at, 0, names.size() - at) : nullptr;
-  if (!nul)
-    throw Failure{kBadData, display_name(pack) + ": nodes[" + std::to_string(i) + "].attributes: name offset " + hex(at) +
-                                " is not a NUL-terminated name inside the name table (" + hex(names.size()) + " bytes)"};
-  return std::string(reinterpret_cast<const char*>(names.data() + at), static_cast<const uint8_t*>(nul) - (names.data() + at));
+  const uint64_t want = uint64_t(attr & 0xFFFFFF) * 4;
+  uint64_t at = 0;
+  for (const sarc::Name& n : s.names) {
+    if (at == want) return n.name;
+    at += (n.name.size() + 1 + 3) / 4 * 4;
+  }
+  throw Failure{kBadData, display_name(pack) + ": nodes[" + std::to_string(i) + "].attributes: name offset " + hex(want) +
+                              " is not where a name of the name table starts"};
 }
 
 void check_range(const sarc::Sarc& s, size_t i, const std::string& pack) {

@@ -5,6 +5,9 @@
 //                          [-j N] [--no-clobber] [--force]
 //   binschema encode IN... [-o OUT | --out-dir DIR] [--as FORMAT] [-j N] [--no-clobber] [--force]
 //   binschema info IN [--as FORMAT]
+//   binschema list PACK                       the members of an archive
+//   (IN of decode/info may be PACK:path/in/archive, and encode's -o too;
+//    decode, encode, info and list take --zsdic FILE and --romfs DIR)
 //   binschema hash fnv1a32|murmur3 STRING...
 //   binschema help [COMMAND]     binschema --version
 //

@@ -34,6 +34,8 @@ struct WCtx {
 
 void read_Node(const R& r, uint64_t s, Node& x);
 void put_Node(WCtx& c, uint64_t s, const Node& x);
+uint64_t read_Name(const R& r, uint64_t s, Name& x);
+uint64_t put_Name(WCtx& c, const Name& x);
 uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x, uint64_t end);
 uint64_t put_Sarc(WCtx& c, const Sarc& x);
 
@@ -51,6 +53,23 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
   x.data_begin = f_data_begin;
   f_data_end = r.get<uint32_t>(s + 0xc);
   x.data_end = f_data_end;
+}
+
+uint64_t read_Name(const R& r, uint64_t s, [[maybe_unused]] Name& x) {
+  r.need(s, 0x0);
+  uint64_t o = s + 0x0;
+  try {
+    x.name = std::string(r.cstring(o));
+  } catch (DecodeError& e) { e.push_field("name"); throw; }
+  o += x.name.size() + 1;
+  {
+    const uint64_t end = (o + 4 - 1) / 4 * 4;
+    r.need(o, end - o);
+    for (uint64_t i = o; i < end; ++i)
+      if (r.data()[i] != 0) fail(i, "name", "padding byte " + hex(r.data()[i]) + " after the string is not zero");
+    o = end;
+  }
+  return o;
 }
 
 uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t end) {
@@ -112,10 +131,20 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
   f_sfnt_reserved = r.get<uint16_t>(o);
   if (f_sfnt_reserved != 0) fail(o, "sfnt_reserved", "expected 0, found " + std::to_string(f_sfnt_reserved));
   o += 0x2;
+  try {
+    const uint64_t n = f_node_count;
+    r.need_array(o, n, 0x1);
+    x.names.resize(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      try {
+        o = read_Name(r, o, x.names[i]);
+      } catch (DecodeError& e) { e.push_index(i); throw; }
+    }
+  } catch (DecodeError& e) { e.push_field("names"); throw; }
   {
-    const uint64_t n = ((f_data_offset - 40) - (f_node_count * 16));
+    const uint64_t n = until_(o, f_data_offset);
     r.need(o, n);
-    x.names.data.assign(r.data() + o, r.data() + o + n);
+    x.names_padding.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
   {
@@ -132,6 +161,14 @@ void put_Node([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.attributes));
   c.w.put<uint32_t>(s + 0x8, static_cast<uint32_t>(x.data_begin));
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.data_end));
+}
+
+uint64_t put_Name(WCtx& c, [[maybe_unused]] const Name& x) {
+  const uint64_t s = c.w.reserve(0x0);
+  if (x.name.find('\0') != std::string::npos) throw binschema::EncodeError(std::string("Name.name") + ": a NUL inside a NUL-terminated string");
+  c.w.bytes(c.w.reserve(x.name.size() + 1), x.name.data(), x.name.size());
+  c.w.align(4);  // pad:
+  return s;
 }
 
 uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
@@ -158,9 +195,12 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   [[maybe_unused]] const uint64_t o_sfnt_reserved = c.w.reserve(0x2);
   c.w.put<uint16_t>(o_sfnt_reserved, static_cast<uint16_t>(0));
   [[maybe_unused]] const uint64_t o_names = c.w.pos();
-  if (const uint64_t want = ((x.data_offset - 40ull) - (uint64_t(x.nodes.size()) * 16ull)); x.names.data.size() != want)
-    throw binschema::EncodeError(std::string("Sarc.names") + ": " + std::to_string(x.names.data.size()) + " bytes, but its size data_offset - 0x28 - node_count * 0x10 is " + std::to_string(want));
-  c.w.bytes(c.w.reserve(x.names.data.size()), x.names.data.data(), x.names.data.size());
+  if (x.names.size() != x.nodes.size()) throw binschema::EncodeError(std::string("Sarc.names") + ": " + std::to_string(x.names.size()) + " elements, but nodes (counted by the same field) has " + std::to_string(x.nodes.size()));
+  for (const auto& e : x.names) {
+    put_Name(c, e);
+  }
+  [[maybe_unused]] const uint64_t o_names_padding = c.w.pos();
+  c.w.bytes(c.w.reserve(x.names_padding.data.size()), x.names_padding.data.data(), x.names_padding.data.size());
   [[maybe_unused]] const uint64_t o_data = c.w.pos();
   c.w.bytes(c.w.reserve(x.data.data.size()), x.data.data.data(), x.data.data.size());
   return s;
@@ -201,6 +241,8 @@ struct WCtx {
 
 void read_Node(const R& r, uint64_t s, Node& x);
 void put_Node(WCtx& c, uint64_t s, const Node& x);
+uint64_t read_Name(const R& r, uint64_t s, Name& x);
+uint64_t put_Name(WCtx& c, const Name& x);
 uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x, uint64_t end);
 uint64_t put_Sarc(WCtx& c, const Sarc& x);
 
@@ -218,6 +260,23 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
   x.data_begin = f_data_begin;
   f_data_end = r.get<uint32_t>(s + 0xc);
   x.data_end = f_data_end;
+}
+
+uint64_t read_Name(const R& r, uint64_t s, [[maybe_unused]] Name& x) {
+  r.need(s, 0x0);
+  uint64_t o = s + 0x0;
+  try {
+    x.name = std::string(r.cstring(o));
+  } catch (DecodeError& e) { e.push_field("name"); throw; }
+  o += x.name.size() + 1;
+  {
+    const uint64_t end = (o + 4 - 1) / 4 * 4;
+    r.need(o, end - o);
+    for (uint64_t i = o; i < end; ++i)
+      if (r.data()[i] != 0) fail(i, "name", "padding byte " + hex(r.data()[i]) + " after the string is not zero");
+    o = end;
+  }
+  return o;
 }
 
 uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t end) {
@@ -279,10 +338,20 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
   f_sfnt_reserved = r.get<uint16_t>(o);
   if (f_sfnt_reserved != 0) fail(o, "sfnt_reserved", "expected 0, found " + std::to_string(f_sfnt_reserved));
   o += 0x2;
+  try {
+    const uint64_t n = f_node_count;
+    r.need_array(o, n, 0x1);
+    x.names.resize(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      try {
+        o = read_Name(r, o, x.names[i]);
+      } catch (DecodeError& e) { e.push_index(i); throw; }
+    }
+  } catch (DecodeError& e) { e.push_field("names"); throw; }
   {
-    const uint64_t n = ((f_data_offset - 40) - (f_node_count * 16));
+    const uint64_t n = until_(o, f_data_offset);
     r.need(o, n);
-    x.names.data.assign(r.data() + o, r.data() + o + n);
+    x.names_padding.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
   {
@@ -299,6 +368,14 @@ void put_Node([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.attributes));
   c.w.put<uint32_t>(s + 0x8, static_cast<uint32_t>(x.data_begin));
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.data_end));
+}
+
+uint64_t put_Name(WCtx& c, [[maybe_unused]] const Name& x) {
+  const uint64_t s = c.w.reserve(0x0);
+  if (x.name.find('\0') != std::string::npos) throw binschema::EncodeError(std::string("Name.name") + ": a NUL inside a NUL-terminated string");
+  c.w.bytes(c.w.reserve(x.name.size() + 1), x.name.data(), x.name.size());
+  c.w.align(4);  // pad:
+  return s;
 }
 
 uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
@@ -325,9 +402,12 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   [[maybe_unused]] const uint64_t o_sfnt_reserved = c.w.reserve(0x2);
   c.w.put<uint16_t>(o_sfnt_reserved, static_cast<uint16_t>(0));
   [[maybe_unused]] const uint64_t o_names = c.w.pos();
-  if (const uint64_t want = ((x.data_offset - 40ull) - (uint64_t(x.nodes.size()) * 16ull)); x.names.data.size() != want)
-    throw binschema::EncodeError(std::string("Sarc.names") + ": " + std::to_string(x.names.data.size()) + " bytes, but its size data_offset - 0x28 - node_count * 0x10 is " + std::to_string(want));
-  c.w.bytes(c.w.reserve(x.names.data.size()), x.names.data.data(), x.names.data.size());
+  if (x.names.size() != x.nodes.size()) throw binschema::EncodeError(std::string("Sarc.names") + ": " + std::to_string(x.names.size()) + " elements, but nodes (counted by the same field) has " + std::to_string(x.nodes.size()));
+  for (const auto& e : x.names) {
+    put_Name(c, e);
+  }
+  [[maybe_unused]] const uint64_t o_names_padding = c.w.pos();
+  c.w.bytes(c.w.reserve(x.names_padding.data.size()), x.names_padding.data.data(), x.names_padding.data.size());
   [[maybe_unused]] const uint64_t o_data = c.w.pos();
   c.w.bytes(c.w.reserve(x.data.data.size()), x.data.data.data(), x.data.data.size());
   return s;

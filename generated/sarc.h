@@ -29,6 +29,14 @@ struct Node {
   bool operator==(const Node&) const = default;
 };
 
+// A name in the name table.
+struct Name {
+  static constexpr const char* type_name = "Name";
+  // The file's path in the archive (`EventFlow/Demo344_1.bfevfl`), NUL-terminated, padded to 4 bytes.
+  std::string name;
+  bool operator==(const Name&) const = default;
+};
+
 // The whole archive.
 struct Sarc {
   static constexpr const char* type_name = "Sarc";
@@ -40,8 +48,10 @@ struct Sarc {
   uint32_t hash_multiplier = 0x65;
   // The files, sorted by name hash.
   std::vector<Node> nodes;
-  // The name table: each name NUL-terminated and padded to 4 bytes; then padding up to data_offset.
-  binschema::Bytes names;
+  // The name table: one name per node, in node order.
+  std::vector<Name> names;
+  // Zero bytes after the names, up to data_offset (where the file data starts, aligned as the archive's writer chose).
+  binschema::Bytes names_padding;
   // The files' data, from data_offset to the end (each file aligned as the archive's writer chose).
   binschema::Bytes data;
   bool operator==(const Sarc&) const = default;
@@ -57,6 +67,12 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 }
 
 template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, Name>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field("name", x.name);
+}
+
+template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Sarc>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("bom", x.bom, binschema::text::kHexSpell);
@@ -64,6 +80,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field_default("hash_multiplier", x.hash_multiplier, 0x65, binschema::text::kHexSpell);
   v.field("nodes", x.nodes);
   v.field("names", x.names);
+  v.field("names_padding", x.names_padding);
   v.field("data", x.data);
 }
 

@@ -77,7 +77,19 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
            "  {{X}} = std::string(r.cstring(o));\n"
            "} catch (DecodeError& e) { e.push_field(\"{{NAME}}\"); throw; }\n"
            "o += {{X}}.size() + 1;";
+      if (f.pad) {
+        // Zeros up to a multiple of `pad:`: anything else would not be written back.
+        w.set("PAD", std::to_string(f.pad));
+        w += "{\n"
+             "  const uint64_t end = (o + {{PAD}} - 1) / {{PAD}} * {{PAD}};\n"
+             "  r.need(o, end - o);\n"
+             "  for (uint64_t i = o; i < end; ++i)\n"
+             "    if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" after the string is not zero\");\n"
+             "  o = end;\n"
+             "}";
+      }
       break;
+
     case FieldKind::InlineStruct: read_inline_struct(st, f, o); break;
     case FieldKind::InlineArray: read_inline_array(f, o, cursor); break;
     case FieldKind::StringOffsets: read_string_offsets(f); break;

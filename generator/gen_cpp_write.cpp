@@ -322,6 +322,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       w.set("WHAT", what);
       w += "if ({{X}}.find('\\0') != std::string::npos) throw binschema::EncodeError(std::string({{WHAT}}) + \": a NUL inside a NUL-terminated string\");\n"
            "c.w.bytes(c.w.reserve({{X}}.size() + 1), {{X}}.data(), {{X}}.size());";
+      if (f.pad) w += "c.w.align(" + std::to_string(f.pad) + ");  // pad:";
       break;
     case FieldKind::InlineStruct: {
       std::string src = f.in_model() ? x : f.type.st->name + "{}";

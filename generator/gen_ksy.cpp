@@ -571,6 +571,14 @@ class KsyGen {
     }
     guarded(a, "");
     t.seq.push_back(a);
+    if (f.pad) {  // pad: zeros after the string up to a multiple of N
+      Attr p;
+      p.id = id + "_pad";
+      p.set("size", "(" + std::to_string(f.pad) + " - _io.pos % " + std::to_string(f.pad) + ") % " + std::to_string(f.pad));
+      p.doc = "Zero bytes after `" + id + "` up to a multiple of " + std::to_string(f.pad) + ".";
+      guarded(p, "");
+      t.seq.push_back(p);
+    }
   }
 
   void string_type(Attr& a, const Pool* p) {

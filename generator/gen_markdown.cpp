@@ -95,6 +95,7 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
   if (!f.doc.empty()) n.push_back(f.doc);
   if (f.const_int) n.push_back("Always " + (f.hex || *f.const_int > 9 ? hexs(static_cast<uint64_t>(*f.const_int)) : std::to_string(*f.const_int)) + ".");
   if (f.const_text) n.push_back(f.const_text->empty() ? "Always zero." : "Always `" + *f.const_text + "`.");
+  if (f.pad) n.push_back("Then zero bytes up to a multiple of " + std::to_string(f.pad) + " (from the start of the file).");
   if (!f.count_for.empty()) {
     // Other arrays counted by the same field (the writer refuses different lengths).
     std::string also;

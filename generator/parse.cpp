@@ -374,7 +374,7 @@ class Parser {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
-             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value", "bom"});
+             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value", "bom", "pad"});
     f.loc = loc(n);
     if (named) {
       f.name = req_str(n, "name");
@@ -434,6 +434,7 @@ class Parser {
     // in (the generated C++ did not compile).
     if (f.array && (n["const"] || n["reserved"]))
       fail(n["const"] ? n["const"] : n["reserved"], "const: and reserved: are for a single integer or char[N] field, not an array");
+    if (n["pad"]) f.pad = uint(n["pad"]);
     if (n["bom"]) {
       std::string v = scalar(n["bom"]);
       if (v != "true" && v != "false") fail(n["bom"], "bom is 'true' or 'false'");

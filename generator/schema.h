@@ -115,6 +115,7 @@ struct Field {
   std::string keys_array, keys_field;  // dic: the names are keys_array[i].keys_field
   bool points_to_chars = false;  // a pooled Pascal string referenced past its length
   bool bom = false;  // a u16 byte order mark that picks the byte order (`endian: bom`)
+  uint64_t pad = 0;  // an inline cstring followed by zero bytes up to a multiple of this (file offset)
 
   // Value roles.
   std::optional<Expr> derive;

@@ -110,6 +110,7 @@ class Validator {
     for (const auto& st : s_.structs) check_shapes(*st);
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
     check_bom();
+    check_pad();
     for (auto& st : s_.structs)
       if (st->name == "format" || (st->name == s_.root && st->field("format")))
         throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
@@ -156,6 +157,21 @@ class Validator {
     if (s_.endian_by_bom && s_.relocation_table)
       throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): endian: bom cannot have one");
     if (found) s_.bom_field = found->name;
+  }
+
+  // `pad: N` (docs §5 `pad`): an inline cstring, then zeros up to a multiple of N.
+  void check_pad() {
+    for (const auto& st : s_.structs)
+      for (const auto& f : st->fields) {
+        for (const auto& c : f->cases)
+          if (c.field->pad) throw SchemaError(c.field->loc, "pad: is for an inline cstring field, not a union case");
+        if (!f->pad) continue;
+        if (f->kind != FieldKind::CString)
+          throw SchemaError(f->loc, "'" + f->name + "' has pad: " + std::to_string(f->pad) + ", but pad: is for an inline cstring field (this is a " +
+                                        field_kind_name(f->kind) + ")");
+        if (f->pad < 2 || (f->pad & (f->pad - 1)))
+          throw SchemaError(f->loc, "'" + f->name + "': pad: " + std::to_string(f->pad) + " is not a power of two of at least 2");
+      }
   }
 
   void resolve_field(Struct& st, Field& f, bool in_case = false) {

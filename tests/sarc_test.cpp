@@ -192,6 +192,26 @@ BOOST_AUTO_TEST_CASE(flipping_the_mark_writes_the_other_byte_order) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(names_are_read_padded_to_4) {
+  for (const auto& [name, bytes] : sample_archives()) {
+    BOOST_TEST_CONTEXT(name) {
+      const Sarc s = decode(bytes);
+      const Archive a = parse(bytes);
+      BOOST_REQUIRE_EQUAL(s.names.size(), a.entries.size());
+      for (size_t i = 0; i < a.entries.size(); ++i) BOOST_TEST(s.names[i].name == a.entries[i].name);
+    }
+  }
+  // A padding byte that is not zero would not be written back: refused.
+  auto bytes = samples::read(samples::dir("sarc") / "ActorObserverByActorTagTag.sarc");
+  const Archive a = parse(bytes);
+  size_t i = 0;
+  while (i < a.entries.size() && (a.entries[i].name.size() + 1) % 4 == 0) ++i;
+  BOOST_REQUIRE_LT(i, a.entries.size());
+  const size_t names = 0x28 + a.entries.size() * 0x10, pad = names + a.entries[i].name_offset + a.entries[i].name.size() + 1;
+  bytes[pad] = 'A';
+  BOOST_TEST(decode_error(bytes) == "names[" + std::to_string(i) + "].name: padding byte 0x41 after the string is not zero (at " + binschema::hex(pad) + ")");
+}
+
 BOOST_AUTO_TEST_CASE(a_bad_byte_order_mark_is_refused) {
   auto bytes = samples::read(samples::dir("sarc") / "ActorObserverByActorTagTag.sarc");
   bytes[6] = 0x12;
@@ -260,6 +280,12 @@ BOOST_AUTO_TEST_CASE(misuses) {
                                      "  B:\n    fields:\n      - {name: m2, type: u16, bom: true}\n")) ==
              "11:9: 'm2' has bom: true, but it is in B, not in the root A (the byte order is known before any other struct is read)");
   BOOST_TEST(schema_error(bom_schema("bom", "      - {name: m, type: u16, bom: maybe}\n")) == "7:35: bom is 'true' or 'false'");
+  // pad:
+  BOOST_TEST(schema_error(bom_schema("little", "      - {name: x, type: u32, pad: 4}\n")) ==
+             "7:9: 'x' has pad: 4, but pad: is for an inline cstring field (this is a scalar)");
+  BOOST_TEST(schema_error(bom_schema("little", "      - {name: s, type: cstring, pad: 3}\n")) ==
+             "7:9: 's': pad: 3 is not a power of two of at least 2");
+  BOOST_TEST(schema_error(bom_schema("little", "      - {name: s, type: cstring, pad: 8}\n      - {name: x, type: u8}\n")) == "");
   BOOST_TEST(schema_error(bom_schema("middle", "      - {name: x, type: u32}\n")) ==
              "2:9: endian is 'little', 'big' or 'bom' (chosen by a `bom: true` field of the root)");
 }

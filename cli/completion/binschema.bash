@@ -4,7 +4,7 @@ _binschema() {
   local cur prev cmd opts
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local commands="formats decode encode info hash help"
+  local commands="formats decode encode info list hash help"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -17,13 +17,15 @@ _binschema() {
       return ;;
     --format) COMPREPLY=($(compgen -W "yaml json" -- "$cur")); return ;;
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --out-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --out-dir|--romfs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --zsdic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -j|--jobs) COMPREPLY=($(compgen -W "1 2 4 8 16" -- "$cur")); return ;;
   esac
   case "$cmd" in
-    decode) opts="-o --output --format --out-dir -j --jobs --no-clobber --as --force --help" ;;
-    encode) opts="-o --output --out-dir -j --jobs --no-clobber --as --force --help" ;;
-    info) opts="--as --help" ;;
+    decode) opts="-o --output --format --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
+    encode) opts="-o --output --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
+    info) opts="--as --zsdic --romfs --help" ;;
+    list) opts="--zsdic --romfs --help" ;;
     formats) opts="--help" ;;
     hash)
       [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "fnv1a32 murmur3" -- "$cur"))
