@@ -24,6 +24,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +35,7 @@
 #include "batch.h"
 #include "binschema/format.h"
 #include "binschema/hash.h"
+#include "binschema/text.h"
 #include "convert.h"
 #include "io.h"
 #include "archive.h"
@@ -107,6 +112,35 @@ int cmd_list(const std::string& in) {
   return 0;
 }
 
+const char* const kDefaultNamesHelp = "$XDG_CONFIG_HOME/binschema/names.txt, or ~/.config/binschema/names.txt";
+
+// The name lists of `decode --names` (or the default list): one name a line,
+// a trailing \r dropped, empty lines skipped.
+void load_name_lists(const std::vector<std::string>& files) {
+  std::vector<std::string> paths = files;
+  if (paths.empty()) {
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const char* home = std::getenv("HOME");
+    std::string def = xdg && *xdg ? std::string(xdg) + "/binschema/names.txt"
+                      : home && *home ? std::string(home) + "/.config/binschema/names.txt"
+                                      : std::string();
+    std::error_code ec;
+    if (def.empty() || !std::filesystem::is_regular_file(def, ec)) return;
+    paths.push_back(def);
+  }
+  std::vector<std::string> names;
+  for (const std::string& p : paths) {
+    std::ifstream f(p, std::ios::binary);
+    if (!f) throw std::runtime_error(p + ": cannot read the name list");
+    std::string line;
+    while (std::getline(f, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!line.empty()) names.push_back(line);
+    }
+  }
+  binschema::text::set_known_names(names);
+}
+
 int cmd_hash(const std::string& algo, const std::vector<std::string>& strings) {
   std::string out;
   for (const std::string& s : strings) {
@@ -168,7 +202,8 @@ int run(int argc, char** argv, const char* program) {
   std::vector<std::string> inputs;
   std::string in, out, out_dir, kind = "yaml", as, algo, help_topic;
   std::vector<std::string> strings;
-  bool force = false, no_clobber = false;
+  std::vector<std::string> name_files;  // decode --names
+  bool force = false, no_clobber = false, numbers_only = false;
   unsigned jobs = default_jobs();
 
   CLI::App* formats = app.add_subcommand("formats", "List the supported formats");
@@ -192,6 +227,11 @@ int run(int argc, char** argv, const char* program) {
   decode->add_option("IN", inputs, "Input files or directories ('-' = stdin)")->required();
   decode->add_option("-o,--output", out, "Output file for one input ('-' = stdout, the default)");
   decode->add_option("--format", kind, "Text kind")->check(CLI::IsMember({"yaml", "json"}));
+  decode->add_flag("--numbers", numbers_only,
+                   "Show every integer as a number: no enum, reference or hash names, no true/false for integers");
+  decode->add_option("--names", name_files,
+                     "Name list (one name a line): hashes of these names show as the names (default: " +
+                         std::string(kDefaultNamesHelp) + " when it exists)");
   add_batch_options(decode);
   add_dictionary_options(decode);
   decode->footer("A batch writes IN.yaml (or IN.json) beside each input, or under --out-dir.");
@@ -266,6 +306,17 @@ int run(int argc, char** argv, const char* program) {
   }
 
   const TextKind text_kind = kind == "json" ? TextKind::Json : TextKind::Yaml;
+  if (*decode) {
+    // Before any worker starts: the list is read-only afterwards.
+    binschema::text::set_numbers_only(numbers_only);
+    try {
+      load_name_lists(name_files);
+    } catch (...) {
+      Failure f = current_failure(std::string());  // the message names the list
+      std::fprintf(stderr, "%s: %s\n", program, one_line(f.line).c_str());
+      return f.code;
+    }
+  }
   set_dictionary_sources(dictionaries);  // for batches too (layers.h)
   if ((*decode || *encode) && is_batch(inputs, out_dir)) {
     if (!out.empty()) {

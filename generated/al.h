@@ -15,11 +15,15 @@
 
 namespace binschema::al {
 
+namespace enums {
+inline constexpr binschema::text::EnumValue AnimationHeader_type[] = {{3, "hierarchical"}};
+}  // namespace enums
+
 struct Bone {
   static constexpr const char* type_name = "Bone";
   // Bone name.
   std::string name;
-  // Index of the parent bone (-1 for a root).
+  // The parent bone, by name (or index); -1 for a root.
   int32_t parent = 0;
   bool operator==(const Bone&) const = default;
 };
@@ -148,26 +152,29 @@ struct File {
   bool operator==(const File&) const = default;
 };
 
+inline constexpr binschema::text::Spell text_Bone_parent{binschema::text::kNone, nullptr, 0, nullptr, "bones", nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Bone>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("name", x.name);
-  v.field("parent", x.parent);
+  v.field("parent", x.parent, text_Bone_parent);
 }
 
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Skeleton>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  binschema::text::names(v, "bones", x.bones, "name");
   v.field("unknown", x.unknown);
   v.field("bones", x.bones);
 }
 
+inline constexpr binschema::text::Spell text_AnimationHeader_type{binschema::text::kNone, enums::AnimationHeader_type, std::size(enums::AnimationHeader_type), "AnimationHeader_type", nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, AnimationHeader>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field_default("version", x.version, 9);
   v.field("name", x.name);
-  v.field_default("type", x.type, 3);
+  v.field_default("type", x.type, 3, text_AnimationHeader_type);
   v.field("event_string_size", x.event_string_size);
   v.field("unknowns1", x.unknowns1);
   v.field("event_count", x.event_count);
@@ -220,7 +227,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, File>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field_default("unknown0", x.unknown0, 0xFFFF0002, binschema::text::kHex);
+  v.field_default("unknown0", x.unknown0, 0xFFFF0002, binschema::text::kHexSpell);
   v.field("name", x.name);
   v.field("animation_data_offset", x.animation_data_offset);
   v.field("unknown1", x.unknown1);

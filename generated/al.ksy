@@ -73,7 +73,7 @@ types:
         doc: "Bone name."
       - id: parent
         type: s4
-        doc: "Index of the parent bone (-1 for a root)."
+        doc: "The parent bone, by name (or index); -1 for a root."
   metadata:
     doc: "Animation metadata entry (0x94 bytes)."
     params:

@@ -15,6 +15,14 @@
 
 namespace binschema::asb {
 
+namespace enums {
+inline constexpr binschema::text::EnumValue CompareOp[] = {{0, "gt"}, {1, "le"}, {2, "eq"}, {3, "ne"}, {4, "ge"}, {5, "lt"}};
+inline constexpr binschema::text::EnumValue Axis[] = {{0, "x"}, {1, "y"}, {2, "z"}};
+inline constexpr binschema::text::EnumValue SelectFlag[] = {{0, "no_select_on_update"}, {1, "select_on_update"}, {2, "select_on_update_no_fadeout"}};
+inline constexpr binschema::text::EnumValue Command_interpolation_type[] = {{0, "unspecified"}, {1, "no_model_morph"}, {3, "enable_local_bone_morph"}, {4, "enable_inertial_blend"}};
+inline constexpr binschema::text::EnumValue StateTransition_check_type[] = {{0, "state_and_node"}, {1, "state_only"}, {2, "state_finished_and_node"}};
+}  // namespace enums
+
 // A blackboard entry (4 bytes): its name and optional file reference.
 struct BBEntry {
   static constexpr const char* type_name = "BBEntry";
@@ -722,7 +730,7 @@ struct FloatSelector {
   ParamF value;
   // Is-sync flag (A).
   ParamB is_sync;
-  // Force-run flag (A reads it as a bool; kept as a raw u32).
+  // Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number).
   uint32_t force_run = 0;
   // The connections (see FloatSelectorConnections).
   FloatSelectorConnections connections;
@@ -766,7 +774,7 @@ struct StringSelector {
   ParamS value;
   // Is-sync flag (A).
   ParamB is_sync;
-  // Force-run flag (A reads it as a bool; kept as a raw u32).
+  // Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number).
   uint32_t force_run = 0;
   // The connections (see StringSelectorConnections).
   StringSelectorConnections connections;
@@ -898,7 +906,7 @@ struct IntSelector {
   ParamI value;
   // Is-sync flag (A).
   ParamB is_sync;
-  // Force-run flag (A reads it as a bool; kept as a raw u32).
+  // Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number).
   uint32_t force_run = 0;
   // The connections (see IntSelectorConnections).
   IntSelectorConnections connections;
@@ -908,7 +916,7 @@ struct IntSelector {
 // Simultaneous body (type 9). Fixed fields: 0x4 bytes. Then its connections.
 struct Simultaneous {
   static constexpr const char* type_name = "Simultaneous";
-  // Finish with child (A reads it as a bool; kept as a raw u32).
+  // Finish with child (A reads it as a bool; true/false while 0/1, any other value kept as a number).
   uint32_t finish_with_child = 0;
   // The connections (see Connections).
   Connections connections;
@@ -966,7 +974,7 @@ struct FrameController {
   ParamF freeze_frame;
   // Loop duration (A).
   ParamF loop_duration;
-  // Include the initial loop (A reads it as a bool; kept as a raw u32).
+  // Include the initial loop (A reads it as a bool; true/false while 0/1, any other value kept as a number).
   uint32_t include_initial_loop = 0;
   // Unknown float parameter.
   ParamF unknown2;
@@ -1030,7 +1038,7 @@ struct RandomSelector {
   ParamB is_sync;
   // Maximum number of cached selections (A).
   ParamI max_cached_selections;
-  // Force-run flag (A reads it as a bool; kept as a raw u32).
+  // Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number).
   uint32_t force_run = 0;
   // The connections (see RandomSelectorConnections).
   RandomSelectorConnections connections;
@@ -1158,7 +1166,7 @@ struct BoolSelector {
   ParamB value;
   // Is-sync flag (A).
   ParamB is_sync;
-  // Force-run flag (A reads it as a bool; kept as a raw u32).
+  // Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number).
   uint32_t force_run = 0;
   // The connections (see Connections).
   Connections connections;
@@ -1410,7 +1418,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, EnumResolve>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("target", x.target, binschema::text::kHex);
+  v.field("target", x.target, binschema::text::kHexSpell);
   v.field("enum_class", x.enum_class);
   v.field("enum_value", x.enum_value);
 }
@@ -1478,8 +1486,8 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ParamRaw>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("flags", x.flags, binschema::text::kHex);
-  v.field("value", x.value, binschema::text::kHex);
+  v.field("flags", x.flags, binschema::text::kHexSpell);
+  v.field("value", x.value, binschema::text::kHexSpell);
 }
 
 template <class V, class Self>
@@ -1489,21 +1497,25 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("b", x.b);
 }
 
+inline constexpr binschema::text::Spell text_Condition_op{binschema::text::kNone, enums::CompareOp, std::size(enums::CompareOp), "CompareOp", nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Condition>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("op", x.op);
+  v.field("op", x.op, text_Condition_op);
   v.field("value", x.value);
 }
 
+inline constexpr binschema::text::Spell text_StateTransition_check_type{binschema::text::kNone, enums::StateTransition_check_type, std::size(enums::StateTransition_check_type), "StateTransition_check_type", nullptr, nullptr, nullptr};
+inline constexpr binschema::text::Spell text_StateTransition_to_next{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
+inline constexpr binschema::text::Spell text_StateTransition_skip{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, StateTransition>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("current_node", x.current_node);
   v.field("target_node", x.target_node);
-  v.field("check_type", x.check_type);
-  v.field("to_next", x.to_next);
-  v.field("skip", x.skip);
+  v.field("check_type", x.check_type, text_StateTransition_check_type);
+  v.field("to_next", x.to_next, text_StateTransition_to_next);
+  v.field("skip", x.skip, text_StateTransition_skip);
   v.field_default("unknown_0a", x.unknown_0a, 0);
   v.field("unknown_0c", x.unknown_0c);
   v.field("condition1", x.condition1);
@@ -1526,10 +1538,11 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("unknown2", x.unknown2);
 }
 
+inline constexpr binschema::text::Spell text_Partial_is_material_slot{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Partial>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("is_material_slot", x.is_material_slot);
+  v.field("is_material_slot", x.is_material_slot, text_Partial_is_material_slot);
   v.field("name", x.name);
   v.field("second_name", x.second_name);
   v.field("bones", x.bones);
@@ -1558,10 +1571,10 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Guid>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("data1", x.data1, binschema::text::kHex);
-  v.field("data2", x.data2, binschema::text::kHex);
-  v.field("data3", x.data3, binschema::text::kHex);
-  v.field("data4", x.data4, binschema::text::kHex);
+  v.field("data1", x.data1, binschema::text::kHexSpell);
+  v.field("data2", x.data2, binschema::text::kHexSpell);
+  v.field("data3", x.data3, binschema::text::kHexSpell);
+  v.field("data4", x.data4, binschema::text::kHexSpell);
 }
 
 template <class V, class Self>
@@ -1574,7 +1587,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, CalcPreset>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("source", x.source, binschema::text::kHex);
+  v.field("source", x.source, binschema::text::kHexSpell);
   v.field("adjust", x.adjust);
   v.field("mode", x.mode);
   v.field("default_value", x.default_value);
@@ -1659,12 +1672,13 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("value", x.value);
 }
 
+inline constexpr binschema::text::Spell text_Transition_allow_multiple{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Transition>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("current", x.current);
   v.field("next", x.next);
-  v.field("allow_multiple", x.allow_multiple);
+  v.field("allow_multiple", x.allow_multiple, text_Transition_allow_multiple);
   v.field("command_group", x.command_group);
   v.field("parameter", x.parameter);
   v.field("value", x.value);
@@ -1741,6 +1755,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("tags", x.tags);
 }
 
+inline constexpr binschema::text::Spell text_Command_interpolation_type{binschema::text::kNone, enums::Command_interpolation_type, std::size(enums::Command_interpolation_type), "Command_interpolation_type", nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Command>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
@@ -1748,7 +1763,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("tags", x.tags);
   v.field("unknown_param", x.unknown_param);
   v.field("ignore_same_command", x.ignore_same_command);
-  v.field("interpolation_type", x.interpolation_type);
+  v.field("interpolation_type", x.interpolation_type, text_Command_interpolation_type);
   v.field("guid", x.guid);
   v.field("root_node", x.root_node);
   v.field_default("unknown_2e", x.unknown_2e, 0);
@@ -1794,12 +1809,13 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("frames", x.frames);
 }
 
+inline constexpr binschema::text::Spell text_FloatSelector_force_run{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, FloatSelector>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("value", x.value);
   v.field("is_sync", x.is_sync);
-  v.field("force_run", x.force_run);
+  v.field("force_run", x.force_run, text_FloatSelector_force_run);
   v.field("connections", x.connections);
 }
 
@@ -1822,12 +1838,13 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("frames", x.frames);
 }
 
+inline constexpr binschema::text::Spell text_StringSelector_force_run{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, StringSelector>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("value", x.value);
   v.field("is_sync", x.is_sync);
-  v.field("force_run", x.force_run);
+  v.field("force_run", x.force_run, text_StringSelector_force_run);
   v.field("connections", x.connections);
 }
 
@@ -1906,19 +1923,21 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("frames", x.frames);
 }
 
+inline constexpr binschema::text::Spell text_IntSelector_force_run{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, IntSelector>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("value", x.value);
   v.field("is_sync", x.is_sync);
-  v.field("force_run", x.force_run);
+  v.field("force_run", x.force_run, text_IntSelector_force_run);
   v.field("connections", x.connections);
 }
 
+inline constexpr binschema::text::Spell text_Simultaneous_finish_with_child{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Simultaneous>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("finish_with_child", x.finish_with_child);
+  v.field("finish_with_child", x.finish_with_child, text_Simultaneous_finish_with_child);
   v.field("connections", x.connections);
 }
 
@@ -1938,6 +1957,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("connections", x.connections);
 }
 
+inline constexpr binschema::text::Spell text_FrameController_include_initial_loop{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, FrameController>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
@@ -1953,7 +1973,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("freeze_point", x.freeze_point);
   v.field("freeze_frame", x.freeze_frame);
   v.field("loop_duration", x.loop_duration);
-  v.field("include_initial_loop", x.include_initial_loop);
+  v.field("include_initial_loop", x.include_initial_loop, text_FrameController_include_initial_loop);
   v.field("unknown2", x.unknown2);
   v.field("unknown3", x.unknown3);
   v.field("unknown4", x.unknown4);
@@ -1987,13 +2007,15 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("frames", x.frames);
 }
 
+inline constexpr binschema::text::Spell text_RandomSelector_select{binschema::text::kNone, enums::SelectFlag, std::size(enums::SelectFlag), "SelectFlag", nullptr, nullptr, nullptr};
+inline constexpr binschema::text::Spell text_RandomSelector_force_run{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, RandomSelector>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("select", x.select);
+  v.field("select", x.select, text_RandomSelector_select);
   v.field("is_sync", x.is_sync);
   v.field("max_cached_selections", x.max_cached_selections);
-  v.field("force_run", x.force_run);
+  v.field("force_run", x.force_run, text_RandomSelector_force_run);
   v.field("connections", x.connections);
 }
 
@@ -2022,13 +2044,15 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("connections", x.connections);
 }
 
+inline constexpr binschema::text::Spell text_BonePositionSelector_axis{binschema::text::kNone, enums::Axis, std::size(enums::Axis), "Axis", nullptr, nullptr, nullptr};
+inline constexpr binschema::text::Spell text_BonePositionSelector_select{binschema::text::kNone, enums::SelectFlag, std::size(enums::SelectFlag), "SelectFlag", nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, BonePositionSelector>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("bone1", x.bone1);
   v.field("bone2", x.bone2);
-  v.field("axis", x.axis);
-  v.field("select", x.select);
+  v.field("axis", x.axis, text_BonePositionSelector_axis);
+  v.field("select", x.select, text_BonePositionSelector_select);
   v.field("is_sync", x.is_sync);
   v.field("connections", x.connections);
 }
@@ -2043,6 +2067,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("connections", x.connections);
 }
 
+inline constexpr binschema::text::Spell text_InitialFrame_axis{binschema::text::kNone, enums::Axis, std::size(enums::Axis), "Axis", nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, InitialFrame>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
@@ -2051,7 +2076,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("unknown1", x.unknown1);
   v.field("bone1", x.bone1);
   v.field("bone2", x.bone2);
-  v.field("axis", x.axis);
+  v.field("axis", x.axis, text_InitialFrame_axis);
   v.field("calc_loop", x.calc_loop);
   v.field("exclude_random_loops", x.exclude_random_loops);
   v.field("connections", x.connections);
@@ -2068,12 +2093,13 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("connections", x.connections);
 }
 
+inline constexpr binschema::text::Spell text_BoolSelector_force_run{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, BoolSelector>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("value", x.value);
   v.field("is_sync", x.is_sync);
-  v.field("force_run", x.force_run);
+  v.field("force_run", x.force_run, text_BoolSelector_force_run);
   v.field("connections", x.connections);
 }
 
@@ -2103,11 +2129,12 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("connections", x.connections);
 }
 
+inline constexpr binschema::text::Spell text_Node_no_state_transition{binschema::text::kBool, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Node>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("sync_count", x.sync_count);
-  v.field("no_state_transition", x.no_state_transition);
+  v.field("no_state_transition", x.no_state_transition, text_Node_no_state_transition);
   v.field("tags", x.tags);
   v.field("body", x.body);
   v.field("calc_index", x.calc_index);
@@ -2135,7 +2162,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("name", x.name);
   v.field("unknown", x.unknown);
   v.field("params", x.params);
-  v.field("hash", x.hash, binschema::text::kHex);
+  v.field("hash", x.hash, binschema::text::kHexSpell);
   v.field("start", x.start);
 }
 
@@ -2145,7 +2172,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("name", x.name);
   v.field("unknown", x.unknown);
   v.field("params", x.params);
-  v.field("hash", x.hash, binschema::text::kHex);
+  v.field("hash", x.hash, binschema::text::kHexSpell);
   v.field("start", x.start);
   v.field("end", x.end);
 }
@@ -2160,7 +2187,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, File>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field_default("version", x.version, 0x417, binschema::text::kHex);
+  v.field_default("version", x.version, 0x417, binschema::text::kHexSpell);
   v.field("file_name", x.file_name);
   v.field("blackboard", x.blackboard);
   v.field("enum_resolves", x.enum_resolves);

@@ -837,7 +837,7 @@ types:
         doc: "Is-sync flag (A)."
       - id: force_run
         type: u4
-        doc: "Force-run flag (A reads it as a bool; kept as a raw u32)."
+        doc: "Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number)."
       - id: connections
         type: float_selector_connections
         doc: "The connections (see FloatSelectorConnections)."
@@ -852,7 +852,7 @@ types:
         doc: "Is-sync flag (A)."
       - id: force_run
         type: u4
-        doc: "Force-run flag (A reads it as a bool; kept as a raw u32)."
+        doc: "Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number)."
       - id: connections
         type: string_selector_connections
         doc: "The connections (see StringSelectorConnections)."
@@ -921,7 +921,7 @@ types:
         doc: "Is-sync flag (A)."
       - id: force_run
         type: u4
-        doc: "Force-run flag (A reads it as a bool; kept as a raw u32)."
+        doc: "Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number)."
       - id: connections
         type: int_selector_connections
         doc: "The connections (see IntSelectorConnections)."
@@ -930,7 +930,7 @@ types:
     seq:
       - id: finish_with_child
         type: u4
-        doc: "Finish with child (A reads it as a bool; kept as a raw u32)."
+        doc: "Finish with child (A reads it as a bool; true/false while 0/1, any other value kept as a number)."
       - id: connections
         type: connections
         doc: "The connections (see Connections)."
@@ -1000,7 +1000,7 @@ types:
         doc: "Loop duration (A)."
       - id: include_initial_loop
         type: u4
-        doc: "Include the initial loop (A reads it as a bool; kept as a raw u32)."
+        doc: "Include the initial loop (A reads it as a bool; true/false while 0/1, any other value kept as a number)."
       - id: unknown2
         type: param_f
         doc: "Unknown float parameter."
@@ -1043,7 +1043,7 @@ types:
         doc: "Maximum number of cached selections (A)."
       - id: force_run
         type: u4
-        doc: "Force-run flag (A reads it as a bool; kept as a raw u32)."
+        doc: "Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number)."
       - id: connections
         type: random_selector_connections
         doc: "The connections (see RandomSelectorConnections)."
@@ -1166,7 +1166,7 @@ types:
         doc: "Is-sync flag (A)."
       - id: force_run
         type: u4
-        doc: "Force-run flag (A reads it as a bool; kept as a raw u32)."
+        doc: "Force-run flag (A reads it as a bool; true/false while 0/1, any other value kept as a number)."
       - id: connections
         type: connections
         doc: "The connections (see Connections)."

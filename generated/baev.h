@@ -36,7 +36,7 @@ struct SectionHeaders {
 // Event table entry. The table is sorted by name hash; each entry's action index list follows the table.
 struct Event {
   static constexpr const char* type_name = "Event";
-  // FNV-1a-32 hash of the event name.
+  // FNV-1a-32 hash of the event name (TotK .anim.baev: the animation name; .root.baev: the ASB Event node's GUID string). Shown as the name when the name list (--names) has it; a name may be written instead of the number.
   uint32_t hash = 0;
   // Indices into the action table.
   std::vector<uint32_t> action_indices;
@@ -150,10 +150,11 @@ template <class V, class Self>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 }
 
+inline constexpr binschema::text::Spell text_Event_hash{binschema::text::kHex, nullptr, 0, nullptr, nullptr, nullptr, "fnv1a32"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Event>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("hash", x.hash, binschema::text::kHex);
+  v.field("hash", x.hash, text_Event_hash);
   v.field("action_indices", x.action_indices);
 }
 
@@ -186,7 +187,7 @@ template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Action>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("animations", x.animations);
-  v.field("hash", x.hash, binschema::text::kHex);
+  v.field("hash", x.hash, binschema::text::kHexSpell);
   v.field("unknown", x.unknown);
 }
 

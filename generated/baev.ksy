@@ -179,7 +179,7 @@ types:
     seq:
       - id: hash
         type: u4
-        doc: "FNV-1a-32 hash of the event name."
+        doc: "FNV-1a-32 hash of the event name (TotK .anim.baev: the animation name; .root.baev: the ASB Event node's GUID string). Shown as the name when the name list (--names) has it; a name may be written instead of the number."
       - id: padding
         type: u4
         valid: 0

@@ -315,6 +315,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("items", x.items);
 }
 
+inline constexpr binschema::text::Spell text_Actor_entry_point_index{binschema::text::kNone, nullptr, 0, nullptr, "entry_points", nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Actor>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
@@ -324,52 +325,62 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("actions", x.actions);
   v.field("queries", x.queries);
   v.field("params", x.params);
-  v.field_default("entry_point_index", x.entry_point_index, 0xFFFF);
+  v.field_default("entry_point_index", x.entry_point_index, 0xFFFF, text_Actor_entry_point_index);
   v.field_default("concurrent_clips", x.concurrent_clips, 1);
 }
 
+inline constexpr binschema::text::Spell text_ActionEvent_next{binschema::text::kNone, nullptr, 0, nullptr, "events", nullptr, nullptr};
+inline constexpr binschema::text::Spell text_ActionEvent_actor{binschema::text::kNone, nullptr, 0, nullptr, "actors", nullptr, nullptr};
+inline constexpr binschema::text::Spell text_ActionEvent_action{binschema::text::kNone, nullptr, 0, nullptr, "actors.actions", "actor", nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ActionEvent>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field_default("next", x.next, 0xFFFF);
-  v.field("actor", x.actor);
-  v.field("action", x.action);
+  v.field_default("next", x.next, 0xFFFF, text_ActionEvent_next);
+  v.field("actor", x.actor, text_ActionEvent_actor);
+  v.field("action", x.action, text_ActionEvent_action);
   v.field("params", x.params);
 }
 
+inline constexpr binschema::text::Spell text_SwitchCase_event{binschema::text::kNone, nullptr, 0, nullptr, "events", nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, SwitchCase>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("value", x.value);
-  v.field("event", x.event);
+  v.field("event", x.event, text_SwitchCase_event);
 }
 
+inline constexpr binschema::text::Spell text_SwitchEvent_actor{binschema::text::kNone, nullptr, 0, nullptr, "actors", nullptr, nullptr};
+inline constexpr binschema::text::Spell text_SwitchEvent_query{binschema::text::kNone, nullptr, 0, nullptr, "actors.queries", "actor", nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, SwitchEvent>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("actor", x.actor);
-  v.field("query", x.query);
+  v.field("actor", x.actor, text_SwitchEvent_actor);
+  v.field("query", x.query, text_SwitchEvent_query);
   v.field("params", x.params);
   v.field("cases", x.cases);
 }
 
+inline constexpr binschema::text::Spell text_ForkEvent_join{binschema::text::kNone, nullptr, 0, nullptr, "events", nullptr, nullptr};
+inline constexpr binschema::text::Spell text_ForkEvent_forks{binschema::text::kNone, nullptr, 0, nullptr, "events", nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ForkEvent>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("join", x.join);
-  v.field("forks", x.forks);
+  v.field("join", x.join, text_ForkEvent_join);
+  v.field("forks", x.forks, text_ForkEvent_forks);
 }
 
+inline constexpr binschema::text::Spell text_JoinEvent_next{binschema::text::kNone, nullptr, 0, nullptr, "events", nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, JoinEvent>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field_default("next", x.next, 0xFFFF);
+  v.field_default("next", x.next, 0xFFFF, text_JoinEvent_next);
 }
 
+inline constexpr binschema::text::Spell text_SubFlowEvent_next{binschema::text::kNone, nullptr, 0, nullptr, "events", nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, SubFlowEvent>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field_default("next", x.next, 0xFFFF);
+  v.field_default("next", x.next, 0xFFFF, text_SubFlowEvent_next);
   v.field("params", x.params);
   v.field("flowchart", x.flowchart);
   v.field("entry_point", x.entry_point);
@@ -382,40 +393,49 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("data", x.data);
 }
 
+inline constexpr binschema::text::Spell text_EntryPoint_sub_flow_events{binschema::text::kNone, nullptr, 0, nullptr, "events", nullptr, nullptr};
+inline constexpr binschema::text::Spell text_EntryPoint_main_event{binschema::text::kNone, nullptr, 0, nullptr, "events", nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, EntryPoint>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("name", x.name);
-  v.field("sub_flow_events", x.sub_flow_events);
-  v.field("main_event", x.main_event);
+  v.field("sub_flow_events", x.sub_flow_events, text_EntryPoint_sub_flow_events);
+  v.field("main_event", x.main_event, text_EntryPoint_main_event);
 }
 
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Flowchart>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  binschema::text::names(v, "entry_points", x.entry_points, "name");
+  binschema::text::names(v, "events", x.events, "name");
+  binschema::text::names(v, "actors", x.actors, "name", {"actions", "queries"});
   v.field("name", x.name);
   v.field("actors", x.actors);
   v.field("events", x.events);
   v.field("entry_points", x.entry_points);
 }
 
+inline constexpr binschema::text::Spell text_Clip_actor{binschema::text::kNone, nullptr, 0, nullptr, "actors", nullptr, nullptr};
+inline constexpr binschema::text::Spell text_Clip_action{binschema::text::kNone, nullptr, 0, nullptr, "actors.actions", "actor", nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Clip>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("start", x.start);
   v.field("duration", x.duration);
-  v.field("actor", x.actor);
-  v.field("action", x.action);
+  v.field("actor", x.actor, text_Clip_actor);
+  v.field("action", x.action, text_Clip_action);
   v.field("slot", x.slot);
   v.field("params", x.params);
 }
 
+inline constexpr binschema::text::Spell text_Oneshot_actor{binschema::text::kNone, nullptr, 0, nullptr, "actors", nullptr, nullptr};
+inline constexpr binschema::text::Spell text_Oneshot_action{binschema::text::kNone, nullptr, 0, nullptr, "actors.actions", "actor", nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Oneshot>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("time", x.time);
-  v.field("actor", x.actor);
-  v.field("action", x.action);
+  v.field("actor", x.actor, text_Oneshot_actor);
+  v.field("action", x.action, text_Oneshot_action);
   v.field("params", x.params);
 }
 
@@ -444,6 +464,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Timeline>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  binschema::text::names(v, "actors", x.actors, "name", {"actions", "queries"});
   v.field("duration", x.duration);
   v.field("name", x.name);
   v.field("actors", x.actors);

@@ -15,6 +15,11 @@
 
 namespace binschema::evnt {
 
+namespace enums {
+inline constexpr binschema::text::EnumValue EventBase_type[] = {{0, "loop"}, {1, "empty_bool"}, {2, "empty_int32"}, {4, "sound_int32"}, {5, "particle"}, {6, "user_event"}, {7, "random_rate"}, {8, "sound"}};
+inline constexpr binschema::text::EnumValue CharAnimTime_state[] = {{0, "non_zero"}, {1, "zero_increasing"}, {2, "zero_steady"}, {3, "zero_decreasing"}, {4, "infinity"}};
+}  // namespace enums
+
 // A time in an animation.
 struct CharAnimTime {
   static constexpr const char* type_name = "CharAnimTime";
@@ -132,19 +137,21 @@ struct Evnt {
   bool operator==(const Evnt&) const = default;
 };
 
+inline constexpr binschema::text::Spell text_CharAnimTime_state{binschema::text::kNone, enums::CharAnimTime_state, std::size(enums::CharAnimTime_state), "CharAnimTime_state", nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, CharAnimTime>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("time", x.time);
-  v.field("state", x.state);
+  v.field("state", x.state, text_CharAnimTime_state);
 }
 
+inline constexpr binschema::text::Spell text_EventBase_type{binschema::text::kNone, enums::EventBase_type, std::size(enums::EventBase_type), "EventBase_type", nullptr, nullptr, nullptr};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, EventBase>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("unknown0", x.unknown0);
   v.field("name", x.name);
-  v.field("type", x.type);
+  v.field("type", x.type, text_EventBase_type);
   v.field("time", x.time);
   v.field("index", x.index);
   v.field("unique", x.unique);
@@ -174,7 +181,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("base", x.base);
   v.field("frame_count", x.frame_count);
   v.field("effect_type", x.effect_type);
-  v.field("effect_id", x.effect_id, binschema::text::kHex);
+  v.field("effect_id", x.effect_id, binschema::text::kHexSpell);
   v.field("bone_name", x.bone_name);
   v.field("scale", x.scale);
   v.field("transform_type", x.transform_type);

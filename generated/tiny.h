@@ -114,7 +114,7 @@ template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Header>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field_default("version", x.version, 1);
-  v.field("flags", x.flags, binschema::text::kHex);
+  v.field("flags", x.flags, binschema::text::kHexSpell);
   v.field("records", x.records);
   v.field("tags", x.tags);
   v.field("extra", x.extra);

@@ -76,6 +76,16 @@ void CppGen::header() {
   w += "#include <type_traits>\n#include <variant>\n#include <vector>\n";
   w += "#include \"binschema/format.h\"\n#include \"binschema/text.h\"\n";
   w += "namespace {{NS}} {\n";
+  if (!s_.enums.empty()) {
+    // enum: values by name, for the text (any other value is kept as a number).
+    w += "namespace enums {";
+    for (const auto& e : s_.enums) {
+      std::string list;
+      for (const auto& [v, n] : e.values) list += std::string(list.empty() ? "" : ", ") + "{" + std::to_string(v) + ", \"" + n + "\"}";
+      w += "inline constexpr binschema::text::EnumValue " + e.name + "[] = {" + list + "};";
+    }
+    w += "}  // namespace enums\n";
+  }
   for (const Struct* st : ordered()) struct_decl(*st);
   for (const Struct* st : ordered()) visit_decl(*st);
   w += "// Bytes -> model. Throws binschema::DecodeError naming the offset and field path.";
@@ -194,13 +204,32 @@ void CppGen::visit_decl(const Struct& st) {
     }
     w += "}\n";
   }
+  // How the fields with names (enum:, format: bool, ref:, hash_of:) are spelt in text.
+  for (const auto& f : st.fields) {
+    if (!f->in_model() || !f->spelled()) continue;
+    auto str = [](const std::string& t) { return t.empty() ? std::string("nullptr") : "\"" + t + "\""; };
+    std::string flags = f->hex && f->as_bool ? "binschema::text::kHex | binschema::text::kBool"
+                        : f->hex             ? "binschema::text::kHex"
+                        : f->as_bool         ? "binschema::text::kBool"
+                                             : "binschema::text::kNone";
+    std::string en = f->enum_name.empty() ? "nullptr, 0" : "enums::" + f->enum_name + ", std::size(enums::" + f->enum_name + ")";
+    w += "inline constexpr binschema::text::Spell text_" + st.name + "_" + f->name + "{" + flags + ", " + en + ", " +
+         str(f->enum_name) + ", " + str(f->ref) + ", " + str(f->ref_via) + ", " + str(f->hash_of) + "};";
+  }
   w += "template <class V, class Self>";
   w += "  requires std::is_same_v<std::remove_const_t<Self>, " + st.name + ">";
   w += "void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {";
   w.indent();
+  for (const auto& t : st.name_targets) {
+    // An array that references point into: its elements' keys, before the fields.
+    std::string subs;
+    for (const auto& sub : t.subs) subs += std::string(subs.empty() ? "" : ", ") + "\"" + sub + "\"";
+    w += "binschema::text::names(v, \"" + t.array + "\", x." + cpp_field(t.array) + ", \"" + t.key + "\"" +
+         (subs.empty() ? std::string() : ", {" + subs + "}") + ");";
+  }
   for (const auto& f : st.fields) {
     if (!f->in_model()) continue;
-    std::string flags = f->hex ? ", binschema::text::kHex" : "";
+    std::string flags = f->spelled() ? ", text_" + st.name + "_" + f->name : f->hex ? ", binschema::text::kHexSpell" : "";
     bool bits_default = !f->bits.empty() && std::all_of(f->bits.begin(), f->bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
     if (bits_default) {
       // Every bit field has a default: the word is left out while it holds them all.

@@ -426,9 +426,28 @@ class JsonSchemaGen {
   }
 
   J scalar_schema(const Field& f) {
-    if (!f.valid.empty() && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32)
-      return valid_schema(f);
-    return prim_ref(f.type.prim);
+    J base = !f.valid.empty() && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32
+                 ? valid_schema(f)
+                 : prim_ref(f.type.prim);
+    if (!f.spelled()) return base;
+    // A name (enum:, ref:, hash_of:) or true/false (format: bool) beside the number.
+    J name = J::object();
+    if (const Enum* e = s_.find_enum(f.enum_name)) {
+      J names = J::array();
+      for (const auto& [v, n] : e->values) names.push(J::str(n));
+      name.set("enum", std::move(names));
+    } else if (f.as_bool) {
+      name.set("type", J::str("boolean"));
+    } else {
+      name.set("type", J::str("string"));
+      name.set("pattern", J::str("^(?![-+]?[0-9])"));  // not starting like a number
+    }
+    J any = J::array();
+    any.push(std::move(name));
+    any.push(std::move(base));
+    J j = J::object();
+    j.set("anyOf", std::move(any));
+    return j;
   }
 
   // A string: text, or {bytes: HEX} for one that is not UTF-8.
@@ -539,6 +558,16 @@ class JsonSchemaGen {
     std::string d = trim(f.doc);
     auto add = [&](const std::string& t) { d += (d.empty() ? "" : " ") + t; };
     if (f.hex) add("Shown in hex.");
+    if (const Enum* e = s_.find_enum(f.enum_name)) {
+      std::string list;
+      for (const auto& [v, n] : e->values) list += (list.empty() ? "" : ", ") + std::to_string(v) + " " + n;
+      add("Shown by name (" + list + "); any other value as a number.");
+    }
+    if (f.as_bool) add("Shown as false/true while 0/1; any other value as a number.");
+    if (!f.ref.empty())
+      add("A reference into " + f.ref + ": the element's " + (f.ref_key.empty() ? std::string("name") : f.ref_key) +
+          " (or its index, shown when the key is missing, not unique or starts like a number).");
+    if (!f.hash_of.empty()) add("The " + f.hash_of + " hash of a name: a name may be written instead (hashed on encode).");
     if (f.cond) add("Stored only when `" + expr_text(*f.cond) + "`; always in the text.");
     if ((f.kind == FieldKind::Pointer || f.kind == FieldKind::BlockRef) && f.null == Field::Null::Allowed) add("null when absent.");
     if (f.default_text) add("Default " + *f.default_text + " (left out of the text when equal).");

@@ -152,6 +152,12 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
   }
   if (f.default_text) n.push_back("Default `" + *f.default_text + "` (left out of the text form when equal).");
   if (f.true_value) n.push_back("True is stored as " + hexs(*f.true_value) + ", false as 0.");
+  if (!f.enum_name.empty()) n.push_back("Shown by name: enum [" + f.enum_name + "](#enum-" + f.enum_name + ").");
+  if (f.as_bool) n.push_back("Shown as `false`/`true` while 0/1 (any other value as a number).");
+  if (!f.ref.empty())
+    n.push_back("A reference: the index of an element of `" + f.ref + "`" + (f.ref_via.empty() ? "" : " (of the `" + f.ref_via + "` element)") +
+                ", shown as its `" + (f.ref_key.empty() ? std::string("name") : f.ref_key) + "`.");
+  if (!f.hash_of.empty()) n.push_back("The " + f.hash_of + " hash of a name: shown as the name when a name list has it; a name may be written instead.");
   if (f.is_virtual) n.push_back("Not stored in this struct (see the dictionary that holds it).");
   if (!f.region.empty()) n.push_back("Its target is region `" + f.region + "`.");
   std::string r;
@@ -256,6 +262,16 @@ std::string generate_markdown(const Schema& s) {
         << (p.scope.empty() ? "" : ", one pool per " + p.scope) << " | " << placed << " | " << cell(p.doc) << " |\n";
     }
     o << "\nEach block is aligned to its struct's alignment and followed by what it points to.\n\n";
+  }
+
+  if (!s.enums.empty()) {
+    // Each enum with its named values (the text shows and reads the names).
+    o << "## Enums\n\nValues with a name are shown by it in the text; any other value is kept as a number.\n\n";
+    for (const auto& e : s.enums) {
+      o << "<a id=\"enum-" << e.name << "\"></a>\n### " << e.name << "\n\n| Value | Name |\n|---|---|\n";
+      for (const auto& [v, nm] : e.values) o << "| " << v << " | `" << nm << "` |\n";
+      o << "\n";
+    }
   }
 
   o << "## Structures\n\n";

@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
+
+#include "binschema/hash.h"
 
 namespace binschema::text {
 
@@ -46,6 +49,96 @@ std::string format_int(uint64_t mag, bool negative, bool hex) {
   char buf[32];
   auto r = std::to_chars(buf, buf + sizeof buf, mag, hex ? 16 : 10);
   return std::string(negative ? "-" : "") + (hex ? "0x" : "") + std::string(buf, r.ptr);
+}
+
+std::string format_int(uint64_t mag, bool negative, bool hex, unsigned digits) {
+  if (!hex) return format_int(mag, negative, false);
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, mag, 16);
+  std::string d(buf, r.ptr);
+  if (d.size() < digits) d.insert(0, digits - d.size(), '0');
+  return std::string(negative ? "-" : "") + "0x" + d;
+}
+
+// ---- Names --------------------------------------------------------------------
+
+namespace {
+struct KnownNames {
+  std::unordered_map<uint64_t, std::string> fnv1a32, murmur3;
+};
+KnownNames& known() {
+  static KnownNames k;
+  return k;
+}
+}  // namespace
+
+std::optional<uint64_t> hash_name(const char* algo, std::string_view name) {
+  const std::string_view a = algo;
+  if (a == "fnv1a32") return fnv1a32(name);
+  if (a == "murmur3") return murmur3_x86_32(name);
+  return std::nullopt;
+}
+
+void set_known_names(const std::vector<std::string>& names) {
+  KnownNames k;
+  for (const auto& n : names) {
+    k.fnv1a32.emplace(fnv1a32(n), n);  // the first name of a hash wins
+    k.murmur3.emplace(murmur3_x86_32(n), n);
+  }
+  known() = std::move(k);
+}
+
+namespace {
+bool g_numbers_only = false;
+}
+void set_numbers_only(bool on) { g_numbers_only = on; }
+bool numbers_only() { return g_numbers_only; }
+
+const std::string* known_name(const char* algo, uint64_t value) {
+  const std::string_view a = algo;
+  const auto& m = a == "fnv1a32" ? known().fnv1a32 : known().murmur3;
+  if (a != "fnv1a32" && a != "murmur3") return nullptr;
+  auto it = m.find(value);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+bool is_name_spelling(std::string_view k) {
+  if (k.empty()) return false;
+  size_t i = (k[0] == '-' || k[0] == '+') ? 1 : 0;
+  if (i < k.size() && std::isdigit(static_cast<unsigned char>(k[i]))) return false;
+  if (i == 1 && k.size() == 1) return true;  // "-" alone
+  static const char* words[] = {"~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
+                                ".nan", ".inf", "-.inf", "+.inf", ".NaN", ".Inf"};
+  for (const char* w : words)
+    if (k == w) return false;
+  return true;
+}
+
+int64_t NameTable::find(std::string_view key, int64_t* second, int64_t* first) const {
+  int64_t found = -1;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == key) {
+      if (found >= 0) {
+        if (second) *second = static_cast<int64_t>(i);
+        if (first) *first = found;
+        return -2;
+      }
+      found = static_cast<int64_t>(i);
+    }
+  return found;
+}
+
+bool NameTable::shows(size_t i) const {
+  if (i >= keys.size() || !is_name_spelling(keys[i])) return false;
+  for (size_t j = 0; j < keys.size(); ++j)
+    if (j != i && keys[j] == keys[i]) return false;
+  return true;
+}
+
+const NameTable* find_table(const std::vector<NameTable>& tables, std::string_view array) {
+  for (size_t i = tables.size(); i-- > 0;)
+    if (tables[i].array == array) return &tables[i];
+  return nullptr;
 }
 
 std::string to_hex(std::string_view b) {
@@ -239,6 +332,66 @@ void In::fail(const YAML::Node& n, const std::string& message) const {
 std::string In::scalar(const YAML::Node& n, const char* what) const {
   if (!n.IsScalar()) fail(n, std::string("expected ") + what);
   return n.Scalar();
+}
+
+std::optional<int64_t> In::named(const YAML::Node& n, const Spell& spell) const {
+  if (!n.IsScalar()) return std::nullopt;  // parse_int says what it expected
+  const std::string& s = n.Scalar();
+  if (!is_name_spelling(s) && !((spell.flags & kBool) && (s == "true" || s == "false"))) return std::nullopt;
+  if (spell.flags & kBool) {
+    if (s == "true") return 1;
+    if (s == "false") return 0;
+  }
+  for (size_t i = 0; i < spell.enum_count; ++i)
+    if (s == spell.enum_values[i].name) return spell.enum_values[i].value;
+  if (spell.ref) {
+    const std::string_view ref = spell.ref;
+    const size_t dot = ref.find('.');
+    const NameTable* t = find_table(tables_, ref.substr(0, dot));
+    if (!t) fail(n, "'" + s + "' names an element of " + std::string(ref) + ", but there is none here: use an index");
+    if (dot == std::string_view::npos) {
+      int64_t first = -1, second = -1;
+      const int64_t i = t->find(s, &second, &first);
+      if (i == -1) fail(n, "unknown " + std::string(ref) + " name '" + s + "' (no element of " + std::string(ref) + " has that key)");
+      if (i == -2) {
+        auto at = [&](int64_t k) {
+          return t->marks[k] < 0 ? std::string("?") : std::to_string(t->marks[k]) + ":" + std::to_string(t->cols[k]);
+        };
+        fail(n, "'" + s + "' is the key of more than one element of " + std::string(ref) + " (" + std::to_string(first) +
+                    " at " + at(first) + ", " + std::to_string(second) + " at " + at(second) + "): duplicate key; use the index");
+      }
+      return i;
+    }
+    // "actors.actions": the list of the element the sibling `via` chose.
+    int64_t idx = -1;
+    for (const auto& [name, val] : frames_.back().ints)
+      if (spell.via && std::string_view(name) == spell.via) idx = val;
+    const std::string sub(ref.substr(dot + 1));
+    for (const auto& [sname, lists] : t->subs)
+      if (sname == sub) {
+        if (idx < 0 || static_cast<uint64_t>(idx) >= lists.size())
+          fail(n, "'" + s + "' names one of the " + sub + " of " + std::string(spell.via ? spell.via : "?") +
+                      ", which names no element of " + t->array + ": use an index");
+        const auto& l = lists[idx];
+        int64_t found = -1;
+        for (size_t k = 0; k < l.size(); ++k)
+          if (l[k] == s) {
+            if (found >= 0) fail(n, "'" + s + "' is more than one of the " + sub + " of " + t->array + "[" + std::to_string(idx) + "] (" + std::to_string(found) + " and " + std::to_string(k) + "): duplicate key; use the index");
+            found = static_cast<int64_t>(k);
+          }
+        if (found < 0) fail(n, "unknown " + sub + " name '" + s + "' (" + t->array + "[" + std::to_string(idx) + "] has no such " + sub + ")");
+        return found;
+      }
+    fail(n, "'" + s + "': no list " + std::string(ref) + " here: use an index");
+  }
+  if (spell.hash)
+    if (auto h = hash_name(spell.hash, s)) return static_cast<int64_t>(*h);
+  if (spell.enum_count) {
+    std::string names;
+    for (size_t i = 0; i < spell.enum_count; ++i) names += std::string(names.empty() ? "" : ", ") + spell.enum_values[i].name;
+    fail(n, "unknown " + std::string(spell.enum_name ? spell.enum_name : "enum") + " value '" + s + "' (one of: " + names + ", or a number)");
+  }
+  return std::nullopt;  // parse_int refuses it, saying it wanted an integer
 }
 
 uint64_t In::parse_int(const YAML::Node& n, bool is_signed, int64_t min, uint64_t max) const {

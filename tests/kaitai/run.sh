@@ -2,7 +2,7 @@
 # The Kaitai test: every .ksy that binschema-gen exports must compile with
 # Kaitai's compiler (npm kaitai-struct-compiler 0.11) to JavaScript, and
 # Kaitai's runtime (npm kaitai-struct) under node must read the same values
-# from a file as `binschema decode --format json` does (check.js compares them
+# from a file as `binschema decode --format json --numbers` does (check.js compares them
 # key by key). Files: the BFEVFL/BFEVTM samples in ../shared/samples/bfevfl,
 # and files the project's writer makes: the examples (examples/*.yaml,
 # encoded by the CLI) and, for the test-only formats tiny and feats, the
@@ -64,7 +64,7 @@ for schema in "$src"/tests/schemas/tiny.yaml "$src"/schemas/evnt.yaml "$src"/sch
         [ -e "$ex" ] || continue
         name=$(basename "$ex" .yaml)
         "$cli" encode "$ex" -o "$work/$name.bin"
-        "$cli" decode "$work/$name.bin" --as "$fmt" --format json -o "$work/$name.json"
+        "$cli" decode "$work/$name.bin" --as "$fmt" --format json --numbers -o "$work/$name.json"
         set -- "$@" "$work/$name.bin" "$work/$name.json"
       done
       ;;
@@ -74,7 +74,7 @@ for schema in "$src"/tests/schemas/tiny.yaml "$src"/schemas/evnt.yaml "$src"/sch
       for f in "$shared"/samples/bfevfl/*.bfevfl "$shared"/samples/bfevfl/*.bfevtm; do
         [ -e "$f" ] || continue
         name=$(basename "$f")
-        "$cli" decode "$f" --as bfevfl --format json -o "$work/$name.json"
+        "$cli" decode "$f" --as bfevfl --format json --numbers -o "$work/$name.json"
         set -- "$@" "$f" "$work/$name.json"
       done
     else

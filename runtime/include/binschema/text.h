@@ -34,7 +34,69 @@ struct Bytes {
 
 namespace text {
 
-enum Flags : unsigned { kNone = 0, kHex = 1 };
+enum Flags : unsigned {
+  kNone = 0,
+  kHex = 1,   // shown in hex, zero-padded to the field's width
+  kBool = 2,  // an integer shown as false/true while it holds 0/1 (any other value as a number)
+};
+
+// A named value of an integer field (the schema's enum:).
+struct EnumValue {
+  int64_t value;
+  const char* name;
+};
+
+// How a field is spelt in text beyond its type (docs/schema-language.md,
+// "References, enums and hash names"). Generated code passes kHex alone, or
+// a constexpr Spell per field that has names.
+struct Spell {
+  unsigned flags = kNone;
+  const EnumValue* enum_values = nullptr;  // enum: these names stand for these values
+  size_t enum_count = 0;
+  const char* enum_name = nullptr;         // the enum's name, for messages
+  // ref: the value is an index into the array of that name in an enclosing
+  // struct ("events"), or into an array held by an element of one
+  // ("actors.actions", the element chosen by the sibling field `via`);
+  // shown and read as the element's key.
+  const char* ref = nullptr;
+  const char* via = nullptr;
+  // hash_of: the value is this hash ("fnv1a32", "murmur3") of a name;
+  // shown as the name when the name list knows it, read from a name.
+  const char* hash = nullptr;
+};
+
+inline constexpr Spell kHexSpell{kHex};
+
+// Names whose hashes `hash_of:` fields show (binschema decode --names FILE).
+// Set before decoding; read by any number of threads afterwards.
+void set_known_names(const std::vector<std::string>& names);
+// Whether decoding shows every integer as a number (binschema decode
+// --numbers): no enum, reference or hash names, no true/false for format:
+// bool. Set before decoding, like the name list.
+void set_numbers_only(bool on);
+bool numbers_only();
+// The known name whose `algo` hash is `value`, or nullptr.
+const std::string* known_name(const char* algo, uint64_t value);
+// The `algo` hash of a name (nullopt for an unknown algorithm).
+std::optional<uint64_t> hash_name(const char* algo, std::string_view name);
+// A key that can stand in text for an index or a number: not empty, and not
+// starting like a number (a digit, or '-' or '+' and a digit), nor a YAML
+// word for null or a boolean.
+bool is_name_spelling(std::string_view key);
+
+// The key of each element of an array that references point into, and the
+// key lists of arrays its elements hold (for "actors.actions").
+struct NameTable {
+  std::string array;
+  std::vector<std::string> keys;
+  std::vector<int> marks;  // In: the line of each key (for duplicate messages), -1 if none
+  std::vector<int> cols;
+  std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> subs;
+  // The index that `key` names: -1 if none, -2 if more than one element has it.
+  int64_t find(std::string_view key, int64_t* second = nullptr, int64_t* first = nullptr) const;
+  // Whether keys[i] can be shown for index i: a name spelling, unique.
+  bool shows(size_t i) const;
+};
 
 template <class T>
 concept Union = requires { T::case_names; };
@@ -60,6 +122,8 @@ std::string format_float(double v);
 // Whether format_float's text is not a JSON number (then JSON quotes it).
 bool float_is_text(double v);
 std::string format_int(uint64_t magnitude, bool negative, bool hex);
+// Hex zero-padded to `digits` (a field's width: 8 for a u32).
+std::string format_int(uint64_t magnitude, bool negative, bool hex, unsigned digits);
 std::string to_hex(const std::vector<uint8_t>& b);
 std::string to_hex(std::string_view b);
 // Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
@@ -133,31 +197,83 @@ class JsonSink {
   bool after_key_ = false;
 };
 
+// Grabs the key field (a string) and the string lists named `subs` of one
+// element, through visit_fields (for NameTable).
+struct KeyGrab {
+  const char* key;
+  const std::vector<const char*>* subs;
+  std::string found;
+  std::vector<std::vector<std::string>> lists;
+  template <class T>
+  void field(const char* n, const T& v, const Spell& = {}) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (std::string_view(n) == key) found = v;
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      for (size_t i = 0; i < subs->size(); ++i)
+        if (std::string_view(n) == (*subs)[i]) lists[i] = v;
+    }
+  }
+  template <class T, class D>
+  void field_default(const char* n, const T& v, const D&, const Spell& s = {}) { field(n, v, s); }
+};
+
+// Looks up the table of a Spell's ref: the innermost table of that array.
+const NameTable* find_table(const std::vector<NameTable>& tables, std::string_view array);
+
 template <class Sink>
 class Out {
  public:
   explicit Out(Sink& sink) : sink_(sink) {}
 
   template <class T>
-  void field(const char* name, const T& v, unsigned flags = kNone) {
+  void field(const char* name, const T& v, const Spell& spell = {}) {
     sink_.key(name);
-    value(v, flags);
+    value(v, spell);
+    if constexpr (std::is_integral_v<T>)
+      if (!ints_.empty()) ints_.back().emplace_back(name, static_cast<int64_t>(v));
   }
   // Fields equal to their schema default are left out of the text.
   template <class T, class D>
-  void field_default(const char* name, const T& v, const D& def, unsigned flags = kNone) {
-    if (v == static_cast<T>(def)) return;
-    field(name, v, flags);
+  void field_default(const char* name, const T& v, const D& def, const Spell& spell = {}) {
+    if (v == static_cast<T>(def)) {
+      if constexpr (std::is_integral_v<T>)
+        if (!ints_.empty()) ints_.back().emplace_back(name, static_cast<int64_t>(v));
+      return;
+    }
+    field(name, v, spell);
+  }
+
+  // An array that references point into (generated visit_fields calls it
+  // through text::names before the fields): its elements' keys.
+  template <class E>
+  void names(const char* array, const std::vector<E>& elems, const char* key, std::vector<const char*> subs = {}) {
+    NameTable t;
+    t.array = array;
+    for (const char* sname : subs) t.subs.emplace_back(sname, std::vector<std::vector<std::string>>{});
+    for (const auto& e : elems) {
+      if constexpr (std::is_same_v<E, std::string>) {
+        t.keys.push_back(e);
+      } else {
+        KeyGrab g{key, &subs, {}, std::vector<std::vector<std::string>>(subs.size())};
+        visit_fields(g, e);
+        t.keys.push_back(std::move(g.found));
+        for (size_t i = 0; i < subs.size(); ++i) t.subs[i].second.push_back(std::move(g.lists[i]));
+      }
+    }
+    tables_.push_back(std::move(t));
   }
 
   template <class T>
-  void value(const T& v, unsigned flags = kNone) {
+  void value(const T& v, const Spell& spell = {}) {
     if constexpr (std::is_same_v<T, bool>) {
       sink_.boolean(v);
     } else if constexpr (std::is_integral_v<T>) {
+      if ((spell.flags & ~kHex) || spell.enum_count || spell.ref || spell.hash)
+        if (!numbers_only() && named(static_cast<int64_t>(v), spell)) return;
       bool neg = std::is_signed_v<T> && v < 0;
       uint64_t mag = neg ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-      sink_.number(format_int(mag, neg, flags & kHex), flags & kHex);
+      const bool hex = spell.flags & kHex;
+      sink_.number(format_int(mag, neg, hex, 2 * sizeof(T)), hex);
     } else if constexpr (std::is_floating_point_v<T>) {
       sink_.number(format_float(v), float_is_text(v));
     } else if constexpr (std::is_same_v<T, std::string>) {
@@ -174,28 +290,92 @@ class Out {
     } else if constexpr (std::is_same_v<T, Bytes>) {
       sink_.string(to_hex(v.data));
     } else if constexpr (is_optional<T>::value) {
-      if (v) value(*v, flags); else sink_.null();
+      if (v) value(*v, spell); else sink_.null();
     } else if constexpr (is_vector<T>::value || is_array<T>::value) {
       using E = typename T::value_type;
       sink_.begin_seq(std::is_arithmetic_v<E> || v.empty());
-      for (const auto& e : v) value(e, flags);
+      for (const auto& e : v) value(e, spell);
       sink_.end_seq();
     } else if constexpr (Union<T>) {
       sink_.begin_map();
       sink_.key(T::case_names[v.index()]);
-      std::visit([&](const auto& alt) { value(alt, flags); },
+      std::visit([&](const auto& alt) { value(alt, spell); },
                  static_cast<const typename T::Base&>(v));
       sink_.end_map();
     } else {
       sink_.begin_map();
+      const size_t mark = tables_.size();
+      ints_.emplace_back();
       visit_fields(*this, v);
+      ints_.pop_back();
+      tables_.resize(mark);
       sink_.end_map();
     }
   }
 
  private:
+  // Prints an integer by its name when it has one; false when it has none.
+  bool named(int64_t v, const Spell& spell) {
+    if ((spell.flags & kBool) && (v == 0 || v == 1)) {
+      sink_.boolean(v == 1);
+      return true;
+    }
+    for (size_t i = 0; i < spell.enum_count; ++i)
+      if (spell.enum_values[i].value == v) {
+        sink_.string(spell.enum_values[i].name);
+        return true;
+      }
+    if (spell.ref) {
+      const std::vector<std::string>* keys = ref_keys(spell);
+      const NameTable* t = find_table(tables_, std::string_view(spell.ref).substr(0, std::string_view(spell.ref).find('.')));
+      if (keys && v >= 0 && static_cast<uint64_t>(v) < keys->size()) {
+        const std::string& k = (*keys)[v];
+        bool unique = is_name_spelling(k);
+        if (unique && spell.via) {
+          for (size_t i = 0; i < keys->size() && unique; ++i) unique = i == size_t(v) || (*keys)[i] != k;
+        } else if (unique) {
+          unique = t->shows(static_cast<size_t>(v));
+        }
+        if (unique) {
+          sink_.string(k);
+          return true;
+        }
+      }
+    }
+    if (spell.hash && v >= 0)
+      if (const std::string* n = known_name(spell.hash, static_cast<uint64_t>(v)); n && is_name_spelling(*n)) {
+        sink_.string(*n);
+        return true;
+      }
+    return false;
+  }
+  // The keys a ref names: a table's, or (via) one element's sub list.
+  const std::vector<std::string>* ref_keys(const Spell& spell) const {
+    std::string_view ref = spell.ref;
+    const size_t dot = ref.find('.');
+    const NameTable* t = find_table(tables_, ref.substr(0, dot));
+    if (!t) return nullptr;
+    if (dot == std::string_view::npos) return &t->keys;
+    if (!spell.via || ints_.empty()) return nullptr;
+    int64_t idx = -1;
+    for (const auto& [n, val] : ints_.back())
+      if (std::string_view(n) == spell.via) idx = val;
+    for (const auto& [sname, lists] : t->subs)
+      if (sname == ref.substr(dot + 1) && idx >= 0 && static_cast<uint64_t>(idx) < lists.size()) return &lists[idx];
+    return nullptr;
+  }
+
   Sink& sink_;
+  std::vector<NameTable> tables_;
+  std::vector<std::vector<std::pair<const char*, int64_t>>> ints_;
 };
+
+// Generated visit_fields declares the arrays references point into with
+// this: Out and In keep their keys, other visitors ignore it.
+template <class V, class E>
+void names(V& v, const char* array, const std::vector<E>& elems, const char* key, std::vector<const char*> subs = {}) {
+  if constexpr (requires { v.names(array, elems, key, subs); }) v.names(array, elems, key, std::move(subs));
+}
 
 // ---- Counting -------------------------------------------------------------
 
@@ -203,9 +383,9 @@ class Out {
 class Counter {
  public:
   template <class T>
-  void field(const char*, const T& v, unsigned = kNone) { value(v); }
+  void field(const char*, const T& v, const Spell& = {}) { value(v); }
   template <class T, class D>
-  void field_default(const char*, const T& v, const D&, unsigned = kNone) { value(v); }
+  void field_default(const char*, const T& v, const D&, const Spell& = {}) { value(v); }
 
   template <class T>
   void value(const T& v) {
@@ -245,9 +425,9 @@ class ForEach {
  public:
   explicit ForEach(Fn& fn) : fn_(fn) {}
   template <class V>
-  void field(const char*, V& v, unsigned = kNone) { value(v); }
+  void field(const char*, V& v, const Spell& = {}) { value(v); }
   template <class V, class D>
-  void field_default(const char*, V& v, const D&, unsigned = kNone) { value(v); }
+  void field_default(const char*, V& v, const D&, const Spell& = {}) { value(v); }
 
   template <class V>
   void value(V& v) {
@@ -281,9 +461,9 @@ void for_each(Root& root, Fn fn) {
 class Hasher {
  public:
   template <class V>
-  void field(const char*, const V& v, unsigned = kNone) { value(v); }
+  void field(const char*, const V& v, const Spell& = {}) { value(v); }
   template <class V, class D>
-  void field_default(const char*, const V& v, const D&, unsigned = kNone) { value(v); }
+  void field_default(const char*, const V& v, const D&, const Spell& = {}) { value(v); }
 
   template <class V>
   void value(const V& v) {
@@ -327,10 +507,10 @@ size_t hash_value(const T& v) {
 class In {
  public:
   // `node` must be a map holding the fields of the struct about to be visited.
-  explicit In(const YAML::Node& node) { frames_.push_back({node, {}}); }
+  explicit In(const YAML::Node& node) { frames_.push_back({node, {}, {}}); }
 
   template <class T>
-  void field(const char* name, T& v, unsigned flags = kNone) {
+  void field(const char* name, T& v, const Spell& flags = {}) {
     frames_.back().seen.push_back(name);
     const YAML::Node& map = frames_.back().node;  // const: a lookup must not insert
     YAML::Node n = map[name];
@@ -338,14 +518,16 @@ class In {
     path_.push_back(std::string(".") + name);
     value(n, v, flags);
     path_.pop_back();
+    if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
   }
 
   template <class T, class D>
-  void field_default(const char* name, T& v, const D& def, unsigned flags = kNone) {
+  void field_default(const char* name, T& v, const D& def, const Spell& flags = {}) {
     const YAML::Node& map = frames_.back().node;
     if (!map[name]) {
       frames_.back().seen.push_back(name);
       v = static_cast<T>(def);
+      if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
       return;
     }
     field(name, v, flags);
@@ -367,8 +549,39 @@ class In {
     }
   }
 
+  // An array that references point into: the keys its elements have in
+  // the text (before any of them is read: a reference may point forward).
+  template <class E>
+  void names(const char* array, const std::vector<E>&, const char* key, std::vector<const char*> subs = {}) {
+    NameTable t;
+    t.array = array;
+    for (const char* sname : subs) t.subs.emplace_back(sname, std::vector<std::vector<std::string>>{});
+    const YAML::Node& map = frames_.back().node;
+    const YAML::Node list = map[array];
+    if (list && list.IsSequence()) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        const YAML::Node e = list[i];
+        YAML::Node k;
+        if constexpr (std::is_same_v<E, std::string>) k = e;
+        else if (e.IsMap()) k = e[key];
+        const bool has = k && k.IsScalar();
+        t.keys.push_back(has ? k.Scalar() : std::string());
+        t.marks.push_back(has ? k.Mark().line + 1 : -1);
+        t.cols.push_back(has ? k.Mark().column + 1 : -1);
+        for (size_t j = 0; j < subs.size(); ++j) {
+          std::vector<std::string> l;
+          if (e.IsMap())
+            if (const YAML::Node sub = e[subs[j]]; sub && sub.IsSequence())
+              for (const auto& x : sub) l.push_back(x.IsScalar() ? x.Scalar() : std::string());
+          t.subs[j].second.push_back(std::move(l));
+        }
+      }
+    }
+    tables_.push_back(std::move(t));
+  }
+
   template <class T>
-  void value(const YAML::Node& n, T& v, unsigned flags = kNone) {
+  void value(const YAML::Node& n, T& v, const Spell& flags = {}) {
     charge(n, 1);
     if constexpr (std::is_same_v<T, bool>) {
       std::string s = scalar(n, "a boolean");
@@ -376,6 +589,13 @@ class In {
       else if (s == "false" || s == "False" || s == "FALSE") v = false;
       else fail(n, "expected true or false, got '" + s + "'");
     } else if constexpr (std::is_integral_v<T>) {
+      if (flags.flags != kNone || flags.enum_count || flags.ref || flags.hash)
+        if (std::optional<int64_t> x = named(n, flags)) {
+          if (*x < int64_t(std::numeric_limits<T>::min()) || (*x > 0 && uint64_t(*x) > uint64_t(std::numeric_limits<T>::max())))
+            fail(n, "'" + n.Scalar() + "' stands for " + std::to_string(*x) + ", which does not fit the field");
+          v = static_cast<T>(*x);
+          return;
+        }
       v = static_cast<T>(parse_int(n, std::is_signed_v<T>, int64_t(std::numeric_limits<T>::min()),
                                    uint64_t(std::numeric_limits<T>::max())));
     } else if constexpr (std::is_floating_point_v<T>) {
@@ -435,9 +655,11 @@ class In {
     } else {
       if (!n.IsMap()) fail(n, "expected a map");
       check_keys(n, v);
-      frames_.push_back({n, {}});
+      const size_t mark = tables_.size();
+      frames_.push_back({n, {}, {}});
       visit_fields(*this, v);
       frames_.pop_back();
+      tables_.resize(mark);
     }
   }
 
@@ -447,23 +669,27 @@ class In {
   struct Frame {
     YAML::Node node;
     std::vector<const char*> seen;
+    std::vector<std::pair<const char*, int64_t>> ints;  // integer fields read so far (for a ref's via)
   };
   // Lists a struct's field names (through the same visit_fields).
   struct NameCollector {
     std::vector<const char*> names;
     template <class T>
-    void field(const char* n, T&, unsigned = kNone) { names.push_back(n); }
+    void field(const char* n, T&, const Spell& = {}) { names.push_back(n); }
     template <class T, class D>
-    void field_default(const char* n, T&, const D&, unsigned = kNone) { names.push_back(n); }
+    void field_default(const char* n, T&, const D&, const Spell& = {}) { names.push_back(n); }
   };
 
   template <class T, size_t... I>
-  void emplace_case(const YAML::Node& n, T& v, size_t index, unsigned flags,
+  void emplace_case(const YAML::Node& n, T& v, size_t index, const Spell& flags,
                     std::index_sequence<I...>) {
     ((index == I ? (value(n, v.template emplace<I>(), flags), 0) : 0), ...);
   }
 
   std::string scalar(const YAML::Node& n, const char* what) const;
+  // The value a name, true/false, or a hash's name stands for; nullopt when
+  // the text is a number (read as one).
+  std::optional<int64_t> named(const YAML::Node& n, const Spell& spell) const;
   int64_t parse_signed(const YAML::Node& n) const;
   uint64_t parse_int(const YAML::Node& n, bool is_signed, int64_t min, uint64_t max) const;
   void parse_float(const YAML::Node& n, float& v) const;
@@ -484,6 +710,7 @@ class In {
   [[noreturn]] void fail_budget(const YAML::Node& n) const;
 
   std::vector<Frame> frames_;
+  std::vector<NameTable> tables_;
   std::vector<std::string> path_;
   uint64_t used_ = 0;
   uint64_t furthest_ = 0;
