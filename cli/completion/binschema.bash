@@ -18,11 +18,11 @@ _binschema() {
     --format) COMPREPLY=($(compgen -W "yaml json" -- "$cur")); return ;;
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --out-dir|--romfs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --zsdic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --zsdic|--names) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -j|--jobs) COMPREPLY=($(compgen -W "1 2 4 8 16" -- "$cur")); return ;;
   esac
   case "$cmd" in
-    decode) opts="-o --output --format --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
+    decode) opts="-o --output --format --names --numbers --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
     encode) opts="-o --output --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
     info) opts="--as --zsdic --romfs --help" ;;
     list) opts="--zsdic --romfs --help" ;;
