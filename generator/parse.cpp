@@ -83,7 +83,7 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context"});
     s->format = req_str(root, "format");
     // It becomes the C++ namespace binschema::<format>.
     if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
@@ -100,7 +100,10 @@ class Parser {
     if (root["magic"]) s->magic = unescape(scalar(root["magic"]));
     if (root["magic_offset"]) s->magic_offset = uint(root["magic_offset"]);
     if (root["version_fields"])
-      for (const auto& e : seq(root["version_fields"])) s->version_fields.push_back(scalar(e));
+      for (const auto& e : seq(root["version_fields"])) {
+        s->version_fields.push_back(scalar(e));
+        s->version_field_locs.push_back(loc(e));
+      }
     s->root = req_str(root, "root");
     root_loc_ = loc(root["root"]);
     if (root["context"]) {
@@ -169,20 +172,6 @@ class Parser {
           if (other.name == hook.name) fail(h, "hook '" + hook.name + "' is listed twice");
         s->hooks.push_back(hook);
       }
-    if (root["enums"]) {
-      if (!root["enums"].IsMap()) fail(root["enums"], "enums: is a map of enum name to a map of value to name");
-      const YAML::Node enums = root["enums"];
-      for (auto it = enums.begin(); it != enums.end(); ++it) {
-        const YAML::Node key = it->first;
-        const YAML::Node body = it->second;
-        Enum e = parse_enum(body, scalar(key));
-        e.loc = loc(key);
-        if (!is_identifier(e.name)) fail(key, "enum name '" + e.name + "' is not a C++ identifier");
-        if (s->find_enum(e.name)) fail(key, "enum '" + e.name + "' is defined twice");
-        s->enums.push_back(std::move(e));
-      }
-    }
-    enums_ = &s->enums;
     if (root["relocation_table"]) {
       const YAML::Node r = root["relocation_table"];
       keys(r, {"kind", "data_end"});
@@ -210,9 +199,6 @@ class Parser {
       s->structs.push_back(std::move(st));
     }
     validate(*s, root_loc_, context_loc_);
-    check_names(*s);
-    if (root["version_fields"])
-      for (const auto& e : seq(root["version_fields"])) check_version_field(*s, e);
     return s;
   }
 
@@ -223,25 +209,6 @@ class Parser {
   [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw SchemaError(loc(n), msg); }
 
  private:
-
-  // A map of value to name (both unique; names are spellings, not numbers).
-  Enum parse_enum(const YAML::Node& n, const std::string& name) const {
-    if (!n.IsMap() || n.size() == 0) fail(n, "an enum is a map of value to name: {0: off, 1: on}");
-    Enum e;
-    e.name = name;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      const int64_t v = integer(it->first);
-      const std::string nm = scalar(it->second);
-      if (!is_identifier(nm)) fail(it->second, "enum value name '" + nm + "' is not an identifier (letters, digits, _; not starting with a digit)");
-      if (nm == "true" || nm == "false" || nm == "null") fail(it->second, "enum value name '" + nm + "' would read as a YAML " + (nm == "null" ? "null" : "boolean"));
-      for (const auto& [ov, on] : e.values) {
-        if (ov == v) fail(it->first, "enum value " + std::to_string(v) + " has two names ('" + on + "' and '" + nm + "')");
-        if (on == nm) fail(it->second, "enum name '" + nm + "' is given to two values");
-      }
-      e.values.emplace_back(v, nm);
-    }
-    return e;
-  }
 
   void keys(const YAML::Node& n, std::initializer_list<const char*> allowed) const {
     if (!n.IsMap()) fail(n, "expected a map");
@@ -312,7 +279,6 @@ class Parser {
 
   void parse_struct(const YAML::Node& n, Struct& st) {
     keys(n, {"doc", "size", "align", "fields", "layout"});
-    struct_name_ = st.name;
     st.doc = opt_str(n, "doc", "");
     if (n["size"]) {
       st.declared_size = uint(n["size"]);
@@ -409,8 +375,7 @@ class Parser {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
-             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
-             "enum", "ref", "via", "key", "hash_of", "bom", "pad"});
+             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value", "bom", "pad"});
     f.loc = loc(n);
     if (named) {
       f.name = req_str(n, "name");
@@ -490,29 +455,9 @@ class Parser {
         (void)integer(n["default"]);
     }
     if (n["format"]) {
-      const std::string fmt = scalar(n["format"]);
-      if (fmt != "hex" && fmt != "bool") fail(n["format"], "format is 'hex' or 'bool' (an integer shown as false/true while 0/1)");
-      f.hex = fmt == "hex";
-      f.as_bool = fmt == "bool";
+      if (scalar(n["format"]) != "hex") fail(n["format"], "format is 'hex'");
+      f.hex = true;
     }
-    if (n["enum"]) {
-      const YAML::Node e = n["enum"];
-      if (e.IsScalar()) {
-        f.enum_name = scalar(e);
-      } else {
-        // An inline enum: named after its struct and field.
-        Enum inl = parse_enum(e, struct_name_ + "_" + f.name);
-        inl.loc = loc(e);
-        f.enum_name = inl.name;
-        enums_->push_back(std::move(inl));
-      }
-    }
-    f.ref = opt_str(n, "ref", "");
-    f.ref_via = opt_str(n, "via", "");
-    f.ref_key = opt_str(n, "key", "");
-    f.hash_of = opt_str(n, "hash_of", "");
-    if (n["hash_of"] && f.hash_of != "fnv1a32" && f.hash_of != "murmur3")
-      fail(n["hash_of"], "hash_of is 'fnv1a32' or 'murmur3' (the hash of a name)");
     f.tag = opt_str(n, "tag", "");
     if (n["if"]) f.cond = parse_expr(scalar(n["if"]), loc(n["if"]));
     if (n["size"]) {
@@ -626,35 +571,8 @@ class Parser {
     return std::all_of(t.begin(), t.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
   }
 
-  // `info` prints x.a.b for a version field a.b: every step but the last is a
-  // struct held in the model (not optional, not an array) and the last an
-  // integer in the model. A wrong path gave C++ that did not compile.
-  void check_version_field(const Schema& s, const YAML::Node& n) const {
-    std::string path = scalar(n);
-    const Struct* st = s.find(s.root);
-    size_t from = 0;
-    while (true) {
-      size_t dot = path.find('.', from);
-      std::string part = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
-      const Field* f = st->field(part);
-      if (!f || !f->in_model() || f->array)
-        fail(n, "version_fields: '" + path + "': '" + part + "' is no single model field of " + st->name);
-      if (dot == std::string::npos) {
-        if (f->type.kind != ValueType::Prim || !f->bits.empty())
-          fail(n, "version_fields: '" + path + "' is not a number field");
-        return;
-      }
-      if (f->type.kind != ValueType::Struct || f->null == Field::Null::Allowed)
-        fail(n, "version_fields: '" + path + "': '" + part + "' is not a struct that is always present");
-      st = f->type.st;
-      from = dot + 1;
-    }
-  }
-
   std::string file_;
   Loc root_loc_, context_loc_;
-  std::string struct_name_;               // the struct being read (names inline enums)
-  std::vector<Enum>* enums_ = nullptr;    // where inline enums go
 
 };
 

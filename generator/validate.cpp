@@ -108,6 +108,7 @@ class Validator {
       if (!s_.find(h.on)) throw SchemaError(h.loc, "hook '" + h.name + "' is on no struct '" + h.on + "'");
     check_self_uses();
     for (const auto& st : s_.structs) check_shapes(*st);
+    for (size_t i = 0; i < s_.version_fields.size(); ++i) check_version_field(s_.version_fields[i], s_.version_field_locs[i]);
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
     check_bom();
     check_pad();
@@ -540,6 +541,30 @@ class Validator {
       if ((f->ptr || f->elem_ptr) && (f->pool.empty() || f->array || f->type.kind == ValueType::Dic) && !f->derive && !placed.count(f->name))
         items.push_back({LayoutItem::FieldTarget, f->name, 0, f->loc});
     st.layout = items;
+  }
+
+  // `info` prints x.a.b for a version field a.b: every step but the last is a
+  // struct held in the model (not optional, not an array) and the last an
+  // integer in the model. A wrong path gave C++ that did not compile.
+  void check_version_field(const std::string& path, const Loc& loc) const {
+    const Struct* st = s_.find(s_.root);
+    size_t from = 0;
+    while (true) {
+      size_t dot = path.find('.', from);
+      std::string part = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+      const Field* f = st->field(part);
+      if (!f || !f->in_model() || f->array)
+        throw SchemaError(loc, "version_fields: '" + path + "': '" + part + "' is no single model field of " + st->name);
+      if (dot == std::string::npos) {
+        if (f->type.kind != ValueType::Prim || !f->bits.empty())
+          throw SchemaError(loc, "version_fields: '" + path + "' is not a number field");
+        return;
+      }
+      if (f->type.kind != ValueType::Struct || f->null == Field::Null::Allowed)
+        throw SchemaError(loc, "version_fields: '" + path + "': '" + part + "' is not a struct that is always present");
+      st = f->type.st;
+      from = dot + 1;
+    }
   }
 
   // What each shape needs once sizes, layouts and children are known: the
