@@ -83,7 +83,7 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums"});
     s->format = req_str(root, "format");
     // It becomes the C++ namespace binschema::<format>.
     if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
@@ -172,6 +172,20 @@ class Parser {
           if (other.name == hook.name) fail(h, "hook '" + hook.name + "' is listed twice");
         s->hooks.push_back(hook);
       }
+    if (root["enums"]) {
+      if (!root["enums"].IsMap()) fail(root["enums"], "enums: is a map of enum name to a map of value to name");
+      const YAML::Node enums = root["enums"];
+      for (auto it = enums.begin(); it != enums.end(); ++it) {
+        const YAML::Node key = it->first;
+        const YAML::Node body = it->second;
+        Enum e = parse_enum(body, scalar(key));
+        e.loc = loc(key);
+        if (!is_identifier(e.name)) fail(key, "enum name '" + e.name + "' is not a C++ identifier");
+        if (s->find_enum(e.name)) fail(key, "enum '" + e.name + "' is defined twice");
+        s->enums.push_back(std::move(e));
+      }
+    }
+    enums_ = &s->enums;
     if (root["relocation_table"]) {
       const YAML::Node r = root["relocation_table"];
       keys(r, {"kind", "data_end"});
@@ -199,6 +213,7 @@ class Parser {
       s->structs.push_back(std::move(st));
     }
     validate(*s, root_loc_, context_loc_);
+    check_names(*s);
     return s;
   }
 
@@ -209,6 +224,25 @@ class Parser {
   [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw SchemaError(loc(n), msg); }
 
  private:
+
+  // A map of value to name (both unique; names are spellings, not numbers).
+  Enum parse_enum(const YAML::Node& n, const std::string& name) const {
+    if (!n.IsMap() || n.size() == 0) fail(n, "an enum is a map of value to name: {0: off, 1: on}");
+    Enum e;
+    e.name = name;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const int64_t v = integer(it->first);
+      const std::string nm = scalar(it->second);
+      if (!is_identifier(nm)) fail(it->second, "enum value name '" + nm + "' is not an identifier (letters, digits, _; not starting with a digit)");
+      if (nm == "true" || nm == "false" || nm == "null") fail(it->second, "enum value name '" + nm + "' would read as a YAML " + (nm == "null" ? "null" : "boolean"));
+      for (const auto& [ov, on] : e.values) {
+        if (ov == v) fail(it->first, "enum value " + std::to_string(v) + " has two names ('" + on + "' and '" + nm + "')");
+        if (on == nm) fail(it->second, "enum name '" + nm + "' is given to two values");
+      }
+      e.values.emplace_back(v, nm);
+    }
+    return e;
+  }
 
   void keys(const YAML::Node& n, std::initializer_list<const char*> allowed) const {
     if (!n.IsMap()) fail(n, "expected a map");
@@ -279,6 +313,7 @@ class Parser {
 
   void parse_struct(const YAML::Node& n, Struct& st) {
     keys(n, {"doc", "size", "align", "fields", "layout"});
+    struct_name_ = st.name;
     st.doc = opt_str(n, "doc", "");
     if (n["size"]) {
       st.declared_size = uint(n["size"]);
@@ -375,7 +410,8 @@ class Parser {
     keys(n, {"name", "type", "doc", "ptr", "base", "nullable", "align", "pool", "elem_ptr", "region",
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
-             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value", "bom", "pad"});
+             "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
+             "enum", "ref", "via", "key", "hash_of", "bom", "pad"});
     f.loc = loc(n);
     if (named) {
       f.name = req_str(n, "name");
@@ -455,9 +491,29 @@ class Parser {
         (void)integer(n["default"]);
     }
     if (n["format"]) {
-      if (scalar(n["format"]) != "hex") fail(n["format"], "format is 'hex'");
-      f.hex = true;
+      const std::string fmt = scalar(n["format"]);
+      if (fmt != "hex" && fmt != "bool") fail(n["format"], "format is 'hex' or 'bool' (an integer shown as false/true while 0/1)");
+      f.hex = fmt == "hex";
+      f.as_bool = fmt == "bool";
     }
+    if (n["enum"]) {
+      const YAML::Node e = n["enum"];
+      if (e.IsScalar()) {
+        f.enum_name = scalar(e);
+      } else {
+        // An inline enum: named after its struct and field.
+        Enum inl = parse_enum(e, struct_name_ + "_" + f.name);
+        inl.loc = loc(e);
+        f.enum_name = inl.name;
+        enums_->push_back(std::move(inl));
+      }
+    }
+    f.ref = opt_str(n, "ref", "");
+    f.ref_via = opt_str(n, "via", "");
+    f.ref_key = opt_str(n, "key", "");
+    f.hash_of = opt_str(n, "hash_of", "");
+    if (n["hash_of"] && f.hash_of != "fnv1a32" && f.hash_of != "murmur3")
+      fail(n["hash_of"], "hash_of is 'fnv1a32' or 'murmur3' (the hash of a name)");
     f.tag = opt_str(n, "tag", "");
     if (n["if"]) f.cond = parse_expr(scalar(n["if"]), loc(n["if"]));
     if (n["size"]) {
@@ -573,6 +629,8 @@ class Parser {
 
   std::string file_;
   Loc root_loc_, context_loc_;
+  std::string struct_name_;               // the struct being read (names inline enums)
+  std::vector<Enum>* enums_ = nullptr;    // where inline enums go
 
 };
 

@@ -117,6 +117,15 @@ struct Field {
   bool bom = false;  // a u16 byte order mark that picks the byte order (`endian: bom`)
   uint64_t pad = 0;  // an inline cstring followed by zero bytes up to a multiple of this (file offset)
 
+  // Text spellings (docs/schema-language.md, "References, enums and hash names").
+  std::string enum_name;  // enum: the name of an enums: entry, or <Struct>_<field> for an inline one
+  bool as_bool = false;   // format: bool: an integer shown as false/true while 0/1
+  std::string ref;        // ref: ARRAY or ARRAY.LIST: an index into that array (or list)
+  std::string ref_via;    // via: the sibling field that picks the element holding LIST
+  std::string ref_key;    // key: the element field that names it (default "name")
+  std::string hash_of;    // hash_of: fnv1a32 | murmur3: the hash of a name
+  bool spelled() const { return !enum_name.empty() || as_bool || !ref.empty() || !hash_of.empty(); }
+
   // Value roles.
   std::optional<Expr> derive;
   bool derive_pointer = false;  // the derived value is a pointer (recorded)
@@ -197,6 +206,13 @@ struct Struct {
   Loc size_loc;
   uint64_t align = 1;
   std::vector<LayoutItem> layout;  // completed: every out-of-line field once
+  // Arrays of this struct that ref: fields point into (check_names): the
+  // text keeps their elements' keys, and those of lists each element holds.
+  struct NameTarget {
+    std::string array, key;
+    std::vector<std::string> subs;
+  };
+  std::vector<NameTarget> name_targets;
 
   // Filled in by validation.
   bool fixed_size = false;
@@ -232,6 +248,13 @@ struct Pool {
   bool placed_in_layout = false;
 };
 
+// A named set of integer values (enums:, or a field's inline enum:).
+struct Enum {
+  std::string name, doc;
+  Loc loc;
+  std::vector<std::pair<int64_t, std::string>> values;  // in the schema's order
+};
+
 struct Schema {
   std::string file;
   std::string format, title, doc, versions;
@@ -259,6 +282,12 @@ struct Schema {
     Loc loc;
   };
   std::vector<Hook> hooks;
+  std::vector<Enum> enums;  // shared (enums:) and inline (enum: on a field) ones
+  const Enum* find_enum(const std::string& n) const {
+    for (const auto& e : enums)
+      if (e.name == n) return &e;
+    return nullptr;
+  }
   // A relocation table (RELT) listing every pointer slot, written last.
   bool relocation_table = false;
   std::optional<Expr> relocation_data_end;       // the "data end" it records
@@ -287,6 +316,8 @@ struct Schema {
 
 // parse.cpp: YAML -> a validated Schema (it calls validate()).
 std::unique_ptr<Schema> load_schema(const std::string& path);
+// names.cpp: checks refs, enums, format: bool and hash_of: (after validate()).
+void check_names(Schema& s);
 // validate.cpp: every schema check; sets each field's kind, sizes, offsets
 // and layouts. root_loc and context_loc are where root: and context: stand.
 void validate(Schema& s, const Loc& root_loc, const Loc& context_loc);
