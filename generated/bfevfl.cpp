@@ -268,6 +268,7 @@ uint64_t read_Container(const R& r, uint64_t s, [[maybe_unused]] Container& x) {
       if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
       dic_dic.emplace_back(r.pascal16(name));
     }
+    binschema::check_dic(r, t, dic_dic);
   } catch (DecodeError& e) { e.push_field("dic"); throw; }
   if (dic_dic.size() != x.items.size())
     fail(s, "dic", "the dictionary has " + std::to_string(dic_dic.size()) + " names for " + std::to_string(x.items.size()) + " elements of items");
@@ -703,6 +704,7 @@ void read_Flowchart(const R& r, uint64_t s, [[maybe_unused]] Flowchart& x) {
       if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
       dic_entry_point_dic.emplace_back(r.pascal16(name));
     }
+    binschema::check_dic(r, t, dic_entry_point_dic);
   } catch (DecodeError& e) { e.push_field("entry_point_dic"); throw; }
   try {
     const uint64_t n = f_entry_point_count;
@@ -1071,6 +1073,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
       if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
       dic_flowchart_dic.emplace_back(r.pascal16(name));
     }
+    binschema::check_dic(r, t, dic_flowchart_dic);
   } catch (DecodeError& e) { e.push_field("flowchart_dic"); throw; }
   try {
     const uint64_t n = f_timeline_count;
@@ -1103,6 +1106,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
       if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
       dic_timeline_dic.emplace_back(r.pascal16(name));
     }
+    binschema::check_dic(r, t, dic_timeline_dic);
   } catch (DecodeError& e) { e.push_field("timeline_dic"); throw; }
   if (dic_flowchart_dic.size() != x.flowcharts.size())
     fail(s, "flowchart_dic", "the dictionary has " + std::to_string(dic_flowchart_dic.size()) + " names for " + std::to_string(x.flowcharts.size()) + " elements of flowcharts");

@@ -580,6 +580,9 @@ void CppGen::read_target(const Field& f) {
       if (s_.relocation_table) w += "  " + note_slot("t + 8 + 0x10 * i + 8");
       w += std::string("  dic_") + f.name + ".emplace_back(" + (pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
       w += "}";
+      // Names and tree as encode would make them, or a DecodeError at the entry
+      // (decode and encode agree on what is valid).
+      w += "binschema::check_dic(r, t, dic_" + f.name + ");";
       break;
     }
     case FieldKind::OwnString:

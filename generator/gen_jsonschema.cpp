@@ -39,6 +39,15 @@ struct J {
   std::vector<J> items;
   std::string text;  // Scalar: already JSON
 
+  // Declared here, defaulted after the class: clang with libstdc++ cannot
+  // work out the implicit ones while J is incomplete (pair<string, J>).
+  J();
+  J(const J&);
+  J(J&&) noexcept;
+  J& operator=(const J&);
+  J& operator=(J&&) noexcept;
+  ~J();
+
   static J object() { J j; j.kind = Object; return j; }
   static J array() { J j; j.kind = Array; return j; }
   static J raw(std::string t) { J j; j.text = std::move(t); return j; }
@@ -125,6 +134,13 @@ struct J {
     }
   }
 };
+
+J::J() = default;
+J::J(const J&) = default;
+J::J(J&&) noexcept = default;
+J& J::operator=(const J&) = default;
+J& J::operator=(J&&) noexcept = default;
+J::~J() = default;
 
 J ref(const std::string& def) {
   J j = J::object();

@@ -16,17 +16,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "baev.h"
+#include "bfevfl.h"
 #include "binschema/reader.h"
 #include "binschema/text.h"
 #include "bytes.h"
@@ -445,4 +448,77 @@ BOOST_AUTO_TEST_CASE(reader_budget_counts_structs_and_strings) {
     BOOST_TEST(e.offset() == 0u);
   }
   BOOST_TEST(error.find("decode budget exceeded at 0x0") != std::string::npos, error);
+}
+
+// ---- Defect 7: BFEVFL dictionaries are checked on decode ----------------------------
+
+namespace {
+// The greeting example with three entry points, encoded.
+std::vector<uint8_t> bfevfl_with_entry_points() {
+  std::ifstream in(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/bfevfl-greeting.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto m = binschema::bfevfl::from_text(binschema::text::load(text));
+  auto& eps = m.flowcharts.at(0).entry_points;
+  eps.push_back(eps.at(0));
+  eps.back().name = "EpOne";
+  eps.push_back(eps.at(0));
+  eps.back().name = "EpTwo";
+  return binschema::bfevfl::encode(m);
+}
+
+// Where a Pascal string sits in a file (its length field).
+size_t find_pascal(const std::vector<uint8_t>& b, const std::string& s) {
+  std::vector<uint8_t> needle{static_cast<uint8_t>(s.size()), 0};
+  needle.insert(needle.end(), s.begin(), s.end());
+  needle.push_back(0);
+  auto it = std::search(b.begin(), b.end(), needle.begin(), needle.end());
+  BOOST_REQUIRE(it != b.end());
+  BOOST_REQUIRE(std::search(it + 1, b.end(), needle.begin(), needle.end()) == b.end());
+  return static_cast<size_t>(it - b.begin());
+}
+
+std::string bfevfl_error(const std::vector<uint8_t>& b) {
+  try {
+    binschema::bfevfl::decode(b);
+  } catch (const binschema::DecodeError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(bfevfl_dictionary_with_a_duplicate_name_is_refused_on_decode) {
+  auto bytes = bfevfl_with_entry_points();
+  BOOST_TEST(bfevfl_error(bytes) == "");
+  const size_t at = find_pascal(bytes, "EpTwo");
+  bytes[at + 2 + 2] = 'O';  // "EpTwo" -> "EpOwo"
+  bytes[at + 2 + 3] = 'n';
+  bytes[at + 2 + 4] = 'e';  // -> "EpOne", the other entry point's name
+  const std::string e = bfevfl_error(bytes);
+  BOOST_TEST(e.find("flowcharts[0].entry_point_dic: dictionary entry ") == 0u, e);
+  BOOST_TEST(e.find(": name 'EpOne' appears twice") != std::string::npos, e);
+  BOOST_TEST(e.find(" at 0x") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_CASE(bfevfl_dictionary_with_an_empty_name_is_refused_on_decode) {
+  auto bytes = bfevfl_with_entry_points();
+  const size_t at = find_pascal(bytes, "EpTwo");
+  bytes[at] = 0;      // length 0
+  bytes[at + 2] = 0;  // and the NUL right after it
+  const std::string e = bfevfl_error(bytes);
+  BOOST_TEST(e.find("flowcharts[0].entry_point_dic: dictionary entry ") == 0u, e);
+  BOOST_TEST(e.find("has an empty name") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_CASE(bfevfl_dictionary_tree_other_than_the_names_make_is_refused) {
+  auto bytes = bfevfl_with_entry_points();
+  // The entry point DIC: find "DIC " whose count is 3, and flip its root's left child.
+  size_t dic = 0;
+  for (size_t i = 0; i + 8 <= bytes.size(); ++i)
+    if (std::memcmp(bytes.data() + i, "DIC ", 4) == 0 && bytes[i + 4] == 3) dic = i;
+  BOOST_REQUIRE(dic != 0u);
+  bytes[dic + 8 + 4] ^= 3;  // root entry's left index
+  const std::string e = bfevfl_error(bytes);
+  BOOST_TEST(e.find("entry_point_dic: dictionary entry 0 at ") != std::string::npos, e);
+  BOOST_TEST(e.find("would not be written back the same") != std::string::npos, e);
 }

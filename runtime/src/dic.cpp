@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "binschema/error.h"
 
@@ -114,6 +115,30 @@ class Tree {
 };
 
 }  // namespace
+
+void check_dic_words(uint64_t at, const std::vector<std::string>& names, const std::vector<DicWord>& words) {
+  auto entry = [&](size_t i) { return at + 8 + 0x10 * i; };
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty())
+      throw DecodeError(entry(i + 1), "dictionary entry " + std::to_string(i + 1) + " at " + hex(entry(i + 1)) +
+                                          " has an empty name (a DIC cannot hold one)");
+    if (!seen.insert(names[i]).second)
+      throw DecodeError(entry(i + 1), "dictionary entry " + std::to_string(i + 1) + " at " + hex(entry(i + 1)) +
+                                          ": name '" + names[i] + "' appears twice");
+  }
+  if (names.size() >= 0xFFFF) throw DecodeError(at, "dictionary at " + hex(at) + " has too many names");
+  const std::vector<DicEntry> tree = build_dic(names);
+  for (size_t i = 0; i < tree.size() && i < words.size(); ++i) {
+    const DicWord& w = words[i];
+    if (w.bit != tree[i].bit || w.left != tree[i].left || w.right != tree[i].right)
+      throw DecodeError(entry(i), "dictionary entry " + std::to_string(i) + " at " + hex(entry(i)) + " has bit " +
+                                      hex(w.bit) + ", left " + std::to_string(w.left) + ", right " +
+                                      std::to_string(w.right) + " where its names make bit " + hex(tree[i].bit) +
+                                      ", left " + std::to_string(tree[i].left) + ", right " +
+                                      std::to_string(tree[i].right) + " (it would not be written back the same)");
+  }
+}
 
 std::vector<DicEntry> build_dic(const std::vector<std::string>& names) {
   if (names.size() >= 0xFFFF) throw EncodeError("dictionary: too many names");

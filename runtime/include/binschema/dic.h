@@ -7,9 +7,12 @@
 // entries, root first.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "binschema/reader.h"
 
 namespace binschema {
 
@@ -23,5 +26,27 @@ struct DicEntry {
 
 // Names must be distinct and non-empty. Throws EncodeError otherwise.
 std::vector<DicEntry> build_dic(const std::vector<std::string>& names);
+
+// The decode side of build_dic(): a DIC read from a file must hold names
+// build_dic() accepts and exactly the tree it builds from them, or the
+// unchanged model would be refused by encode or written back differently.
+// `at` is where the DIC starts ("DIC ", u32 count, then 16-byte entries:
+// u32 bit, u16 left, u16 right, 8-byte name offset); `names` are the names
+// of entries 1..count as read. Throws DecodeError naming the entry's offset.
+struct DicWord {
+  uint32_t bit;
+  uint16_t left, right;
+};
+void check_dic_words(uint64_t at, const std::vector<std::string>& names, const std::vector<DicWord>& words);
+
+template <std::endian E>
+void check_dic(const Reader<E>& r, uint64_t at, const std::vector<std::string>& names) {
+  std::vector<DicWord> words(names.size() + 1);
+  for (size_t i = 0; i < words.size(); ++i) {
+    const uint64_t e = at + 8 + 0x10 * i;  // inside the entries the reader has checked
+    words[i] = {r.template get<uint32_t>(e), r.template get<uint16_t>(e + 4), r.template get<uint16_t>(e + 6)};
+  }
+  check_dic_words(at, names, words);
+}
 
 }  // namespace binschema
