@@ -231,7 +231,7 @@ struct Condition {
     Case kind() const { return static_cast<Case>(index()); }
     template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
-    using Base::emplace;
+    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
@@ -361,7 +361,7 @@ struct SyncData {
     Case kind() const { return static_cast<Case>(index()); }
     template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
-    using Base::emplace;
+    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Payload&) const = default;
   };
@@ -524,7 +524,7 @@ struct Transition {
     Case kind() const { return static_cast<Case>(index()); }
     template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
-    using Base::emplace;
+    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
@@ -1224,7 +1224,7 @@ struct Node {
     Case kind() const { return static_cast<Case>(index()); }
     template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
-    using Base::emplace;
+    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Body&) const = default;
   };
@@ -1264,7 +1264,7 @@ struct EventParam {
     Case kind() const { return static_cast<Case>(index()); }
     template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
-    using Base::emplace;
+    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };

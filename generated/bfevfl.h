@@ -39,7 +39,7 @@ struct ContainerItem {
     Case kind() const { return static_cast<Case>(index()); }
     template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
-    using Base::emplace;
+    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
@@ -159,7 +159,7 @@ struct Event {
     Case kind() const { return static_cast<Case>(index()); }
     template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
-    using Base::emplace;
+    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Data&) const = default;
   };

@@ -152,7 +152,9 @@ void CppGen::struct_decl(const Struct& st) {
          "Case kind() const { return static_cast<Case>(index()); }\n"
          "template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }\n"
          "template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }\n"
-         "using Base::emplace;\n"
+         // A using-declaration of Base::emplace would be hidden by the Case
+         // overload under clang (same parameter list), so both are spelt out.
+         "template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }\n"
          "template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }";
       w += "bool operator==(const " + nt + "&) const = default;";
       w.dedent();
