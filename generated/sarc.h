@@ -62,8 +62,8 @@ template <class V, class Self>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("name_hash", x.name_hash, binschema::text::kHexSpell);
   v.field("attributes", x.attributes, binschema::text::kHexSpell);
-  v.field("data_begin", x.data_begin, binschema::text::kHexSpell);
-  v.field("data_end", x.data_end, binschema::text::kHexSpell);
+  v.field("data_begin", x.data_begin);
+  v.field("data_end", x.data_end);
 }
 
 template <class V, class Self>
