@@ -89,7 +89,6 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
              "}";
       }
       break;
-
     case FieldKind::InlineStruct: read_inline_struct(st, f, o); break;
     case FieldKind::InlineArray: read_inline_array(f, o, cursor); break;
     case FieldKind::StringOffsets: read_string_offsets(f); break;

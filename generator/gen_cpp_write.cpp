@@ -355,7 +355,11 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   std::string what = "\"" + st.name + "." + f.name + "\"";
-  if (f.derive && uses_scoped_pool(*f.derive)) {
+  if (f.bom) {
+    // The mark's two bytes as the model holds them (0xFEFF: FE FF), in either byte order.
+    w += "c.w.at(" + o + ")[0] = uint8_t(" + x + " >> 8);";
+    w += "c.w.at(" + o + ")[1] = uint8_t(" + x + ");";
+  } else if (f.derive && uses_scoped_pool(*f.derive)) {
     // Patched right after the pool block is placed (see put_field).
   } else if (f.derive) {
     int width = static_cast<int>(prim_size(f.type.prim));
