@@ -103,7 +103,9 @@ const std::string* known_name(const char* algo, uint64_t value) {
 }
 
 bool is_name_spelling(std::string_view k) {
-  if (k.empty()) return false;
+  // A key that is not UTF-8 is written as {bytes: HEX}, which a reference
+  // cannot name: such an element is referenced by its index.
+  if (k.empty() || !is_utf8(k)) return false;
   size_t i = (k[0] == '-' || k[0] == '+') ? 1 : 0;
   if (i < k.size() && std::isdigit(static_cast<unsigned char>(k[i]))) return false;
   if (i == 1 && k.size() == 1) return true;  // "-" alone
