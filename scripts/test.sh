@@ -8,3 +8,9 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 cd build
 ctest --output-on-failure -j"$(nproc)"
+cd ..
+# Hostile input (issue 14, docs/fuzzing.md): the generator, the formats and the
+# fuzz targets built by clang with ASan and UBSan in build-asan/, binschema-gen
+# run over every schema under them, then every fuzz target for
+# BINSCHEMA_CI_FUZZ_SECONDS (default 10) seconds each: a regression fails the run.
+sh scripts/fuzz.sh "${BINSCHEMA_CI_FUZZ_SECONDS:-10}"
