@@ -28,35 +28,16 @@
 #include <vector>
 
 #include "binschema/format.h"
+#include "sandbox.h"
 
 namespace fs = std::filesystem;
 using ByteVec = std::vector<uint8_t>;
 
 namespace {
 
-std::string q(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
-const std::string kCli = q(BINSCHEMA_CLI);
-
-struct Result {
-  int code;
-  std::string out, err;
-
-  std::vector<std::string> err_lines() const {
-    std::vector<std::string> lines;
-    std::istringstream in(err);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
-    return lines;
-  }
-};
-
-std::ostream& operator<<(std::ostream& os, const Result& r) {
-  return os << "exit " << r.code << ", stderr: [" << r.err << "]";
-}
+using binschema::test::kCli;
+using binschema::test::q;
+using binschema::test::Result;
 
 ByteVec read_file(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -73,51 +54,9 @@ void write_file(const fs::path& p, const ByteVec& data) {
 
 void write_file(const fs::path& p, const std::string& text) { write_file(p, ByteVec(text.begin(), text.end())); }
 
-class Sandbox {
- public:
-  Sandbox() {
-    std::string tmpl = (fs::temp_directory_path() / "binschema-batch-test.XXXXXX").string();
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    root_ = tmpl;
-    fs::create_directory(root_ / "work");
-    fs::create_directory(root_ / "cap");
-  }
-  ~Sandbox() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-
-  fs::path path(const std::string& rel) const { return root_ / "work" / rel; }
-
-  // Every file under work/DIR, as relative paths, sorted (directories end in '/').
-  std::vector<std::string> tree(const std::string& dir) const {
-    std::vector<std::string> names;
-    const fs::path base = path(dir);
-    if (!fs::exists(base)) return names;
-    for (const auto& e : fs::recursive_directory_iterator(base))
-      names.push_back(e.path().lexically_relative(base).string() + (e.is_directory() ? "/" : ""));
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
-  Result sh(const std::string& command) const {
-    const fs::path out = root_ / "cap" / "stdout", err = root_ / "cap" / "stderr";
-    std::string line = "cd " + q(path("").string()) + " && { " + command + " ; } >" + q(out.string()) +
-                       " 2>" + q(err.string());
-    int status = std::system(line.c_str());
-    Result r{-1, slurp(out), slurp(err)};
-    if (status != -1 && WIFEXITED(status)) r.code = WEXITSTATUS(status);
-    if (status != -1 && WIFSIGNALED(status)) r.code = 128 + WTERMSIG(status);
-    return r;
-  }
-  Result cli(const std::string& args) const { return sh(kCli + " " + args); }
-
- private:
-  static std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  }
-  fs::path root_;
+// Temporary folders named for this test.
+struct Sandbox : binschema::test::Sandbox {
+  Sandbox() : binschema::test::Sandbox("binschema-batch-test") {}
 };
 
 // The input tree: every example document of examples/ encoded by its own

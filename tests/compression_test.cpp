@@ -26,6 +26,7 @@
 #include "binschema/compression.h"
 #include "binschema/error.h"
 #include "samples.h"
+#include "sandbox.h"
 
 namespace fs = std::filesystem;
 namespace yaz0 = binschema::yaz0;
@@ -636,30 +637,15 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
 
-// Quotes a word for sh.
-std::string q(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-std::ostream& operator<<(std::ostream& os, const Run& r) {
-  return os << "exit " << r.code << ", stderr: [" << r.err << "]";
-}
+using binschema::test::kCli;
+using binschema::test::q;
+using Run = binschema::test::Result;
 
 // A temporary directory the CLI runs in, with the TotK example encoded to
 // BAEV and the made-up zs.zsdic beside it.
-class CliDir {
+class CliDir : public binschema::test::Sandbox {
  public:
-  CliDir() {
-    std::string tmpl = (fs::temp_directory_path() / "binschema-compression-test.XXXXXX").string();
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    root_ = tmpl;
+  CliDir() : Sandbox("binschema-compression-test") {
     write("zs.zsdic", dictionaries().zs);
     write("pack.zsdic", dictionaries().pack);
     const Run r = cli("encode " + q(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/baev-totk.yaml") + " -o x.baev");
@@ -669,43 +655,14 @@ class CliDir {
     BOOST_REQUIRE_MESSAGE(y.code == 0, y);
     yaml = read_text("x.yaml");
   }
-  ~CliDir() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-
-  fs::path path(const std::string& name) const { return root_ / name; }
-  void write(const std::string& name, const ByteVec& data) const {
-    std::ofstream f(path(name), std::ios::binary);
-    f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    BOOST_REQUIRE(f.good());
-  }
-  ByteVec read(const std::string& name) const { return samples::read(path(name)); }
-  std::string read_text(const std::string& name) const {
-    const ByteVec b = read(name);
-    return std::string(b.begin(), b.end());
-  }
 
   // `binschema ARGS` in this directory, BINSCHEMA_ZSDIC unset unless `env` sets it.
   Run cli(const std::string& args, const std::string& env = "") const {
-    const fs::path out = root_ / ".stdout", err = root_ / ".stderr";
-    const std::string line = "cd " + q(root_.string()) + " && env -u BINSCHEMA_ZSDIC " + env + " " +
-                             q(BINSCHEMA_CLI) + " " + args + " >" + q(out.string()) + " 2>" + q(err.string());
-    const int status = std::system(line.c_str());
-    Run r{-1, samples_text(out), samples_text(err)};
-    if (status != -1 && WIFEXITED(status)) r.code = WEXITSTATUS(status);
-    return r;
+    return sh("env -u BINSCHEMA_ZSDIC " + env + " " + kCli + " " + args);
   }
 
   ByteVec baev;      // the example, encoded
   std::string yaml;  // and decoded again
-
- private:
-  static std::string samples_text(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  }
-  fs::path root_;
 };
 
 // One line on stderr, ending in a newline.
