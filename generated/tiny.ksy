@@ -13,7 +13,7 @@ seq:
     type: strz
     size: 4
     encoding: UTF-8
-    doc: "Magic. Always \"TNY\\x00\"."
+    doc: "Magic. Always \"TNY\\u0000\"."
   - id: version
     type: u2
     doc: "Version. Default 1."

@@ -23,6 +23,7 @@
 #include <set>
 #include <utility>
 
+#include "namer.h"
 #include "schema.h"
 
 namespace binschema::gen {
@@ -70,27 +71,7 @@ struct J {
     return items.back();
   }
 
-  static std::string quote(const std::string& s) {
-    std::string o = "\"";
-    for (unsigned char c : s) {
-      switch (c) {
-        case '"': o += "\\\""; break;
-        case '\\': o += "\\\\"; break;
-        case '\n': o += "\\n"; break;
-        case '\t': o += "\\t"; break;
-        case '\r': o += "\\r"; break;
-        default:
-          if (c < 0x20) {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\u%04x", c);
-            o += b;
-          } else {
-            o += static_cast<char>(c);
-          }
-      }
-    }
-    return o + "\"";
-  }
+  static std::string quote(const std::string& s) { return json_string_literal(s); }
 
   void write(std::string& o, int depth) const {
     const std::string pad(static_cast<size_t>(depth + 1) * 2, ' ');

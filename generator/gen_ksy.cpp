@@ -35,6 +35,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "namer.h"
 #include "schema.h"
 
 namespace binschema::gen {
@@ -61,26 +62,7 @@ std::string snake(const std::string& camel) {
 }
 
 // A YAML double-quoted scalar (JSON's escapes are YAML's too).
-std::string q(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\x%02x", c);
-          o += b;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o + "\"";
-}
+std::string q(const std::string& s) { return json_string_literal(s); }
 
 std::string trim(std::string t) {
   while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();

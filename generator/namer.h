@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cctype>
+#include <cstdio>
 #include <set>
 #include <string>
 
@@ -53,6 +54,30 @@ inline std::string cpp_string_literal(const std::string& s) {
     }
   }
   return r + "\"";
+}
+
+// A JSON string literal; YAML reads the same escapes in a double-quoted scalar,
+// so the JSON Schema and Kaitai back ends share it.
+inline std::string json_string_literal(const std::string& s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          o += b;
+        } else {
+          o += static_cast<char>(c);
+        }
+    }
+  }
+  return o + "\"";
 }
 
 }  // namespace binschema::gen
