@@ -201,6 +201,8 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   }
   [[maybe_unused]] const uint64_t o_names_padding = c.w.pos();
   c.w.bytes(c.w.reserve(x.names_padding.data.size()), x.names_padding.data.data(), x.names_padding.data.size());
+  if (const uint64_t end = x.data_offset; c.w.pos() != end)
+    throw binschema::EncodeError(std::string("Sarc.names_padding") + ": ends at " + binschema::hex(c.w.pos()) + ", but data_offset is " + binschema::hex(end));
   [[maybe_unused]] const uint64_t o_data = c.w.pos();
   c.w.bytes(c.w.reserve(x.data.data.size()), x.data.data.data(), x.data.data.size());
   return s;
@@ -408,6 +410,8 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   }
   [[maybe_unused]] const uint64_t o_names_padding = c.w.pos();
   c.w.bytes(c.w.reserve(x.names_padding.data.size()), x.names_padding.data.data(), x.names_padding.data.size());
+  if (const uint64_t end = x.data_offset; c.w.pos() != end)
+    throw binschema::EncodeError(std::string("Sarc.names_padding") + ": ends at " + binschema::hex(c.w.pos()) + ", but data_offset is " + binschema::hex(end));
   [[maybe_unused]] const uint64_t o_data = c.w.pos();
   c.w.bytes(c.w.reserve(x.data.data.size()), x.data.data.data(), x.data.data.size());
   return s;

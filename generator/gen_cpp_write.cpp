@@ -347,6 +347,24 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see put_union
     case FieldKind::Union: put_union(f, o); break;
   }
+  // A field that runs until(E) ends where E says, or the reader would stop
+  // elsewhere (or refuse the file): decode and encode agree on what is valid.
+  const Expr* until = f.size_expr ? &*f.size_expr : f.count ? &*f.count : nullptr;
+  // (An end derived from the layout is right by construction.)
+  const auto derived = [&](const Expr& e, const auto& self) -> bool {
+    if (e.kind == Expr::Ident && st.field(e.name) && st.field(e.name)->derive) return true;
+    for (const auto& a : e.args)
+      if (self(a, self)) return true;
+    return false;
+  };
+  if (until && until->kind == Expr::Call && until->name == "until" && !f.cond && write_evaluable(st, until->args[0]) &&
+      !derived(until->args[0], derived)) {
+    w.set("END", write_expr(st, until->args[0]));
+    w.set("WHAT", what);
+    w.set("E", expr_text(until->args[0]));
+    w += "if (const uint64_t end = {{END}}; c.w.pos() != end)\n"
+         "  throw binschema::EncodeError(std::string({{WHAT}}) + \": ends at \" + binschema::hex(c.w.pos()) + \", but {{E}} is \" + binschema::hex(end));";
+  }
 }
 
 // A number, a bool or a bit word, in whatever role it has: derived,

@@ -14,6 +14,10 @@
 #
 # BINSCHEMA_FUZZ_BUILD: build directory (default build-asan).
 # BINSCHEMA_FUZZ_JOBS:  build parallelism (default: the number of cores).
+# BINSCHEMA_FUZZ_SEED:  libFuzzer's random seed (default: a new one each run).
+#   CI sets it, so that a CI run repeats the start of a longer local run with
+#   the same seed and an empty corpus: a failure there is a regression in the
+#   tree, not the luck of the draw (docs/fuzzing.md).
 # Extra libFuzzer flags: BINSCHEMA_FUZZ_FLAGS (e.g. "-max_len=65536").
 set -eu
 cd "$(dirname "$0")/.."
@@ -84,6 +88,8 @@ cp schemas/*.yaml tests/schemas/*.yaml "$seeds/generator/"
 
 # ---- Runs ---------------------------------------------------------------------
 failed=""
+seed_flag=""
+[ -n "${BINSCHEMA_FUZZ_SEED:-}" ] && seed_flag="-seed=$BINSCHEMA_FUZZ_SEED"
 for t in $targets; do
   case "$t" in
     fuzz_generator) seed="$seeds/generator" ;;
@@ -95,7 +101,7 @@ for t in $targets; do
   mkdir -p "$corpus"
   echo "== $t: ${seconds}s"
   # shellcheck disable=SC2086
-  if ! "$build/tests/fuzzer/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+  if ! "$build/tests/fuzzer/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 $seed_flag \
       -artifact_prefix="$build/fuzz/artifacts/$t-" ${BINSCHEMA_FUZZ_FLAGS:-} "$corpus" "$seed" \
       >"$build/fuzz/$t.log" 2>&1; then
     tail -n 60 "$build/fuzz/$t.log" >&2

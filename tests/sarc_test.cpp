@@ -226,6 +226,23 @@ BOOST_AUTO_TEST_CASE(a_bad_byte_order_mark_is_refused) {
   });
 }
 
+// Found by fuzz_text_sarc: a data_offset edited in the text (here before the
+// end of the names) was written as given, and the file did not decode. A
+// field that runs until(E) must end where E says, or encode refuses.
+BOOST_AUTO_TEST_CASE(a_data_offset_that_does_not_match_the_names_is_refused_on_encode) {
+  const std::string path = std::string(BINSCHEMA_SOURCE_DIR) + "/examples/sarc-two-files.yaml";
+  Sarc s = from_text(YAML::LoadFile(path));
+  BOOST_REQUIRE_EQUAL(s.data_offset, 0x78u);
+  const auto bytes = encode(s);
+  BOOST_TEST(decode(bytes).data_offset == 0x78u);
+  for (const uint32_t bad : {0x39u, 0x74u, 0x7Cu}) {
+    s.data_offset = bad;
+    BOOST_CHECK_EXCEPTION(encode(s), binschema::EncodeError, [&](const binschema::EncodeError& e) {
+      return std::string(e.what()) == "Sarc.names_padding: ends at 0x78, but data_offset is " + binschema::hex(bad);
+    });
+  }
+}
+
 // --- The language SARC needed: each misuse is a schema error with its line. --
 namespace {
 
