@@ -7,7 +7,7 @@ meta:
     - "al"
   ks-version: 0.11
   endian: le
-doc: "Animation libraries of Lionhead's Black & White 2 (`Data/Art/binary_anim_libs/*.al`,\nPC, little-endian): a skeleton and a set of animations with their events.\nMuch of the format is not understood yet. Everything that is not is kept as\nraw numbers or opaque bytes, so that an unchanged file is written back byte\nfor byte; the fields marked *unknown* below are exactly those.\n\nLayout, as the public research tools read it: the 0x60-byte header; the\nskeleton at 0x60, followed by unknown data up to the animation metadata;\nthe metadata table (a copy of each animation's header plus the animation's\noffset); then the animations one after the other up to the end of the file.\nEach animation is its header, its events (a 4x4 matrix and two names each),\nthe block of event strings (bone name then event name, event by event, not\nshared) and then its keyframe data, which nobody has decoded yet.\n\nOffsets in the header are relative to 0x60 (the end of the header); the\nevent name offsets are relative to the start of their animation. The reader\nrefuses an event string block that is not exactly the strings of the events\nin order (it could not be written back otherwise).\n\nGenerated from the binschema schema al.yaml (what binschema's reader reads; binschema also writes the format). Pools (`event_strings`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice. What this description cannot say (see the doc of each):\n- Animation.event_strings is where the strings of pool `event_strings` are placed; each string is shown where it is used"
+doc: "Animation libraries of Lionhead's Black & White 2 (`Data/Art/binary_anim_libs/*.al`,\nPC, little-endian): a skeleton and a set of animations with their events.\nMuch of the format is not understood yet. Everything that is not is kept as\nraw numbers or opaque bytes, so that an unchanged file is written back byte\nfor byte; the fields marked *unknown* below are exactly those.\n\nLayout, as the public research tools read it: the 0x60-byte header; the\nskeleton at 0x60, followed by unknown data up to the animation metadata;\nthe metadata table (a copy of each animation's header plus the animation's\noffset); then the animations one after the other up to the end of the file.\nEach animation is its header, its events (a 4x4 matrix and two names each),\nthe block of event strings (bone name then event name, event by event, not\nshared) and then its keyframe data, which nobody has decoded yet.\n\nOffsets in the header are relative to 0x60 (the end of the header); the\nevent name offsets are relative to the start of their animation. The reader\nrefuses an event string block that is not exactly the strings of the events\nin order (it could not be written back otherwise).\n\nGenerated from the binschema schema al.yaml (what binschema's reader reads; binschema also writes the format). Pools (`event_strings`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice."
 seq:
   - id: magic
     type: u4
@@ -219,13 +219,12 @@ types:
         repeat: expr
         repeat-expr: event_count
         doc: "Events."
+      - id: event_strings
+        size: event_string_size
+        doc: "The event string block. The strings of pool `event_strings`, as bytes; each is shown where it is used."
       - id: keyframes
         size: _parent.animation_end - _io.pos
         doc: "Unknown: keyframe data up to the next animation, kept as bytes."
-    instances:
-      event_strings:
-        value: 0
-        doc: "The event string block. Not described for Kaitai: is where the strings of pool `event_strings` are placed; each string is shown where it is used. (Shown as 0; what follows in this struct may be misplaced.)"
   animation_event:
     doc: "Animation event (0x48 bytes)."
     seq:

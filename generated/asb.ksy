@@ -7,7 +7,7 @@ meta:
     - "asb"
   ks-version: 0.11
   endian: le
-doc: "Animation sequences of Nintendo EPD's \"AS\" library (`.asb`, in the `AS` folders of\nThe Legend of Zelda: Tears of the Kingdom, Nintendo Switch Sports, Splatoon 3 and\nothers): AS commands that start graphs of nodes (selectors, blenders, animations,\nframe controllers, ...), with a blackboard of parameters, events, transitions\nbetween commands and several small tables. Little-endian; every offset is a u32\nabsolute file offset, except string offsets (below).\n\nSections, in the order they are written (the EPD wiki's list; dt-12345/asb and\nTkSharp write exactly this order, with no alignment anywhere): the header (0x6C\nbytes in 0x417, 0x68 before); the AS commands; the node headers; the event offset\ntable; the node bodies, in node order, each followed by its connection payloads;\nthe sync data index table; the sync data array and its payloads; the state\ntransitions; the event groups; the transitions; the command groups (if any); the\nblackboard; the partials; the bone groups, then their bone arrays; the calculation\npresets; the valid tag list; the tag groups (shared: equal lists are stored once);\nthe EXB blob (if any); the AS markings; the material blend settings (0x417 only);\nthe enum resolve table; the string pool, which ends the file.\n\n**Strings.** Every string field holds the offset of a NUL-terminated UTF-8 string\n*relative to the start of the one string pool* (header 0x24; its size is at 0x50).\nEach distinct string is stored once, in the order the writer first meets it (the\norder of dt-12345/asb's writer, with no leading empty string and no padding).\nBlackboard entry names are 22-bit pool offsets inside a bit field.\n\n**Versions.** 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong) is the reference\nlayout. 0x40F (Nintendo Switch Sports) differs: no tag group in the AS command, no\nmaterial blend settings (no header field at 0x68), no `mode` in calculation\npresets, shorter MaterialAnimation, FrameController, InitialFrame and BoneBlender\nbodies, and a state-transition connection that is only a node index. 0x410\n(Splatoon 3) is *assumed* to share 0x40F's layout (unverified). Fields that exist\nonly in 0x417 say so (\"Present only when `version >= 0x417`\"); they must hold\ntheir empty value when a 0x40F/0x410 file is written. Every other version (0x418,\n0x407, 0x3FB, 0x304, and 0x41A/0x41B whose header differs) is refused.\n\n**Kept raw.** Parameter flags are a u32 shown as bit fields, all 32 bits kept;\nGUIDs, unknown words, raw indices (node, calc preset, sync, blackboard, EXB, AS\nmarking + 1, material blend + 1, command group + 1) are stored as read. The EXB\n(expression binary) blob is kept as opaque bytes, unchanged, with its own string\npool inside. Enum resolve patch targets stay raw absolute offsets (not maintained\nwhen the file is edited). State-transition conditions of value type 3, whose type\nthe sources dispute, keep both words raw.\n\n**No sample file was available.** This layout comes from the EPD wiki page and\nthe public tools dt-12345/asb (`asb.py`, `old.py`, `exb.py`) and TkSharp's ASB\ncodec; nothing here has been checked against real bytes. See\n`docs/notes/asb-layout.md` for every source, disagreement and open question.\nIn the docs, A = dt-12345/asb `asb.py`, O = its `old.py`, T = TkSharp's ASB\ncodec, W = the EPD wiki (W+ = its later revisions), P = a Python reader for\n0x41A/0x41B (naming hints only), Q1-Q13 = the notes' open questions.\n\nGenerated from the binschema schema asb.yaml (what binschema's reader reads; binschema also writes the format). Pools (`strings`, `tag_groups`, `event_values`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice. What this description cannot say (see the doc of each):\n- File.sync_indices uses sum(), which Kaitai cannot compute here\n- Blackboard.file_refs uses max(), which Kaitai cannot compute here"
+doc: "Animation sequences of Nintendo EPD's \"AS\" library (`.asb`, in the `AS` folders of\nThe Legend of Zelda: Tears of the Kingdom, Nintendo Switch Sports, Splatoon 3 and\nothers): AS commands that start graphs of nodes (selectors, blenders, animations,\nframe controllers, ...), with a blackboard of parameters, events, transitions\nbetween commands and several small tables. Little-endian; every offset is a u32\nabsolute file offset, except string offsets (below).\n\nSections, in the order they are written (the EPD wiki's list; dt-12345/asb and\nTkSharp write exactly this order, with no alignment anywhere): the header (0x6C\nbytes in 0x417, 0x68 before); the AS commands; the node headers; the event offset\ntable; the node bodies, in node order, each followed by its connection payloads;\nthe sync data index table; the sync data array and its payloads; the state\ntransitions; the event groups; the transitions; the command groups (if any); the\nblackboard; the partials; the bone groups, then their bone arrays; the calculation\npresets; the valid tag list; the tag groups (shared: equal lists are stored once);\nthe EXB blob (if any); the AS markings; the material blend settings (0x417 only);\nthe enum resolve table; the string pool, which ends the file.\n\n**Strings.** Every string field holds the offset of a NUL-terminated UTF-8 string\n*relative to the start of the one string pool* (header 0x24; its size is at 0x50).\nEach distinct string is stored once, in the order the writer first meets it (the\norder of dt-12345/asb's writer, with no leading empty string and no padding).\nBlackboard entry names are 22-bit pool offsets inside a bit field.\n\n**Versions.** 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong) is the reference\nlayout. 0x40F (Nintendo Switch Sports) differs: no tag group in the AS command, no\nmaterial blend settings (no header field at 0x68), no `mode` in calculation\npresets, shorter MaterialAnimation, FrameController, InitialFrame and BoneBlender\nbodies, and a state-transition connection that is only a node index. 0x410\n(Splatoon 3) is *assumed* to share 0x40F's layout (unverified). Fields that exist\nonly in 0x417 say so (\"Present only when `version >= 0x417`\"); they must hold\ntheir empty value when a 0x40F/0x410 file is written. Every other version (0x418,\n0x407, 0x3FB, 0x304, and 0x41A/0x41B whose header differs) is refused.\n\n**Kept raw.** Parameter flags are a u32 shown as bit fields, all 32 bits kept;\nGUIDs, unknown words, raw indices (node, calc preset, sync, blackboard, EXB, AS\nmarking + 1, material blend + 1, command group + 1) are stored as read. The EXB\n(expression binary) blob is kept as opaque bytes, unchanged, with its own string\npool inside. Enum resolve patch targets stay raw absolute offsets (not maintained\nwhen the file is edited). State-transition conditions of value type 3, whose type\nthe sources dispute, keep both words raw.\n\n**No sample file was available.** This layout comes from the EPD wiki page and\nthe public tools dt-12345/asb (`asb.py`, `old.py`, `exb.py`) and TkSharp's ASB\ncodec; nothing here has been checked against real bytes. See\n`docs/notes/asb-layout.md` for every source, disagreement and open question.\nIn the docs, A = dt-12345/asb `asb.py`, O = its `old.py`, T = TkSharp's ASB\ncodec, W = the EPD wiki (W+ = its later revisions), P = a Python reader for\n0x41A/0x41B (naming hints only), Q1-Q13 = the notes' open questions.\n\nGenerated from the binschema schema asb.yaml (what binschema's reader reads; binschema also writes the format). Pools (`strings`, `tag_groups`, `event_values`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice."
 seq:
   - id: magic
     type: strz
@@ -56,9 +56,9 @@ seq:
   - id: ofs_sync_data
     type: u4
     doc: "File offset of the array `sync_data`."
-  - id: sync_indices
-    size: 4
-    doc: "The sync data index table: one u32 per node reference, in node order; each is an index into `sync_data`. A node's `sync_index` and `sync_count` select its slice (A repeats entries per reference; T shares equal ones; both are kept as read). Not described for Kaitai: uses sum(), which Kaitai cannot compute here."
+  - id: ofs_sync_indices
+    type: u4
+    doc: "File offset of the array `sync_indices`."
   - id: ofs_calc_presets
     type: u4
     doc: "File offset of the array `calc_presets`."
@@ -144,6 +144,19 @@ instances:
     repeat: expr
     repeat-expr: sync_data_count
     doc: "The sync data array; each entry's payload follows the whole array."
+  sync_indices_sum0:
+    pos: 0
+    type: "file_sync_indices_sum0(_index, _index == 0 ? 0 : sync_indices_sum0[_index - 1].acc)"
+    repeat: expr
+    repeat-expr: nodes.size
+    doc: "The steps of `sum(nodes, sync_count)` (reads nothing)."
+  sync_indices:
+    io: _root._io
+    pos: ofs_sync_indices
+    type: u4
+    repeat: expr
+    repeat-expr: "(nodes.size == 0 ? 0 : sync_indices_sum0.last.acc)"
+    doc: "The sync data index table: one u32 per node reference, in node order; each is an index into `sync_data`. A node's `sync_index` and `sync_count` select its slice (A repeats entries per reference; T shares equal ones; both are kept as read)."
   calc_presets:
     io: _root._io
     pos: ofs_calc_presets
@@ -192,6 +205,19 @@ instances:
     if: (version >= 1047)
     doc: "Material blend settings (0x417 only: the 0x40F/0x410 header ends before this field). Not aligned (see `as_markings`). Present only when `version >= 0x417`."
 types:
+  file_sync_indices_sum0:
+    doc: "One step of `sum(nodes, sync_count)`: `acc` is the sum up to element `i` of `nodes`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: _parent.nodes[i].sync_count
+        doc: "The expression for element `i`."
+      acc:
+        value: prev + v
   ptr32_to_event_group:
     doc: "A pointer to a EventGroup; `target` is what it points to."
     seq:
@@ -2327,6 +2353,84 @@ types:
         repeat: expr
         repeat-expr: count
         doc: "Command names."
+  blackboard_file_refs_max1:
+    doc: "One step of `max(string_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `string_entries`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: "(_parent.string_entries[i].word.has_file ? (_parent.string_entries[i].word.file_index + 1) : 0)"
+        doc: "The expression for element `i`."
+      acc:
+        value: "(prev > v ? prev : v)"
+  blackboard_file_refs_max2:
+    doc: "One step of `max(int_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `int_entries`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: "(_parent.int_entries[i].word.has_file ? (_parent.int_entries[i].word.file_index + 1) : 0)"
+        doc: "The expression for element `i`."
+      acc:
+        value: "(prev > v ? prev : v)"
+  blackboard_file_refs_max3:
+    doc: "One step of `max(float_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `float_entries`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: "(_parent.float_entries[i].word.has_file ? (_parent.float_entries[i].word.file_index + 1) : 0)"
+        doc: "The expression for element `i`."
+      acc:
+        value: "(prev > v ? prev : v)"
+  blackboard_file_refs_max4:
+    doc: "One step of `max(bool_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `bool_entries`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: "(_parent.bool_entries[i].word.has_file ? (_parent.bool_entries[i].word.file_index + 1) : 0)"
+        doc: "The expression for element `i`."
+      acc:
+        value: "(prev > v ? prev : v)"
+  blackboard_file_refs_max5:
+    doc: "One step of `max(vec3_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `vec3_entries`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: "(_parent.vec3_entries[i].word.has_file ? (_parent.vec3_entries[i].word.file_index + 1) : 0)"
+        doc: "The expression for element `i`."
+      acc:
+        value: "(prev > v ? prev : v)"
+  blackboard_file_refs_max6:
+    doc: "One step of `max(ptr_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `ptr_entries`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: "(_parent.ptr_entries[i].word.has_file ? (_parent.ptr_entries[i].word.file_index + 1) : 0)"
+        doc: "The expression for element `i`."
+      acc:
+        value: "(prev > v ? prev : v)"
   blackboard:
     doc: "The blackboard (header 0x20; the same scheme as AINB's, A): six type headers in the fixed order string, int, float, bool, vec3f, pointer (0x30 bytes); all entries, type by type; the value area (pointer entries have no values); the file references. An empty blackboard is 0x30 zero bytes. Each type's values are as many as its entries."
     seq:
@@ -2463,10 +2567,48 @@ types:
         repeat: expr
         repeat-expr: vec3_count
         doc: "Values of the vec3f entries."
+      - id: file_refs
+        type: file_ref
+        repeat: expr
+        repeat-expr: "((((((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) > (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc) ? (((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) : (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc)) > (vec3_entries.size == 0 ? 0 : file_refs_max5.last.acc) ? ((((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) > (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc) ? (((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) : (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc)) : (vec3_entries.size == 0 ? 0 : file_refs_max5.last.acc)) > (ptr_entries.size == 0 ? 0 : file_refs_max6.last.acc) ? (((((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) > (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc) ? (((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) : (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc)) > (vec3_entries.size == 0 ? 0 : file_refs_max5.last.acc) ? ((((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) > (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc) ? (((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) : (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc)) : (vec3_entries.size == 0 ? 0 : file_refs_max5.last.acc)) : (ptr_entries.size == 0 ? 0 : file_refs_max6.last.acc))"
+        doc: "File references, right after the values. No count is stored: there are as many as the highest `file_index` used by an entry + 1 (A, O, T). A numbers them in first-use order over the entries."
     instances:
-      file_refs:
-        value: 0
-        doc: "File references, right after the values. No count is stored: there are as many as the highest `file_index` used by an entry + 1 (A, O, T). A numbers them in first-use order over the entries. Not described for Kaitai: uses max(), which Kaitai cannot compute here. (Shown as 0; what follows in this struct may be misplaced.)"
+      file_refs_max1:
+        pos: 0
+        type: "blackboard_file_refs_max1(_index, _index == 0 ? 0 : file_refs_max1[_index - 1].acc)"
+        repeat: expr
+        repeat-expr: string_entries.size
+        doc: "The steps of `max(string_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+      file_refs_max2:
+        pos: 0
+        type: "blackboard_file_refs_max2(_index, _index == 0 ? 0 : file_refs_max2[_index - 1].acc)"
+        repeat: expr
+        repeat-expr: int_entries.size
+        doc: "The steps of `max(int_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+      file_refs_max3:
+        pos: 0
+        type: "blackboard_file_refs_max3(_index, _index == 0 ? 0 : file_refs_max3[_index - 1].acc)"
+        repeat: expr
+        repeat-expr: float_entries.size
+        doc: "The steps of `max(float_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+      file_refs_max4:
+        pos: 0
+        type: "blackboard_file_refs_max4(_index, _index == 0 ? 0 : file_refs_max4[_index - 1].acc)"
+        repeat: expr
+        repeat-expr: bool_entries.size
+        doc: "The steps of `max(bool_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+      file_refs_max5:
+        pos: 0
+        type: "blackboard_file_refs_max5(_index, _index == 0 ? 0 : file_refs_max5[_index - 1].acc)"
+        repeat: expr
+        repeat-expr: vec3_entries.size
+        doc: "The steps of `max(vec3_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+      file_refs_max6:
+        pos: 0
+        type: "blackboard_file_refs_max6(_index, _index == 0 ? 0 : file_refs_max6[_index - 1].acc)"
+        repeat: expr
+        repeat-expr: ptr_entries.size
+        doc: "The steps of `max(ptr_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
   bb_entry_word_bits:
     doc: "The bits of `word`, from the least significant up."
     seq:

@@ -5,7 +5,7 @@ meta:
   title: "Feats: a test format"
   ks-version: 0.11
   endian: le
-doc: "Test schema for the schema features of context fields, block pools, tag_shift and friends.\n\nGenerated from the binschema schema feats.yaml (what binschema's reader reads; binschema also writes the format). Pools (`strings`, `groups`, `vals`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice. What this description cannot say (see the doc of each):\n- BodyA.slots uses max(), which Kaitai cannot compute here"
+doc: "Test schema for the schema features of context fields, block pools, tag_shift and friends.\n\nGenerated from the binschema schema feats.yaml (what binschema's reader reads; binschema also writes the format). Pools (`strings`, `groups`, `vals`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice."
 seq:
   - id: version
     type: u4
@@ -174,6 +174,19 @@ types:
         io: _root._io
         pos: ofs
         type: ref
+  body_a_slots_max0:
+    doc: "One step of `max(as, node + 1)`: `acc` is the maximum up to element `i` of `as`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: (_parent.as[i].target.node + 1)
+        doc: "The expression for element `i`."
+      acc:
+        value: "(prev > v ? prev : v)"
   body_a:
     doc: "A body with pointers at variable offsets."
     seq:
@@ -197,6 +210,11 @@ types:
         repeat: expr
         repeat-expr: nb
         doc: "At a variable offset."
+      - id: slots
+        type: u4
+        repeat: expr
+        repeat-expr: "(as.size == 0 ? 0 : slots_max0.last.acc)"
+        doc: "As many as the highest as[].node + 1."
       - id: ofs_d
         type: u4
         doc: "File offset of the target of `d`."
@@ -205,9 +223,12 @@ types:
         if: (_root.version >= 2)
         doc: "Version 2 and up (a context field). Present only when `version >= 2`."
     instances:
-      slots:
-        value: 0
-        doc: "As many as the highest as[].node + 1. Not described for Kaitai: uses max(), which Kaitai cannot compute here. (Shown as 0; what follows in this struct may be misplaced.)"
+      slots_max0:
+        pos: 0
+        type: "body_a_slots_max0(_index, _index == 0 ? 0 : slots_max0[_index - 1].acc)"
+        repeat: expr
+        repeat-expr: as.size
+        doc: "The steps of `max(as, node + 1)` (reads nothing)."
       d:
         io: _root._io
         pos: ofs_d

@@ -12,11 +12,11 @@ meta:
     - "bgenv"
   ks-version: 0.11
   endian:
-    switch-on: _root.bom
+    switch-on: _root.bom_ahead
     cases:
       0xfeff: be
       0xfffe: le
-doc: "Nintendo's simple archive (SARC), the container of most Wii U and Switch\ngame files (`.pack`, `.sarc`, and inside Yaz0 as `.sbeventpack`,\n`.sbactorpack`, `.ssarc`, ...): a header, a file allocation table (SFAT) of\nnodes sorted by the hash of their names, a name table (SFNT) and the data of\nthe files. The byte order mark at 0x6 chooses the byte order of everything\nelse: FF FE (little-endian, Switch and most Wii U files) or FE FF\n(big-endian, Wii U).\n\nEach node's name is `attributes & 0xFFFFFF` words (of 4 bytes) into the\nname table when the top byte is 1, and the node has no name when it is 0;\nits data runs from `data_begin` to `data_end`, relative to `data_offset`.\nThe name hash is `h = h * hash_multiplier + c` over the name's bytes (as\nsigned chars), from 0, modulo 2^32; `hash_multiplier` is 0x65.\n\n**What this schema does not do yet.** The names are read as the name table\nholds them (one per node, in node order: every archive seen so far is\nwritten so), and the file data is one `bytes` field; the nodes' hashes,\nname offsets and data ranges are stored as read. Decoding and rewriting an\narchive gives the same bytes, but renaming, adding or removing a file in the\ntext means keeping those numbers right by hand (see issue 13).\n\nGenerated from the binschema schema sarc.yaml (what binschema's reader reads; binschema also writes the format). What this description cannot say (see the doc of each):\n- Sarc.data runs to the end of the block that holds it, which Kaitai cannot bound here"
+doc: "Nintendo's simple archive (SARC), the container of most Wii U and Switch\ngame files (`.pack`, `.sarc`, and inside Yaz0 as `.sbeventpack`,\n`.sbactorpack`, `.ssarc`, ...): a header, a file allocation table (SFAT) of\nnodes sorted by the hash of their names, a name table (SFNT) and the data of\nthe files. The byte order mark at 0x6 chooses the byte order of everything\nelse: FF FE (little-endian, Switch and most Wii U files) or FE FF\n(big-endian, Wii U).\n\nEach node's name is `attributes & 0xFFFFFF` words (of 4 bytes) into the\nname table when the top byte is 1, and the node has no name when it is 0;\nits data runs from `data_begin` to `data_end`, relative to `data_offset`.\nThe name hash is `h = h * hash_multiplier + c` over the name's bytes (as\nsigned chars), from 0, modulo 2^32; `hash_multiplier` is 0x65.\n\n**What this schema does not do yet.** The names are read as the name table\nholds them (one per node, in node order: every archive seen so far is\nwritten so), and the file data is one `bytes` field; the nodes' hashes,\nname offsets and data ranges are stored as read. Decoding and rewriting an\narchive gives the same bytes, but renaming, adding or removing a file in the\ntext means keeping those numbers right by hand (see issue 13).\n\nGenerated from the binschema schema sarc.yaml (what binschema's reader reads; binschema also writes the format)."
 seq:
   - id: magic
     type: strz
@@ -85,10 +85,14 @@ seq:
   - id: names_padding
     size: data_offset - _io.pos
     doc: "Zero bytes after the names, up to data_offset (where the file data starts, aligned as the archive's writer chose)."
+  - id: data
+    size: _io.size - _io.pos
+    doc: "The files' data, from data_offset to the end (each file aligned as the archive's writer chose)."
 instances:
-  data:
-    value: 0
-    doc: "The files' data, from data_offset to the end (each file aligned as the archive's writer chose). Not described for Kaitai: runs to the end of the block that holds it, which Kaitai cannot bound here. (Shown as 0; what follows in this struct may be misplaced.)"
+  bom_ahead:
+    pos: 0x6
+    type: u2be
+    doc: "`bom` read ahead, to pick the byte order of everything else (0xfeff big-endian, 0xfffe little-endian)."
 types:
   name:
     doc: "A name in the name table."

@@ -149,6 +149,17 @@ class KsyGen {
       if (!p.scope.empty() && p.scope != s_.root)
         if (const Struct* st = s_.find(p.scope)) needs_start_.insert(st);
     KType top = struct_type(*root);
+    if (s_.endian_by_bom) {
+      // The byte order must be known before the root's first field is read:
+      // the mark is read ahead at its fixed offset, byte order aside.
+      const Field* bom = root->field(s_.bom_field);
+      Attr peek;
+      peek.id = s_.bom_field + "_ahead";
+      peek.set("pos", hexs(bom ? bom->offset : 0));
+      peek.set("type", "u2be");
+      peek.doc = "`" + s_.bom_field + "` read ahead, to pick the byte order of everything else (0xfeff big-endian, 0xfffe little-endian).";
+      top.instances.insert(top.instances.begin(), peek);
+    }
     for (const auto& st : s_.structs)
       if (st.get() != root) types_.push_back(struct_type(*st));
     if (need_pascal_) {
@@ -179,7 +190,7 @@ class KsyGen {
     }
     o << "  ks-version: 0.11\n";
     if (s_.endian_by_bom)  // the mark is read as u2be: 0xFEFF for bytes FE FF
-      o << "  endian:\n    switch-on: _root." << s_.bom_field << "\n    cases:\n      0xfeff: be\n      0xfffe: le\n";
+      o << "  endian:\n    switch-on: _root." << s_.bom_field << "_ahead\n    cases:\n      0xfeff: be\n      0xfffe: le\n";
     else
       o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
     std::string doc = trim(s_.doc);
@@ -276,6 +287,7 @@ class KsyGen {
   // Where the block the current struct starts ends, for a `size: rest`
   // field: the end of its pointer's extent when one pointer leads to it.
   std::string rest_end() const {
+    if (cur_->name == s_.root) return "_io.size";  // the root's block is the file
     const Field* only = nullptr;
     int refs = 0;
     for (const auto& st : s_.structs)
@@ -302,7 +314,7 @@ class KsyGen {
 
   // An expression of the schema in Kaitai's expression language, as seen
   // from the type being built (`up`: "_parent." inside a union's type).
-  std::string expr(const Expr& e) const {
+  std::string expr(const Expr& e) {
     switch (e.kind) {
       case Expr::Int: return std::to_string(e.value);
       case Expr::Ident: {
@@ -328,10 +340,11 @@ class KsyGen {
       case Expr::Call:
         if (e.name == "file_size") return "_root._io.size";
         if (e.name == "count" && e.args.size() == 1 && e.args[0].kind == Expr::Ident) return expr(e.args[0]) + ".size";
-        if (e.name == "max" && e.args.size() == 2) {
-          // max(a, b) of two numbers; max(array, expr) folds over an array, which Kaitai cannot.
-          const bool over_array = e.args[0].kind == Expr::Ident && cur_->field(e.args[0].name) && cur_->field(e.args[0].name)->array;
-          if (!over_array) {
+        if ((e.name == "max" || e.name == "sum") && e.args.size() == 2) {
+          // max(array, expr) and sum(array, expr) fold over an array; max(a, b) of two numbers.
+          const Field* arr = e.args[0].kind == Expr::Ident ? cur_->field(e.args[0].name) : nullptr;
+          if (arr && arr->array) return fold(e, *arr);
+          if (e.name == "max") {
             const std::string a = expr(e.args[0]), b = expr(e.args[1]);
             return "(" + a + " > " + b + " ? " + a + " : " + b + ")";
           }
@@ -339,6 +352,57 @@ class KsyGen {
         throw Gap("uses " + e.name + "(), which Kaitai cannot compute here");
     }
     return "0";
+  }
+
+  // sum(ARRAY, E) or max(ARRAY, E) over an inline array of structs, as a
+  // running fold: a zero-size instance `<field>_<fn>N` of the struct being
+  // built repeats once per element, each step taking its index and the
+  // previous step's result (Kaitai's JavaScript, Python and Ruby code fill
+  // a repeated instance's array as they go, so step i sees step i - 1);
+  // step i's `acc` is the fold up to element i. Empty array: 0, as in
+  // binschema's reader.
+  std::string fold(const Expr& e, const Field& arr) {
+    if (arr.type.kind != ValueType::Struct || !cur_t_ || !cur_id_)
+      throw Gap("uses " + e.name + "() over `" + arr.name + "`, which Kaitai cannot compute here");
+    const std::string inst = *cur_id_ + "_" + e.name + std::to_string(folds_++);
+    KType t;
+    t.id = snake(cur_->name) + "_" + inst;
+    t.doc = "One step of `" + expr_text(e) + "`: `acc` is the " + (e.name == "sum" ? "sum" : "maximum") +
+            " up to element `i` of `" + arr.name + "`.";
+    t.params = {{"i", "u4"}, {"prev", "s8"}};
+    // The element's expression, seen from the step (whose parent is the struct).
+    const Struct* saved = cur_;
+    const std::string saved_up = up_;
+    up_ = "_parent." + up_ + arr.name + "[i]" + (arr.elem_ptr ? ".target" : "") + ".";
+    cur_ = arr.type.st;
+    std::string v;
+    try {
+      v = expr(e.args[1]);
+    } catch (...) {
+      cur_ = saved;
+      up_ = saved_up;
+      throw;
+    }
+    cur_ = saved;
+    up_ = saved_up;
+    Attr value;
+    value.id = "v";
+    value.set("value", v);
+    value.doc = "The expression for element `i`.";
+    Attr acc;
+    acc.id = "acc";
+    acc.set("value", e.name == "sum" ? "prev + v" : "(prev > v ? prev : v)");
+    t.instances = {value, acc};
+    types_.push_back(t);
+    Attr step;
+    step.id = inst;
+    step.set("pos", "0");
+    step.set("type", t.id + "(_index, _index == 0 ? 0 : " + inst + "[_index - 1].acc)");
+    step.set("repeat", "expr");
+    step.set("repeat-expr", up_ + arr.name + ".size");
+    step.doc = "The steps of `" + expr_text(e) + "` (reads nothing).";
+    cur_t_->instances.push_back(step);
+    return "(" + up_ + arr.name + ".size == 0 ? 0 : " + inst + ".last.acc)";
   }
 
   std::string notes(const Field& f) const {
@@ -358,6 +422,8 @@ class KsyGen {
   // Adds the seq entries and instances that read field f (or a union case,
   // named `id`) to t. `guard` is an extra `if:` condition (a union case).
   void field(KType& t, const Field& f, const std::string& id, const std::string& guard) {
+    cur_t_ = &t;
+    cur_id_ = &id;
     Attr a;
     a.id = id;
     a.doc = notes(f);
@@ -425,7 +491,10 @@ class KsyGen {
           a.set("size", expr(*f.size_expr));
         break;
       case FieldKind::PoolBlock:
-        throw Gap("is where the strings of pool `" + f.pool + "` are placed; each string is shown where it is used");
+        // The block as bytes: each string is shown where an offset names it.
+        a.set("size", f.size_rest ? rest_end() + " - _io.pos" : expr(*f.size_expr));
+        a.doc += (a.doc.empty() ? "" : " ") + ("The strings of pool `" + f.pool + "`, as bytes; each is shown where it is used.");
+        break;
       case FieldKind::InlineStruct: a.set("type", type_ref(f.type.st, "_io.pos")); break;
       case FieldKind::InlineArray:
         a.set("type", f.type.kind == ValueType::Struct ? type_ref(f.type.st, "_io.pos") : std::string(ks_prim(f.type.prim)));
@@ -807,7 +876,11 @@ class KsyGen {
     if (rel) t.params.emplace_back("struct_start", "u8");
     const std::string saved_up = up_;
     up_ = "_parent.";  // the payload's type sits in the union's struct
+    KType* const saved_t = cur_t_;
+    const std::string* const saved_id = cur_id_;
     field(t, f, "value", "");
+    cur_t_ = saved_t;
+    cur_id_ = saved_id;
     up_ = saved_up;
     types_.push_back(t);
     return rel ? t.id + "(struct_start)" : t.id;
@@ -897,6 +970,9 @@ class KsyGen {
   bool cur_needs_start_ = false;
   std::string up_;
   bool need_pascal_ = false;
+  KType* cur_t_ = nullptr;            // the type field() adds to (folds add their steps there)
+  const std::string* cur_id_ = nullptr;  // the id of the field being added
+  int folds_ = 0;
 };
 
 }  // namespace
