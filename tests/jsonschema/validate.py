@@ -2,12 +2,13 @@
 """Checks the exported JSON Schemas (binschema-gen --emit jsonschema) against
 the text the CLI really prints and reads.
 
-For every example document (examples/*.yaml) and every BFEVFL/BFEVTM sample in
-../shared/samples/bfevfl: encode or read the file, decode it to JSON and to
+For every example document (examples/*.yaml) and every sample in
+../shared/samples (BFEVFL/BFEVTM in bfevfl/, SARC in sarc/): encode or read the file, decode it to JSON and to
 YAML with the CLI, and validate both (and the example itself) against the
 format's schema. Then, per format, two broken documents must FAIL the schema,
 and the CLI's encode must refuse them too: one with a misspelt key, one with
-an integer out of the range of every integer type. And the forms only rare
+an integer one past the largest its field's schema takes (which must
+be 2**8, 2**16, 2**32 or 2**64, the field's width). And the forms only rare
 values take (a NaN payload, a string that is not UTF-8), written by the CLI,
 must pass.
 
@@ -92,22 +93,34 @@ def check_valid(v, doc, what):
         print(f"ok      {what}")
 
 
-def first_int(node, path=()):
-    """The path of the first integer (not a boolean) in a document, outside `format`."""
+def int_paths(node, path=()):
+    """The paths of the integers (not booleans) in a document, outside `format`, in order."""
     if isinstance(node, dict):
         for k, val in node.items():
             if k == "format" and not path:
                 continue
-            p = first_int(val, path + (k,))
-            if p is not None:
-                return p
+            yield from int_paths(val, path + (k,))
     elif isinstance(node, list):
         for i, val in enumerate(node):
-            p = first_int(val, path + (i,))
-            if p is not None:
-                return p
+            yield from int_paths(val, path + (i,))
     elif isinstance(node, int) and not isinstance(node, bool):
-        return path
+        yield path
+
+
+def range_case(v, doc):
+    """An integer just past the range of its field: the first integer of the
+    document whose schema takes 2**(8k) - 1 but not 2**(8k) for the field's
+    width; returns (path, limit) or None."""
+    for path in int_paths(doc):
+        for bits in (8, 16, 32, 64):
+            probe = copy.deepcopy(doc)
+            set_at(probe, path, 2 ** bits)
+            if not errors(v, probe):
+                continue
+            set_at(probe, path, 2 ** bits - 1)
+            if not errors(v, probe):
+                return path, 2 ** bits
+            break
     return None
 
 
@@ -137,14 +150,15 @@ def check_broken(v, cli, doc, fmt, work):
     key = first_key(doc)
     bad_key = copy.deepcopy(doc)
     rename_at(bad_key, key, key[-1] + "_misspelt")
-    n = first_int(doc)
     cases = [(f"key '{key[-1]}' misspelt as '{key[-1]}_misspelt'", bad_key)]
-    if n is None:
-        fail(f"{fmt}: no integer in the document to put out of range")
+    r = range_case(v, doc)
+    if r is None:
+        fail(f"{fmt}: no integer in the document whose schema range ends at 2**8, 2**16, 2**32 or 2**64")
     else:
+        n, limit = r
         bad_range = copy.deepcopy(doc)
-        set_at(bad_range, n, 2 ** 64)
-        cases.append((f"/{'/'.join(map(str, n))} set to 2**64", bad_range))
+        set_at(bad_range, n, limit)
+        cases.append((f"/{'/'.join(map(str, n))} set to {limit} (its schema takes up to {limit - 1})", bad_range))
     for what, bad in cases:
         checked += 1
         errs = errors(v, bad)
@@ -267,20 +281,22 @@ def main():
             if fmt == "evnt":
                 check_rare_forms(v, a.cli, texts["json"], fmt, a.work)
 
-    samples = os.path.join(a.samples, "bfevfl")
-    if not os.path.isdir(samples):
-        print(f"NOTE: {samples} is missing: the BFEVFL samples were not checked")
-    else:
-        v = validator(a.schemas, "bfevfl")
-        files = sorted(f for f in os.listdir(samples) if f.endswith((".bfevfl", ".bfevtm")))
+    # The samples in ../shared/samples, by folder: their format and file names.
+    for folder, fmt, exts in (("bfevfl", "bfevfl", (".bfevfl", ".bfevtm")), ("sarc", "sarc", (".sarc",))):
+        samples = os.path.join(a.samples, folder)
+        if not os.path.isdir(samples):
+            print(f"NOTE: {samples} is missing: the {fmt} samples were not checked")
+            continue
+        v = validator(a.schemas, fmt)
+        files = sorted(f for f in os.listdir(samples) if f.endswith(exts))
         if not files:
-            fail(f"no .bfevfl/.bfevtm files in {samples}")
+            fail(f"no {'/'.join(exts)} files in {samples}")
         for name in files:
-            texts = decode_both(a.cli, os.path.join(samples, name), a.work, name, "bfevfl")
+            texts = decode_both(a.cli, os.path.join(samples, name), a.work, name, fmt)
             if texts is None:
                 continue
             for kind, d in texts.items():
-                check_valid(v, d, f"samples/bfevfl/{name} decoded as {kind}")
+                check_valid(v, d, f"samples/{folder}/{name} decoded as {kind}")
 
     print(f"{checked} checks, {len(failures)} failures")
     return 1 if failures else 0
