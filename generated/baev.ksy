@@ -316,6 +316,18 @@ types:
         repeat: expr
         repeat-expr: param_count
         doc: "Pointer to the parameter pointers."
+  parameter_value_int_payload:
+    doc: "Case `int` of `value`: `value` is the payload."
+    seq:
+      - id: value
+        type: s4
+        doc: "Integer."
+  parameter_value_float_payload:
+    doc: "Case `float` of `value`: `value` is the payload."
+    seq:
+      - id: value
+        type: f4
+        doc: "Float."
   parameter_value_vec3_payload:
     doc: "Case `vec3` of `value`: `value` is the payload."
     seq:
@@ -349,8 +361,8 @@ types:
         type:
           switch-on: type
           cases:
-            0: s4
-            1: f4
+            0: parameter_value_int_payload
+            1: parameter_value_float_payload
             3: parameter_value_vec3_payload
             5: str64_in_strings
         doc: "Parameter value. Cases by `type`: 0 int, 1 float, 3 vec3, 5 string."

@@ -634,6 +634,24 @@ types:
         io: _root._io
         pos: ofs
         type: pascal16
+  container_item_value_int_payload:
+    doc: "Case `int` of `value`: `value` is the payload."
+    seq:
+      - id: value
+        type: s4
+        doc: "Int."
+  container_item_value_bool_payload:
+    doc: "Case `bool` of `value`: `value` is the payload."
+    seq:
+      - id: value
+        type: u4
+        doc: "Bool: 0x80000001 when true. A boolean: true is stored as 0x80000001, false as 0."
+  container_item_value_float_payload:
+    doc: "Case `float` of `value`: `value` is the payload."
+    seq:
+      - id: value
+        type: f4
+        doc: "Float."
   container_item_value_int_array_payload:
     doc: "Case `int_array` of `value`: `value` is the payload."
     seq:
@@ -695,9 +713,9 @@ types:
           switch-on: type
           cases:
             0: ptr64_to_pascal16
-            2: s4
-            3: u4
-            4: f4
+            2: container_item_value_int_payload
+            3: container_item_value_bool_payload
+            4: container_item_value_float_payload
             5: ptr64_to_pascal16
             7: container_item_value_int_array_payload
             8: container_item_value_bool_array_payload

@@ -77,6 +77,24 @@ types:
         pos: ofs
         type: strz
         encoding: UTF-8
+  record_value_number_payload:
+    doc: "Case `number` of `value`: `value` is the payload."
+    params:
+      - id: struct_start
+        type: u8
+    seq:
+      - id: value
+        type: s4
+        doc: "A signed number."
+  record_value_ratio_payload:
+    doc: "Case `ratio` of `value`: `value` is the payload."
+    params:
+      - id: struct_start
+        type: u8
+    seq:
+      - id: value
+        type: f4
+        doc: "A float."
   record:
     doc: "A named record with a typed value."
     params:
@@ -103,8 +121,8 @@ types:
         type:
           switch-on: kind
           cases:
-            1: s4
-            2: f4
+            1: record_value_number_payload(struct_start)
+            2: record_value_ratio_payload(struct_start)
             7: pair
         size: 4
         doc: "The value. Cases by `kind`: 1 number, 2 ratio, 7 pair."
