@@ -54,6 +54,15 @@ seq:
   - id: blob
     size: blob_size
     doc: "Bytes sized by a model field: the writer checks the two agree."
+  - id: ofs_extra
+    type: u4
+    doc: "File offset of the target of `extra`. 0x0 when absent."
+  - id: extra_start
+    type: u4
+    doc: "Where extra starts; 0 when it is absent (a region the model leaves out has start, end and size 0). Computed by the writer: `start(extra)` (shown as stored)."
+  - id: extra_size
+    type: u4
+    doc: "Size of extra; 0 when it is absent. Computed by the writer: `size(extra)` (shown as stored)."
 instances:
   items:
     io: _root._io
@@ -72,6 +81,12 @@ instances:
     pos: ofs_second
     type: named
     doc: "Another named block."
+  extra:
+    io: _root._io
+    pos: ofs_extra
+    type: cell
+    if: ofs_extra != 0
+    doc: "An optional block (0 when absent), a region."
 types:
   grid:
     seq:

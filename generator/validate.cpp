@@ -112,6 +112,7 @@ class Validator {
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
     check_bom();
     check_pad();
+    check_rest_blocks();
     for (auto& st : s_.structs)
       if (st->name == "format" || (st->name == s_.root && st->field("format")))
         throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
@@ -158,6 +159,132 @@ class Validator {
     if (s_.endian_by_bom && s_.relocation_table)
       throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): endian: bom cannot have one");
     if (found) s_.bom_field = found->name;
+  }
+
+  // `size: rest` (docs §10): the field runs to the end of its struct's block,
+  // which the reader takes to be the end of the file, or the next element's
+  // target for the target of an `extent: next` pointer. Anything the writer
+  // puts there instead would be read back as part of the field, so the
+  // struct must be the last block written (the last of its array with
+  // extent: next), and place nothing after itself.
+  void check_rest_blocks() {
+    for (const auto& sp : s_.structs) {
+      const Struct& st = *sp;
+      const Field* rest = nullptr;
+      for (const auto& f : st.fields)
+        if (f->size_rest) rest = f.get();
+      if (!rest) continue;
+      const std::string head = "'" + rest->name + "' runs to the end of " + st.name + "'s block (size: rest), but ";
+      bool past = false;
+      for (const auto& f : st.fields) {
+        if (f.get() == rest) past = true;
+        else if (past && f->kind != FieldKind::Virtual)
+          throw SchemaError(rest->loc, head + "'" + f->name + "' follows it in " + st.name);
+      }
+      if (std::string what = placed_after(st, nullptr); !what.empty())
+        throw SchemaError(rest->loc, head + st.name + " places " + what + " after itself, where '" + rest->name + "' would read it");
+      std::set<const Struct*> seen;
+      std::string why = last_block(st, seen);
+      for (const auto& p : s_.pools)
+        if (why.empty() && p.scope.empty() && !p.placed_in_layout)
+          why = "pool '" + p.name + "' is placed at the end of the file, after it (place it with `pool " + p.name + "` in a layout)";
+      if (why.empty() && s_.relocation_table) why = "the relocation table is written at the end of the file, after it";
+      if (!why.empty()) throw SchemaError(rest->loc, head + why);
+    }
+  }
+
+  // What the writer places for `p` after the target of its pointer field
+  // `g` (after p's own bytes when g is null), as words for a message; ""
+  // when nothing. The order is place_fn's: the layout after self, then the
+  // active union case's target, then what unnamed inline structs point to.
+  std::string placed_after(const Struct& p, const Field* g) const {
+    bool open = !p.has_self, found = g == nullptr;
+    for (const auto& li : p.layout) {
+      if (li.kind == LayoutItem::Self) {
+        open = true;
+        continue;
+      }
+      if (!open) continue;
+      const bool mine = g && li.name == g->name && li.kind != LayoutItem::Pool && li.kind != LayoutItem::Align && li.kind != LayoutItem::Zeros;
+      if (found && !mine) {
+        switch (li.kind) {
+          case LayoutItem::Pool: return "pool '" + li.name + "'";
+          case LayoutItem::Align: return "padding (align " + std::to_string(li.n) + ")";
+          case LayoutItem::Zeros: return "zeros " + std::to_string(li.n);
+          case LayoutItem::FieldTarget:
+          case LayoutItem::Shallow:
+          case LayoutItem::Children:
+          case LayoutItem::Self: return "the target of '" + li.name + "'";
+        }
+      }
+      found = found || mine;
+    }
+    for (const auto& u : p.fields) {
+      if (u->type.kind != ValueType::Union || !field_has_children(*u)) continue;
+      bool holds = false;
+      for (const auto& c : u->cases) holds = holds || c.field.get() == g;
+      if (found && !holds) return "the target of union '" + u->name + "'";
+      found = found || holds;
+    }
+    for (const auto& f : p.fields) {
+      if (f->ptr || f->elem_ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
+      bool named = false;
+      for (const auto& li : p.layout) named = named || (li.kind == LayoutItem::Children && li.name == f->name);
+      if (f.get() == g) {
+        found = true;
+        continue;
+      }
+      if (named) continue;
+      if (found) return "what '" + f->name + "' points to";
+    }
+    return "";
+  }
+
+  // Why the writer does not end the file with the block of `st` (each
+  // instance of it): "" when it does. With extent: next on the pointer, the
+  // block ends at the next element's target instead, so its element struct
+  // must place only it, and the array must end the file.
+  std::string last_block(const Struct& st, std::set<const Struct*>& seen) const {
+    if (st.name == s_.root || !seen.insert(&st).second) return "";
+    for (const auto& pp : s_.structs) {
+      const Struct& p = *pp;
+      std::vector<const Field*> refs;
+      for (const auto& f : p.fields) {
+        refs.push_back(f.get());
+        for (const auto& c : f->cases) refs.push_back(c.field.get());
+      }
+      for (const Field* g : refs) {
+        if (g->type.kind != ValueType::Struct || g->type.st != &st) continue;
+        if (!g->pool.empty()) return st.name + " is a block of pool '" + g->pool + "'";
+        if (g->array) return st.name + " is an element of '" + p.name + "." + g->name + "', and only the last element's block ends at the end of the file";
+        if (!g->ptr) {  // held inline: it ends where p ends
+          bool past = false;
+          for (const auto& f : p.fields) {
+            if (f.get() == g) past = true;
+            else if (past && f->kind != FieldKind::Virtual) return "'" + f->name + "' follows it in " + p.name;
+          }
+          if (std::string what = placed_after(p, nullptr); !what.empty()) return p.name + " places " + what + " after it";
+          if (std::string why = last_block(p, seen); !why.empty()) return why;
+          continue;
+        }
+        if (std::string what = placed_after(p, g); !what.empty()) return p.name + " places " + what + " after it";
+        if (!g->extent_next) {
+          if (std::string why = last_block(p, seen); !why.empty()) return why;
+          continue;
+        }
+        // extent: next: p is the element of an inline array, and places only g's target.
+        for (const auto& li : p.layout)
+          if (li.name != g->name && li.kind != LayoutItem::Self)
+            return p.name + " places more than the target of '" + g->name + "' (extent: next needs the targets one after the other)";
+        for (const auto& qq : s_.structs)
+          for (const auto& a : qq->fields) {
+            if (a->type.kind != ValueType::Struct || a->type.st != &p) continue;
+            if (std::string what = placed_after(*qq, a.get()); !what.empty()) return qq->name + " places " + what + " after the last of them";
+            if (std::string why = last_block(*qq, seen); !why.empty()) return why;
+          }
+      }
+    }
+    return "";
   }
 
   // `pad: N` (docs §5 `pad`): an inline cstring, then zeros up to a multiple of N.

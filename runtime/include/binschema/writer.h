@@ -112,9 +112,11 @@ class WriterBase {
     buf_.resize(want);  // zero-filled
   }
 
+  // A region the model leaves out (an absent if: field, a null pointer, an
+  // empty array that is not written) was never placed: its start, end and
+  // size are 0, as the offset of a null pointer (docs §7 `region`).
   uint64_t mark(const std::vector<uint64_t>& v, int id) const {
-    if (static_cast<size_t>(id) >= v.size() || v[id] == UINT64_MAX)
-      throw EncodeError("internal: region " + std::to_string(id) + " was never placed");
+    if (static_cast<size_t>(id) >= v.size() || v[id] == UINT64_MAX) return 0;
     return v[id];
   }
   void grow_marks(int id) {
