@@ -2353,8 +2353,8 @@ types:
         repeat: expr
         repeat-expr: count
         doc: "Command names."
-  blackboard_file_refs_max1:
-    doc: "One step of `max(string_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `string_entries`."
+  blackboard_file_refs_max0:
+    doc: "One step of `max(ptr_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `ptr_entries`."
     params:
       - id: i
         type: u4
@@ -2362,12 +2362,25 @@ types:
         type: s8
     instances:
       v:
-        value: "(_parent.string_entries[i].word.has_file ? (_parent.string_entries[i].word.file_index + 1) : 0)"
+        value: "(_parent.ptr_entries[i].word.has_file ? (_parent.ptr_entries[i].word.file_index + 1) : 0)"
+        doc: "The expression for element `i`."
+      acc:
+        value: "(prev > v ? prev : v)"
+  blackboard_file_refs_max1:
+    doc: "One step of `max(vec3_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `vec3_entries`."
+    params:
+      - id: i
+        type: u4
+      - id: prev
+        type: s8
+    instances:
+      v:
+        value: "(_parent.vec3_entries[i].word.has_file ? (_parent.vec3_entries[i].word.file_index + 1) : 0)"
         doc: "The expression for element `i`."
       acc:
         value: "(prev > v ? prev : v)"
   blackboard_file_refs_max2:
-    doc: "One step of `max(int_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `int_entries`."
+    doc: "One step of `max(bool_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `bool_entries`."
     params:
       - id: i
         type: u4
@@ -2375,7 +2388,7 @@ types:
         type: s8
     instances:
       v:
-        value: "(_parent.int_entries[i].word.has_file ? (_parent.int_entries[i].word.file_index + 1) : 0)"
+        value: "(_parent.bool_entries[i].word.has_file ? (_parent.bool_entries[i].word.file_index + 1) : 0)"
         doc: "The expression for element `i`."
       acc:
         value: "(prev > v ? prev : v)"
@@ -2393,7 +2406,7 @@ types:
       acc:
         value: "(prev > v ? prev : v)"
   blackboard_file_refs_max4:
-    doc: "One step of `max(bool_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `bool_entries`."
+    doc: "One step of `max(int_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `int_entries`."
     params:
       - id: i
         type: u4
@@ -2401,12 +2414,12 @@ types:
         type: s8
     instances:
       v:
-        value: "(_parent.bool_entries[i].word.has_file ? (_parent.bool_entries[i].word.file_index + 1) : 0)"
+        value: "(_parent.int_entries[i].word.has_file ? (_parent.int_entries[i].word.file_index + 1) : 0)"
         doc: "The expression for element `i`."
       acc:
         value: "(prev > v ? prev : v)"
   blackboard_file_refs_max5:
-    doc: "One step of `max(vec3_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `vec3_entries`."
+    doc: "One step of `max(string_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `string_entries`."
     params:
       - id: i
         type: u4
@@ -2414,20 +2427,7 @@ types:
         type: s8
     instances:
       v:
-        value: "(_parent.vec3_entries[i].word.has_file ? (_parent.vec3_entries[i].word.file_index + 1) : 0)"
-        doc: "The expression for element `i`."
-      acc:
-        value: "(prev > v ? prev : v)"
-  blackboard_file_refs_max6:
-    doc: "One step of `max(ptr_entries, word.has_file ? word.file_index + 1 : 0)`: `acc` is the maximum up to element `i` of `ptr_entries`."
-    params:
-      - id: i
-        type: u4
-      - id: prev
-        type: s8
-    instances:
-      v:
-        value: "(_parent.ptr_entries[i].word.has_file ? (_parent.ptr_entries[i].word.file_index + 1) : 0)"
+        value: "(_parent.string_entries[i].word.has_file ? (_parent.string_entries[i].word.file_index + 1) : 0)"
         doc: "The expression for element `i`."
       acc:
         value: "(prev > v ? prev : v)"
@@ -2570,21 +2570,27 @@ types:
       - id: file_refs
         type: file_ref
         repeat: expr
-        repeat-expr: "((((((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) > (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc) ? (((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) : (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc)) > (vec3_entries.size == 0 ? 0 : file_refs_max5.last.acc) ? ((((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) > (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc) ? (((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) : (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc)) : (vec3_entries.size == 0 ? 0 : file_refs_max5.last.acc)) > (ptr_entries.size == 0 ? 0 : file_refs_max6.last.acc) ? (((((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) > (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc) ? (((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) : (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc)) > (vec3_entries.size == 0 ? 0 : file_refs_max5.last.acc) ? ((((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) > (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc) ? (((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) > (float_entries.size == 0 ? 0 : file_refs_max3.last.acc) ? ((string_entries.size == 0 ? 0 : file_refs_max1.last.acc) > (int_entries.size == 0 ? 0 : file_refs_max2.last.acc) ? (string_entries.size == 0 ? 0 : file_refs_max1.last.acc) : (int_entries.size == 0 ? 0 : file_refs_max2.last.acc)) : (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)) : (bool_entries.size == 0 ? 0 : file_refs_max4.last.acc)) : (vec3_entries.size == 0 ? 0 : file_refs_max5.last.acc)) : (ptr_entries.size == 0 ? 0 : file_refs_max6.last.acc))"
+        repeat-expr: "[[[[[(string_entries.size == 0 ? 0 : file_refs_max5.last.acc), (int_entries.size == 0 ? 0 : file_refs_max4.last.acc)].max, (float_entries.size == 0 ? 0 : file_refs_max3.last.acc)].max, (bool_entries.size == 0 ? 0 : file_refs_max2.last.acc)].max, (vec3_entries.size == 0 ? 0 : file_refs_max1.last.acc)].max, (ptr_entries.size == 0 ? 0 : file_refs_max0.last.acc)].max"
         doc: "File references, right after the values. No count is stored: there are as many as the highest `file_index` used by an entry + 1 (A, O, T). A numbers them in first-use order over the entries."
     instances:
+      file_refs_max0:
+        pos: 0
+        type: "blackboard_file_refs_max0(_index, _index == 0 ? 0 : file_refs_max0[_index - 1].acc)"
+        repeat: expr
+        repeat-expr: ptr_entries.size
+        doc: "The steps of `max(ptr_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
       file_refs_max1:
         pos: 0
         type: "blackboard_file_refs_max1(_index, _index == 0 ? 0 : file_refs_max1[_index - 1].acc)"
         repeat: expr
-        repeat-expr: string_entries.size
-        doc: "The steps of `max(string_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+        repeat-expr: vec3_entries.size
+        doc: "The steps of `max(vec3_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
       file_refs_max2:
         pos: 0
         type: "blackboard_file_refs_max2(_index, _index == 0 ? 0 : file_refs_max2[_index - 1].acc)"
         repeat: expr
-        repeat-expr: int_entries.size
-        doc: "The steps of `max(int_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+        repeat-expr: bool_entries.size
+        doc: "The steps of `max(bool_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
       file_refs_max3:
         pos: 0
         type: "blackboard_file_refs_max3(_index, _index == 0 ? 0 : file_refs_max3[_index - 1].acc)"
@@ -2595,20 +2601,14 @@ types:
         pos: 0
         type: "blackboard_file_refs_max4(_index, _index == 0 ? 0 : file_refs_max4[_index - 1].acc)"
         repeat: expr
-        repeat-expr: bool_entries.size
-        doc: "The steps of `max(bool_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+        repeat-expr: int_entries.size
+        doc: "The steps of `max(int_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
       file_refs_max5:
         pos: 0
         type: "blackboard_file_refs_max5(_index, _index == 0 ? 0 : file_refs_max5[_index - 1].acc)"
         repeat: expr
-        repeat-expr: vec3_entries.size
-        doc: "The steps of `max(vec3_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
-      file_refs_max6:
-        pos: 0
-        type: "blackboard_file_refs_max6(_index, _index == 0 ? 0 : file_refs_max6[_index - 1].acc)"
-        repeat: expr
-        repeat-expr: ptr_entries.size
-        doc: "The steps of `max(ptr_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
+        repeat-expr: string_entries.size
+        doc: "The steps of `max(string_entries, word.has_file ? word.file_index + 1 : 0)` (reads nothing)."
   bb_entry_word_bits:
     doc: "The bits of `word`, from the least significant up."
     seq:

@@ -277,7 +277,7 @@ types:
       - id: files
         type: file
         repeat: expr
-        repeat-expr: "(count > 1 ? count : 1)"
+        repeat-expr: "[count, 1].max"
         doc: "At least one."
       - id: nums
         type: u4

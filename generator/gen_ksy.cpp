@@ -13,9 +13,8 @@
 // - arrays of pointers are arrays of a small `ptrN_to_<type>` whose
 //   `target` instance is the element (`strN_in_<pool>` for pooled strings);
 // - a union is a `switch-on` over its tag, with `<union>_case` naming the
-//   case (an enum); a case Kaitai cannot read as one type, or a number
-//   beside cases of other types, gets a `..._payload` type holding it as
-//   `value`; a union whose case is in the
+//   case (an enum); a case Kaitai cannot read as one type gets a
+//   `..._payload` type holding it as `value`; a union whose case is in the
 //   top bits of a pointer word (tag_shift:) is a type with one `if:`-guarded
 //   instance per case;
 // - dictionaries (DIC) are read entry by entry, and a name kept in one
@@ -31,6 +30,7 @@
 #include <cctype>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -345,10 +345,7 @@ class KsyGen {
           // max(array, expr) and sum(array, expr) fold over an array; max(a, b) of two numbers.
           const Field* arr = e.args[0].kind == Expr::Ident ? cur_->field(e.args[0].name) : nullptr;
           if (arr && arr->array) return fold(e, *arr);
-          if (e.name == "max") {
-            const std::string a = expr(e.args[0]), b = expr(e.args[1]);
-            return "(" + a + " > " + b + " ? " + a + " : " + b + ")";
-          }
+          if (e.name == "max") return "[" + expr(e.args[0]) + ", " + expr(e.args[1]) + "].max";
         }
         throw Gap("uses " + e.name + "(), which Kaitai cannot compute here");
     }
@@ -365,7 +362,8 @@ class KsyGen {
   std::string fold(const Expr& e, const Field& arr) {
     if (arr.type.kind != ValueType::Struct || !cur_t_ || !cur_id_)
       throw Gap("uses " + e.name + "() over `" + arr.name + "`, which Kaitai cannot compute here");
-    const std::string inst = *cur_id_ + "_" + e.name + std::to_string(folds_++);
+    const std::string stem = *cur_id_ + "_" + e.name;
+    const std::string inst = stem + std::to_string(folds_[snake(cur_->name) + "." + stem]++);
     KType t;
     t.id = snake(cur_->name) + "_" + inst;
     t.doc = "One step of `" + expr_text(e) + "`: `acc` is the " + (e.name == "sum" ? "sum" : "maximum") +
@@ -847,16 +845,8 @@ class KsyGen {
   // as `value`.
   std::string case_type(const Field& u, const Case& c) {
     const Field& f = *c.field;
-    // A scalar case is named as itself only when every case is that same
-    // scalar: Kaitai's C++ back end cannot type a switch that mixes numbers
-    // with user types or numbers of different types (AnyType).
-    bool same_scalars = true;
-    for (const Case& o : u.cases)
-      same_scalars = same_scalars && o.field->kind == FieldKind::Scalar && o.field->type.prim == f.type.prim;
     switch (f.kind) {
-      case FieldKind::Scalar:
-        if (same_scalars) return ks_prim(f.type.prim);
-        break;
+      case FieldKind::Scalar: return ks_prim(f.type.prim);
       case FieldKind::InlineStruct: return type_ref(f.type.st, "_io.pos");
       case FieldKind::Pointer:
       case FieldKind::BlockRef: return ptr_ref(f.type.st, f.ptr, f.base == Field::Base::Struct, f.null == Field::Null::Allowed ? std::optional<uint64_t>(f.null_value) : std::nullopt);
@@ -981,7 +971,7 @@ class KsyGen {
   bool need_pascal_ = false;
   KType* cur_t_ = nullptr;            // the type field() adds to (folds add their steps there)
   const std::string* cur_id_ = nullptr;  // the id of the field being added
-  int folds_ = 0;
+  std::map<std::string, int> folds_;  // folds per struct and field, for their names
 };
 
 }  // namespace
