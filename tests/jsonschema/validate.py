@@ -3,7 +3,8 @@
 the text the CLI really prints and reads.
 
 For every example document (examples/*.yaml) and every sample in
-../shared/samples (BFEVFL/BFEVTM in bfevfl/, SARC in sarc/): encode or read the file, decode it to JSON and to
+../shared/samples (BFEVFL/BFEVTM in bfevfl/, SARC in sarc/, the Yaz0 SARC
+in yaz0/ and the flowchart in it): encode or read the file, decode it to JSON and to
 YAML with the CLI, and validate both (and the example itself) against the
 format's schema. Then, per format, two broken documents must FAIL the schema,
 and the CLI's encode must refuse them too: one with a misspelt key, one with
@@ -282,7 +283,11 @@ def main():
                 check_rare_forms(v, a.cli, texts["json"], fmt, a.work)
 
     # The samples in ../shared/samples, by folder: their format and file names.
-    for folder, fmt, exts in (("bfevfl", "bfevfl", (".bfevfl", ".bfevtm")), ("sarc", "sarc", (".sarc",))):
+    # yaz0/: a Yaz0-compressed SARC (the CLI reads through the layer), and the
+    # flowchart inside it (PACK:member).
+    members = {"Demo344_1.sbeventpack": [("EventFlow/Demo344_1.bfevfl", "bfevfl")]}
+    for folder, fmt, exts in (("bfevfl", "bfevfl", (".bfevfl", ".bfevtm")), ("sarc", "sarc", (".sarc",)),
+                              ("yaz0", "sarc", (".sbeventpack",))):
         samples = os.path.join(a.samples, folder)
         if not os.path.isdir(samples):
             print(f"NOTE: {samples} is missing: the {fmt} samples were not checked")
@@ -297,6 +302,11 @@ def main():
                 continue
             for kind, d in texts.items():
                 check_valid(v, d, f"samples/{folder}/{name} decoded as {kind}")
+            for member, mfmt in members.get(name, []):
+                texts = decode_both(a.cli, os.path.join(samples, name) + ":" + member, a.work,
+                                    name + "." + os.path.basename(member), mfmt)
+                for kind, d in (texts or {}).items():
+                    check_valid(validator(a.schemas, mfmt), d, f"samples/{folder}/{name}:{member} decoded as {kind}")
 
     print(f"{checked} checks, {len(failures)} failures")
     return 1 if failures else 0
