@@ -509,8 +509,9 @@ class JsonSchemaGen {
       case FieldKind::Chars: return string_schema(f.type.chars);
       case FieldKind::CString:
       case FieldKind::PooledString:
-      case FieldKind::OwnString:
-      case FieldKind::Virtual: return string_schema(0);
+      case FieldKind::OwnString: return string_schema(0);
+      case FieldKind::Virtual:  // a name kept in a dictionary, or a number the model holds (SARC's alignment)
+        return f.type.kind == ValueType::Prim ? scalar_schema(f) : string_schema(0);
       case FieldKind::Bytes: {
         J j = J::object();
         j.set("type", J::str("string"));

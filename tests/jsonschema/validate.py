@@ -95,7 +95,8 @@ def check_valid(v, doc, what):
 
 
 def int_paths(node, path=()):
-    """The paths of the integers (not booleans) in a document, outside `format`, in order."""
+    """The paths of the integers (not booleans, and "0x..." hex strings as
+    format: hex fields show them) in a document, outside `format`, in order."""
     if isinstance(node, dict):
         for k, val in node.items():
             if k == "format" and not path:
@@ -105,6 +106,8 @@ def int_paths(node, path=()):
         for i, val in enumerate(node):
             yield from int_paths(val, path + (i,))
     elif isinstance(node, int) and not isinstance(node, bool):
+        yield path
+    elif isinstance(node, str) and re.fullmatch(r"0[xX][0-9a-fA-F]+", node):
         yield path
 
 
