@@ -53,9 +53,6 @@
 #include "counting_heap.h"
 #include "models.h"
 
-#ifndef BINSCHEMA_SOURCE_DIR
-#error "BINSCHEMA_SOURCE_DIR must name the source tree (it holds examples/asb-every-node.yaml)"
-#endif
 
 // ---------------------------------------------------------------------------
 // Test files: the every-node example, repeated

@@ -16,6 +16,7 @@
 //                 C++ Kaitai Struct generates from our baev.ksy parses the same
 //                 bytes and reads every element; the model is freed    (file)
 //   encode        model -> a new vector, freed in the loop            (file)
+//   encode_into   model -> the same buffer each time (encode_into)    (file)
 //   memcpy_fresh  the file copied into a newly allocated buffer: the ceiling
 //                 of anything that returns new memory                 (file)
 //   memcpy        the file copied into a buffer allocated and touched once (file)
@@ -230,6 +231,13 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
           std::vector<uint8_t> out = fmt.encode(model);
           if (out.size() != n) die("encode gave another size");
         }));
+  if (wanted(o, "encode_into")) {
+    std::vector<uint8_t> buf;  // the caller's buffer, reused from call to call
+    row(name, n, "encode_into", "file", n, measure(o, n, [&] {
+          fmt.encode_into(model, buf);
+          if (buf.size() != n) die("encode_into gave another size");
+        }));
+  }
   if (wanted(o, "memcpy_fresh"))
     row(name, n, "memcpy_fresh", "file", n, measure(o, n, [&] {
           std::unique_ptr<uint8_t[]> dst(new uint8_t[n]);
@@ -270,6 +278,7 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
   struct Fmt_##ns {                                                                                   \
     auto decode(std::span<const uint8_t> b) const { return binschema::ns::decode(b); }                \
     auto encode(const auto& m) const { return binschema::ns::encode(m); }                             \
+    void encode_into(const auto& m, std::vector<uint8_t>& out) const { binschema::ns::encode_into(m, out); } \
     auto to_text(const auto& m, binschema::TextKind k) const { return binschema::ns::to_text(m, k); } \
     auto from_text(const YAML::Node& d) const { return binschema::ns::from_text(d); }                 \
   };

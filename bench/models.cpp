@@ -17,7 +17,8 @@
 //   - with distinct_tags, 2 new tag groups: the first command's and the first
 //     node's, each 3 tags out of a vocabulary of 64 (`Tag_00`..`Tag_63`, added
 //     once to the valid tag list), so the shared tag-group pool grows by 2
-//     groups per copy; otherwise the example's two tag groups are reused.
+//     groups per copy (up to 41,664 distinct groups: they repeat past
+//     20,832 copies); otherwise the example's two tag groups are reused.
 // The sections that are not per-node (blackboard, partials, bone groups,
 // calculation presets, transitions, command groups, EXB, AS markings, material
 // blends, enum resolves) are kept once.
@@ -250,9 +251,10 @@ asb::TagGroup tag_combo(uint32_t i) {
           v.push_back({uint8_t(a), uint8_t(b), uint8_t(c)});
     return v;
   }();
-  if (i >= combos.size()) fail("out of distinct tag groups");
+  // Past 41,664 groups (20,832 copies, about 56 MiB) they repeat, and the
+  // writer shares the repeats.
   asb::TagGroup g;
-  for (uint8_t t : combos[i]) g.tags.push_back(tag_name(t));
+  for (uint8_t t : combos[i % combos.size()]) g.tags.push_back(tag_name(t));
   return g;
 }
 

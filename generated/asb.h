@@ -2212,6 +2212,11 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 File decode(std::span<const uint8_t> bytes);
 // Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.
 std::vector<uint8_t> encode(const File& model);
+// The same bytes, written into `out`, a buffer the caller owns and reuses: it is
+// resized to the file, and keeps its allocation when that is large enough (a
+// tool encoding many files then touches no fresh memory). On an error `out` is
+// left empty, its allocation kept.
+void encode_into(const File& model, std::vector<uint8_t>& out);
 // Model <-> YAML/JSON text (the text names its format in a `format:` key).
 std::string to_text(const File& model, binschema::TextKind kind);
 File from_text(const YAML::Node& doc);

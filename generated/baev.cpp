@@ -665,8 +665,10 @@ File decode(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode(const File& x) {
+namespace {
+std::vector<uint8_t> encode_to(const File& x, std::vector<uint8_t>* into) {
   WCtx c;
+  if (into) c.w.adopt(*into);
   c.pool_strings.keep("");
   const uint64_t s = c.w.reserve(0xa8);
   put_File(c, s, x);
@@ -674,6 +676,11 @@ std::vector<uint8_t> encode(const File& x) {
   c.pool_strings.patch(c.w);
   return c.w.finish();
 }
+}  // namespace
+
+std::vector<uint8_t> encode(const File& model) { return encode_to(model, nullptr); }
+
+void encode_into(const File& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
 
 std::string to_text(const File& x, binschema::TextKind kind) {
   return binschema::text::to_document(x, kind, "baev");

@@ -1969,11 +1969,13 @@ File decode(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode(const File& model) {
+namespace {
+std::vector<uint8_t> encode_to(const File& model, std::vector<uint8_t>* into) {
   File x = model;
   binschema::text::for_each<Flowchart>(x, [](Flowchart& v) { hooks::sub_flow_events(v); });
   binschema::text::for_each<Timeline>(x, [](Timeline& v) { hooks::clip_triggers(v); });
   WCtx c;
+  if (into) c.w.adopt(*into);
   c.pool_strings.keep("");
   const uint64_t s = c.w.reserve(0x48);
   put_File(c, s, x);
@@ -1988,6 +1990,11 @@ std::vector<uint8_t> encode(const File& model) {
   }
   return c.w.finish();
 }
+}  // namespace
+
+std::vector<uint8_t> encode(const File& model) { return encode_to(model, nullptr); }
+
+void encode_into(const File& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
 
 std::string to_text(const File& x, binschema::TextKind kind) {
   return binschema::text::to_document(x, kind, "bfevfl");

@@ -395,12 +395,19 @@ Evnt decode(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode(const Evnt& x) {
+namespace {
+std::vector<uint8_t> encode_to(const Evnt& x, std::vector<uint8_t>* into) {
   WCtx c;
+  if (into) c.w.adopt(*into);
   const uint64_t s = put_Evnt(c, x);
   (void)s;
   return c.w.finish();
 }
+}  // namespace
+
+std::vector<uint8_t> encode(const Evnt& model) { return encode_to(model, nullptr); }
+
+void encode_into(const Evnt& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
 
 std::string to_text(const Evnt& x, binschema::TextKind kind) {
   return binschema::text::to_document(x, kind, "evnt");

@@ -753,8 +753,10 @@ Head decode(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode(const Head& x) {
+namespace {
+std::vector<uint8_t> encode_to(const Head& x, std::vector<uint8_t>* into) {
   WCtx c;
+  if (into) c.w.adopt(*into);
   c.g_version = uint64_t(x.version);
   const uint64_t s = put_Head(c, x);
   place_Head(c, x, s);
@@ -762,6 +764,11 @@ std::vector<uint8_t> encode(const Head& x) {
   c.pool_strings.patch(c.w);
   return c.w.finish();
 }
+}  // namespace
+
+std::vector<uint8_t> encode(const Head& model) { return encode_to(model, nullptr); }
+
+void encode_into(const Head& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
 
 std::string to_text(const Head& x, binschema::TextKind kind) {
   return binschema::text::to_document(x, kind, "feats");

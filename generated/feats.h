@@ -290,6 +290,11 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 Head decode(std::span<const uint8_t> bytes);
 // Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.
 std::vector<uint8_t> encode(const Head& model);
+// The same bytes, written into `out`, a buffer the caller owns and reuses: it is
+// resized to the file, and keeps its allocation when that is large enough (a
+// tool encoding many files then touches no fresh memory). On an error `out` is
+// left empty, its allocation kept.
+void encode_into(const Head& model, std::vector<uint8_t>& out);
 // Model <-> YAML/JSON text (the text names its format in a `format:` key).
 std::string to_text(const Head& model, binschema::TextKind kind);
 Head from_text(const YAML::Node& doc);

@@ -215,8 +215,9 @@ Sarc decode_root(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode_root(const Sarc& x) {
+std::vector<uint8_t> encode_root(const Sarc& x, std::vector<uint8_t>* into) {
   WCtx c;
+  if (into) c.w.adopt(*into);
   const uint64_t s = put_Sarc(c, x);
   (void)s;
   return c.w.finish();
@@ -424,8 +425,9 @@ Sarc decode_root(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode_root(const Sarc& x) {
+std::vector<uint8_t> encode_root(const Sarc& x, std::vector<uint8_t>* into) {
   WCtx c;
+  if (into) c.w.adopt(*into);
   const uint64_t s = put_Sarc(c, x);
   (void)s;
   return c.w.finish();
@@ -439,9 +441,15 @@ Sarc decode(std::span<const uint8_t> bytes) {
   return binschema::bom_is_big(bytes, 0x6, "bom") ? be::decode_root(bytes) : le::decode_root(bytes);
 }
 
-std::vector<uint8_t> encode(const Sarc& x) {
-  return binschema::bom_is_big(x.bom, "Sarc.bom") ? be::encode_root(x) : le::encode_root(x);
+namespace {
+std::vector<uint8_t> encode_to(const Sarc& x, std::vector<uint8_t>* into) {
+  return binschema::bom_is_big(x.bom, "Sarc.bom") ? be::encode_root(x, into) : le::encode_root(x, into);
 }
+}  // namespace
+
+std::vector<uint8_t> encode(const Sarc& model) { return encode_to(model, nullptr); }
+
+void encode_into(const Sarc& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
 
 std::string to_text(const Sarc& x, binschema::TextKind kind) {
   return binschema::text::to_document(x, kind, "sarc");

@@ -118,6 +118,9 @@ uint64_t read_Root(const R& r, uint64_t s, [[maybe_unused]] Root& x) {
   [[maybe_unused]] uint64_t f_second = 0;
   [[maybe_unused]] uint32_t f_flag = 0;
   [[maybe_unused]] uint8_t f_blob_size = 0;
+  [[maybe_unused]] uint64_t f_extra = 0;
+  [[maybe_unused]] uint32_t f_extra_start = 0;
+  [[maybe_unused]] uint32_t f_extra_size = 0;
   if (r.chars(s + 0x0, 4) != "SHPE")
     fail(s + 0x0, "magic", "expected \"" + std::string("SHPE") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
   f_version = r.get<uint16_t>(s + 0x4);
@@ -167,6 +170,15 @@ uint64_t read_Root(const R& r, uint64_t s, [[maybe_unused]] Root& x) {
     x.blob.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
+  r.need(o, 0x4);
+  f_extra = r.get<uint32_t>(o);
+  o += 0x4;
+  r.need(o, 0x4);
+  f_extra_start = r.get<uint32_t>(o);
+  o += 0x4;
+  r.need(o, 0x4);
+  f_extra_size = r.get<uint32_t>(o);
+  o += 0x4;
   try {
     const uint64_t n = f_item_count;
     if (n != 0) {
@@ -192,6 +204,13 @@ uint64_t read_Root(const R& r, uint64_t s, [[maybe_unused]] Root& x) {
     r.need_target(f_second, 1);
     read_Named(r, f_second, x.second);
   } catch (DecodeError& e) { e.push_field("second"); throw; }
+  try {
+    if (f_extra == 0) x.extra.reset();
+    else {
+      r.need_target(f_extra, 1);
+      read_Cell(r, f_extra, x.extra.emplace());
+    }
+  } catch (DecodeError& e) { e.push_field("extra"); throw; }
   return o;
 }
 
@@ -247,6 +266,12 @@ uint64_t put_Root(WCtx& c, [[maybe_unused]] const Root& x) {
   if (const uint64_t want = x.blob_size; x.blob.data.size() != want)
     throw binschema::EncodeError(std::string("Root.blob") + ": " + std::to_string(x.blob.data.size()) + " bytes, but its size blob_size is " + std::to_string(want));
   c.w.bytes(c.w.reserve(x.blob.data.size()), x.blob.data.data(), x.blob.data.size());
+  [[maybe_unused]] const uint64_t o_extra = c.w.reserve(0x4);
+  c.at.set(&x.extra, 14, o_extra);
+  [[maybe_unused]] const uint64_t o_extra_start = c.w.reserve(0x4);
+  c.w.late({o_extra_start, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(2); }, "Root.extra_start"});
+  [[maybe_unused]] const uint64_t o_extra_size = c.w.reserve(0x4);
+  c.w.late({o_extra_size, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(2) - c.w.start_of(2)); }, "Root.extra_size"});
   return s;
 }
 
@@ -280,6 +305,16 @@ void place_Root(WCtx& c, [[maybe_unused]] const Root& x, [[maybe_unused]] uint64
       for (uint64_t i = 0; i < n; ++i) starts[i] = put_Item(c, x.items[i]);
     }
   }
+  {  // extra
+    if (x.extra) {
+      c.w.align(4);
+      const uint64_t t = c.w.pos();
+      c.w.mark_start(2);
+      c.w.pointer(c.at.get(&x.extra, 14), 4, t, 0, "Root.extra");
+      put_Cell(c, c.w.reserve(0x8), (*x.extra));
+      c.w.mark_end(2);
+    }
+  }
 }
 
 }  // namespace
@@ -291,8 +326,10 @@ Root decode(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode(const Root& x) {
+namespace {
+std::vector<uint8_t> encode_to(const Root& x, std::vector<uint8_t>* into) {
   WCtx c;
+  if (into) c.w.adopt(*into);
   c.g_version = uint64_t(2);
   c.g_item_count = uint64_t(x.items.size());
   const uint64_t s = put_Root(c, x);
@@ -302,6 +339,11 @@ std::vector<uint8_t> encode(const Root& x) {
   c.pool_names.patch(c.w);
   return c.w.finish();
 }
+}  // namespace
+
+std::vector<uint8_t> encode(const Root& model) { return encode_to(model, nullptr); }
+
+void encode_into(const Root& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
 
 std::string to_text(const Root& x, binschema::TextKind kind) {
   return binschema::text::to_document(x, kind, "shapes");

@@ -67,6 +67,8 @@ struct Root {
   uint8_t blob_size = 0;
   // Bytes sized by a model field: the writer checks the two agree.
   binschema::Bytes blob;
+  // An optional block (0 when absent), a region.
+  std::optional<Cell> extra;
   bool operator==(const Root&) const = default;
 };
 
@@ -110,12 +112,18 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("flag", x.flag);
   v.field("blob_size", x.blob_size);
   v.field("blob", x.blob);
+  v.field("extra", x.extra);
 }
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.
 Root decode(std::span<const uint8_t> bytes);
 // Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.
 std::vector<uint8_t> encode(const Root& model);
+// The same bytes, written into `out`, a buffer the caller owns and reuses: it is
+// resized to the file, and keeps its allocation when that is large enough (a
+// tool encoding many files then touches no fresh memory). On an error `out` is
+// left empty, its allocation kept.
+void encode_into(const Root& model, std::vector<uint8_t>& out);
 // Model <-> YAML/JSON text (the text names its format in a `format:` key).
 std::string to_text(const Root& model, binschema::TextKind kind);
 Root from_text(const YAML::Node& doc);

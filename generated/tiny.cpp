@@ -309,14 +309,21 @@ Header decode(std::span<const uint8_t> bytes) {
   return x;
 }
 
-std::vector<uint8_t> encode(const Header& x) {
+namespace {
+std::vector<uint8_t> encode_to(const Header& x, std::vector<uint8_t>* into) {
   WCtx c;
+  if (into) c.w.adopt(*into);
   const uint64_t s = c.w.reserve(0x24);
   put_Header(c, s, x);
   place_Header(c, x, s);
   c.pool_names.patch(c.w);
   return c.w.finish();
 }
+}  // namespace
+
+std::vector<uint8_t> encode(const Header& model) { return encode_to(model, nullptr); }
+
+void encode_into(const Header& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
 
 std::string to_text(const Header& x, binschema::TextKind kind) {
   return binschema::text::to_document(x, kind, "tiny");

@@ -37,7 +37,7 @@ void CppGen::source() {
       decode_body();
       w.dedent();
       w += "}\n";
-      w += "std::vector<uint8_t> encode_root(const {{ROOT}}& x) {";
+      w += "std::vector<uint8_t> encode_root(const {{ROOT}}& x, std::vector<uint8_t>* into) {";
       w.indent();
       encode_body();
       w.dedent();
@@ -162,32 +162,39 @@ void CppGen::root_fns() {
     decode_body();
   w.dedent();
   w += "}\n";
+  // encode() returns a new vector; encode_into() writes into the caller's
+  // (`into`: adopted by the writer, see WriterBase::adopt).
+  w += "namespace {";
   if (!s_.hooks.empty()) {
-    w += "std::vector<uint8_t> encode(const {{ROOT}}& model) {";
+    w += "std::vector<uint8_t> encode_to(const {{ROOT}}& model, std::vector<uint8_t>* into) {";
     w.indent();
     w += "{{ROOT}} x = model;";
     for (const auto& h : s_.hooks)
       w += "binschema::text::for_each<" + h.on + ">(x, [](" + h.on + "& v) { hooks::" + h.name + "(v); });";
   } else {
-    w += "std::vector<uint8_t> encode(const {{ROOT}}& x) {";
+    w += "std::vector<uint8_t> encode_to(const {{ROOT}}& x, std::vector<uint8_t>* into) {";
     w.indent();
   }
   if (bom) {
-    w += "return binschema::bom_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\") ? be::encode_root(x) : le::encode_root(x);";
+    w += "return binschema::bom_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\") ? be::encode_root(x, into) : le::encode_root(x, into);";
   } else {
     encode_body();
   }
   w.dedent();
-  w += "}\n";
+  w += "}";
+  w += "}  // namespace\n";
+  w += "std::vector<uint8_t> encode(const {{ROOT}}& model) { return encode_to(model, nullptr); }\n";
+  w += "void encode_into(const {{ROOT}}& model, std::vector<uint8_t>& out) { encode_to(model, &out); }\n";
   root_tail();
 }
 
-// The body of encode(x): write the root, place what it points to, the pools
+// The body of encode(x) (into: the caller's buffer, or null): write the root, place what it points to, the pools
 // and the relocation table, and resolve the late values.
 void CppGen::encode_body() {
   CodeWriter& w = c_;
   const Struct* root = s_.find(s_.root);
   w += "WCtx c;";
+  w += "if (into) c.w.adopt(*into);";
   for (const auto& g : s_.context)
     if (const Field* f = root->field(g); !f->ptr) {
       // The model's value; a const or a count is not in the model.

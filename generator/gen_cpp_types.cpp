@@ -92,6 +92,11 @@ void CppGen::header() {
   w += "{{ROOT}} decode(std::span<const uint8_t> bytes);";
   w += "// Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.";
   w += "std::vector<uint8_t> encode(const {{ROOT}}& model);";
+  w += "// The same bytes, written into `out`, a buffer the caller owns and reuses: it is";
+  w += "// resized to the file, and keeps its allocation when that is large enough (a";
+  w += "// tool encoding many files then touches no fresh memory). On an error `out` is";
+  w += "// left empty, its allocation kept.";
+  w += "void encode_into(const {{ROOT}}& model, std::vector<uint8_t>& out);";
   w += "// Model <-> YAML/JSON text (the text names its format in a `format:` key).";
   w += "std::string to_text(const {{ROOT}}& model, binschema::TextKind kind);";
   w += "{{ROOT}} from_text(const YAML::Node& doc);";

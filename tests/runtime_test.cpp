@@ -107,6 +107,49 @@ BOOST_AUTO_TEST_CASE(alignment_pads_with_zeros) {
   BOOST_TEST(std::all_of(b.begin(), b.end(), [](uint8_t c) { return c == 0; }));
 }
 
+// A writer that adopts the caller's buffer writes into that allocation and
+// leaves exactly the file in it: the old bytes are gone (what the file does
+// not write reads as zero), the capacity is kept.
+BOOST_AUTO_TEST_CASE(adopted_buffer_is_reused_and_cleared) {
+  std::vector<uint8_t> buf(64, 0xcc);
+  buf.reserve(4096);
+  const uint8_t* const storage = buf.data();
+  const size_t capacity = buf.capacity();
+  LE w;
+  w.adopt(buf);
+  w.reserve(3);
+  w.align(8);
+  const uint64_t at = w.reserve(4);
+  w.put<uint32_t>(at, 0x01020304);
+  BOOST_TEST(w.finish().empty());  // the file is in buf
+  BOOST_TEST(buf.data() == storage);
+  BOOST_TEST(buf.capacity() == capacity);
+  const std::vector<uint8_t> want{0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 2, 1};
+  BOOST_TEST(buf == want, boost::test_tools::per_element());
+
+  // Again, with a file longer than the capacity: the buffer grows, zeroed.
+  LE w2;
+  w2.adopt(buf);
+  w2.reserve(10000);
+  w2.put<uint8_t>(9999, 7);
+  w2.finish();
+  BOOST_TEST(buf.size() == 10000u);
+  BOOST_TEST(buf.capacity() >= 10000u);
+  BOOST_TEST(std::count(buf.begin(), buf.end(), uint8_t(0)) == 9999);
+  BOOST_TEST(buf[9999] == 7);
+
+  // A writer destroyed before finish() (an encode that failed) gives the
+  // allocation back, empty.
+  const uint8_t* const grown = buf.data();
+  {
+    LE w3;
+    w3.adopt(buf);
+    w3.reserve(16);
+  }
+  BOOST_TEST(buf.empty());
+  BOOST_TEST(buf.data() == grown);
+}
+
 BOOST_AUTO_TEST_CASE(pointer_fixups_and_record) {
   LE w;
   uint64_t slot = w.reserve(8);   // placeholder written first...

@@ -116,7 +116,28 @@ bool is_name_spelling(std::string_view k) {
   return true;
 }
 
+// find() and shows() are called once per reference, and a file may hold
+// thousands of keys and references (a BFEVFL flowchart's events): both look
+// keys up in an index built on first use (rebuilt if the keys have moved).
+void NameTable::index() const {
+  if (indexed_for_ == keys.data() && shown_.size() == keys.size()) return;
+  index_.clear();
+  index_.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto [it, fresh] = index_.emplace(keys[i], static_cast<int64_t>(i));
+    if (!fresh) it->second = -2;
+  }
+  shown_.resize(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) shown_[i] = index_[keys[i]] >= 0 && is_name_spelling(keys[i]);
+  indexed_for_ = keys.data();
+}
+
 int64_t NameTable::find(std::string_view key, int64_t* second, int64_t* first) const {
+  index();
+  const auto it = index_.find(key);
+  if (it == index_.end()) return -1;
+  if (it->second >= 0) return it->second;
+  // More than one: the first two, for the message.
   int64_t found = -1;
   for (size_t i = 0; i < keys.size(); ++i)
     if (keys[i] == key) {
@@ -127,14 +148,13 @@ int64_t NameTable::find(std::string_view key, int64_t* second, int64_t* first) c
       }
       found = static_cast<int64_t>(i);
     }
-  return found;
+  return -2;
 }
 
 bool NameTable::shows(size_t i) const {
-  if (i >= keys.size() || !is_name_spelling(keys[i])) return false;
-  for (size_t j = 0; j < keys.size(); ++j)
-    if (j != i && keys[j] == keys[i]) return false;
-  return true;
+  if (i >= keys.size()) return false;
+  index();
+  return shown_[i];
 }
 
 const NameTable* find_table(const std::vector<NameTable>& tables, std::string_view array) {
@@ -196,21 +216,6 @@ YAML::Node load(std::string_view text) {
 
 // ---- YAML -------------------------------------------------------------------
 
-YamlSink::YamlSink() { e_.SetIndent(2); }
-void YamlSink::begin_map(bool flow) {
-  if (flow) e_ << YAML::Flow;
-  e_ << YAML::BeginMap;
-}
-void YamlSink::end_map() { e_ << YAML::EndMap; }
-void YamlSink::key(const char* k) { e_ << YAML::Key << k << YAML::Value; }
-void YamlSink::begin_seq(bool flow) {
-  if (flow) e_ << YAML::Flow;
-  e_ << YAML::BeginSeq;
-}
-void YamlSink::end_seq() { e_ << YAML::EndSeq; }
-void YamlSink::null() { e_ << YAML::Null; }
-void YamlSink::boolean(bool b) { e_ << (b ? "true" : "false"); }
-void YamlSink::number(const std::string& s, bool) { e_ << s; }
 namespace {
 
 // Whether a string reads back as itself when written as a plain scalar, by
@@ -233,13 +238,154 @@ bool plain_is_safe(const std::string& s) {
   return true;
 }
 
+
+// A double-quoted scalar, escaped as yaml-cpp's emitter escapes it: \", \\,
+// \n \t \r \b \f, then \xXX for other code points below 0x20 and for
+// 0x80-0xA0, \ufeff for the byte order mark; everything else (valid UTF-8) as
+// it is, except noncharacters (U+FDD0-U+FDEF, U+xFFFE, U+xFFFF): \uXXXX or
+// \UXXXXXXXX (the emitter wrote U+FFFD, so they did not read back).
+void append_double_quoted(std::string& out, std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    // Runs of bytes that need no escape are copied whole.
+    const auto* run = p;
+    while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) ++p;
+    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+    if (p == end) break;
+    const unsigned c = *p;
+    switch (c) {
+      case '"': out += "\\\""; ++p; continue;
+      case '\\': out += "\\\\"; ++p; continue;
+      case '\n': out += "\\n"; ++p; continue;
+      case '\t': out += "\\t"; ++p; continue;
+      case '\r': out += "\\r"; ++p; continue;
+      case '\b': out += "\\b"; ++p; continue;
+      case '\f': out += "\\f"; ++p; continue;
+      default: break;
+    }
+    if (c < 0x20) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      ++p;
+      continue;
+    }
+    // A multi-byte sequence (the string is valid UTF-8).
+    const size_t n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
+    uint32_t cp = n == 2 ? (c & 0x1f) : n == 3 ? (c & 0x0f) : (c & 0x07);
+    for (size_t k = 1; k < n && p + k < end; ++k) cp = cp << 6 | (p[k] & 0x3f);
+    if (cp >= 0x80 && cp <= 0xa0) {
+      out += "\\x";
+      out += hex[cp >> 4];
+      out += hex[cp & 15];
+    } else if (cp == 0xfeff) {
+      out += "\\ufeff";
+    } else if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe) {
+      // Noncharacters: yaml-cpp's emitter wrote U+FFFD for them, which lost
+      // the text; escaped, they read back as themselves.
+      char buf[12];
+      std::snprintf(buf, sizeof buf, cp > 0xffff ? "\\U%08x" : "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out.append(reinterpret_cast<const char*>(p), n);
+    }
+    p += n;
+  }
+  out += '"';
+}
+
 }  // namespace
 
-void YamlSink::string(const std::string& s) {
-  if (!plain_is_safe(s)) e_ << YAML::DoubleQuoted;
-  e_ << s;
+void YamlSink::newline(unsigned indent) {
+  out_ += '\n';
+  out_.append(indent, ' ');
 }
-std::string YamlSink::result() const { return std::string(e_.c_str()) + "\n"; }
+
+// Writes what goes before a value in the current collection, and says where
+// the value stands.
+YamlSink::At YamlSink::before_value() {
+  if (stack_.empty()) return At::Top;
+  Level& l = stack_.back();
+  if (l.flow) {
+    if (!l.map && l.count++) out_ += ", ";
+    return At::Flow;
+  }
+  if (l.map) return At::Key;  // key() wrote "key:"
+  if (l.count++ || l.at != At::Top) newline(l.indent);
+  out_ += '-';
+  return At::Dash;
+}
+
+void YamlSink::scalar(std::string_view s) {
+  const At at = before_value();
+  if (at == At::Key || at == At::Dash) out_ += ' ';
+  out_ += s;
+}
+
+void YamlSink::key(const char* k) {
+  Level& l = stack_.back();
+  if (l.flow) {
+    if (l.count++) out_ += ", ";
+    out_ += k;
+    out_ += ": ";
+    return;
+  }
+  if (l.count++ == 0 && l.at == At::Top) {
+    // the document's first key starts the text
+  } else if (l.count == 1 && l.at == At::Dash) {
+    out_ += ' ';  // "- key: value"
+  } else {
+    newline(l.indent);
+  }
+  out_ += k;
+  out_ += ':';
+}
+
+void YamlSink::open(bool map, bool flow) {
+  const bool in_flow = !stack_.empty() && stack_.back().flow;
+  const unsigned indent = stack_.empty() ? 0 : stack_.back().indent + 2;
+  const At at = before_value();
+  if (flow || in_flow) {
+    if (at == At::Key || at == At::Dash) out_ += ' ';
+    out_ += map ? '{' : '[';
+    stack_.push_back({map, true, at, 0});
+    return;
+  }
+  stack_.push_back({map, false, at, at == At::Top ? 0 : indent});
+}
+
+void YamlSink::close() {
+  const Level l = stack_.back();
+  stack_.pop_back();
+  if (l.flow) {
+    out_ += l.map ? '}' : ']';
+    return;
+  }
+  if (l.count) return;
+  // An empty block collection is written in flow style: "{}" or "[]".
+  const char* empty = l.map ? "{}" : "[]";
+  if (l.at == At::Top) {
+    out_ += empty;
+  } else if (l.at == At::Dash && l.map) {
+    out_ += " {}";
+  } else {
+    newline(l.indent);
+    out_ += empty;
+  }
+}
+
+void YamlSink::string(const std::string& s) {
+  if (plain_is_safe(s)) {
+    scalar(s);
+    return;
+  }
+  const At at = before_value();
+  if (at == At::Key || at == At::Dash) out_ += ' ';
+  append_double_quoted(out_, s);
+}
 
 // ---- JSON -------------------------------------------------------------------
 

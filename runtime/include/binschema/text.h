@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -96,6 +97,13 @@ struct NameTable {
   int64_t find(std::string_view key, int64_t* second = nullptr, int64_t* first = nullptr) const;
   // Whether keys[i] can be shown for index i: a name spelling, unique.
   bool shows(size_t i) const;
+
+ private:
+  void index() const;
+  // Built on first use by find() and shows(), for the keys at indexed_for_.
+  mutable const std::string* indexed_for_ = nullptr;
+  mutable std::unordered_map<std::string_view, int64_t> index_;  // key -> index, -2 if repeated
+  mutable std::vector<uint8_t> shown_;
 };
 
 template <class T>
@@ -146,25 +154,47 @@ YAML::Node load(std::string_view text);
 
 // ---- Output ---------------------------------------------------------------
 
-// Event sink for YAML (through yaml-cpp's emitter).
+// Event sink for YAML, written straight into one string: block style, two
+// spaces of indentation, flow style where asked. The text is byte for byte
+// what yaml-cpp's emitter (YAML::Emitter, SetIndent(2)) writes for the same
+// events, which is what this sink used before (runtime_test compares them).
 class YamlSink {
  public:
-  YamlSink();
-  void begin_map(bool flow = false);
-  void end_map();
+  void begin_map(bool flow = false) { open(true, flow); }
+  void end_map() { close(); }
   void key(const char* k);
-  void begin_seq(bool flow);
-  void end_seq();
-  void null();
-  void boolean(bool b);
-  void number(const std::string& s, bool is_text_in_json);
+  void begin_seq(bool flow) { open(false, flow); }
+  void end_seq() { close(); }
+  void null() { scalar("~"); }
+  void boolean(bool b) { scalar(b ? "true" : "false"); }
+  void number(const std::string& s, bool) { scalar(s); }
   // Valid UTF-8 only (Out writes other strings as {bytes: hex}). Plain when
   // that surely reads back as the same string, double-quoted otherwise.
   void string(const std::string& s);
-  std::string result() const;
+  // The document (call once: the text is moved out).
+  std::string result() {
+    out_ += '\n';
+    return std::move(out_);
+  }
 
  private:
-  YAML::Emitter e_;
+  // Where a value stands: the top, after a block map's key, after a block
+  // sequence's dash, or inside a flow collection.
+  enum class At : char { Top, Key, Dash, Flow };
+  struct Level {
+    bool map;
+    bool flow;
+    At at;            // where the collection itself stands
+    unsigned indent;  // of its entries (block)
+    size_t count = 0;
+  };
+  At before_value();
+  void scalar(std::string_view s);
+  void open(bool map, bool flow);
+  void close();
+  void newline(unsigned indent);
+  std::string out_;
+  std::vector<Level> stack_;
 };
 
 // Event sink for JSON (two-space indentation, arrays of numbers on one line).
@@ -179,7 +209,11 @@ class JsonSink {
   void boolean(bool b) { scalar(b ? "true" : "false"); }
   void number(const std::string& s, bool is_text_in_json);
   void string(const std::string& s);
-  std::string result() const { return out_ + "\n"; }
+  // The document (call once: the text is moved out).
+  std::string result() {
+    out_ += '\n';
+    return std::move(out_);
+  }
 
  private:
   struct Level {

@@ -45,6 +45,29 @@ class WriterBase {
  public:
   explicit WriterBase(size_t reserve_hint = 0) { buf_.resize(reserve_hint); }
 
+  // Writes into the caller's buffer from here on (call it before anything
+  // is written): finish() leaves the file in `buf`, with the capacity it had
+  // or more, so that a caller encoding many files reuses one allocation
+  // instead of faulting in fresh pages each time (encode_into). What it held
+  // is overwritten: it is zeroed once here, since the writer keeps everything
+  // past what it wrote zero. When encoding fails, `buf` gets its allocation
+  // back, empty.
+  void adopt(std::vector<uint8_t>& buf) {
+    into_ = &buf;
+    buf_.swap(buf);
+    std::fill(buf_.begin(), buf_.end(), uint8_t(0));
+    buf_.resize(buf_.capacity());
+    len_ = 0;
+  }
+  WriterBase(const WriterBase&) = delete;
+  WriterBase& operator=(const WriterBase&) = delete;
+  ~WriterBase() {
+    if (into_) {
+      into_->swap(buf_);
+      into_->clear();
+    }
+  }
+
   uint64_t pos() const { return len_; }
 
   // Appends zero bytes up to the next multiple of `a`.
@@ -107,6 +130,18 @@ class WriterBase {
   }
 
  protected:
+  // The bytes written: returned, or left in the adopted buffer (and an
+  // empty vector returned).
+  std::vector<uint8_t> hand_over() {
+    buf_.resize(len_);
+    if (into_) {
+      into_->swap(buf_);
+      into_ = nullptr;
+      return {};
+    }
+    return std::move(buf_);
+  }
+
   void grow(uint64_t n) {
     uint64_t want = std::max<uint64_t>(len_ + n, std::max<uint64_t>(buf_.size() * 2, 4096));
     buf_.resize(want);  // zero-filled
@@ -127,6 +162,7 @@ class WriterBase {
   }
 
   std::vector<uint8_t> buf_;
+  std::vector<uint8_t>* into_ = nullptr;  // the caller's buffer (adopt)
   uint64_t len_ = 0;
   bool record_ = true;
   std::vector<PointerRecord> pointers_;
@@ -180,8 +216,7 @@ class Writer : public WriterBase {
       if (f.pointer) record_pointer(f.slot, f.width, v == 0);
     }
     late_.clear();
-    buf_.resize(len_);
-    return std::move(buf_);
+    return hand_over();
   }
 };
 
