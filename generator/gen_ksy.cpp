@@ -13,8 +13,9 @@
 // - arrays of pointers are arrays of a small `ptrN_to_<type>` whose
 //   `target` instance is the element (`strN_in_<pool>` for pooled strings);
 // - a union is a `switch-on` over its tag, with `<union>_case` naming the
-//   case (an enum); a case Kaitai cannot read as one type gets a
-//   `..._payload` type holding it as `value`; a union whose case is in the
+//   case (an enum); a case Kaitai cannot read as one type, or a number
+//   beside cases of other types, gets a `..._payload` type holding it as
+//   `value`; a union whose case is in the
 //   top bits of a pointer word (tag_shift:) is a type with one `if:`-guarded
 //   instance per case;
 // - dictionaries (DIC) are read entry by entry, and a name kept in one
@@ -845,8 +846,16 @@ class KsyGen {
   // as `value`.
   std::string case_type(const Field& u, const Case& c) {
     const Field& f = *c.field;
+    // A scalar case is named as itself only when every case is that same
+    // scalar: Kaitai's C++ back end cannot type a switch that mixes numbers
+    // with user types or numbers of different types (AnyType).
+    bool same_scalars = true;
+    for (const Case& o : u.cases)
+      same_scalars = same_scalars && o.field->kind == FieldKind::Scalar && o.field->type.prim == f.type.prim;
     switch (f.kind) {
-      case FieldKind::Scalar: return ks_prim(f.type.prim);
+      case FieldKind::Scalar:
+        if (same_scalars) return ks_prim(f.type.prim);
+        break;
       case FieldKind::InlineStruct: return type_ref(f.type.st, "_io.pos");
       case FieldKind::Pointer:
       case FieldKind::BlockRef: return ptr_ref(f.type.st, f.ptr, f.base == Field::Base::Struct, f.null == Field::Null::Allowed ? std::optional<uint64_t>(f.null_value) : std::nullopt);
