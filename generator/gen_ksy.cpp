@@ -162,6 +162,29 @@ class KsyGen {
       peek.doc = "`" + s_.bom_field + "` read ahead, to pick the byte order of everything else (0xfeff big-endian, 0xfffe little-endian).";
       top.instances.insert(top.instances.begin(), peek);
     }
+    for (const auto& p : s_.pools) {
+      // A pool placed by its base: field (SARC's name table): where it starts,
+      // from the sizes of the fields before it (as the reader computes it).
+      const Field* pf = placed_start(p);
+      if (!pf) continue;
+      std::string pos;
+      bool started = false;
+      for (const auto& g : root->fields) {
+        if (g.get() == pf) break;
+        bool cursor = !g->fixed_offset || g->cond || (!g->fixed_size && g->type.kind != ValueType::Union);
+        if (!started && !cursor) continue;
+        if (!started) pos = hexs(g->offset);
+        started = true;
+        pos += g->fixed_size ? " + " + hexs(g->size) : " + " + g->count->name + " * " + hexs(g->type.st->size);
+      }
+      if (!started) pos = hexs(pf->offset);
+      const uint64_t al = std::max(p.align, p.block_align);
+      Attr at;
+      at.id = p.base + "_start";
+      at.set("value", "(" + pos + " + " + std::to_string(al - 1) + ") / " + std::to_string(al) + " * " + std::to_string(al));
+      at.doc = "Where pool `" + p.name + "` starts (the field `" + p.base + "` places it): its strings' offsets count from here.";
+      top.instances.push_back(at);
+    }
     for (const auto& st : s_.structs)
       if (st.get() != root) types_.push_back(struct_type(*st));
     if (need_pascal_) {
@@ -491,8 +514,9 @@ class KsyGen {
           a.set("size", expr(*f.size_expr));
         break;
       case FieldKind::PoolBlock:
-        // The block as bytes: each string is shown where an offset names it.
-        a.set("size", f.size_rest ? rest_end() + " - _io.pos" : expr(*f.size_expr));
+        // The block as bytes: each string is shown where an offset names it
+        // (a pool placed by its base: field is not read as a block: size 0).
+        a.set("size", f.size_rest ? rest_end() + " - _io.pos" : f.size_expr ? expr(*f.size_expr) : std::string("0"));
         a.doc += (a.doc.empty() ? "" : " ") + ("The strings of pool `" + f.pool + "`, as bytes; each is shown where it is used.");
         break;
       case FieldKind::InlineStruct: a.set("type", type_ref(f.type.st, "_io.pos")); break;
@@ -555,6 +579,27 @@ class KsyGen {
         a.set("io", "_root._io");
         a.set("pos", pos);
         string_type(a, p);
+        guarded(a, "");
+        t.instances.push_back(a);
+        return;
+      }
+      case FieldKind::Slice: {
+        // Begin and end from the data pool's start (its base: field); the bytes are an instance.
+        const Pool* p = s_.pool(f.pool);
+        Attr b, e;
+        b.id = "ofs_" + id;
+        e.id = "end_" + id;
+        b.set("type", ks_uint(f.ptr));
+        e.set("type", ks_uint(f.ptr));
+        guarded(b, "");
+        guarded(e, "");
+        b.doc = "Start of `" + id + "` in data pool `" + f.pool + "`, from its start (`" + p->base + "`).";
+        e.doc = "End of `" + id + "` in data pool `" + f.pool + "`, from its start.";
+        t.seq.push_back(b);
+        t.seq.push_back(e);
+        a.set("io", "_root._io");
+        a.set("pos", "_root." + p->base + " + ofs_" + id);
+        a.set("size", "end_" + id + " - ofs_" + id);
         guarded(a, "");
         t.instances.push_back(a);
         return;
@@ -767,6 +812,12 @@ class KsyGen {
     return id;
   }
 
+  // The root's pool field that places pool p and is its base: (nullptr for other pools).
+  const Field* placed_start(const Pool& p) const {
+    const Field* f = p.base.empty() ? nullptr : s_.find(s_.root)->field(p.base);
+    return f && f->type.kind == ValueType::PoolBlock ? f : nullptr;
+  }
+
   std::string bits_type(const Field& f) {
     std::string id = snake(cur_->name) + "_" + f.name + "_bits";
     KType t;
@@ -785,8 +836,10 @@ class KsyGen {
         const Pool* p = s_.pool(b.pool);
         {
           x.set("io", "_root._io");
-          x.set("pos", (p && !p->base.empty() ? "_root." + p->base + " + " : std::string()) +
-                           (p && !p->scope.empty() ? scope_start(*p) + " + " : std::string()) + "(" + v + ")");
+          const bool placed = p && placed_start(*p) != nullptr;
+          x.set("pos", (placed ? "_root." + p->base + "_start + " : p && !p->base.empty() ? "_root." + p->base + " + " : std::string()) +
+                           (p && !p->scope.empty() ? scope_start(*p) + " + " : std::string()) + "(" + v + ")" +
+                           (b.scale > 1 ? " * " + std::to_string(b.scale) : std::string()));
           x.set("type", "strz");
           x.set("encoding", "UTF-8");
         }
@@ -868,6 +921,7 @@ class KsyGen {
       case FieldKind::CString:
       case FieldKind::Bytes:
       case FieldKind::PoolBlock:
+      case FieldKind::Slice:
       case FieldKind::InlineArray:
       case FieldKind::StringOffsets:
       case FieldKind::ElemPointers:

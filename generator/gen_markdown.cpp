@@ -70,6 +70,9 @@ std::string type_text(const Field& f) {
     case FieldKind::Virtual:
       return value_text(f);
     case FieldKind::InlineArray: return array_text(f);
+    case FieldKind::Slice:
+      return "2 " + word + ": begin and end of bytes in data pool `" + f.pool + "`" +
+             (f.align_field.empty() ? std::string() : " (aligned to `" + f.align_field + "`)");
     case FieldKind::StringOffsets:
       return (f.fixed_count ? std::to_string(*f.fixed_count) + " " : std::string()) + "u32 offsets of strings in pool `" + f.pool + "`";
     case FieldKind::ElemPointers:
@@ -128,7 +131,9 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
         if (sentences) about += " " + std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])))) + t.substr(1) + ".";
         else about += (about.empty() ? "" : "; ") + t;
       };
-      if (!x.pool.empty()) add("offset of a string in pool `" + x.pool + "`");
+      if (!x.pool.empty())
+        add(x.scale > 1 ? "offset of a string in pool `" + x.pool + "`, in units of " + std::to_string(x.scale) + " bytes"
+                        : "offset of a string in pool `" + x.pool + "`");
       if (x.default_text) add("default `" + *x.default_text + "`");
       defaults = defaults || x.default_text;
       b += (b.empty() ? "" : "; ") + std::string("bit") + (x.width > 1 ? "s " + std::to_string(shift) + "-" + std::to_string(shift + x.width - 1) : " " + std::to_string(shift)) +
@@ -158,7 +163,10 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
     n.push_back("A reference: the index of an element of `" + f.ref + "`" + (f.ref_via.empty() ? "" : " (of the `" + f.ref_via + "` element)") +
                 ", shown as its `" + (f.ref_key.empty() ? std::string("name") : f.ref_key) + "`.");
   if (!f.hash_of.empty()) n.push_back("The " + f.hash_of + " hash of a name: shown as the name when a name list has it; a name may be written instead.");
-  if (f.is_virtual) n.push_back("Not stored in this struct (see the dictionary that holds it).");
+  if (f.is_virtual && f.type.kind == ValueType::Prim)
+    n.push_back("Not stored: the alignment of a data slice, which the reader infers from where the slice lies (see the data pool).");
+  else if (f.is_virtual)
+    n.push_back("Not stored in this struct (see the dictionary that holds it).");
   if (!f.region.empty()) n.push_back("Its target is region `" + f.region + "`.");
   std::string r;
   for (const auto& s : n) r += (r.empty() ? "" : " ") + s;
@@ -224,11 +232,22 @@ std::string generate_markdown(const Schema& s) {
       if (p.kind == Pool::Kind::Block) continue;
       std::string keep;
       for (const auto& k : p.keep) keep += (keep.empty() ? "" : ", ") + ("`\"" + k + "\"`");
+      if (p.kind == Pool::Kind::Data) {
+        o << "| `" << p.name << "` | byte strings (data slices), each at a multiple of its alignment | order of reference | at least " << p.align
+          << " | " << cell(p.doc + (p.doc.empty() ? "" : " ") + "Each slice's begin and end are relative to the start of the pool, which `" + p.base +
+                           "` holds; the pool starts at a multiple of its largest alignment.")
+          << " |\n";
+        continue;
+      }
       o << "| `" << p.name << "` | " << (p.kind == Pool::Kind::CString ? "NUL-terminated" : "u16 length, bytes, NUL")
         << " | " << (p.order == Pool::Order::ReversedBits ? "by reversed bits" : p.order == Pool::Order::Sorted ? "sorted by bytes" : "order of first use")
         << (p.shared ? "" : ", not shared") << (p.scope.empty() ? "" : ", one per " + p.scope) << " | " << p.align << " | ";
       std::string pn = p.doc + (keep.empty() ? "" : " Always holds " + keep + ".");
-      if (!p.base.empty())
+      const Field* bf = p.base.empty() ? nullptr : s.find(s.root)->field(p.base);
+      if (bf && bf->type.kind == ValueType::PoolBlock)
+        pn += (pn.empty() ? "" : " ") + ("String offsets are relative to the start of the pool, which the field `" + p.base +
+                                         "` places; the reader checks that the strings are where the writer would put them.");
+      else if (!p.base.empty())
         pn += (pn.empty() ? "" : " ") + ("String offsets are relative to the start of the pool, which `" + p.base + "` holds (not pointer slots).");
       o << cell(pn) << " |\n";
     }

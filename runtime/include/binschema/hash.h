@@ -16,6 +16,15 @@ constexpr uint32_t fnv1a32(std::string_view s) {
   return h;
 }
 
+// A multiplicative hash with a parameter: h = h * multiplier + c over the
+// bytes as signed chars, from 0, modulo 2^32 (SARC's name hash, whose
+// multiplier, 0x65, is in the archive's header).
+constexpr uint32_t mulhash32(std::string_view s, uint32_t multiplier) {
+  uint32_t h = 0;
+  for (char c : s) h = h * multiplier + static_cast<uint32_t>(static_cast<int32_t>(static_cast<signed char>(c)));
+  return h;
+}
+
 // MurmurHash3, x86 32-bit variant.
 uint32_t murmur3_x86_32(std::string_view s, uint32_t seed = 0);
 

@@ -57,8 +57,10 @@ class StringPool {
 
   // A pool-relative offset kept in `bits` bits from `shift` up inside the
   // word at `slot`, whose other bits are already written (a packed entry).
-  void ref_bits(std::string_view s, uint64_t slot, uint8_t width, uint8_t shift, uint8_t bits) {
-    refs_.push_back({slot, intern(s), width, true, false, 0, 0, shift, bits});
+  // With `scale` > 1 the bits hold the offset divided by it (SARC's name
+  // offsets are in words of 4).
+  void ref_bits(std::string_view s, uint64_t slot, uint8_t width, uint8_t shift, uint8_t bits, uint32_t scale = 1) {
+    refs_.push_back({slot, intern(s), width, true, false, 0, 0, shift, bits, scale});
   }
 
   // Whether place() has run: lets generated code name the pool and the layout
@@ -115,6 +117,11 @@ class StringPool {
       if (r.index >= offsets_.size())
         throw EncodeError("internal: string referenced after its pool was placed");
       uint64_t v = offsets_[r.index] + r.add - (r.pool_relative ? start_ : 0) - r.base;
+      if (r.scale > 1) {
+        if (v % r.scale != 0)
+          throw EncodeError("string offset " + hex(v) + " is not a multiple of its scale " + std::to_string(r.scale));
+        v /= r.scale;
+      }
       if (r.bits) {
         if (r.bits < 64 && (v >> r.bits) != 0)
           throw EncodeError("string offset " + hex(v) + " does not fit in " + std::to_string(r.bits) + " bits");
@@ -136,6 +143,7 @@ class StringPool {
     uint8_t add;
     uint64_t base;
     uint8_t shift = 0, bits = 0;  // bits != 0: merged into the word's other bits
+    uint32_t scale = 1;           // the slot holds the offset divided by this
   };
   struct Hash {
     using is_transparent = void;
