@@ -16,6 +16,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
+  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
   mutable uint64_t scope_Animation = 0;
   mutable std::vector<std::pair<uint64_t, size_t>> refs_event_strings;
 };
@@ -234,6 +235,7 @@ void read_Metadata(const R& r, uint64_t s, [[maybe_unused]] Metadata& x, uint64_
   f_animation = r.get<uint32_t>(s + 0x90);
   try {
     if (f_animation == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x90, f_animation);
     r.need_target(f_animation, 1);
     read_Animation(r, f_animation, x.animation, next);
   } catch (DecodeError& e) { e.push_field("animation"); throw; }
@@ -384,6 +386,7 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
 void place_Metadata(WCtx& c, [[maybe_unused]] const Metadata& x, [[maybe_unused]] uint64_t s) {
   {  // animation
     {
+      c.w.place_block(s + 0x90, 0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x90, 4, t, 0, "Metadata.animation");
@@ -397,34 +400,65 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     place_Metadata(c, x.metadata[i], c.at_File_metadata + i * 0x94);
 }
 
-}  // namespace
-
-File decode(std::span<const uint8_t> bytes) {
+File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
+  r.lay = lay;
   File x;
   read_File(r, 0, x);
   return x;
 }
 
-namespace {
-std::vector<uint8_t> encode_to(const File& x, std::vector<uint8_t>* into) {
+std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                 std::vector<uint8_t>* into) {
   WCtx c;
   if (into) c.w.adopt(*into);
+  c.w.use_layout(lay, trace);
   const uint64_t s = put_File(c, x);
   place_File(c, x, s);
   return c.w.finish();
 }
+
 }  // namespace
 
-std::vector<uint8_t> encode(const File& model) { return encode_to(model, nullptr); }
+namespace {
+File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+  return decode_root(bytes, lay);
+}
 
-void encode_into(const File& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
+std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                std::vector<uint8_t>* into) {
+  const File& x = model;
+  return encode_root(x, lay, trace, into);
+}
+std::vector<uint8_t> encode_laid(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
+  return encode_any(model, lay, trace, nullptr);
+}
+}  // namespace
 
-std::string to_text(const File& x, binschema::TextKind kind) {
-  return binschema::text::to_document(x, kind, "al");
+File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }
+
+File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
+  return binschema::decode_with_layout<File>(
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+}
+
+std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
+
+void encode_into(const File& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
+
+std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout) {
+  return binschema::encode_with_layout(model, layout, encode_laid);
+}
+
+std::string to_text(const File& x, binschema::TextKind kind, const binschema::Layout* layout) {
+  return binschema::text::to_document(x, kind, "al", layout);
 }
 
 File from_text(const YAML::Node& doc) { return binschema::text::from_document<File>(doc); }
+
+File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<File>(doc, &layout);
+}
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
@@ -432,8 +466,16 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "al", "", bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
-std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
+std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+  binschema::Layout layout;
+  const File x = from_text_with_layout(doc, layout);
+  return encode(x, layout);
+}
+std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return to_text(x, kind, &layout);
+}
 }  // namespace
 
 const binschema::Format& format() {

@@ -18,6 +18,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
+  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
   mutable uint64_t base_strings = 0;  // where pool strings starts (from the root's string_pool_offset)
   mutable uint64_t g_version = 0;  // the root's version (context:)
   mutable uint64_t g_as_markings = 0;  // the root's as_markings (context:)
@@ -896,6 +897,7 @@ void read_BoneGroup(const R& r, uint64_t s, [[maybe_unused]] BoneGroup& x) {
     if (n != 0) {
       if (f_bones == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_bones;
+      if (r.lay) r.lay->note(s + 0x0, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.bones.resize(n);
@@ -1037,6 +1039,7 @@ void read_TransitionGroup(const R& r, uint64_t s, [[maybe_unused]] TransitionGro
     if (n != 0) {
       if (f_entries == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_entries;
+      if (r.lay) r.lay->note(s + 0x8, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x20);
       x.entries.resize(n);
@@ -1127,8 +1130,10 @@ uint64_t read_AsMarkings(const R& r, uint64_t s, [[maybe_unused]] AsMarkings& x)
 }
 
 uint64_t read_Exb(const R& r, uint64_t s, [[maybe_unused]] Exb& x) {
-  r.need(s, 0x0);
-  uint64_t o = s + 0x0;
+  r.need(s, 0x4);
+  uint64_t o = s + 0x4;
+  if (r.chars(s + 0x0, 4) != "EXB ")
+    fail(s + 0x0, "magic", "expected \"" + std::string("EXB ") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
   {
     const uint64_t n = until_(o, r.g_as_markings);
     r.need(o, n);
@@ -2988,6 +2993,7 @@ void read_Trigger(const R& r, uint64_t s, [[maybe_unused]] Trigger& x) {
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     if (f_params == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x8, f_params);
     r.need_target(f_params, 1);
     read_EventParams(r, f_params, x.params);
   } catch (DecodeError& e) { e.push_field("params"); throw; }
@@ -3018,6 +3024,7 @@ void read_Hold(const R& r, uint64_t s, [[maybe_unused]] Hold& x) {
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     if (f_params == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x8, f_params);
     r.need_target(f_params, 1);
     read_EventParams(r, f_params, x.params);
   } catch (DecodeError& e) { e.push_field("params"); throw; }
@@ -3160,16 +3167,19 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   } catch (DecodeError& e) { e.push_field("file_name"); throw; }
   try {
     if (f_blackboard == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x20, f_blackboard);
     r.need_target(f_blackboard, 1);
     read_Blackboard(r, f_blackboard, x.blackboard);
   } catch (DecodeError& e) { e.push_field("blackboard"); throw; }
   try {
     if (f_enum_resolves == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x28, f_enum_resolves);
     r.need_target(f_enum_resolves, 1);
     read_EnumResolveTable(r, f_enum_resolves, x.enum_resolves);
   } catch (DecodeError& e) { e.push_field("enum_resolves"); throw; }
   try {
     if (f_state_transitions == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x2c, f_state_transitions);
     r.need_target(f_state_transitions, 1);
     read_StateTransitions(r, f_state_transitions, x.state_transitions);
   } catch (DecodeError& e) { e.push_field("state_transitions"); throw; }
@@ -3178,6 +3188,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     if (n != 0) {
       if (f_partials == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_partials;
+      if (r.lay) r.lay->note(s + 0x34, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x1);
       x.partials.resize(n);
@@ -3193,6 +3204,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     if (n != 0) {
       if (f_sync_data == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_sync_data;
+      if (r.lay) r.lay->note(s + 0x38, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.sync_data.resize(n);
@@ -3207,6 +3219,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     if (n != 0) {
       if (f_sync_indices == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_sync_indices;
+      if (r.lay) r.lay->note(s + 0x3c, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.sync_indices.resize(n);
@@ -3218,6 +3231,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     if (n != 0) {
       if (f_calc_presets == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_calc_presets;
+      if (r.lay) r.lay->note(s + 0x40, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x1);
       x.calc_presets.resize(n);
@@ -3233,6 +3247,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     if (n != 0) {
       if (f_bone_groups == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_bone_groups;
+      if (r.lay) r.lay->note(s + 0x48, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x10);
       x.bone_groups.resize(n);
@@ -3244,22 +3259,26 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   } catch (DecodeError& e) { e.push_field("bone_groups"); throw; }
   try {
     if (f_transitions == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x54, f_transitions);
     r.need_target(f_transitions, 1);
     read_Transitions(r, f_transitions, x.transitions);
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
   try {
     if (f_valid_tags == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x58, f_valid_tags);
     r.need_target(f_valid_tags, 1);
     read_ValidTags(r, f_valid_tags, x.valid_tags);
   } catch (DecodeError& e) { e.push_field("valid_tags"); throw; }
   try {
     if (f_as_markings == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x5c, f_as_markings);
     r.need_target(f_as_markings, 1);
     read_AsMarkings(r, f_as_markings, x.as_markings);
   } catch (DecodeError& e) { e.push_field("as_markings"); throw; }
   try {
     if (f_exb == 0) x.exb.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x60, f_exb);
       r.need_target(f_exb, 1);
       read_Exb(r, f_exb, x.exb.emplace());
     }
@@ -3267,6 +3286,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   try {
     if (f_command_groups == 0) x.command_groups.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x64, f_command_groups);
       r.need_target(f_command_groups, 1);
       read_CommandGroups(r, f_command_groups, x.command_groups.emplace());
     }
@@ -3274,6 +3294,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   if ((f_version >= 1047)) {
     try {
       if (f_material_blends == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+      if (r.lay) r.lay->note(s + 0x68, f_material_blends);
       r.need_target(f_material_blends, 1);
       read_MaterialBlends(r, f_material_blends, x.material_blends);
     } catch (DecodeError& e) { e.push_field("material_blends"); throw; }
@@ -3768,7 +3789,8 @@ uint64_t put_AsMarkings(WCtx& c, [[maybe_unused]] const AsMarkings& x) {
 }
 
 uint64_t put_Exb(WCtx& c, [[maybe_unused]] const Exb& x) {
-  const uint64_t s = c.w.reserve(0x0);
+  const uint64_t s = c.w.reserve(0x4);
+  c.w.chars(s + 0x0, "EXB ", 4, false, "Exb.magic");
   c.w.bytes(c.w.reserve(x.data.data.size()), x.data.data.data(), x.data.data.size());
   return s;
 }
@@ -4728,6 +4750,7 @@ uint32_t block_event_values_ParamS(WCtx& c, const ParamS& v) {
 void place_SyncData(WCtx& c, [[maybe_unused]] const SyncData& x, [[maybe_unused]] uint64_t s) {
   switch (x.payload.index()) {
     case 0: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "SyncData.payload");
@@ -4735,6 +4758,7 @@ void place_SyncData(WCtx& c, [[maybe_unused]] const SyncData& x, [[maybe_unused]
       break;
     }
     case 1: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "SyncData.payload");
@@ -4742,6 +4766,7 @@ void place_SyncData(WCtx& c, [[maybe_unused]] const SyncData& x, [[maybe_unused]
       break;
     }
     case 2: {
+      c.w.to_end();
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "SyncData.payload");
@@ -4756,6 +4781,7 @@ void place_BoneGroup(WCtx& c, [[maybe_unused]] const BoneGroup& x, [[maybe_unuse
   {  // bones
     const uint64_t n = x.bones.size();
     {
+      c.w.place_block(s + 0x0, n * 0x8, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x0, 4, t, 0, "BoneGroup.bones");
@@ -4769,6 +4795,7 @@ void place_TransitionGroup(WCtx& c, [[maybe_unused]] const TransitionGroup& x, [
   {  // entries
     const uint64_t n = x.entries.size();
     {
+      c.w.place_block(s + 0x8, n * 0x20, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "TransitionGroup.entries");
@@ -4785,6 +4812,7 @@ void place_Transitions(WCtx& c, [[maybe_unused]] const Transitions& x, [[maybe_u
 
 void place_CommandGroups(WCtx& c, [[maybe_unused]] const CommandGroups& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.groups.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0x4 + i * 4, 4, e, 0, "CommandGroups.groups");
@@ -4794,18 +4822,21 @@ void place_CommandGroups(WCtx& c, [[maybe_unused]] const CommandGroups& x, [[may
 
 void place_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelectorConnections& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.states.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0xc + i * 4, 4, e, 0, "FloatSelectorConnections.states");
     put_NodeRef(c, c.w.reserve(0x4), x.states[i]);
   }
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.unknowns, 197) + i * 4, 4, e, 0, "FloatSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.children, 198) + i * 4, 4, e, 0, "FloatSelectorConnections.children");
@@ -4813,6 +4844,7 @@ void place_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelecto
   }
   {  // default_child
     {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(c.at.get(&x.default_child, 199), 4, t, 0, "FloatSelectorConnections.default_child");
@@ -4820,18 +4852,21 @@ void place_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelecto
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.transitions, 200) + i * 4, 4, e, 0, "FloatSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.events, 201) + i * 4, 4, e, 0, "FloatSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.frames, 202) + i * 4, 4, e, 0, "FloatSelectorConnections.frames");
@@ -4845,18 +4880,21 @@ void place_FloatSelector(WCtx& c, [[maybe_unused]] const FloatSelector& x, [[may
 
 void place_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSelectorConnections& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.states.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0xc + i * 4, 4, e, 0, "StringSelectorConnections.states");
     put_NodeRef(c, c.w.reserve(0x4), x.states[i]);
   }
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.unknowns, 216) + i * 4, 4, e, 0, "StringSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.children, 217) + i * 4, 4, e, 0, "StringSelectorConnections.children");
@@ -4864,6 +4902,7 @@ void place_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSelec
   }
   {  // default_child
     {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(c.at.get(&x.default_child, 218), 4, t, 0, "StringSelectorConnections.default_child");
@@ -4871,18 +4910,21 @@ void place_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSelec
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.transitions, 219) + i * 4, 4, e, 0, "StringSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.events, 220) + i * 4, 4, e, 0, "StringSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.frames, 221) + i * 4, 4, e, 0, "StringSelectorConnections.frames");
@@ -4896,36 +4938,42 @@ void place_StringSelector(WCtx& c, [[maybe_unused]] const StringSelector& x, [[m
 
 void place_Connections(WCtx& c, [[maybe_unused]] const Connections& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.states.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0xc + i * 4, 4, e, 0, "Connections.states");
     put_NodeRef(c, c.w.reserve(0x4), x.states[i]);
   }
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.unknowns, 179) + i * 4, 4, e, 0, "Connections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.children, 180) + i * 4, 4, e, 0, "Connections.children");
     put_NodeRef(c, c.w.reserve(0x4), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.transitions, 181) + i * 4, 4, e, 0, "Connections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.events, 182) + i * 4, 4, e, 0, "Connections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.frames, 183) + i * 4, 4, e, 0, "Connections.frames");
@@ -4943,36 +4991,42 @@ void place_State(WCtx& c, [[maybe_unused]] const State& x, [[maybe_unused]] uint
 
 void place_BlenderConnections(WCtx& c, [[maybe_unused]] const BlenderConnections& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.states.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0xc + i * 4, 4, e, 0, "BlenderConnections.states");
     put_NodeRef(c, c.w.reserve(0x4), x.states[i]);
   }
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.unknowns, 254) + i * 4, 4, e, 0, "BlenderConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.children, 255) + i * 4, 4, e, 0, "BlenderConnections.children");
     put_FloatChild(c, c.w.reserve(0x14), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.transitions, 256) + i * 4, 4, e, 0, "BlenderConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.events, 257) + i * 4, 4, e, 0, "BlenderConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.frames, 258) + i * 4, 4, e, 0, "BlenderConnections.frames");
@@ -4990,18 +5044,21 @@ void place_Sequential(WCtx& c, [[maybe_unused]] const Sequential& x, [[maybe_unu
 
 void place_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorConnections& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.states.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0xc + i * 4, 4, e, 0, "IntSelectorConnections.states");
     put_NodeRef(c, c.w.reserve(0x4), x.states[i]);
   }
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.unknowns, 235) + i * 4, 4, e, 0, "IntSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.children, 236) + i * 4, 4, e, 0, "IntSelectorConnections.children");
@@ -5009,6 +5066,7 @@ void place_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorCon
   }
   {  // default_child
     {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(c.at.get(&x.default_child, 237), 4, t, 0, "IntSelectorConnections.default_child");
@@ -5016,18 +5074,21 @@ void place_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorCon
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.transitions, 238) + i * 4, 4, e, 0, "IntSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.events, 239) + i * 4, 4, e, 0, "IntSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.frames, 240) + i * 4, 4, e, 0, "IntSelectorConnections.frames");
@@ -5061,36 +5122,42 @@ void place_DummyAnimation(WCtx& c, [[maybe_unused]] const DummyAnimation& x, [[m
 
 void place_RandomSelectorConnections(WCtx& c, [[maybe_unused]] const RandomSelectorConnections& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.states.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0xc + i * 4, 4, e, 0, "RandomSelectorConnections.states");
     put_NodeRef(c, c.w.reserve(0x4), x.states[i]);
   }
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.unknowns, 272) + i * 4, 4, e, 0, "RandomSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.children, 273) + i * 4, 4, e, 0, "RandomSelectorConnections.children");
     put_WeightChild(c, c.w.reserve(0xc), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.transitions, 274) + i * 4, 4, e, 0, "RandomSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.events, 275) + i * 4, 4, e, 0, "RandomSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.frames, 276) + i * 4, 4, e, 0, "RandomSelectorConnections.frames");
@@ -5104,36 +5171,42 @@ void place_RandomSelector(WCtx& c, [[maybe_unused]] const RandomSelector& x, [[m
 
 void place_TagSelectorConnections(WCtx& c, [[maybe_unused]] const TagSelectorConnections& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.states.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0xc + i * 4, 4, e, 0, "TagSelectorConnections.states");
     put_NodeRef(c, c.w.reserve(0x4), x.states[i]);
   }
   for (size_t i = 0; i < x.unknowns.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.unknowns, 290) + i * 4, 4, e, 0, "TagSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.children, 291) + i * 4, 4, e, 0, "TagSelectorConnections.children");
     put_TagChild(c, c.w.reserve(0x8), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.transitions, 292) + i * 4, 4, e, 0, "TagSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.events, 293) + i * 4, 4, e, 0, "TagSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.frames, 294) + i * 4, 4, e, 0, "TagSelectorConnections.frames");
@@ -5184,6 +5257,7 @@ void place_Unknown25(WCtx& c, [[maybe_unused]] const Unknown25& x, [[maybe_unuse
 void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64_t s) {
   switch (x.body.index()) {
     case 0: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5192,6 +5266,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 1: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5200,6 +5275,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 2: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5208,6 +5284,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 3: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5216,6 +5293,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 4: {
+      c.w.to_end();
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5223,6 +5301,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 5: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5231,6 +5310,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 6: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5239,6 +5319,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 7: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5247,6 +5328,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 8: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5255,6 +5337,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 9: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5263,6 +5346,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 10: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5271,6 +5355,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 11: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5279,6 +5364,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 12: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5287,6 +5373,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 13: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5295,6 +5382,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 14: {
+      c.w.to_end();
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5302,6 +5390,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 15: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5310,6 +5399,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 16: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5318,6 +5408,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 17: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5326,6 +5417,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 18: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5334,6 +5426,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 19: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5342,6 +5435,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 20: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5350,6 +5444,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 21: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5358,6 +5453,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 22: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5366,6 +5462,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 23: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5374,6 +5471,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 24: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5388,6 +5486,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
 void place_Trigger(WCtx& c, [[maybe_unused]] const Trigger& x, [[maybe_unused]] uint64_t s) {
   {  // params
     {
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Trigger.params");
@@ -5399,6 +5498,7 @@ void place_Trigger(WCtx& c, [[maybe_unused]] const Trigger& x, [[maybe_unused]] 
 void place_Hold(WCtx& c, [[maybe_unused]] const Hold& x, [[maybe_unused]] uint64_t s) {
   {  // params
     {
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Hold.params");
@@ -5413,6 +5513,7 @@ void place_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x, [[maybe_unu
   for (size_t i = 0; i < x.holds.size(); ++i)
     place_Hold(c, x.holds[i], c.at.get(&x.holds, 346) + i * 0x1c);
   if (c.pool_event_values.placed()) throw binschema::EncodeError("pool 'event_values' placed twice: the layout of EventGroup places it, so EventGroup must be written exactly once");
+  c.w.to_end();
   c.pool_event_values.place(c.w);
 }
 
@@ -5422,6 +5523,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   {  // sync_indices
     const uint64_t n = x.sync_indices.size();
     {
+      c.w.place_block(s + 0x3c, n * 4, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x3c, 4, t, 0, "File.sync_indices");
@@ -5432,6 +5534,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   {  // sync_data
     const uint64_t n = x.sync_data.size();
     {
+      c.w.place_block(s + 0x38, n * 0x18, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x38, 4, t, 0, "File.sync_data");
@@ -5442,6 +5545,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   {  // state_transitions
     {
+      c.w.place_block(s + 0x2c, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x2c, 4, t, 0, "File.state_transitions");
@@ -5449,6 +5553,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     }
   }
   for (size_t i = 0; i < x.event_groups.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.event_groups, 30) + i * 4, 4, e, 0, "File.event_groups");
@@ -5457,6 +5562,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   {  // transitions
     {
+      c.w.place_block(s + 0x54, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x54, 4, t, 0, "File.transitions");
@@ -5466,6 +5572,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   {  // command_groups
     if (x.command_groups) {
+      c.w.place_block(s + 0x64, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x64, 4, t, 0, "File.command_groups");
@@ -5475,6 +5582,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   {  // blackboard
     {
+      c.w.place_block(s + 0x20, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x20, 4, t, 0, "File.blackboard");
@@ -5484,6 +5592,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   {  // partials
     const uint64_t n = x.partials.size();
     {
+      c.w.place_block(s + 0x34, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x34, 4, t, 0, "File.partials");
@@ -5494,6 +5603,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   {  // bone_groups
     const uint64_t n = x.bone_groups.size();
     {
+      c.w.place_block(s + 0x48, n * 0x10, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x48, 4, t, 0, "File.bone_groups");
@@ -5505,6 +5615,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   {  // calc_presets
     const uint64_t n = x.calc_presets.size();
     {
+      c.w.place_block(s + 0x40, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x40, 4, t, 0, "File.calc_presets");
@@ -5514,6 +5625,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   {  // valid_tags
     {
+      c.w.place_block(s + 0x58, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x58, 4, t, 0, "File.valid_tags");
@@ -5521,9 +5633,11 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     }
   }
   if (c.pool_tag_groups.placed()) throw binschema::EncodeError("pool 'tag_groups' placed twice: the layout of File places it, so File must be written exactly once");
+  c.w.to_end();
   c.pool_tag_groups.place(c.w);
   {  // exb
     if (x.exb) {
+      c.w.place_block(s + 0x60, 0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x60, 4, t, 0, "File.exb");
@@ -5532,6 +5646,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   {  // as_markings
     {
+      c.w.place_block(s + 0x5c, 0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x5c, 4, t, 0, "File.as_markings");
@@ -5541,6 +5656,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   if ((x.version >= 1047ull)) {
     {  // material_blends
       {
+        c.w.place_block(c.at.get(&x.material_blends, 27), 0, 1);
         c.w.align(1);
         const uint64_t t = c.w.pos();
         c.w.pointer(c.at.get(&x.material_blends, 27), 4, t, 0, "File.material_blends");
@@ -5550,6 +5666,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   {  // enum_resolves
     {
+      c.w.place_block(s + 0x28, 0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x28, 4, t, 0, "File.enum_resolves");
@@ -5557,39 +5674,71 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     }
   }
   if (c.pool_strings.placed()) throw binschema::EncodeError("pool 'strings' placed twice: the layout of File places it, so File must be written exactly once");
+  c.w.to_end();
   c.pool_strings.place(c.w);
 }
 
-}  // namespace
-
-File decode(std::span<const uint8_t> bytes) {
+File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
+  r.lay = lay;
   File x;
   read_File(r, 0, x);
   return x;
 }
 
-namespace {
-std::vector<uint8_t> encode_to(const File& x, std::vector<uint8_t>* into) {
+std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                 std::vector<uint8_t>* into) {
   WCtx c;
   if (into) c.w.adopt(*into);
+  c.w.use_layout(lay, trace);
   c.g_version = uint64_t(x.version);
   const uint64_t s = put_File(c, x);
   place_File(c, x, s);
   c.pool_strings.patch(c.w);
   return c.w.finish();
 }
+
 }  // namespace
 
-std::vector<uint8_t> encode(const File& model) { return encode_to(model, nullptr); }
+namespace {
+File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+  return decode_root(bytes, lay);
+}
 
-void encode_into(const File& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
+std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                std::vector<uint8_t>* into) {
+  const File& x = model;
+  return encode_root(x, lay, trace, into);
+}
+std::vector<uint8_t> encode_laid(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
+  return encode_any(model, lay, trace, nullptr);
+}
+}  // namespace
 
-std::string to_text(const File& x, binschema::TextKind kind) {
-  return binschema::text::to_document(x, kind, "asb");
+File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }
+
+File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
+  return binschema::decode_with_layout<File>(
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+}
+
+std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
+
+void encode_into(const File& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
+
+std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout) {
+  return binschema::encode_with_layout(model, layout, encode_laid);
+}
+
+std::string to_text(const File& x, binschema::TextKind kind, const binschema::Layout* layout) {
+  return binschema::text::to_document(x, kind, "asb", layout);
 }
 
 File from_text(const YAML::Node& doc) { return binschema::text::from_document<File>(doc); }
+
+File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<File>(doc, &layout);
+}
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
@@ -5597,8 +5746,16 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "asb", binschema::hex(x.version), bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
-std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
+std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+  binschema::Layout layout;
+  const File x = from_text_with_layout(doc, layout);
+  return encode(x, layout);
+}
+std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return to_text(x, kind, &layout);
+}
 }  // namespace
 
 const binschema::Format& format() {

@@ -594,7 +594,7 @@ struct AsMarkings {
 // The EXB (expression binary) blob (between the tag groups and the AS markings; its 0x2C-byte header starts with `EXB `, then the version, sizes and the offsets of its tables and string pool, per dt-12345/asb `exb.py`). No size is stored anywhere, so it runs up to the AS markings (T does the same; it falls back to the end of the file when the markings come first, which this schema cannot say). Kept as bytes and written unchanged, its own string pool included (EXB offsets are relative to its start).
 struct Exb {
   static constexpr const char* type_name = "Exb";
-  // The whole blob, header included.
+  // The rest of the blob, from its version on.
   binschema::Bytes data;
   bool operator==(const Exb&) const = default;
 };
@@ -2210,6 +2210,9 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.
 File decode(std::span<const uint8_t> bytes);
+// The same, and in `layout` what the file's writer chose that the model does not say
+// (where blocks sit, bytes between them, ...; empty when laid out as encode() does).
+File decode(std::span<const uint8_t> bytes, binschema::Layout& layout);
 // Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.
 std::vector<uint8_t> encode(const File& model);
 // The same bytes, written into `out`, a buffer the caller owns and reuses: it is
@@ -2217,9 +2220,13 @@ std::vector<uint8_t> encode(const File& model);
 // tool encoding many files then touches no fresh memory). On an error `out` is
 // left empty, its allocation kept.
 void encode_into(const File& model, std::vector<uint8_t>& out);
-// Model <-> YAML/JSON text (the text names its format in a `format:` key).
-std::string to_text(const File& model, binschema::TextKind kind);
+// Model -> bytes laid out as `layout` says where it still fits (docs/schema-language.md, "Layout").
+std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout);
+// Model <-> YAML/JSON text (the text names its format in a `format:` key; a
+// non-empty layout is a last `layout:` entry, read back by from_text_with_layout).
+std::string to_text(const File& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);
 File from_text(const YAML::Node& doc);
+File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
 // This format's entry for the CLI.
 const binschema::Format& format();
 

@@ -2808,9 +2808,14 @@ types:
   exb:
     doc: "The EXB (expression binary) blob (between the tag groups and the AS markings; its 0x2C-byte header starts with `EXB `, then the version, sizes and the offsets of its tables and string pool, per dt-12345/asb `exb.py`). No size is stored anywhere, so it runs up to the AS markings (T does the same; it falls back to the end of the file when the markings come first, which this schema cannot say). Kept as bytes and written unchanged, its own string pool included (EXB offsets are relative to its start)."
     seq:
+      - id: magic
+        type: strz
+        size: 4
+        encoding: UTF-8
+        doc: "Magic (`EXB `): an EXB offset that points at other bytes is refused. Always \"EXB \"."
       - id: data
         size: _root.ofs_as_markings - _io.pos
-        doc: "The whole blob, header included."
+        doc: "The rest of the blob, from its version on."
   as_markings:
     doc: "The AS markings (header 0x5C; W: string triplets). Nodes refer to them by index + 1."
     seq:

@@ -16,6 +16,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
+  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -124,12 +125,17 @@ void read_Event(const R& r, uint64_t s, [[maybe_unused]] Event& x) {
 
   f_index_count = r.get<uint32_t>(s + 0x10);
   f_index_size = r.get<uint32_t>(s + 0x14);
-  if (f_index_size != 4) fail(s + 0x14, "index_size", "expected 4, found " + std::to_string(f_index_size));
+  if (const uint64_t d = uint64_t((f_index_count ? 4 : 0)); uint64_t(f_index_size) != d) {
+    if (true && uint64_t(f_index_size) != 4u) fail(s + 0x14, "index_size", "expected " + hex(d) + " (or 0x4), found " + hex(f_index_size));
+    if (r.lay) r.lay->note(s + 0x14, f_index_size);
+  }
   try {
     const uint64_t n = f_index_count;
+    if (n == 0 && f_action_indices != 0 && r.lay) r.lay->note(s + 0x8, f_action_indices);
     if (n != 0) {
       if (f_action_indices == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_action_indices;
+      if (r.lay) r.lay->note(s + 0x8, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.action_indices.resize(n);
@@ -194,22 +200,26 @@ void read_Trigger(const R& r, uint64_t s, [[maybe_unused]] Trigger& x) {
 
   f_param_count = r.get<uint32_t>(s + 0x8);
   f_param_pointer_size = r.get<uint32_t>(s + 0xc);
-  if (f_param_pointer_size != 8 && f_param_pointer_size != 16) fail(s + 0xc, "param_pointer_size", "value " + std::to_string(f_param_pointer_size) + " is not one of 8, 16");
-  x.param_pointer_size = f_param_pointer_size;
+  if (f_param_count == 0 && f_param_pointer_size != 0 && r.lay) r.lay->note(s + 0xc, f_param_pointer_size);
+  if (!(f_param_count == 0 && f_param_pointer_size == 0) && f_param_pointer_size != 8 && f_param_pointer_size != 16) fail(s + 0xc, "param_pointer_size", "value " + std::to_string(f_param_pointer_size) + " is not one of 8, 16");
+  if (!(f_param_count == 0 && f_param_pointer_size == 0)) x.param_pointer_size = f_param_pointer_size;
   f_start_frame = r.get<float>(s + 0x10);
   x.start_frame = f_start_frame;
   f_end_frame = r.get<float>(s + 0x14);
   x.end_frame = f_end_frame;
   try {
     const uint64_t n = f_param_count;
+    if (n == 0 && f_params != 0 && r.lay) r.lay->note(s + 0x0, f_params);
     if (n != 0) {
       if (f_params == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_params;
+      if (r.lay) r.lay->note(s + 0x0, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.params.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint64_t>(t + i * 0x8);
+        if (r.lay) r.lay->note(t + i * 0x8, e);
         try {
           r.need_target(e, 1);
           read_Parameter(r, e, x.params[i]);
@@ -236,10 +246,18 @@ void read_Animation(const R& r, uint64_t s, [[maybe_unused]] Animation& x) {
 
   f_trigger_count = r.get<uint32_t>(s + 0x10);
   f_trigger_size = r.get<uint32_t>(s + 0x14);
+  if (const uint64_t d = uint64_t((f_trigger_count ? 24 : 0)); uint64_t(f_trigger_size) != d) {
+    if (true && uint64_t(f_trigger_size) != 24u) fail(s + 0x14, "trigger_size", "expected " + hex(d) + " (or 0x18), found " + hex(f_trigger_size));
+    if (r.lay) r.lay->note(s + 0x14, f_trigger_size);
+  }
   f_holds = r.get<uint64_t>(s + 0x18);
 
   f_hold_count = r.get<uint32_t>(s + 0x20);
   f_hold_size = r.get<uint32_t>(s + 0x24);
+  if (const uint64_t d = uint64_t((f_hold_count ? 24 : 0)); uint64_t(f_hold_size) != d) {
+    if (true && uint64_t(f_hold_size) != 24u) fail(s + 0x24, "hold_size", "expected " + hex(d) + " (or 0x18), found " + hex(f_hold_size));
+    if (r.lay) r.lay->note(s + 0x24, f_hold_size);
+  }
   f_unknown1 = r.get<uint32_t>(s + 0x28);
   x.unknown1 = f_unknown1;
   f_unknown2 = r.get<uint32_t>(s + 0x2c);
@@ -249,9 +267,11 @@ void read_Animation(const R& r, uint64_t s, [[maybe_unused]] Animation& x) {
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_trigger_count;
+    if (n == 0 && f_triggers != 0 && r.lay) r.lay->note(s + 0x8, f_triggers);
     if (n != 0) {
       if (f_triggers == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_triggers;
+      if (r.lay) r.lay->note(s + 0x8, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.triggers.resize(n);
@@ -263,9 +283,11 @@ void read_Animation(const R& r, uint64_t s, [[maybe_unused]] Animation& x) {
   } catch (DecodeError& e) { e.push_field("triggers"); throw; }
   try {
     const uint64_t n = f_hold_count;
+    if (n == 0 && f_holds != 0 && r.lay) r.lay->note(s + 0x18, f_holds);
     if (n != 0) {
       if (f_holds == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_holds;
+      if (r.lay) r.lay->note(s + 0x18, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.holds.resize(n);
@@ -288,16 +310,21 @@ void read_Action(const R& r, uint64_t s, [[maybe_unused]] Action& x) {
 
   f_animation_count = r.get<uint32_t>(s + 0x8);
   f_animation_size = r.get<uint32_t>(s + 0xc);
-  if (f_animation_size != 48) fail(s + 0xc, "animation_size", "expected 48, found " + std::to_string(f_animation_size));
+  if (const uint64_t d = uint64_t((f_animation_count ? 48 : 0)); uint64_t(f_animation_size) != d) {
+    if (true && uint64_t(f_animation_size) != 48u) fail(s + 0xc, "animation_size", "expected " + hex(d) + " (or 0x30), found " + hex(f_animation_size));
+    if (r.lay) r.lay->note(s + 0xc, f_animation_size);
+  }
   f_hash = r.get<uint32_t>(s + 0x10);
   x.hash = f_hash;
   f_unknown = r.get<uint32_t>(s + 0x14);
   x.unknown = f_unknown;
   try {
     const uint64_t n = f_animation_count;
+    if (n == 0 && f_animations != 0 && r.lay) r.lay->note(s + 0x0, f_animations);
     if (n != 0) {
       if (f_animations == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_animations;
+      if (r.lay) r.lay->note(s + 0x0, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x30);
       x.animations.resize(n);
@@ -340,17 +367,25 @@ void read_Default(const R& r, uint64_t s, [[maybe_unused]] Default& x) {
 
   f_event_count = r.get<uint32_t>(s + 0x20);
   f_event_size = r.get<uint32_t>(s + 0x24);
-  if (f_event_size != 24) fail(s + 0x24, "event_size", "expected 24, found " + std::to_string(f_event_size));
+  if (const uint64_t d = uint64_t((f_event_count ? 24 : 0)); uint64_t(f_event_size) != d) {
+    if (true && uint64_t(f_event_size) != 24u) fail(s + 0x24, "event_size", "expected " + hex(d) + " (or 0x18), found " + hex(f_event_size));
+    if (r.lay) r.lay->note(s + 0x24, f_event_size);
+  }
   f_actions = r.get<uint64_t>(s + 0x28);
 
   f_action_count = r.get<uint32_t>(s + 0x30);
   f_action_size = r.get<uint32_t>(s + 0x34);
-  if (f_action_size != 24) fail(s + 0x34, "action_size", "expected 24, found " + std::to_string(f_action_size));
+  if (const uint64_t d = uint64_t((f_action_count ? 24 : 0)); uint64_t(f_action_size) != d) {
+    if (true && uint64_t(f_action_size) != 24u) fail(s + 0x34, "action_size", "expected " + hex(d) + " (or 0x18), found " + hex(f_action_size));
+    if (r.lay) r.lay->note(s + 0x34, f_action_size);
+  }
   try {
     const uint64_t n = f_event_count;
+    if (n == 0 && f_events != 0 && r.lay) r.lay->note(s + 0x18, f_events);
     if (n != 0) {
       if (f_events == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_events;
+      if (r.lay) r.lay->note(s + 0x18, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.events.resize(n);
@@ -362,9 +397,11 @@ void read_Default(const R& r, uint64_t s, [[maybe_unused]] Default& x) {
   } catch (DecodeError& e) { e.push_field("events"); throw; }
   try {
     const uint64_t n = f_action_count;
+    if (n == 0 && f_actions != 0 && r.lay) r.lay->note(s + 0x28, f_actions);
     if (n != 0) {
       if (f_actions == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_actions;
+      if (r.lay) r.lay->note(s + 0x28, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.actions.resize(n);
@@ -406,11 +443,13 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   try {
     SectionHeaders tmp;
     if (f_sections == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x10, f_sections);
     r.need_target(f_sections, 1);
     read_SectionHeaders(r, f_sections, tmp);
   } catch (DecodeError& e) { e.push_field("sections"); throw; }
   try {
     if (f_data == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x20, f_data);
     r.need_target(f_data, 1);
     read_Default(r, f_data, x.data);
   } catch (DecodeError& e) { e.push_field("data"); throw; }
@@ -440,10 +479,14 @@ void put_SectionHeaders([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [
 }
 
 void put_Event([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Event& x) {
+  [[maybe_unused]] const uint64_t d_index_size = uint64_t((uint64_t(x.action_indices.size()) ? 4ull : 0ull));
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(x.hash));
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(0));
   c.w.put_uint(s + 0x10, 4, x.action_indices.size(), "Event.index_count");
-  c.w.put<uint32_t>(s + 0x14, static_cast<uint32_t>(4));
+  if (const uint64_t v = c.w.kept(s + 0x14, d_index_size); v == d_index_size || v == 4u)
+    c.w.put_uint(s + 0x14, 4, v, "Event.index_size");
+  else
+    c.w.put_uint(s + 0x14, 4, d_index_size, "Event.index_size");
 }
 
 uint64_t put_Parameter(WCtx& c, [[maybe_unused]] const Parameter& x) {
@@ -484,8 +527,11 @@ uint64_t put_Parameter(WCtx& c, [[maybe_unused]] const Parameter& x) {
 
 void put_Trigger([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Trigger& x) {
   c.w.put_uint(s + 0x8, 4, x.params.size(), "Trigger.param_count");
-  if (x.param_pointer_size != 8 && x.param_pointer_size != 16) throw binschema::EncodeError(std::string("Trigger.param_pointer_size") + ": value " + std::to_string(x.param_pointer_size) + " is not one of 8, 16");
-  c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.param_pointer_size));
+  if (x.params.empty()) c.w.put_uint(s + 0xc, 4, c.w.kept(s + 0xc, 0), "Trigger.param_pointer_size");
+  else {
+    if (x.param_pointer_size != 8 && x.param_pointer_size != 16) throw binschema::EncodeError(std::string("Trigger.param_pointer_size") + ": value " + std::to_string(x.param_pointer_size) + " is not one of 8, 16");
+    c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.param_pointer_size));
+  }
   c.w.put<float>(s + 0x10, static_cast<float>(x.start_frame));
   c.w.put<float>(s + 0x14, static_cast<float>(x.end_frame));
 }
@@ -495,21 +541,33 @@ void put_Animation([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[mayb
   [[maybe_unused]] const uint64_t d_hold_size = uint64_t((uint64_t(x.holds.size()) ? 24ull : 0ull));
   c.pool_strings.ref(x.name, s + 0x0, 8, false, true);
   c.w.put_uint(s + 0x10, 4, x.triggers.size(), "Animation.trigger_count");
-  c.w.put_uint(s + 0x14, 4, d_trigger_size, "Animation.trigger_size");
+  if (const uint64_t v = c.w.kept(s + 0x14, d_trigger_size); v == d_trigger_size || v == 24u)
+    c.w.put_uint(s + 0x14, 4, v, "Animation.trigger_size");
+  else
+    c.w.put_uint(s + 0x14, 4, d_trigger_size, "Animation.trigger_size");
   c.w.put_uint(s + 0x20, 4, x.holds.size(), "Animation.hold_count");
-  c.w.put_uint(s + 0x24, 4, d_hold_size, "Animation.hold_size");
+  if (const uint64_t v = c.w.kept(s + 0x24, d_hold_size); v == d_hold_size || v == 24u)
+    c.w.put_uint(s + 0x24, 4, v, "Animation.hold_size");
+  else
+    c.w.put_uint(s + 0x24, 4, d_hold_size, "Animation.hold_size");
   c.w.put<uint32_t>(s + 0x28, static_cast<uint32_t>(x.unknown1));
   c.w.put<uint32_t>(s + 0x2c, static_cast<uint32_t>(x.unknown2));
 }
 
 void put_Action([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Action& x) {
+  [[maybe_unused]] const uint64_t d_animation_size = uint64_t((uint64_t(x.animations.size()) ? 48ull : 0ull));
   c.w.put_uint(s + 0x8, 4, x.animations.size(), "Action.animation_count");
-  c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(48));
+  if (const uint64_t v = c.w.kept(s + 0xc, d_animation_size); v == d_animation_size || v == 48u)
+    c.w.put_uint(s + 0xc, 4, v, "Action.animation_size");
+  else
+    c.w.put_uint(s + 0xc, 4, d_animation_size, "Action.animation_size");
   c.w.put<uint32_t>(s + 0x10, static_cast<uint32_t>(x.hash));
   c.w.put<uint32_t>(s + 0x14, static_cast<uint32_t>(x.unknown));
 }
 
 void put_Default([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Default& x) {
+  [[maybe_unused]] const uint64_t d_event_size = uint64_t((uint64_t(x.events.size()) ? 24ull : 0ull));
+  [[maybe_unused]] const uint64_t d_action_size = uint64_t((uint64_t(x.actions.size()) ? 24ull : 0ull));
   c.w.put<uint64_t>(s + 0x0, static_cast<uint64_t>(0));
   c.w.put<uint8_t>(s + 0x8, static_cast<uint8_t>(x.micro_version));
   c.w.put<uint8_t>(s + 0x9, static_cast<uint8_t>(x.minor_version));
@@ -518,9 +576,15 @@ void put_Default([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(0));
   c.w.late({s + 0x10, 8, true, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "Default.string_pool"});
   c.w.put_uint(s + 0x20, 4, x.events.size(), "Default.event_count");
-  c.w.put<uint32_t>(s + 0x24, static_cast<uint32_t>(24));
+  if (const uint64_t v = c.w.kept(s + 0x24, d_event_size); v == d_event_size || v == 24u)
+    c.w.put_uint(s + 0x24, 4, v, "Default.event_size");
+  else
+    c.w.put_uint(s + 0x24, 4, d_event_size, "Default.event_size");
   c.w.put_uint(s + 0x30, 4, x.actions.size(), "Default.action_count");
-  c.w.put<uint32_t>(s + 0x34, static_cast<uint32_t>(24));
+  if (const uint64_t v = c.w.kept(s + 0x34, d_action_size); v == d_action_size || v == 24u)
+    c.w.put_uint(s + 0x34, 4, v, "Default.action_size");
+  else
+    c.w.put_uint(s + 0x34, 4, d_action_size, "Default.action_size");
 }
 
 void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const File& x) {
@@ -536,12 +600,16 @@ void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
 void place_Event(WCtx& c, [[maybe_unused]] const Event& x, [[maybe_unused]] uint64_t s) {
   {  // action_indices
     const uint64_t n = x.action_indices.size();
-    {
+    if (n != 0) {
+      c.w.place_block(s + 0x8, n * 4, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 8, t, 0, "Event.action_indices");
       const uint64_t a = c.w.reserve(n * 4);
       for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.action_indices[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x8, 0); p != 0) {
+      c.w.put_uint(s + 0x8, 8, p, "Event.action_indices");
+      c.w.record_pointer(s + 0x8, 8, false);
     }
   }
 }
@@ -549,17 +617,22 @@ void place_Event(WCtx& c, [[maybe_unused]] const Event& x, [[maybe_unused]] uint
 void place_Trigger(WCtx& c, [[maybe_unused]] const Trigger& x, [[maybe_unused]] uint64_t s) {
   {  // params
     const uint64_t n = x.params.size();
-    {
+    if (n != 0) {
+      c.w.place_block(s + 0x0, n * 8, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x0, 8, t, 0, "Trigger.params");
       const uint64_t a = c.w.reserve(n * 8);
       for (uint64_t i = 0; i < n; ++i) {
+        c.w.place_block(a + i * 8, 0, 8);
         c.w.align(8);
         const uint64_t e = c.w.pos();
         c.w.pointer(a + i * 8, 8, e, 0, "Trigger.params");
         put_Parameter(c, x.params[i]);
       }
+    } else if (const uint64_t p = c.w.kept(s + 0x0, 0); p != 0) {
+      c.w.put_uint(s + 0x0, 8, p, "Trigger.params");
+      c.w.record_pointer(s + 0x0, 8, false);
     }
   }
 }
@@ -568,23 +641,31 @@ void place_Animation(WCtx& c, [[maybe_unused]] const Animation& x, [[maybe_unuse
   {  // triggers
     const uint64_t n = x.triggers.size();
     if (n != 0) {
+      c.w.place_block(s + 0x8, n * 0x18, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 8, t, 0, "Animation.triggers");
       const uint64_t a = c.w.reserve(n * 0x18);
       for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.triggers[i]);
       for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.triggers[i], a + i * 0x18);
+    } else if (const uint64_t p = c.w.kept(s + 0x8, 0); p != 0) {
+      c.w.put_uint(s + 0x8, 8, p, "Animation.triggers");
+      c.w.record_pointer(s + 0x8, 8, false);
     }
   }
   {  // holds
     const uint64_t n = x.holds.size();
     if (n != 0) {
+      c.w.place_block(s + 0x18, n * 0x18, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x18, 8, t, 0, "Animation.holds");
       const uint64_t a = c.w.reserve(n * 0x18);
       for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.holds[i]);
       for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.holds[i], a + i * 0x18);
+    } else if (const uint64_t p = c.w.kept(s + 0x18, 0); p != 0) {
+      c.w.put_uint(s + 0x18, 8, p, "Animation.holds");
+      c.w.record_pointer(s + 0x18, 8, false);
     }
   }
 }
@@ -592,13 +673,17 @@ void place_Animation(WCtx& c, [[maybe_unused]] const Animation& x, [[maybe_unuse
 void place_Action(WCtx& c, [[maybe_unused]] const Action& x, [[maybe_unused]] uint64_t s) {
   {  // animations
     const uint64_t n = x.animations.size();
-    {
+    if (n != 0) {
+      c.w.place_block(s + 0x0, n * 0x30, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x0, 8, t, 0, "Action.animations");
       const uint64_t a = c.w.reserve(n * 0x30);
       for (uint64_t i = 0; i < n; ++i) put_Animation(c, a + i * 0x30, x.animations[i]);
       for (uint64_t i = 0; i < n; ++i) place_Animation(c, x.animations[i], a + i * 0x30);
+    } else if (const uint64_t p = c.w.kept(s + 0x0, 0); p != 0) {
+      c.w.put_uint(s + 0x0, 8, p, "Action.animations");
+      c.w.record_pointer(s + 0x0, 8, false);
     }
   }
 }
@@ -606,7 +691,8 @@ void place_Action(WCtx& c, [[maybe_unused]] const Action& x, [[maybe_unused]] ui
 void place_Default(WCtx& c, [[maybe_unused]] const Default& x, [[maybe_unused]] uint64_t s) {
   {  // events
     const uint64_t n = x.events.size();
-    {
+    if (n != 0) {
+      c.w.place_block(s + 0x18, n * 0x18, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x18, 8, t, 0, "Default.events");
@@ -616,17 +702,24 @@ void place_Default(WCtx& c, [[maybe_unused]] const Default& x, [[maybe_unused]] 
       const uint64_t a = c.w.reserve(n * 0x18);
       for (uint64_t i = 0; i < n; ++i) put_Event(c, a + i * 0x18, x.events[order[i]]);
       for (uint64_t i = 0; i < n; ++i) place_Event(c, x.events[order[i]], a + i * 0x18);
+    } else if (const uint64_t p = c.w.kept(s + 0x18, 0); p != 0) {
+      c.w.put_uint(s + 0x18, 8, p, "Default.events");
+      c.w.record_pointer(s + 0x18, 8, false);
     }
   }
   {  // actions
     const uint64_t n = x.actions.size();
-    {
+    if (n != 0) {
+      c.w.place_block(s + 0x28, n * 0x18, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x28, 8, t, 0, "Default.actions");
       const uint64_t a = c.w.reserve(n * 0x18);
       for (uint64_t i = 0; i < n; ++i) put_Action(c, a + i * 0x18, x.actions[i]);
       for (uint64_t i = 0; i < n; ++i) place_Action(c, x.actions[i], a + i * 0x18);
+    } else if (const uint64_t p = c.w.kept(s + 0x28, 0); p != 0) {
+      c.w.put_uint(s + 0x28, 8, p, "Default.actions");
+      c.w.record_pointer(s + 0x28, 8, false);
     }
   }
 }
@@ -635,6 +728,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   {  // sections
     const SectionHeaders empty_sections{};
     {
+      c.w.place_block(s + 0x10, 0x50, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x10, 8, t, 0, "File.sections");
@@ -643,6 +737,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   {  // data
     {
+      c.w.place_block(s + 0x20, 0x38, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.mark_start(1);
@@ -653,22 +748,23 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     }
   }
   if (c.pool_strings.placed()) throw binschema::EncodeError("pool 'strings' placed twice: the layout of File places it, so File must be written exactly once");
+  c.w.to_end();
   c.pool_strings.place(c.w);
 }
 
-}  // namespace
-
-File decode(std::span<const uint8_t> bytes) {
+File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
+  r.lay = lay;
   File x;
   read_File(r, 0, x);
   return x;
 }
 
-namespace {
-std::vector<uint8_t> encode_to(const File& x, std::vector<uint8_t>* into) {
+std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                 std::vector<uint8_t>* into) {
   WCtx c;
   if (into) c.w.adopt(*into);
+  c.w.use_layout(lay, trace);
   c.pool_strings.keep("");
   const uint64_t s = c.w.reserve(0xa8);
   put_File(c, s, x);
@@ -676,17 +772,48 @@ std::vector<uint8_t> encode_to(const File& x, std::vector<uint8_t>* into) {
   c.pool_strings.patch(c.w);
   return c.w.finish();
 }
+
 }  // namespace
 
-std::vector<uint8_t> encode(const File& model) { return encode_to(model, nullptr); }
+namespace {
+File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+  return decode_root(bytes, lay);
+}
 
-void encode_into(const File& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
+std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                std::vector<uint8_t>* into) {
+  const File& x = model;
+  return encode_root(x, lay, trace, into);
+}
+std::vector<uint8_t> encode_laid(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
+  return encode_any(model, lay, trace, nullptr);
+}
+}  // namespace
 
-std::string to_text(const File& x, binschema::TextKind kind) {
-  return binschema::text::to_document(x, kind, "baev");
+File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }
+
+File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
+  return binschema::decode_with_layout<File>(
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+}
+
+std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
+
+void encode_into(const File& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
+
+std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout) {
+  return binschema::encode_with_layout(model, layout, encode_laid);
+}
+
+std::string to_text(const File& x, binschema::TextKind kind, const binschema::Layout* layout) {
+  return binschema::text::to_document(x, kind, "baev", layout);
 }
 
 File from_text(const YAML::Node& doc) { return binschema::text::from_document<File>(doc); }
+
+File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<File>(doc, &layout);
+}
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
@@ -694,8 +821,16 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "baev", std::to_string(x.data.major_version) + "." + std::to_string(x.data.minor_version) + "." + std::to_string(x.data.micro_version), bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
-std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
+std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+  binschema::Layout layout;
+  const File x = from_text_with_layout(doc, layout);
+  return encode(x, layout);
+}
+std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return to_text(x, kind, &layout);
+}
 }  // namespace
 
 const binschema::Format& format() {

@@ -7,7 +7,7 @@ meta:
     - "baev"
   ks-version: 0.11
   endian: le
-doc: "Animation events of Nintendo's CAS library (`.baev`), as used by Tomodachi Life\n(version 2.1.0) and The Legend of Zelda: Tears of the Kingdom (version 1.0.0).\nAll offsets are absolute and little-endian; pointers are 8 bytes because the\ngame replaces them with memory addresses at run time.\n\nThe file is a BFFH header, two BFSI section headers, the `Default` section and\nthe `StringPool` section. Event names are not stored: the event table keeps\ntheir FNV-1a-32 hashes (the names live in the companion `.asb` files).\n\nLayout on write follows Jungle's writer (the public reference for v2.1.0):\nheader at 0, section headers at 0xA8, `Default` at 0xF8, then every table\nfollowed by what its entries point to, element by element, and the sorted\nstring pool last with no padding.\n\nGenerated from the binschema schema baev.yaml (what binschema's reader reads; binschema also writes the format). Pools (`strings`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice."
+doc: "Animation events of Nintendo's CAS library (`.baev`), as used by Tomodachi Life\n(version 2.1.0) and The Legend of Zelda: Tears of the Kingdom (version 1.0.0).\nAll offsets are absolute and little-endian; pointers are 8 bytes because the\ngame replaces them with memory addresses at run time.\n\nThe file is a BFFH header, two BFSI section headers, the `Default` section and\nthe `StringPool` section. Event names are not stored: the event table keeps\ntheir FNV-1a-32 hashes (the names live in the companion `.asb` files).\n\nLayout on write follows Jungle's writer (the public reference for v2.1.0):\nheader at 0, section headers at 0xA8, `Default` at 0xF8, then every table\nfollowed by what its entries point to, element by element, and the sorted\nstring pool last with no padding. An empty array has a null pointer and\nelement size 0, as the public writers (Jungle, dt-12345, TkSharp) store it;\na file with non-null pointers or element sizes for empty arrays, or with its\ntables in another order, is read too and written back as it was (its layout,\ndocs/schema-language.md \"Layout\").\n\nGenerated from the binschema schema baev.yaml (what binschema's reader reads; binschema also writes the format). Pools (`strings`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice."
 seq:
   - id: magic
     type: strz
@@ -141,24 +141,22 @@ types:
         doc: "Pointer to the string pool. Computed by the writer: `start(strings)` (shown as stored)."
       - id: ofs_events
         type: u8
-        doc: "File offset of the array `events`."
+        doc: "File offset of the array `events`. 0 when empty."
       - id: event_count
         type: u4
         doc: "Number of event table entries. Number of elements of `events` (written from the model)."
       - id: event_size
         type: u4
-        valid: 24
-        doc: "Size of each event table entry."
+        doc: "Size of each event table entry (0 when there are none, or 0x18 as some writers keep it). Computed by the writer: `event_count ? 0x18 : 0` (shown as stored)."
       - id: ofs_actions
         type: u8
-        doc: "File offset of the array `actions`."
+        doc: "File offset of the array `actions`. 0 when empty."
       - id: action_count
         type: u4
         doc: "Number of action table entries. Number of elements of `actions` (written from the model)."
       - id: action_size
         type: u4
-        valid: 24
-        doc: "Size of each action table entry."
+        doc: "Size of each action table entry (0 when there are none, or 0x18). Computed by the writer: `action_count ? 0x18 : 0` (shown as stored)."
     instances:
       events:
         io: _root._io
@@ -186,14 +184,13 @@ types:
         doc: "Padding."
       - id: ofs_action_indices
         type: u8
-        doc: "File offset of the array `action_indices`."
+        doc: "File offset of the array `action_indices`. 0 when empty."
       - id: index_count
         type: u4
         doc: "Number of action indices. Number of elements of `action_indices` (written from the model)."
       - id: index_size
         type: u4
-        valid: 4
-        doc: "Size of each action index."
+        doc: "Size of each action index (0 when there are none, or 4). Computed by the writer: `index_count ? 4 : 0` (shown as stored)."
     instances:
       action_indices:
         io: _root._io
@@ -207,14 +204,13 @@ types:
     seq:
       - id: ofs_animations
         type: u8
-        doc: "File offset of the array `animations`."
+        doc: "File offset of the array `animations`. 0 when empty."
       - id: animation_count
         type: u4
         doc: "Number of animation entries. Number of elements of `animations` (written from the model)."
       - id: animation_size
         type: u4
-        valid: 48
-        doc: "Size of each animation entry."
+        doc: "Size of each animation entry (0 when there are none, or 0x30). Computed by the writer: `animation_count ? 0x30 : 0` (shown as stored)."
       - id: hash
         type: u4
         doc: "Name hash."
@@ -243,7 +239,7 @@ types:
         doc: "Number of trigger entries. Number of elements of `triggers` (written from the model)."
       - id: trigger_size
         type: u4
-        doc: "Size of each trigger entry (0 when there are none). Computed by the writer: `trigger_count ? 0x18 : 0` (shown as stored)."
+        doc: "Size of each trigger entry (0 when there are none, or 0x18). Computed by the writer: `trigger_count ? 0x18 : 0` (shown as stored)."
       - id: ofs_holds
         type: u8
         doc: "File offset of the array `holds`. 0 when empty."
@@ -252,7 +248,7 @@ types:
         doc: "Number of hold entries. Number of elements of `holds` (written from the model)."
       - id: hold_size
         type: u4
-        doc: "Size of each hold entry (0 when there are none). Computed by the writer: `hold_count ? 0x18 : 0` (shown as stored)."
+        doc: "Size of each hold entry (0 when there are none, or 0x18). Computed by the writer: `hold_count ? 0x18 : 0` (shown as stored)."
       - id: unknown1
         type: u4
         doc: "Unknown (\"is hold\" in TotK tools)."
@@ -295,13 +291,13 @@ types:
     seq:
       - id: ofs_params
         type: u8
-        doc: "File offset of the array `params`."
+        doc: "File offset of the array `params`. 0 when empty."
       - id: param_count
         type: u4
         doc: "Number of parameter pointers. Number of elements of `params` (written from the model)."
       - id: param_pointer_size
         type: u4
-        doc: "Size of each parameter pointer. 8 in Jungle's and TkSharp's files; TotK tools write 0x10 when a vec3 is present. The pointers are 8 bytes apart either way. Default 8."
+        doc: "Size of each parameter pointer. 8 in Jungle's and TkSharp's files; TotK tools write 0x10 when a vec3 is present. The pointers are 8 bytes apart either way. 0 in the file while there are no parameters. Default 8."
       - id: start_frame
         type: f4
         doc: "Start frame."

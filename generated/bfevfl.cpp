@@ -16,6 +16,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
+  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
   std::vector<uint64_t>* slots = nullptr;  // every 8-byte pointer slot read (pointer_slots())
 };
 using W = binschema::Writer<std::endian::little>;
@@ -319,9 +320,11 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
   } catch (DecodeError& e) { e.push_field("argument_name"); throw; }
   try {
     const uint64_t n = f_action_count;
+    if (n == 0 && f_actions != 0 && r.lay) r.lay->note(s + 0x18, f_actions);
     if (n != 0) {
       if (f_actions == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_actions;
+      if (r.lay) r.lay->note(s + 0x18, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.actions.resize(n);
@@ -334,9 +337,11 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
   } catch (DecodeError& e) { e.push_field("actions"); throw; }
   try {
     const uint64_t n = f_query_count;
+    if (n == 0 && f_queries != 0 && r.lay) r.lay->note(s + 0x20, f_queries);
     if (n != 0) {
       if (f_queries == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_queries;
+      if (r.lay) r.lay->note(s + 0x20, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.queries.resize(n);
@@ -350,6 +355,7 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
   try {
     if (f_params == 0) x.params.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x28, f_params);
       r.need_target(f_params, 1);
       read_Container(r, f_params, x.params.emplace());
     }
@@ -379,6 +385,7 @@ void read_ActionEvent(const R& r, uint64_t s, [[maybe_unused]] ActionEvent& x) {
   try {
     if (f_params == 0) x.params.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x6, f_params);
       r.need_target(f_params, 1);
       read_Container(r, f_params, x.params.emplace());
     }
@@ -420,15 +427,18 @@ void read_SwitchEvent(const R& r, uint64_t s, [[maybe_unused]] SwitchEvent& x) {
   try {
     if (f_params == 0) x.params.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x6, f_params);
       r.need_target(f_params, 1);
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
   try {
     const uint64_t n = f_case_count;
+    if (n == 0 && f_cases != 0 && r.lay) r.lay->note(s + 0xe, f_cases);
     if (n != 0) {
       if (f_cases == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_cases;
+      if (r.lay) r.lay->note(s + 0xe, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.cases.resize(n);
@@ -464,6 +474,7 @@ void read_ForkEvent(const R& r, uint64_t s, [[maybe_unused]] ForkEvent& x) {
     if (n != 0) {
       if (f_forks == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_forks;
+      if (r.lay) r.lay->note(s + 0x6, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x2);
       x.forks.resize(n);
@@ -517,6 +528,7 @@ void read_SubFlowEvent(const R& r, uint64_t s, [[maybe_unused]] SubFlowEvent& x)
   try {
     if (f_params == 0) x.params.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x6, f_params);
       r.need_target(f_params, 1);
       read_Container(r, f_params, x.params.emplace());
     }
@@ -602,9 +614,11 @@ void read_EntryPoint(const R& r, uint64_t s, [[maybe_unused]] EntryPoint& x) {
   if (f_padding != 0) fail(s + 0x1e, "padding", "expected 0, found " + std::to_string(f_padding));
   try {
     const uint64_t n = f_sub_flow_count;
+    if (n == 0 && f_sub_flow_events != 0 && r.lay) r.lay->note(s + 0x0, f_sub_flow_events);
     if (n != 0) {
       if (f_sub_flow_events == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_sub_flow_events;
+      if (r.lay) r.lay->note(s + 0x0, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x2);
       x.sub_flow_events.resize(n);
@@ -665,9 +679,11 @@ void read_Flowchart(const R& r, uint64_t s, [[maybe_unused]] Flowchart& x) {
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_actor_count;
+    if (n == 0 && f_actors != 0 && r.lay) r.lay->note(s + 0x28, f_actors);
     if (n != 0) {
       if (f_actors == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_actors;
+      if (r.lay) r.lay->note(s + 0x28, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x38);
       x.actors.resize(n);
@@ -679,9 +695,11 @@ void read_Flowchart(const R& r, uint64_t s, [[maybe_unused]] Flowchart& x) {
   } catch (DecodeError& e) { e.push_field("actors"); throw; }
   try {
     const uint64_t n = f_event_count;
+    if (n == 0 && f_events != 0 && r.lay) r.lay->note(s + 0x30, f_events);
     if (n != 0) {
       if (f_events == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_events;
+      if (r.lay) r.lay->note(s + 0x30, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x28);
       x.events.resize(n);
@@ -708,9 +726,11 @@ void read_Flowchart(const R& r, uint64_t s, [[maybe_unused]] Flowchart& x) {
   } catch (DecodeError& e) { e.push_field("entry_point_dic"); throw; }
   try {
     const uint64_t n = f_entry_point_count;
+    if (n == 0 && f_entry_points != 0 && r.lay) r.lay->note(s + 0x40, f_entry_points);
     if (n != 0) {
       if (f_entry_points == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_entry_points;
+      if (r.lay) r.lay->note(s + 0x40, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x20);
       x.entry_points.resize(n);
@@ -756,6 +776,7 @@ void read_Clip(const R& r, uint64_t s, [[maybe_unused]] Clip& x) {
   try {
     if (f_params == 0) x.params.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x10, f_params);
       r.need_target(f_params, 1);
       read_Container(r, f_params, x.params.emplace());
     }
@@ -782,6 +803,7 @@ void read_Oneshot(const R& r, uint64_t s, [[maybe_unused]] Oneshot& x) {
   try {
     if (f_params == 0) x.params.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x10, f_params);
       r.need_target(f_params, 1);
       read_Container(r, f_params, x.params.emplace());
     }
@@ -831,6 +853,7 @@ void read_Cut(const R& r, uint64_t s, [[maybe_unused]] Cut& x) {
   try {
     if (f_params == 0) x.params.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x10, f_params);
       r.need_target(f_params, 1);
       read_Container(r, f_params, x.params.emplace());
     }
@@ -893,9 +916,11 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_actor_count;
+    if (n == 0 && f_actors != 0 && r.lay) r.lay->note(s + 0x28, f_actors);
     if (n != 0) {
       if (f_actors == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_actors;
+      if (r.lay) r.lay->note(s + 0x28, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x38);
       x.actors.resize(n);
@@ -907,9 +932,11 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   } catch (DecodeError& e) { e.push_field("actors"); throw; }
   try {
     const uint64_t n = f_clip_count;
+    if (n == 0 && f_clips != 0 && r.lay) r.lay->note(s + 0x30, f_clips);
     if (n != 0) {
       if (f_clips == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_clips;
+      if (r.lay) r.lay->note(s + 0x30, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.clips.resize(n);
@@ -921,9 +948,11 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   } catch (DecodeError& e) { e.push_field("clips"); throw; }
   try {
     const uint64_t n = f_oneshot_count;
+    if (n == 0 && f_oneshots != 0 && r.lay) r.lay->note(s + 0x38, f_oneshots);
     if (n != 0) {
       if (f_oneshots == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_oneshots;
+      if (r.lay) r.lay->note(s + 0x38, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.oneshots.resize(n);
@@ -935,9 +964,11 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   } catch (DecodeError& e) { e.push_field("oneshots"); throw; }
   try {
     const uint64_t n = (f_clip_count * 2);
+    if (n == 0 && f_triggers != 0 && r.lay) r.lay->note(s + 0x40, f_triggers);
     if (n != 0) {
       if (f_triggers == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_triggers;
+      if (r.lay) r.lay->note(s + 0x40, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.triggers.resize(n);
@@ -949,9 +980,11 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   } catch (DecodeError& e) { e.push_field("triggers"); throw; }
   try {
     const uint64_t n = f_subtimeline_count;
+    if (n == 0 && f_subtimelines != 0 && r.lay) r.lay->note(s + 0x48, f_subtimelines);
     if (n != 0) {
       if (f_subtimelines == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_subtimelines;
+      if (r.lay) r.lay->note(s + 0x48, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.subtimelines.resize(n);
@@ -963,9 +996,11 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   } catch (DecodeError& e) { e.push_field("subtimelines"); throw; }
   try {
     const uint64_t n = f_cut_count;
+    if (n == 0 && f_cuts != 0 && r.lay) r.lay->note(s + 0x50, f_cuts);
     if (n != 0) {
       if (f_cuts == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_cuts;
+      if (r.lay) r.lay->note(s + 0x50, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.cuts.resize(n);
@@ -978,6 +1013,7 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   try {
     if (f_params == 0) x.params.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x58, f_params);
       r.need_target(f_params, 1);
       read_Container(r, f_params, x.params.emplace());
     }
@@ -1044,15 +1080,18 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_flowchart_count;
+    if (n == 0 && f_flowcharts != 0 && r.lay) r.lay->note(s + 0x28, f_flowcharts);
     if (n != 0) {
       if (f_flowcharts == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_flowcharts;
+      if (r.lay) r.lay->note(s + 0x28, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.flowcharts.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint64_t>(t + i * 0x8);
         if (r.slots) r.slots->push_back(t + i * 0x8);
+        if (r.lay) r.lay->note(t + i * 0x8, e);
         try {
           r.need_target(e, 1);
           read_Flowchart(r, e, x.flowcharts[i]);
@@ -1077,15 +1116,18 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   } catch (DecodeError& e) { e.push_field("flowchart_dic"); throw; }
   try {
     const uint64_t n = f_timeline_count;
+    if (n == 0 && f_timelines != 0 && r.lay) r.lay->note(s + 0x38, f_timelines);
     if (n != 0) {
       if (f_timelines == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_timelines;
+      if (r.lay) r.lay->note(s + 0x38, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.timelines.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint64_t>(t + i * 0x8);
         if (r.slots) r.slots->push_back(t + i * 0x8);
+        if (r.lay) r.lay->note(t + i * 0x8, e);
         try {
           r.need_target(e, 1);
           read_Timeline(r, e, x.timelines[i]);
@@ -1400,6 +1442,7 @@ void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
 void place_ActorIdentifier(WCtx& c, [[maybe_unused]] const ActorIdentifier& x, [[maybe_unused]] uint64_t s) {
   {
     if (x.name.size() > 0xffff) throw binschema::EncodeError(std::string("ActorIdentifier.name") + ": string longer than 65535 bytes");
+    c.w.to_end();
     c.w.align(2);
     const uint64_t t = c.w.reserve(2 + x.name.size() + 1);
     c.w.pointer(s + 0x0, 8, t, 0, "ActorIdentifier.name");
@@ -1408,6 +1451,7 @@ void place_ActorIdentifier(WCtx& c, [[maybe_unused]] const ActorIdentifier& x, [
   }
   {
     if (x.sub_name.size() > 0xffff) throw binschema::EncodeError(std::string("ActorIdentifier.sub_name") + ": string longer than 65535 bytes");
+    c.w.to_end();
     c.w.align(2);
     const uint64_t t = c.w.reserve(2 + x.sub_name.size() + 1);
     c.w.pointer(s + 0x8, 8, t, 0, "ActorIdentifier.sub_name");
@@ -1421,6 +1465,7 @@ void place_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x, [[may
     case 0:
       {
         if (std::get<0>(x.value).size() > 0xffff) throw binschema::EncodeError(std::string("ContainerItem.value") + ": string longer than 65535 bytes");
+        c.w.to_end();
         c.w.align(2);
         const uint64_t t = c.w.reserve(2 + std::get<0>(x.value).size() + 1);
         c.w.pointer(s + 0x10, 8, t, 0, "ContainerItem.value");
@@ -1431,6 +1476,7 @@ void place_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x, [[may
     case 4:
       {
         if (std::get<4>(x.value).size() > 0xffff) throw binschema::EncodeError(std::string("ContainerItem.value") + ": string longer than 65535 bytes");
+        c.w.to_end();
         c.w.align(2);
         const uint64_t t = c.w.reserve(2 + std::get<4>(x.value).size() + 1);
         c.w.pointer(s + 0x10, 8, t, 0, "ContainerItem.value");
@@ -1442,6 +1488,7 @@ void place_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x, [[may
       for (size_t i = 0; i < std::get<8>(x.value).size(); ++i)
         {
           if (std::get<8>(x.value)[i].size() > 0xffff) throw binschema::EncodeError(std::string("ContainerItem.value") + ": string longer than 65535 bytes");
+          c.w.to_end();
           c.w.align(8);
           const uint64_t t = c.w.reserve(2 + std::get<8>(x.value)[i].size() + 1);
           c.w.pointer(s + 0x10 + i * 8, 8, t, 0, "ContainerItem.value");
@@ -1459,6 +1506,7 @@ void place_Container(WCtx& c, [[maybe_unused]] const Container& x, [[maybe_unuse
     std::vector<std::string> names;
     for (const auto& e : x.items) names.push_back(e.key);
     const auto entries = binschema::build_dic(names);
+    c.w.to_end();
     c.w.align(8);
     const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());
     c.w.pointer(s + 0x8, 8, t, 0, "Container.dic");
@@ -1473,6 +1521,7 @@ void place_Container(WCtx& c, [[maybe_unused]] const Container& x, [[maybe_unuse
     }
   }
   for (size_t i = 0; i < x.items.size(); ++i) {
+    c.w.to_end();
     c.w.align(8);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0x10 + i * 8, 8, e, 0, "Container.items");
@@ -1485,6 +1534,7 @@ void place_Actor(WCtx& c, [[maybe_unused]] const Actor& x, [[maybe_unused]] uint
   c.w.align(8);
   {  // params
     if (x.params) {
+      c.w.place_block(s + 0x28, 0, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x28, 8, t, 0, "Actor.params");
@@ -1496,11 +1546,15 @@ void place_Actor(WCtx& c, [[maybe_unused]] const Actor& x, [[maybe_unused]] uint
   {  // actions
     const uint64_t n = x.actions.size();
     if (n != 0) {
+      c.w.place_block(s + 0x18, n * 8, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x18, 8, t, 0, "Actor.actions");
       const uint64_t a = c.w.reserve(n * 8);
       for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.actions[i], a + i * 8, 8, false, true);
+    } else if (const uint64_t p = c.w.kept(s + 0x18, 0); p != 0) {
+      c.w.put_uint(s + 0x18, 8, p, "Actor.actions");
+      c.w.record_pointer(s + 0x18, 8, false);
     } else {
       c.w.record_pointer(s + 0x18, 8, true);
     }
@@ -1509,11 +1563,15 @@ void place_Actor(WCtx& c, [[maybe_unused]] const Actor& x, [[maybe_unused]] uint
   {  // queries
     const uint64_t n = x.queries.size();
     if (n != 0) {
+      c.w.place_block(s + 0x20, n * 8, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x20, 8, t, 0, "Actor.queries");
       const uint64_t a = c.w.reserve(n * 8);
       for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.queries[i], a + i * 8, 8, false, true);
+    } else if (const uint64_t p = c.w.kept(s + 0x20, 0); p != 0) {
+      c.w.put_uint(s + 0x20, 8, p, "Actor.queries");
+      c.w.record_pointer(s + 0x20, 8, false);
     } else {
       c.w.record_pointer(s + 0x20, 8, true);
     }
@@ -1524,6 +1582,7 @@ void place_ActionEvent(WCtx& c, [[maybe_unused]] const ActionEvent& x, [[maybe_u
   c.w.align(8);
   {  // params
     if (x.params) {
+      c.w.place_block(s + 0x6, 0, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x6, 8, t, 0, "ActionEvent.params");
@@ -1538,17 +1597,22 @@ void place_SwitchEvent(WCtx& c, [[maybe_unused]] const SwitchEvent& x, [[maybe_u
   {  // cases
     const uint64_t n = x.cases.size();
     if (n != 0) {
+      c.w.place_block(s + 0xe, n * 0x8, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0xe, 8, t, 0, "SwitchEvent.cases");
       const uint64_t a = c.w.reserve(n * 0x8);
       for (uint64_t i = 0; i < n; ++i) put_SwitchCase(c, a + i * 0x8, x.cases[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0xe, 0); p != 0) {
+      c.w.put_uint(s + 0xe, 8, p, "SwitchEvent.cases");
+      c.w.record_pointer(s + 0xe, 8, false);
     } else {
       c.w.record_pointer(s + 0xe, 8, true);
     }
   }
   {  // params
     if (x.params) {
+      c.w.place_block(s + 0x6, 0, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x6, 8, t, 0, "SwitchEvent.params");
@@ -1563,6 +1627,7 @@ void place_ForkEvent(WCtx& c, [[maybe_unused]] const ForkEvent& x, [[maybe_unuse
   {  // forks
     const uint64_t n = x.forks.size();
     {
+      c.w.place_block(s + 0x6, n * 2, 2);
       c.w.align(2);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x6, 8, t, 0, "ForkEvent.forks");
@@ -1577,6 +1642,7 @@ void place_SubFlowEvent(WCtx& c, [[maybe_unused]] const SubFlowEvent& x, [[maybe
   c.w.align(8);
   {  // params
     if (x.params) {
+      c.w.place_block(s + 0x6, 0, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x6, 8, t, 0, "SubFlowEvent.params");
@@ -1601,11 +1667,15 @@ void place_EntryPoint(WCtx& c, [[maybe_unused]] const EntryPoint& x, [[maybe_unu
   {  // sub_flow_events
     const uint64_t n = x.sub_flow_events.size();
     if (n != 0) {
+      c.w.place_block(s + 0x0, n * 2, 2);
       c.w.align(2);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x0, 8, t, 0, "EntryPoint.sub_flow_events");
       const uint64_t a = c.w.reserve(n * 2);
       for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.sub_flow_events[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x0, 0); p != 0) {
+      c.w.put_uint(s + 0x0, 8, p, "EntryPoint.sub_flow_events");
+      c.w.record_pointer(s + 0x0, 8, false);
     } else {
       c.w.record_pointer(s + 0x0, 8, true);
     }
@@ -1621,12 +1691,16 @@ void place_Flowchart(WCtx& c, [[maybe_unused]] const Flowchart& x, [[maybe_unuse
   {  // actors
     const uint64_t n = x.actors.size();
     if (n != 0) {
+      c.w.place_block(s + 0x28, n * 0x38, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x28, 8, t, 0, "Flowchart.actors");
       t_actors = t;
       const uint64_t a = c.w.reserve(n * 0x38);
       for (uint64_t i = 0; i < n; ++i) put_Actor(c, a + i * 0x38, x.actors[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x28, 0); p != 0) {
+      c.w.put_uint(s + 0x28, 8, p, "Flowchart.actors");
+      c.w.record_pointer(s + 0x28, 8, false);
     } else {
       c.w.record_pointer(s + 0x28, 8, true);
     }
@@ -1634,12 +1708,16 @@ void place_Flowchart(WCtx& c, [[maybe_unused]] const Flowchart& x, [[maybe_unuse
   {  // events
     const uint64_t n = x.events.size();
     if (n != 0) {
+      c.w.place_block(s + 0x30, n * 0x28, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x30, 8, t, 0, "Flowchart.events");
       t_events = t;
       const uint64_t a = c.w.reserve(n * 0x28);
       for (uint64_t i = 0; i < n; ++i) put_Event(c, a + i * 0x28, x.events[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x30, 0); p != 0) {
+      c.w.put_uint(s + 0x30, 8, p, "Flowchart.events");
+      c.w.record_pointer(s + 0x30, 8, false);
     } else {
       c.w.record_pointer(s + 0x30, 8, true);
     }
@@ -1648,6 +1726,7 @@ void place_Flowchart(WCtx& c, [[maybe_unused]] const Flowchart& x, [[maybe_unuse
     std::vector<std::string> names;
     for (const auto& e : x.entry_points) names.push_back(e.name);
     const auto entries = binschema::build_dic(names);
+    c.w.to_end();
     c.w.align(8);
     const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());
     c.w.pointer(s + 0x38, 8, t, 0, "Flowchart.entry_point_dic");
@@ -1665,12 +1744,16 @@ void place_Flowchart(WCtx& c, [[maybe_unused]] const Flowchart& x, [[maybe_unuse
   {  // entry_points
     const uint64_t n = x.entry_points.size();
     if (n != 0) {
+      c.w.place_block(s + 0x40, n * 0x20, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x40, 8, t, 0, "Flowchart.entry_points");
       t_entry_points = t;
       const uint64_t a = c.w.reserve(n * 0x20);
       for (uint64_t i = 0; i < n; ++i) put_EntryPoint(c, a + i * 0x20, x.entry_points[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x40, 0); p != 0) {
+      c.w.put_uint(s + 0x40, 8, p, "Flowchart.entry_points");
+      c.w.record_pointer(s + 0x40, 8, false);
     } else {
       c.w.record_pointer(s + 0x40, 8, true);
     }
@@ -1684,6 +1767,7 @@ void place_Flowchart(WCtx& c, [[maybe_unused]] const Flowchart& x, [[maybe_unuse
 void place_Clip(WCtx& c, [[maybe_unused]] const Clip& x, [[maybe_unused]] uint64_t s) {
   {  // params
     if (x.params) {
+      c.w.place_block(s + 0x10, 0, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x10, 8, t, 0, "Clip.params");
@@ -1697,6 +1781,7 @@ void place_Clip(WCtx& c, [[maybe_unused]] const Clip& x, [[maybe_unused]] uint64
 void place_Oneshot(WCtx& c, [[maybe_unused]] const Oneshot& x, [[maybe_unused]] uint64_t s) {
   {  // params
     if (x.params) {
+      c.w.place_block(s + 0x10, 0, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x10, 8, t, 0, "Oneshot.params");
@@ -1710,6 +1795,7 @@ void place_Oneshot(WCtx& c, [[maybe_unused]] const Oneshot& x, [[maybe_unused]] 
 void place_Cut(WCtx& c, [[maybe_unused]] const Cut& x, [[maybe_unused]] uint64_t s) {
   {  // params
     if (x.params) {
+      c.w.place_block(s + 0x10, 0, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x10, 8, t, 0, "Cut.params");
@@ -1730,12 +1816,16 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
   {  // actors
     const uint64_t n = x.actors.size();
     if (n != 0) {
+      c.w.place_block(s + 0x28, n * 0x38, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x28, 8, t, 0, "Timeline.actors");
       t_actors = t;
       const uint64_t a = c.w.reserve(n * 0x38);
       for (uint64_t i = 0; i < n; ++i) put_Actor(c, a + i * 0x38, x.actors[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x28, 0); p != 0) {
+      c.w.put_uint(s + 0x28, 8, p, "Timeline.actors");
+      c.w.record_pointer(s + 0x28, 8, false);
     } else {
       c.w.record_pointer(s + 0x28, 8, true);
     }
@@ -1745,12 +1835,16 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
   {  // clips
     const uint64_t n = x.clips.size();
     if (n != 0) {
+      c.w.place_block(s + 0x30, n * 0x18, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x30, 8, t, 0, "Timeline.clips");
       t_clips = t;
       const uint64_t a = c.w.reserve(n * 0x18);
       for (uint64_t i = 0; i < n; ++i) put_Clip(c, a + i * 0x18, x.clips[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x30, 0); p != 0) {
+      c.w.put_uint(s + 0x30, 8, p, "Timeline.clips");
+      c.w.record_pointer(s + 0x30, 8, false);
     } else {
       c.w.record_pointer(s + 0x30, 8, true);
     }
@@ -1759,12 +1853,16 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
   {  // oneshots
     const uint64_t n = x.oneshots.size();
     if (n != 0) {
+      c.w.place_block(s + 0x38, n * 0x18, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x38, 8, t, 0, "Timeline.oneshots");
       t_oneshots = t;
       const uint64_t a = c.w.reserve(n * 0x18);
       for (uint64_t i = 0; i < n; ++i) put_Oneshot(c, a + i * 0x18, x.oneshots[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x38, 0); p != 0) {
+      c.w.put_uint(s + 0x38, 8, p, "Timeline.oneshots");
+      c.w.record_pointer(s + 0x38, 8, false);
     } else {
       c.w.record_pointer(s + 0x38, 8, true);
     }
@@ -1773,11 +1871,15 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
   {  // subtimelines
     const uint64_t n = x.subtimelines.size();
     if (n != 0) {
+      c.w.place_block(s + 0x48, n * 0x8, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x48, 8, t, 0, "Timeline.subtimelines");
       const uint64_t a = c.w.reserve(n * 0x8);
       for (uint64_t i = 0; i < n; ++i) put_Subtimeline(c, a + i * 0x8, x.subtimelines[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x48, 0); p != 0) {
+      c.w.put_uint(s + 0x48, 8, p, "Timeline.subtimelines");
+      c.w.record_pointer(s + 0x48, 8, false);
     } else {
       c.w.record_pointer(s + 0x48, 8, true);
     }
@@ -1786,11 +1888,15 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
   {  // triggers
     const uint64_t n = x.triggers.size();
     if (n != 0) {
+      c.w.place_block(s + 0x40, n * 0x4, 2);
       c.w.align(2);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x40, 8, t, 0, "Timeline.triggers");
       const uint64_t a = c.w.reserve(n * 0x4);
       for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x4, x.triggers[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x40, 0); p != 0) {
+      c.w.put_uint(s + 0x40, 8, p, "Timeline.triggers");
+      c.w.record_pointer(s + 0x40, 8, false);
     } else {
       c.w.record_pointer(s + 0x40, 8, true);
     }
@@ -1799,12 +1905,16 @@ void place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x, [[maybe_unused]
   {  // cuts
     const uint64_t n = x.cuts.size();
     if (n != 0) {
+      c.w.place_block(s + 0x50, n * 0x18, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x50, 8, t, 0, "Timeline.cuts");
       t_cuts = t;
       const uint64_t a = c.w.reserve(n * 0x18);
       for (uint64_t i = 0; i < n; ++i) put_Cut(c, a + i * 0x18, x.cuts[i]);
+    } else if (const uint64_t p = c.w.kept(s + 0x50, 0); p != 0) {
+      c.w.put_uint(s + 0x50, 8, p, "Timeline.cuts");
+      c.w.record_pointer(s + 0x50, 8, false);
     } else {
       c.w.record_pointer(s + 0x50, 8, true);
     }
@@ -1821,11 +1931,15 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   {  // flowcharts
     const uint64_t n = x.flowcharts.size();
     if (n != 0) {
+      c.w.place_block(s + 0x28, n * 8, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x28, 8, t, 0, "File.flowcharts");
       t_flowcharts = t;
       c.w.reserve(n * 8);  // slots; the elements come with children flowcharts
+    } else if (const uint64_t p = c.w.kept(s + 0x28, 0); p != 0) {
+      c.w.put_uint(s + 0x28, 8, p, "File.flowcharts");
+      c.w.record_pointer(s + 0x28, 8, false);
     } else {
       c.w.record_pointer(s + 0x28, 8, true);
     }
@@ -1834,6 +1948,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     std::vector<std::string> names;
     for (const auto& e : x.flowcharts) names.push_back(e.name);
     const auto entries = binschema::build_dic(names);
+    c.w.to_end();
     c.w.align(8);
     const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());
     c.w.pointer(s + 0x30, 8, t, 0, "File.flowchart_dic");
@@ -1850,11 +1965,15 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   {  // timelines
     const uint64_t n = x.timelines.size();
     if (n != 0) {
+      c.w.place_block(s + 0x38, n * 8, 8);
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x38, 8, t, 0, "File.timelines");
       t_timelines = t;
       c.w.reserve(n * 8);  // slots; the elements come with children timelines
+    } else if (const uint64_t p = c.w.kept(s + 0x38, 0); p != 0) {
+      c.w.put_uint(s + 0x38, 8, p, "File.timelines");
+      c.w.record_pointer(s + 0x38, 8, false);
     } else {
       c.w.record_pointer(s + 0x38, 8, true);
     }
@@ -1863,6 +1982,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     std::vector<std::string> names;
     for (const auto& e : x.timelines) names.push_back(e.name);
     const auto entries = binschema::build_dic(names);
+    c.w.to_end();
     c.w.align(8);
     const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());
     c.w.pointer(s + 0x40, 8, t, 0, "File.timeline_dic");
@@ -1877,6 +1997,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     }
   }
   for (size_t i = 0; i < x.flowcharts.size(); ++i) {
+    c.w.place_block(t_flowcharts + i * 8, 0x48, 8);
     c.w.align(8);
     const uint64_t e = c.w.pos();
     if (i == 0) c.w.mark_start(2);  // the region spans all elements
@@ -1886,6 +2007,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
   }
   if (!x.flowcharts.empty()) c.w.mark_end(2);
   for (size_t i = 0; i < x.timelines.size(); ++i) {
+    c.w.to_end();
     pre_place_Timeline(c, x.timelines[i]);
     c.w.align(8);
     const uint64_t e = c.w.pos();
@@ -1901,6 +2023,7 @@ void preplace_Actor(WCtx& c, [[maybe_unused]] const Actor& x) {
   c.w.align(8);
   {  // params
     if (x.params) {
+      c.w.to_end();
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.placed[&x.params] = t;
@@ -1912,6 +2035,7 @@ void preplace_Actor(WCtx& c, [[maybe_unused]] const Actor& x) {
   {  // actions
     const uint64_t n = x.actions.size();
     if (n != 0) {
+      c.w.to_end();
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.placed[&x.actions] = t;
@@ -1923,6 +2047,7 @@ void preplace_Actor(WCtx& c, [[maybe_unused]] const Actor& x) {
   {  // queries
     const uint64_t n = x.queries.size();
     if (n != 0) {
+      c.w.to_end();
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.placed[&x.queries] = t;
@@ -1950,6 +2075,7 @@ void pre_place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x) {
   c.w.align(8);
   {  // params
     if (x.params) {
+      c.w.to_end();
       c.w.align(8);
       const uint64_t t = c.w.pos();
       c.placed[&x.params] = t;
@@ -1960,26 +2086,24 @@ void pre_place_Timeline(WCtx& c, [[maybe_unused]] const Timeline& x) {
   c.w.align(8);
 }
 
-}  // namespace
-
-File decode(std::span<const uint8_t> bytes) {
+File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
+  r.lay = lay;
   File x;
   read_File(r, 0, x);
   return x;
 }
 
-namespace {
-std::vector<uint8_t> encode_to(const File& model, std::vector<uint8_t>* into) {
-  File x = model;
-  binschema::text::for_each<Flowchart>(x, [](Flowchart& v) { hooks::sub_flow_events(v); });
-  binschema::text::for_each<Timeline>(x, [](Timeline& v) { hooks::clip_triggers(v); });
+std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                 std::vector<uint8_t>* into) {
   WCtx c;
   if (into) c.w.adopt(*into);
+  c.w.use_layout(lay, trace);
   c.pool_strings.keep("");
   const uint64_t s = c.w.reserve(0x48);
   put_File(c, s, x);
   place_File(c, x, s);
+  c.w.to_end();
   c.pool_strings.place(c.w);
   c.pool_strings.patch(c.w);
   {
@@ -1990,17 +2114,50 @@ std::vector<uint8_t> encode_to(const File& model, std::vector<uint8_t>* into) {
   }
   return c.w.finish();
 }
+
 }  // namespace
 
-std::vector<uint8_t> encode(const File& model) { return encode_to(model, nullptr); }
+namespace {
+File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+  return decode_root(bytes, lay);
+}
 
-void encode_into(const File& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
+std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                std::vector<uint8_t>* into) {
+  File x = model;
+  binschema::text::for_each<Flowchart>(x, [](Flowchart& v) { hooks::sub_flow_events(v); });
+  binschema::text::for_each<Timeline>(x, [](Timeline& v) { hooks::clip_triggers(v); });
+  return encode_root(x, lay, trace, into);
+}
+std::vector<uint8_t> encode_laid(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
+  return encode_any(model, lay, trace, nullptr);
+}
+}  // namespace
 
-std::string to_text(const File& x, binschema::TextKind kind) {
-  return binschema::text::to_document(x, kind, "bfevfl");
+File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }
+
+File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
+  return binschema::decode_with_layout<File>(
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+}
+
+std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
+
+void encode_into(const File& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
+
+std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout) {
+  return binschema::encode_with_layout(model, layout, encode_laid);
+}
+
+std::string to_text(const File& x, binschema::TextKind kind, const binschema::Layout* layout) {
+  return binschema::text::to_document(x, kind, "bfevfl", layout);
 }
 
 File from_text(const YAML::Node& doc) { return binschema::text::from_document<File>(doc); }
+
+File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<File>(doc, &layout);
+}
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
@@ -2022,8 +2179,16 @@ std::vector<uint64_t> pointer_slots(std::span<const uint8_t> bytes) {
 }
 
 namespace {
-std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
-std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
+std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+  binschema::Layout layout;
+  const File x = from_text_with_layout(doc, layout);
+  return encode(x, layout);
+}
+std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return to_text(x, kind, &layout);
+}
 }  // namespace
 
 const binschema::Format& format() {

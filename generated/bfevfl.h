@@ -488,6 +488,9 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.
 File decode(std::span<const uint8_t> bytes);
+// The same, and in `layout` what the file's writer chose that the model does not say
+// (where blocks sit, bytes between them, ...; empty when laid out as encode() does).
+File decode(std::span<const uint8_t> bytes, binschema::Layout& layout);
 // Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.
 std::vector<uint8_t> encode(const File& model);
 // The same bytes, written into `out`, a buffer the caller owns and reuses: it is
@@ -495,9 +498,13 @@ std::vector<uint8_t> encode(const File& model);
 // tool encoding many files then touches no fresh memory). On an error `out` is
 // left empty, its allocation kept.
 void encode_into(const File& model, std::vector<uint8_t>& out);
-// Model <-> YAML/JSON text (the text names its format in a `format:` key).
-std::string to_text(const File& model, binschema::TextKind kind);
+// Model -> bytes laid out as `layout` says where it still fits (docs/schema-language.md, "Layout").
+std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout);
+// Model <-> YAML/JSON text (the text names its format in a `format:` key; a
+// non-empty layout is a last `layout:` entry, read back by from_text_with_layout).
+std::string to_text(const File& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);
 File from_text(const YAML::Node& doc);
+File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
 // Hooks: hand-written in schemas/bfevfl.hooks.cpp; encode() runs each on
 // every instance of its struct in a copy of the model before writing.
 namespace hooks {

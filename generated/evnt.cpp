@@ -16,6 +16,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::big> {
   using binschema::Reader<std::endian::big>::Reader;
+  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
 };
 using W = binschema::Writer<std::endian::big>;
 using binschema::DecodeError;
@@ -386,34 +387,65 @@ uint64_t put_Evnt(WCtx& c, [[maybe_unused]] const Evnt& x) {
   return s;
 }
 
-}  // namespace
-
-Evnt decode(std::span<const uint8_t> bytes) {
+Evnt decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
+  r.lay = lay;
   Evnt x;
   read_Evnt(r, 0, x);
   return x;
 }
 
-namespace {
-std::vector<uint8_t> encode_to(const Evnt& x, std::vector<uint8_t>* into) {
+std::vector<uint8_t> encode_root(const Evnt& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                 std::vector<uint8_t>* into) {
   WCtx c;
   if (into) c.w.adopt(*into);
+  c.w.use_layout(lay, trace);
   const uint64_t s = put_Evnt(c, x);
   (void)s;
   return c.w.finish();
 }
+
 }  // namespace
 
-std::vector<uint8_t> encode(const Evnt& model) { return encode_to(model, nullptr); }
+namespace {
+Evnt decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+  return decode_root(bytes, lay);
+}
 
-void encode_into(const Evnt& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
+std::vector<uint8_t> encode_any(const Evnt& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                std::vector<uint8_t>* into) {
+  const Evnt& x = model;
+  return encode_root(x, lay, trace, into);
+}
+std::vector<uint8_t> encode_laid(const Evnt& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
+  return encode_any(model, lay, trace, nullptr);
+}
+}  // namespace
 
-std::string to_text(const Evnt& x, binschema::TextKind kind) {
-  return binschema::text::to_document(x, kind, "evnt");
+Evnt decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }
+
+Evnt decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
+  return binschema::decode_with_layout<Evnt>(
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+}
+
+std::vector<uint8_t> encode(const Evnt& model) { return encode_any(model, nullptr, nullptr, nullptr); }
+
+void encode_into(const Evnt& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
+
+std::vector<uint8_t> encode(const Evnt& model, const binschema::Layout& layout) {
+  return binschema::encode_with_layout(model, layout, encode_laid);
+}
+
+std::string to_text(const Evnt& x, binschema::TextKind kind, const binschema::Layout* layout) {
+  return binschema::text::to_document(x, kind, "evnt", layout);
 }
 
 Evnt from_text(const YAML::Node& doc) { return binschema::text::from_document<Evnt>(doc); }
+
+Evnt from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<Evnt>(doc, &layout);
+}
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
@@ -421,8 +453,16 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "evnt", std::to_string(x.version), bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
-std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
+std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+  binschema::Layout layout;
+  const Evnt x = from_text_with_layout(doc, layout);
+  return encode(x, layout);
+}
+std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
+  binschema::Layout layout;
+  const Evnt x = decode(bytes, layout);
+  return to_text(x, kind, &layout);
+}
 }  // namespace
 
 const binschema::Format& format() {

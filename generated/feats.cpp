@@ -18,6 +18,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
+  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
   mutable uint64_t base_strings = 0;  // where pool strings starts (from the root's pool_offset)
   mutable uint64_t g_version = 0;  // the root's version (context:)
   mutable uint64_t g_tail = 0;  // the root's tail (context:)
@@ -420,17 +421,20 @@ uint64_t read_Head(const R& r, uint64_t s, [[maybe_unused]] Head& x) {
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     if (f_tail == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0xc, f_tail);
     r.need_target(f_tail, 1);
     read_Tail(r, f_tail, x.tail);
   } catch (DecodeError& e) { e.push_field("tail"); throw; }
   try {
     if (f_blob == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x10, f_blob);
     r.need_target(f_blob, 1);
     read_Blob(r, f_blob, x.blob);
   } catch (DecodeError& e) { e.push_field("blob"); throw; }
   if ((f_version >= 2)) {
     try {
       if (f_extra == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+      if (r.lay) r.lay->note(s + 0x1c, f_extra);
       r.need_target(f_extra, 1);
       read_Box(r, f_extra, x.extra);
     } catch (DecodeError& e) { e.push_field("extra"); throw; }
@@ -656,17 +660,20 @@ uint32_t block_vals_PS(WCtx& c, const PS& v) {
 
 void place_Box(WCtx& c, [[maybe_unused]] const Box& x, [[maybe_unused]] uint64_t s) {
   if (c.pool_vals.placed()) throw binschema::EncodeError("pool 'vals' placed twice: the layout of Box places it, so Box must be written exactly once");
+  c.w.to_end();
   c.pool_vals.place(c.w);
 }
 
 void place_BodyA(WCtx& c, [[maybe_unused]] const BodyA& x, [[maybe_unused]] uint64_t s) {
   for (size_t i = 0; i < x.as.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(s + 0x8 + i * 4, 4, e, 0, "BodyA.as");
     put_Ref(c, c.w.reserve(0x4), x.as[i]);
   }
   for (size_t i = 0; i < x.bs.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.bs, 23) + i * 4, 4, e, 0, "BodyA.bs");
@@ -674,6 +681,7 @@ void place_BodyA(WCtx& c, [[maybe_unused]] const BodyA& x, [[maybe_unused]] uint
   }
   {  // d
     {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(c.at.get(&x.d, 25), 4, t, 0, "BodyA.d");
@@ -685,6 +693,7 @@ void place_BodyA(WCtx& c, [[maybe_unused]] const BodyA& x, [[maybe_unused]] uint
 void place_Item(WCtx& c, [[maybe_unused]] const Item& x, [[maybe_unused]] uint64_t s) {
   switch (x.body.index()) {
     case 0: {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "Item.body");
@@ -693,6 +702,7 @@ void place_Item(WCtx& c, [[maybe_unused]] const Item& x, [[maybe_unused]] uint64
       break;
     }
     case 1: {
+      c.w.to_end();
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "Item.body");
@@ -707,6 +717,7 @@ void place_Head(WCtx& c, [[maybe_unused]] const Head& x, [[maybe_unused]] uint64
   for (size_t i = 0; i < x.items.size(); ++i)
     place_Item(c, x.items[i], c.at_Head_items + i * 0x10);
   for (size_t i = 0; i < x.boxes.size(); ++i) {
+    c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
     c.w.pointer(c.at.get(&x.boxes, 11) + i * 4, 4, e, 0, "Head.boxes");
@@ -714,10 +725,12 @@ void place_Head(WCtx& c, [[maybe_unused]] const Head& x, [[maybe_unused]] uint64
     place_Box(c, x.boxes[i], e);
   }
   if (c.pool_groups.placed()) throw binschema::EncodeError("pool 'groups' placed twice: the layout of Head places it, so Head must be written exactly once");
+  c.w.to_end();
   c.pool_groups.place(c.w);
   if ((x.version >= 2ull)) {
     {  // extra
       {
+        c.w.place_block(c.at.get(&x.extra, 8), 0, 4);
         c.w.align(4);
         const uint64_t t = c.w.pos();
         c.w.pointer(c.at.get(&x.extra, 8), 4, t, 0, "Head.extra");
@@ -728,6 +741,7 @@ void place_Head(WCtx& c, [[maybe_unused]] const Head& x, [[maybe_unused]] uint64
   }
   {  // blob
     {
+      c.w.place_block(s + 0x10, 0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x10, 4, t, 0, "Head.blob");
@@ -736,6 +750,7 @@ void place_Head(WCtx& c, [[maybe_unused]] const Head& x, [[maybe_unused]] uint64
   }
   {  // tail
     {
+      c.w.place_block(s + 0xc, 0x4, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0xc, 4, t, 0, "Head.tail");
@@ -744,37 +759,69 @@ void place_Head(WCtx& c, [[maybe_unused]] const Head& x, [[maybe_unused]] uint64
   }
 }
 
-}  // namespace
-
-Head decode(std::span<const uint8_t> bytes) {
+Head decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
+  r.lay = lay;
   Head x;
   read_Head(r, 0, x);
   return x;
 }
 
-namespace {
-std::vector<uint8_t> encode_to(const Head& x, std::vector<uint8_t>* into) {
+std::vector<uint8_t> encode_root(const Head& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                 std::vector<uint8_t>* into) {
   WCtx c;
   if (into) c.w.adopt(*into);
+  c.w.use_layout(lay, trace);
   c.g_version = uint64_t(x.version);
   const uint64_t s = put_Head(c, x);
   place_Head(c, x, s);
+  c.w.to_end();
   c.pool_strings.place(c.w);
   c.pool_strings.patch(c.w);
   return c.w.finish();
 }
+
 }  // namespace
 
-std::vector<uint8_t> encode(const Head& model) { return encode_to(model, nullptr); }
+namespace {
+Head decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+  return decode_root(bytes, lay);
+}
 
-void encode_into(const Head& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
+std::vector<uint8_t> encode_any(const Head& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                std::vector<uint8_t>* into) {
+  const Head& x = model;
+  return encode_root(x, lay, trace, into);
+}
+std::vector<uint8_t> encode_laid(const Head& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
+  return encode_any(model, lay, trace, nullptr);
+}
+}  // namespace
 
-std::string to_text(const Head& x, binschema::TextKind kind) {
-  return binschema::text::to_document(x, kind, "feats");
+Head decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }
+
+Head decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
+  return binschema::decode_with_layout<Head>(
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+}
+
+std::vector<uint8_t> encode(const Head& model) { return encode_any(model, nullptr, nullptr, nullptr); }
+
+void encode_into(const Head& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
+
+std::vector<uint8_t> encode(const Head& model, const binschema::Layout& layout) {
+  return binschema::encode_with_layout(model, layout, encode_laid);
+}
+
+std::string to_text(const Head& x, binschema::TextKind kind, const binschema::Layout* layout) {
+  return binschema::text::to_document(x, kind, "feats", layout);
 }
 
 Head from_text(const YAML::Node& doc) { return binschema::text::from_document<Head>(doc); }
+
+Head from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<Head>(doc, &layout);
+}
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
@@ -782,8 +829,16 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "feats", "", bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
-std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
+std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+  binschema::Layout layout;
+  const Head x = from_text_with_layout(doc, layout);
+  return encode(x, layout);
+}
+std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
+  binschema::Layout layout;
+  const Head x = decode(bytes, layout);
+  return to_text(x, kind, &layout);
+}
 }  // namespace
 
 const binschema::Format& format() {

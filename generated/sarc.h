@@ -18,22 +18,23 @@ namespace binschema::sarc {
 // One file.
 struct Node {
   static constexpr const char* type_name = "Node";
-  // The bits of 'attributes', from the least significant up.
-  struct Attributes {
-    static constexpr const char* type_name = "Node.Attributes";
-    // The file's path in the archive (`EventFlow/Demo344_1.bfevfl`).
-    std::string name;
-    // 1: the node has a name (0: none; its name field then reads the first name).
-    uint8_t has_name = 1;
-    bool operator==(const Attributes&) const = default;
-  };
-  // The name: its offset in the name table in words of 4, and 1 in the top byte (0 for a file without a name).
-  Attributes attributes;
-  // The file's contents: data_begin and data_end, from data_offset.
-  binschema::Bytes data;
-  // The alignment of the file's data (a power of two; see the top).
-  uint32_t alignment = 4;
+  // Hash of the name (see the top).
+  uint32_t name_hash = 0;
+  // 0x01000000 | (offset of the name in the name table / 4); 0 for a file without a name.
+  uint32_t attributes = 0;
+  // Start of the file's data, from data_offset.
+  uint32_t data_begin = 0;
+  // End of the file's data, from data_offset.
+  uint32_t data_end = 0;
   bool operator==(const Node&) const = default;
+};
+
+// A name in the name table.
+struct Name {
+  static constexpr const char* type_name = "Name";
+  // The file's path in the archive (`EventFlow/Demo344_1.bfevfl`), NUL-terminated, padded to 4 bytes.
+  std::string name;
+  bool operator==(const Name&) const = default;
 };
 
 // The whole archive.
@@ -41,38 +42,53 @@ struct Sarc {
   static constexpr const char* type_name = "Sarc";
   // Byte order mark: 0xFEFF a big-endian archive (bytes FE FF), 0xFFFE a little-endian one (bytes FF FE).
   uint16_t bom = 0;
+  // Offset of the file data (its alignment is the largest of the files').
+  uint32_t data_offset = 0;
   // Multiplier of the name hash (0x65).
   uint32_t hash_multiplier = 0x65;
-  // The files, sorted by name hash (on write; checked on read).
+  // The files, sorted by name hash.
   std::vector<Node> nodes;
+  // The name table: one name per node, in node order.
+  std::vector<Name> names;
+  // Zero bytes after the names, up to data_offset (where the file data starts, aligned as the archive's writer chose).
+  binschema::Bytes names_padding;
+  // The files' data, from data_offset to the end (each file aligned as the archive's writer chose).
+  binschema::Bytes data;
   bool operator==(const Sarc&) const = default;
 };
 
 template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, Node::Attributes>
-void visit_fields(V& v, Self& x) {
-  v.field("name", x.name);
-  v.field_default("has_name", x.has_name, 1);
+  requires std::is_same_v<std::remove_const_t<Self>, Node>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field("name_hash", x.name_hash, binschema::text::kHexSpell);
+  v.field("attributes", x.attributes, binschema::text::kHexSpell);
+  v.field("data_begin", x.data_begin);
+  v.field("data_end", x.data_end);
 }
 
 template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, Node>
+  requires std::is_same_v<std::remove_const_t<Self>, Name>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("attributes", x.attributes);
-  v.field("data", x.data);
-  v.field_default("alignment", x.alignment, 4, binschema::text::kHexSpell);
+  v.field("name", x.name);
 }
 
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Sarc>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("bom", x.bom, binschema::text::kHexSpell);
+  v.field("data_offset", x.data_offset, binschema::text::kHexSpell);
   v.field_default("hash_multiplier", x.hash_multiplier, 0x65, binschema::text::kHexSpell);
   v.field("nodes", x.nodes);
+  v.field("names", x.names);
+  v.field("names_padding", x.names_padding);
+  v.field("data", x.data);
 }
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.
 Sarc decode(std::span<const uint8_t> bytes);
+// The same, and in `layout` what the file's writer chose that the model does not say
+// (where blocks sit, bytes between them, ...; empty when laid out as encode() does).
+Sarc decode(std::span<const uint8_t> bytes, binschema::Layout& layout);
 // Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.
 std::vector<uint8_t> encode(const Sarc& model);
 // The same bytes, written into `out`, a buffer the caller owns and reuses: it is
@@ -80,9 +96,13 @@ std::vector<uint8_t> encode(const Sarc& model);
 // tool encoding many files then touches no fresh memory). On an error `out` is
 // left empty, its allocation kept.
 void encode_into(const Sarc& model, std::vector<uint8_t>& out);
-// Model <-> YAML/JSON text (the text names its format in a `format:` key).
-std::string to_text(const Sarc& model, binschema::TextKind kind);
+// Model -> bytes laid out as `layout` says where it still fits (docs/schema-language.md, "Layout").
+std::vector<uint8_t> encode(const Sarc& model, const binschema::Layout& layout);
+// Model <-> YAML/JSON text (the text names its format in a `format:` key; a
+// non-empty layout is a last `layout:` entry, read back by from_text_with_layout).
+std::string to_text(const Sarc& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);
 Sarc from_text(const YAML::Node& doc);
+Sarc from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
 // This format's entry for the CLI.
 const binschema::Format& format();
 

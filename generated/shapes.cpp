@@ -18,6 +18,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
+  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
   mutable uint64_t g_version = 0;  // the root's version (context:)
   mutable uint64_t g_item_count = 0;  // the root's item_count (context:)
 };
@@ -298,6 +299,7 @@ void place_Root(WCtx& c, [[maybe_unused]] const Root& x, [[maybe_unused]] uint64
   {  // items
     const uint64_t n = x.items.size();
     {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(c.at.get(&x.items, 8), 4, t, 0, "Root.items");
@@ -307,6 +309,7 @@ void place_Root(WCtx& c, [[maybe_unused]] const Root& x, [[maybe_unused]] uint64
   }
   {  // extra
     if (x.extra) {
+      c.w.to_end();
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.mark_start(2);
@@ -317,39 +320,72 @@ void place_Root(WCtx& c, [[maybe_unused]] const Root& x, [[maybe_unused]] uint64
   }
 }
 
-}  // namespace
-
-Root decode(std::span<const uint8_t> bytes) {
+Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
+  r.lay = lay;
   Root x;
   read_Root(r, 0, x);
   return x;
 }
 
-namespace {
-std::vector<uint8_t> encode_to(const Root& x, std::vector<uint8_t>* into) {
+std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                 std::vector<uint8_t>* into) {
   WCtx c;
   if (into) c.w.adopt(*into);
+  c.w.use_layout(lay, trace);
   c.g_version = uint64_t(2);
   c.g_item_count = uint64_t(x.items.size());
   const uint64_t s = put_Root(c, x);
   place_Root(c, x, s);
+  c.w.to_end();
   c.pool_names.place(c.w);
+  c.w.to_end();
   c.pool_blocks.place(c.w);
   c.pool_names.patch(c.w);
   return c.w.finish();
 }
+
 }  // namespace
 
-std::vector<uint8_t> encode(const Root& model) { return encode_to(model, nullptr); }
+namespace {
+Root decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+  return decode_root(bytes, lay);
+}
 
-void encode_into(const Root& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
+std::vector<uint8_t> encode_any(const Root& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                std::vector<uint8_t>* into) {
+  const Root& x = model;
+  return encode_root(x, lay, trace, into);
+}
+std::vector<uint8_t> encode_laid(const Root& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
+  return encode_any(model, lay, trace, nullptr);
+}
+}  // namespace
 
-std::string to_text(const Root& x, binschema::TextKind kind) {
-  return binschema::text::to_document(x, kind, "shapes");
+Root decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }
+
+Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
+  return binschema::decode_with_layout<Root>(
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+}
+
+std::vector<uint8_t> encode(const Root& model) { return encode_any(model, nullptr, nullptr, nullptr); }
+
+void encode_into(const Root& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
+
+std::vector<uint8_t> encode(const Root& model, const binschema::Layout& layout) {
+  return binschema::encode_with_layout(model, layout, encode_laid);
+}
+
+std::string to_text(const Root& x, binschema::TextKind kind, const binschema::Layout* layout) {
+  return binschema::text::to_document(x, kind, "shapes", layout);
 }
 
 Root from_text(const YAML::Node& doc) { return binschema::text::from_document<Root>(doc); }
+
+Root from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<Root>(doc, &layout);
+}
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
@@ -357,8 +393,16 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "shapes", "", bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
-std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
+std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+  binschema::Layout layout;
+  const Root x = from_text_with_layout(doc, layout);
+  return encode(x, layout);
+}
+std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return to_text(x, kind, &layout);
+}
 }  // namespace
 
 const binschema::Format& format() {

@@ -117,6 +117,9 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.
 Root decode(std::span<const uint8_t> bytes);
+// The same, and in `layout` what the file's writer chose that the model does not say
+// (where blocks sit, bytes between them, ...; empty when laid out as encode() does).
+Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout);
 // Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.
 std::vector<uint8_t> encode(const Root& model);
 // The same bytes, written into `out`, a buffer the caller owns and reuses: it is
@@ -124,9 +127,13 @@ std::vector<uint8_t> encode(const Root& model);
 // tool encoding many files then touches no fresh memory). On an error `out` is
 // left empty, its allocation kept.
 void encode_into(const Root& model, std::vector<uint8_t>& out);
-// Model <-> YAML/JSON text (the text names its format in a `format:` key).
-std::string to_text(const Root& model, binschema::TextKind kind);
+// Model -> bytes laid out as `layout` says where it still fits (docs/schema-language.md, "Layout").
+std::vector<uint8_t> encode(const Root& model, const binschema::Layout& layout);
+// Model <-> YAML/JSON text (the text names its format in a `format:` key; a
+// non-empty layout is a last `layout:` entry, read back by from_text_with_layout).
+std::string to_text(const Root& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);
 Root from_text(const YAML::Node& doc);
+Root from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
 // This format's entry for the CLI.
 const binschema::Format& format();
 

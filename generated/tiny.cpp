@@ -16,6 +16,7 @@ namespace {
 
 struct R : binschema::Reader<std::endian::big> {
   using binschema::Reader<std::endian::big>::Reader;
+  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
 };
 using W = binschema::Writer<std::endian::big>;
 using binschema::DecodeError;
@@ -109,6 +110,7 @@ void read_Record(const R& r, uint64_t s, [[maybe_unused]] Record& x) {
     if (n != 0) {
       if (f_points == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = s + f_points;
+      if (r.lay) r.lay->note(s + 0x10, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0xc);
       x.points.resize(n);
@@ -160,6 +162,7 @@ void read_Header(const R& r, uint64_t s, [[maybe_unused]] Header& x) {
     if (n != 0) {
       if (f_records == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_records;
+      if (r.lay) r.lay->note(s + 0xc, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.records.resize(n);
@@ -174,6 +177,7 @@ void read_Header(const R& r, uint64_t s, [[maybe_unused]] Header& x) {
     if (n != 0) {
       if (f_tags == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_tags;
+      if (r.lay) r.lay->note(s + 0x14, t);
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.tags.resize(n);
@@ -186,6 +190,7 @@ void read_Header(const R& r, uint64_t s, [[maybe_unused]] Header& x) {
   try {
     if (f_extra == 0) x.extra.reset();
     else {
+      if (r.lay) r.lay->note(s + 0x18, f_extra);
       r.need_target(f_extra, 1);
       read_Extra(r, f_extra, x.extra.emplace());
     }
@@ -253,6 +258,7 @@ void place_Record(WCtx& c, [[maybe_unused]] const Record& x, [[maybe_unused]] ui
   {  // points
     const uint64_t n = x.points.size();
     {
+      c.w.place_block(s + 0x10, n * 0xc, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x10, 4, t, s, "Record.points");
@@ -266,6 +272,7 @@ void place_Header(WCtx& c, [[maybe_unused]] const Header& x, [[maybe_unused]] ui
   uint64_t t_records = 0;  // where the shallow records went
   {  // extra
     if (x.extra) {
+      c.w.place_block(s + 0x18, 0x10, 16);
       c.w.align(16);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x18, 4, t, 0, "Header.extra");
@@ -275,6 +282,7 @@ void place_Header(WCtx& c, [[maybe_unused]] const Header& x, [[maybe_unused]] ui
   {  // records
     const uint64_t n = x.records.size();
     {
+      c.w.place_block(s + 0xc, n * 0x18, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0xc, 4, t, 0, "Header.records");
@@ -286,6 +294,7 @@ void place_Header(WCtx& c, [[maybe_unused]] const Header& x, [[maybe_unused]] ui
   {  // tags
     const uint64_t n = x.tags.size();
     {
+      c.w.place_block(s + 0x14, n * 4, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x14, 4, t, 0, "Header.tags");
@@ -297,39 +306,71 @@ void place_Header(WCtx& c, [[maybe_unused]] const Header& x, [[maybe_unused]] ui
   c.w.reserve(0x4);
   c.w.align(8);
   if (c.pool_names.placed()) throw binschema::EncodeError("pool 'names' placed twice: the layout of Header places it, so Header must be written exactly once");
+  c.w.to_end();
   c.pool_names.place(c.w);
 }
 
-}  // namespace
-
-Header decode(std::span<const uint8_t> bytes) {
+Header decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
+  r.lay = lay;
   Header x;
   read_Header(r, 0, x);
   return x;
 }
 
-namespace {
-std::vector<uint8_t> encode_to(const Header& x, std::vector<uint8_t>* into) {
+std::vector<uint8_t> encode_root(const Header& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                 std::vector<uint8_t>* into) {
   WCtx c;
   if (into) c.w.adopt(*into);
+  c.w.use_layout(lay, trace);
   const uint64_t s = c.w.reserve(0x24);
   put_Header(c, s, x);
   place_Header(c, x, s);
   c.pool_names.patch(c.w);
   return c.w.finish();
 }
+
 }  // namespace
 
-std::vector<uint8_t> encode(const Header& model) { return encode_to(model, nullptr); }
+namespace {
+Header decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+  return decode_root(bytes, lay);
+}
 
-void encode_into(const Header& model, std::vector<uint8_t>& out) { encode_to(model, &out); }
+std::vector<uint8_t> encode_any(const Header& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                std::vector<uint8_t>* into) {
+  const Header& x = model;
+  return encode_root(x, lay, trace, into);
+}
+std::vector<uint8_t> encode_laid(const Header& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
+  return encode_any(model, lay, trace, nullptr);
+}
+}  // namespace
 
-std::string to_text(const Header& x, binschema::TextKind kind) {
-  return binschema::text::to_document(x, kind, "tiny");
+Header decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }
+
+Header decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
+  return binschema::decode_with_layout<Header>(
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+}
+
+std::vector<uint8_t> encode(const Header& model) { return encode_any(model, nullptr, nullptr, nullptr); }
+
+void encode_into(const Header& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
+
+std::vector<uint8_t> encode(const Header& model, const binschema::Layout& layout) {
+  return binschema::encode_with_layout(model, layout, encode_laid);
+}
+
+std::string to_text(const Header& x, binschema::TextKind kind, const binschema::Layout* layout) {
+  return binschema::text::to_document(x, kind, "tiny", layout);
 }
 
 Header from_text(const YAML::Node& doc) { return binschema::text::from_document<Header>(doc); }
+
+Header from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<Header>(doc, &layout);
+}
 
 namespace {
 std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {
@@ -337,8 +378,16 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "tiny", std::to_string(x.version), bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }
-std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }
+std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+  binschema::Layout layout;
+  const Header x = from_text_with_layout(doc, layout);
+  return encode(x, layout);
+}
+std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
+  binschema::Layout layout;
+  const Header x = decode(bytes, layout);
+  return to_text(x, kind, &layout);
+}
 }  // namespace
 
 const binschema::Format& format() {

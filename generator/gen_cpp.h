@@ -49,14 +49,6 @@ class CppGen {
   std::string field_at(const Struct& st, const Field& f) const;
   // Offset expression of a field inside struct starting at `s` (fixed) or at cursor `o`.
   static std::string at(const Field& f);
-  std::string sort_key(const Struct& et, const std::string& key, const std::string& e) const;
-  void read_placed_pool(const Field& f);
-  std::map<std::string, int> data_pool_mark_;  // region ids of data pools
-  // A string pool placed by the root's `type: pool` field that is its base:.
-  bool placed_pool(const Pool& p) const {
-    const Field* f = p.base.empty() ? nullptr : s_.find(s_.root)->field(p.base);
-    return f && f->type.kind == ValueType::PoolBlock;
-  }
   std::string load_type(const Field& f) const;
   std::string load(const Field& f, const std::string& where) const;
   std::string raw_uint(int width) const;
@@ -80,6 +72,7 @@ class CppGen {
   std::string read_expr(const Expr& e) const;
   // Notes a pointer slot for pointer_slots() (formats with a relocation table).
   std::string note_slot(const std::string& at) const;
+  std::string note_layout(const Field& f, const std::string& target) const;
   // Reads one inline field; `o` is where it starts ("o" when at the cursor).
   void read_field(const Struct& st, const Field& f, const std::string& o, bool cursor,
                   std::vector<const Field*>& targets);
@@ -192,6 +185,7 @@ class CppGen {
   // ---- The source file's frame (gen_cpp_text.cpp): reader and writer contexts, decode, encode, text, format()
   void source();
   void root_fns();
+  void root_codec();
   void internals();
   void decode_body();
   void encode_body();

@@ -19,13 +19,12 @@ void CppGen::source() {
   if (!block_uses().empty()) w += "#include \"binschema/block_pool.h\"";
   if (uses_at()) w += "#include \"binschema/ptr_map.h\"";
   if (s_.endian_by_bom) w += "#include \"binschema/byte_order.h\"";
-  if (std::any_of(s_.pools.begin(), s_.pools.end(), [](const Pool& p) { return p.kind == Pool::Kind::Data; }))
-    w += "#include \"binschema/data_pool.h\"";
   w += "#include \"binschema/dic.h\"\n#include \"binschema/hash.h\"\n#include \"binschema/reader.h\"\n#include \"binschema/relocation.h\"\n#include \"binschema/string_pool.h\"\n#include \"binschema/writer.h\"\n";
   w += "namespace {{NS}} {";
   w += "namespace {\n";
   if (!s_.endian_by_bom) {
     internals();
+    root_codec();
   } else {
     // `endian: bom`: the reader and writer twice, one per byte order; the
     // entry points pick one by the byte order mark.
@@ -34,16 +33,7 @@ void CppGen::source() {
       w.set("ENDIAN", e);
       w += "namespace " + ns + " {  // " + e + "-endian\n";
       internals();
-      w += "{{ROOT}} decode_root(std::span<const uint8_t> bytes) {";
-      w.indent();
-      decode_body();
-      w.dedent();
-      w += "}\n";
-      w += "std::vector<uint8_t> encode_root(const {{ROOT}}& x, std::vector<uint8_t>* into) {";
-      w.indent();
-      encode_body();
-      w.dedent();
-      w += "}\n";
+      root_codec();
       w += "}  // namespace " + ns + "\n";
     }
   }
@@ -60,6 +50,7 @@ void CppGen::internals() {
   // offsets are relative to, and the strings read so far (to check the block).
   w += "struct R : binschema::Reader<std::endian::{{ENDIAN}}> {";
   w += "  using binschema::Reader<std::endian::{{ENDIAN}}>::Reader;";
+  w += "  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held";
   if (s_.relocation_table) w += "  std::vector<uint64_t>* slots = nullptr;  // every 8-byte pointer slot read (pointer_slots())";
   for (const auto& p : s_.pools)
     if (!p.scope.empty() && p.kind != Pool::Kind::Block) {
@@ -68,10 +59,6 @@ void CppGen::internals() {
     }
   for (const auto& p : s_.pools)
     if (!p.base.empty()) w += "  mutable uint64_t base_" + p.name + " = 0;  // where pool " + p.name + " starts (from the root's " + p.base + ")";
-  for (const auto& p : s_.pools)
-    if (p.kind == Pool::Kind::Data) w += "  mutable std::vector<binschema::SliceRead> slices_" + p.name + ";  // slices read, in order (check_slices)";
-  for (const auto& p : s_.pools)
-    if (placed_pool(p)) w += "  mutable std::vector<std::pair<uint64_t, size_t>> refs_" + p.name + ";  // strings read, in order (checked where " + p.base + " is)";
   for (const auto& g : s_.context) w += "  mutable uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
   w += "};";
   w += "using W = binschema::Writer<std::endian::{{ENDIAN}}>;";
@@ -83,10 +70,6 @@ void CppGen::internals() {
   for (const auto& p : s_.pools) {
     if (p.kind == Pool::Kind::Block) {
       ++id;  // a block pool is no region
-      continue;
-    }
-    if (p.kind == Pool::Kind::Data) {  // a data pool is made in WCtx
-      data_pool_mark_[p.name] = id++;
       continue;
     }
     const char* order = p.order == Pool::Order::ReversedBits ? "ReversedBits" : p.order == Pool::Order::Sorted ? "Sorted" : "FirstUse";
@@ -108,10 +91,6 @@ void CppGen::internals() {
         w += "std::vector<const " + p.block_type + "*> blocks_" + p.name + ";  // distinct blocks, for sharing";
         w += "std::unordered_multimap<size_t, uint32_t> index_" + p.name + ";  // their hashes";
       }
-      continue;
-    }
-    if (p.kind == Pool::Kind::Data) {
-      w += "binschema::DataPool pool_" + p.name + "{" + std::to_string(p.align) + ", " + std::to_string(data_pool_mark_[p.name]) + "};";
       continue;
     }
     w += "binschema::StringPool pool_" + p.name + " = make_pool_" + p.name + "();";
@@ -155,10 +134,29 @@ void CppGen::internals() {
   }
 }
 
-// The body of decode(bytes): read the root from offset 0.
+// decode_root and encode_root: the root read from offset 0 and written,
+// with a layout to note what the file holds in (binschema/layout.h) or to
+// follow.
+void CppGen::root_codec() {
+  CodeWriter& w = c_;
+  w += "{{ROOT}} decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {";
+  w.indent();
+  decode_body();
+  w.dedent();
+  w += "}\n";
+  w += "std::vector<uint8_t> encode_root(const {{ROOT}}& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
+  w += "                                 std::vector<uint8_t>* into) {";
+  w.indent();
+  encode_body();
+  w.dedent();
+  w += "}\n";
+}
+
+// The body of decode_root: read the root from offset 0.
 void CppGen::decode_body() {
   CodeWriter& w = c_;
   w += "R r(bytes);";
+  w += "r.lay = lay;";
   w += "{{ROOT}} x;";
   w += read_call(*s_.find(s_.root), "0", "x") + ";";
   w += "return x;";
@@ -168,37 +166,44 @@ void CppGen::root_fns() {
   CodeWriter& w = c_;
   const Struct* root = s_.find(s_.root);
   const Field* bom = s_.endian_by_bom ? root->field(s_.bom_field) : nullptr;
-  w += "{{ROOT}} decode(std::span<const uint8_t> bytes) {";
-  w.indent();
-  if (bom)
-    w += "return binschema::bom_is_big(bytes, " + hexs(bom->offset) + ", \"" + bom->name + "\") ? be::decode_root(bytes) : le::decode_root(bytes);";
-  else
-    decode_body();
-  w.dedent();
-  w += "}\n";
-  // encode() returns a new vector; encode_into() writes into the caller's
-  // (`into`: adopted by the writer, see WriterBase::adopt).
   w += "namespace {";
+  w += "{{ROOT}} decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {";
+  if (bom)
+    w += "  return binschema::bom_is_big(bytes, " + hexs(bom->offset) + ", \"" + bom->name + "\") ? be::decode_root(bytes, lay) : le::decode_root(bytes, lay);";
+  else
+    w += "  return decode_root(bytes, lay);";
+  w += "}\n";
+  // into: the caller's buffer (encode_into; adopted by the writer), or null.
+  w += "std::vector<uint8_t> encode_any(const {{ROOT}}& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
+  w += "                                std::vector<uint8_t>* into) {";
+  w.indent();
   if (!s_.hooks.empty()) {
-    w += "std::vector<uint8_t> encode_to(const {{ROOT}}& model, std::vector<uint8_t>* into) {";
-    w.indent();
     w += "{{ROOT}} x = model;";
     for (const auto& h : s_.hooks)
       w += "binschema::text::for_each<" + h.on + ">(x, [](" + h.on + "& v) { hooks::" + h.name + "(v); });";
   } else {
-    w += "std::vector<uint8_t> encode_to(const {{ROOT}}& x, std::vector<uint8_t>* into) {";
-    w.indent();
+    w += "const {{ROOT}}& x = model;";
   }
-  if (bom) {
-    w += "return binschema::bom_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\") ? be::encode_root(x, into) : le::encode_root(x, into);";
-  } else {
-    encode_body();
-  }
+  if (bom)
+    w += "return binschema::bom_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\") ? be::encode_root(x, lay, trace, into) : le::encode_root(x, lay, trace, into);";
+  else
+    w += "return encode_root(x, lay, trace, into);";
   w.dedent();
   w += "}";
+  w += "std::vector<uint8_t> encode_laid(const {{ROOT}}& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {";
+  w += "  return encode_any(model, lay, trace, nullptr);";
+  w += "}";
   w += "}  // namespace\n";
-  w += "std::vector<uint8_t> encode(const {{ROOT}}& model) { return encode_to(model, nullptr); }\n";
-  w += "void encode_into(const {{ROOT}}& model, std::vector<uint8_t>& out) { encode_to(model, &out); }\n";
+  w += "{{ROOT}} decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }\n";
+  w += "{{ROOT}} decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {";
+  w += "  return binschema::decode_with_layout<{{ROOT}}>(";
+  w += "      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);";
+  w += "}\n";
+  w += "std::vector<uint8_t> encode(const {{ROOT}}& model) { return encode_any(model, nullptr, nullptr, nullptr); }\n";
+  w += "void encode_into(const {{ROOT}}& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }\n";
+  w += "std::vector<uint8_t> encode(const {{ROOT}}& model, const binschema::Layout& layout) {";
+  w += "  return binschema::encode_with_layout(model, layout, encode_laid);";
+  w += "}\n";
   root_tail();
 }
 
@@ -209,6 +214,7 @@ void CppGen::encode_body() {
   const Struct* root = s_.find(s_.root);
   w += "WCtx c;";
   w += "if (into) c.w.adopt(*into);";
+  w += "c.w.use_layout(lay, trace);";
   for (const auto& g : s_.context)
     if (const Field* f = root->field(g); !f->ptr) {
       // The model's value; a const or a count is not in the model.
@@ -226,7 +232,7 @@ void CppGen::encode_body() {
   // Every pool is placed before any is patched: a block pool placed last
   // may still refer to strings (which then must not come after their pool).
   for (const auto& p : s_.pools)
-    if (p.scope.empty() && !p.placed_in_layout) w += "c.pool_" + p.name + ".place(c.w);";
+    if (p.scope.empty() && !p.placed_in_layout) w += "c.w.to_end();\nc.pool_" + p.name + ".place(c.w);";
   for (const auto& p : s_.pools)
     if (p.scope.empty() && p.kind != Pool::Kind::Block) w += "c.pool_" + p.name + ".patch(c.w);";  // blocks are patched as they are placed
   if (s_.relocation_table) {
@@ -246,10 +252,13 @@ void CppGen::encode_body() {
 void CppGen::root_tail() {
   CodeWriter& w = c_;
   const Struct* root = s_.find(s_.root);
-  w += "std::string to_text(const {{ROOT}}& x, binschema::TextKind kind) {";
-  w += "  return binschema::text::to_document(x, kind, \"{{FORMAT}}\");";
+  w += "std::string to_text(const {{ROOT}}& x, binschema::TextKind kind, const binschema::Layout* layout) {";
+  w += "  return binschema::text::to_document(x, kind, \"{{FORMAT}}\", layout);";
   w += "}\n";
   w += "{{ROOT}} from_text(const YAML::Node& doc) { return binschema::text::from_document<{{ROOT}}>(doc); }\n";
+  w += "{{ROOT}} from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {";
+  w += "  return binschema::text::from_document<{{ROOT}}>(doc, &layout);";
+  w += "}\n";
   w += "namespace {";
   w += "std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {";
   w += "  const {{ROOT}} x = decode(bytes);";
@@ -279,8 +288,17 @@ void CppGen::root_tail() {
     w += "}\n";
     w += "namespace {";
   }
-  w += "std::vector<uint8_t> encode_text(const YAML::Node& doc) { return encode(from_text(doc)); }";
-  w += "std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) { return to_text(decode(bytes), kind); }";
+  // Through text, the layout rides along (the `layout:` entry).
+  w += "std::vector<uint8_t> encode_text(const YAML::Node& doc) {";
+  w += "  binschema::Layout layout;";
+  w += "  const {{ROOT}} x = from_text_with_layout(doc, layout);";
+  w += "  return encode(x, layout);";
+  w += "}";
+  w += "std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {";
+  w += "  binschema::Layout layout;";
+  w += "  const {{ROOT}} x = decode(bytes, layout);";
+  w += "  return to_text(x, kind, &layout);";
+  w += "}";
   w += "}  // namespace\n";
   std::string exts;
   for (const auto& e : s_.extensions) exts += (exts.empty() ? "" : ", ") + cpp_string_literal(e);

@@ -90,6 +90,9 @@ void CppGen::header() {
   for (const Struct* st : ordered()) visit_decl(*st);
   w += "// Bytes -> model. Throws binschema::DecodeError naming the offset and field path.";
   w += "{{ROOT}} decode(std::span<const uint8_t> bytes);";
+  w += "// The same, and in `layout` what the file's writer chose that the model does not say";
+  w += "// (where blocks sit, bytes between them, ...; empty when laid out as encode() does).";
+  w += "{{ROOT}} decode(std::span<const uint8_t> bytes, binschema::Layout& layout);";
   w += "// Model -> bytes, laid out as the format's own writer does. Throws binschema::EncodeError.";
   w += "std::vector<uint8_t> encode(const {{ROOT}}& model);";
   w += "// The same bytes, written into `out`, a buffer the caller owns and reuses: it is";
@@ -97,9 +100,13 @@ void CppGen::header() {
   w += "// tool encoding many files then touches no fresh memory). On an error `out` is";
   w += "// left empty, its allocation kept.";
   w += "void encode_into(const {{ROOT}}& model, std::vector<uint8_t>& out);";
-  w += "// Model <-> YAML/JSON text (the text names its format in a `format:` key).";
-  w += "std::string to_text(const {{ROOT}}& model, binschema::TextKind kind);";
+  w += "// Model -> bytes laid out as `layout` says where it still fits (docs/schema-language.md, \"Layout\").";
+  w += "std::vector<uint8_t> encode(const {{ROOT}}& model, const binschema::Layout& layout);";
+  w += "// Model <-> YAML/JSON text (the text names its format in a `format:` key; a";
+  w += "// non-empty layout is a last `layout:` entry, read back by from_text_with_layout).";
+  w += "std::string to_text(const {{ROOT}}& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);";
   w += "{{ROOT}} from_text(const YAML::Node& doc);";
+  w += "{{ROOT}} from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);";
   if (!s_.hooks.empty()) {
     w += "// Hooks: hand-written in schemas/{{FORMAT_NAME}}.hooks.cpp; encode() runs each on";
     w += "// every instance of its struct in a copy of the model before writing.";

@@ -187,12 +187,6 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         }
         return r + " } return 0; }()";
       }
-      if (e.name == "mulhash") {
-        const Expr& a = e.args[0];
-        size_t dot = a.name.find('.');
-        std::string arg = x + "." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
-        return "binschema::mulhash32(" + arg + ", static_cast<uint32_t>(" + write_expr(st, e.args[1], obj) + "))";
-      }
       if (e.name == "fnv1a32" || e.name == "murmur3") {
         const Expr& a = e.args[0];
         std::string arg = a.kind == Expr::Call ? "binschema::path_" + a.name + "(" + x + "." + cpp_field(a.args[0].name) + ")"
@@ -311,14 +305,8 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       }
       w += "c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());";
       break;
-    case FieldKind::Slice:
-      // Placed with its pool; begin and end are written once it is.
-      w += "c.pool_" + f.pool + ".ref(std::span<const uint8_t>(" + x + ".data), " +
-           (f.align_field.empty() ? std::string("0") : "x." + cpp_field(f.align_field)) + ", " + o + ", " + std::to_string(f.ptr) + ", " + what + ");";
-      break;
     case FieldKind::PoolBlock:
       w += "c.pool_" + f.pool + ".place(c.w);";
-      if (placed_pool(*s_.pool(f.pool))) break;  // patched with the other file-wide pools, at the end
       w += "c.pool_" + f.pool + ".patch(c.w);";
       // Values over the pool (its size, say), now that it is placed; they
       // sit at fixed offsets (validate.cpp).
@@ -397,7 +385,17 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") +
            ", [=, &c, &x]() -> uint64_t { return " + late_expr(st, *f.derive) + "; }, " + what + "});";
     } else {
-      w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
+      if (!f.also.empty()) {
+        // The file's value when the layout kept one of the accepted alternatives.
+        std::string cond;
+        for (int64_t v : f.also) cond += " || v == " + std::to_string(v) + "u";
+        w += "if (const uint64_t v = c.w.kept(" + o + ", d_" + f.name + "); v == d_" + f.name + cond + ")";
+        w += "  c.w.put_uint(" + o + ", " + std::to_string(width) + ", v, " + what + ");";
+        w += "else";
+        w += "  c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
+      } else {
+        w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
+      }
       if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
     }
   } else if (!f.count_for.empty()) {
@@ -420,7 +418,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       if (!b.pool.empty()) {
         // Its offset is merged into the word once the pool is placed.
         w += "c.pool_" + b.pool + ".ref_bits(" + m + ", " + o + ", " + std::to_string(prim_size(f.type.prim)) + ", " +
-             std::to_string(shift) + ", " + std::to_string(b.width) + (b.scale > 1 ? ", " + std::to_string(b.scale) : std::string()) + ");";
+             std::to_string(shift) + ", " + std::to_string(b.width) + ");";
         shift += b.width;
         continue;
       }
@@ -438,6 +436,13 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
   } else {
     std::string t = load_type(f);
     std::string v = f.const_int ? std::to_string(*f.const_int) : x;
+    if (!f.zero_when_empty.empty()) {
+      // 0 while the array is empty (or what the layout kept there).
+      w += "if (x." + cpp_field(st.field(f.zero_when_empty)->count_for) + ".empty()) c.w.put_uint(" + o + ", " +
+           std::to_string(prim_size(f.type.prim)) + ", c.w.kept(" + o + ", 0), " + what + ");";
+      w += "else {";
+      w.indent();
+    }
     if (!f.valid.empty() && !f.const_int) {
       std::string cond, list;
       for (int64_t vv : f.valid) {
@@ -452,6 +457,10 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + " + shown + " + \" is not one of " + list + "\");";
     }
     w += "c.w.put<" + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
+    if (!f.zero_when_empty.empty()) {
+      w.dedent();
+      w += "}";
+    }
   }
 }
 
@@ -478,32 +487,11 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
          ", " + x + "[i]);";
     return;
   }
-  if (et && !f.sort.empty()) {
-    // sort: the elements in ascending order of the key (stable: equal keys
-    // keep the model's order); a derived key is computed from the element.
-    w += "{";
-    w.indent();
-    w += "std::vector<size_t> order(" + x + ".size());";
-    w += "for (size_t i = 0; i < order.size(); ++i) order[i] = i;";
-    w += "auto key = [&](const " + et->name + "& e) -> uint64_t { return " + sort_key(*et, f.sort, "e") + "; };";
-    w += "std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(" + x + "[a]) < key(" + x + "[b]); });";
-    w += "for (size_t i : order) put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + "[i]);";
-    w.dedent();
-    w += "}";
-    return;
-  }
   w += "for (const auto& e : " + x + ") {";
   if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
   else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
   else w += "  put_" + et->name + "(c, e);";
   w += "}";
-}
-
-// The sort: key of element `e` of struct et: the model's value, or its derive: computed.
-std::string CppGen::sort_key(const Struct& et, const std::string& key, const std::string& e) const {
-  const Field* k = et.field(key);
-  if (k->derive) return "uint64_t(" + write_expr(et, *k->derive, e) + ")";
-  return "uint64_t(" + e + "." + cpp_field(key) + ")";
 }
 
 bool CppGen::uses_scoped_pool(const Expr& e) const {
@@ -622,7 +610,6 @@ void CppGen::put_union(const Field& f, const std::string& o) {
       case FieldKind::CString:
       case FieldKind::Bytes:
       case FieldKind::PoolBlock:
-      case FieldKind::Slice:
       case FieldKind::StringOffsets:
       case FieldKind::ElemPointers:
       case FieldKind::ArrayPointer:
@@ -668,6 +655,7 @@ void CppGen::place_fn(const Struct& st) {
         // runtime's own message ("internal: pool placed twice") names neither.
         w += "if (c.pool_" + li.name + ".placed()) throw binschema::EncodeError(\"pool '" + li.name + "' placed twice: the layout of " +
              st.name + " places it, so " + st.name + " must be written exactly once\");";
+        w += "c.w.to_end();";
         w += "c.pool_" + li.name + ".place(c.w);";
         continue;
       case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; continue;
@@ -729,6 +717,7 @@ void CppGen::place_fn(const Struct& st) {
         const Struct& pt = *p.type.st;
         std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";
         w += "  case " + std::to_string(i) + ": {";
+        w += "    c.w.to_end();";
         w += "    c.w.align(" + std::to_string(p.align ? p.align : pt.align) + ");";
         w += "    const uint64_t t = c.w.pos();";
         if (u->tag_shift) {
@@ -785,7 +774,8 @@ void CppGen::place_children(const Struct& st, const Field& f) {
     int region = f.region.empty() ? -1 : s_.region_id(f.region);
     std::string what = "\"" + st.name + "." + f.name + "\"";
     w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
-    if (et.has_self) w += "  pre_place_" + et.name + "(c, " + x + "[i]);";
+    if (et.has_self) w += "  c.w.to_end();\n  pre_place_" + et.name + "(c, " + x + "[i]);";
+    else w += "  c.w.place_block(t_" + f.name + " + i * " + std::to_string(f.elem_ptr) + ", " + (et.fixed_size ? hexs(et.size) : std::string("0")) + ", " + std::to_string(et.align) + ");";
     w += "  c.w.align(" + std::to_string(et.align) + ");";
     w += "  const uint64_t e = c.w.pos();";
     if (region >= 0) w += "  if (i == 0) c.w.mark_start(" + std::to_string(region) + ");  // the region spans all elements";
@@ -812,6 +802,7 @@ void CppGen::place_pascal(const std::string& v, const std::string& slot, int wid
   CodeWriter& w = c_;
   w += "{";
   w += "  if (" + v + ".size() > 0xffff) throw binschema::EncodeError(std::string(" + what + ") + \": string longer than 65535 bytes\");";
+  w += "  c.w.to_end();";
   w += "  c.w.align(" + std::to_string(align) + ");";
   w += "  const uint64_t t = c.w.reserve(2 + " + v + ".size() + 1);";
   w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, 0, " + what + ");";
@@ -827,6 +818,7 @@ void CppGen::place_inline_pointers(const Struct& st, const Field& f) {
   const Struct& et = *f.type.st;
   std::string x = "x." + cpp_field(f.name), what = "\"" + st.name + "." + f.name + "\"";
   w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
+  w += "  c.w.to_end();";
   w += "  c.w.align(" + std::to_string(et.align) + ");";
   w += "  const uint64_t e = c.w.pos();";
   w += "  c.w.pointer(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
@@ -938,6 +930,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "std::vector<std::string> names;";
     w += "for (const auto& e : x." + cpp_field(f.keys_array) + ") names.push_back(e." + cpp_field(f.keys_field) + ");";
     w += "const auto entries = binschema::build_dic(names);";
+    w += "c.w.to_end();";
     w += "c.w.align(8);";
     w += "const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());";
     w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
@@ -960,6 +953,25 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   std::string null_branch = f.register_null && !record ? "} else {\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", true);" : "";
   if (f.null_value && f.null == Field::Null::Allowed && !f.array)
     null_branch = "} else {\n  c.w.put_uint(" + slot + ", " + std::to_string(f.ptr) + ", " + hexs(f.null_value) + "u, " + what + ");";
+  // An empty array's pointer: null, or what the layout kept (the writer of the file chose).
+  const bool hooked = f.fixed_offset && !record;
+  if (f.array && f.null == Field::Null::WhenEmpty && hooked)
+    null_branch = "} else if (const uint64_t p = c.w.kept(" + slot + ", 0); p != 0) {\n  c.w.put_uint(" + slot + ", " + std::to_string(f.ptr) +
+                  ", p, " + what + ");\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", false);" +
+                  (null_branch.empty() ? "" : "\n" + null_branch);
+  // The size of the target when known before it is written (room in a kept layout).
+  std::string size = "0";
+  if (!f.array) {
+    if (et && et->fixed_size) size = hexs(et->size);
+  } else if (f.elem_ptr) {
+    size = "n * " + std::to_string(f.elem_ptr);
+  } else if (f.type.kind == ValueType::Prim) {
+    size = "n * " + std::to_string(prim_size(f.type.prim));
+  } else if (f.type.kind == ValueType::String) {
+    size = "n * " + std::to_string(f.ptr);
+  } else if (et && et->fixed_size) {
+    size = "n * " + hexs(et->size);
+  }
   if (f.array) {
     w += "const uint64_t n = " + x + ".size();";
     if (f.null == Field::Null::WhenEmpty) w += "if (n != 0) {";
@@ -973,7 +985,9 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "{";
     w.indent();
   }
-  if (!f.array && et && et->has_self) w += "pre_place_" + et->name + "(c, " + x + ");";
+  if (!f.array && et && et->has_self) w += "c.w.to_end();\npre_place_" + et->name + "(c, " + x + ");";
+  else if (hooked) w += "c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
+  else w += "c.w.to_end();";
   w += "c.w.align(" + std::to_string(align) + ");";
   w += "const uint64_t t = c.w.pos();";
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
@@ -999,6 +1013,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     } else if (f.elem_ptr) {
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) {";
+      w += "  c.w.place_block(a + i * " + std::to_string(f.elem_ptr) + ", " + (et->fixed_size ? hexs(et->size) : std::string("0")) + ", " + std::to_string(et->align) + ");";
       w += "  c.w.align(" + std::to_string(et->align) + ");";
       w += "  const uint64_t e = c.w.pos();";
       w += "  c.w.pointer(a + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";

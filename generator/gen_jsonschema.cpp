@@ -348,7 +348,7 @@ class JsonSchemaGen {
                                       : "Bit " + std::to_string(shift);
       if (!b.pool.empty()) {
         p = string_schema(0);
-        where += ": the offset of this string in pool `" + b.pool + "`" + (b.scale > 1 ? ", in units of " + std::to_string(b.scale) + " bytes" : "");
+        where += ": the offset of this string in pool `" + b.pool + "`";
       } else if (b.is_bool) {
         p = J::object();
         p.set("type", J::str("boolean"));
@@ -512,8 +512,7 @@ class JsonSchemaGen {
       case FieldKind::OwnString: return string_schema(0);
       case FieldKind::Virtual:  // a name kept in a dictionary, or a number the model holds (SARC's alignment)
         return f.type.kind == ValueType::Prim ? scalar_schema(f) : string_schema(0);
-      case FieldKind::Bytes:
-      case FieldKind::Slice: {
+      case FieldKind::Bytes: {
         J j = J::object();
         j.set("type", J::str("string"));
         j.set("pattern", J::str("^([0-9a-fA-F]{2})*$"));
@@ -585,6 +584,23 @@ class JsonSchemaGen {
       fmt.set("description", J::str("The format of the document."));
       props.set("format", std::move(fmt));
       req.push(J::str("format"));
+      // The layout the file's writer chose (binschema/layout.h; docs/schema-language.md §11).
+      J lay = J::object(), lp = J::object(), at = J::object(), fill = J::object(), end = J::object();
+      lay.set("type", J::str("object"));
+      lay.set("description", J::str("Where the file's writer put what the model does not say (left out: a fresh layout)."));
+      at.set("type", J::str("string"));
+      at.set("pattern", J::str("^( *[0-9a-fA-F]+:[0-9a-fA-F]+)* *$"));
+      fill.set("type", J::str("string"));
+      fill.set("pattern", J::str("^( *[0-9a-fA-F]+:([0-9a-fA-F]{2})+)* *$"));
+      end.set("type", J::str("integer"));
+      end.set("minimum", J::num(2));
+      end.set("maximum", J::num(0x10000));
+      lp.set("at", std::move(at));
+      lp.set("fill", std::move(fill));
+      lp.set("end_align", std::move(end));
+      lay.set("properties", std::move(lp));
+      lay.set("additionalProperties", J::boolean(false));
+      props.set("layout", std::move(lay));
     }
     for (const auto& fp : st.fields) {
       const Field& f = *fp;

@@ -76,7 +76,6 @@ enum class FieldKind {
   BlockRef,       // ptr: to a struct in a block pool
   Dic,            // ptr: to a dictionary of the names of an array's elements (keys:)
   Union,          // one of cases:, chosen by tag: or by the pointer's top bits (tag_shift:)
-  Slice,          // bytes with ptr: into a data pool: begin and end offsets (two words), the bytes in the pool
   Virtual,        // in the model only: a name kept in a dictionary (virtual: true)
 };
 const char* field_kind_name(FieldKind k);
@@ -104,7 +103,6 @@ struct Field {
   enum class Base { File, Struct } base = Base::File;
   enum class Null { Never, WhenEmpty, Allowed } null = Null::Never;
   uint64_t align = 0;  // of the target; 0 = natural
-  std::string align_field;  // a data slice: the virtual u32 field of the struct that holds its alignment (align: NAME)
   std::string pool;    // string stored in this pool
   int elem_ptr = 0;    // array of pointers to elements
   std::string region;  // name for start()/end()/size()
@@ -134,6 +132,13 @@ struct Field {
   std::optional<std::string> const_text;  // for char[N]
   std::optional<int64_t> const_int;
   std::vector<int64_t> valid;
+  // derive: other values a reader accepts in its place; the writer keeps the
+  // file's (a layout choice: an empty array's element size, say).
+  std::vector<int64_t> also;
+  // A model value written as 0 while the array this count field counts is
+  // empty (an element size, as most writers store it); a file's other value
+  // there is kept by the layout.
+  std::string zero_when_empty;
   std::optional<std::string> default_text;
   bool hex = false;
 
@@ -154,7 +159,6 @@ struct Field {
     unsigned width = 1;
     bool is_bool = false;
     std::string pool;  // a string whose offset in this pool is the bits' value
-    uint64_t scale = 1;  // scale: N: the bits hold the string's offset divided by N
     std::optional<std::string> default_text;  // left out of the text when equal
     Loc loc;
   };
@@ -237,8 +241,7 @@ struct Pool {
   std::string name, doc;
   Loc loc;
   // Block: a pool of struct blocks (equal blocks stored once when shared).
-  // Data: byte strings (bytes fields with ptr:, "slices"), each aligned, one after the other.
-  enum class Kind { CString, Pascal16, Block, Data } kind = Kind::CString;
+  enum class Kind { CString, Pascal16, Block } kind = Kind::CString;
   std::string block_type;            // Block: the struct type (required when shared)
   const Struct* block_st = nullptr;  // resolved
   std::string base;                  // string offsets are relative to the pool; the root field holding its start

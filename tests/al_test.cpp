@@ -159,3 +159,57 @@ BOOST_AUTO_TEST_CASE(truncations_and_corruption_never_crash) {
     }
   }
 }
+
+// ---- Files from other writers (issue 11) ------------------------------------
+
+#include "layout_check.h"
+
+namespace {
+
+// The hand-made file with 12 gap bytes (a writer's fill pattern) between the
+// metadata table and the first animation.
+std::vector<uint8_t> with_gap() {
+  auto b = hand_made();
+  const size_t meta = 0x60 + 8 + 2 * 0x24 + 8;  // skeleton, bones, unknown data
+  const size_t first = meta + 2 * 0x94;
+  BOOST_REQUIRE(first == 0x60 + 8 + 0x48 + 8 + 0x128);
+  std::vector<uint8_t> gap = {0xCD, 0xCD, 0xCD, 0xCD, 'g', 'a', 'p', 0, 0xCD, 0xCD, 0xCD, 0xCD};
+  b.insert(b.begin() + static_cast<long>(first), gap.begin(), gap.end());
+  // The animations' offsets and the size in the header move by 12.
+  auto add = [&](size_t at, uint32_t d) {
+    uint32_t v = b[at] | b[at + 1] << 8 | b[at + 2] << 16 | static_cast<uint32_t>(b[at + 3]) << 24;
+    v += d;
+    for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  add(meta + 0x90, 12);
+  add(meta + 0x94 + 0x90, 12);
+  add(0x4C, 12);
+  return b;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(gap_bytes_between_blocks_are_kept) {
+  const auto bytes = with_gap();
+  binschema::Layout layout;
+  const File f = decode(bytes, layout);
+  BOOST_TEST((f == decode(hand_made())));
+  BOOST_REQUIRE(layout.fill.size() == 2u);  // the non-zero runs of the gap
+  BOOST_TEST((encode(f) == hand_made()));   // a fresh layout: no gap
+  BINSCHEMA_EXPECT_SAME_BYTES(binschema::al, bytes, "gap bytes");
+  // Edited once, in place (a bone renamed, an event's matrix changed): the
+  // gap stays where it was.
+  File g = f;
+  g.skeleton.bones[1].name = "Neck";
+  g.metadata[1].animation.unknowns1[1] = 5;
+  auto edited = encode(g, layout);
+  BOOST_TEST((decode(edited) == g));
+  BOOST_TEST(edited.size() == bytes.size());
+  BOOST_TEST(std::equal(bytes.begin() + 0x1E0, bytes.begin() + 0x1E0 + 12, edited.begin() + 0x1E0));
+  // A bone more: the table before the animations grows into the gap and
+  // past it; the file is laid out afresh (without the gap).
+  g.skeleton.bones.push_back(Bone{"Tail", 1});
+  edited = encode(g, layout);
+  BOOST_TEST((decode(edited) == g));
+  BOOST_TEST((edited == encode(g)));
+}

@@ -672,3 +672,15 @@ BOOST_AUTO_TEST_CASE(every_node_example_survives_binary_yaml_and_json) {
   BOOST_TEST(!model.material_blends.entries.empty());
   BOOST_TEST(!model.enum_resolves.entries.empty());
 }
+
+// ---- Files from other writers (issue 11) ------------------------------------
+
+BOOST_AUTO_TEST_CASE(an_exb_offset_must_point_at_the_exb_magic) {
+  const File model = from_text(YAML::LoadFile(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/asb-every-node.yaml"));
+  auto bytes = encode(model);
+  const uint32_t exb = u32_at(bytes, 0x60);
+  BOOST_REQUIRE(exb != 0u);
+  BOOST_TEST(std::string(bytes.begin() + exb, bytes.begin() + exb + 4) == "EXB ");
+  bytes[exb] = 'X';
+  BOOST_TEST(error_of(bytes) == "exb.magic: expected \"EXB \", found \"XXB \" (at " + binschema::hex(exb) + ")", error_of(bytes));
+}

@@ -237,3 +237,224 @@ BOOST_AUTO_TEST_CASE(huge_counts_do_not_allocate) {
   bytes[0xF8 + 0x30] = bytes[0xF8 + 0x31] = bytes[0xF8 + 0x32] = bytes[0xF8 + 0x33] = 0xFF;
   BOOST_TEST(error_of(bytes).rfind("data.actions: count 4294967295 of 0x18-byte elements", 0) == 0);
 }
+
+// ---- Files from other writers (issue 11) ------------------------------------
+
+#include "layout_check.h"
+
+namespace {
+
+// Where a u64 / u32 sits in a file.
+uint64_t u64_at(const std::vector<uint8_t>& b, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | b[at + i];
+  return v;
+}
+uint32_t u32_at(const std::vector<uint8_t>& b, size_t at) { return static_cast<uint32_t>(u64_at(b, at) & 0xffffffffu); }
+
+// Headers of a file whose Default section is at 0xF8 and pool at `pool`.
+void headers(Bytes& f, uint32_t pool, uint32_t pool_size) {
+  const uint32_t file_size = pool + pool_size;
+  f.text("BFFH", 4).u32(0).u32(file_size).u32(8).u64(0xA8).u32(2).u32(0x28).u64(0xF8).text(kClass, 128);
+  f.text("BFSI", 4).u32(0xF8).u32(pool - 0xF8).u32(8).u64(0xF8).text("Default", 16);
+  f.text("BFSI", 4).u32(pool).u32(pool_size).u32(1).u64(pool).text("StringPool", 16);
+}
+
+// As dt-12345, TkSharp and Jungle write it (formats.md "Empty arrays"): every
+// empty array has a null pointer and element size 0. Two events (the second
+// without action indices), two actions (the second without animations), an
+// animation with a trigger without parameters and no holds.
+std::vector<uint8_t> public_writers_file() {
+  Bytes f;
+  const uint32_t pool = 0x1E0;
+  headers(f, pool, 6);
+  f.u64(0).u8(0).u8(1).u16(2).u32(0).u64(pool).u64(0x130).u32(2).u32(0x18).u64(0x168).u32(2).u32(0x18);
+  BOOST_REQUIRE(f.pos() == 0x130);
+  f.u32(0x1000).u32(0).u64(0x160).u32(1).u32(4);  // event 0: one index
+  f.u32(0x2000).u32(0).u64(0).u32(0).u32(0);      // event 1: none (null, size 0)
+  f.u32(1).u32(0);                                 // event 0's index list, then 8-alignment
+  BOOST_REQUIRE(f.pos() == 0x168);
+  f.u64(0x198).u32(1).u32(0x30).u32(0xA1).u32(0);  // action 0: one animation
+  f.u64(0).u32(0).u32(0).u32(0xA2).u32(0);         // action 1: none
+  BOOST_REQUIRE(f.pos() == 0x198);
+  // The animation: trigger table, no holds (null, size 0).
+  f.u64(pool + 1).u64(0x1C8).u32(1).u32(0x18).u64(0).u32(0).u32(0).u32(0).u32(5);
+  f.u64(0).u32(0).u32(0).f32(3.0f).f32(0.0f);      // trigger without parameters: null, size 0
+  BOOST_REQUIRE(f.pos() == pool);
+  f.cstr("").cstr("Walk");
+  return f.b;
+}
+
+// The same model, its tables in another order than Jungle's: the action
+// table and what it points to first, then the event table and its index
+// lists, then the pool.
+std::vector<uint8_t> reordered_file() {
+  Bytes f;
+  const uint32_t pool = 0x1DC;
+  headers(f, pool, 6);
+  f.u64(0).u8(0).u8(1).u16(2).u32(0).u64(pool).u64(0x1A8).u32(2).u32(0x18).u64(0x130).u32(2).u32(0x18);
+  BOOST_REQUIRE(f.pos() == 0x130);
+  f.u64(0x160).u32(1).u32(0x30).u32(0xA1).u32(0);  // action 0
+  f.u64(0).u32(0).u32(0).u32(0xA2).u32(0);         // action 1
+  BOOST_REQUIRE(f.pos() == 0x160);
+  f.u64(pool + 1).u64(0x190).u32(1).u32(0x18).u64(0).u32(0).u32(0).u32(0).u32(5);
+  f.u64(0).u32(0).u32(0).f32(3.0f).f32(0.0f);
+  BOOST_REQUIRE(f.pos() == 0x1A8);
+  f.u32(0x1000).u32(0).u64(0x1D8).u32(1).u32(4);
+  f.u32(0x2000).u32(0).u64(0).u32(0).u32(0);
+  f.u32(1);                                        // event 0's index list
+  BOOST_REQUIRE(f.pos() == pool);
+  f.cstr("").cstr("Walk");
+  return f.b;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(public_writers_empty_arrays_read_and_write_back) {
+  const auto bytes = public_writers_file();
+  binschema::Layout layout;
+  const File f = decode(bytes, layout);
+  BOOST_TEST(f.data.events[1].action_indices.empty());
+  BOOST_TEST(f.data.actions[1].animations.empty());
+  BOOST_TEST(f.data.actions[0].animations[0].holds.empty());
+  BOOST_TEST(f.data.actions[0].animations[0].triggers[0].params.empty());
+  // The public writers' layout is binschema's own: nothing to keep.
+  BOOST_TEST(layout.empty(), layout.at_text());
+  BOOST_TEST((encode(f) == bytes));
+  BINSCHEMA_EXPECT_SAME_BYTES(binschema::baev, bytes, "public writers' file");
+  // Edited once: an index for event 1 (its list appears after event 0's), a
+  // parameter for the trigger. The output is the edited model, written as
+  // the public writers would.
+  File g = f;
+  g.data.events[1].action_indices.push_back(1);
+  Parameter p;
+  p.value.emplace<0>(7);
+  g.data.actions[0].animations[0].triggers[0].params.push_back(p);
+  const auto edited = encode(g, layout);
+  BOOST_TEST((decode(edited) == g));
+  BOOST_TEST((edited == encode(g)));
+  BOOST_TEST(u32_at(edited, 0x130 + 0x18 + 0x14) == 4u);  // event 1's index size now 4
+}
+
+BOOST_AUTO_TEST_CASE(fresh_models_write_null_pointers_and_size_0_for_empty_arrays) {
+  File f;
+  f.data.events.push_back(Event{0x10, {}});
+  Action a;
+  Animation an;
+  an.name = "Idle";
+  an.triggers.push_back(Trigger{});
+  a.animations.push_back(an);
+  f.data.actions.push_back(a);
+  f.data.actions.push_back(Action{});
+  const auto b = encode(f);
+  const uint64_t events = u64_at(b, 0xF8 + 0x18), actions = u64_at(b, 0xF8 + 0x28);
+  BOOST_TEST(u64_at(b, events + 0x8) == 0u);            // event 0's index list: null
+  BOOST_TEST(u32_at(b, events + 0x14) == 0u);           // and size 0
+  BOOST_TEST(u64_at(b, actions + 0x18) == 0u);          // action 1's animations: null
+  BOOST_TEST(u32_at(b, actions + 0x18 + 0xC) == 0u);    // and size 0
+  const uint64_t anim = u64_at(b, actions);
+  BOOST_TEST(u64_at(b, anim + 0x18) == 0u);             // no holds: null
+  BOOST_TEST(u32_at(b, anim + 0x24) == 0u);             // and size 0
+  const uint64_t trig = u64_at(b, anim + 0x8);
+  BOOST_TEST(u64_at(b, trig) == 0u);                    // no parameters: null
+  BOOST_TEST(u32_at(b, trig + 0xC) == 0u);              // and pointer size 0
+  BOOST_TEST((decode(b) == f));
+  // An empty file: both tables null, sizes 0.
+  const auto e = encode(File{});
+  BOOST_TEST(u64_at(e, 0xF8 + 0x18) == 0u);
+  BOOST_TEST(u32_at(e, 0xF8 + 0x24) == 0u);
+  BOOST_TEST(u64_at(e, 0xF8 + 0x28) == 0u);
+  BOOST_TEST(u32_at(e, 0xF8 + 0x34) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(non_null_pointers_and_sizes_of_empty_arrays_are_kept) {
+  // What binschema itself wrote before: empty arrays with a pointer (to where
+  // the array would be) and their element size.
+  auto bytes = public_writers_file();
+  auto put64 = [&](size_t at, uint64_t v) { for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<uint8_t>(v >> (8 * i)); };
+  put64(0x130 + 0x18 + 0x8, 0x164);  // event 1's indices: after event 0's
+  bytes[0x130 + 0x18 + 0x14] = 4;
+  put64(0x168 + 0x18, 0x1C8);        // action 1's animations
+  bytes[0x168 + 0x18 + 0xC] = 0x30;
+  bytes[0x198 + 0x24] = 0x18;        // hold size 0x18, pointer null
+  put64(0x1C8, 0x1E0);               // the trigger's parameter pointers
+  bytes[0x1C8 + 0xC] = 8;
+  binschema::Layout layout;
+  const File f = decode(bytes, layout);
+  BOOST_TEST((f == decode(public_writers_file())));  // the same model
+  BOOST_TEST(!layout.empty());
+  BOOST_TEST((encode(f) == public_writers_file()));  // a fresh layout: the public writers'
+  const auto kept = BINSCHEMA_EXPECT_SAME_BYTES(binschema::baev, bytes, "empty arrays with pointers");
+  BOOST_TEST(layout_entry(to_text(f, binschema::TextKind::Yaml, &kept)).rfind("layout:", 0) == 0u);
+  // A size that is neither the element size nor 0 is refused.
+  bytes[0x130 + 0x18 + 0x14] = 8;
+  BOOST_TEST(error_of(bytes) == "data.events[1].index_size: expected 0x0 (or 0x4), found 0x8 (at 0x15c)");
+}
+
+BOOST_AUTO_TEST_CASE(tables_in_another_order_are_written_back_in_it) {
+  const auto bytes = reordered_file();
+  binschema::Layout layout;
+  const File f = decode(bytes, layout);
+  BOOST_TEST((f == decode(public_writers_file())));
+  BOOST_TEST(!layout.at.empty());
+  BINSCHEMA_EXPECT_SAME_BYTES(binschema::baev, bytes, "reordered tables");
+  // Without the layout entry in the text: the fresh (Jungle's) order.
+  const std::string yaml = to_text(f, binschema::TextKind::Yaml, &layout);
+  const std::string entry = layout_entry(yaml);
+  BOOST_REQUIRE(!entry.empty());
+  const std::string dropped = yaml.substr(0, yaml.size() - entry.size());
+  binschema::Layout none;
+  BOOST_TEST((encode(from_text_with_layout(binschema::text::load(dropped), none), none) == public_writers_file()));
+  // Edited once: a longer animation name (the pool, last, grows; the tables
+  // stay where they were) ...
+  File g = f;
+  g.data.actions[0].animations[0].name = "Walking";
+  auto edited = encode(g, layout);
+  BOOST_TEST((decode(edited) == g));
+  BOOST_TEST(u64_at(edited, 0xF8 + 0x18) == 0x1A8u);  // event table where it was
+  BOOST_TEST(u64_at(edited, 0xF8 + 0x28) == 0x130u);  // action table where it was
+  BOOST_TEST(edited.size() == bytes.size() + 3);
+  // ... two indices more for event 0: its list, last before the pool, grows
+  // in place and the pool moves ...
+  g.data.events[0].action_indices.push_back(0);
+  g.data.events[0].action_indices.push_back(1);
+  edited = encode(g, layout);
+  BOOST_TEST((decode(edited) == g));
+  BOOST_TEST(u64_at(edited, 0x1A8 + 0x8) == 0x1D8u);
+  BOOST_TEST(u64_at(edited, 0xF8 + 0x10) == 0x1E4u);  // the pool, after the longer list
+  // ... and an animation more: its table no longer fits before the trigger
+  // table, so it moves to the end (with what it points to); the rest stays.
+  Animation an;
+  an.name = "Run";
+  g.data.actions[0].animations.push_back(an);
+  edited = encode(g, layout);
+  BOOST_TEST((decode(edited) == g));
+  BOOST_TEST(u64_at(edited, 0xF8 + 0x18) == 0x1A8u);
+  BOOST_TEST(u64_at(edited, 0xF8 + 0x28) == 0x130u);
+  BOOST_TEST(u64_at(edited, 0x1A8 + 0x8) == 0x1D8u);
+  BOOST_TEST(u64_at(edited, 0x130) >= 0x1E8u);  // the grown animation table, at the end
+}
+
+BOOST_AUTO_TEST_CASE(layout_entries_from_text_are_checked) {
+  const std::string yaml = to_text(decode(public_writers_file()), binschema::TextKind::Yaml);
+  // Positions far past the file are not taken (no huge allocation): a fresh layout.
+  binschema::Layout l;
+  const File f = from_text_with_layout(binschema::text::load(yaml + "layout:\n  at: \"20:ffffffffffff 28:fffffffff0\"\n  fill: \"ffffffffff:01\"\n"), l);
+  BOOST_TEST(l.at.size() == 2u);
+  BOOST_TEST((encode(f, l) == public_writers_file()));
+  // Bad entries are text errors naming the entry and where.
+  std::string e;
+  try {
+    (void)from_text_with_layout(binschema::text::load(yaml + "layout:\n  at: \"20-30\"\n"), l);
+  } catch (const binschema::TextError& err) {
+    e = err.what();
+  }
+  BOOST_TEST(e.find("layout.at: ':' expected at character 3") != std::string::npos, e);
+  e.clear();
+  try {
+    (void)from_text_with_layout(binschema::text::load(yaml + "layout:\n  end_align: 3\n"), l);
+  } catch (const binschema::TextError& err) {
+    e = err.what();
+  }
+  BOOST_TEST(e.find("layout.end_align: a power of two up to 0x10000 expected") != std::string::npos, e);
+}

@@ -141,3 +141,35 @@ BOOST_AUTO_TEST_CASE(truncations_and_corruption_never_crash) {
   bad[4] = bad[5] = bad[6] = bad[7] = 0xFF;
   BOOST_TEST(error_of(bad).rfind("loop_events: count 4294967295", 0) == 0);
 }
+
+// ---- Files from other writers (issue 11) ------------------------------------
+
+#include "layout_check.h"
+
+BOOST_AUTO_TEST_CASE(zero_padding_to_32_bytes_is_kept) {
+  // As resources extracted from a PAK end: zeros up to a multiple of 32.
+  for (uint32_t version : {1u, 2u}) {
+    auto bytes = hand_made(version);
+    BOOST_REQUIRE(bytes.size() % 32 != 0);
+    bytes.resize((bytes.size() + 31) / 32 * 32, 0);
+    binschema::Layout layout;
+    const Evnt e = decode(bytes, layout);
+    BOOST_TEST((e == decode(hand_made(version))));
+    BOOST_TEST(layout.end_align == 32u);
+    BOOST_TEST((encode(e) == hand_made(version)));  // a fresh layout: no padding
+    BINSCHEMA_EXPECT_SAME_BYTES(binschema::evnt, bytes, "padded to 32, version " + std::to_string(version));
+    BOOST_TEST(layout_entry(to_text(e, binschema::TextKind::Yaml, &layout)) == "layout:\n  end_align: 32\n");
+    // Edited once: a longer name; the file is padded to 32 again.
+    Evnt g = e;
+    g.loop_events[0].base.name = "a much longer loop event name";
+    const auto edited = encode(g, layout);
+    BOOST_TEST(edited.size() % 32 == 0u);
+    BOOST_TEST((decode(edited) == g));
+    BOOST_TEST((std::vector<uint8_t>(edited.begin(), edited.begin() + static_cast<long>(encode(g).size())) == encode(g)));
+  }
+  // Trailing bytes that are not zero padding are kept as they are.
+  auto bytes = hand_made(2);
+  bytes.push_back(0xAB);
+  bytes.push_back(0);
+  BINSCHEMA_EXPECT_SAME_BYTES(binschema::evnt, bytes, "trailing bytes");
+}

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "binschema/error.h"
+#include "binschema/layout.h"
 
 namespace binschema {
 
@@ -571,12 +572,12 @@ class In {
   // typo is reported where it is rather than as a missing field. `extra` is a
   // key the caller handles itself (the root's "format").
   template <class T>
-  void check_keys(const YAML::Node& map, T& v, const char* extra = nullptr) {
+  void check_keys(const YAML::Node& map, T& v, const char* extra = nullptr, const char* extra2 = nullptr) {
     NameCollector names;
     visit_fields(names, v);
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string k = it->first.Scalar();
-      if (extra && k == extra) continue;
+      if ((extra && k == extra) || (extra2 && k == extra2)) continue;
       bool known = false;
       for (const char* n : names.names) known = known || k == n;
       if (!known) fail(it->first, "unknown field '" + k + "'");
@@ -699,6 +700,30 @@ class In {
 
   [[noreturn]] void fail(const YAML::Node& n, const std::string& message) const;
 
+  // The document's `layout:` entry (a map of at, fill and end_align).
+  void layout(const YAML::Node& n, Layout& out) const {
+    if (!n.IsMap()) fail(n, "layout: a map of at, fill and end_align expected");
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      const YAML::Node v = it->second;
+      if (k != "at" && k != "fill" && k != "end_align") fail(it->first, "layout: unknown entry '" + k + "' (at, fill, end_align)");
+      if (!v.IsScalar()) fail(v, "layout." + k + ": a string expected");
+      try {
+        if (k == "at") out.parse_at(v.Scalar());
+        else if (k == "fill") out.parse_fill(v.Scalar());
+        else {
+          const std::string& t = v.Scalar();
+          size_t used = 0;
+          unsigned long long a = std::stoull(t, &used, 0);
+          if (used != t.size() || a > 0x10000 || (a & (a - 1)) != 0) throw std::invalid_argument("a power of two up to 0x10000 expected");
+          out.end_align = a;
+        }
+      } catch (const std::exception& e) {
+        fail(v, "layout." + k + ": " + e.what());
+      }
+    }
+  }
+
  private:
   struct Frame {
     YAML::Node node;
@@ -753,14 +778,33 @@ class In {
 // ---- Whole documents --------------------------------------------------------
 
 // A model as a text document: a map whose first key names the format.
+// With a layout that differs from the format's own (binschema/layout.h), a
+// last `layout:` entry holds it, out of the way of the values.
 template <class Root>
-std::string to_document(const Root& x, TextKind kind, const char* format) {
+std::string to_document(const Root& x, TextKind kind, const char* format, const Layout* layout = nullptr) {
   auto emit = [&](auto& sink) {
     Out out(sink);
     sink.begin_map();
     sink.key("format");
     sink.string(format);
     visit_fields(out, x);
+    if (layout && !layout->empty()) {
+      sink.key("layout");
+      sink.begin_map();
+      if (!layout->at.empty()) {
+        sink.key("at");
+        sink.string(layout->at_text());
+      }
+      if (!layout->fill.empty()) {
+        sink.key("fill");
+        sink.string(layout->fill_text());
+      }
+      if (layout->end_align) {
+        sink.key("end_align");
+        sink.number(std::to_string(layout->end_align), false);
+      }
+      sink.end_map();
+    }
     sink.end_map();
     return sink.result();
   };
@@ -773,12 +817,17 @@ std::string to_document(const Root& x, TextKind kind, const char* format) {
 }
 
 // A text document (its `format:` key already checked by the caller) as a model.
+// The `layout:` entry goes to `layout` when given (else it is ignored).
 template <class Root>
-Root from_document(const YAML::Node& doc) {
+Root from_document(const YAML::Node& doc, Layout* layout = nullptr) {
   In in(doc);
   Root x;
-  in.check_keys(doc, x, "format");
+  in.check_keys(doc, x, "format", "layout");
   visit_fields(in, x);
+  if (layout) {
+    *layout = Layout{};
+    if (const YAML::Node l = doc["layout"]) in.layout(l, *layout);
+  }
   return x;
 }
 

@@ -11,10 +11,12 @@
 #include <bit>
 #include <functional>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "binschema/error.h"
+#include "binschema/layout.h"
 #include "binschema/reader.h"
 
 namespace binschema {
@@ -74,16 +76,71 @@ class WriterBase {
   void align(uint64_t a) {
     if (a > 1) {
       uint64_t r = len_ % a;
-      if (r) reserve(a - r);
+      if (r) bump(a - r);
     }
   }
 
   // Appends n zero bytes and returns where they start.
   uint64_t reserve(uint64_t n) {
-    uint64_t p = len_;
-    if (n > buf_.size() - len_) [[unlikely]] grow(n);
-    len_ += n;
+    uint64_t p = bump(n);
+    if (lay_) [[unlikely]] spans_.emplace_back(p, p + n);
     return p;
+  }
+
+  // ---- Layout (binschema/layout.h) -----------------------------------------
+  // Without a layout the writer appends every block; with one, blocks go
+  // where the layout says (the position can move back and forth) and every
+  // block written is noted, so that finish() can refuse overlaps and fill in
+  // the bytes no block covers.
+  // Positions at or past the layout's `limit` are not taken from it (a
+  // layout read from text cannot make the writer allocate more than that).
+  void use_layout(const Layout* lay, LayoutTrace* trace = nullptr) {
+    lay_ = lay;
+    trace_ = trace;
+    limit_ = !lay ? 0 : lay->limit ? lay->limit : UINT64_MAX;
+    targets_.clear();
+    if (lay)
+      for (const auto& e : lay->at) targets_.push_back(e.second);
+    std::sort(targets_.begin(), targets_.end());
+  }
+  bool has_layout() const { return lay_ != nullptr; }
+
+  // Before the block that the pointer at `slot` points to (`size` bytes when
+  // known in advance, else 0; aligned to `a`): moves to where the layout
+  // placed it, when it has room there, or else to the end of what is written.
+  void place_block(uint64_t slot, uint64_t size, uint64_t a) {
+    if (!lay_) return;
+    to_end();
+    std::optional<uint64_t> v = lay_->find(slot);
+    if (!v) return;
+    const uint64_t fresh = a > 1 ? (len_ + a - 1) / a * a : len_;
+    if (trace_) trace_->placed.emplace_back(slot, *v == fresh);
+    if (*v == fresh || *v >= limit_ || size >= limit_ - *v) return;
+    if (size) {
+      // Room up to the next block the layout places (an edit may have made this one bigger).
+      auto it = std::upper_bound(targets_.begin(), targets_.end(), *v);
+      if (it != targets_.end() && size > *it - *v) return;
+    }
+    if (*v > buf_.size()) grow(*v - len_);
+    hi_ = std::max(hi_, len_);
+    len_ = *v;
+  }
+
+  // A value with accepted alternatives (or an empty array's pointer): the
+  // layout's when it has one for `slot`, else `fresh`.
+  uint64_t kept(uint64_t slot, uint64_t fresh) {
+    if (!lay_) return fresh;
+    std::optional<uint64_t> v = lay_->find(slot);
+    if (!v) return fresh;
+    if (trace_) trace_->values.push_back(slot);
+    return *v;
+  }
+
+  // Back to the end of everything written so far (after a block the layout
+  // placed earlier in the file).
+  void to_end() {
+    if (len_ < hi_) len_ = hi_;
+    else hi_ = len_;
   }
 
   // Formats without a relocation table do not need the pointer record.
@@ -110,8 +167,20 @@ class WriterBase {
 
   // Marks delimit regions (a pointed-to block with everything placed after
   // it for it, or a pool) so that late fix-ups can refer to them.
-  void mark_start(int id) { grow_marks(id); starts_[id] = pos(); }
-  void mark_end(int id) { grow_marks(id); ends_[id] = pos(); }
+  void mark_start(int id) {
+    grow_marks(id);
+    starts_[id] = pos();
+    if (lay_) span_marks_[id] = spans_.size();
+  }
+  // With a layout, what was placed for the region may end before the
+  // position (a block placed earlier in the file came last): the furthest end.
+  void mark_end(int id) {
+    grow_marks(id);
+    uint64_t e = pos();
+    if (lay_ && span_marks_[id] != SIZE_MAX)
+      for (size_t i = span_marks_[id]; i < spans_.size(); ++i) e = std::max(e, spans_[i].second);
+    ends_[id] = e;
+  }
   void mark_start_at(int id, uint64_t at) { grow_marks(id); starts_[id] = at; }
   void mark_end_at(int id, uint64_t at) { grow_marks(id); ends_[id] = at; }
   uint64_t start_of(int id) const { return mark(starts_, id); }
@@ -158,12 +227,56 @@ class WriterBase {
     if (static_cast<size_t>(id) >= starts_.size()) {
       starts_.resize(id + 1, UINT64_MAX);
       ends_.resize(id + 1, UINT64_MAX);
+      span_marks_.resize(id + 1, SIZE_MAX);
     }
+  }
+
+  // Appends n zero bytes (not noted as a block: padding).
+  uint64_t bump(uint64_t n) {
+    uint64_t p = len_;
+    if (n > buf_.size() - len_) [[unlikely]] grow(n);
+    len_ += n;
+    return p;
+  }
+
+  // With a layout: the blocks must not overlap; the bytes between them that
+  // the layout keeps are written, and the file is padded as it says.
+  void settle_layout() {
+    to_end();
+    std::sort(spans_.begin(), spans_.end());
+    std::vector<std::pair<uint64_t, uint64_t>> merged;
+    for (const auto& [a, b] : spans_) {
+      if (a == b) continue;
+      if (!merged.empty() && a < merged.back().second)
+        throw LayoutConflict("blocks overlap at " + hex(a) + " under the kept layout");
+      if (!merged.empty() && a == merged.back().second) merged.back().second = b;
+      else merged.emplace_back(a, b);
+    }
+    for (const auto& [off, b] : lay_->fill) {
+      if (off >= limit_ || b.size() >= limit_ - off) continue;
+      // Only where no block went.
+      auto it = std::upper_bound(merged.begin(), merged.end(), off, [](uint64_t o, const auto& m) { return o < m.second; });
+      if (it != merged.end() && it->first < off + b.size()) continue;
+      if (off + b.size() > len_) {
+        if (off + b.size() > buf_.size()) grow(off + b.size() - len_);
+        len_ = hi_ = off + b.size();
+      }
+      bytes(off, b.data(), b.size());
+    }
+    if (lay_->end_align > 1) align(lay_->end_align);
+    if (trace_) trace_->covered = std::move(merged);
   }
 
   std::vector<uint8_t> buf_;
   std::vector<uint8_t>* into_ = nullptr;  // the caller's buffer (adopt)
   uint64_t len_ = 0;
+  uint64_t hi_ = 0;  // the end of what is written, while a layout has moved len_ back
+  const Layout* lay_ = nullptr;
+  LayoutTrace* trace_ = nullptr;
+  std::vector<std::pair<uint64_t, uint64_t>> spans_;  // blocks written, with a layout
+  std::vector<uint64_t> targets_;  // the layout's values, sorted (room for a block)
+  std::vector<size_t> span_marks_;  // per region: the first of spans_ placed for it
+  uint64_t limit_ = 0;              // no position from the layout at or past this
   bool record_ = true;
   std::vector<PointerRecord> pointers_;
   std::vector<LateFixup> late_;
@@ -210,6 +323,7 @@ class Writer : public WriterBase {
 
   // Resolves every late fix-up and hands over the bytes.
   std::vector<uint8_t> finish() {
+    if (lay_) settle_layout();
     for (const LateFixup& f : late_) {
       uint64_t v = f.value();
       put_uint(f.slot, f.width, v, f.what);
