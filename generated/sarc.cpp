@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "binschema/byte_order.h"
+#include "binschema/data_pool.h"
 #include "binschema/dic.h"
 #include "binschema/hash.h"
 #include "binschema/reader.h"
@@ -20,6 +21,11 @@ namespace le {  // little-endian
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
   binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
+  mutable uint64_t base_names = 0;  // where pool names starts (from the root's names)
+  mutable uint64_t base_files = 0;  // where pool files starts (from the root's data_offset)
+  mutable std::vector<binschema::SliceRead> slices_files;  // slices read, in order (check_slices)
+  mutable std::vector<std::pair<uint64_t, size_t>> refs_names;  // strings read, in order (checked where names is)
+  mutable uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -28,53 +34,47 @@ using binschema::hex;
 using binschema::until_;
 using binschema::fail;
 
+binschema::StringPool make_pool_names() {
+  return binschema::StringPool(binschema::StringPool::Kind::CString, binschema::StringPool::Order::FirstUse, 4, 0, binschema::StringPool::Header::None, 1, true);
+}
+
 struct WCtx {
   W w;
   WCtx() { w.set_record_pointers(false); }  // no relocation table to build
+  binschema::StringPool pool_names = make_pool_names();
+  binschema::DataPool pool_files{4, 1};
+  uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
 };
 
 void read_Node(const R& r, uint64_t s, Node& x);
 void put_Node(WCtx& c, uint64_t s, const Node& x);
-uint64_t read_Name(const R& r, uint64_t s, Name& x);
-uint64_t put_Name(WCtx& c, const Name& x);
-uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x, uint64_t end);
+uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x);
 uint64_t put_Sarc(WCtx& c, const Sarc& x);
 
 void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
   r.need(s, 0x10);
   [[maybe_unused]] uint32_t f_name_hash = 0;
   [[maybe_unused]] uint32_t f_attributes = 0;
-  [[maybe_unused]] uint32_t f_data_begin = 0;
-  [[maybe_unused]] uint32_t f_data_end = 0;
+  [[maybe_unused]] uint64_t f_data = 0;
+  [[maybe_unused]] uint32_t f_alignment = 0;
   f_name_hash = r.get<uint32_t>(s + 0x0);
-  x.name_hash = f_name_hash;
   f_attributes = r.get<uint32_t>(s + 0x4);
-  x.attributes = f_attributes;
-  f_data_begin = r.get<uint32_t>(s + 0x8);
-  x.data_begin = f_data_begin;
-  f_data_end = r.get<uint32_t>(s + 0xc);
-  x.data_end = f_data_end;
-}
-
-uint64_t read_Name(const R& r, uint64_t s, [[maybe_unused]] Name& x) {
-  r.need(s, 0x0);
-  uint64_t o = s + 0x0;
-  try {
-    x.name = std::string(r.cstring(o));
-  } catch (DecodeError& e) { e.push_field("name"); throw; }
-  o += x.name.size() + 1;
+  try { x.attributes.name = std::string(r.cstring(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
+  catch (DecodeError& e) { e.push_field("name"); e.push_field("attributes"); throw; }
+  x.attributes.has_name = static_cast<uint8_t>(((uint64_t(f_attributes) >> 24) & 0xffull));
   {
-    const uint64_t end = (o + 4 - 1) / 4 * 4;
-    r.need(o, end - o);
-    for (uint64_t i = o; i < end; ++i)
-      if (r.data()[i] != 0) fail(i, "name", "padding byte " + hex(r.data()[i]) + " after the string is not zero");
-    o = end;
+    const uint64_t b = r.get<uint32_t>(s + 0x8), e = r.get<uint32_t>(s + 0x8 + 4);
+    if (b > e || r.base_files + e > r.size())
+      fail(s + 0x8, "data", "slice " + hex(b) + ".." + hex(e) + " of pool files (from " + hex(r.base_files) + ") is not inside the file (" + hex(r.size()) + " bytes)");
+    x.data.data.assign(r.data() + r.base_files + b, r.data() + r.base_files + e);
+    r.slices_files.push_back({r.base_files + b, r.base_files + e, s + 0x8, &x.alignment});
   }
-  return o;
+  if (uint64_t(f_name_hash) != uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier))))
+    fail(s + 0x0, "name_hash", "says " + hex(f_name_hash) + " but mulhash(attributes.name, hash_multiplier) is " + hex(uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier)))));
 }
 
-uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t end) {
-  if (end > r.size() || end < s) throw DecodeError(s, "block at " + hex(s) + " ends at " + hex(end) + ", outside the file");
+uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x) {
+  r.slices_files.clear();
   r.need(s, 0x20);
   uint64_t o = s + 0x20;
   [[maybe_unused]] uint16_t f_header_size = 0;
@@ -97,7 +97,7 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
   f_file_size = r.get<uint32_t>(s + 0x8);
   if (uint64_t(f_file_size) != uint64_t(uint64_t(r.size()))) fail(s + 0x8, "file_size", "says " + hex(f_file_size) + " but the file has " + hex(r.size()) + " bytes");
   f_data_offset = r.get<uint32_t>(s + 0xc);
-  x.data_offset = f_data_offset;
+  r.base_files = f_data_offset;
   f_version = r.get<uint16_t>(s + 0x10);
   if (f_version != 256) fail(s + 0x10, "version", "expected 256, found " + std::to_string(f_version));
   f_reserved = r.get<uint16_t>(s + 0x12);
@@ -109,6 +109,9 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
   f_node_count = r.get<uint16_t>(s + 0x1a);
   f_hash_multiplier = r.get<uint32_t>(s + 0x1c);
   x.hash_multiplier = f_hash_multiplier;
+  r.g_hash_multiplier = f_hash_multiplier;
+  r.base_names = (o + uint64_t(f_node_count) * 0x10 + 0x4 + 0x2 + 0x2 + 3) / 4 * 4;
+  r.refs_names.clear();
   try {
     const uint64_t n = f_node_count;
     r.need_array(o, n, 0x10);
@@ -117,6 +120,10 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
       try {
         read_Node(r, o, x.nodes[i]);
         o += 0x10;
+        [[maybe_unused]] const R& c = r;  // context values, as the writer names them
+        auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
+        if (i > 0 && key(x.nodes[i]) < key(x.nodes[i - 1]))
+          fail(o - 0x10, "name_hash", "not sorted: " + hex(key(x.nodes[i])) + " after " + hex(key(x.nodes[i - 1])) + " (the writer puts the elements in order of name_hash)");
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("nodes"); throw; }
@@ -132,44 +139,43 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
   f_sfnt_reserved = r.get<uint16_t>(o);
   if (f_sfnt_reserved != 0) fail(o, "sfnt_reserved", "expected 0, found " + std::to_string(f_sfnt_reserved));
   o += 0x2;
-  try {
-    const uint64_t n = f_node_count;
-    r.need_array(o, n, 0x1);
-    x.names.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      try {
-        o = read_Name(r, o, x.names[i]);
-      } catch (DecodeError& e) { e.push_index(i); throw; }
+  {
+    r.need(o, r.base_names - o);
+    for (uint64_t i = o; i < r.base_names; ++i)
+      if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " before the pool is not zero");
+    uint64_t p = r.base_names;
+    std::unordered_map<std::string_view, uint64_t> seen;
+    for (const auto& [at, len] : r.refs_names) {
+      const std::string_view t(reinterpret_cast<const char*>(r.data()) + at, len);
+      if (const auto it = seen.find(t); it != seen.end()) {
+        if (it->second != at) fail(at, "names", "the string '" + std::string(t) + "' is stored twice (first at " + hex(it->second) + "): the writer stores it once");
+        continue;
+      }
+      if (at != p) fail(at, "names", "string at " + hex(at) + ", but the writer would put it at " + hex(p) + " (in order of first use, each padded to 4)");
+      seen.emplace(t, at);
+      const uint64_t end = (at + len + 1 + 4 - 1) / 4 * 4;
+      r.need(at, end - at);
+      for (uint64_t i = at + len + 1; i < end; ++i)
+        if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " after a string is not zero");
+      p = end;
     }
-  } catch (DecodeError& e) { e.push_field("names"); throw; }
-  {
-    const uint64_t n = until_(o, f_data_offset);
-    r.need(o, n);
-    x.names_padding.data.assign(r.data() + o, r.data() + o + n);
-    o += n;
+    o = std::max(p, r.base_names);
   }
-  {
-    const uint64_t n = until_(o, end);
-    r.need(o, n);
-    x.data.data.assign(r.data() + o, r.data() + o + n);
-    o += n;
-  }
+  binschema::check_slices({r.data(), r.size()}, r.slices_files, r.base_files, o, r.size(), 4, "files");
   return o;
 }
 
 void put_Node([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Node& x) {
-  c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(x.name_hash));
-  c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.attributes));
-  c.w.put<uint32_t>(s + 0x8, static_cast<uint32_t>(x.data_begin));
-  c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.data_end));
-}
-
-uint64_t put_Name(WCtx& c, [[maybe_unused]] const Name& x) {
-  const uint64_t s = c.w.reserve(0x0);
-  if (x.name.find('\0') != std::string::npos) throw binschema::EncodeError(std::string("Name.name") + ": a NUL inside a NUL-terminated string");
-  c.w.bytes(c.w.reserve(x.name.size() + 1), x.name.data(), x.name.size());
-  c.w.align(4);  // pad:
-  return s;
+  [[maybe_unused]] const uint64_t d_name_hash = uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
+  c.w.put_uint(s + 0x0, 4, d_name_hash, "Node.name_hash");
+  {
+    uint64_t v = 0;
+    c.pool_names.ref_bits(x.attributes.name, s + 0x4, 4, 0, 24, 4);
+    if (uint64_t(x.attributes.has_name) >> 8) throw binschema::EncodeError(std::string("Node.attributes") + ".has_name: value " + std::to_string(x.attributes.has_name) + " does not fit in 8 bits");
+    v |= uint64_t(x.attributes.has_name) << 24;
+    c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(v));
+  }
+  c.pool_files.ref(std::span<const uint8_t>(x.data.data), x.alignment, s + 0x8, 4, "Node.data");
 }
 
 uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
@@ -179,15 +185,19 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   c.w.at(s + 0x6)[0] = uint8_t(x.bom >> 8);
   c.w.at(s + 0x6)[1] = uint8_t(x.bom);
   c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
-  c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.data_offset));
+  c.w.late({s + 0xc, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
   c.w.put<uint16_t>(s + 0x10, static_cast<uint16_t>(256));
   c.w.put<uint16_t>(s + 0x12, static_cast<uint16_t>(0));
   c.w.chars(s + 0x14, "SFAT", 4, false, "Sarc.sfat_magic");
   c.w.put<uint16_t>(s + 0x18, static_cast<uint16_t>(12));
   c.w.put_uint(s + 0x1a, 2, x.nodes.size(), "Sarc.node_count");
   c.w.put<uint32_t>(s + 0x1c, static_cast<uint32_t>(x.hash_multiplier));
-  for (const auto& e : x.nodes) {
-    put_Node(c, c.w.reserve(0x10), e);
+  {
+    std::vector<size_t> order(x.nodes.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(x.nodes[a]) < key(x.nodes[b]); });
+    for (size_t i : order) put_Node(c, c.w.reserve(0x10), x.nodes[i]);
   }
   [[maybe_unused]] const uint64_t o_sfnt_magic = c.w.reserve(0x4);
   c.w.chars(o_sfnt_magic, "SFNT", 4, false, "Sarc.sfnt_magic");
@@ -196,16 +206,7 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   [[maybe_unused]] const uint64_t o_sfnt_reserved = c.w.reserve(0x2);
   c.w.put<uint16_t>(o_sfnt_reserved, static_cast<uint16_t>(0));
   [[maybe_unused]] const uint64_t o_names = c.w.pos();
-  if (x.names.size() != x.nodes.size()) throw binschema::EncodeError(std::string("Sarc.names") + ": " + std::to_string(x.names.size()) + " elements, but nodes (counted by the same field) has " + std::to_string(x.nodes.size()));
-  for (const auto& e : x.names) {
-    put_Name(c, e);
-  }
-  [[maybe_unused]] const uint64_t o_names_padding = c.w.pos();
-  c.w.bytes(c.w.reserve(x.names_padding.data.size()), x.names_padding.data.data(), x.names_padding.data.size());
-  if (const uint64_t end = x.data_offset; c.w.pos() != end)
-    throw binschema::EncodeError(std::string("Sarc.names_padding") + ": ends at " + binschema::hex(c.w.pos()) + ", but data_offset is " + binschema::hex(end));
-  [[maybe_unused]] const uint64_t o_data = c.w.pos();
-  c.w.bytes(c.w.reserve(x.data.data.size()), x.data.data.data(), x.data.data.size());
+  c.pool_names.place(c.w);
   return s;
 }
 
@@ -213,7 +214,7 @@ Sarc decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
   Sarc x;
-  read_Sarc(r, 0, x, r.size());
+  read_Sarc(r, 0, x);
   return x;
 }
 
@@ -222,8 +223,13 @@ std::vector<uint8_t> encode_root(const Sarc& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  c.g_hash_multiplier = uint64_t(x.hash_multiplier);
   const uint64_t s = put_Sarc(c, x);
   (void)s;
+  c.w.to_end();
+  c.pool_files.place(c.w);
+  c.pool_names.patch(c.w);
+  c.pool_files.patch(c.w);
   return c.w.finish();
 }
 
@@ -234,6 +240,11 @@ namespace be {  // big-endian
 struct R : binschema::Reader<std::endian::big> {
   using binschema::Reader<std::endian::big>::Reader;
   binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
+  mutable uint64_t base_names = 0;  // where pool names starts (from the root's names)
+  mutable uint64_t base_files = 0;  // where pool files starts (from the root's data_offset)
+  mutable std::vector<binschema::SliceRead> slices_files;  // slices read, in order (check_slices)
+  mutable std::vector<std::pair<uint64_t, size_t>> refs_names;  // strings read, in order (checked where names is)
+  mutable uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
 };
 using W = binschema::Writer<std::endian::big>;
 using binschema::DecodeError;
@@ -242,53 +253,47 @@ using binschema::hex;
 using binschema::until_;
 using binschema::fail;
 
+binschema::StringPool make_pool_names() {
+  return binschema::StringPool(binschema::StringPool::Kind::CString, binschema::StringPool::Order::FirstUse, 4, 0, binschema::StringPool::Header::None, 1, true);
+}
+
 struct WCtx {
   W w;
   WCtx() { w.set_record_pointers(false); }  // no relocation table to build
+  binschema::StringPool pool_names = make_pool_names();
+  binschema::DataPool pool_files{4, 1};
+  uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
 };
 
 void read_Node(const R& r, uint64_t s, Node& x);
 void put_Node(WCtx& c, uint64_t s, const Node& x);
-uint64_t read_Name(const R& r, uint64_t s, Name& x);
-uint64_t put_Name(WCtx& c, const Name& x);
-uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x, uint64_t end);
+uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x);
 uint64_t put_Sarc(WCtx& c, const Sarc& x);
 
 void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
   r.need(s, 0x10);
   [[maybe_unused]] uint32_t f_name_hash = 0;
   [[maybe_unused]] uint32_t f_attributes = 0;
-  [[maybe_unused]] uint32_t f_data_begin = 0;
-  [[maybe_unused]] uint32_t f_data_end = 0;
+  [[maybe_unused]] uint64_t f_data = 0;
+  [[maybe_unused]] uint32_t f_alignment = 0;
   f_name_hash = r.get<uint32_t>(s + 0x0);
-  x.name_hash = f_name_hash;
   f_attributes = r.get<uint32_t>(s + 0x4);
-  x.attributes = f_attributes;
-  f_data_begin = r.get<uint32_t>(s + 0x8);
-  x.data_begin = f_data_begin;
-  f_data_end = r.get<uint32_t>(s + 0xc);
-  x.data_end = f_data_end;
-}
-
-uint64_t read_Name(const R& r, uint64_t s, [[maybe_unused]] Name& x) {
-  r.need(s, 0x0);
-  uint64_t o = s + 0x0;
-  try {
-    x.name = std::string(r.cstring(o));
-  } catch (DecodeError& e) { e.push_field("name"); throw; }
-  o += x.name.size() + 1;
+  try { x.attributes.name = std::string(r.cstring(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
+  catch (DecodeError& e) { e.push_field("name"); e.push_field("attributes"); throw; }
+  x.attributes.has_name = static_cast<uint8_t>(((uint64_t(f_attributes) >> 24) & 0xffull));
   {
-    const uint64_t end = (o + 4 - 1) / 4 * 4;
-    r.need(o, end - o);
-    for (uint64_t i = o; i < end; ++i)
-      if (r.data()[i] != 0) fail(i, "name", "padding byte " + hex(r.data()[i]) + " after the string is not zero");
-    o = end;
+    const uint64_t b = r.get<uint32_t>(s + 0x8), e = r.get<uint32_t>(s + 0x8 + 4);
+    if (b > e || r.base_files + e > r.size())
+      fail(s + 0x8, "data", "slice " + hex(b) + ".." + hex(e) + " of pool files (from " + hex(r.base_files) + ") is not inside the file (" + hex(r.size()) + " bytes)");
+    x.data.data.assign(r.data() + r.base_files + b, r.data() + r.base_files + e);
+    r.slices_files.push_back({r.base_files + b, r.base_files + e, s + 0x8, &x.alignment});
   }
-  return o;
+  if (uint64_t(f_name_hash) != uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier))))
+    fail(s + 0x0, "name_hash", "says " + hex(f_name_hash) + " but mulhash(attributes.name, hash_multiplier) is " + hex(uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier)))));
 }
 
-uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t end) {
-  if (end > r.size() || end < s) throw DecodeError(s, "block at " + hex(s) + " ends at " + hex(end) + ", outside the file");
+uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x) {
+  r.slices_files.clear();
   r.need(s, 0x20);
   uint64_t o = s + 0x20;
   [[maybe_unused]] uint16_t f_header_size = 0;
@@ -311,7 +316,7 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
   f_file_size = r.get<uint32_t>(s + 0x8);
   if (uint64_t(f_file_size) != uint64_t(uint64_t(r.size()))) fail(s + 0x8, "file_size", "says " + hex(f_file_size) + " but the file has " + hex(r.size()) + " bytes");
   f_data_offset = r.get<uint32_t>(s + 0xc);
-  x.data_offset = f_data_offset;
+  r.base_files = f_data_offset;
   f_version = r.get<uint16_t>(s + 0x10);
   if (f_version != 256) fail(s + 0x10, "version", "expected 256, found " + std::to_string(f_version));
   f_reserved = r.get<uint16_t>(s + 0x12);
@@ -323,6 +328,9 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
   f_node_count = r.get<uint16_t>(s + 0x1a);
   f_hash_multiplier = r.get<uint32_t>(s + 0x1c);
   x.hash_multiplier = f_hash_multiplier;
+  r.g_hash_multiplier = f_hash_multiplier;
+  r.base_names = (o + uint64_t(f_node_count) * 0x10 + 0x4 + 0x2 + 0x2 + 3) / 4 * 4;
+  r.refs_names.clear();
   try {
     const uint64_t n = f_node_count;
     r.need_array(o, n, 0x10);
@@ -331,6 +339,10 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
       try {
         read_Node(r, o, x.nodes[i]);
         o += 0x10;
+        [[maybe_unused]] const R& c = r;  // context values, as the writer names them
+        auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
+        if (i > 0 && key(x.nodes[i]) < key(x.nodes[i - 1]))
+          fail(o - 0x10, "name_hash", "not sorted: " + hex(key(x.nodes[i])) + " after " + hex(key(x.nodes[i - 1])) + " (the writer puts the elements in order of name_hash)");
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("nodes"); throw; }
@@ -346,44 +358,43 @@ uint64_t read_Sarc(const R& r, uint64_t s, [[maybe_unused]] Sarc& x, uint64_t en
   f_sfnt_reserved = r.get<uint16_t>(o);
   if (f_sfnt_reserved != 0) fail(o, "sfnt_reserved", "expected 0, found " + std::to_string(f_sfnt_reserved));
   o += 0x2;
-  try {
-    const uint64_t n = f_node_count;
-    r.need_array(o, n, 0x1);
-    x.names.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      try {
-        o = read_Name(r, o, x.names[i]);
-      } catch (DecodeError& e) { e.push_index(i); throw; }
+  {
+    r.need(o, r.base_names - o);
+    for (uint64_t i = o; i < r.base_names; ++i)
+      if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " before the pool is not zero");
+    uint64_t p = r.base_names;
+    std::unordered_map<std::string_view, uint64_t> seen;
+    for (const auto& [at, len] : r.refs_names) {
+      const std::string_view t(reinterpret_cast<const char*>(r.data()) + at, len);
+      if (const auto it = seen.find(t); it != seen.end()) {
+        if (it->second != at) fail(at, "names", "the string '" + std::string(t) + "' is stored twice (first at " + hex(it->second) + "): the writer stores it once");
+        continue;
+      }
+      if (at != p) fail(at, "names", "string at " + hex(at) + ", but the writer would put it at " + hex(p) + " (in order of first use, each padded to 4)");
+      seen.emplace(t, at);
+      const uint64_t end = (at + len + 1 + 4 - 1) / 4 * 4;
+      r.need(at, end - at);
+      for (uint64_t i = at + len + 1; i < end; ++i)
+        if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " after a string is not zero");
+      p = end;
     }
-  } catch (DecodeError& e) { e.push_field("names"); throw; }
-  {
-    const uint64_t n = until_(o, f_data_offset);
-    r.need(o, n);
-    x.names_padding.data.assign(r.data() + o, r.data() + o + n);
-    o += n;
+    o = std::max(p, r.base_names);
   }
-  {
-    const uint64_t n = until_(o, end);
-    r.need(o, n);
-    x.data.data.assign(r.data() + o, r.data() + o + n);
-    o += n;
-  }
+  binschema::check_slices({r.data(), r.size()}, r.slices_files, r.base_files, o, r.size(), 4, "files");
   return o;
 }
 
 void put_Node([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Node& x) {
-  c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(x.name_hash));
-  c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.attributes));
-  c.w.put<uint32_t>(s + 0x8, static_cast<uint32_t>(x.data_begin));
-  c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.data_end));
-}
-
-uint64_t put_Name(WCtx& c, [[maybe_unused]] const Name& x) {
-  const uint64_t s = c.w.reserve(0x0);
-  if (x.name.find('\0') != std::string::npos) throw binschema::EncodeError(std::string("Name.name") + ": a NUL inside a NUL-terminated string");
-  c.w.bytes(c.w.reserve(x.name.size() + 1), x.name.data(), x.name.size());
-  c.w.align(4);  // pad:
-  return s;
+  [[maybe_unused]] const uint64_t d_name_hash = uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
+  c.w.put_uint(s + 0x0, 4, d_name_hash, "Node.name_hash");
+  {
+    uint64_t v = 0;
+    c.pool_names.ref_bits(x.attributes.name, s + 0x4, 4, 0, 24, 4);
+    if (uint64_t(x.attributes.has_name) >> 8) throw binschema::EncodeError(std::string("Node.attributes") + ".has_name: value " + std::to_string(x.attributes.has_name) + " does not fit in 8 bits");
+    v |= uint64_t(x.attributes.has_name) << 24;
+    c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(v));
+  }
+  c.pool_files.ref(std::span<const uint8_t>(x.data.data), x.alignment, s + 0x8, 4, "Node.data");
 }
 
 uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
@@ -393,15 +404,19 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   c.w.at(s + 0x6)[0] = uint8_t(x.bom >> 8);
   c.w.at(s + 0x6)[1] = uint8_t(x.bom);
   c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
-  c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.data_offset));
+  c.w.late({s + 0xc, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
   c.w.put<uint16_t>(s + 0x10, static_cast<uint16_t>(256));
   c.w.put<uint16_t>(s + 0x12, static_cast<uint16_t>(0));
   c.w.chars(s + 0x14, "SFAT", 4, false, "Sarc.sfat_magic");
   c.w.put<uint16_t>(s + 0x18, static_cast<uint16_t>(12));
   c.w.put_uint(s + 0x1a, 2, x.nodes.size(), "Sarc.node_count");
   c.w.put<uint32_t>(s + 0x1c, static_cast<uint32_t>(x.hash_multiplier));
-  for (const auto& e : x.nodes) {
-    put_Node(c, c.w.reserve(0x10), e);
+  {
+    std::vector<size_t> order(x.nodes.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(x.nodes[a]) < key(x.nodes[b]); });
+    for (size_t i : order) put_Node(c, c.w.reserve(0x10), x.nodes[i]);
   }
   [[maybe_unused]] const uint64_t o_sfnt_magic = c.w.reserve(0x4);
   c.w.chars(o_sfnt_magic, "SFNT", 4, false, "Sarc.sfnt_magic");
@@ -410,16 +425,7 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   [[maybe_unused]] const uint64_t o_sfnt_reserved = c.w.reserve(0x2);
   c.w.put<uint16_t>(o_sfnt_reserved, static_cast<uint16_t>(0));
   [[maybe_unused]] const uint64_t o_names = c.w.pos();
-  if (x.names.size() != x.nodes.size()) throw binschema::EncodeError(std::string("Sarc.names") + ": " + std::to_string(x.names.size()) + " elements, but nodes (counted by the same field) has " + std::to_string(x.nodes.size()));
-  for (const auto& e : x.names) {
-    put_Name(c, e);
-  }
-  [[maybe_unused]] const uint64_t o_names_padding = c.w.pos();
-  c.w.bytes(c.w.reserve(x.names_padding.data.size()), x.names_padding.data.data(), x.names_padding.data.size());
-  if (const uint64_t end = x.data_offset; c.w.pos() != end)
-    throw binschema::EncodeError(std::string("Sarc.names_padding") + ": ends at " + binschema::hex(c.w.pos()) + ", but data_offset is " + binschema::hex(end));
-  [[maybe_unused]] const uint64_t o_data = c.w.pos();
-  c.w.bytes(c.w.reserve(x.data.data.size()), x.data.data.data(), x.data.data.size());
+  c.pool_names.place(c.w);
   return s;
 }
 
@@ -427,7 +433,7 @@ Sarc decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
   Sarc x;
-  read_Sarc(r, 0, x, r.size());
+  read_Sarc(r, 0, x);
   return x;
 }
 
@@ -436,8 +442,13 @@ std::vector<uint8_t> encode_root(const Sarc& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  c.g_hash_multiplier = uint64_t(x.hash_multiplier);
   const uint64_t s = put_Sarc(c, x);
   (void)s;
+  c.w.to_end();
+  c.pool_files.place(c.w);
+  c.pool_names.patch(c.w);
+  c.pool_files.patch(c.w);
   return c.w.finish();
 }
 

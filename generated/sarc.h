@@ -18,23 +18,22 @@ namespace binschema::sarc {
 // One file.
 struct Node {
   static constexpr const char* type_name = "Node";
-  // Hash of the name (see the top).
-  uint32_t name_hash = 0;
-  // 0x01000000 | (offset of the name in the name table / 4); 0 for a file without a name.
-  uint32_t attributes = 0;
-  // Start of the file's data, from data_offset.
-  uint32_t data_begin = 0;
-  // End of the file's data, from data_offset.
-  uint32_t data_end = 0;
+  // The bits of 'attributes', from the least significant up.
+  struct Attributes {
+    static constexpr const char* type_name = "Node.Attributes";
+    // The file's path in the archive (`EventFlow/Demo344_1.bfevfl`).
+    std::string name;
+    // 1: the node has a name (0: none; its name field then reads the first name).
+    uint8_t has_name = 1;
+    bool operator==(const Attributes&) const = default;
+  };
+  // The name: its offset in the name table in words of 4, and 1 in the top byte (0 for a file without a name).
+  Attributes attributes;
+  // The file's contents: data_begin and data_end, from data_offset.
+  binschema::Bytes data;
+  // The alignment of the file's data (a power of two; see the top).
+  uint32_t alignment = 4;
   bool operator==(const Node&) const = default;
-};
-
-// A name in the name table.
-struct Name {
-  static constexpr const char* type_name = "Name";
-  // The file's path in the archive (`EventFlow/Demo344_1.bfevfl`), NUL-terminated, padded to 4 bytes.
-  std::string name;
-  bool operator==(const Name&) const = default;
 };
 
 // The whole archive.
@@ -42,46 +41,34 @@ struct Sarc {
   static constexpr const char* type_name = "Sarc";
   // Byte order mark: 0xFEFF a big-endian archive (bytes FE FF), 0xFFFE a little-endian one (bytes FF FE).
   uint16_t bom = 0;
-  // Offset of the file data (its alignment is the largest of the files').
-  uint32_t data_offset = 0;
   // Multiplier of the name hash (0x65).
   uint32_t hash_multiplier = 0x65;
-  // The files, sorted by name hash.
+  // The files, sorted by name hash (on write; checked on read).
   std::vector<Node> nodes;
-  // The name table: one name per node, in node order.
-  std::vector<Name> names;
-  // Zero bytes after the names, up to data_offset (where the file data starts, aligned as the archive's writer chose).
-  binschema::Bytes names_padding;
-  // The files' data, from data_offset to the end (each file aligned as the archive's writer chose).
-  binschema::Bytes data;
   bool operator==(const Sarc&) const = default;
 };
 
 template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, Node>
-void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("name_hash", x.name_hash, binschema::text::kHexSpell);
-  v.field("attributes", x.attributes, binschema::text::kHexSpell);
-  v.field("data_begin", x.data_begin);
-  v.field("data_end", x.data_end);
+  requires std::is_same_v<std::remove_const_t<Self>, Node::Attributes>
+void visit_fields(V& v, Self& x) {
+  v.field("name", x.name);
+  v.field_default("has_name", x.has_name, 1);
 }
 
 template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, Name>
+  requires std::is_same_v<std::remove_const_t<Self>, Node>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("name", x.name);
+  v.field("attributes", x.attributes);
+  v.field("data", x.data);
+  v.field_default("alignment", x.alignment, 4, binschema::text::kHexSpell);
 }
 
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Sarc>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("bom", x.bom, binschema::text::kHexSpell);
-  v.field("data_offset", x.data_offset, binschema::text::kHexSpell);
   v.field_default("hash_multiplier", x.hash_multiplier, 0x65, binschema::text::kHexSpell);
   v.field("nodes", x.nodes);
-  v.field("names", x.names);
-  v.field("names_padding", x.names_padding);
-  v.field("data", x.data);
 }
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.

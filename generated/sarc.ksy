@@ -16,7 +16,7 @@ meta:
     cases:
       0xfeff: be
       0xfffe: le
-doc: "Nintendo's simple archive (SARC), the container of most Wii U and Switch\ngame files (`.pack`, `.sarc`, and inside Yaz0 as `.sbeventpack`,\n`.sbactorpack`, `.ssarc`, ...): a header, a file allocation table (SFAT) of\nnodes sorted by the hash of their names, a name table (SFNT) and the data of\nthe files. The byte order mark at 0x6 chooses the byte order of everything\nelse: FF FE (little-endian, Switch and most Wii U files) or FE FF\n(big-endian, Wii U).\n\nEach node's name is `attributes & 0xFFFFFF` words (of 4 bytes) into the\nname table when the top byte is 1, and the node has no name when it is 0;\nits data runs from `data_begin` to `data_end`, relative to `data_offset`.\nThe name hash is `h = h * hash_multiplier + c` over the name's bytes (as\nsigned chars), from 0, modulo 2^32; `hash_multiplier` is 0x65.\n\n**What this schema does not do yet.** The names are read as the name table\nholds them (one per node, in node order: every archive seen so far is\nwritten so), and the file data is one `bytes` field; the nodes' hashes,\nname offsets and data ranges are stored as read. Decoding and rewriting an\narchive gives the same bytes, but renaming, adding or removing a file in the\ntext means keeping those numbers right by hand (see issue 13).\n\nGenerated from the binschema schema sarc.yaml (what binschema's reader reads; binschema also writes the format)."
+doc: "Nintendo's simple archive (SARC), the container of most Wii U and Switch\ngame files (`.pack`, `.sarc`, and inside Yaz0 as `.sbeventpack`,\n`.sbactorpack`, `.ssarc`, ...): a header, a file allocation table (SFAT) of\nnodes sorted by the hash of their names, a name table (SFNT) and the data of\nthe files. The byte order mark at 0x6 chooses the byte order of everything\nelse: FF FE (little-endian, Switch and most Wii U files) or FE FF\n(big-endian, Wii U).\n\nEach archived file is one node: its name and its contents. The schema\nsays how every stored number follows from them, so renaming, adding or\nremoving a file in the text gives an archive whose hashes, order, name\noffsets and data ranges are right:\n- the name hash is `mulhash(name, hash_multiplier)` (`h = h * 0x65 + c`\n  over the name's bytes as signed chars, from 0, modulo 2^32), computed on\n  write and checked on read;\n- the nodes are written sorted by it (`sort: name_hash`: the game\n  binary-searches them), and the reader checks that order;\n- a node's `attributes` hold the name's offset in the name table in words\n  of 4 (`scale: 4`) and 1 in the top byte; the name table is the pool\n  `names`, placed after the SFNT header, each name padded to 4, in node\n  order;\n- a node's `data` is its file's bytes in the data pool `files`\n  (`data_begin` and `data_end` from `data_offset`, its start). Each file\n  is aligned to its `alignment` (4 unless the text says otherwise), and\n  `data_offset` to the largest of them. A file as read keeps its place:\n  the reader gives it the largest power of two its offset is a multiple\n  of, at most `data_offset`'s, and checks that the writer would put it\n  there (see docs/compression.md, \"SARC as text\").\n\nGenerated from the binschema schema sarc.yaml (what binschema's reader reads; binschema also writes the format). Pools (`names`, `files`) are not read as a whole: each string or block is read where an offset names it (the `ofs_` fields), so a string stored once and named twice shows twice. What this description cannot say (see the doc of each):\n- Node.alignment is not stored in the struct and no dictionary names it"
 seq:
   - id: magic
     type: strz
@@ -35,7 +35,7 @@ seq:
     doc: "Size of the archive. Computed by the writer: `file_size()` (shown as stored)."
   - id: data_offset
     type: u4
-    doc: "Offset of the file data (its alignment is the largest of the files')."
+    doc: "Offset of the file data (its alignment is the largest of the files'). Computed by the writer: `start(files)` (shown as stored)."
   - id: version
     type: u2
     valid: 256
@@ -60,10 +60,10 @@ seq:
     type: u4
     doc: "Multiplier of the name hash (0x65). Default 0x65."
   - id: nodes
-    type: node
+    type: node(_index)
     repeat: expr
     repeat-expr: node_count
-    doc: "The files, sorted by name hash."
+    doc: "The files, sorted by name hash (on write; checked on read). Kept sorted by `name_hash` on write."
   - id: sfnt_magic
     type: strz
     size: 4
@@ -78,44 +78,56 @@ seq:
     valid: 0
     doc: "Reserved."
   - id: names
-    type: name
-    repeat: expr
-    repeat-expr: node_count
-    doc: "The name table: one name per node, in node order."
-  - id: names_padding
-    size: data_offset - _io.pos
-    doc: "Zero bytes after the names, up to data_offset (where the file data starts, aligned as the archive's writer chose)."
-  - id: data
-    size: _io.size - _io.pos
-    doc: "The files' data, from data_offset to the end (each file aligned as the archive's writer chose)."
+    size: 0
+    doc: "The name table: the nodes' names, in node order. The strings of pool `names`, as bytes; each is shown where it is used."
 instances:
   bom_ahead:
     pos: 0x6
     type: u2be
     doc: "`bom` read ahead, to pick the byte order of everything else (0xfeff big-endian, 0xfffe little-endian)."
+  names_start:
+    value: (0x20 + node_count * 0x10 + 0x4 + 0x2 + 0x2 + 3) / 4 * 4
+    doc: "Where pool `names` starts (the field `names` places it): its strings' offsets count from here."
 types:
-  name:
-    doc: "A name in the name table."
+  node_attributes_bits:
+    doc: "The bits of `attributes`, from the least significant up."
     seq:
-      - id: name
+      - id: raw
+        type: u4
+    instances:
+      name:
+        io: _root._io
+        pos: _root.names_start + ((raw >> 0) & 0xffffff) * 4
         type: strz
         encoding: UTF-8
-        doc: "The file's path in the archive (`EventFlow/Demo344_1.bfevfl`), NUL-terminated, padded to 4 bytes."
-      - id: name_pad
-        size: (4 - _io.pos % 4) % 4
-        doc: "Zero bytes after `name` up to a multiple of 4."
+        doc: "The file's path in the archive (`EventFlow/Demo344_1.bfevfl`). Bits 0-23."
+      has_name:
+        value: (raw >> 24) & 0xff
+        doc: "1: the node has a name (0: none; its name field then reads the first name). Bits 24-31. Default 1."
   node:
     doc: "One file."
+    params:
+      - id: elem_index
+        type: u4
     seq:
       - id: name_hash
         type: u4
-        doc: "Hash of the name (see the top)."
+        doc: "Hash of the name (see the top); checked on read. Computed by the writer: `mulhash(attributes.name, hash_multiplier)` (shown as stored)."
       - id: attributes
+        type: node_attributes_bits
+        doc: "The name: its offset in the name table in words of 4, and 1 in the top byte (0 for a file without a name)."
+      - id: ofs_data
         type: u4
-        doc: "0x01000000 | (offset of the name in the name table / 4); 0 for a file without a name."
-      - id: data_begin
+        doc: "Start of `data` in data pool `files`, from its start (`data_offset`)."
+      - id: end_data
         type: u4
-        doc: "Start of the file's data, from data_offset."
-      - id: data_end
-        type: u4
-        doc: "End of the file's data, from data_offset."
+        doc: "End of `data` in data pool `files`, from its start."
+      - id: alignment
+        size: 0
+        doc: "The alignment of the file's data (a power of two; see the top). Default 4. Not described for Kaitai: is not stored in the struct and no dictionary names it."
+    instances:
+      data:
+        io: _root._io
+        pos: _root.data_offset + ofs_data
+        size: end_data - ofs_data
+        doc: "The file's contents: data_begin and data_end, from data_offset."

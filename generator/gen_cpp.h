@@ -49,6 +49,14 @@ class CppGen {
   std::string field_at(const Struct& st, const Field& f) const;
   // Offset expression of a field inside struct starting at `s` (fixed) or at cursor `o`.
   static std::string at(const Field& f);
+  std::string sort_key(const Struct& et, const std::string& key, const std::string& e) const;
+  void read_placed_pool(const Field& f);
+  std::map<std::string, int> data_pool_mark_;  // region ids of data pools
+  // A string pool placed by the root's `type: pool` field that is its base:.
+  bool placed_pool(const Pool& p) const {
+    const Field* f = p.base.empty() ? nullptr : s_.find(s_.root)->field(p.base);
+    return f && f->type.kind == ValueType::PoolBlock;
+  }
   std::string load_type(const Field& f) const;
   std::string load(const Field& f, const std::string& where) const;
   std::string raw_uint(int width) const;

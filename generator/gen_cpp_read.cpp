@@ -73,8 +73,30 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
     case FieldKind::Scalar:
     case FieldKind::BitWord: read_scalar(f, o); break;
     case FieldKind::Chars: read_chars(f, o); break;
-    case FieldKind::Bytes:
-    case FieldKind::PoolBlock: read_bytes(f); break;
+    case FieldKind::Bytes: read_bytes(f); break;
+    case FieldKind::Slice: {
+      // Begin and end from the data pool's start; the reader checks the
+      // slices' places once the whole file is read (check_slices).
+      w.set("O", o);
+      w.set("T", raw_uint(f.ptr));
+      w.set("W", std::to_string(f.ptr));
+      w.set("POOL", f.pool);
+      w.set("NAME", f.name);
+      w.set("X", "x." + cpp_field(f.name));
+      w.set("ALIGN", f.align_field.empty() ? "nullptr" : "&x." + cpp_field(f.align_field));
+      w += "{\n"
+           "  const uint64_t b = r.get<{{T}}>({{O}}), e = r.get<{{T}}>({{O}} + {{W}});\n"
+           "  if (b > e || r.base_{{POOL}} + e > r.size())\n"
+           "    fail({{O}}, \"{{NAME}}\", \"slice \" + hex(b) + \"..\" + hex(e) + \" of pool {{POOL}} (from \" + hex(r.base_{{POOL}}) + \") is not inside the file (\" + hex(r.size()) + \" bytes)\");\n"
+           "  {{X}}.data.assign(r.data() + r.base_{{POOL}} + b, r.data() + r.base_{{POOL}} + e);\n"
+           "  r.slices_{{POOL}}.push_back({r.base_{{POOL}} + b, r.base_{{POOL}} + e, {{O}}, {{ALIGN}}});\n"
+           "}";
+      break;
+    }
+    case FieldKind::PoolBlock:
+      if (placed_pool(*s_.pool(f.pool))) read_placed_pool(f);
+      else read_bytes(f);
+      break;
     case FieldKind::CString:
       w.set("X", "x." + cpp_field(f.name));
       w.set("NAME", f.name);
@@ -162,7 +184,12 @@ void CppGen::read_scalar(const Field& f, const std::string& o) {
       std::string mask = b.width >= 64 ? "~0ull" : hexs((1ull << b.width) - 1) + "ull";
       std::string v = "((uint64_t(f_" + f.name + ") >> " + std::to_string(shift) + ") & " + mask + ")";
       if (!b.pool.empty()) {
-        w += "try { " + x + "." + cpp_field(b.name) + " = std::string(" + pool_read(b.pool, v) + "); }";
+        if (b.scale > 1) v = "(" + v + " * " + std::to_string(b.scale) + ")";  // scale: N
+        if (placed_pool(*s_.pool(b.pool)))  // the pool's field checks where the strings are
+          w += "try { " + x + "." + cpp_field(b.name) + " = std::string(" + pool_read(b.pool, v) + "); r.refs_" + b.pool + ".emplace_back(" +
+               pool_base(b.pool) + v + ", " + x + "." + cpp_field(b.name) + ".size()); }";
+        else
+          w += "try { " + x + "." + cpp_field(b.name) + " = std::string(" + pool_read(b.pool, v) + "); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + b.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
       } else {
         w += x + "." + cpp_field(b.name) + " = " + (b.is_bool ? v + " != 0" : "static_cast<" + std::string(bits_cpp(b.width)) + ">(" + v + ")") + ";";
@@ -216,6 +243,39 @@ void CppGen::read_bytes(const Field& f) {
   w += "o += n;";
   w.dedent();
   w += "}";
+}
+
+// A string pool placed here (its base:): the strings read so far must be
+// where the writer would put them, in order of first use, each padded with
+// zeros to the pool's alignment; the cursor moves past the last.
+void CppGen::read_placed_pool(const Field& f) {
+  CodeWriter& w = c_;
+  const Pool& p = *s_.pool(f.pool);
+  w.set("POOL", p.name);
+  w.set("NAME", f.name);
+  w.set("ALIGN", std::to_string(p.align));
+  w += "{\n"
+       "  r.need(o, r.base_{{POOL}} - o);\n"
+       "  for (uint64_t i = o; i < r.base_{{POOL}}; ++i)\n"
+       "    if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" before the pool is not zero\");\n"
+       "  uint64_t p = r.base_{{POOL}};\n"
+       "  std::unordered_map<std::string_view, uint64_t> seen;\n"
+       "  for (const auto& [at, len] : r.refs_{{POOL}}) {\n"
+       "    const std::string_view t(reinterpret_cast<const char*>(r.data()) + at, len);\n"
+       "    if (const auto it = seen.find(t); it != seen.end()) {\n"
+       "      if (it->second != at) fail(at, \"{{NAME}}\", \"the string '\" + std::string(t) + \"' is stored twice (first at \" + hex(it->second) + \"): the writer stores it once\");\n"
+       "      continue;\n"
+       "    }\n"
+       "    if (at != p) fail(at, \"{{NAME}}\", \"string at \" + hex(at) + \", but the writer would put it at \" + hex(p) + \" (in order of first use, each padded to {{ALIGN}})\");\n"
+       "    seen.emplace(t, at);\n"
+       "    const uint64_t end = (at + len + 1 + {{ALIGN}} - 1) / {{ALIGN}} * {{ALIGN}};\n"
+       "    r.need(at, end - at);\n"
+       "    for (uint64_t i = at + len + 1; i < end; ++i)\n"
+       "      if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" after a string is not zero\");\n"
+       "    p = end;\n"
+       "  }\n"
+       "  o = std::max(p, r.base_{{POOL}});\n"
+       "}";
 }
 
 void CppGen::read_inline_struct(const Struct& st, const Field& f, const std::string& o) {
@@ -318,6 +378,14 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
     if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, "o + " + hexs(et->size)) + " : r.size()";
     if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
     else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
+    if (!f.sort.empty()) {
+      // sort: the writer puts the elements in key order; any other order would not be written back.
+      w += "  [[maybe_unused]] const R& c = r;  // context values, as the writer names them";
+      w += "  auto key = [&](const " + et->name + "& e) -> uint64_t { return " + sort_key(*et, f.sort, "e") + "; };";
+      w += "  if (i > 0 && key(" + x + "[i]) < key(" + x + "[i - 1]))";
+      w += "    fail(o - " + hexs(et->size) + ", \"" + f.sort + "\", \"not sorted: \" + hex(key(" + x + "[i])) + \" after \" + hex(key(" + x +
+           "[i - 1])) + \" (the writer puts the elements in order of " + f.sort + ")\");";
+    }
     w += "} catch (DecodeError& e) { e.push_index(i); throw; }";
   }
   w.dedent();
@@ -382,6 +450,8 @@ void CppGen::read_fn(const Struct& st) {
   if (st.needs_end) w += "if (end > r.size() || end < s) throw DecodeError(s, \"block at \" + hex(s) + \" ends at \" + hex(end) + \", outside the file\");";
   for (const auto& p : s_.pools)
     if (p.scope == st.name && p.kind != Pool::Kind::Block) w += "r.scope_" + st.name + " = s;\nr.refs_" + p.name + ".clear();";
+  for (const auto& p : s_.pools)
+    if (p.kind == Pool::Kind::Data && st.name == s_.root) w += "r.slices_" + p.name + ".clear();";
   if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
   else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = s + " + hexs(st.prefix) + ";";
   // Raw values of integer and pointer fields, for counts, tags and conditions.
@@ -392,10 +462,30 @@ void CppGen::read_fn(const Struct& st) {
   for (const auto& f : st.fields)
     if (f->type.kind == ValueType::Dic) w += "std::vector<std::string> dic_" + f->name + ";";
   std::vector<const Field*> targets;
+  bool at_cursor = false;
   for (const auto& fp : st.fields) {
     const Field& f = *fp;
     bool cursor = !f.fixed_offset || f.cond || (!f.fixed_size && f.type.kind != ValueType::Union);
     std::string o = cursor ? "o" : at(f);
+    if (st.name == s_.root && cursor && !at_cursor) {
+      at_cursor = true;
+      // Pools placed further on by their base: field are read before it: where they start.
+      for (const auto& p : s_.pools) {
+        if (!placed_pool(p)) continue;
+        // validate.cpp checked that each field up to the pool's has a size known here.
+        std::string pos = "o";
+        size_t i = 0;
+        while (st.fields[i].get() != &f) ++i;
+        for (; st.fields[i]->name != p.base; ++i) {
+          const Field& g = *st.fields[i];
+          if (g.fixed_size) pos += " + " + hexs(g.size);
+          else pos += " + uint64_t(f_" + g.count->name + ") * " + hexs(g.type.st->size);
+        }
+        const uint64_t a = std::max(p.align, p.block_align);
+        w += "r.base_" + p.name + " = (" + pos + " + " + std::to_string(a - 1) + ") / " + std::to_string(a) + " * " + std::to_string(a) + ";";
+        w += "r.refs_" + p.name + ".clear();";
+      }
+    }
     if (f.cond) {
       w += "if (" + read_expr(*f.cond) + ") {";
       w.indent();
@@ -404,7 +494,7 @@ void CppGen::read_fn(const Struct& st) {
     if (st.name == s_.root) {
       if (std::find(s_.context.begin(), s_.context.end(), f.name) != s_.context.end()) w += "r.g_" + f.name + " = f_" + f.name + ";";
       for (const auto& p : s_.pools)
-        if (p.base == f.name) w += "r.base_" + p.name + " = f_" + f.name + ";";
+        if (p.base == f.name && !placed_pool(p)) w += "r.base_" + p.name + " = f_" + f.name + ";";
     }
     if (f.cond) {
       w.dedent();
@@ -423,6 +513,18 @@ void CppGen::read_fn(const Struct& st) {
     }
   }
   for (const auto& f : st.fields) {
+    // A stored hash with a parameter is checked once its name is read: the
+    // writer recomputes it, so a stale one would not be written back.
+    if (!f->derive || f->derive->kind != Expr::Call || f->derive->name != "mulhash") continue;
+    const Expr& a = f->derive->args[0];
+    size_t dot = a.name.find('.');
+    std::string name = "x." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
+    std::string want = "uint64_t(binschema::mulhash32(" + name + ", static_cast<uint32_t>(" + read_expr(f->derive->args[1]) + ")))";
+    w += "if (uint64_t(f_" + f->name + ") != " + want + ")";
+    w += "  fail(" + at(*f) + ", \"" + f->name + "\", \"says \" + hex(f_" + f->name + ") + \" but " + expr_text(*f->derive) +
+         " is \" + hex(" + want + "));";
+  }
+  for (const auto& f : st.fields) {
     if (f->type.kind != ValueType::Dic) continue;
     // The dictionary's names belong to the array's elements, in order.
     std::string arr = "x." + cpp_field(f->keys_array), key = cpp_field(f->keys_field), d = "dic_" + f->name;
@@ -437,6 +539,14 @@ void CppGen::read_fn(const Struct& st) {
       w += "    fail(s, \"" + f->name + "\", \"dictionary name '\" + " + d + "[i] + \"' differs from the element's " + f->keys_field + " '\" + " + arr + "[i]." + key + " + \"'\");";
     }
     w += "}";
+  }
+  if (st.name == s_.root) {
+    // Data pools: the writer places them after the root, in declaration order.
+    for (const auto& p : s_.pools) {
+      if (p.kind != Pool::Kind::Data) continue;
+      w += "binschema::check_slices({r.data(), r.size()}, r.slices_" + p.name + ", r.base_" + p.name + ", " +
+           (st.fixed_size ? "s + " + hexs(st.size) : std::string("o")) + ", r.size(), " + std::to_string(p.align) + ", \"" + p.name + "\");";
+    }
   }
   if (!st.fixed_size) w += "return o;";
   w.dedent();
@@ -554,6 +664,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
       case FieldKind::CString:
       case FieldKind::Bytes:
       case FieldKind::PoolBlock:
+      case FieldKind::Slice:
       case FieldKind::StringOffsets:
       case FieldKind::ElemPointers:
       case FieldKind::ArrayPointer:
@@ -698,6 +809,7 @@ void CppGen::read_target(const Field& f) {
       break;
     }
     // Not pointers: read inline (read_field).
+    case FieldKind::Slice:
     case FieldKind::Scalar:
     case FieldKind::BitWord:
     case FieldKind::Chars:

@@ -19,6 +19,8 @@ void CppGen::source() {
   if (!block_uses().empty()) w += "#include \"binschema/block_pool.h\"";
   if (uses_at()) w += "#include \"binschema/ptr_map.h\"";
   if (s_.endian_by_bom) w += "#include \"binschema/byte_order.h\"";
+  if (std::any_of(s_.pools.begin(), s_.pools.end(), [](const Pool& p) { return p.kind == Pool::Kind::Data; }))
+    w += "#include \"binschema/data_pool.h\"";
   w += "#include \"binschema/dic.h\"\n#include \"binschema/hash.h\"\n#include \"binschema/reader.h\"\n#include \"binschema/relocation.h\"\n#include \"binschema/string_pool.h\"\n#include \"binschema/writer.h\"\n";
   w += "namespace {{NS}} {";
   w += "namespace {\n";
@@ -59,6 +61,10 @@ void CppGen::internals() {
     }
   for (const auto& p : s_.pools)
     if (!p.base.empty()) w += "  mutable uint64_t base_" + p.name + " = 0;  // where pool " + p.name + " starts (from the root's " + p.base + ")";
+  for (const auto& p : s_.pools)
+    if (p.kind == Pool::Kind::Data) w += "  mutable std::vector<binschema::SliceRead> slices_" + p.name + ";  // slices read, in order (check_slices)";
+  for (const auto& p : s_.pools)
+    if (placed_pool(p)) w += "  mutable std::vector<std::pair<uint64_t, size_t>> refs_" + p.name + ";  // strings read, in order (checked where " + p.base + " is)";
   for (const auto& g : s_.context) w += "  mutable uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
   w += "};";
   w += "using W = binschema::Writer<std::endian::{{ENDIAN}}>;";
@@ -70,6 +76,10 @@ void CppGen::internals() {
   for (const auto& p : s_.pools) {
     if (p.kind == Pool::Kind::Block) {
       ++id;  // a block pool is no region
+      continue;
+    }
+    if (p.kind == Pool::Kind::Data) {  // a data pool is made in WCtx
+      data_pool_mark_[p.name] = id++;
       continue;
     }
     const char* order = p.order == Pool::Order::ReversedBits ? "ReversedBits" : p.order == Pool::Order::Sorted ? "Sorted" : "FirstUse";
@@ -91,6 +101,10 @@ void CppGen::internals() {
         w += "std::vector<const " + p.block_type + "*> blocks_" + p.name + ";  // distinct blocks, for sharing";
         w += "std::unordered_multimap<size_t, uint32_t> index_" + p.name + ";  // their hashes";
       }
+      continue;
+    }
+    if (p.kind == Pool::Kind::Data) {
+      w += "binschema::DataPool pool_" + p.name + "{" + std::to_string(p.align) + ", " + std::to_string(data_pool_mark_[p.name]) + "};";
       continue;
     }
     w += "binschema::StringPool pool_" + p.name + " = make_pool_" + p.name + "();";

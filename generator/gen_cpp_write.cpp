@@ -187,6 +187,12 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         }
         return r + " } return 0; }()";
       }
+      if (e.name == "mulhash") {
+        const Expr& a = e.args[0];
+        size_t dot = a.name.find('.');
+        std::string arg = x + "." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
+        return "binschema::mulhash32(" + arg + ", static_cast<uint32_t>(" + write_expr(st, e.args[1], obj) + "))";
+      }
       if (e.name == "fnv1a32" || e.name == "murmur3") {
         const Expr& a = e.args[0];
         std::string arg = a.kind == Expr::Call ? "binschema::path_" + a.name + "(" + x + "." + cpp_field(a.args[0].name) + ")"
@@ -305,8 +311,14 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       }
       w += "c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());";
       break;
+    case FieldKind::Slice:
+      // Placed with its pool; begin and end are written once it is.
+      w += "c.pool_" + f.pool + ".ref(std::span<const uint8_t>(" + x + ".data), " +
+           (f.align_field.empty() ? std::string("0") : "x." + cpp_field(f.align_field)) + ", " + o + ", " + std::to_string(f.ptr) + ", " + what + ");";
+      break;
     case FieldKind::PoolBlock:
       w += "c.pool_" + f.pool + ".place(c.w);";
+      if (placed_pool(*s_.pool(f.pool))) break;  // patched with the other file-wide pools, at the end
       w += "c.pool_" + f.pool + ".patch(c.w);";
       // Values over the pool (its size, say), now that it is placed; they
       // sit at fixed offsets (validate.cpp).
@@ -418,7 +430,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       if (!b.pool.empty()) {
         // Its offset is merged into the word once the pool is placed.
         w += "c.pool_" + b.pool + ".ref_bits(" + m + ", " + o + ", " + std::to_string(prim_size(f.type.prim)) + ", " +
-             std::to_string(shift) + ", " + std::to_string(b.width) + ");";
+             std::to_string(shift) + ", " + std::to_string(b.width) + (b.scale > 1 ? ", " + std::to_string(b.scale) : std::string()) + ");";
         shift += b.width;
         continue;
       }
@@ -487,11 +499,32 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
          ", " + x + "[i]);";
     return;
   }
+  if (et && !f.sort.empty()) {
+    // sort: the elements in ascending order of the key (stable: equal keys
+    // keep the model's order); a derived key is computed from the element.
+    w += "{";
+    w.indent();
+    w += "std::vector<size_t> order(" + x + ".size());";
+    w += "for (size_t i = 0; i < order.size(); ++i) order[i] = i;";
+    w += "auto key = [&](const " + et->name + "& e) -> uint64_t { return " + sort_key(*et, f.sort, "e") + "; };";
+    w += "std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(" + x + "[a]) < key(" + x + "[b]); });";
+    w += "for (size_t i : order) put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + "[i]);";
+    w.dedent();
+    w += "}";
+    return;
+  }
   w += "for (const auto& e : " + x + ") {";
   if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
   else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
   else w += "  put_" + et->name + "(c, e);";
   w += "}";
+}
+
+// The sort: key of element `e` of struct et: the model's value, or its derive: computed.
+std::string CppGen::sort_key(const Struct& et, const std::string& key, const std::string& e) const {
+  const Field* k = et.field(key);
+  if (k->derive) return "uint64_t(" + write_expr(et, *k->derive, e) + ")";
+  return "uint64_t(" + e + "." + cpp_field(key) + ")";
 }
 
 bool CppGen::uses_scoped_pool(const Expr& e) const {
@@ -610,6 +643,7 @@ void CppGen::put_union(const Field& f, const std::string& o) {
       case FieldKind::CString:
       case FieldKind::Bytes:
       case FieldKind::PoolBlock:
+      case FieldKind::Slice:
       case FieldKind::StringOffsets:
       case FieldKind::ElemPointers:
       case FieldKind::ArrayPointer:

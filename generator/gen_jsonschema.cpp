@@ -348,7 +348,7 @@ class JsonSchemaGen {
                                       : "Bit " + std::to_string(shift);
       if (!b.pool.empty()) {
         p = string_schema(0);
-        where += ": the offset of this string in pool `" + b.pool + "`";
+        where += ": the offset of this string in pool `" + b.pool + "`" + (b.scale > 1 ? ", in units of " + std::to_string(b.scale) + " bytes" : "");
       } else if (b.is_bool) {
         p = J::object();
         p.set("type", J::str("boolean"));
@@ -512,7 +512,8 @@ class JsonSchemaGen {
       case FieldKind::OwnString: return string_schema(0);
       case FieldKind::Virtual:  // a name kept in a dictionary, or a number the model holds (SARC's alignment)
         return f.type.kind == ValueType::Prim ? scalar_schema(f) : string_schema(0);
-      case FieldKind::Bytes: {
+      case FieldKind::Bytes:
+      case FieldKind::Slice: {
         J j = J::object();
         j.set("type", J::str("string"));
         j.set("pattern", J::str("^([0-9a-fA-F]{2})*$"));

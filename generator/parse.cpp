@@ -127,7 +127,8 @@ class Parser {
         if (kind == "cstring") p.kind = Pool::Kind::CString;
         else if (kind == "pascal16") p.kind = Pool::Kind::Pascal16;
         else if (kind == "block") p.kind = Pool::Kind::Block;
-        else fail(n["kind"], "pool kind is 'cstring', 'pascal16' or 'block'");
+        else if (kind == "data") p.kind = Pool::Kind::Data;
+        else fail(n["kind"], "pool kind is 'cstring', 'pascal16', 'block' or 'data'");
         p.block_type = opt_str(n, "type", "");
         p.base = opt_str(n, "base", "");
         if (p.kind == Pool::Kind::Block) {
@@ -135,6 +136,11 @@ class Parser {
             if (n[k]) fail(n[k], std::string(k) + ": is for string pools, not block pools");
         } else if (n["type"]) {
           fail(n["type"], "type: is for block pools (kind: block)");
+        }
+        if (p.kind == Pool::Kind::Data) {
+          for (const char* k : {"order", "keep", "header", "block_align", "shared", "scope"})
+            if (n[k]) fail(n[k], std::string(k) + ": is for string pools, not data pools");
+          if (!n["base"]) fail(n, "a data pool needs base: (the root field that holds where it starts; slices count from there)");
         }
         std::string order = opt_str(n, "order", "first_use");
         if (order == "first_use") p.order = Pool::Order::FirstUse;
@@ -434,7 +440,12 @@ class Parser {
       else if (v == "true") f.null = Field::Null::Allowed;
       else fail(n["nullable"], "nullable is 'false', 'when_empty' (arrays) or 'true' (a single target)");
     }
-    if (n["align"]) f.align = uint(n["align"]);
+    if (n["align"]) {
+      // A number, or (on a data slice) the field that holds each one's alignment.
+      const std::string a = scalar(n["align"]);
+      if (!a.empty() && !std::isdigit(static_cast<unsigned char>(a[0]))) f.align_field = a;
+      else f.align = uint(n["align"]);
+    }
     f.pool = opt_str(n, "pool", "");
     f.region = opt_str(n, "region", "");
     f.sort = opt_str(n, "sort", "");
@@ -557,7 +568,7 @@ class Parser {
         fail(n["bits"], "bits: splits an unsigned integer field");
       unsigned total = 0;
       for (const auto& b : seq(n["bits"])) {
-        keys(b, {"name", "bits", "type", "doc", "pool", "default"});
+        keys(b, {"name", "bits", "type", "doc", "pool", "default", "scale"});
         Field::Bits bf;
         bf.name = req_str(b, "name");
         if (!is_identifier(bf.name)) fail(b["name"], "bit field name '" + bf.name + "' is not a C++ identifier");
@@ -577,6 +588,13 @@ class Parser {
         }
         bf.pool = opt_str(b, "pool", "");
         if (!bf.pool.empty() && (!b["type"] || scalar(b["type"]) != "string")) fail(b["pool"], "pool: belongs to a bit field of type string");
+        if (b["scale"]) {
+          // An offset stored in units of N bytes (SARC's name offsets, in words of 4).
+          bf.scale = uint(b["scale"]);
+          if (bf.pool.empty()) fail(b["scale"], "scale: belongs to a string bit field (the bits hold its offset divided by the scale)");
+          if (bf.scale < 2 || (bf.scale & (bf.scale - 1)) != 0)
+            fail(b["scale"], "scale: " + std::to_string(bf.scale) + " is not a power of two of at least 2");
+        }
         if (b["default"]) {
           if (!bf.pool.empty()) fail(b["default"], "a string bit field has no default");
           bf.default_text = scalar(b["default"]);

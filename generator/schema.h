@@ -76,6 +76,7 @@ enum class FieldKind {
   BlockRef,       // ptr: to a struct in a block pool
   Dic,            // ptr: to a dictionary of the names of an array's elements (keys:)
   Union,          // one of cases:, chosen by tag: or by the pointer's top bits (tag_shift:)
+  Slice,          // bytes with ptr: into a data pool: begin and end offsets (two words), the bytes in the pool
   Virtual,        // in the model only: a name kept in a dictionary (virtual: true)
 };
 const char* field_kind_name(FieldKind k);
@@ -103,6 +104,7 @@ struct Field {
   enum class Base { File, Struct } base = Base::File;
   enum class Null { Never, WhenEmpty, Allowed } null = Null::Never;
   uint64_t align = 0;  // of the target; 0 = natural
+  std::string align_field;  // a data slice: the virtual u32 field of the struct that holds its alignment (align: NAME)
   std::string pool;    // string stored in this pool
   int elem_ptr = 0;    // array of pointers to elements
   std::string region;  // name for start()/end()/size()
@@ -159,6 +161,7 @@ struct Field {
     unsigned width = 1;
     bool is_bool = false;
     std::string pool;  // a string whose offset in this pool is the bits' value
+    uint64_t scale = 1;  // scale: N: the bits hold the string's offset divided by N
     std::optional<std::string> default_text;  // left out of the text when equal
     Loc loc;
   };
@@ -241,7 +244,8 @@ struct Pool {
   std::string name, doc;
   Loc loc;
   // Block: a pool of struct blocks (equal blocks stored once when shared).
-  enum class Kind { CString, Pascal16, Block } kind = Kind::CString;
+  // Data: byte strings (bytes fields with ptr:, "slices"), each aligned, one after the other.
+  enum class Kind { CString, Pascal16, Block, Data } kind = Kind::CString;
   std::string block_type;            // Block: the struct type (required when shared)
   const Struct* block_st = nullptr;  // resolved
   std::string base;                  // string offsets are relative to the pool; the root field holding its start

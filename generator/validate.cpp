@@ -44,8 +44,16 @@ class Validator {
       }
       if (!p.base.empty()) {
         const Field* f = root->field(p.base);
-        if (!f || f->array || f->cond || f->ptr || f->type.kind != ValueType::Prim || prim_is_float(f->type.prim))
+        // base: the root's `type: pool` field that places it: offsets from the pool's own start.
+        bool placed = f && f->type.kind == ValueType::PoolBlock && f->pool == p.name && !f->cond;
+        if (!placed && (!f || f->array || f->cond || f->ptr || f->type.kind != ValueType::Prim || prim_is_float(f->type.prim)))
           throw SchemaError(p.loc, "pool '" + p.name + "': base: '" + p.base + "' is not an integer field of the root " + s_.root);
+        if (placed) p.placed_in_layout = true;  // the field places it, not the end of the file
+        if (placed && p.order != Pool::Order::FirstUse)
+          throw SchemaError(p.loc, "pool '" + p.name + "' is placed by the root's field '" + p.base +
+                                       "' (base:), which the reader checks against the order of first use: order: first_use");
+        if (placed && (p.kind != Pool::Kind::CString || p.header_str || !p.keep.empty() || !p.shared))
+          throw SchemaError(p.loc, "pool '" + p.name + "' is placed by the root's field '" + p.base + "' (base:): a shared cstring pool without header: or keep:");
       }
     }
     for (auto& st : s_.structs) resolve(*st);
@@ -327,6 +335,9 @@ class Validator {
       if (p->block_st && p->block_st != f.type.st)
         throw SchemaError(f.loc, "block pool '" + f.pool + "' holds " + p->block_type + ", not " + f.type.struct_name);
       if (f.base == Field::Base::Struct) throw SchemaError(f.loc, "a pointer into a block pool is absolute (no base: struct)");
+    } else if (!f.pool.empty() && s_.pool(f.pool) && s_.pool(f.pool)->kind == Pool::Kind::Data) {
+      if (f.type.kind != ValueType::Bytes || !f.ptr)
+        throw SchemaError(f.loc, "data pool '" + f.pool + "' holds bytes: the field is type: bytes with ptr: (a slice: its begin and end)");
     } else if (!f.pool.empty()) {
       if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
       if (f.type.kind != ValueType::String) throw SchemaError(f.loc, "pool: is for string fields");
@@ -334,21 +345,48 @@ class Validator {
       if (!f.ptr && !(f.array && !f.elem_ptr)) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
     }
     for (const auto& b : f.bits)
-      if (!b.pool.empty() && (!s_.pool(b.pool) || s_.pool(b.pool)->kind == Pool::Kind::Block || !s_.pool(b.pool)->scope.empty()))
+      if (!b.pool.empty() && (!s_.pool(b.pool) || s_.pool(b.pool)->kind == Pool::Kind::Block || s_.pool(b.pool)->kind == Pool::Kind::Data ||
+                              !s_.pool(b.pool)->scope.empty()))
         throw SchemaError(b.loc, "'" + b.pool + "' is no string pool (that is not scoped)");
       else if (!b.pool.empty() && s_.pool(b.pool)->base.empty())
         // Bits hold an offset into the pool, not a file offset.
         throw SchemaError(b.loc, "a string bit field needs a pool with base: (its offsets are relative to the pool)");
+      else if (!b.pool.empty() && b.scale > 1 && s_.pool(b.pool)->align % b.scale != 0)
+        // Every string must start at a multiple of the scale.
+        throw SchemaError(b.loc, "'" + b.name + "' has scale: " + std::to_string(b.scale) + ", but pool '" + b.pool + "' aligns its strings to " +
+                                     std::to_string(s_.pool(b.pool)->align) + " (align: must be a multiple of the scale)");
     if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual && !(f.inline_pascal && (f.ptr || f.elem_ptr)))
       throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
-    if ((f.type.kind == ValueType::Bytes || f.type.kind == ValueType::PoolBlock) && !f.size_expr && !f.size_rest)
+    const bool placed_pool = f.type.kind == ValueType::PoolBlock && s_.pool(f.pool) && s_.pool(f.pool)->base == f.name &&
+                             s_.pool(f.pool)->scope.empty();
+    if (placed_pool) {
+      // A string pool placed here, whose offsets are from its start (base: this field).
+      if (st.name != s_.root) throw SchemaError(f.loc, "pool '" + f.pool + "' has base: '" + f.name + "', a field of the root " + s_.root + " (this is " + st.name + ")");
+      if (f.size_expr || f.size_rest) throw SchemaError(f.loc, "'" + f.name + "' places pool '" + f.pool + "' (its base:): no size: (the reader knows the strings)");
+    }
+    if (((f.type.kind == ValueType::Bytes && !f.ptr) || (f.type.kind == ValueType::PoolBlock && !placed_pool)) && !f.size_expr && !f.size_rest)
       throw SchemaError(f.loc, "a bytes or pool field needs size: (an expression, or rest)");
-    if (f.type.kind == ValueType::Bytes && (f.ptr || f.array)) throw SchemaError(f.loc, "bytes are stored inline");
+    const bool slice = f.type.kind == ValueType::Bytes && f.ptr && !f.pool.empty() && s_.pool(f.pool) && s_.pool(f.pool)->kind == Pool::Kind::Data;
+    if (slice) {
+      // A data slice: two words (begin, end) from the data pool's start; the bytes are in the pool.
+      if (f.array || f.size_expr || f.size_rest || f.derive || f.cond || f.elem_ptr || f.base == Field::Base::Struct || f.null != Field::Null::Never)
+        throw SchemaError(f.loc, "'" + f.name + "' is a slice of data pool '" + f.pool + "': a single bytes field with ptr: (no size:, if:, arrays, base: or nullable:)");
+      if (!f.align_field.empty()) {
+        const Field* a = st.field(f.align_field);
+        if (!a || !a->is_virtual || a->type.kind != ValueType::Prim || a->type.prim != Prim::U32 || a->array)
+          throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.align_field + "' is not a virtual u32 field of " + st.name +
+                                       " (it holds each slice's alignment)");
+      }
+    } else if (!f.align_field.empty()) {
+      throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.align_field + "' names a field, which only a slice of a data pool takes (align: is a number here)");
+    }
+    if (f.type.kind == ValueType::Bytes && (f.ptr || f.array) && !slice) throw SchemaError(f.loc, "bytes are stored inline (or, with ptr:, in a data pool: pool: NAME)");
     if (f.type.kind == ValueType::PoolBlock) {
       const Pool* p = s_.pool(f.pool);
       if (!p) throw SchemaError(f.loc, "a pool field names its pool: pool: NAME");
       if (p->kind == Pool::Kind::Block) throw SchemaError(f.loc, "a pool field holds a string pool; block pool '" + f.pool + "' is placed by `pool " + f.pool + "` in a layout");
-      if (p->scope != st.name) throw SchemaError(f.loc, "pool '" + f.pool + "' is not scoped to " + st.name + " (scope: " + st.name + ")");
+      if (p->scope != st.name && !placed_pool)
+        throw SchemaError(f.loc, "pool '" + f.pool + "' is not scoped to " + st.name + " (scope: " + st.name + ") nor has base: " + f.name);
     }
     if (f.size_rest) st.needs_end = true;
     if (f.extent_next && (!f.ptr || f.array || f.type.kind != ValueType::Struct))
@@ -405,6 +443,17 @@ class Validator {
     if (!f.sort.empty()) {
       if (!f.array || f.type.kind != ValueType::Struct || !f.type.st->field(f.sort))
         throw SchemaError(f.loc, "sort: names a field of the array's element struct");
+      const Field* k = f.type.st->field(f.sort);
+      if (!f.ptr && !f.elem_ptr) {
+        // An inline table: its elements are written in key order, and the
+        // reader checks that order (fixed-size elements: checked once sizes are known).
+        if (k->type.kind != ValueType::Prim || k->array || !k->bits.empty() || (!k->in_model() && !k->derive))
+          throw SchemaError(f.loc, "sort: '" + f.sort + "' is not a number of " + f.type.struct_name + " (the model's, or derive:)");
+        if (k->derive && is_late(*k->derive))
+          throw SchemaError(f.loc, "sort: '" + f.sort + "' is known only once the file is laid out");
+      } else if (k->derive) {
+        throw SchemaError(f.loc, "sort: '" + f.sort + "' is derived: only an inline array can be sorted by a derived field");
+      }
     }
     if (f.derive && f.is_const()) throw SchemaError(f.loc, "a field is either derive: or const:, not both");
     f.kind = shape(f, in_case);
@@ -452,8 +501,9 @@ class Validator {
   FieldKind shape(const Field& f, bool in_case) const {
     auto no = [&](const std::string& why) { throw SchemaError(f.loc, why); };
     if (f.is_virtual) {
-      if (f.type.kind != ValueType::String || f.array || f.ptr || f.elem_ptr || !f.pool.empty() || f.inline_pascal)
-        no("virtual: true is for a single string with no ptr:, pool: or inline: (a name kept in a dic)");
+      const bool align_of_slice = f.type.kind == ValueType::Prim && f.type.prim == Prim::U32 && !f.array && f.bits.empty() && !f.derive && !f.is_const();
+      if ((f.type.kind != ValueType::String && !align_of_slice) || f.array || f.ptr || f.elem_ptr || !f.pool.empty() || f.inline_pascal)
+        no("virtual: true is for a single string with no ptr:, pool: or inline: (a name kept in a dic), or a u32 (a data slice's align:)");
       return FieldKind::Virtual;
     }
     if (f.inline_pascal && f.type.kind != ValueType::String) no("inline: pascal16 is for strings");
@@ -472,7 +522,7 @@ class Validator {
       case ValueType::PoolBlock:
         if (f.ptr || f.array) no("a pool field is where a scoped pool is placed: no ptr:, no arrays");
         return FieldKind::PoolBlock;
-      case ValueType::Bytes: return FieldKind::Bytes;      // inline, checked above
+      case ValueType::Bytes: return f.ptr ? FieldKind::Slice : FieldKind::Bytes;  // checked above
       case ValueType::CString: return FieldKind::CString;  // inline, checked above
       case ValueType::Chars: return FieldKind::Chars;      // never an array; ptr: refused above
       case ValueType::Prim:
@@ -519,6 +569,11 @@ class Validator {
     if (f.is_virtual) {
       size = 0;
       align = 1;
+      return true;
+    }
+    if (f.ptr && f.type.kind == ValueType::Bytes) {  // a data slice: begin and end
+      size = 2 * static_cast<uint64_t>(f.ptr);
+      align = static_cast<uint64_t>(f.ptr);
       return true;
     }
     if (f.ptr) {
@@ -708,6 +763,32 @@ class Validator {
       }
       if (f.kind == FieldKind::OwnString && f.null == Field::Null::Allowed)
         throw SchemaError(f.loc, "a string of its own (inline: pascal16) cannot be absent (no nullable: true)");
+      if (f.is_virtual && f.type.kind == ValueType::Prim &&
+          std::none_of(st.fields.begin(), st.fields.end(), [&](const auto& g) { return g->align_field == f.name; }))
+        throw SchemaError(f.loc, "virtual u32 '" + f.name + "' holds a data slice's alignment, but no field of " + st.name + " says align: " + f.name);
+      if (!f.sort.empty() && !f.ptr && !f.elem_ptr && !f.type.st->fixed_size)
+        throw SchemaError(f.loc, "sort: on an inline array needs fixed-size elements (" + f.type.struct_name + " is not)");
+      if (f.kind == FieldKind::PoolBlock && s_.pool(f.pool)->base == f.name && st.name == s_.root) {
+        // The reader needs the pool's start before the strings are read:
+        // from the first field read at the cursor up to this one, every
+        // field's size must be known from what was read before it.
+        bool started = false;
+        for (const auto& g : st.fields) {
+          if (g.get() == &f) break;
+          bool cursor = !g->fixed_offset || g->cond || (!g->fixed_size && g->type.kind != ValueType::Union);
+          if (!started && !cursor) continue;
+          started = true;
+          bool known = !g->cond && (g->fixed_size ||
+                                    (g->kind == FieldKind::InlineArray && g->type.kind == ValueType::Struct && g->type.st->fixed_size &&
+                                     g->count && g->count->kind == Expr::Ident && st.field(g->count->name) &&
+                                     st.field(g->count->name)->fixed_offset && !st.field(g->count->name)->cond));
+          if (!known)
+            throw SchemaError(f.loc, "'" + f.name + "' places pool '" + f.pool + "', whose strings are read before it, but the size of '" + g->name +
+                                         "' before it is not known in advance (fixed-size fields, or arrays of fixed-size structs counted by a field of the header)");
+        }
+      }
+      if (f.derive && f.derive->kind == Expr::Call && f.derive->name == "mulhash" && !f.fixed_offset)
+        throw SchemaError(f.loc, "'" + f.name + "' is derive: mulhash(...), which the reader checks: it must sit at a fixed offset of " + st.name);
       if (!f.zero_when_empty.empty()) {
         const Field* n = st.field(f.zero_when_empty);
         if (!n || n->count_for.empty() || !n->fixed_offset || n->offset >= f.offset || !f.in_model() || !f.fixed_offset ||
@@ -768,6 +849,7 @@ class Validator {
         case FieldKind::CString:
         case FieldKind::Bytes:
         case FieldKind::PoolBlock:
+      case FieldKind::Slice:
         case FieldKind::StringOffsets:
         case FieldKind::ElemPointers:
         case FieldKind::ArrayPointer:
@@ -836,7 +918,7 @@ class Validator {
       case Expr::Call: {
         static const std::map<std::string, size_t> arity = {
             {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},   {"size", 1},  {"fnv1a32", 1},
-            {"murmur3", 1}, {"until", 1},   {"items", 1}, {"sum", 2},   {"max", 2}};
+            {"murmur3", 1}, {"until", 1},   {"items", 1}, {"sum", 2},   {"max", 2}, {"mulhash", 2}};
         auto it = arity.find(e.name);
         if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
         if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
@@ -849,6 +931,23 @@ class Validator {
             check_expr(st, e.args[0]);
             check_expr(st, e.args[1]);
           }
+          return;
+        }
+        if (e.name == "mulhash") {
+          // mulhash(NAME, MULTIPLIER): NAME a string field or string bit field, the multiplier any expression.
+          const Expr& a = e.args[0];
+          const Field* nf = a.kind == Expr::Ident ? st.field(a.name.substr(0, a.name.find('.'))) : nullptr;
+          bool ok = nf && nf->in_model();
+          if (ok && a.name.find('.') != std::string::npos) {
+            ok = false;
+            for (const auto& b : nf->bits)
+              if (b.name == a.name.substr(a.name.find('.') + 1) && !b.pool.empty()) ok = true;
+          } else if (ok) {
+            ok = !nf->array && (nf->type.kind == ValueType::String || nf->type.kind == ValueType::CString || nf->type.kind == ValueType::Chars);
+          }
+          if (!ok) throw SchemaError(e.loc, "mulhash() takes a string field (or a string bit field F.B) of " + st.name + " and the multiplier");
+          if (is_late(e.args[1])) throw SchemaError(e.args[1].loc, "mulhash(): the multiplier cannot depend on the layout");
+          check_expr(st, e.args[1]);
           return;
         }
         if ((e.name == "fnv1a32" || e.name == "murmur3") && e.args[0].kind == Expr::Call) {
@@ -1032,6 +1131,7 @@ const char* field_kind_name(FieldKind k) {
     case FieldKind::CString: return "cstring";
     case FieldKind::Bytes: return "bytes";
     case FieldKind::PoolBlock: return "pool block";
+    case FieldKind::Slice: return "data slice";
     case FieldKind::InlineStruct: return "inline struct";
     case FieldKind::InlineArray: return "inline array";
     case FieldKind::StringOffsets: return "string offsets";
