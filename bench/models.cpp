@@ -479,7 +479,8 @@ bfevfl::File bfevfl_model(uint64_t target) {
 // SARC: a little-endian archive of files `Model/Obj_<i>.bfres` (a name table
 // of 24-byte entries) of 256 to 4,351 bytes of pseudo-random data each, 8-byte
 // aligned, until the archive is about `target` bytes. Nodes are sorted by the
-// name hash (multiplier 0x65), names stored in node order, data 0x80-aligned.
+// name hash (multiplier 0x65), names stored in node order (the writer
+// computes the hashes, order, name offsets and data ranges).
 sarc::Sarc sarc_model(uint64_t target) {
   struct File {
     std::string name;
@@ -503,26 +504,19 @@ sarc::Sarc sarc_model(uint64_t target) {
     est += 16 + (std::strlen(name) + 4) / 4 * 4;
     data = (data + 7) / 8 * 8 + size;
   }
+  // The writer computes hashes, order, name offsets and data ranges; the
+  // files are given in hash order as an archive holds them.
   std::stable_sort(files.begin(), files.end(), [](const File& a, const File& b) { return a.hash < b.hash; });
   sarc::Sarc s;
   s.bom = 0xfffe;
-  uint32_t name_off = 0;
   for (const File& f : files) {
-    s.names.push_back({f.name});
     sarc::Node n;
-    n.name_hash = f.hash;
-    n.attributes = 0x01000000u | (name_off / 4);
-    name_off += static_cast<uint32_t>((f.name.size() + 4) / 4 * 4);
-    const uint32_t begin = static_cast<uint32_t>((s.data.data.size() + 7) / 8 * 8);
-    s.data.data.resize(begin);
-    for (uint32_t i = 0; i < f.size; ++i) s.data.data.push_back(static_cast<uint8_t>(rnd()));
-    n.data_begin = begin;
-    n.data_end = begin + f.size;
-    s.nodes.push_back(n);
+    n.attributes.name = f.name;
+    n.alignment = 8;
+    n.data.data.reserve(f.size);
+    for (uint32_t i = 0; i < f.size; ++i) n.data.data.push_back(static_cast<uint8_t>(rnd()));
+    s.nodes.push_back(std::move(n));
   }
-  const uint64_t names_end = 0x14 + 0xc + 16 * files.size() + 8 + name_off;
-  s.data_offset = static_cast<uint32_t>((names_end + 0x7f) / 0x80 * 0x80);
-  s.names_padding.data.assign(s.data_offset - names_end, 0);
   return s;
 }
 

@@ -96,7 +96,7 @@ void compare(const Root& x, const char* format, const std::string& what) {
 struct Ev {
   enum Kind { BeginMap, EndMap, Key, BeginSeq, EndSeq, Null, Bool, Number, String } kind;
   bool flow = false;
-  std::string s;
+  std::string s = {};
 };
 
 template <class Sink>
