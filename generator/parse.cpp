@@ -219,7 +219,6 @@ class Parser {
       s->structs.push_back(std::move(st));
     }
     validate(*s, root_loc_, context_loc_);
-    check_names(*s);
     return s;
   }
 

@@ -327,10 +327,12 @@ struct Schema {
 
 // parse.cpp: YAML -> a validated Schema (it calls validate()).
 std::unique_ptr<Schema> load_schema(const std::string& path);
-// names.cpp: checks refs, enums, format: bool and hash_of: (after validate()).
+// names.cpp: the validator's checks of refs, enums, format: bool and
+// hash_of: (validate() calls it last).
 void check_names(Schema& s);
-// validate.cpp: every schema check; sets each field's kind, sizes, offsets
-// and layouts. root_loc and context_loc are where root: and context: stand.
+// validate.cpp: every schema check (with check_names); sets each field's
+// kind, sizes, offsets and layouts. root_loc and context_loc are where root:
+// and context: stand.
 void validate(Schema& s, const Loc& root_loc, const Loc& context_loc);
 Expr parse_expr(const std::string& text, const Loc& loc);
 // An expression as a schema would spell it (for messages and docs).

@@ -1149,6 +1149,9 @@ const char* field_kind_name(FieldKind k) {
   return "?";
 }
 
-void validate(Schema& s, const Loc& root_loc, const Loc& context_loc) { Validator(s, root_loc, context_loc).run(); }
+void validate(Schema& s, const Loc& root_loc, const Loc& context_loc) {
+  Validator(s, root_loc, context_loc).run();
+  check_names(s);  // names.cpp: the text spellings, once the layout is known valid
+}
 
 }  // namespace binschema::gen
