@@ -61,6 +61,10 @@ function(binschema_add_format target schema)
   if(EXISTS ${schema_dir}/${name}.hooks.cpp)
     set(hooks ${schema_dir}/${name}.hooks.cpp)
   endif()
+  # A hooks file added later (or a schema that starts naming hooks) re-runs
+  # CMake, which then builds it: the schema and its folder (whose time
+  # changes when a file is added) are configure dependencies.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${schema_abs} ${schema_dir})
   add_library(${target} STATIC ${out}/${name}.cpp ${out}/${name}.h ${hooks})
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${out}>)
   target_link_libraries(${target} PUBLIC binschema::runtime)
