@@ -257,7 +257,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   x.name = std::string(r.chars(s + 0x8, 64));
   f_metadata_offset = r.get<uint32_t>(s + 0x48);
   f_size = r.get<uint32_t>(s + 0x4c);
-  if (uint64_t(f_size) != uint64_t((uint64_t(r.size()) - 96))) fail(s + 0x4c, "size", "says " + hex(f_size) + " but the file has " + hex(r.size()) + " bytes");
+  if (uint64_t(f_size) != uint64_t(binschema::minus_(uint64_t(r.size()), 96, "file_size() - 0x60", s))) fail(s + 0x4c, "size", "says " + hex(f_size) + " but the file has " + hex(r.size()) + " bytes");
   f_animation_data_offset = r.get<uint32_t>(s + 0x50);
   x.animation_data_offset = f_animation_data_offset;
   f_animation_count = r.get<uint32_t>(s + 0x54);

@@ -1396,7 +1396,7 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, [[maybe_unused]] 
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
   try {
-    const uint64_t n = (f_child_count - 1);
+    const uint64_t n = binschema::minus_(f_child_count, 1, "child_count - 1", s);
     r.need_array(o, n, 4);
     x.children.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
@@ -1541,7 +1541,7 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, [[maybe_unused]]
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
   try {
-    const uint64_t n = (f_child_count - 1);
+    const uint64_t n = binschema::minus_(f_child_count, 1, "child_count - 1", s);
     r.need_array(o, n, 4);
     x.children.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
@@ -1968,7 +1968,7 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, [[maybe_unused]] In
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
   try {
-    const uint64_t n = (f_child_count - 1);
+    const uint64_t n = binschema::minus_(f_child_count, 1, "child_count - 1", s);
     r.need_array(o, n, 4);
     x.children.resize(n);
     for (uint64_t i = 0; i < n; ++i) {

@@ -26,7 +26,10 @@ std::string CppGen::read_expr(const Expr& e) const {
       return "f_" + e.name;
     }
     case Expr::Unary: return "(" + e.name + read_expr(e.args[0]) + ")";
-    case Expr::Binary: return "(" + read_expr(e.args[0]) + " " + e.name + " " + read_expr(e.args[1]) + ")";
+    case Expr::Binary:
+      if (e.name == "-")  // checked: a count of 0 - 1 is an error, not 2^64 - 1
+        return "binschema::minus_(" + read_expr(e.args[0]) + ", " + read_expr(e.args[1]) + ", " + cpp_string_literal(expr_text(e)) + ", s)";
+      return "(" + read_expr(e.args[0]) + " " + e.name + " " + read_expr(e.args[1]) + ")";
     case Expr::Ternary: return "(" + read_expr(e.args[0]) + " ? " + read_expr(e.args[1]) + " : " + read_expr(e.args[2]) + ")";
     case Expr::Call:
       if (e.name == "until") return "until_(o, " + read_expr(e.args[0]) + ")";

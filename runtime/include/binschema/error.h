@@ -66,4 +66,13 @@ class EncodeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// a - b in an expression the reader evaluates (a count, a size, an offset):
+// refused when b > a, so that no wrapped-around number is used or shown.
+// `expr` is the expression as the schema spells it; `at`, the struct's start.
+inline uint64_t minus_(uint64_t a, uint64_t b, const char* expr, uint64_t at) {
+  if (b > a) [[unlikely]]
+    throw DecodeError(at, std::string(expr) + " is " + std::to_string(a) + " - " + std::to_string(b) + ", below zero (struct at " + hex(at) + ")");
+  return a - b;
+}
+
 }  // namespace binschema
