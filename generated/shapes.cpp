@@ -122,6 +122,7 @@ uint64_t read_Root(const R& r, uint64_t s, [[maybe_unused]] Root& x) {
   [[maybe_unused]] uint64_t f_extra = 0;
   [[maybe_unused]] uint32_t f_extra_start = 0;
   [[maybe_unused]] uint32_t f_extra_size = 0;
+  [[maybe_unused]] uint32_t f_tail_end = 0;
   if (r.chars(s + 0x0, 4) != "SHPE")
     fail(s + 0x0, "magic", "expected \"" + std::string("SHPE") + "\", found \"" + std::string(r.chars(s + 0x0, 4)) + "\"");
   f_version = r.get<uint16_t>(s + 0x4);
@@ -180,6 +181,16 @@ uint64_t read_Root(const R& r, uint64_t s, [[maybe_unused]] Root& x) {
   r.need(o, 0x4);
   f_extra_size = r.get<uint32_t>(o);
   o += 0x4;
+  r.need(o, 0x4);
+  f_tail_end = r.get<uint32_t>(o);
+  x.tail_end = f_tail_end;
+  o += 0x4;
+  {
+    const uint64_t n = until_(o, f_tail_end);
+    r.need(o, n);
+    x.tail.data.assign(r.data() + o, r.data() + o + n);
+    o += n;
+  }
   try {
     const uint64_t n = f_item_count;
     if (n != 0) {
@@ -273,6 +284,12 @@ uint64_t put_Root(WCtx& c, [[maybe_unused]] const Root& x) {
   c.w.late({o_extra_start, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(2); }, "Root.extra_start"});
   [[maybe_unused]] const uint64_t o_extra_size = c.w.reserve(0x4);
   c.w.late({o_extra_size, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(2) - c.w.start_of(2)); }, "Root.extra_size"});
+  [[maybe_unused]] const uint64_t o_tail_end = c.w.reserve(0x4);
+  c.w.put<uint32_t>(o_tail_end, static_cast<uint32_t>(x.tail_end));
+  [[maybe_unused]] const uint64_t o_tail = c.w.pos();
+  c.w.bytes(c.w.reserve(x.tail.data.size()), x.tail.data.data(), x.tail.data.size());
+  if (const uint64_t end = x.tail_end; c.w.pos() != end)
+    throw binschema::EncodeError(std::string("Root.tail") + ": ends at " + binschema::hex(c.w.pos()) + ", but tail_end is " + binschema::hex(end));
   return s;
 }
 

@@ -69,6 +69,10 @@ struct Root {
   binschema::Bytes blob;
   // An optional block (0 when absent), a region.
   std::optional<Cell> extra;
+  // Where tail ends (a model field): the writer checks that tail ends there.
+  uint32_t tail_end = 0;
+  // Bytes up to tail_end.
+  binschema::Bytes tail;
   bool operator==(const Root&) const = default;
 };
 
@@ -113,6 +117,8 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("blob_size", x.blob_size);
   v.field("blob", x.blob);
   v.field("extra", x.extra);
+  v.field("tail_end", x.tail_end, binschema::text::kHexSpell);
+  v.field("tail", x.tail);
 }
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.

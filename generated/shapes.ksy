@@ -63,6 +63,12 @@ seq:
   - id: extra_size
     type: u4
     doc: "Size of extra; 0 when it is absent. Computed by the writer: `size(extra)` (shown as stored)."
+  - id: tail_end
+    type: u4
+    doc: "Where tail ends (a model field): the writer checks that tail ends there."
+  - id: tail
+    size: tail_end - _io.pos
+    doc: "Bytes up to tail_end."
 instances:
   items:
     io: _root._io

@@ -753,6 +753,8 @@ binschema::shapes::Root shapes_sample() {
   x.flag = true;
   x.blob_size = 3;
   x.blob.data = {0xAA, 0xBB, 0xCC};
+  x.tail_end = 0x5C;
+  x.tail.data = {0x11, 0x22};
   return x;
 }
 
@@ -844,6 +846,23 @@ BOOST_AUTO_TEST_CASE(absent_region_has_start_and_size_0) {
   BOOST_TEST(le32(b, at) == 5u);
   BOOST_TEST((binschema::shapes::decode(b) == x));
   BOOST_TEST((binschema::shapes::encode(binschema::shapes::decode(b)) == b));
+}
+
+// A field read until(E) over a model field ends where E says, or the file
+// would not read back (fuzz_text_sarc found SARC's data_offset edited below
+// the end of its names, written as given): the writer refuses it.
+BOOST_AUTO_TEST_CASE(bytes_until_a_model_offset_end_there) {
+  auto x = shapes_sample();
+  const auto b = binschema::shapes::encode(x);
+  BOOST_TEST(le32(b, 0x56) == 0x5Cu);
+  BOOST_TEST((b.at(0x5A) == 0x11 && b.at(0x5B) == 0x22));
+  BOOST_TEST((binschema::shapes::decode(b) == x));
+  for (const uint32_t bad : {0x0u, 0x5Bu, 0x5Du}) {
+    x.tail_end = bad;
+    BOOST_CHECK_EXCEPTION(binschema::shapes::encode(x), binschema::EncodeError, [&](const binschema::EncodeError& e) {
+      return std::string(e.what()) == "Root.tail: ends at 0x5c, but tail_end is " + binschema::hex(bad);
+    });
+  }
 }
 
 BOOST_AUTO_TEST_CASE(markdown_shows_true_values) {
