@@ -268,7 +268,7 @@ struct Timeline {
   std::vector<Clip> clips;
   // Oneshots.
   std::vector<Oneshot> oneshots;
-  // Clip enter and leave triggers, in time order (regenerated on write by the clip_triggers hook).
+  // Clip enter and leave triggers, in time order (brought in line with the clips on write by the clip_triggers hook; the order of triggers at equal times is kept).
   std::vector<Trigger> triggers;
   // Subtimelines.
   std::vector<Subtimeline> subtimelines;
@@ -510,7 +510,7 @@ File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
 namespace hooks {
 // Recomputes each entry point's sub_flow_events: the sub flow events reachable from its main event, in depth-first order (a graph walk).
 void sub_flow_events(Flowchart& x);
-// Regenerates the triggers from the clips: each clip's start and end, by time, ends first, then by clip index.
+// Brings the triggers in line with the clips, keeping the list it is given where it is right (as evfl does): each clip's start and end once, stably sorted by time, so triggers at equal times keep their order; entries naming no clip or listed twice are dropped; missing ones (new clips, a fresh model) are added after the kept ones at equal times, ends first, then by clip index.
 void clip_triggers(Timeline& x);
 }  // namespace hooks
 

@@ -859,7 +859,7 @@ types:
         type: trigger
         repeat: expr
         repeat-expr: (clip_count * 2)
-        doc: "Clip enter and leave triggers, in time order (regenerated on write by the clip_triggers hook)."
+        doc: "Clip enter and leave triggers, in time order (brought in line with the clips on write by the clip_triggers hook; the order of triggers at equal times is kept)."
       subtimelines:
         io: _root._io
         pos: ofs_subtimelines

@@ -50,27 +50,52 @@ void sub_flow_events(Flowchart& fc) {
 }
 
 // A timeline's triggers are every clip's start (kind 1) and end (kind 2),
-// ordered by time, ends before starts at the same time, then by clip index.
-// The end time is start + duration added in double precision.
+// ordered by time; the end time is start + duration added in double
+// precision. The list the model holds is kept where it is right, as evfl keeps
+// it: each (clip, kind) it names once, stably sorted by time, so triggers at
+// equal times stay in the order of the file. Entries naming no clip, another
+// kind or a pair already listed are dropped; the triggers of clips it lacks
+// (new clips, or a fresh model) are added, at equal times after the kept ones,
+// ends before starts, then by clip index.
 void clip_triggers(Timeline& tl) {
   struct Event {
     double time;
-    uint8_t kind;
-    uint16_t clip;
+    size_t rank;  // ties: kept triggers in their order, then the added ones
+    Trigger trigger;
   };
+  const size_t n = tl.clips.size();
+  auto time_of = [&](uint16_t clip, uint8_t kind) {
+    const Clip& c = tl.clips[clip];
+    return kind == 1 ? double(c.start) : double(c.start) + double(c.duration);
+  };
+  std::vector<bool> listed(2 * n, false);  // [2 * clip + kind - 1]
   std::vector<Event> events;
-  for (size_t i = 0; i < tl.clips.size(); ++i) {
-    const Clip& c = tl.clips[i];
-    events.push_back({double(c.start), 1, static_cast<uint16_t>(i)});
-    events.push_back({double(c.start) + double(c.duration), 2, static_cast<uint16_t>(i)});
+  for (const Trigger& t : tl.triggers) {
+    if (t.clip >= n || (t.kind != 1 && t.kind != 2) || listed[2 * t.clip + t.kind - 1]) continue;
+    listed[2 * t.clip + t.kind - 1] = true;
+    events.push_back({time_of(t.clip, t.kind), events.size(), Trigger{t.clip, t.kind}});
+  }
+  std::vector<Event> added;
+  for (size_t i = 0; i < n; ++i)
+    for (uint8_t kind : {uint8_t{1}, uint8_t{2}})
+      if (!listed[2 * i + kind - 1]) {
+        const auto clip = static_cast<uint16_t>(i);
+        added.push_back({time_of(clip, kind), 0, Trigger{clip, kind}});
+      }
+  std::sort(added.begin(), added.end(), [](const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.trigger.kind != b.trigger.kind) return a.trigger.kind > b.trigger.kind;  // the end (2) first
+    return a.trigger.clip < b.trigger.clip;
+  });
+  for (Event& e : added) {
+    e.rank = events.size();
+    events.push_back(e);
   }
   std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    if (a.time != b.time) return a.time < b.time;
-    if (a.kind != b.kind) return a.kind > b.kind;  // the end (2) first
-    return a.clip < b.clip;
+    return a.time != b.time ? a.time < b.time : a.rank < b.rank;
   });
   tl.triggers.clear();
-  for (const Event& e : events) tl.triggers.push_back(Trigger{e.clip, e.kind});
+  for (const Event& e : events) tl.triggers.push_back(e.trigger);
 }
 
 }  // namespace binschema::bfevfl::hooks

@@ -212,3 +212,75 @@ BOOST_AUTO_TEST_CASE(unsupported_item_types_are_refused_with_type_and_offset) {
     BOOST_TEST(std::string(e.what()).find("(at " + binschema::hex(item + 0x10) + ")") != std::string::npos, e.what());
   }
 }
+
+// evfl keeps a timeline's trigger list and sorts it stably by time when it
+// writes, so after a user reorders clips in it, triggers at equal times are
+// no longer ends first and by clip index (binschema's order for a fresh
+// model). Such a file is made here: a timeline written by binschema, its
+// trigger table then rewritten in an order evfl could have left. It reads and
+// writes back byte for byte, directly and through YAML and JSON; an added
+// clip's triggers go after the kept ones at equal times.
+BOOST_AUTO_TEST_CASE(an_evfl_timeline_keeps_its_order_of_equal_time_triggers) {
+  File f;
+  f.name = "TriggerOrder";
+  Timeline tl;
+  tl.name = "TriggerOrder";
+  tl.duration = 4.0f;
+  Actor npc;
+  npc.name = "Npc";
+  npc.actions = {"Walk", "Talk"};
+  tl.actors.push_back(npc);
+  auto clip = [](float start, float duration, uint16_t action) {
+    Clip c;
+    c.start = start;
+    c.duration = duration;
+    c.action = action;
+    return c;
+  };
+  tl.clips = {clip(0, 2, 0), clip(0, 2, 1), clip(2, 1, 0), clip(2, 2, 1)};
+  f.timelines.push_back(tl);
+  const std::vector<uint8_t> fresh = encode(f);
+  {
+    // A fresh model: by time, ends first, then by clip index.
+    const File back = decode(fresh);
+    const std::vector<Trigger> ours = {{0, 1}, {1, 1}, {0, 2}, {1, 2}, {2, 1}, {3, 1}, {2, 2}, {3, 2}};
+    BOOST_TEST((back.timelines.at(0).triggers == ours));
+  }
+  // The trigger table: the header's pointer at 0x40 (the header starts with TLIN).
+  const std::vector<uint8_t> magic = {'T', 'L', 'I', 'N'};
+  const auto header = std::search(fresh.begin(), fresh.end(), magic.begin(), magic.end()) - fresh.begin();
+  BOOST_REQUIRE(header < static_cast<std::ptrdiff_t>(fresh.size()));
+  const uint64_t table = binschema::Reader<std::endian::little>(fresh).at<uint64_t>(header + 0x40);
+  const std::vector<Trigger> evfl = {{1, 1}, {0, 1}, {3, 1}, {1, 2}, {2, 1}, {0, 2}, {2, 2}, {3, 2}};
+  std::vector<uint8_t> file = fresh;
+  for (size_t i = 0; i < evfl.size(); ++i) {
+    BOOST_REQUIRE(table + 4 * i + 4 <= file.size());
+    file[table + 4 * i] = static_cast<uint8_t>(evfl[i].clip);
+    file[table + 4 * i + 1] = 0;
+    file[table + 4 * i + 2] = evfl[i].kind;
+  }
+  BOOST_REQUIRE((file != fresh));
+
+  const File model = decode(file);
+  BOOST_TEST((model.timelines.at(0).triggers == evfl));
+  const auto direct = encode(model);
+  BOOST_TEST((direct == file), first_difference(direct, file));
+  for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+    const auto through_text = encode(from_text(YAML::Load(to_text(model, kind))));
+    BOOST_TEST((through_text == file), first_difference(through_text, file));
+  }
+
+  // An edit: a fifth clip ties with others at 2 and 3 seconds.
+  File edited = model;
+  edited.timelines[0].clips.push_back(clip(2, 1, 1));
+  const File back = decode(encode(edited));
+  const std::vector<Trigger> expected = {{1, 1}, {0, 1}, {3, 1}, {1, 2}, {2, 1}, {0, 2}, {4, 1},
+                                         {2, 2}, {4, 2}, {3, 2}};
+  BOOST_TEST((back.timelines.at(0).triggers == expected));
+  // A trigger list that names a clip twice or one that is gone is put right.
+  edited = model;
+  edited.timelines[0].clips.pop_back();
+  edited.timelines[0].triggers.push_back({1, 1});
+  const std::vector<Trigger> without_3 = {{1, 1}, {0, 1}, {1, 2}, {2, 1}, {0, 2}, {2, 2}};
+  BOOST_TEST((decode(encode(edited)).timelines.at(0).triggers == without_3));
+}
