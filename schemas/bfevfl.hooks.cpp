@@ -2,6 +2,7 @@
 // schema cannot say. encode() runs them on a copy of the model, so what a user
 // wrote in these fields is replaced by what the graph and the clips imply.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "bfevfl.h"
@@ -82,8 +83,12 @@ void clip_triggers(Timeline& tl) {
         const auto clip = static_cast<uint16_t>(i);
         added.push_back({time_of(clip, kind), 0, Trigger{clip, kind}});
       }
-  std::sort(added.begin(), added.end(), [](const Event& a, const Event& b) {
-    if (a.time != b.time) return a.time < b.time;
+  // Times in a total order (NaN after every number), so that sorting the
+  // written list again leaves it as it is.
+  auto earlier = [](double a, double b) { return std::isnan(a) ? false : std::isnan(b) || a < b; };
+  auto same = [&](double a, double b) { return !earlier(a, b) && !earlier(b, a); };
+  std::sort(added.begin(), added.end(), [&](const Event& a, const Event& b) {
+    if (!same(a.time, b.time)) return earlier(a.time, b.time);
     if (a.trigger.kind != b.trigger.kind) return a.trigger.kind > b.trigger.kind;  // the end (2) first
     return a.trigger.clip < b.trigger.clip;
   });
@@ -91,8 +96,8 @@ void clip_triggers(Timeline& tl) {
     e.rank = events.size();
     events.push_back(e);
   }
-  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return a.time != b.time ? a.time < b.time : a.rank < b.rank;
+  std::stable_sort(events.begin(), events.end(), [&](const Event& a, const Event& b) {
+    return !same(a.time, b.time) ? earlier(a.time, b.time) : a.rank < b.rank;
   });
   tl.triggers.clear();
   for (const Event& e : events) tl.triggers.push_back(e.trigger);

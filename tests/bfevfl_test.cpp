@@ -7,6 +7,7 @@
 #include "bfevfl.h"
 #include "samples.h"
 
+#include <cmath>
 #include <set>
 
 #include "binschema/reader.h"
@@ -283,4 +284,14 @@ BOOST_AUTO_TEST_CASE(an_evfl_timeline_keeps_its_order_of_equal_time_triggers) {
   edited.timelines[0].triggers.push_back({1, 1});
   const std::vector<Trigger> without_3 = {{1, 1}, {0, 1}, {1, 2}, {2, 1}, {0, 2}, {2, 2}};
   BOOST_TEST((decode(encode(edited)).timelines.at(0).triggers == without_3));
+  // A clip at NaN seconds: its triggers sort after all others, and what is
+  // written is written again unchanged.
+  edited = model;
+  edited.timelines[0].clips.insert(edited.timelines[0].clips.begin() + 1, clip(std::nanf(""), 1, 0));
+  const auto once = encode(edited);
+  BOOST_TEST((encode(decode(once)) == once));
+  const auto& nan_last = decode(once).timelines.at(0).triggers;
+  BOOST_TEST(nan_last.size() == 10u);
+  BOOST_TEST((nan_last[8] == Trigger{1, 1}));
+  BOOST_TEST((nan_last[9] == Trigger{1, 2}));
 }
