@@ -447,7 +447,10 @@ std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullpt
 void encode_into(const File& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }
 
 std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout) {
-  return binschema::encode_with_layout(model, layout, encode_laid);
+  return binschema::encode_with_layout(model, layout, encode_laid,
+      [](std::span<const uint8_t> laid, std::span<const uint8_t> fresh) {
+        return decode_any(laid, nullptr) == decode_any(fresh, nullptr);
+      });
 }
 
 std::string to_text(const File& x, binschema::TextKind kind, const binschema::Layout* layout) {

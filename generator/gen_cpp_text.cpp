@@ -1,6 +1,8 @@
 // C++ back end, the source file's frame: the reader and writer contexts
 // (pools, context values), the declarations, and the entry points decode,
 // encode, to_text, from_text, info and format().
+#include <algorithm>
+
 #include "gen_cpp.h"
 
 namespace binschema::gen::cpp {
@@ -216,7 +218,16 @@ void CppGen::root_fns() {
   w += "std::vector<uint8_t> encode(const {{ROOT}}& model) { return encode_any(model, nullptr, nullptr, nullptr); }\n";
   w += "void encode_into(const {{ROOT}}& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }\n";
   w += "std::vector<uint8_t> encode(const {{ROOT}}& model, const binschema::Layout& layout) {";
-  w += "  return binschema::encode_with_layout(model, layout, encode_laid);";
+  const bool reads_to_next = std::any_of(s_.structs.begin(), s_.structs.end(), [](const auto& st) { return st->needs_end; });
+  if (reads_to_next) {
+    // A block read up to the next one must not end before it (layout.h).
+    w += "  return binschema::encode_with_layout(model, layout, encode_laid,";
+    w += "      [](std::span<const uint8_t> laid, std::span<const uint8_t> fresh) {";
+    w += "        return decode_any(laid, nullptr) == decode_any(fresh, nullptr);";
+    w += "      });";
+  } else {
+    w += "  return binschema::encode_with_layout(model, layout, encode_laid);";
+  }
   w += "}\n";
   root_tail();
 }

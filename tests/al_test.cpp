@@ -213,3 +213,29 @@ BOOST_AUTO_TEST_CASE(gap_bytes_between_blocks_are_kept) {
   BOOST_TEST((decode(edited) == g));
   BOOST_TEST((edited == encode(g)));
 }
+
+// An animation's keyframes run up to the next animation (`size: rest`). When
+// they shrink, keeping the next animation where it was would leave zeros that
+// read back as keyframes: the file is laid out afresh instead, and reads back
+// as edited. Growing the last animation keeps the gap (nothing follows it).
+BOOST_AUTO_TEST_CASE(shrunk_keyframes_read_back_as_edited) {
+  binschema::Layout layout;
+  const File f = decode(with_gap(), layout);
+  BOOST_REQUIRE(!layout.empty());
+  BOOST_REQUIRE(f.metadata.size() == 2u);
+  for (size_t i = 0; i < f.metadata.size(); ++i) {
+    File g = f;
+    auto& keys = g.metadata[i].animation.keyframes.data;
+    BOOST_REQUIRE(keys.size() >= 4u);
+    keys.resize(keys.size() - 4);
+    const auto edited = encode(g, layout);
+    BOOST_TEST((decode(edited) == g), "animation " << i << " shrunk");
+  }
+  File g = f;
+  g.metadata[1].animation.keyframes.data.push_back(0x42);
+  const auto grown = encode(g, layout);
+  BOOST_TEST((decode(grown) == g));
+  const auto gap = with_gap();
+  BOOST_TEST(grown.size() == gap.size() + 1);
+  BOOST_TEST(std::equal(gap.begin() + 0x200, gap.begin() + 0x20C, grown.begin() + 0x200));  // the gap
+}

@@ -18,12 +18,14 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -262,20 +264,46 @@ Root decode_with_layout(const uint8_t* bytes, uint64_t size, Layout& lay, Dec de
 // The layout may come from text: its positions count only below twice the
 // size of the fresh file (plus 64 KiB), so that no number in it can make the
 // writer allocate much more than the model itself needs.
-template <class Root, class Enc>
-std::vector<uint8_t> encode_with_layout(const Root& x, const Layout& lay, Enc enc) {
+//
+// same_model (formats with a block read up to the next one, `size: rest`):
+// whether the file written with the layout reads back as the fresh file does.
+// A block of that kind that shrank, with the next block kept where it was,
+// would read the bytes between them as its own; then the placement is fresh
+// too.
+template <class Root, class Enc, class Same = std::nullptr_t>
+std::vector<uint8_t> encode_with_layout(const Root& x, const Layout& lay, Enc enc, Same same_model = nullptr) {
   if (lay.empty()) return enc(x, nullptr, nullptr);
   Layout bounded = lay;
   bounded.limit = 0x10000;
-  if (!lay.at.empty() || !lay.fill.empty()) bounded.limit += 2 * enc(x, nullptr, nullptr).size();
-  try {
-    return enc(x, &bounded, nullptr);
-  } catch (const LayoutConflict&) {
-    Layout fresh;
-    fresh.end_align = lay.end_align;
-    fresh.limit = bounded.limit;
-    return enc(x, &fresh, nullptr);
+  std::vector<uint8_t> fresh;
+  if (!lay.at.empty() || !lay.fill.empty()) {
+    fresh = enc(x, nullptr, nullptr);
+    bounded.limit += 2 * fresh.size();
   }
+  auto placed_afresh = [&] {
+    Layout afresh;
+    afresh.end_align = lay.end_align;
+    afresh.limit = bounded.limit;
+    return enc(x, &afresh, nullptr);
+  };
+  std::vector<uint8_t> out;
+  try {
+    out = enc(x, &bounded, nullptr);
+  } catch (const LayoutConflict&) {
+    return placed_afresh();
+  }
+  if constexpr (!std::is_null_pointer_v<Same>) {
+    if (!fresh.empty() && out != fresh) {
+      bool same = false;
+      try {
+        same = same_model(out, fresh);
+      } catch (const std::exception&) {
+        // The laid-out file does not even read: place it afresh.
+      }
+      if (!same) return placed_afresh();
+    }
+  }
+  return out;
 }
 
 }  // namespace binschema
