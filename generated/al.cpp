@@ -365,8 +365,8 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(4076));
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.unknown0));
   c.w.chars(s + 0x8, x.name, 64, false, "File.name");
-  c.w.late({s + 0x48, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.start_of(1) - uint64_t(96ull)); }, "File.metadata_offset"});
-  c.w.late({s + 0x4c, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.pos() - uint64_t(96ull)); }, "File.size"});
+  c.w.late({s + 0x48, 4, false, [=, &c]() -> uint64_t { return (c.w.start_of(1) - uint64_t(96ull)); }, "File.metadata_offset"});
+  c.w.late({s + 0x4c, 4, false, [=, &c]() -> uint64_t { return (c.w.pos() - uint64_t(96ull)); }, "File.size"});
   c.w.put<uint32_t>(s + 0x50, static_cast<uint32_t>(x.animation_data_offset));
   c.w.put_uint(s + 0x54, 4, x.metadata.size(), "File.animation_count");
   for (size_t i = 0; i < 2; ++i) c.w.put<float>(s + 0x58 + i * 4, x.unknown1[i]);

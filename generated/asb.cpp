@@ -840,7 +840,7 @@ uint64_t read_CalcPreset(const R& r, uint64_t s, [[maybe_unused]] CalcPreset& x)
   x.source = f_source;
   f_adjust = r.get<float>(s + 0x4);
   x.adjust = f_adjust;
-  if ((r.g_version >= 1047)) {
+  if (r.g_version >= 1047) {
     r.need(o, 0x4);
     f_mode = r.get<uint32_t>(o);
     x.mode = f_mode;
@@ -1240,7 +1240,7 @@ uint64_t read_Command(const R& r, uint64_t s, [[maybe_unused]] Command& x) {
   [[maybe_unused]] uint16_t f_root_node = 0;
   [[maybe_unused]] uint16_t f_unknown_2e = 0;
   f_name = r.get<uint32_t>(s + 0x0);
-  if ((r.g_version >= 1047)) {
+  if (r.g_version >= 1047) {
     r.need(o, 0x4);
     f_tags = r.get<uint32_t>(o);
     o += 0x4;
@@ -1275,7 +1275,7 @@ uint64_t read_Command(const R& r, uint64_t s, [[maybe_unused]] Command& x) {
   try {
     x.name = std::string(r.cstring(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
-  if ((r.g_version >= 1047)) {
+  if (r.g_version >= 1047) {
     try {
       if (f_tags == 0) x.tags.reset();
       else {
@@ -1328,7 +1328,7 @@ uint64_t read_StateTransitionRef(const R& r, uint64_t s, [[maybe_unused]] StateT
   uint64_t o = s + 0x0;
   [[maybe_unused]] int32_t f_index = 0;
   [[maybe_unused]] uint32_t f_node = 0;
-  if ((r.g_version >= 1047)) {
+  if (r.g_version >= 1047) {
     r.need(o, 0x4);
     f_index = r.get<int32_t>(o);
     x.index = f_index;
@@ -2076,7 +2076,7 @@ uint64_t read_MaterialAnimation(const R& r, uint64_t s, [[maybe_unused]] Materia
   r.need(s, 0x0);
   uint64_t o = s + 0x0;
   [[maybe_unused]] uint32_t f_material_blend = 0;
-  if ((r.g_version >= 1047)) {
+  if (r.g_version >= 1047) {
     r.need(o, 0x4);
     f_material_blend = r.get<uint32_t>(o);
     x.material_blend = f_material_blend;
@@ -2145,7 +2145,7 @@ uint64_t read_FrameController(const R& r, uint64_t s, [[maybe_unused]] FrameCont
   try {
     read_ParamF(r, s + 0x60, x.unknown2);
   } catch (DecodeError& e) { e.push_field("unknown2"); throw; }
-  if ((r.g_version >= 1047)) {
+  if (r.g_version >= 1047) {
     r.need(o, 0x8);
     try {
       read_ParamB(r, o, x.unknown3);
@@ -2510,7 +2510,7 @@ uint64_t read_InitialFrame(const R& r, uint64_t s, [[maybe_unused]] InitialFrame
   f_calc_mode = r.get<uint32_t>(s + 0x0);
   x.calc_mode = f_calc_mode;
   f_tags = r.get<uint32_t>(s + 0x4);
-  if ((r.g_version >= 1047)) {
+  if (r.g_version >= 1047) {
     r.need(o, 0x8);
     try {
       read_ParamB(r, o, x.unknown1);
@@ -2570,7 +2570,7 @@ uint64_t read_BoneBlender(const R& r, uint64_t s, [[maybe_unused]] BoneBlender& 
   } catch (DecodeError& e) { e.push_field("blend_rate"); throw; }
   f_compare_type = r.get<uint32_t>(s + 0x14);
   x.compare_type = f_compare_type;
-  if ((r.g_version >= 1047)) {
+  if (r.g_version >= 1047) {
     r.need(o, 0x4);
     f_unknown = r.get<uint32_t>(o);
     x.unknown = f_unknown;
@@ -3123,7 +3123,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   r.g_as_markings = f_as_markings;
   f_exb = r.get<uint32_t>(s + 0x60);
   f_command_groups = r.get<uint32_t>(s + 0x64);
-  if ((f_version >= 1047)) {
+  if (f_version >= 1047) {
     r.need(o, 0x4);
     f_material_blends = r.get<uint32_t>(o);
     o += 0x4;
@@ -3291,7 +3291,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
       read_CommandGroups(r, f_command_groups, x.command_groups.emplace());
     }
   } catch (DecodeError& e) { e.push_field("command_groups"); throw; }
-  if ((f_version >= 1047)) {
+  if (f_version >= 1047) {
     try {
       if (f_material_blends == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x68, f_material_blends);
@@ -3619,7 +3619,7 @@ uint64_t put_CalcPreset(WCtx& c, [[maybe_unused]] const CalcPreset& x) {
   const uint64_t s = c.w.reserve(0x8);
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(x.source));
   c.w.put<float>(s + 0x4, static_cast<float>(x.adjust));
-  if ((c.g_version >= 1047ull)) {
+  if (c.g_version >= 1047ull) {
     [[maybe_unused]] const uint64_t o_mode = c.w.reserve(0x4);
     c.w.put<uint32_t>(o_mode, static_cast<uint32_t>(x.mode));
   } else if (x.mode != 0) {
@@ -3839,7 +3839,7 @@ uint64_t put_TagGroup(WCtx& c, [[maybe_unused]] const TagGroup& x) {
 uint64_t put_Command(WCtx& c, [[maybe_unused]] const Command& x) {
   const uint64_t s = c.w.reserve(0x4);
   c.pool_strings.ref(x.name, s + 0x0, 4, true, false);
-  if ((c.g_version >= 1047ull)) {
+  if (c.g_version >= 1047ull) {
     [[maybe_unused]] const uint64_t o_tags = c.w.reserve(0x4);
     if (!x.tags) c.w.put_uint(o_tags, 4, 0x0u, "Command.tags");
     else c.pool_tag_groups.ref(block_tag_groups_TagGroup(c, *x.tags), o_tags, 4);
@@ -3880,7 +3880,7 @@ void put_FloatDefault([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[m
 
 uint64_t put_StateTransitionRef(WCtx& c, [[maybe_unused]] const StateTransitionRef& x) {
   const uint64_t s = c.w.reserve(0x0);
-  if ((c.g_version >= 1047ull)) {
+  if (c.g_version >= 1047ull) {
     [[maybe_unused]] const uint64_t o_index = c.w.reserve(0x4);
     c.w.put<int32_t>(o_index, static_cast<int32_t>(x.index));
   } else if (x.index != 0) {
@@ -4185,7 +4185,7 @@ uint64_t put_Event(WCtx& c, [[maybe_unused]] const Event& x) {
 
 uint64_t put_MaterialAnimation(WCtx& c, [[maybe_unused]] const MaterialAnimation& x) {
   const uint64_t s = c.w.reserve(0x0);
-  if ((c.g_version >= 1047ull)) {
+  if (c.g_version >= 1047ull) {
     [[maybe_unused]] const uint64_t o_material_blend = c.w.reserve(0x4);
     c.w.put<uint32_t>(o_material_blend, static_cast<uint32_t>(x.material_blend));
   } else if (x.material_blend != 0) {
@@ -4217,7 +4217,7 @@ uint64_t put_FrameController(WCtx& c, [[maybe_unused]] const FrameController& x)
   put_ParamF(c, s + 0x54, x.loop_duration);
   c.w.put<uint32_t>(s + 0x5c, static_cast<uint32_t>(x.include_initial_loop));
   put_ParamF(c, s + 0x60, x.unknown2);
-  if ((c.g_version >= 1047ull)) {
+  if (c.g_version >= 1047ull) {
     [[maybe_unused]] const uint64_t o_unknown3 = c.w.reserve(0x8);
     put_ParamB(c, o_unknown3, x.unknown3);
   } else if (x.unknown3 != decltype(x.unknown3){}) {
@@ -4373,7 +4373,7 @@ uint64_t put_InitialFrame(WCtx& c, [[maybe_unused]] const InitialFrame& x) {
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(x.calc_mode));
   if (!x.tags) c.w.put_uint(s + 0x4, 4, 0x0u, "InitialFrame.tags");
   else c.pool_tag_groups.ref(block_tag_groups_TagGroup(c, *x.tags), s + 0x4, 4);
-  if ((c.g_version >= 1047ull)) {
+  if (c.g_version >= 1047ull) {
     [[maybe_unused]] const uint64_t o_unknown1 = c.w.reserve(0x8);
     put_ParamB(c, o_unknown1, x.unknown1);
   } else if (x.unknown1 != decltype(x.unknown1){}) {
@@ -4401,7 +4401,7 @@ uint64_t put_BoneBlender(WCtx& c, [[maybe_unused]] const BoneBlender& x) {
   c.w.put<uint32_t>(s + 0x8, static_cast<uint32_t>(x.base_child));
   put_ParamF(c, s + 0xc, x.blend_rate);
   c.w.put<uint32_t>(s + 0x14, static_cast<uint32_t>(x.compare_type));
-  if ((c.g_version >= 1047ull)) {
+  if (c.g_version >= 1047ull) {
     [[maybe_unused]] const uint64_t o_unknown = c.w.reserve(0x4);
     c.w.put<uint32_t>(o_unknown, static_cast<uint32_t>(x.unknown));
   } else if (x.unknown != 0) {
@@ -4646,13 +4646,13 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   c.w.put_uint(s + 0x14, 4, x.event_groups.size(), "File.event_count");
   c.w.put_uint(s + 0x18, 4, x.partials.size(), "File.partial_count");
   c.w.put_uint(s + 0x1c, 4, x.sync_data.size(), "File.sync_data_count");
-  c.w.late({s + 0x24, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "File.string_pool_offset"});
-  c.w.late({s + 0x30, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(3); }, "File.event_table_offset"});
+  c.w.late({s + 0x24, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "File.string_pool_offset"});
+  c.w.late({s + 0x30, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(3); }, "File.event_table_offset"});
   if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(); x.sync_indices.size() != want) throw binschema::EncodeError(std::string("File.sync_indices") + ": " + std::to_string(x.sync_indices.size()) + " elements, but its count sum(nodes, sync_count) is " + std::to_string(want));
   c.w.put_uint(s + 0x44, 4, x.calc_presets.size(), "File.calc_preset_count");
   c.w.put_uint(s + 0x4c, 4, x.bone_groups.size(), "File.bone_group_count");
-  c.w.late({s + 0x50, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "File.string_pool_size"});
-  if ((x.version >= 1047ull)) {
+  c.w.late({s + 0x50, 4, false, [=, &c]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "File.string_pool_size"});
+  if (x.version >= 1047ull) {
     [[maybe_unused]] const uint64_t o_material_blends = c.w.reserve(0x4);
     c.at.set(&x.material_blends, 27, o_material_blends);
   } else if (x.material_blends != decltype(x.material_blends){}) {
@@ -5653,7 +5653,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
       put_AsMarkings(c, x.as_markings);
     }
   }
-  if ((x.version >= 1047ull)) {
+  if (x.version >= 1047ull) {
     {  // material_blends
       {
         c.w.place_block(c.at.get(&x.material_blends, 27), 0, 1);

@@ -457,19 +457,19 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
 
 void put_DefaultSectionHeader([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const DefaultSectionHeader& x) {
   c.w.chars(s + 0x0, "BFSI", 4, false, "DefaultSectionHeader.magic");
-  c.w.late({s + 0x4, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(1); }, "DefaultSectionHeader.offset"});
-  c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(1) - c.w.start_of(1)); }, "DefaultSectionHeader.size"});
+  c.w.late({s + 0x4, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(1); }, "DefaultSectionHeader.offset"});
+  c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return (c.w.end_of(1) - c.w.start_of(1)); }, "DefaultSectionHeader.size"});
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(8));
-  c.w.late({s + 0x10, 8, true, [=, &c, &x]() -> uint64_t { return c.w.start_of(1); }, "DefaultSectionHeader.pointer"});
+  c.w.late({s + 0x10, 8, true, [=, &c]() -> uint64_t { return c.w.start_of(1); }, "DefaultSectionHeader.pointer"});
   c.w.chars(s + 0x18, "Default", 16, false, "DefaultSectionHeader.name");
 }
 
 void put_StringPoolSectionHeader([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const StringPoolSectionHeader& x) {
   c.w.chars(s + 0x0, "BFSI", 4, false, "StringPoolSectionHeader.magic");
-  c.w.late({s + 0x4, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "StringPoolSectionHeader.offset"});
-  c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "StringPoolSectionHeader.size"});
+  c.w.late({s + 0x4, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "StringPoolSectionHeader.offset"});
+  c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "StringPoolSectionHeader.size"});
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(1));
-  c.w.late({s + 0x10, 8, true, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "StringPoolSectionHeader.pointer"});
+  c.w.late({s + 0x10, 8, true, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "StringPoolSectionHeader.pointer"});
   c.w.chars(s + 0x18, "StringPool", 16, false, "StringPoolSectionHeader.name");
 }
 
@@ -574,7 +574,7 @@ void put_Default([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_
   if (x.major_version != 1 && x.major_version != 2) throw binschema::EncodeError(std::string("Default.major_version") + ": value " + std::to_string(x.major_version) + " is not one of 1, 2");
   c.w.put<uint16_t>(s + 0xa, static_cast<uint16_t>(x.major_version));
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(0));
-  c.w.late({s + 0x10, 8, true, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "Default.string_pool"});
+  c.w.late({s + 0x10, 8, true, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "Default.string_pool"});
   c.w.put_uint(s + 0x20, 4, x.events.size(), "Default.event_count");
   if (const uint64_t v = c.w.kept(s + 0x24, d_event_size); v == d_event_size || v == 24u)
     c.w.put_uint(s + 0x24, 4, v, "Default.event_size");
@@ -590,7 +590,7 @@ void put_Default([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_
 void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const File& x) {
   c.w.chars(s + 0x0, "BFFH", 4, false, "File.magic");
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.unknown));
-  c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return c.w.pos(); }, "File.file_size"});
+  c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return c.w.pos(); }, "File.file_size"});
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(8));
   c.w.put<uint32_t>(s + 0x18, static_cast<uint32_t>(2));
   c.w.put<uint32_t>(s + 0x1c, static_cast<uint32_t>(40));

@@ -1357,7 +1357,7 @@ void put_Flowchart([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[mayb
   [[maybe_unused]] const uint64_t d_action_count = uint64_t([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.actors) t += uint64_t(uint64_t(e.actions.size())); return t; }());
   [[maybe_unused]] const uint64_t d_query_count = uint64_t([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.actors) t += uint64_t(uint64_t(e.queries.size())); return t; }());
   c.w.chars(s + 0x0, "EVFL", 4, false, "Flowchart.magic");
-  c.w.late({s + 0x4, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.start_of(0) - s); }, "Flowchart.string_pool_offset"});
+  c.w.late({s + 0x4, 4, false, [=, &c]() -> uint64_t { return (c.w.start_of(0) - s); }, "Flowchart.string_pool_offset"});
   c.w.put<uint32_t>(s + 0x8, static_cast<uint32_t>(0));
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(0));
   c.w.put_uint(s + 0x10, 2, x.actors.size(), "Flowchart.actor_count");
@@ -1407,7 +1407,7 @@ void put_Cut([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unus
 void put_Timeline([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Timeline& x) {
   [[maybe_unused]] const uint64_t d_action_count = uint64_t([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.actors) t += uint64_t(uint64_t(e.actions.size())); return t; }());
   c.w.chars(s + 0x0, "TLIN", 4, false, "Timeline.magic");
-  c.w.late({s + 0x4, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.start_of(0) - s); }, "Timeline.string_pool_offset"});
+  c.w.late({s + 0x4, 4, false, [=, &c]() -> uint64_t { return (c.w.start_of(0) - s); }, "Timeline.string_pool_offset"});
   c.w.put<uint32_t>(s + 0x8, static_cast<uint32_t>(0));
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(0));
   c.w.put<float>(s + 0x10, static_cast<float>(x.duration));
@@ -1432,8 +1432,8 @@ void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
   c.pool_strings.ref(x.name, s + 0x10, 4, false, false, 2);
   c.w.put<uint16_t>(s + 0x14, static_cast<uint16_t>(0));
   c.w.late({s + 0x16, 2, false, [=, &c, &x]() -> uint64_t { return (uint64_t(uint64_t(x.flowcharts.size())) ? c.w.start_of(2) : c.w.start_of(3)); }, "File.first_block_offset"});
-  c.w.late({s + 0x18, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(1); }, "File.relocation_table_offset"});
-  c.w.late({s + 0x1c, 4, false, [=, &c, &x]() -> uint64_t { return c.w.pos(); }, "File.file_size"});
+  c.w.late({s + 0x18, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(1); }, "File.relocation_table_offset"});
+  c.w.late({s + 0x1c, 4, false, [=, &c]() -> uint64_t { return c.w.pos(); }, "File.file_size"});
   c.w.put_uint(s + 0x20, 2, x.flowcharts.size(), "File.flowchart_count");
   c.w.put_uint(s + 0x22, 2, x.timelines.size(), "File.timeline_count");
   c.w.put<uint32_t>(s + 0x24, static_cast<uint32_t>(0));

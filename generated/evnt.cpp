@@ -247,12 +247,12 @@ uint64_t read_Evnt(const R& r, uint64_t s, [[maybe_unused]] Evnt& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("effect_events"); throw; }
-  if ((f_version == 2)) {
+  if (f_version == 2) {
     r.need(o, 0x4);
     f_sound_count = r.get<uint32_t>(o);
     o += 0x4;
   }
-  if ((f_version == 2)) {
+  if (f_version == 2) {
     try {
       const uint64_t n = f_sound_count;
       r.need_array(o, n, 0x1);
@@ -372,11 +372,11 @@ uint64_t put_Evnt(WCtx& c, [[maybe_unused]] const Evnt& x) {
   for (const auto& e : x.effect_events) {
     put_EffectEvent(c, e);
   }
-  if ((x.version == 2ull)) {
+  if (x.version == 2ull) {
     [[maybe_unused]] const uint64_t o_sound_count = c.w.reserve(0x4);
     c.w.put_uint(o_sound_count, 4, x.sound_events.size(), "Evnt.sound_count");
   }
-  if ((x.version == 2ull)) {
+  if (x.version == 2ull) {
     [[maybe_unused]] const uint64_t o_sound_events = c.w.pos();
     for (const auto& e : x.sound_events) {
       put_SoundEvent(c, e);

@@ -210,7 +210,7 @@ uint64_t read_Box(const R& r, uint64_t s, [[maybe_unused]] Box& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("nums"); throw; }
-  if (((uint64_t(f_word) >> 31) & 0x1ull)) {
+  if ((uint64_t(f_word) >> 31) & 0x1ull) {
     r.need(o, 0x4);
     f_opt = r.get<uint32_t>(o);
     x.opt = f_opt;
@@ -279,7 +279,7 @@ uint64_t read_BodyA(const R& r, uint64_t s, [[maybe_unused]] BodyA& x) {
   r.need(o, 0x4);
   f_d = r.get<uint32_t>(o);
   o += 0x4;
-  if ((r.g_version >= 2)) {
+  if (r.g_version >= 2) {
     r.need(o, 0x4);
     f_v2only = r.get<uint32_t>(o);
     x.v2only = f_v2only;
@@ -384,7 +384,7 @@ uint64_t read_Head(const R& r, uint64_t s, [[maybe_unused]] Head& x) {
   f_blob = r.get<uint32_t>(s + 0x10);
   f_extra_ref_count = r.get<uint32_t>(s + 0x14);
   f_item_count = r.get<uint32_t>(s + 0x18);
-  if ((f_version >= 2)) {
+  if (f_version >= 2) {
     r.need(o, 0x4);
     f_extra = r.get<uint32_t>(o);
     o += 0x4;
@@ -431,7 +431,7 @@ uint64_t read_Head(const R& r, uint64_t s, [[maybe_unused]] Head& x) {
     r.need_target(f_blob, 1);
     read_Blob(r, f_blob, x.blob);
   } catch (DecodeError& e) { e.push_field("blob"); throw; }
-  if ((f_version >= 2)) {
+  if (f_version >= 2) {
     try {
       if (f_extra == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x1c, f_extra);
@@ -542,7 +542,7 @@ uint64_t put_BodyA(WCtx& c, [[maybe_unused]] const BodyA& x) {
   }
   [[maybe_unused]] const uint64_t o_d = c.w.reserve(0x4);
   c.at.set(&x.d, 25, o_d);
-  if ((c.g_version >= 2ull)) {
+  if (c.g_version >= 2ull) {
     [[maybe_unused]] const uint64_t o_v2only = c.w.reserve(0x4);
     c.w.put<uint32_t>(o_v2only, static_cast<uint32_t>(x.v2only));
   } else if (x.v2only != 0) {
@@ -589,11 +589,11 @@ uint64_t put_Head(WCtx& c, [[maybe_unused]] const Head& x) {
   const uint64_t s = c.w.reserve(0x1c);
   [[maybe_unused]] const uint64_t d_extra_ref_count = uint64_t(uint64_t(x.extra.refs.size()));
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(x.version));
-  c.w.late({s + 0x4, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "Head.pool_offset"});
+  c.w.late({s + 0x4, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "Head.pool_offset"});
   c.pool_strings.ref(x.name, s + 0x8, 4, true, false);
   c.w.put_uint(s + 0x14, 4, d_extra_ref_count, "Head.extra_ref_count");
   c.w.put_uint(s + 0x18, 4, x.items.size(), "Head.item_count");
-  if ((x.version >= 2ull)) {
+  if (x.version >= 2ull) {
     [[maybe_unused]] const uint64_t o_extra = c.w.reserve(0x4);
     c.at.set(&x.extra, 8, o_extra);
   } else if (x.extra != decltype(x.extra){}) {
@@ -727,7 +727,7 @@ void place_Head(WCtx& c, [[maybe_unused]] const Head& x, [[maybe_unused]] uint64
   if (c.pool_groups.placed()) throw binschema::EncodeError("pool 'groups' placed twice: the layout of Head places it, so Head must be written exactly once");
   c.w.to_end();
   c.pool_groups.place(c.w);
-  if ((x.version >= 2ull)) {
+  if (x.version >= 2ull) {
     {  // extra
       {
         c.w.place_block(c.at.get(&x.extra, 8), 0, 4);

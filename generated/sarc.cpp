@@ -184,8 +184,8 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(20));
   c.w.at(s + 0x6)[0] = uint8_t(x.bom >> 8);
   c.w.at(s + 0x6)[1] = uint8_t(x.bom);
-  c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
-  c.w.late({s + 0xc, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
+  c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
+  c.w.late({s + 0xc, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
   c.w.put<uint16_t>(s + 0x10, static_cast<uint16_t>(256));
   c.w.put<uint16_t>(s + 0x12, static_cast<uint16_t>(0));
   c.w.chars(s + 0x14, "SFAT", 4, false, "Sarc.sfat_magic");
@@ -403,8 +403,8 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(20));
   c.w.at(s + 0x6)[0] = uint8_t(x.bom >> 8);
   c.w.at(s + 0x6)[1] = uint8_t(x.bom);
-  c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
-  c.w.late({s + 0xc, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
+  c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
+  c.w.late({s + 0xc, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
   c.w.put<uint16_t>(s + 0x10, static_cast<uint16_t>(256));
   c.w.put<uint16_t>(s + 0x12, static_cast<uint16_t>(0));
   c.w.chars(s + 0x14, "SFAT", 4, false, "Sarc.sfat_magic");

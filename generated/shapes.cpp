@@ -281,9 +281,9 @@ uint64_t put_Root(WCtx& c, [[maybe_unused]] const Root& x) {
   [[maybe_unused]] const uint64_t o_extra = c.w.reserve(0x4);
   c.at.set(&x.extra, 14, o_extra);
   [[maybe_unused]] const uint64_t o_extra_start = c.w.reserve(0x4);
-  c.w.late({o_extra_start, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(2); }, "Root.extra_start"});
+  c.w.late({o_extra_start, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(2); }, "Root.extra_start"});
   [[maybe_unused]] const uint64_t o_extra_size = c.w.reserve(0x4);
-  c.w.late({o_extra_size, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(2) - c.w.start_of(2)); }, "Root.extra_size"});
+  c.w.late({o_extra_size, 4, false, [=, &c]() -> uint64_t { return (c.w.end_of(2) - c.w.start_of(2)); }, "Root.extra_size"});
   [[maybe_unused]] const uint64_t o_tail_end = c.w.reserve(0x4);
   c.w.put<uint32_t>(o_tail_end, static_cast<uint32_t>(x.tail_end));
   [[maybe_unused]] const uint64_t o_tail = c.w.pos();

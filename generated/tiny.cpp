@@ -247,11 +247,11 @@ void put_Header([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_u
   if (x.version != 1) throw binschema::EncodeError(std::string("Header.version") + ": value " + std::to_string(x.version) + " is not one of 1");
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(x.version));
   c.w.put<uint16_t>(s + 0x6, static_cast<uint16_t>(x.flags));
-  c.w.late({s + 0x8, 4, false, [=, &c, &x]() -> uint64_t { return c.w.pos(); }, "Header.file_size"});
+  c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return c.w.pos(); }, "Header.file_size"});
   c.w.put_uint(s + 0x10, 2, x.records.size(), "Header.record_count");
   c.w.put_uint(s + 0x12, 2, x.tags.size(), "Header.tag_count");
-  c.w.late({s + 0x1c, 4, false, [=, &c, &x]() -> uint64_t { return c.w.start_of(0); }, "Header.names_offset"});
-  c.w.late({s + 0x20, 4, false, [=, &c, &x]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "Header.names_size"});
+  c.w.late({s + 0x1c, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "Header.names_offset"});
+  c.w.late({s + 0x20, 4, false, [=, &c]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "Header.names_size"});
 }
 
 void place_Record(WCtx& c, [[maybe_unused]] const Record& x, [[maybe_unused]] uint64_t s) {

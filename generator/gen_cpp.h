@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -30,6 +31,25 @@ inline std::string hexs(uint64_t v) {
   std::ostringstream o;
   o << "0x" << std::hex << v;
   return o.str();
+}
+
+// An expression as the condition of an `if`: without the parentheses that
+// enclose all of it ("(a == 2)" -> "a == 2"), which the `if` gives already.
+inline std::string condition(const std::string& e) {
+  if (e.size() < 2 || e.front() != '(' || e.back() != ')') return e;
+  int depth = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (e[i] == '(') ++depth;
+    if (e[i] == ')' && --depth == 0 && i + 1 != e.size()) return e;  // "(a) + (b)"
+  }
+  return e.substr(1, e.size() - 2);
+}
+
+// Whether generated code reads the model `x` (a lambda then captures it).
+inline bool uses_model(const std::string& code) {
+  for (size_t i = code.find("x."); i != std::string::npos; i = code.find("x.", i + 1))
+    if (i == 0 || !(std::isalnum(static_cast<unsigned char>(code[i - 1])) || code[i - 1] == '_')) return true;
+  return false;
 }
 
 class CppGen {

@@ -490,7 +490,7 @@ void CppGen::read_fn(const Struct& st) {
       }
     }
     if (f.cond) {
-      w += "if (" + read_expr(*f.cond) + ") {";
+      w += "if (" + condition(read_expr(*f.cond)) + ") {";
       w.indent();
     }
     read_field(st, f, o, cursor, targets);
@@ -506,7 +506,7 @@ void CppGen::read_fn(const Struct& st) {
   }
   for (const Field* f : targets) {
     if (f->cond) {
-      w += "if (" + read_expr(*f->cond) + ") {";
+      w += "if (" + condition(read_expr(*f->cond)) + ") {";
       w.indent();
     }
     read_target(*f);

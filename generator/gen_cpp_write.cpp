@@ -394,8 +394,9 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
   } else if (f.derive) {
     int width = static_cast<int>(prim_size(f.type.prim));
     if (is_late(*f.derive)) {
-      w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") +
-           ", [=, &c, &x]() -> uint64_t { return " + late_expr(st, *f.derive) + "; }, " + what + "});";
+      const std::string value = late_expr(st, *f.derive);
+      w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") + ", [=, &c" +
+           (uses_model(value) ? ", &x" : "") + "]() -> uint64_t { return " + value + "; }, " + what + "});";
     } else {
       if (!f.also.empty()) {
         // The file's value when the layout kept one of the accepted alternatives.
@@ -565,7 +566,7 @@ void CppGen::put_fn(const Struct& st) {
     const Field& f = *fp;
     bool cursor = !f.fixed_offset || f.cond;
     if (f.cond) {
-      w += "if (" + write_expr(st, *f.cond) + ") {";
+      w += "if (" + condition(write_expr(st, *f.cond)) + ") {";
       w.indent();
     }
     std::string o = at(f);
@@ -702,7 +703,7 @@ void CppGen::place_fn(const Struct& st) {
     }
     const Field& f = *st.field(li.name);
     if (f.cond) {
-      w += "if (" + write_expr(st, *f.cond) + ") {";
+      w += "if (" + condition(write_expr(st, *f.cond)) + ") {";
       w.indent();
     }
     if (!f.ptr) place_inline_pointers(st, f);
@@ -788,7 +789,7 @@ void CppGen::place_inline_children(const Struct& st, const Field& f) {
   CodeWriter& w = c_;
   const Struct& et = *f.type.st;
   if (!et.has_children) return;
-  if (f.cond) w += "if (" + write_expr(st, *f.cond) + ")";
+  if (f.cond) w += "if (" + condition(write_expr(st, *f.cond)) + ")";
   if (f.array) {
     w += "for (size_t i = 0; i < x." + cpp_field(f.name) + ".size(); ++i)";
     w += "  place_" + et.name + "(c, x." + cpp_field(f.name) + "[i], " + field_at(st, f) + " + i * " + hexs(et.size) + ");";
