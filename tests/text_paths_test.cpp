@@ -41,66 +41,31 @@ using ByteVec = std::vector<uint8_t>;
 namespace {
 
 // Flips the top bit of the last byte of every non-empty string of a model.
-class BreakUtf8 {
- public:
-  template <class V>
-  void field(const char*, V& v, const binschema::text::Spell& = {}) { value(v); }
-  template <class V, class D>
-  void field_default(const char*, V& v, const D&, const binschema::text::Spell& = {}) { value(v); }
-
-  template <class V>
-  void value(V& v) {
-    using namespace binschema::text;
-    if constexpr (std::is_same_v<V, std::string>) {
-      if (v.empty()) {
-        ++empty;
-      } else {
-        v.back() = static_cast<char>(static_cast<unsigned char>(v.back()) ^ 0x80);
-        ++changed;
-      }
-    } else if constexpr (is_optional<V>::value) {
-      if (v) value(*v);
-    } else if constexpr (is_vector<V>::value || is_array<V>::value) {
-      if constexpr (std::is_class_v<typename V::value_type>)
-        for (auto& e : v) value(e);
-    } else if constexpr (Union<V>) {
-      std::visit([&](auto& alt) { value(alt); }, static_cast<typename V::Base&>(v));
-    } else if constexpr (requires { V::type_name; }) {
-      visit_fields(*this, v);
-    }
-  }
-
+struct BreakCount {
   size_t changed = 0;
   size_t empty = 0;
 };
+template <class Model>
+BreakCount break_utf8(Model& m) {
+  BreakCount count;
+  binschema::text::for_each<std::string>(m, [&](std::string& s) {
+    if (s.empty()) {
+      ++count.empty;
+    } else {
+      s.back() = static_cast<char>(static_cast<unsigned char>(s.back()) ^ 0x80);
+      ++count.changed;
+    }
+  });
+  return count;
+}
 
 // Every string of a model, in visiting order.
-class Strings {
- public:
-  template <class V>
-  void field(const char*, const V& v, const binschema::text::Spell& = {}) { value(v); }
-  template <class V, class D>
-  void field_default(const char*, const V& v, const D&, const binschema::text::Spell& = {}) { value(v); }
-
-  template <class V>
-  void value(const V& v) {
-    using namespace binschema::text;
-    if constexpr (std::is_same_v<V, std::string>) {
-      all.push_back(v);
-    } else if constexpr (is_optional<V>::value) {
-      if (v) value(*v);
-    } else if constexpr (is_vector<V>::value || is_array<V>::value) {
-      if constexpr (std::is_class_v<typename V::value_type>)
-        for (const auto& e : v) value(e);
-    } else if constexpr (Union<V>) {
-      std::visit([&](const auto& alt) { value(alt); }, static_cast<const typename V::Base&>(v));
-    } else if constexpr (requires { V::type_name; }) {
-      visit_fields(*this, v);
-    }
-  }
-
+template <class Model>
+std::vector<std::string> strings_of(Model m) {
   std::vector<std::string> all;
-};
+  binschema::text::for_each<std::string>(m, [&](std::string& s) { all.push_back(s); });
+  return all;
+}
 
 std::string kind_name(TextKind k) { return k == TextKind::Json ? "JSON" : "YAML"; }
 
@@ -110,8 +75,7 @@ template <class Ops>
 ByteVec check_library_paths(const std::string& example) {
   const YAML::Node doc = YAML::LoadFile(example);
   auto model = Ops::from_text(doc);
-  BreakUtf8 breaker;
-  breaker.value(model);
+  const BreakCount breaker = break_utf8(model);
   BOOST_TEST_MESSAGE(example << ": " << breaker.changed << " strings broken, " << breaker.empty << " empty");
   BOOST_TEST(breaker.changed > 0u, example << " has no string to break");
 
@@ -125,12 +89,10 @@ ByteVec check_library_paths(const std::string& example) {
   const auto decoded = Ops::decode(bytes);
   {
     // What was written is what was broken: no string was repaired on the way.
-    Strings want, got;
-    want.value(model);
-    got.value(decoded);
-    BOOST_TEST(got.all.size() == want.all.size());
+    const auto want = strings_of(model), got = strings_of(decoded);
+    BOOST_TEST(got.size() == want.size());
     size_t not_utf8 = 0;
-    for (const std::string& s : got.all) not_utf8 += !binschema::text::is_utf8(s);
+    for (const std::string& s : got) not_utf8 += !binschema::text::is_utf8(s);
     BOOST_TEST(not_utf8 == breaker.changed, example << ": strings read back that are not UTF-8");
   }
   for (TextKind kind : {TextKind::Yaml, TextKind::Json}) {
@@ -194,14 +156,14 @@ const std::map<std::string, Check> kChecks = {
 };
 
 // Every example, its format and the file its broken model writes.
-struct Broken {
+struct BrokenFile {
   std::string example;
   const binschema::Format* format;
   ByteVec bytes;
 };
 
-std::vector<Broken> broken_examples() {
-  std::vector<Broken> out;
+std::vector<BrokenFile> broken_examples() {
+  std::vector<BrokenFile> out;
   const fs::path dir = fs::path(BINSCHEMA_SOURCE_DIR) / "examples";
   std::vector<fs::path> docs;
   for (const auto& e : fs::directory_iterator(dir))
@@ -228,10 +190,10 @@ BOOST_AUTO_TEST_CASE(every_format_has_an_example_here) {
 
 // The library paths run inside broken_examples(); this adds the CLI's.
 BOOST_AUTO_TEST_CASE(strings_that_are_not_utf8_survive_every_text_path) {
-  const std::vector<Broken> files = broken_examples();
+  const std::vector<BrokenFile> files = broken_examples();
   binschema::test::Sandbox box("binschema-text-paths");
   size_t n = 0;
-  for (const Broken& b : files) {
+  for (const BrokenFile& b : files) {
     if (b.bytes.empty()) continue;  // reported above
     const std::string stem = "f" + std::to_string(n++);
     const std::string bin = stem + b.format->extensions.at(0);
@@ -262,7 +224,7 @@ BOOST_AUTO_TEST_CASE(strings_that_are_not_utf8_survive_every_text_path) {
                            binschema::test::q(box.path(back_dir).string()) + " -j 2");
     BOOST_TEST_REQUIRE(e.code == 0, "batch encode " << format << ": " << e);
     n = 0;
-    for (const Broken& b : files) {
+    for (const BrokenFile& b : files) {
       if (b.bytes.empty()) continue;
       const std::string bin = "f" + std::to_string(n++) + b.format->extensions.at(0);
       BOOST_TEST(binschema::text::is_utf8(box.read_text(text_dir + "/" + bin + "." + format)), bin << " " << format);

@@ -454,7 +454,8 @@ class Counter {
 // ---- Walking a model --------------------------------------------------------
 
 // Calls fn on every instance of T below (and including) a model; fn may
-// change it. The hooks of a format run through this.
+// change it. The hooks of a format run through this. T may be a struct of the
+// model or a value type such as std::string (every string of a model).
 template <class T, class Fn>
 class ForEach {
  public:
@@ -467,7 +468,7 @@ class ForEach {
   template <class V>
   void value(V& v) {
     if constexpr (std::is_same_v<V, T>) {
-      visit_fields(*this, v);  // inner instances first, then this one
+      if constexpr (requires { V::type_name; }) visit_fields(*this, v);  // inner instances first, then this one
       fn_(v);
     } else if constexpr (is_optional<V>::value) {
       if (v) value(*v);
