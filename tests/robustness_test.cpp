@@ -400,6 +400,34 @@ BOOST_AUTO_TEST_CASE(evnt_strings_with_any_bytes_round_trip) {
 
 // ---- Defect 6: NaN payloads, the sign of zero -------------------------------------
 
+// Found by fuzz_text_al: a name in a fixed-size character field with a NUL
+// inside ("wa\0\blk") was written whole, and read back as "wa", so the
+// writer's output did not rewrite to itself. Such a text is refused, as it is
+// for NUL-terminated strings.
+BOOST_AUTO_TEST_CASE(a_nul_inside_a_fixed_size_name_is_refused_on_encode) {
+  const std::string doc =
+      "format: al\nname: creature\nanimation_data_offset: 0\nunknown1: [0.1, 0.0]\n"
+      "skeleton: {unknown: 0, bones: [{name: Root, parent: -1}]}\nskeleton_extra: ''\n"
+      "metadata: []\n";
+  binschema::al::File ok = binschema::al::from_text(binschema::text::load(doc));
+  BOOST_REQUIRE_NO_THROW(binschema::al::encode(ok));
+  for (const std::string& name : {std::string("wa\0\blk", 5), std::string("walk\0", 5), std::string("\0", 1)}) {
+    binschema::al::File f = ok;
+    f.skeleton.bones[0].name = name;
+    try {
+      binschema::al::encode(f);
+      BOOST_ERROR("a bone name with a NUL inside was written");
+    } catch (const binschema::EncodeError& e) {
+      BOOST_TEST(std::string(e.what()).find("a NUL inside a fixed-size character field") != std::string::npos, e.what());
+    }
+  }
+  // Through the text, as the fuzzer wrote it.
+  const std::string with_nul = "format: al\nname: \"crea\\0ture\"\nanimation_data_offset: 0\nunknown1: [0.1, 0.0]\n"
+                               "skeleton: {unknown: 0, bones: []}\nskeleton_extra: ''\nmetadata: []\n";
+  BOOST_CHECK_THROW(binschema::al::encode(binschema::al::from_text(binschema::text::load(with_nul))),
+                    binschema::EncodeError);
+}
+
 BOOST_AUTO_TEST_CASE(nan_payloads_and_negative_zero_are_kept_exactly) {
   const std::vector<uint32_t> bits = {0x80000000u, 0x7fc00000u, 0xffc00000u, 0x7fc00001u, 0x7f800001u,
                                       0xffffffffu, 0x7fbfffffu, 0x00000001u, 0x7f800000u, 0xff800000u};

@@ -153,8 +153,12 @@ class WriterBase {
   }
 
   // A fixed-size character field: the text then NULs. A text that leaves no
-  // room for the terminating NUL is refused when `nul` is set.
+  // room for the terminating NUL is refused when `nul` is set, and so is one
+  // with a NUL inside: the reader takes the text up to the first NUL, so what
+  // followed it would be lost.
   void chars(uint64_t off, std::string_view s, size_t n, bool nul, const char* field) {
+    if (s.find('\0') != std::string_view::npos)
+      throw EncodeError(std::string(field) + ": a NUL inside a fixed-size character field (it ends at the first NUL)");
     if (s.size() > n || (nul && s.size() == n))
       throw EncodeError(std::string(field) + ": \"" + std::string(s) + "\" does not fit in " +
                         std::to_string(n) + " bytes");
