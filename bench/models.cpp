@@ -267,7 +267,9 @@ void shift_connections(C& c, uint32_t node_off, int32_t st_off) {
     e.node += node_off;
     if (e.index >= 0) e.index += st_off;
   }
-  if constexpr (requires { c.default_child.node; }) c.default_child.node += node_off;
+  if constexpr (requires { c.default_child->node; }) {
+    if (c.default_child) c.default_child->node += node_off;
+  }
 }
 
 void new_guid(asb::Guid& g, uint32_t k) { g.data1 += k << 16; }

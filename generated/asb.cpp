@@ -22,6 +22,11 @@ struct R : binschema::Reader<std::endian::little> {
   mutable uint64_t base_strings = 0;  // where pool strings starts (from the root's string_pool_offset)
   mutable uint64_t g_version = 0;  // the root's version (context:)
   mutable uint64_t g_as_markings = 0;  // the root's as_markings (context:)
+  std::string_view str_strings(uint64_t at) const {
+    const std::string_view t = cstring(at);
+    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+    return t;
+  }
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -45,7 +50,6 @@ struct WCtx {
   uint64_t g_version = 0;  // the root's version (context:)
   binschema::PtrMap at;  // where fields at variable offsets went
   uint64_t at_File_nodes = 0;  // where the root's nodes start
-  uint64_t at_File_event_groups = 0;  // where the root's event_groups start
 };
 
 void read_BBEntry(const R& r, uint64_t s, BBEntry& x);
@@ -78,6 +82,23 @@ void read_StateTransition(const R& r, uint64_t s, StateTransition& x);
 void put_StateTransition(WCtx& c, uint64_t s, const StateTransition& x);
 uint64_t read_StateTransitions(const R& r, uint64_t s, StateTransitions& x);
 uint64_t put_StateTransitions(WCtx& c, const StateTransitions& x);
+void read_ParamB(const R& r, uint64_t s, ParamB& x);
+void put_ParamB(WCtx& c, uint64_t s, const ParamB& x);
+void read_ParamS(const R& r, uint64_t s, ParamS& x);
+void put_ParamS(WCtx& c, uint64_t s, const ParamS& x);
+void read_EventParam(const R& r, uint64_t s, EventParam& x);
+void put_EventParam(WCtx& c, uint64_t s, const EventParam& x);
+uint64_t read_EventParams(const R& r, uint64_t s, EventParams& x);
+uint64_t put_EventParams(WCtx& c, const EventParams& x);
+void read_Trigger(const R& r, uint64_t s, Trigger& x);
+void put_Trigger(WCtx& c, uint64_t s, const Trigger& x);
+void place_Trigger(WCtx& c, const Trigger& x, uint64_t s);
+void read_Hold(const R& r, uint64_t s, Hold& x);
+void put_Hold(WCtx& c, uint64_t s, const Hold& x);
+void place_Hold(WCtx& c, const Hold& x, uint64_t s);
+uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x);
+uint64_t put_EventGroup(WCtx& c, const EventGroup& x);
+void place_EventGroup(WCtx& c, const EventGroup& x, uint64_t s);
 void read_PartialBone(const R& r, uint64_t s, PartialBone& x);
 void put_PartialBone(WCtx& c, uint64_t s, const PartialBone& x);
 uint64_t read_Partial(const R& r, uint64_t s, Partial& x);
@@ -100,10 +121,6 @@ void put_BoneWeight(WCtx& c, uint64_t s, const BoneWeight& x);
 void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x);
 void put_BoneGroup(WCtx& c, uint64_t s, const BoneGroup& x);
 void place_BoneGroup(WCtx& c, const BoneGroup& x, uint64_t s);
-void read_ParamS(const R& r, uint64_t s, ParamS& x);
-void put_ParamS(WCtx& c, uint64_t s, const ParamS& x);
-void read_ParamB(const R& r, uint64_t s, ParamB& x);
-void put_ParamB(WCtx& c, uint64_t s, const ParamB& x);
 void read_ParamV3(const R& r, uint64_t s, ParamV3& x);
 void put_ParamV3(WCtx& c, uint64_t s, const ParamV3& x);
 void read_Transition(const R& r, uint64_t s, Transition& x);
@@ -244,19 +261,6 @@ void place_Unknown25(WCtx& c, const Unknown25& x, uint64_t s);
 void read_Node(const R& r, uint64_t s, Node& x);
 void put_Node(WCtx& c, uint64_t s, const Node& x);
 void place_Node(WCtx& c, const Node& x, uint64_t s);
-void read_EventParam(const R& r, uint64_t s, EventParam& x);
-void put_EventParam(WCtx& c, uint64_t s, const EventParam& x);
-uint64_t read_EventParams(const R& r, uint64_t s, EventParams& x);
-uint64_t put_EventParams(WCtx& c, const EventParams& x);
-void read_Trigger(const R& r, uint64_t s, Trigger& x);
-void put_Trigger(WCtx& c, uint64_t s, const Trigger& x);
-void place_Trigger(WCtx& c, const Trigger& x, uint64_t s);
-void read_Hold(const R& r, uint64_t s, Hold& x);
-void put_Hold(WCtx& c, uint64_t s, const Hold& x);
-void place_Hold(WCtx& c, const Hold& x, uint64_t s);
-uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x);
-uint64_t put_EventGroup(WCtx& c, const EventGroup& x);
-void place_EventGroup(WCtx& c, const EventGroup& x, uint64_t s);
 uint64_t read_File(const R& r, uint64_t s, File& x);
 uint64_t put_File(WCtx& c, const File& x);
 void place_File(WCtx& c, const File& x, uint64_t s);
@@ -275,7 +279,7 @@ void read_BBEntry(const R& r, uint64_t s, [[maybe_unused]] BBEntry& x) {
   r.need(s, 0x4);
   [[maybe_unused]] uint32_t f_word = 0;
   f_word = r.get<uint32_t>(s + 0x0);
-  try { x.word.name = std::string(r.cstring(r.base_strings + ((uint64_t(f_word) >> 0) & 0x3fffffull))); }
+  try { x.word.name = std::string(r.str_strings(r.base_strings + ((uint64_t(f_word) >> 0) & 0x3fffffull))); }
   catch (DecodeError& e) { e.push_field("name"); e.push_field("word"); throw; }
   x.word.unknown = static_cast<uint8_t>(((uint64_t(f_word) >> 22) & 0x3ull));
   x.word.file_index = static_cast<uint8_t>(((uint64_t(f_word) >> 24) & 0x7full));
@@ -306,7 +310,7 @@ void read_FileRef(const R& r, uint64_t s, [[maybe_unused]] FileRef& x) {
   f_stem_hash = r.get<uint32_t>(s + 0x8);
   f_extension_hash = r.get<uint32_t>(s + 0xc);
   try {
-    x.path = std::string(r.cstring(r.base_strings + f_path));
+    x.path = std::string(r.str_strings(r.base_strings + f_path));
   } catch (DecodeError& e) { e.push_field("path"); throw; }
 }
 
@@ -438,7 +442,7 @@ uint64_t read_Blackboard(const R& r, uint64_t s, [[maybe_unused]] Blackboard& x)
     r.need_array(o, n, 4);
     x.string_values.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
-      try { x.string_values[i] = std::string(r.cstring(r.base_strings + r.get<uint32_t>(o + i * 4))); }
+      try { x.string_values[i] = std::string(r.str_strings(r.base_strings + r.get<uint32_t>(o + i * 4))); }
       catch (DecodeError& e) { e.push_index(i); throw; }
     }
     o += n * 4;
@@ -505,10 +509,10 @@ void read_EnumResolve(const R& r, uint64_t s, [[maybe_unused]] EnumResolve& x) {
   f_enum_class = r.get<uint32_t>(s + 0x4);
   f_enum_value = r.get<uint32_t>(s + 0x8);
   try {
-    x.enum_class = std::string(r.cstring(r.base_strings + f_enum_class));
+    x.enum_class = std::string(r.str_strings(r.base_strings + f_enum_class));
   } catch (DecodeError& e) { e.push_field("enum_class"); throw; }
   try {
-    x.enum_value = std::string(r.cstring(r.base_strings + f_enum_value));
+    x.enum_value = std::string(r.str_strings(r.base_strings + f_enum_value));
   } catch (DecodeError& e) { e.push_field("enum_value"); throw; }
 }
 
@@ -697,6 +701,198 @@ uint64_t read_StateTransitions(const R& r, uint64_t s, [[maybe_unused]] StateTra
   return o;
 }
 
+void read_ParamB(const R& r, uint64_t s, [[maybe_unused]] ParamB& x) {
+  r.need(s, 0x8);
+  [[maybe_unused]] uint32_t f_flags = 0;
+  [[maybe_unused]] uint32_t f_value = 0;
+  f_flags = r.get<uint32_t>(s + 0x0);
+  x.flags.index = static_cast<uint16_t>(((uint64_t(f_flags) >> 0) & 0xffffull));
+  x.flags.unknown = static_cast<uint8_t>(((uint64_t(f_flags) >> 16) & 0xffull));
+  x.flags.exb = ((uint64_t(f_flags) >> 24) & 0x1ull) != 0;
+  x.flags.command_data = ((uint64_t(f_flags) >> 25) & 0x1ull) != 0;
+  x.flags.component = static_cast<uint8_t>(((uint64_t(f_flags) >> 26) & 0x3ull));
+  x.flags.select = static_cast<uint8_t>(((uint64_t(f_flags) >> 28) & 0x3ull));
+  x.flags.preset = ((uint64_t(f_flags) >> 30) & 0x1ull) != 0;
+  x.flags.indirect = ((uint64_t(f_flags) >> 31) & 0x1ull) != 0;
+  f_value = r.get<uint32_t>(s + 0x4);
+  if (f_value != 0 && f_value != 1u) fail(s + 0x4, "value", "value " + hex(f_value) + " is not a bool (0 or 1)");
+  x.value = f_value != 0;
+}
+
+void read_ParamS(const R& r, uint64_t s, [[maybe_unused]] ParamS& x) {
+  r.need(s, 0x8);
+  [[maybe_unused]] uint32_t f_flags = 0;
+  [[maybe_unused]] uint64_t f_value = 0;
+  f_flags = r.get<uint32_t>(s + 0x0);
+  x.flags.index = static_cast<uint16_t>(((uint64_t(f_flags) >> 0) & 0xffffull));
+  x.flags.unknown = static_cast<uint8_t>(((uint64_t(f_flags) >> 16) & 0xffull));
+  x.flags.exb = ((uint64_t(f_flags) >> 24) & 0x1ull) != 0;
+  x.flags.command_data = ((uint64_t(f_flags) >> 25) & 0x1ull) != 0;
+  x.flags.component = static_cast<uint8_t>(((uint64_t(f_flags) >> 26) & 0x3ull));
+  x.flags.select = static_cast<uint8_t>(((uint64_t(f_flags) >> 28) & 0x3ull));
+  x.flags.preset = ((uint64_t(f_flags) >> 30) & 0x1ull) != 0;
+  x.flags.indirect = ((uint64_t(f_flags) >> 31) & 0x1ull) != 0;
+  f_value = r.get<uint32_t>(s + 0x4);
+  try {
+    x.value = std::string(r.str_strings(r.base_strings + f_value));
+  } catch (DecodeError& e) { e.push_field("value"); throw; }
+}
+
+void read_EventParam(const R& r, uint64_t s, [[maybe_unused]] EventParam& x) {
+  r.need(s, 0x4);
+  const uint64_t w_value = r.get<uint32_t>(s + 0x0);
+  switch (w_value >> 24) {
+    case 16: {
+      auto& v = x.value.template emplace<0>();
+      const uint64_t t = w_value & 0xffffff;
+      try {
+        r.need_target(t, 0x8);
+        read_ParamB(r, t, v);
+      } catch (DecodeError& e) { e.push_field("bool"); e.push_field("value"); throw; }
+      break;
+    }
+    case 32: {
+      auto& v = x.value.template emplace<1>();
+      const uint64_t t = w_value & 0xffffff;
+      try {
+        r.need_target(t, 0x8);
+        read_ParamI(r, t, v);
+      } catch (DecodeError& e) { e.push_field("int"); e.push_field("value"); throw; }
+      break;
+    }
+    case 48: {
+      auto& v = x.value.template emplace<2>();
+      const uint64_t t = w_value & 0xffffff;
+      try {
+        r.need_target(t, 0x8);
+        read_ParamF(r, t, v);
+      } catch (DecodeError& e) { e.push_field("float"); e.push_field("value"); throw; }
+      break;
+    }
+    case 64: {
+      auto& v = x.value.template emplace<3>();
+      const uint64_t t = w_value & 0xffffff;
+      try {
+        r.need_target(t, 0x8);
+        read_ParamS(r, t, v);
+      } catch (DecodeError& e) { e.push_field("string"); e.push_field("value"); throw; }
+      break;
+    }
+    default:
+      fail(s + 0x0, "value", "tag " + hex(w_value >> 24) + " (bits 24 and up) is not a supported case (known: 16 bool, 32 int, 48 float, 64 string)");
+  }
+}
+
+uint64_t read_EventParams(const R& r, uint64_t s, [[maybe_unused]] EventParams& x) {
+  r.need(s, 0x4);
+  uint64_t o = s + 0x4;
+  [[maybe_unused]] uint32_t f_count = 0;
+  f_count = r.get<uint32_t>(s + 0x0);
+  try {
+    const uint64_t n = f_count;
+    r.need_array(o, n, 0x4);
+    x.values.resize(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      try {
+        read_EventParam(r, o, x.values[i]);
+        o += 0x4;
+      } catch (DecodeError& e) { e.push_index(i); throw; }
+    }
+  } catch (DecodeError& e) { e.push_field("values"); throw; }
+  return o;
+}
+
+void read_Trigger(const R& r, uint64_t s, [[maybe_unused]] Trigger& x) {
+  r.need(s, 0x18);
+  [[maybe_unused]] uint64_t f_name = 0;
+  [[maybe_unused]] uint32_t f_unknown = 0;
+  [[maybe_unused]] uint64_t f_params = 0;
+  [[maybe_unused]] uint32_t f_param_size = 0;
+  [[maybe_unused]] uint32_t f_hash = 0;
+  [[maybe_unused]] float f_start = 0;
+  f_name = r.get<uint32_t>(s + 0x0);
+  f_unknown = r.get<uint32_t>(s + 0x4);
+  x.unknown = f_unknown;
+  f_params = r.get<uint32_t>(s + 0x8);
+  f_param_size = r.get<uint32_t>(s + 0xc);
+  f_hash = r.get<uint32_t>(s + 0x10);
+  x.hash = f_hash;
+  f_start = r.get<float>(s + 0x14);
+  x.start = f_start;
+  try {
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
+  } catch (DecodeError& e) { e.push_field("name"); throw; }
+  try {
+    if (f_params == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x8, f_params);
+    r.need_target(f_params, 1);
+    read_EventParams(r, f_params, x.params);
+  } catch (DecodeError& e) { e.push_field("params"); throw; }
+}
+
+void read_Hold(const R& r, uint64_t s, [[maybe_unused]] Hold& x) {
+  r.need(s, 0x1c);
+  [[maybe_unused]] uint64_t f_name = 0;
+  [[maybe_unused]] uint32_t f_unknown = 0;
+  [[maybe_unused]] uint64_t f_params = 0;
+  [[maybe_unused]] uint32_t f_param_size = 0;
+  [[maybe_unused]] uint32_t f_hash = 0;
+  [[maybe_unused]] float f_start = 0;
+  [[maybe_unused]] float f_end = 0;
+  f_name = r.get<uint32_t>(s + 0x0);
+  f_unknown = r.get<uint32_t>(s + 0x4);
+  x.unknown = f_unknown;
+  f_params = r.get<uint32_t>(s + 0x8);
+  f_param_size = r.get<uint32_t>(s + 0xc);
+  f_hash = r.get<uint32_t>(s + 0x10);
+  x.hash = f_hash;
+  f_start = r.get<float>(s + 0x14);
+  x.start = f_start;
+  f_end = r.get<float>(s + 0x18);
+  x.end = f_end;
+  try {
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
+  } catch (DecodeError& e) { e.push_field("name"); throw; }
+  try {
+    if (f_params == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+    if (r.lay) r.lay->note(s + 0x8, f_params);
+    r.need_target(f_params, 1);
+    read_EventParams(r, f_params, x.params);
+  } catch (DecodeError& e) { e.push_field("params"); throw; }
+}
+
+uint64_t read_EventGroup(const R& r, uint64_t s, [[maybe_unused]] EventGroup& x) {
+  r.need(s, 0x8);
+  uint64_t o = s + 0x8;
+  [[maybe_unused]] uint32_t f_trigger_count = 0;
+  [[maybe_unused]] uint32_t f_hold_count = 0;
+  f_trigger_count = r.get<uint32_t>(s + 0x0);
+  f_hold_count = r.get<uint32_t>(s + 0x4);
+  try {
+    const uint64_t n = f_trigger_count;
+    r.need_array(o, n, 0x18);
+    x.triggers.resize(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      try {
+        read_Trigger(r, o, x.triggers[i]);
+        o += 0x18;
+      } catch (DecodeError& e) { e.push_index(i); throw; }
+    }
+  } catch (DecodeError& e) { e.push_field("triggers"); throw; }
+  try {
+    const uint64_t n = f_hold_count;
+    r.need_array(o, n, 0x1c);
+    x.holds.resize(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      try {
+        read_Hold(r, o, x.holds[i]);
+        o += 0x1c;
+      } catch (DecodeError& e) { e.push_index(i); throw; }
+    }
+  } catch (DecodeError& e) { e.push_field("holds"); throw; }
+  return o;
+}
+
 void read_PartialBone(const R& r, uint64_t s, [[maybe_unused]] PartialBone& x) {
   r.need(s, 0x8);
   [[maybe_unused]] uint64_t f_name = 0;
@@ -708,7 +904,7 @@ void read_PartialBone(const R& r, uint64_t s, [[maybe_unused]] PartialBone& x) {
   f_unknown2 = r.get<uint16_t>(s + 0x6);
   x.unknown2 = f_unknown2;
   try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
 }
 
@@ -736,10 +932,10 @@ uint64_t read_Partial(const R& r, uint64_t s, [[maybe_unused]] Partial& x) {
     }
   } catch (DecodeError& e) { e.push_field("bones"); throw; }
   try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
-    x.second_name = std::string(r.cstring(r.base_strings + f_second_name));
+    x.second_name = std::string(r.str_strings(r.base_strings + f_second_name));
   } catch (DecodeError& e) { e.push_field("second_name"); throw; }
   return o;
 }
@@ -877,7 +1073,7 @@ void read_BoneWeight(const R& r, uint64_t s, [[maybe_unused]] BoneWeight& x) {
   f_weight = r.get<float>(s + 0x4);
   x.weight = f_weight;
   try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
 }
 
@@ -908,45 +1104,8 @@ void read_BoneGroup(const R& r, uint64_t s, [[maybe_unused]] BoneGroup& x) {
     }
   } catch (DecodeError& e) { e.push_field("bones"); throw; }
   try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
-}
-
-void read_ParamS(const R& r, uint64_t s, [[maybe_unused]] ParamS& x) {
-  r.need(s, 0x8);
-  [[maybe_unused]] uint32_t f_flags = 0;
-  [[maybe_unused]] uint64_t f_value = 0;
-  f_flags = r.get<uint32_t>(s + 0x0);
-  x.flags.index = static_cast<uint16_t>(((uint64_t(f_flags) >> 0) & 0xffffull));
-  x.flags.unknown = static_cast<uint8_t>(((uint64_t(f_flags) >> 16) & 0xffull));
-  x.flags.exb = ((uint64_t(f_flags) >> 24) & 0x1ull) != 0;
-  x.flags.command_data = ((uint64_t(f_flags) >> 25) & 0x1ull) != 0;
-  x.flags.component = static_cast<uint8_t>(((uint64_t(f_flags) >> 26) & 0x3ull));
-  x.flags.select = static_cast<uint8_t>(((uint64_t(f_flags) >> 28) & 0x3ull));
-  x.flags.preset = ((uint64_t(f_flags) >> 30) & 0x1ull) != 0;
-  x.flags.indirect = ((uint64_t(f_flags) >> 31) & 0x1ull) != 0;
-  f_value = r.get<uint32_t>(s + 0x4);
-  try {
-    x.value = std::string(r.cstring(r.base_strings + f_value));
-  } catch (DecodeError& e) { e.push_field("value"); throw; }
-}
-
-void read_ParamB(const R& r, uint64_t s, [[maybe_unused]] ParamB& x) {
-  r.need(s, 0x8);
-  [[maybe_unused]] uint32_t f_flags = 0;
-  [[maybe_unused]] uint32_t f_value = 0;
-  f_flags = r.get<uint32_t>(s + 0x0);
-  x.flags.index = static_cast<uint16_t>(((uint64_t(f_flags) >> 0) & 0xffffull));
-  x.flags.unknown = static_cast<uint8_t>(((uint64_t(f_flags) >> 16) & 0xffull));
-  x.flags.exb = ((uint64_t(f_flags) >> 24) & 0x1ull) != 0;
-  x.flags.command_data = ((uint64_t(f_flags) >> 25) & 0x1ull) != 0;
-  x.flags.component = static_cast<uint8_t>(((uint64_t(f_flags) >> 26) & 0x3ull));
-  x.flags.select = static_cast<uint8_t>(((uint64_t(f_flags) >> 28) & 0x3ull));
-  x.flags.preset = ((uint64_t(f_flags) >> 30) & 0x1ull) != 0;
-  x.flags.indirect = ((uint64_t(f_flags) >> 31) & 0x1ull) != 0;
-  f_value = r.get<uint32_t>(s + 0x4);
-  if (f_value != 0 && f_value != 1u) fail(s + 0x4, "value", "value " + hex(f_value) + " is not a bool (0 or 1)");
-  x.value = f_value != 0;
 }
 
 void read_ParamV3(const R& r, uint64_t s, [[maybe_unused]] ParamV3& x) {
@@ -1015,13 +1174,13 @@ void read_Transition(const R& r, uint64_t s, [[maybe_unused]] Transition& x) {
       fail(s + 0x10, "value", "param_type " + std::to_string(f_param_type) + " is not a supported case (known: 0 int, 1 string, 2 float, 3 bool, 4 vec3)");
   }
   try {
-    x.current = std::string(r.cstring(r.base_strings + f_current));
+    x.current = std::string(r.str_strings(r.base_strings + f_current));
   } catch (DecodeError& e) { e.push_field("current"); throw; }
   try {
-    x.next = std::string(r.cstring(r.base_strings + f_next));
+    x.next = std::string(r.str_strings(r.base_strings + f_next));
   } catch (DecodeError& e) { e.push_field("next"); throw; }
   try {
-    x.parameter = std::string(r.cstring(r.base_strings + f_parameter));
+    x.parameter = std::string(r.str_strings(r.base_strings + f_parameter));
   } catch (DecodeError& e) { e.push_field("parameter"); throw; }
 }
 
@@ -1083,7 +1242,7 @@ uint64_t read_ValidTags(const R& r, uint64_t s, [[maybe_unused]] ValidTags& x) {
     r.need_array(o, n, 4);
     x.tags.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
-      try { x.tags[i] = std::string(r.cstring(r.base_strings + r.get<uint32_t>(o + i * 4))); }
+      try { x.tags[i] = std::string(r.str_strings(r.base_strings + r.get<uint32_t>(o + i * 4))); }
       catch (DecodeError& e) { e.push_index(i); throw; }
     }
     o += n * 4;
@@ -1100,13 +1259,13 @@ void read_AsMarking(const R& r, uint64_t s, [[maybe_unused]] AsMarking& x) {
   f_label = r.get<uint32_t>(s + 0x4);
   f_name = r.get<uint32_t>(s + 0x8);
   try {
-    x.kind = std::string(r.cstring(r.base_strings + f_kind));
+    x.kind = std::string(r.str_strings(r.base_strings + f_kind));
   } catch (DecodeError& e) { e.push_field("kind"); throw; }
   try {
-    x.label = std::string(r.cstring(r.base_strings + f_label));
+    x.label = std::string(r.str_strings(r.base_strings + f_label));
   } catch (DecodeError& e) { e.push_field("label"); throw; }
   try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
 }
 
@@ -1153,7 +1312,7 @@ uint64_t read_CommandGroup(const R& r, uint64_t s, [[maybe_unused]] CommandGroup
     r.need_array(o, n, 4);
     x.commands.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
-      try { x.commands[i] = std::string(r.cstring(r.base_strings + r.get<uint32_t>(o + i * 4))); }
+      try { x.commands[i] = std::string(r.str_strings(r.base_strings + r.get<uint32_t>(o + i * 4))); }
       catch (DecodeError& e) { e.push_index(i); throw; }
     }
     o += n * 4;
@@ -1190,7 +1349,7 @@ void read_MaterialBlend(const R& r, uint64_t s, [[maybe_unused]] MaterialBlend& 
   f_blend_start = r.get<float>(s + 0x4);
   x.blend_start = f_blend_start;
   try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
 }
 
@@ -1223,7 +1382,7 @@ uint64_t read_TagGroup(const R& r, uint64_t s, [[maybe_unused]] TagGroup& x) {
     r.need_array(o, n, 4);
     x.tags.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
-      try { x.tags[i] = std::string(r.cstring(r.base_strings + r.get<uint32_t>(o + i * 4))); }
+      try { x.tags[i] = std::string(r.str_strings(r.base_strings + r.get<uint32_t>(o + i * 4))); }
       catch (DecodeError& e) { e.push_index(i); throw; }
     }
     o += n * 4;
@@ -1273,7 +1432,7 @@ uint64_t read_Command(const R& r, uint64_t s, [[maybe_unused]] Command& x) {
   x.unknown_2e = f_unknown_2e;
   o += 0x2;
   try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   if (r.g_version >= 1047) {
     try {
@@ -1396,7 +1555,7 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, [[maybe_unused]] 
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
   try {
-    const uint64_t n = binschema::minus_(f_child_count, 1, "child_count - 1", s);
+    const uint64_t n = ((f_child_count != 0) ? binschema::minus_(f_child_count, 1, "child_count - 1", s) : 0);
     r.need_array(o, n, 4);
     x.children.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
@@ -1408,9 +1567,11 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, [[maybe_unused]] 
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
-  r.need(o, 0x4);
-  f_default_child = r.get<uint32_t>(o);
-  o += 0x4;
+  if (f_child_count != 0) {
+    r.need(o, 0x4);
+    f_default_child = r.get<uint32_t>(o);
+    o += 0x4;
+  }
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -1450,11 +1611,15 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, [[maybe_unused]] 
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
-  try {
-    if (f_default_child == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
-    r.need_target(f_default_child, 1);
-    read_FloatDefault(r, f_default_child, x.default_child);
-  } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+  if (f_child_count != 0) {
+    try {
+      if (f_default_child == 0) x.default_child.reset();
+      else {
+        r.need_target(f_default_child, 1);
+        read_FloatDefault(r, f_default_child, x.default_child.emplace());
+      }
+    } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+  }
   return o;
 }
 
@@ -1541,7 +1706,7 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, [[maybe_unused]]
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
   try {
-    const uint64_t n = binschema::minus_(f_child_count, 1, "child_count - 1", s);
+    const uint64_t n = ((f_child_count != 0) ? binschema::minus_(f_child_count, 1, "child_count - 1", s) : 0);
     r.need_array(o, n, 4);
     x.children.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
@@ -1553,9 +1718,11 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, [[maybe_unused]]
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
-  r.need(o, 0x4);
-  f_default_child = r.get<uint32_t>(o);
-  o += 0x4;
+  if (f_child_count != 0) {
+    r.need(o, 0x4);
+    f_default_child = r.get<uint32_t>(o);
+    o += 0x4;
+  }
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -1595,11 +1762,15 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, [[maybe_unused]]
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
-  try {
-    if (f_default_child == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
-    r.need_target(f_default_child, 1);
-    read_StringChild(r, f_default_child, x.default_child);
-  } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+  if (f_child_count != 0) {
+    try {
+      if (f_default_child == 0) x.default_child.reset();
+      else {
+        r.need_target(f_default_child, 1);
+        read_StringChild(r, f_default_child, x.default_child.emplace());
+      }
+    } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+  }
   return o;
 }
 
@@ -1968,7 +2139,7 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, [[maybe_unused]] In
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
   try {
-    const uint64_t n = binschema::minus_(f_child_count, 1, "child_count - 1", s);
+    const uint64_t n = ((f_child_count != 0) ? binschema::minus_(f_child_count, 1, "child_count - 1", s) : 0);
     r.need_array(o, n, 4);
     x.children.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
@@ -1980,9 +2151,11 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, [[maybe_unused]] In
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
-  r.need(o, 0x4);
-  f_default_child = r.get<uint32_t>(o);
-  o += 0x4;
+  if (f_child_count != 0) {
+    r.need(o, 0x4);
+    f_default_child = r.get<uint32_t>(o);
+    o += 0x4;
+  }
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -2022,11 +2195,15 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, [[maybe_unused]] In
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
-  try {
-    if (f_default_child == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
-    r.need_target(f_default_child, 1);
-    read_IntChild(r, f_default_child, x.default_child);
-  } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+  if (f_child_count != 0) {
+    try {
+      if (f_default_child == 0) x.default_child.reset();
+      else {
+        r.need_target(f_default_child, 1);
+        read_IntChild(r, f_default_child, x.default_child.emplace());
+      }
+    } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+  }
   return o;
 }
 
@@ -2907,161 +3084,6 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
 }
 
-void read_EventParam(const R& r, uint64_t s, [[maybe_unused]] EventParam& x) {
-  r.need(s, 0x4);
-  const uint64_t w_value = r.get<uint32_t>(s + 0x0);
-  switch (w_value >> 24) {
-    case 16: {
-      auto& v = x.value.template emplace<0>();
-      const uint64_t t = w_value & 0xffffff;
-      try {
-        r.need_target(t, 0x8);
-        read_ParamB(r, t, v);
-      } catch (DecodeError& e) { e.push_field("bool"); e.push_field("value"); throw; }
-      break;
-    }
-    case 32: {
-      auto& v = x.value.template emplace<1>();
-      const uint64_t t = w_value & 0xffffff;
-      try {
-        r.need_target(t, 0x8);
-        read_ParamI(r, t, v);
-      } catch (DecodeError& e) { e.push_field("int"); e.push_field("value"); throw; }
-      break;
-    }
-    case 48: {
-      auto& v = x.value.template emplace<2>();
-      const uint64_t t = w_value & 0xffffff;
-      try {
-        r.need_target(t, 0x8);
-        read_ParamF(r, t, v);
-      } catch (DecodeError& e) { e.push_field("float"); e.push_field("value"); throw; }
-      break;
-    }
-    case 64: {
-      auto& v = x.value.template emplace<3>();
-      const uint64_t t = w_value & 0xffffff;
-      try {
-        r.need_target(t, 0x8);
-        read_ParamS(r, t, v);
-      } catch (DecodeError& e) { e.push_field("string"); e.push_field("value"); throw; }
-      break;
-    }
-    default:
-      fail(s + 0x0, "value", "tag " + hex(w_value >> 24) + " (bits 24 and up) is not a supported case (known: 16 bool, 32 int, 48 float, 64 string)");
-  }
-}
-
-uint64_t read_EventParams(const R& r, uint64_t s, [[maybe_unused]] EventParams& x) {
-  r.need(s, 0x4);
-  uint64_t o = s + 0x4;
-  [[maybe_unused]] uint32_t f_count = 0;
-  f_count = r.get<uint32_t>(s + 0x0);
-  try {
-    const uint64_t n = f_count;
-    r.need_array(o, n, 0x4);
-    x.values.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      try {
-        read_EventParam(r, o, x.values[i]);
-        o += 0x4;
-      } catch (DecodeError& e) { e.push_index(i); throw; }
-    }
-  } catch (DecodeError& e) { e.push_field("values"); throw; }
-  return o;
-}
-
-void read_Trigger(const R& r, uint64_t s, [[maybe_unused]] Trigger& x) {
-  r.need(s, 0x18);
-  [[maybe_unused]] uint64_t f_name = 0;
-  [[maybe_unused]] uint32_t f_unknown = 0;
-  [[maybe_unused]] uint64_t f_params = 0;
-  [[maybe_unused]] uint32_t f_param_size = 0;
-  [[maybe_unused]] uint32_t f_hash = 0;
-  [[maybe_unused]] float f_start = 0;
-  f_name = r.get<uint32_t>(s + 0x0);
-  f_unknown = r.get<uint32_t>(s + 0x4);
-  x.unknown = f_unknown;
-  f_params = r.get<uint32_t>(s + 0x8);
-  f_param_size = r.get<uint32_t>(s + 0xc);
-  f_hash = r.get<uint32_t>(s + 0x10);
-  x.hash = f_hash;
-  f_start = r.get<float>(s + 0x14);
-  x.start = f_start;
-  try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
-  } catch (DecodeError& e) { e.push_field("name"); throw; }
-  try {
-    if (f_params == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
-    if (r.lay) r.lay->note(s + 0x8, f_params);
-    r.need_target(f_params, 1);
-    read_EventParams(r, f_params, x.params);
-  } catch (DecodeError& e) { e.push_field("params"); throw; }
-}
-
-void read_Hold(const R& r, uint64_t s, [[maybe_unused]] Hold& x) {
-  r.need(s, 0x1c);
-  [[maybe_unused]] uint64_t f_name = 0;
-  [[maybe_unused]] uint32_t f_unknown = 0;
-  [[maybe_unused]] uint64_t f_params = 0;
-  [[maybe_unused]] uint32_t f_param_size = 0;
-  [[maybe_unused]] uint32_t f_hash = 0;
-  [[maybe_unused]] float f_start = 0;
-  [[maybe_unused]] float f_end = 0;
-  f_name = r.get<uint32_t>(s + 0x0);
-  f_unknown = r.get<uint32_t>(s + 0x4);
-  x.unknown = f_unknown;
-  f_params = r.get<uint32_t>(s + 0x8);
-  f_param_size = r.get<uint32_t>(s + 0xc);
-  f_hash = r.get<uint32_t>(s + 0x10);
-  x.hash = f_hash;
-  f_start = r.get<float>(s + 0x14);
-  x.start = f_start;
-  f_end = r.get<float>(s + 0x18);
-  x.end = f_end;
-  try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
-  } catch (DecodeError& e) { e.push_field("name"); throw; }
-  try {
-    if (f_params == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
-    if (r.lay) r.lay->note(s + 0x8, f_params);
-    r.need_target(f_params, 1);
-    read_EventParams(r, f_params, x.params);
-  } catch (DecodeError& e) { e.push_field("params"); throw; }
-}
-
-uint64_t read_EventGroup(const R& r, uint64_t s, [[maybe_unused]] EventGroup& x) {
-  r.need(s, 0x8);
-  uint64_t o = s + 0x8;
-  [[maybe_unused]] uint32_t f_trigger_count = 0;
-  [[maybe_unused]] uint32_t f_hold_count = 0;
-  f_trigger_count = r.get<uint32_t>(s + 0x0);
-  f_hold_count = r.get<uint32_t>(s + 0x4);
-  try {
-    const uint64_t n = f_trigger_count;
-    r.need_array(o, n, 0x18);
-    x.triggers.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      try {
-        read_Trigger(r, o, x.triggers[i]);
-        o += 0x18;
-      } catch (DecodeError& e) { e.push_index(i); throw; }
-    }
-  } catch (DecodeError& e) { e.push_field("triggers"); throw; }
-  try {
-    const uint64_t n = f_hold_count;
-    r.need_array(o, n, 0x1c);
-    x.holds.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      try {
-        read_Hold(r, o, x.holds[i]);
-        o += 0x1c;
-      } catch (DecodeError& e) { e.push_index(i); throw; }
-    }
-  } catch (DecodeError& e) { e.push_field("holds"); throw; }
-  return o;
-}
-
 uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   r.need(s, 0x68);
   uint64_t o = s + 0x68;
@@ -3076,7 +3098,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   [[maybe_unused]] uint32_t f_string_pool_offset = 0;
   [[maybe_unused]] uint64_t f_enum_resolves = 0;
   [[maybe_unused]] uint64_t f_state_transitions = 0;
-  [[maybe_unused]] uint32_t f_event_table_offset = 0;
+  [[maybe_unused]] uint64_t f_event_groups = 0;
   [[maybe_unused]] uint64_t f_partials = 0;
   [[maybe_unused]] uint64_t f_sync_data = 0;
   [[maybe_unused]] uint64_t f_sync_indices = 0;
@@ -3108,7 +3130,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   r.base_strings = f_string_pool_offset;
   f_enum_resolves = r.get<uint32_t>(s + 0x28);
   f_state_transitions = r.get<uint32_t>(s + 0x2c);
-  f_event_table_offset = r.get<uint32_t>(s + 0x30);
+  f_event_groups = r.get<uint32_t>(s + 0x30);
   f_partials = r.get<uint32_t>(s + 0x34);
   f_sync_data = r.get<uint32_t>(s + 0x38);
   f_sync_indices = r.get<uint32_t>(s + 0x3c);
@@ -3150,20 +3172,7 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     }
   } catch (DecodeError& e) { e.push_field("nodes"); throw; }
   try {
-    const uint64_t n = f_event_count;
-    r.need_array(o, n, 4);
-    x.event_groups.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      const uint64_t e = r.get<uint32_t>(o + i * 4);
-      try {
-        r.need_target(e, 1);
-        read_EventGroup(r, e, x.event_groups[i]);
-      } catch (DecodeError& err) { err.push_index(i); throw; }
-    }
-    o += n * 4;
-  } catch (DecodeError& e) { e.push_field("event_groups"); throw; }
-  try {
-    x.file_name = std::string(r.cstring(r.base_strings + f_file_name));
+    x.file_name = std::string(r.str_strings(r.base_strings + f_file_name));
   } catch (DecodeError& e) { e.push_field("file_name"); throw; }
   try {
     if (f_blackboard == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
@@ -3183,6 +3192,25 @@ uint64_t read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     r.need_target(f_state_transitions, 1);
     read_StateTransitions(r, f_state_transitions, x.state_transitions);
   } catch (DecodeError& e) { e.push_field("state_transitions"); throw; }
+  try {
+    const uint64_t n = f_event_count;
+    if (n != 0) {
+      if (f_event_groups == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
+      const uint64_t t = f_event_groups;
+      if (r.lay) r.lay->note(s + 0x30, t);
+      r.need_target(t, 1);
+      r.need_array(t, n, 0x4);
+      x.event_groups.resize(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t e = r.get<uint32_t>(t + i * 0x4);
+        if (r.lay) r.lay->note(t + i * 0x4, e);
+        try {
+          r.need_target(e, 1);
+          read_EventGroup(r, e, x.event_groups[i]);
+        } catch (DecodeError& err) { err.push_index(i); throw; }
+      }
+    }
+  } catch (DecodeError& e) { e.push_field("event_groups"); throw; }
   try {
     const uint64_t n = f_partial_count;
     if (n != 0) {
@@ -3554,6 +3582,115 @@ uint64_t put_StateTransitions(WCtx& c, [[maybe_unused]] const StateTransitions& 
   return s;
 }
 
+void put_ParamB([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ParamB& x) {
+  {
+    uint64_t v = 0;
+    if (uint64_t(x.flags.index) >> 16) throw binschema::EncodeError(std::string("ParamB.flags") + ".index: value " + std::to_string(x.flags.index) + " does not fit in 16 bits");
+    v |= uint64_t(x.flags.index) << 0;
+    if (uint64_t(x.flags.unknown) >> 8) throw binschema::EncodeError(std::string("ParamB.flags") + ".unknown: value " + std::to_string(x.flags.unknown) + " does not fit in 8 bits");
+    v |= uint64_t(x.flags.unknown) << 16;
+    v |= uint64_t(x.flags.exb) << 24;
+    v |= uint64_t(x.flags.command_data) << 25;
+    if (uint64_t(x.flags.component) >> 2) throw binschema::EncodeError(std::string("ParamB.flags") + ".component: value " + std::to_string(x.flags.component) + " does not fit in 2 bits");
+    v |= uint64_t(x.flags.component) << 26;
+    if (uint64_t(x.flags.select) >> 2) throw binschema::EncodeError(std::string("ParamB.flags") + ".select: value " + std::to_string(x.flags.select) + " does not fit in 2 bits");
+    v |= uint64_t(x.flags.select) << 28;
+    v |= uint64_t(x.flags.preset) << 30;
+    v |= uint64_t(x.flags.indirect) << 31;
+    c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(v));
+  }
+  c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.value));
+}
+
+void put_ParamS([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ParamS& x) {
+  {
+    uint64_t v = 0;
+    if (uint64_t(x.flags.index) >> 16) throw binschema::EncodeError(std::string("ParamS.flags") + ".index: value " + std::to_string(x.flags.index) + " does not fit in 16 bits");
+    v |= uint64_t(x.flags.index) << 0;
+    if (uint64_t(x.flags.unknown) >> 8) throw binschema::EncodeError(std::string("ParamS.flags") + ".unknown: value " + std::to_string(x.flags.unknown) + " does not fit in 8 bits");
+    v |= uint64_t(x.flags.unknown) << 16;
+    v |= uint64_t(x.flags.exb) << 24;
+    v |= uint64_t(x.flags.command_data) << 25;
+    if (uint64_t(x.flags.component) >> 2) throw binschema::EncodeError(std::string("ParamS.flags") + ".component: value " + std::to_string(x.flags.component) + " does not fit in 2 bits");
+    v |= uint64_t(x.flags.component) << 26;
+    if (uint64_t(x.flags.select) >> 2) throw binschema::EncodeError(std::string("ParamS.flags") + ".select: value " + std::to_string(x.flags.select) + " does not fit in 2 bits");
+    v |= uint64_t(x.flags.select) << 28;
+    v |= uint64_t(x.flags.preset) << 30;
+    v |= uint64_t(x.flags.indirect) << 31;
+    c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(v));
+  }
+  c.pool_strings.ref(x.value, s + 0x4, 4, true, false);
+}
+
+void put_EventParam([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const EventParam& x) {
+  switch (x.value.index()) {
+    case 0: {
+      [[maybe_unused]] const auto& v = std::get<0>(x.value);
+      c.pool_event_values.ref(block_event_values_ParamB(c, v), s + 0x0, 4, 16u, 24);
+      break;
+    }
+    case 1: {
+      [[maybe_unused]] const auto& v = std::get<1>(x.value);
+      c.pool_event_values.ref(block_event_values_ParamI(c, v), s + 0x0, 4, 32u, 24);
+      break;
+    }
+    case 2: {
+      [[maybe_unused]] const auto& v = std::get<2>(x.value);
+      c.pool_event_values.ref(block_event_values_ParamF(c, v), s + 0x0, 4, 48u, 24);
+      break;
+    }
+    case 3: {
+      [[maybe_unused]] const auto& v = std::get<3>(x.value);
+      c.pool_event_values.ref(block_event_values_ParamS(c, v), s + 0x0, 4, 64u, 24);
+      break;
+    }
+  }
+}
+
+uint64_t put_EventParams(WCtx& c, [[maybe_unused]] const EventParams& x) {
+  const uint64_t s = c.w.reserve(0x4);
+  c.w.put_uint(s + 0x0, 4, x.values.size(), "EventParams.count");
+  for (const auto& e : x.values) {
+    put_EventParam(c, c.w.reserve(0x4), e);
+  }
+  return s;
+}
+
+void put_Trigger([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Trigger& x) {
+  [[maybe_unused]] const uint64_t d_param_size = uint64_t((uint64_t(x.params.values.size()) * 8ull));
+  c.pool_strings.ref(x.name, s + 0x0, 4, true, false);
+  c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.unknown));
+  c.w.put_uint(s + 0xc, 4, d_param_size, "Trigger.param_size");
+  c.w.put<uint32_t>(s + 0x10, static_cast<uint32_t>(x.hash));
+  c.w.put<float>(s + 0x14, static_cast<float>(x.start));
+}
+
+void put_Hold([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Hold& x) {
+  [[maybe_unused]] const uint64_t d_param_size = uint64_t((uint64_t(x.params.values.size()) * 8ull));
+  c.pool_strings.ref(x.name, s + 0x0, 4, true, false);
+  c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.unknown));
+  c.w.put_uint(s + 0xc, 4, d_param_size, "Hold.param_size");
+  c.w.put<uint32_t>(s + 0x10, static_cast<uint32_t>(x.hash));
+  c.w.put<float>(s + 0x14, static_cast<float>(x.start));
+  c.w.put<float>(s + 0x18, static_cast<float>(x.end));
+}
+
+uint64_t put_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x) {
+  const uint64_t s = c.w.reserve(0x8);
+  c.pool_event_values = binschema::BlockPool();  // one per EventGroup
+  c.w.put_uint(s + 0x0, 4, x.triggers.size(), "EventGroup.trigger_count");
+  c.w.put_uint(s + 0x4, 4, x.holds.size(), "EventGroup.hold_count");
+  for (const auto& e : x.triggers) {
+    put_Trigger(c, c.w.reserve(0x18), e);
+  }
+  [[maybe_unused]] const uint64_t o_holds = c.w.pos();
+  c.at.set(&x.holds, 345, c.w.pos());
+  for (const auto& e : x.holds) {
+    put_Hold(c, c.w.reserve(0x1c), e);
+  }
+  return s;
+}
+
 void put_PartialBone([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const PartialBone& x) {
   c.pool_strings.ref(x.name, s + 0x0, 4, true, false);
   c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(x.unknown1));
@@ -3647,46 +3784,6 @@ void put_BoneGroup([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[mayb
   c.pool_strings.ref(x.name, s + 0x4, 4, true, false);
   c.w.put_uint(s + 0x8, 4, x.bones.size(), "BoneGroup.bone_count");
   c.w.put<uint32_t>(s + 0xc, static_cast<uint32_t>(x.unknown));
-}
-
-void put_ParamS([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ParamS& x) {
-  {
-    uint64_t v = 0;
-    if (uint64_t(x.flags.index) >> 16) throw binschema::EncodeError(std::string("ParamS.flags") + ".index: value " + std::to_string(x.flags.index) + " does not fit in 16 bits");
-    v |= uint64_t(x.flags.index) << 0;
-    if (uint64_t(x.flags.unknown) >> 8) throw binschema::EncodeError(std::string("ParamS.flags") + ".unknown: value " + std::to_string(x.flags.unknown) + " does not fit in 8 bits");
-    v |= uint64_t(x.flags.unknown) << 16;
-    v |= uint64_t(x.flags.exb) << 24;
-    v |= uint64_t(x.flags.command_data) << 25;
-    if (uint64_t(x.flags.component) >> 2) throw binschema::EncodeError(std::string("ParamS.flags") + ".component: value " + std::to_string(x.flags.component) + " does not fit in 2 bits");
-    v |= uint64_t(x.flags.component) << 26;
-    if (uint64_t(x.flags.select) >> 2) throw binschema::EncodeError(std::string("ParamS.flags") + ".select: value " + std::to_string(x.flags.select) + " does not fit in 2 bits");
-    v |= uint64_t(x.flags.select) << 28;
-    v |= uint64_t(x.flags.preset) << 30;
-    v |= uint64_t(x.flags.indirect) << 31;
-    c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(v));
-  }
-  c.pool_strings.ref(x.value, s + 0x4, 4, true, false);
-}
-
-void put_ParamB([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ParamB& x) {
-  {
-    uint64_t v = 0;
-    if (uint64_t(x.flags.index) >> 16) throw binschema::EncodeError(std::string("ParamB.flags") + ".index: value " + std::to_string(x.flags.index) + " does not fit in 16 bits");
-    v |= uint64_t(x.flags.index) << 0;
-    if (uint64_t(x.flags.unknown) >> 8) throw binschema::EncodeError(std::string("ParamB.flags") + ".unknown: value " + std::to_string(x.flags.unknown) + " does not fit in 8 bits");
-    v |= uint64_t(x.flags.unknown) << 16;
-    v |= uint64_t(x.flags.exb) << 24;
-    v |= uint64_t(x.flags.command_data) << 25;
-    if (uint64_t(x.flags.component) >> 2) throw binschema::EncodeError(std::string("ParamB.flags") + ".component: value " + std::to_string(x.flags.component) + " does not fit in 2 bits");
-    v |= uint64_t(x.flags.component) << 26;
-    if (uint64_t(x.flags.select) >> 2) throw binschema::EncodeError(std::string("ParamB.flags") + ".select: value " + std::to_string(x.flags.select) + " does not fit in 2 bits");
-    v |= uint64_t(x.flags.select) << 28;
-    v |= uint64_t(x.flags.preset) << 30;
-    v |= uint64_t(x.flags.indirect) << 31;
-    c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(v));
-  }
-  c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.value));
 }
 
 void put_ParamV3([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ParamV3& x) {
@@ -3895,11 +3992,11 @@ uint64_t put_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelec
   const uint64_t s = c.w.reserve(0xc);
   [[maybe_unused]] const uint64_t d_state_base = uint64_t(0ull);
   [[maybe_unused]] const uint64_t d_unknown_base = uint64_t(uint64_t(x.states.size()));
-  [[maybe_unused]] const uint64_t d_child_count = uint64_t((uint64_t(x.children.size()) + 1ull));
+  [[maybe_unused]] const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull));
   [[maybe_unused]] const uint64_t d_child_base = uint64_t((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())));
-  [[maybe_unused]] const uint64_t d_transition_base = uint64_t((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull));
-  [[maybe_unused]] const uint64_t d_event_base = uint64_t(((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull) + uint64_t(x.transitions.size())));
-  [[maybe_unused]] const uint64_t d_frame_base = uint64_t((((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull) + uint64_t(x.transitions.size())) + uint64_t(x.events.size())));
+  [[maybe_unused]] const uint64_t d_transition_base = uint64_t(((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count));
+  [[maybe_unused]] const uint64_t d_event_base = uint64_t((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count) + uint64_t(x.transitions.size())));
+  [[maybe_unused]] const uint64_t d_frame_base = uint64_t(((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count) + uint64_t(x.transitions.size())) + uint64_t(x.events.size())));
   c.w.put_uint(s + 0x0, 1, x.states.size(), "FloatSelectorConnections.state_count");
   c.w.put_uint(s + 0x1, 1, d_state_base, "FloatSelectorConnections.state_base");
   c.w.put_uint(s + 0x2, 1, x.unknowns.size(), "FloatSelectorConnections.unknown_count");
@@ -3914,22 +4011,26 @@ uint64_t put_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelec
   c.w.put_uint(s + 0xb, 1, d_frame_base, "FloatSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, 197, o_unknowns);
+  c.at.set(&x.unknowns, 196, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("FloatSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at.set(&x.children, 198, o_children);
+  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want) throw binschema::EncodeError(std::string("FloatSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  c.at.set(&x.children, 197, o_children);
   c.w.reserve(x.children.size() * 4);
-  [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at.set(&x.default_child, 199, o_default_child);
+  if (d_child_count != 0ull) {
+    [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
+    c.at.set(&x.default_child, 198, o_default_child);
+  } else if (x.default_child != decltype(x.default_child){}) {
+    throw binschema::EncodeError("FloatSelectorConnections.default_child: not stored when child_count != 0 is false");
+  }
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, 200, o_transitions);
+  c.at.set(&x.transitions, 199, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, 201, o_events);
+  c.at.set(&x.events, 200, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, 202, o_frames);
+  c.at.set(&x.frames, 201, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -3952,11 +4053,11 @@ uint64_t put_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSel
   const uint64_t s = c.w.reserve(0xc);
   [[maybe_unused]] const uint64_t d_state_base = uint64_t(0ull);
   [[maybe_unused]] const uint64_t d_unknown_base = uint64_t(uint64_t(x.states.size()));
-  [[maybe_unused]] const uint64_t d_child_count = uint64_t((uint64_t(x.children.size()) + 1ull));
+  [[maybe_unused]] const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull));
   [[maybe_unused]] const uint64_t d_child_base = uint64_t((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())));
-  [[maybe_unused]] const uint64_t d_transition_base = uint64_t((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull));
-  [[maybe_unused]] const uint64_t d_event_base = uint64_t(((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull) + uint64_t(x.transitions.size())));
-  [[maybe_unused]] const uint64_t d_frame_base = uint64_t((((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull) + uint64_t(x.transitions.size())) + uint64_t(x.events.size())));
+  [[maybe_unused]] const uint64_t d_transition_base = uint64_t(((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count));
+  [[maybe_unused]] const uint64_t d_event_base = uint64_t((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count) + uint64_t(x.transitions.size())));
+  [[maybe_unused]] const uint64_t d_frame_base = uint64_t(((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count) + uint64_t(x.transitions.size())) + uint64_t(x.events.size())));
   c.w.put_uint(s + 0x0, 1, x.states.size(), "StringSelectorConnections.state_count");
   c.w.put_uint(s + 0x1, 1, d_state_base, "StringSelectorConnections.state_base");
   c.w.put_uint(s + 0x2, 1, x.unknowns.size(), "StringSelectorConnections.unknown_count");
@@ -3971,22 +4072,26 @@ uint64_t put_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSel
   c.w.put_uint(s + 0xb, 1, d_frame_base, "StringSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, 216, o_unknowns);
+  c.at.set(&x.unknowns, 215, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("StringSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at.set(&x.children, 217, o_children);
+  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want) throw binschema::EncodeError(std::string("StringSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  c.at.set(&x.children, 216, o_children);
   c.w.reserve(x.children.size() * 4);
-  [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at.set(&x.default_child, 218, o_default_child);
+  if (d_child_count != 0ull) {
+    [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
+    c.at.set(&x.default_child, 217, o_default_child);
+  } else if (x.default_child != decltype(x.default_child){}) {
+    throw binschema::EncodeError("StringSelectorConnections.default_child: not stored when child_count != 0 is false");
+  }
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, 219, o_transitions);
+  c.at.set(&x.transitions, 218, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, 220, o_events);
+  c.at.set(&x.events, 219, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, 221, o_frames);
+  c.at.set(&x.frames, 220, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4022,19 +4127,19 @@ uint64_t put_Connections(WCtx& c, [[maybe_unused]] const Connections& x) {
   c.w.put_uint(s + 0xb, 1, d_frame_base, "Connections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, 179, o_unknowns);
+  c.at.set(&x.unknowns, 178, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at.set(&x.children, 180, o_children);
+  c.at.set(&x.children, 179, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, 181, o_transitions);
+  c.at.set(&x.transitions, 180, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, 182, o_events);
+  c.at.set(&x.events, 181, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, 183, o_frames);
+  c.at.set(&x.frames, 182, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4078,19 +4183,19 @@ uint64_t put_BlenderConnections(WCtx& c, [[maybe_unused]] const BlenderConnectio
   c.w.put_uint(s + 0xb, 1, d_frame_base, "BlenderConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, 254, o_unknowns);
+  c.at.set(&x.unknowns, 253, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at.set(&x.children, 255, o_children);
+  c.at.set(&x.children, 254, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, 256, o_transitions);
+  c.at.set(&x.transitions, 255, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, 257, o_events);
+  c.at.set(&x.events, 256, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, 258, o_frames);
+  c.at.set(&x.frames, 257, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4121,11 +4226,11 @@ uint64_t put_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorC
   const uint64_t s = c.w.reserve(0xc);
   [[maybe_unused]] const uint64_t d_state_base = uint64_t(0ull);
   [[maybe_unused]] const uint64_t d_unknown_base = uint64_t(uint64_t(x.states.size()));
-  [[maybe_unused]] const uint64_t d_child_count = uint64_t((uint64_t(x.children.size()) + 1ull));
+  [[maybe_unused]] const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull));
   [[maybe_unused]] const uint64_t d_child_base = uint64_t((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())));
-  [[maybe_unused]] const uint64_t d_transition_base = uint64_t((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull));
-  [[maybe_unused]] const uint64_t d_event_base = uint64_t(((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull) + uint64_t(x.transitions.size())));
-  [[maybe_unused]] const uint64_t d_frame_base = uint64_t((((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + uint64_t(x.children.size())) + 1ull) + uint64_t(x.transitions.size())) + uint64_t(x.events.size())));
+  [[maybe_unused]] const uint64_t d_transition_base = uint64_t(((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count));
+  [[maybe_unused]] const uint64_t d_event_base = uint64_t((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count) + uint64_t(x.transitions.size())));
+  [[maybe_unused]] const uint64_t d_frame_base = uint64_t(((((uint64_t(x.states.size()) + uint64_t(x.unknowns.size())) + d_child_count) + uint64_t(x.transitions.size())) + uint64_t(x.events.size())));
   c.w.put_uint(s + 0x0, 1, x.states.size(), "IntSelectorConnections.state_count");
   c.w.put_uint(s + 0x1, 1, d_state_base, "IntSelectorConnections.state_base");
   c.w.put_uint(s + 0x2, 1, x.unknowns.size(), "IntSelectorConnections.unknown_count");
@@ -4140,22 +4245,26 @@ uint64_t put_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorC
   c.w.put_uint(s + 0xb, 1, d_frame_base, "IntSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, 235, o_unknowns);
+  c.at.set(&x.unknowns, 234, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = (d_child_count - 1ull); x.children.size() != want) throw binschema::EncodeError(std::string("IntSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count - 1 is " + std::to_string(want));
-  c.at.set(&x.children, 236, o_children);
+  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want) throw binschema::EncodeError(std::string("IntSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  c.at.set(&x.children, 235, o_children);
   c.w.reserve(x.children.size() * 4);
-  [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
-  c.at.set(&x.default_child, 237, o_default_child);
+  if (d_child_count != 0ull) {
+    [[maybe_unused]] const uint64_t o_default_child = c.w.reserve(0x4);
+    c.at.set(&x.default_child, 236, o_default_child);
+  } else if (x.default_child != decltype(x.default_child){}) {
+    throw binschema::EncodeError("IntSelectorConnections.default_child: not stored when child_count != 0 is false");
+  }
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, 238, o_transitions);
+  c.at.set(&x.transitions, 237, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, 239, o_events);
+  c.at.set(&x.events, 238, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, 240, o_frames);
+  c.at.set(&x.frames, 239, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4196,7 +4305,7 @@ uint64_t put_MaterialAnimation(WCtx& c, [[maybe_unused]] const MaterialAnimation
   [[maybe_unused]] const uint64_t o_loop = c.w.reserve(0x8);
   put_ParamB(c, o_loop, x.loop);
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at.set(&x.connections, 101, o_connections);
+  c.at.set(&x.connections, 100, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4228,7 +4337,7 @@ uint64_t put_FrameController(WCtx& c, [[maybe_unused]] const FrameController& x)
   [[maybe_unused]] const uint64_t o_unknown5 = c.w.reserve(0x4);
   c.w.put<uint32_t>(o_unknown5, static_cast<uint32_t>(x.unknown5));
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at.set(&x.connections, 119, o_connections);
+  c.at.set(&x.connections, 118, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4268,19 +4377,19 @@ uint64_t put_RandomSelectorConnections(WCtx& c, [[maybe_unused]] const RandomSel
   c.w.put_uint(s + 0xb, 1, d_frame_base, "RandomSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, 272, o_unknowns);
+  c.at.set(&x.unknowns, 271, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at.set(&x.children, 273, o_children);
+  c.at.set(&x.children, 272, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, 274, o_transitions);
+  c.at.set(&x.transitions, 273, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, 275, o_events);
+  c.at.set(&x.events, 274, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, 276, o_frames);
+  c.at.set(&x.frames, 275, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4323,19 +4432,19 @@ uint64_t put_TagSelectorConnections(WCtx& c, [[maybe_unused]] const TagSelectorC
   c.w.put_uint(s + 0xb, 1, d_frame_base, "TagSelectorConnections.frame_base");
   c.w.reserve(x.states.size() * 4);
   [[maybe_unused]] const uint64_t o_unknowns = c.w.pos();
-  c.at.set(&x.unknowns, 290, o_unknowns);
+  c.at.set(&x.unknowns, 289, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  c.at.set(&x.children, 291, o_children);
+  c.at.set(&x.children, 290, o_children);
   c.w.reserve(x.children.size() * 4);
   [[maybe_unused]] const uint64_t o_transitions = c.w.pos();
-  c.at.set(&x.transitions, 292, o_transitions);
+  c.at.set(&x.transitions, 291, o_transitions);
   c.w.reserve(x.transitions.size() * 4);
   [[maybe_unused]] const uint64_t o_events = c.w.pos();
-  c.at.set(&x.events, 293, o_events);
+  c.at.set(&x.events, 292, o_events);
   c.w.reserve(x.events.size() * 4);
   [[maybe_unused]] const uint64_t o_frames = c.w.pos();
-  c.at.set(&x.frames, 294, o_frames);
+  c.at.set(&x.frames, 293, o_frames);
   c.w.reserve(x.frames.size() * 4);
   return s;
 }
@@ -4390,7 +4499,7 @@ uint64_t put_InitialFrame(WCtx& c, [[maybe_unused]] const InitialFrame& x) {
   [[maybe_unused]] const uint64_t o_exclude_random_loops = c.w.reserve(0x8);
   put_ParamB(c, o_exclude_random_loops, x.exclude_random_loops);
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at.set(&x.connections, 149, o_connections);
+  c.at.set(&x.connections, 148, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4408,7 +4517,7 @@ uint64_t put_BoneBlender(WCtx& c, [[maybe_unused]] const BoneBlender& x) {
     throw binschema::EncodeError("BoneBlender.unknown: not stored when version >= 0x417 is false");
   }
   [[maybe_unused]] const uint64_t o_connections = c.w.pos();
-  c.at.set(&x.connections, 155, o_connections);
+  c.at.set(&x.connections, 154, o_connections);
   put_Connections(c, x.connections);
   return s;
 }
@@ -4566,75 +4675,6 @@ void put_Node([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
   put_Guid(c, s + 0x14, x.guid);
 }
 
-void put_EventParam([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const EventParam& x) {
-  switch (x.value.index()) {
-    case 0: {
-      [[maybe_unused]] const auto& v = std::get<0>(x.value);
-      c.pool_event_values.ref(block_event_values_ParamB(c, v), s + 0x0, 4, 16u, 24);
-      break;
-    }
-    case 1: {
-      [[maybe_unused]] const auto& v = std::get<1>(x.value);
-      c.pool_event_values.ref(block_event_values_ParamI(c, v), s + 0x0, 4, 32u, 24);
-      break;
-    }
-    case 2: {
-      [[maybe_unused]] const auto& v = std::get<2>(x.value);
-      c.pool_event_values.ref(block_event_values_ParamF(c, v), s + 0x0, 4, 48u, 24);
-      break;
-    }
-    case 3: {
-      [[maybe_unused]] const auto& v = std::get<3>(x.value);
-      c.pool_event_values.ref(block_event_values_ParamS(c, v), s + 0x0, 4, 64u, 24);
-      break;
-    }
-  }
-}
-
-uint64_t put_EventParams(WCtx& c, [[maybe_unused]] const EventParams& x) {
-  const uint64_t s = c.w.reserve(0x4);
-  c.w.put_uint(s + 0x0, 4, x.values.size(), "EventParams.count");
-  for (const auto& e : x.values) {
-    put_EventParam(c, c.w.reserve(0x4), e);
-  }
-  return s;
-}
-
-void put_Trigger([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Trigger& x) {
-  [[maybe_unused]] const uint64_t d_param_size = uint64_t((uint64_t(x.params.values.size()) * 8ull));
-  c.pool_strings.ref(x.name, s + 0x0, 4, true, false);
-  c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.unknown));
-  c.w.put_uint(s + 0xc, 4, d_param_size, "Trigger.param_size");
-  c.w.put<uint32_t>(s + 0x10, static_cast<uint32_t>(x.hash));
-  c.w.put<float>(s + 0x14, static_cast<float>(x.start));
-}
-
-void put_Hold([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const Hold& x) {
-  [[maybe_unused]] const uint64_t d_param_size = uint64_t((uint64_t(x.params.values.size()) * 8ull));
-  c.pool_strings.ref(x.name, s + 0x0, 4, true, false);
-  c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.unknown));
-  c.w.put_uint(s + 0xc, 4, d_param_size, "Hold.param_size");
-  c.w.put<uint32_t>(s + 0x10, static_cast<uint32_t>(x.hash));
-  c.w.put<float>(s + 0x14, static_cast<float>(x.start));
-  c.w.put<float>(s + 0x18, static_cast<float>(x.end));
-}
-
-uint64_t put_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x) {
-  const uint64_t s = c.w.reserve(0x8);
-  c.pool_event_values = binschema::BlockPool();  // one per EventGroup
-  c.w.put_uint(s + 0x0, 4, x.triggers.size(), "EventGroup.trigger_count");
-  c.w.put_uint(s + 0x4, 4, x.holds.size(), "EventGroup.hold_count");
-  for (const auto& e : x.triggers) {
-    put_Trigger(c, c.w.reserve(0x18), e);
-  }
-  [[maybe_unused]] const uint64_t o_holds = c.w.pos();
-  c.at.set(&x.holds, 346, c.w.pos());
-  for (const auto& e : x.holds) {
-    put_Hold(c, c.w.reserve(0x1c), e);
-  }
-  return s;
-}
-
 uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   const uint64_t s = c.w.reserve(0x68);
   c.w.chars(s + 0x0, "ASB ", 4, false, "File.magic");
@@ -4647,7 +4687,6 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   c.w.put_uint(s + 0x18, 4, x.partials.size(), "File.partial_count");
   c.w.put_uint(s + 0x1c, 4, x.sync_data.size(), "File.sync_data_count");
   c.w.late({s + 0x24, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "File.string_pool_offset"});
-  c.w.late({s + 0x30, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(3); }, "File.event_table_offset"});
   if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(); x.sync_indices.size() != want) throw binschema::EncodeError(std::string("File.sync_indices") + ": " + std::to_string(x.sync_indices.size()) + " elements, but its count sum(nodes, sync_count) is " + std::to_string(want));
   c.w.put_uint(s + 0x44, 4, x.calc_presets.size(), "File.calc_preset_count");
   c.w.put_uint(s + 0x4c, 4, x.bone_groups.size(), "File.bone_group_count");
@@ -4667,11 +4706,6 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   for (const auto& e : x.nodes) {
     put_Node(c, c.w.reserve(0x24), e);
   }
-  [[maybe_unused]] const uint64_t o_event_groups = c.w.pos();
-  c.w.mark_start_at(3, c.w.pos());
-  c.at.set(&x.event_groups, 30, o_event_groups);
-  c.w.reserve(x.event_groups.size() * 4);
-  c.w.mark_end_at(3, c.w.pos());
   return s;
 }
 
@@ -4745,6 +4779,40 @@ uint32_t block_event_values_ParamS(WCtx& c, const ParamS& v) {
     put_ParamS(c, c.w.reserve(0x8), v);
     return t;
   });
+}
+
+void place_Trigger(WCtx& c, [[maybe_unused]] const Trigger& x, [[maybe_unused]] uint64_t s) {
+  {  // params
+    {
+      c.w.place_block(s + 0x8, 0, 4);
+      c.w.align(4);
+      const uint64_t t = c.w.pos();
+      c.w.pointer(s + 0x8, 4, t, 0, "Trigger.params");
+      put_EventParams(c, x.params);
+    }
+  }
+}
+
+void place_Hold(WCtx& c, [[maybe_unused]] const Hold& x, [[maybe_unused]] uint64_t s) {
+  {  // params
+    {
+      c.w.place_block(s + 0x8, 0, 4);
+      c.w.align(4);
+      const uint64_t t = c.w.pos();
+      c.w.pointer(s + 0x8, 4, t, 0, "Hold.params");
+      put_EventParams(c, x.params);
+    }
+  }
+}
+
+void place_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x, [[maybe_unused]] uint64_t s) {
+  for (size_t i = 0; i < x.triggers.size(); ++i)
+    place_Trigger(c, x.triggers[i], s + 0x8 + i * 0x18);
+  for (size_t i = 0; i < x.holds.size(); ++i)
+    place_Hold(c, x.holds[i], c.at.get(&x.holds, 345) + i * 0x1c);
+  if (c.pool_event_values.placed()) throw binschema::EncodeError("pool 'event_values' placed twice: the layout of EventGroup places it, so EventGroup must be written exactly once");
+  c.w.to_end();
+  c.pool_event_values.place(c.w);
 }
 
 void place_SyncData(WCtx& c, [[maybe_unused]] const SyncData& x, [[maybe_unused]] uint64_t s) {
@@ -4821,6 +4889,7 @@ void place_CommandGroups(WCtx& c, [[maybe_unused]] const CommandGroups& x, [[may
 }
 
 void place_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelectorConnections& x, [[maybe_unused]] uint64_t s) {
+  [[maybe_unused]] const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull));
   for (size_t i = 0; i < x.states.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
@@ -4832,44 +4901,46 @@ void place_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelecto
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns, 197) + i * 4, 4, e, 0, "FloatSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 196) + i * 4, 4, e, 0, "FloatSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children, 198) + i * 4, 4, e, 0, "FloatSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 197) + i * 4, 4, e, 0, "FloatSelectorConnections.children");
     put_FloatChild(c, c.w.reserve(0x14), x.children[i]);
   }
-  {  // default_child
-    {
-      c.w.to_end();
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.get(&x.default_child, 199), 4, t, 0, "FloatSelectorConnections.default_child");
-      put_FloatDefault(c, c.w.reserve(0x14), x.default_child);
+  if (d_child_count != 0ull) {
+    {  // default_child
+      if (x.default_child) {
+        c.w.to_end();
+        c.w.align(4);
+        const uint64_t t = c.w.pos();
+        c.w.pointer(c.at.get(&x.default_child, 198), 4, t, 0, "FloatSelectorConnections.default_child");
+        put_FloatDefault(c, c.w.reserve(0x14), (*x.default_child));
+      }
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions, 200) + i * 4, 4, e, 0, "FloatSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 199) + i * 4, 4, e, 0, "FloatSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events, 201) + i * 4, 4, e, 0, "FloatSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 200) + i * 4, 4, e, 0, "FloatSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames, 202) + i * 4, 4, e, 0, "FloatSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 201) + i * 4, 4, e, 0, "FloatSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4879,6 +4950,7 @@ void place_FloatSelector(WCtx& c, [[maybe_unused]] const FloatSelector& x, [[may
 }
 
 void place_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSelectorConnections& x, [[maybe_unused]] uint64_t s) {
+  [[maybe_unused]] const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull));
   for (size_t i = 0; i < x.states.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
@@ -4890,44 +4962,46 @@ void place_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSelec
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns, 216) + i * 4, 4, e, 0, "StringSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 215) + i * 4, 4, e, 0, "StringSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children, 217) + i * 4, 4, e, 0, "StringSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 216) + i * 4, 4, e, 0, "StringSelectorConnections.children");
     put_StringChild(c, c.w.reserve(0xc), x.children[i]);
   }
-  {  // default_child
-    {
-      c.w.to_end();
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.get(&x.default_child, 218), 4, t, 0, "StringSelectorConnections.default_child");
-      put_StringChild(c, c.w.reserve(0xc), x.default_child);
+  if (d_child_count != 0ull) {
+    {  // default_child
+      if (x.default_child) {
+        c.w.to_end();
+        c.w.align(4);
+        const uint64_t t = c.w.pos();
+        c.w.pointer(c.at.get(&x.default_child, 217), 4, t, 0, "StringSelectorConnections.default_child");
+        put_StringChild(c, c.w.reserve(0xc), (*x.default_child));
+      }
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions, 219) + i * 4, 4, e, 0, "StringSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 218) + i * 4, 4, e, 0, "StringSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events, 220) + i * 4, 4, e, 0, "StringSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 219) + i * 4, 4, e, 0, "StringSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames, 221) + i * 4, 4, e, 0, "StringSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 220) + i * 4, 4, e, 0, "StringSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -4948,35 +5022,35 @@ void place_Connections(WCtx& c, [[maybe_unused]] const Connections& x, [[maybe_u
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns, 179) + i * 4, 4, e, 0, "Connections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 178) + i * 4, 4, e, 0, "Connections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children, 180) + i * 4, 4, e, 0, "Connections.children");
+    c.w.pointer(c.at.get(&x.children, 179) + i * 4, 4, e, 0, "Connections.children");
     put_NodeRef(c, c.w.reserve(0x4), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions, 181) + i * 4, 4, e, 0, "Connections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 180) + i * 4, 4, e, 0, "Connections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events, 182) + i * 4, 4, e, 0, "Connections.events");
+    c.w.pointer(c.at.get(&x.events, 181) + i * 4, 4, e, 0, "Connections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames, 183) + i * 4, 4, e, 0, "Connections.frames");
+    c.w.pointer(c.at.get(&x.frames, 182) + i * 4, 4, e, 0, "Connections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5001,35 +5075,35 @@ void place_BlenderConnections(WCtx& c, [[maybe_unused]] const BlenderConnections
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns, 254) + i * 4, 4, e, 0, "BlenderConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 253) + i * 4, 4, e, 0, "BlenderConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children, 255) + i * 4, 4, e, 0, "BlenderConnections.children");
+    c.w.pointer(c.at.get(&x.children, 254) + i * 4, 4, e, 0, "BlenderConnections.children");
     put_FloatChild(c, c.w.reserve(0x14), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions, 256) + i * 4, 4, e, 0, "BlenderConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 255) + i * 4, 4, e, 0, "BlenderConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events, 257) + i * 4, 4, e, 0, "BlenderConnections.events");
+    c.w.pointer(c.at.get(&x.events, 256) + i * 4, 4, e, 0, "BlenderConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames, 258) + i * 4, 4, e, 0, "BlenderConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 257) + i * 4, 4, e, 0, "BlenderConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5043,6 +5117,7 @@ void place_Sequential(WCtx& c, [[maybe_unused]] const Sequential& x, [[maybe_unu
 }
 
 void place_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorConnections& x, [[maybe_unused]] uint64_t s) {
+  [[maybe_unused]] const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull));
   for (size_t i = 0; i < x.states.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
@@ -5054,44 +5129,46 @@ void place_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorCon
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns, 235) + i * 4, 4, e, 0, "IntSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 234) + i * 4, 4, e, 0, "IntSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children, 236) + i * 4, 4, e, 0, "IntSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 235) + i * 4, 4, e, 0, "IntSelectorConnections.children");
     put_IntChild(c, c.w.reserve(0xc), x.children[i]);
   }
-  {  // default_child
-    {
-      c.w.to_end();
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      c.w.pointer(c.at.get(&x.default_child, 237), 4, t, 0, "IntSelectorConnections.default_child");
-      put_IntChild(c, c.w.reserve(0xc), x.default_child);
+  if (d_child_count != 0ull) {
+    {  // default_child
+      if (x.default_child) {
+        c.w.to_end();
+        c.w.align(4);
+        const uint64_t t = c.w.pos();
+        c.w.pointer(c.at.get(&x.default_child, 236), 4, t, 0, "IntSelectorConnections.default_child");
+        put_IntChild(c, c.w.reserve(0xc), (*x.default_child));
+      }
     }
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions, 238) + i * 4, 4, e, 0, "IntSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 237) + i * 4, 4, e, 0, "IntSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events, 239) + i * 4, 4, e, 0, "IntSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 238) + i * 4, 4, e, 0, "IntSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames, 240) + i * 4, 4, e, 0, "IntSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 239) + i * 4, 4, e, 0, "IntSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5109,11 +5186,11 @@ void place_Event(WCtx& c, [[maybe_unused]] const Event& x, [[maybe_unused]] uint
 }
 
 void place_MaterialAnimation(WCtx& c, [[maybe_unused]] const MaterialAnimation& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.get(&x.connections, 101));
+  place_Connections(c, x.connections, c.at.get(&x.connections, 100));
 }
 
 void place_FrameController(WCtx& c, [[maybe_unused]] const FrameController& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.get(&x.connections, 119));
+  place_Connections(c, x.connections, c.at.get(&x.connections, 118));
 }
 
 void place_DummyAnimation(WCtx& c, [[maybe_unused]] const DummyAnimation& x, [[maybe_unused]] uint64_t s) {
@@ -5132,35 +5209,35 @@ void place_RandomSelectorConnections(WCtx& c, [[maybe_unused]] const RandomSelec
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns, 272) + i * 4, 4, e, 0, "RandomSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 271) + i * 4, 4, e, 0, "RandomSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children, 273) + i * 4, 4, e, 0, "RandomSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 272) + i * 4, 4, e, 0, "RandomSelectorConnections.children");
     put_WeightChild(c, c.w.reserve(0xc), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions, 274) + i * 4, 4, e, 0, "RandomSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 273) + i * 4, 4, e, 0, "RandomSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events, 275) + i * 4, 4, e, 0, "RandomSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 274) + i * 4, 4, e, 0, "RandomSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames, 276) + i * 4, 4, e, 0, "RandomSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 275) + i * 4, 4, e, 0, "RandomSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5181,35 +5258,35 @@ void place_TagSelectorConnections(WCtx& c, [[maybe_unused]] const TagSelectorCon
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.unknowns, 290) + i * 4, 4, e, 0, "TagSelectorConnections.unknowns");
+    c.w.pointer(c.at.get(&x.unknowns, 289) + i * 4, 4, e, 0, "TagSelectorConnections.unknowns");
     put_NodeRef(c, c.w.reserve(0x4), x.unknowns[i]);
   }
   for (size_t i = 0; i < x.children.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.children, 291) + i * 4, 4, e, 0, "TagSelectorConnections.children");
+    c.w.pointer(c.at.get(&x.children, 290) + i * 4, 4, e, 0, "TagSelectorConnections.children");
     put_TagChild(c, c.w.reserve(0x8), x.children[i]);
   }
   for (size_t i = 0; i < x.transitions.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.transitions, 292) + i * 4, 4, e, 0, "TagSelectorConnections.transitions");
+    c.w.pointer(c.at.get(&x.transitions, 291) + i * 4, 4, e, 0, "TagSelectorConnections.transitions");
     put_StateTransitionRef(c, x.transitions[i]);
   }
   for (size_t i = 0; i < x.events.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.events, 293) + i * 4, 4, e, 0, "TagSelectorConnections.events");
+    c.w.pointer(c.at.get(&x.events, 292) + i * 4, 4, e, 0, "TagSelectorConnections.events");
     put_NodeRef(c, c.w.reserve(0x4), x.events[i]);
   }
   for (size_t i = 0; i < x.frames.size(); ++i) {
     c.w.to_end();
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.frames, 294) + i * 4, 4, e, 0, "TagSelectorConnections.frames");
+    c.w.pointer(c.at.get(&x.frames, 293) + i * 4, 4, e, 0, "TagSelectorConnections.frames");
     put_NodeRef(c, c.w.reserve(0x4), x.frames[i]);
   }
 }
@@ -5227,11 +5304,11 @@ void place_BoneAnimation(WCtx& c, [[maybe_unused]] const BoneAnimation& x, [[may
 }
 
 void place_InitialFrame(WCtx& c, [[maybe_unused]] const InitialFrame& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.get(&x.connections, 149));
+  place_Connections(c, x.connections, c.at.get(&x.connections, 148));
 }
 
 void place_BoneBlender(WCtx& c, [[maybe_unused]] const BoneBlender& x, [[maybe_unused]] uint64_t s) {
-  place_Connections(c, x.connections, c.at.get(&x.connections, 155));
+  place_Connections(c, x.connections, c.at.get(&x.connections, 154));
 }
 
 void place_BoolSelector(WCtx& c, [[maybe_unused]] const BoolSelector& x, [[maybe_unused]] uint64_t s) {
@@ -5483,41 +5560,19 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
   }
 }
 
-void place_Trigger(WCtx& c, [[maybe_unused]] const Trigger& x, [[maybe_unused]] uint64_t s) {
-  {  // params
-    {
-      c.w.place_block(s + 0x8, 0, 4);
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      c.w.pointer(s + 0x8, 4, t, 0, "Trigger.params");
-      put_EventParams(c, x.params);
-    }
-  }
-}
-
-void place_Hold(WCtx& c, [[maybe_unused]] const Hold& x, [[maybe_unused]] uint64_t s) {
-  {  // params
-    {
-      c.w.place_block(s + 0x8, 0, 4);
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      c.w.pointer(s + 0x8, 4, t, 0, "Hold.params");
-      put_EventParams(c, x.params);
-    }
-  }
-}
-
-void place_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x, [[maybe_unused]] uint64_t s) {
-  for (size_t i = 0; i < x.triggers.size(); ++i)
-    place_Trigger(c, x.triggers[i], s + 0x8 + i * 0x18);
-  for (size_t i = 0; i < x.holds.size(); ++i)
-    place_Hold(c, x.holds[i], c.at.get(&x.holds, 346) + i * 0x1c);
-  if (c.pool_event_values.placed()) throw binschema::EncodeError("pool 'event_values' placed twice: the layout of EventGroup places it, so EventGroup must be written exactly once");
-  c.w.to_end();
-  c.pool_event_values.place(c.w);
-}
-
 void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64_t s) {
+  uint64_t t_event_groups = 0;  // where the shallow event_groups went
+  {  // event_groups
+    const uint64_t n = x.event_groups.size();
+    {
+      c.w.place_block(s + 0x30, n * 4, 4);
+      c.w.align(4);
+      const uint64_t t = c.w.pos();
+      c.w.pointer(s + 0x30, 4, t, 0, "File.event_groups");
+      t_event_groups = t;
+      c.w.reserve(n * 4);  // slots; the elements come with children event_groups
+    }
+  }
   for (size_t i = 0; i < x.nodes.size(); ++i)
     place_Node(c, x.nodes[i], c.at_File_nodes + i * 0x24);
   {  // sync_indices
@@ -5553,10 +5608,10 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     }
   }
   for (size_t i = 0; i < x.event_groups.size(); ++i) {
-    c.w.to_end();
+    c.w.place_block(t_event_groups + i * 4, 0, 4);
     c.w.align(4);
     const uint64_t e = c.w.pos();
-    c.w.pointer(c.at.get(&x.event_groups, 30) + i * 4, 4, e, 0, "File.event_groups");
+    c.w.pointer(t_event_groups + i * 4, 4, e, 0, "File.event_groups");
     put_EventGroup(c, x.event_groups[i]);
     place_EventGroup(c, x.event_groups[i], e);
   }
@@ -5683,6 +5738,10 @@ File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   r.lay = lay;
   File x;
   read_File(r, 0, x);
+  if (lay) {
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), r.base_strings, 1, false);
+    lay->seen.clear();
+  }
   return x;
 }
 
@@ -5691,6 +5750,7 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  if (lay) c.pool_strings.follow(lay->pool("strings"), trace);
   c.g_version = uint64_t(x.version);
   const uint64_t s = put_File(c, x);
   place_File(c, x, s);

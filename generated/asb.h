@@ -278,6 +278,144 @@ struct StateTransitions {
   bool operator==(const StateTransitions&) const = default;
 };
 
+// A parameter record holding a bool (8 bytes: the value is a u32, 0 or 1); the flags are those of ParamF, whose doc explains them.
+struct ParamB {
+  static constexpr const char* type_name = "ParamB";
+  // The bits of 'flags', from the least significant up.
+  struct Flags {
+    static constexpr const char* type_name = "ParamB.Flags";
+    // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
+    uint16_t index = 0;
+    // Bits 16-23: no known meaning (kept).
+    uint8_t unknown = 0;
+    // Bit 24: with `indirect`, the index is an EXB expression index (flags & 0x81000000 == 0x81000000; W, A, O, T).
+    bool exb = false;
+    // Bit 25: the index is a command data type (float and string parameters; W).
+    bool command_data = false;
+    // Bits 26-27, float parameters with a blackboard index: 0 a float entry, 1/2/3 the x/y/z component of a vec3f entry (W, A).
+    uint8_t component = 0;
+    // Bits 28-29: select flag: 0 NoSelectOnUpdate, 1 SelectOnUpdate, 2 SelectOnUpdateNoFadeout (A; W does not mention it).
+    uint8_t select = 0;
+    // Bit 30: the index is a calculation preset index (float parameters; W, A).
+    bool preset = false;
+    // Bit 31: the value comes from elsewhere, chosen by the bits above; clear: `value` is the value.
+    bool indirect = false;
+    bool operator==(const Flags&) const = default;
+  };
+  // Flags and index; see ParamF.
+  Flags flags;
+  // The value (0 or 1; anything else is refused), or the default / expression input when `flags.indirect` is set.
+  bool value = false;
+  bool operator==(const ParamB&) const = default;
+};
+
+// A parameter record holding a string (8 bytes: the value is a string offset); the flags are those of ParamF, whose doc explains them.
+struct ParamS {
+  static constexpr const char* type_name = "ParamS";
+  // The bits of 'flags', from the least significant up.
+  struct Flags {
+    static constexpr const char* type_name = "ParamS.Flags";
+    // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
+    uint16_t index = 0;
+    // Bits 16-23: no known meaning (kept).
+    uint8_t unknown = 0;
+    // Bit 24: with `indirect`, the index is an EXB expression index (flags & 0x81000000 == 0x81000000; W, A, O, T).
+    bool exb = false;
+    // Bit 25: the index is a command data type (float and string parameters; W).
+    bool command_data = false;
+    // Bits 26-27, float parameters with a blackboard index: 0 a float entry, 1/2/3 the x/y/z component of a vec3f entry (W, A).
+    uint8_t component = 0;
+    // Bits 28-29: select flag: 0 NoSelectOnUpdate, 1 SelectOnUpdate, 2 SelectOnUpdateNoFadeout (A; W does not mention it).
+    uint8_t select = 0;
+    // Bit 30: the index is a calculation preset index (float parameters; W, A).
+    bool preset = false;
+    // Bit 31: the value comes from elsewhere, chosen by the bits above; clear: `value` is the value.
+    bool indirect = false;
+    bool operator==(const Flags&) const = default;
+  };
+  // Flags and index; see ParamF.
+  Flags flags;
+  // The value, or the default when `flags.indirect` is set. (A writes offset 0 for an empty default of an indirect parameter, which in its pools is the file name.)
+  std::string value;
+  bool operator==(const ParamS&) const = default;
+};
+
+// One event parameter: a u32 whose top byte is the value type and whose low 24 bits are the absolute offset of the value (so files must stay under 16 MiB). No vec3 type has been seen. A's writer handles only immediate values; T handles both.
+struct EventParam {
+  static constexpr const char* type_name = "EventParam";
+  // One of the cases of 'value', chosen by ''.
+  struct Value : std::variant<ParamB, ParamI, ParamF, ParamS> {
+    using Base = std::variant<ParamB, ParamI, ParamF, ParamS>;
+    using Base::Base;
+    using Base::operator=;
+    static constexpr std::array<const char*, 4> case_names{"bool", "int", "float", "string"};
+    // The cases by name, in the order of the alternatives: switch on kind(), read one
+    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
+    enum class Case : uint8_t { bool_, int_, float_, string };
+    Case kind() const { return static_cast<Case>(index()); }
+    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
+    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
+    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
+    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
+    bool operator==(const Value&) const = default;
+  };
+  // The value: the case is the top byte of the word, the offset the low 24 bits.
+  Value value;
+  bool operator==(const EventParam&) const = default;
+};
+
+// An event's parameter block: a count, then one tagged offset per parameter.
+struct EventParams {
+  static constexpr const char* type_name = "EventParams";
+  // The parameters.
+  std::vector<EventParam> values;
+  bool operator==(const EventParams&) const = default;
+};
+
+// A trigger event (0x18 bytes).
+struct Trigger {
+  static constexpr const char* type_name = "Trigger";
+  // Event name.
+  std::string name;
+  // Unknown.
+  uint32_t unknown = 0;
+  // Parameter block (every entry has one, even with no parameters).
+  EventParams params;
+  // Hash of unknown input (kept as read).
+  uint32_t hash = 0;
+  // Start frame.
+  float start = 0;
+  bool operator==(const Trigger&) const = default;
+};
+
+// A hold event (0x1C bytes): a trigger event with an end frame.
+struct Hold {
+  static constexpr const char* type_name = "Hold";
+  // Event name.
+  std::string name;
+  // Unknown.
+  uint32_t unknown = 0;
+  // Parameter block (every entry has one, even with no parameters).
+  EventParams params;
+  // Hash of unknown input (kept as read).
+  uint32_t hash = 0;
+  // Start frame.
+  float start = 0;
+  // End frame.
+  float end = 0;
+  bool operator==(const Hold&) const = default;
+};
+
+// An event group (A, O, T): the counts, the trigger entries, the hold entries, then each entry's parameter block (triggers, then holds), then the parameter values (pool `event_values`). A writes one group per Event node, in node order; T shares identical groups.
+struct EventGroup {
+  static constexpr const char* type_name = "EventGroup";
+  // Trigger events.
+  std::vector<Trigger> triggers;
+  // Hold events.
+  std::vector<Hold> holds;
+  bool operator==(const EventGroup&) const = default;
+};
+
 // A bone of a partial (8 bytes).
 struct PartialBone {
   static constexpr const char* type_name = "PartialBone";
@@ -414,68 +552,6 @@ struct BoneGroup {
   // Unknown.
   uint32_t unknown = 0;
   bool operator==(const BoneGroup&) const = default;
-};
-
-// A parameter record holding a string (8 bytes: the value is a string offset); the flags are those of ParamF, whose doc explains them.
-struct ParamS {
-  static constexpr const char* type_name = "ParamS";
-  // The bits of 'flags', from the least significant up.
-  struct Flags {
-    static constexpr const char* type_name = "ParamS.Flags";
-    // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
-    uint16_t index = 0;
-    // Bits 16-23: no known meaning (kept).
-    uint8_t unknown = 0;
-    // Bit 24: with `indirect`, the index is an EXB expression index (flags & 0x81000000 == 0x81000000; W, A, O, T).
-    bool exb = false;
-    // Bit 25: the index is a command data type (float and string parameters; W).
-    bool command_data = false;
-    // Bits 26-27, float parameters with a blackboard index: 0 a float entry, 1/2/3 the x/y/z component of a vec3f entry (W, A).
-    uint8_t component = 0;
-    // Bits 28-29: select flag: 0 NoSelectOnUpdate, 1 SelectOnUpdate, 2 SelectOnUpdateNoFadeout (A; W does not mention it).
-    uint8_t select = 0;
-    // Bit 30: the index is a calculation preset index (float parameters; W, A).
-    bool preset = false;
-    // Bit 31: the value comes from elsewhere, chosen by the bits above; clear: `value` is the value.
-    bool indirect = false;
-    bool operator==(const Flags&) const = default;
-  };
-  // Flags and index; see ParamF.
-  Flags flags;
-  // The value, or the default when `flags.indirect` is set. (A writes offset 0 for an empty default of an indirect parameter, which in its pools is the file name.)
-  std::string value;
-  bool operator==(const ParamS&) const = default;
-};
-
-// A parameter record holding a bool (8 bytes: the value is a u32, 0 or 1); the flags are those of ParamF, whose doc explains them.
-struct ParamB {
-  static constexpr const char* type_name = "ParamB";
-  // The bits of 'flags', from the least significant up.
-  struct Flags {
-    static constexpr const char* type_name = "ParamB.Flags";
-    // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
-    uint16_t index = 0;
-    // Bits 16-23: no known meaning (kept).
-    uint8_t unknown = 0;
-    // Bit 24: with `indirect`, the index is an EXB expression index (flags & 0x81000000 == 0x81000000; W, A, O, T).
-    bool exb = false;
-    // Bit 25: the index is a command data type (float and string parameters; W).
-    bool command_data = false;
-    // Bits 26-27, float parameters with a blackboard index: 0 a float entry, 1/2/3 the x/y/z component of a vec3f entry (W, A).
-    uint8_t component = 0;
-    // Bits 28-29: select flag: 0 NoSelectOnUpdate, 1 SelectOnUpdate, 2 SelectOnUpdateNoFadeout (A; W does not mention it).
-    uint8_t select = 0;
-    // Bit 30: the index is a calculation preset index (float parameters; W, A).
-    bool preset = false;
-    // Bit 31: the value comes from elsewhere, chosen by the bits above; clear: `value` is the value.
-    bool indirect = false;
-    bool operator==(const Flags&) const = default;
-  };
-  // Flags and index; see ParamF.
-  Flags flags;
-  // The value (0 or 1; anything else is refused), or the default / expression input when `flags.indirect` is set.
-  bool value = false;
-  bool operator==(const ParamB&) const = default;
 };
 
 // A parameter record holding a vec3f (16 bytes: the value is 3 floats); the flags are those of ParamF, whose doc explains them.
@@ -710,10 +786,10 @@ struct FloatSelectorConnections {
   std::vector<NodeRef> states;
   // Unknown connections: no file is known to have any; T writes a u32 node index for each (A writes the count but no offsets).
   std::vector<NodeRef> unknowns;
-  // Children: a [min, max] range and a node each. The last child of the group is the default and is the next field; the selector is always written with one.
+  // Children: a [min, max] range and a node each. The last child of the group is the default and is the next field; with child count 0 there are neither.
   std::vector<FloatChild> children;
-  // The default child (the last of the child group): taken when no range matches.
-  FloatDefault default_child;
+  // The default child (the last of the child group): taken when no range matches. Absent (`~`) in a selector with child count 0, which has no offset for it; absent with children: a null offset.
+  std::optional<FloatDefault> default_child;
   // State-transition connections.
   std::vector<StateTransitionRef> transitions;
   // Event connections: offsets of node indices.
@@ -754,10 +830,10 @@ struct StringSelectorConnections {
   std::vector<NodeRef> states;
   // Unknown connections: no file is known to have any; T writes a u32 node index for each (A writes the count but no offsets).
   std::vector<NodeRef> unknowns;
-  // Children: a string condition and a node each. The last child of the group is the default and is the next field; the selector is always written with one.
+  // Children: a string condition and a node each. The last child of the group is the default and is the next field; with child count 0 there are neither.
   std::vector<StringChild> children;
-  // The default child (the last of the child group, same shape as the others): taken when no condition matches.
-  StringChild default_child;
+  // The default child (the last of the child group, same shape as the others): taken when no condition matches. Absent (`~`) in a selector with child count 0, which has no offset for it; absent with children: a null offset.
+  std::optional<StringChild> default_child;
   // State-transition connections.
   std::vector<StateTransitionRef> transitions;
   // Event connections: offsets of node indices.
@@ -886,10 +962,10 @@ struct IntSelectorConnections {
   std::vector<NodeRef> states;
   // Unknown connections: no file is known to have any; T writes a u32 node index for each (A writes the count but no offsets).
   std::vector<NodeRef> unknowns;
-  // Children: an int condition and a node each. The last child of the group is the default and is the next field; the selector is always written with one.
+  // Children: an int condition and a node each. The last child of the group is the default and is the next field; with child count 0 there are neither.
   std::vector<IntChild> children;
-  // The default child (the last of the child group, same shape as the others): taken when no condition matches.
-  IntChild default_child;
+  // The default child (the last of the child group, same shape as the others): taken when no condition matches. Absent (`~`) in a selector with child count 0, which has no offset for it; absent with children: a null offset.
+  std::optional<IntChild> default_child;
   // State-transition connections.
   std::vector<StateTransitionRef> transitions;
   // Event connections: offsets of node indices.
@@ -1249,83 +1325,7 @@ struct Node {
   bool operator==(const Node&) const = default;
 };
 
-// One event parameter: a u32 whose top byte is the value type and whose low 24 bits are the absolute offset of the value (so files must stay under 16 MiB). No vec3 type has been seen. A's writer handles only immediate values; T handles both.
-struct EventParam {
-  static constexpr const char* type_name = "EventParam";
-  // One of the cases of 'value', chosen by ''.
-  struct Value : std::variant<ParamB, ParamI, ParamF, ParamS> {
-    using Base = std::variant<ParamB, ParamI, ParamF, ParamS>;
-    using Base::Base;
-    using Base::operator=;
-    static constexpr std::array<const char*, 4> case_names{"bool", "int", "float", "string"};
-    // The cases by name, in the order of the alternatives: switch on kind(), read one
-    // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
-    enum class Case : uint8_t { bool_, int_, float_, string };
-    Case kind() const { return static_cast<Case>(index()); }
-    template <Case C> auto& get() { return std::get<static_cast<size_t>(C)>(static_cast<Base&>(*this)); }
-    template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
-    template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
-    template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
-    bool operator==(const Value&) const = default;
-  };
-  // The value: the case is the top byte of the word, the offset the low 24 bits.
-  Value value;
-  bool operator==(const EventParam&) const = default;
-};
-
-// An event's parameter block: a count, then one tagged offset per parameter.
-struct EventParams {
-  static constexpr const char* type_name = "EventParams";
-  // The parameters.
-  std::vector<EventParam> values;
-  bool operator==(const EventParams&) const = default;
-};
-
-// A trigger event (0x18 bytes).
-struct Trigger {
-  static constexpr const char* type_name = "Trigger";
-  // Event name.
-  std::string name;
-  // Unknown.
-  uint32_t unknown = 0;
-  // Parameter block (every entry has one, even with no parameters).
-  EventParams params;
-  // Hash of unknown input (kept as read).
-  uint32_t hash = 0;
-  // Start frame.
-  float start = 0;
-  bool operator==(const Trigger&) const = default;
-};
-
-// A hold event (0x1C bytes): a trigger event with an end frame.
-struct Hold {
-  static constexpr const char* type_name = "Hold";
-  // Event name.
-  std::string name;
-  // Unknown.
-  uint32_t unknown = 0;
-  // Parameter block (every entry has one, even with no parameters).
-  EventParams params;
-  // Hash of unknown input (kept as read).
-  uint32_t hash = 0;
-  // Start frame.
-  float start = 0;
-  // End frame.
-  float end = 0;
-  bool operator==(const Hold&) const = default;
-};
-
-// An event group (A, O, T): the counts, the trigger entries, the hold entries, then each entry's parameter block (triggers, then holds), then the parameter values (pool `event_values`). A writes one group per Event node, in node order; T shares identical groups.
-struct EventGroup {
-  static constexpr const char* type_name = "EventGroup";
-  // Trigger events.
-  std::vector<Trigger> triggers;
-  // Hold events.
-  std::vector<Hold> holds;
-  bool operator==(const EventGroup&) const = default;
-};
-
-// The file: the header (0x6C bytes in 0x417, 0x68 in 0x40F/0x410), then the AS commands, the node headers and the event offset table, all inline; every other section is reached from the header.
+// The file: the header (0x6C bytes in 0x417, 0x68 in 0x40F/0x410), then the AS commands and the node headers, inline; every other section is reached from the header (the event offset table first, right after the node headers).
 struct File {
   static constexpr const char* type_name = "File";
   // Format version: 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong), 0x40F (Nintendo Switch Sports) or 0x410 (Splatoon 3, assumed to be laid out like 0x40F: F reports an unnamed Splatoon 3 reader that treats header and command sizes like 0x40F; unverified). Versions with no public layout (0x418 SMB Wonder, 0x407 ACNH, 0x3FB, 0x304) and 0x41A/0x41B (NSO Playtest, another header) are refused.
@@ -1338,6 +1338,8 @@ struct File {
   EnumResolveTable enum_resolves;
   // The state transitions. Present even when empty.
   StateTransitions state_transitions;
+  // The event offset table: one absolute offset per event group (Event node bodies index it). A, T and this writer put the table right after the node headers and the groups after the state transitions; the reader follows this offset (so a table another writer put elsewhere is read where it is, and kept there), and a table that runs past the end of the file is refused. TotK ignores the groups (its BAEV files hold the events the game uses; W, A).
+  std::vector<EventGroup> event_groups;
   // Partials (O/T: slots). An empty array still gets the position where it would start.
   std::vector<Partial> partials;
   // The sync data array; each entry's payload follows the whole array.
@@ -1364,8 +1366,6 @@ struct File {
   std::vector<Command> commands;
   // Node headers, right after the commands. Nodes refer to each other by index into this array.
   std::vector<Node> nodes;
-  // The event offset table: one absolute offset per event group (Event node bodies index it). The groups themselves are written after the state transitions. TotK ignores them (its BAEV files hold the events the game uses; W, A).
-  std::vector<EventGroup> event_groups;
   bool operator==(const File&) const = default;
 };
 
@@ -1531,6 +1531,86 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 }
 
 template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, ParamB::Flags>
+void visit_fields(V& v, Self& x) {
+  v.field_default("index", x.index, 0);
+  v.field_default("unknown", x.unknown, 0);
+  v.field_default("exb", x.exb, false);
+  v.field_default("command_data", x.command_data, false);
+  v.field_default("component", x.component, 0);
+  v.field_default("select", x.select, 0);
+  v.field_default("preset", x.preset, false);
+  v.field_default("indirect", x.indirect, false);
+}
+
+template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, ParamB>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field_default("flags", x.flags, ParamB::Flags{});
+  v.field("value", x.value);
+}
+
+template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, ParamS::Flags>
+void visit_fields(V& v, Self& x) {
+  v.field_default("index", x.index, 0);
+  v.field_default("unknown", x.unknown, 0);
+  v.field_default("exb", x.exb, false);
+  v.field_default("command_data", x.command_data, false);
+  v.field_default("component", x.component, 0);
+  v.field_default("select", x.select, 0);
+  v.field_default("preset", x.preset, false);
+  v.field_default("indirect", x.indirect, false);
+}
+
+template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, ParamS>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field_default("flags", x.flags, ParamS::Flags{});
+  v.field("value", x.value);
+}
+
+template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, EventParam>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field("value", x.value);
+}
+
+template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, EventParams>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field("values", x.values);
+}
+
+template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, Trigger>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field("name", x.name);
+  v.field("unknown", x.unknown);
+  v.field("params", x.params);
+  v.field("hash", x.hash, binschema::text::kHexSpell);
+  v.field("start", x.start);
+}
+
+template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, Hold>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field("name", x.name);
+  v.field("unknown", x.unknown);
+  v.field("params", x.params);
+  v.field("hash", x.hash, binschema::text::kHexSpell);
+  v.field("start", x.start);
+  v.field("end", x.end);
+}
+
+template <class V, class Self>
+  requires std::is_same_v<std::remove_const_t<Self>, EventGroup>
+void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
+  v.field("triggers", x.triggers);
+  v.field("holds", x.holds);
+}
+
+template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, PartialBone>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("name", x.name);
@@ -1610,46 +1690,6 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("bones", x.bones);
   v.field("name", x.name);
   v.field("unknown", x.unknown);
-}
-
-template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, ParamS::Flags>
-void visit_fields(V& v, Self& x) {
-  v.field_default("index", x.index, 0);
-  v.field_default("unknown", x.unknown, 0);
-  v.field_default("exb", x.exb, false);
-  v.field_default("command_data", x.command_data, false);
-  v.field_default("component", x.component, 0);
-  v.field_default("select", x.select, 0);
-  v.field_default("preset", x.preset, false);
-  v.field_default("indirect", x.indirect, false);
-}
-
-template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, ParamS>
-void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field_default("flags", x.flags, ParamS::Flags{});
-  v.field("value", x.value);
-}
-
-template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, ParamB::Flags>
-void visit_fields(V& v, Self& x) {
-  v.field_default("index", x.index, 0);
-  v.field_default("unknown", x.unknown, 0);
-  v.field_default("exb", x.exb, false);
-  v.field_default("command_data", x.command_data, false);
-  v.field_default("component", x.component, 0);
-  v.field_default("select", x.select, 0);
-  v.field_default("preset", x.preset, false);
-  v.field_default("indirect", x.indirect, false);
-}
-
-template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, ParamB>
-void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field_default("flags", x.flags, ParamB::Flags{});
-  v.field("value", x.value);
 }
 
 template <class V, class Self>
@@ -2145,46 +2185,6 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
 }
 
 template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, EventParam>
-void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("value", x.value);
-}
-
-template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, EventParams>
-void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("values", x.values);
-}
-
-template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, Trigger>
-void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("name", x.name);
-  v.field("unknown", x.unknown);
-  v.field("params", x.params);
-  v.field("hash", x.hash, binschema::text::kHexSpell);
-  v.field("start", x.start);
-}
-
-template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, Hold>
-void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("name", x.name);
-  v.field("unknown", x.unknown);
-  v.field("params", x.params);
-  v.field("hash", x.hash, binschema::text::kHexSpell);
-  v.field("start", x.start);
-  v.field("end", x.end);
-}
-
-template <class V, class Self>
-  requires std::is_same_v<std::remove_const_t<Self>, EventGroup>
-void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
-  v.field("triggers", x.triggers);
-  v.field("holds", x.holds);
-}
-
-template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, File>
 void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field_default("version", x.version, 0x417, binschema::text::kHexSpell);
@@ -2192,6 +2192,7 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("blackboard", x.blackboard);
   v.field("enum_resolves", x.enum_resolves);
   v.field("state_transitions", x.state_transitions);
+  v.field("event_groups", x.event_groups);
   v.field("partials", x.partials);
   v.field("sync_data", x.sync_data);
   v.field("sync_indices", x.sync_indices);
@@ -2205,7 +2206,6 @@ void visit_fields([[maybe_unused]] V& v, [[maybe_unused]] Self& x) {
   v.field("material_blends", x.material_blends);
   v.field("commands", x.commands);
   v.field("nodes", x.nodes);
-  v.field("event_groups", x.event_groups);
 }
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.

@@ -47,9 +47,9 @@ seq:
   - id: ofs_state_transitions
     type: u4
     doc: "File offset of the target of `state_transitions`."
-  - id: event_table_offset
+  - id: ofs_event_groups
     type: u4
-    doc: "Absolute offset of the event offset table (`event_groups`, right after the node headers). Computed by the writer: `start(event_table)` (shown as stored)."
+    doc: "File offset of the array `event_groups`."
   - id: ofs_partials
     type: u4
     doc: "File offset of the array `partials`."
@@ -103,11 +103,6 @@ seq:
     repeat: expr
     repeat-expr: node_count
     doc: "Node headers, right after the commands. Nodes refer to each other by index into this array."
-  - id: event_groups
-    type: ptr32_to_event_group
-    repeat: expr
-    repeat-expr: event_count
-    doc: "The event offset table: one absolute offset per event group (Event node bodies index it). The groups themselves are written after the state transitions. TotK ignores them (its BAEV files hold the events the game uses; W, A)."
 instances:
   file_name:
     io: _root._io
@@ -130,6 +125,13 @@ instances:
     pos: ofs_state_transitions
     type: state_transitions
     doc: "The state transitions. Present even when empty."
+  event_groups:
+    io: _root._io
+    pos: ofs_event_groups
+    type: ptr32_to_event_group
+    repeat: expr
+    repeat-expr: event_count
+    doc: "The event offset table: one absolute offset per event group (Event node bodies index it). A, T and this writer put the table right after the node headers and the groups after the state transitions; the reader follows this offset (so a table another writer put elsewhere is read where it is, and kept there), and a table that runs past the end of the file is refused. TotK ignores the groups (its BAEV files hold the events the game uses; W, A)."
   partials:
     io: _root._io
     pos: ofs_partials
@@ -205,6 +207,16 @@ instances:
     if: (version >= 1047)
     doc: "Material blend settings (0x417 only: the 0x40F/0x410 header ends before this field). Not aligned (see `as_markings`). Present only when `version >= 0x417`."
 types:
+  ptr32_to_event_group:
+    doc: "A pointer to a EventGroup; `target` is what it points to."
+    seq:
+      - id: ofs
+        type: u4
+    instances:
+      target:
+        io: _root._io
+        pos: ofs
+        type: event_group(_root._io.pos)
   file_sync_indices_sum0:
     doc: "One step of `sum(nodes, sync_count)`: `acc` is the sum up to element `i` of `nodes`."
     params:
@@ -218,16 +230,6 @@ types:
         doc: "The expression for element `i`."
       acc:
         value: prev + v
-  ptr32_to_event_group:
-    doc: "A pointer to a EventGroup; `target` is what it points to."
-    seq:
-      - id: ofs
-        type: u4
-    instances:
-      target:
-        io: _root._io
-        pos: ofs
-        type: event_group(_root._io.pos)
   command:
     doc: "An AS command (0x30 bytes in 0x417, 0x2C in 0x40F/0x410, which have no tag group): a named entry point into the node graph."
     seq:
@@ -1342,7 +1344,7 @@ types:
         doc: "Position of the unknown group in the offset list. Computed by the writer: `count(states)` (shown as stored)."
       - id: child_count
         type: u1
-        doc: "Group 2: number of child connections, the default child included. Computed by the writer: `count(children) + 1` (shown as stored)."
+        doc: "Group 2: number of child connections, the default child included: 0 for a selector with neither children nor a default child (dt-12345/asb reads such files), else the children + 1 (a default child that is absent then has a null offset). Computed by the writer: `count(children) != 0 || has(default_child) ? count(children) + 1 : 0` (shown as stored)."
       - id: child_base
         type: u1
         doc: "Position of the child group in the offset list. Computed by the writer: `count(states) + count(unknowns)` (shown as stored)."
@@ -1351,19 +1353,19 @@ types:
         doc: "Group 3: number of state-transition connections. Number of elements of `transitions` (written from the model)."
       - id: transition_base
         type: u1
-        doc: "Position of the state-transition group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1` (shown as stored)."
+        doc: "Position of the state-transition group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count` (shown as stored)."
       - id: event_count
         type: u1
         doc: "Group 4: number of event connections. Number of elements of `events` (written from the model)."
       - id: event_base
         type: u1
-        doc: "Position of the event group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1 + count(transitions)` (shown as stored)."
+        doc: "Position of the event group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count + count(transitions)` (shown as stored)."
       - id: frame_count
         type: u1
         doc: "Group 5: number of frame-control connections. Number of elements of `frames` (written from the model)."
       - id: frame_base
         type: u1
-        doc: "Position of the frame-control group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1 + count(transitions) + count(events)` (shown as stored)."
+        doc: "Position of the frame-control group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count + count(transitions) + count(events)` (shown as stored)."
       - id: states
         type: ptr32_to_node_ref
         repeat: expr
@@ -1377,11 +1379,12 @@ types:
       - id: children
         type: ptr32_to_float_child
         repeat: expr
-        repeat-expr: (child_count - 1)
-        doc: "Children: a [min, max] range and a node each. The last child of the group is the default and is the next field; the selector is always written with one."
+        repeat-expr: "((child_count != 0) ? (child_count - 1) : 0)"
+        doc: "Children: a [min, max] range and a node each. The last child of the group is the default and is the next field; with child count 0 there are neither."
       - id: ofs_default_child
         type: u4
-        doc: "File offset of the target of `default_child`."
+        if: (child_count != 0)
+        doc: "File offset of the target of `default_child`. 0x0 when absent."
       - id: transitions
         type: ptr32_to_state_transition_ref
         repeat: expr
@@ -1402,7 +1405,8 @@ types:
         io: _root._io
         pos: ofs_default_child
         type: float_default
-        doc: "The default child (the last of the child group): taken when no range matches."
+        if: ((child_count != 0)) and ofs_default_child != 0
+        doc: "The default child (the last of the child group): taken when no range matches. Absent (`~`) in a selector with child count 0, which has no offset for it; absent with children: a null offset. Present only when `child_count != 0`."
   ptr32_to_string_child:
     doc: "A pointer to a StringChild; `target` is what it points to."
     seq:
@@ -1430,7 +1434,7 @@ types:
         doc: "Position of the unknown group in the offset list. Computed by the writer: `count(states)` (shown as stored)."
       - id: child_count
         type: u1
-        doc: "Group 2: number of child connections, the default child included. Computed by the writer: `count(children) + 1` (shown as stored)."
+        doc: "Group 2: number of child connections, the default child included: 0 for a selector with neither children nor a default child (dt-12345/asb reads such files), else the children + 1 (a default child that is absent then has a null offset). Computed by the writer: `count(children) != 0 || has(default_child) ? count(children) + 1 : 0` (shown as stored)."
       - id: child_base
         type: u1
         doc: "Position of the child group in the offset list. Computed by the writer: `count(states) + count(unknowns)` (shown as stored)."
@@ -1439,19 +1443,19 @@ types:
         doc: "Group 3: number of state-transition connections. Number of elements of `transitions` (written from the model)."
       - id: transition_base
         type: u1
-        doc: "Position of the state-transition group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1` (shown as stored)."
+        doc: "Position of the state-transition group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count` (shown as stored)."
       - id: event_count
         type: u1
         doc: "Group 4: number of event connections. Number of elements of `events` (written from the model)."
       - id: event_base
         type: u1
-        doc: "Position of the event group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1 + count(transitions)` (shown as stored)."
+        doc: "Position of the event group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count + count(transitions)` (shown as stored)."
       - id: frame_count
         type: u1
         doc: "Group 5: number of frame-control connections. Number of elements of `frames` (written from the model)."
       - id: frame_base
         type: u1
-        doc: "Position of the frame-control group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1 + count(transitions) + count(events)` (shown as stored)."
+        doc: "Position of the frame-control group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count + count(transitions) + count(events)` (shown as stored)."
       - id: states
         type: ptr32_to_node_ref
         repeat: expr
@@ -1465,11 +1469,12 @@ types:
       - id: children
         type: ptr32_to_string_child
         repeat: expr
-        repeat-expr: (child_count - 1)
-        doc: "Children: a string condition and a node each. The last child of the group is the default and is the next field; the selector is always written with one."
+        repeat-expr: "((child_count != 0) ? (child_count - 1) : 0)"
+        doc: "Children: a string condition and a node each. The last child of the group is the default and is the next field; with child count 0 there are neither."
       - id: ofs_default_child
         type: u4
-        doc: "File offset of the target of `default_child`."
+        if: (child_count != 0)
+        doc: "File offset of the target of `default_child`. 0x0 when absent."
       - id: transitions
         type: ptr32_to_state_transition_ref
         repeat: expr
@@ -1490,7 +1495,8 @@ types:
         io: _root._io
         pos: ofs_default_child
         type: string_child
-        doc: "The default child (the last of the child group, same shape as the others): taken when no condition matches."
+        if: ((child_count != 0)) and ofs_default_child != 0
+        doc: "The default child (the last of the child group, same shape as the others): taken when no condition matches. Absent (`~`) in a selector with child count 0, which has no offset for it; absent with children: a null offset. Present only when `child_count != 0`."
   ptr32_to_int_child:
     doc: "A pointer to a IntChild; `target` is what it points to."
     seq:
@@ -1518,7 +1524,7 @@ types:
         doc: "Position of the unknown group in the offset list. Computed by the writer: `count(states)` (shown as stored)."
       - id: child_count
         type: u1
-        doc: "Group 2: number of child connections, the default child included. Computed by the writer: `count(children) + 1` (shown as stored)."
+        doc: "Group 2: number of child connections, the default child included: 0 for a selector with neither children nor a default child (dt-12345/asb reads such files), else the children + 1 (a default child that is absent then has a null offset). Computed by the writer: `count(children) != 0 || has(default_child) ? count(children) + 1 : 0` (shown as stored)."
       - id: child_base
         type: u1
         doc: "Position of the child group in the offset list. Computed by the writer: `count(states) + count(unknowns)` (shown as stored)."
@@ -1527,19 +1533,19 @@ types:
         doc: "Group 3: number of state-transition connections. Number of elements of `transitions` (written from the model)."
       - id: transition_base
         type: u1
-        doc: "Position of the state-transition group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1` (shown as stored)."
+        doc: "Position of the state-transition group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count` (shown as stored)."
       - id: event_count
         type: u1
         doc: "Group 4: number of event connections. Number of elements of `events` (written from the model)."
       - id: event_base
         type: u1
-        doc: "Position of the event group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1 + count(transitions)` (shown as stored)."
+        doc: "Position of the event group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count + count(transitions)` (shown as stored)."
       - id: frame_count
         type: u1
         doc: "Group 5: number of frame-control connections. Number of elements of `frames` (written from the model)."
       - id: frame_base
         type: u1
-        doc: "Position of the frame-control group in the offset list. Computed by the writer: `count(states) + count(unknowns) + count(children) + 1 + count(transitions) + count(events)` (shown as stored)."
+        doc: "Position of the frame-control group in the offset list. Computed by the writer: `count(states) + count(unknowns) + child_count + count(transitions) + count(events)` (shown as stored)."
       - id: states
         type: ptr32_to_node_ref
         repeat: expr
@@ -1553,11 +1559,12 @@ types:
       - id: children
         type: ptr32_to_int_child
         repeat: expr
-        repeat-expr: (child_count - 1)
-        doc: "Children: an int condition and a node each. The last child of the group is the default and is the next field; the selector is always written with one."
+        repeat-expr: "((child_count != 0) ? (child_count - 1) : 0)"
+        doc: "Children: an int condition and a node each. The last child of the group is the default and is the next field; with child count 0 there are neither."
       - id: ofs_default_child
         type: u4
-        doc: "File offset of the target of `default_child`."
+        if: (child_count != 0)
+        doc: "File offset of the target of `default_child`. 0x0 when absent."
       - id: transitions
         type: ptr32_to_state_transition_ref
         repeat: expr
@@ -1578,7 +1585,8 @@ types:
         io: _root._io
         pos: ofs_default_child
         type: int_child
-        doc: "The default child (the last of the child group, same shape as the others): taken when no condition matches."
+        if: ((child_count != 0)) and ofs_default_child != 0
+        doc: "The default child (the last of the child group, same shape as the others): taken when no condition matches. Absent (`~`) in a selector with child count 0, which has no offset for it; absent with children: a null offset. Present only when `child_count != 0`."
   blender_connections:
     doc: "The connections of a OneDimensionalBlender body: children with a float range (no default child) (A, O, T): six (count, base) byte pairs for the groups state, unknown, child, state transition, event and frame control; then one absolute offset per connection, grouped in that order; then the payloads, in the same order, each where its offset points."
     seq:

@@ -17,6 +17,11 @@ namespace {
 struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
   binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
+  std::string_view str_strings(uint64_t at) const {
+    const std::string_view t = cstring(at);
+    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+    return t;
+  }
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -178,7 +183,7 @@ uint64_t read_Parameter(const R& r, uint64_t s, [[maybe_unused]] Parameter& x) {
       auto& v = x.value.template emplace<3>();
       r.need(o, 0x8);
 
-      try { v = std::string(r.cstring(r.get<uint64_t>(s + 0x8))); }
+      try { v = std::string(r.str_strings(r.get<uint64_t>(s + 0x8))); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       o += 0x8;
       break;
@@ -263,7 +268,7 @@ void read_Animation(const R& r, uint64_t s, [[maybe_unused]] Animation& x) {
   f_unknown2 = r.get<uint32_t>(s + 0x2c);
   x.unknown2 = f_unknown2;
   try {
-    x.name = std::string(r.cstring(f_name));
+    x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_trigger_count;
@@ -757,6 +762,10 @@ File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   r.lay = lay;
   File x;
   read_File(r, 0, x);
+  if (lay) {
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), UINT64_MAX, 1, false);
+    lay->seen.clear();
+  }
   return x;
 }
 
@@ -765,6 +774,7 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  if (lay) c.pool_strings.follow(lay->pool("strings"), trace);
   c.pool_strings.keep("");
   const uint64_t s = c.w.reserve(0xa8);
   put_File(c, s, x);

@@ -18,6 +18,16 @@ struct R : binschema::Reader<std::endian::little> {
   using binschema::Reader<std::endian::little>::Reader;
   binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
   std::vector<uint64_t>* slots = nullptr;  // every 8-byte pointer slot read (pointer_slots())
+  std::string_view str_strings(uint64_t at) const {
+    const std::string_view t = pascal16(at);
+    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+    return t;
+  }
+  std::string_view chars_strings(uint64_t at) const {
+    const std::string_view t = cstring(at);
+    if (lay && at >= 2) [[unlikely]] lay->note_string(0, at - 2, t.size());
+    return t;
+  }
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -267,7 +277,7 @@ uint64_t read_Container(const R& r, uint64_t s, [[maybe_unused]] Container& x) {
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
       if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
-      dic_dic.emplace_back(r.pascal16(name));
+      dic_dic.emplace_back(r.str_strings(name));
     }
     binschema::check_dic(r, t, dic_dic);
   } catch (DecodeError& e) { e.push_field("dic"); throw; }
@@ -310,13 +320,13 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
   f_concurrent_clips = r.get<uint16_t>(s + 0x36);
   x.concurrent_clips = f_concurrent_clips;
   try {
-    x.name = std::string(r.pascal16(f_name));
+    x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
-    x.sub_name = std::string(r.pascal16(f_sub_name));
+    x.sub_name = std::string(r.str_strings(f_sub_name));
   } catch (DecodeError& e) { e.push_field("sub_name"); throw; }
   try {
-    x.argument_name = std::string(r.pascal16(f_argument_name));
+    x.argument_name = std::string(r.str_strings(f_argument_name));
   } catch (DecodeError& e) { e.push_field("argument_name"); throw; }
   try {
     const uint64_t n = f_action_count;
@@ -330,7 +340,7 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
       x.actions.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         if (r.slots) r.slots->push_back(t + i * 0x8);
-        try { x.actions[i] = std::string(r.pascal16(r.get<uint64_t>(t + i * 0x8))); }
+        try { x.actions[i] = std::string(r.str_strings(r.get<uint64_t>(t + i * 0x8))); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
     }
@@ -347,7 +357,7 @@ void read_Actor(const R& r, uint64_t s, [[maybe_unused]] Actor& x) {
       x.queries.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         if (r.slots) r.slots->push_back(t + i * 0x8);
-        try { x.queries[i] = std::string(r.pascal16(r.get<uint64_t>(t + i * 0x8))); }
+        try { x.queries[i] = std::string(r.str_strings(r.get<uint64_t>(t + i * 0x8))); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
     }
@@ -534,10 +544,10 @@ void read_SubFlowEvent(const R& r, uint64_t s, [[maybe_unused]] SubFlowEvent& x)
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
   try {
-    x.flowchart = std::string(r.pascal16(f_flowchart));
+    x.flowchart = std::string(r.str_strings(f_flowchart));
   } catch (DecodeError& e) { e.push_field("flowchart"); throw; }
   try {
-    x.entry_point = std::string(r.pascal16(f_entry_point));
+    x.entry_point = std::string(r.str_strings(f_entry_point));
   } catch (DecodeError& e) { e.push_field("entry_point"); throw; }
 }
 
@@ -586,7 +596,7 @@ void read_Event(const R& r, uint64_t s, [[maybe_unused]] Event& x) {
       fail(s + 0xa, "data", "type " + std::to_string(f_type) + " is not a supported case (known: 0 action, 1 switch, 2 fork, 3 join, 4 sub_flow)");
   }
   try {
-    x.name = std::string(r.pascal16(f_name));
+    x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
 }
 
@@ -675,7 +685,7 @@ void read_Flowchart(const R& r, uint64_t s, [[maybe_unused]] Flowchart& x) {
   f_entry_points = r.get<uint64_t>(s + 0x40);
   if (r.slots) r.slots->push_back(s + 0x40);
   try {
-    x.name = std::string(r.pascal16(f_name));
+    x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_actor_count;
@@ -720,7 +730,7 @@ void read_Flowchart(const R& r, uint64_t s, [[maybe_unused]] Flowchart& x) {
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
       if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
-      dic_entry_point_dic.emplace_back(r.pascal16(name));
+      dic_entry_point_dic.emplace_back(r.str_strings(name));
     }
     binschema::check_dic(r, t, dic_entry_point_dic);
   } catch (DecodeError& e) { e.push_field("entry_point_dic"); throw; }
@@ -829,7 +839,7 @@ void read_Subtimeline(const R& r, uint64_t s, [[maybe_unused]] Subtimeline& x) {
   f_name = r.get<uint64_t>(s + 0x0);
   if (r.slots) r.slots->push_back(s + 0x0);
   try {
-    x.name = std::string(r.pascal16(f_name));
+    x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
 }
 
@@ -848,7 +858,7 @@ void read_Cut(const R& r, uint64_t s, [[maybe_unused]] Cut& x) {
   f_params = r.get<uint64_t>(s + 0x10);
   if (r.slots) r.slots->push_back(s + 0x10);
   try {
-    x.name = std::string(r.pascal16(f_name));
+    x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     if (f_params == 0) x.params.reset();
@@ -912,7 +922,7 @@ void read_Timeline(const R& r, uint64_t s, [[maybe_unused]] Timeline& x) {
   f_params = r.get<uint64_t>(s + 0x58);
   if (r.slots) r.slots->push_back(s + 0x58);
   try {
-    x.name = std::string(r.pascal16(f_name));
+    x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_actor_count;
@@ -1076,7 +1086,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   f_timeline_dic = r.get<uint64_t>(s + 0x40);
   if (r.slots) r.slots->push_back(s + 0x40);
   try {
-    x.name = std::string(r.cstring(f_name));
+    x.name = std::string(r.chars_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_flowchart_count;
@@ -1110,7 +1120,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
       if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
-      dic_flowchart_dic.emplace_back(r.pascal16(name));
+      dic_flowchart_dic.emplace_back(r.str_strings(name));
     }
     binschema::check_dic(r, t, dic_flowchart_dic);
   } catch (DecodeError& e) { e.push_field("flowchart_dic"); throw; }
@@ -1146,7 +1156,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
       if (r.slots) r.slots->push_back(t + 8 + 0x10 * i + 8);
-      dic_timeline_dic.emplace_back(r.pascal16(name));
+      dic_timeline_dic.emplace_back(r.str_strings(name));
     }
     binschema::check_dic(r, t, dic_timeline_dic);
   } catch (DecodeError& e) { e.push_field("timeline_dic"); throw; }
@@ -2091,6 +2101,10 @@ File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   r.lay = lay;
   File x;
   read_File(r, 0, x);
+  if (lay) {
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), UINT64_MAX, 2, true);
+    lay->seen.clear();
+  }
   return x;
 }
 
@@ -2099,6 +2113,7 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  if (lay) c.pool_strings.follow(lay->pool("strings"), trace);
   c.pool_strings.keep("");
   const uint64_t s = c.w.reserve(0x48);
   put_File(c, s, x);

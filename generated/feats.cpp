@@ -22,6 +22,11 @@ struct R : binschema::Reader<std::endian::little> {
   mutable uint64_t base_strings = 0;  // where pool strings starts (from the root's pool_offset)
   mutable uint64_t g_version = 0;  // the root's version (context:)
   mutable uint64_t g_tail = 0;  // the root's tail (context:)
+  std::string_view str_strings(uint64_t at) const {
+    const std::string_view t = cstring(at);
+    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+    return t;
+  }
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -122,7 +127,7 @@ void read_PS(const R& r, uint64_t s, [[maybe_unused]] PS& x) {
   x.flags = f_flags;
   f_value = r.get<uint32_t>(s + 0x4);
   try {
-    x.value = std::string(r.cstring(r.base_strings + f_value));
+    x.value = std::string(r.str_strings(r.base_strings + f_value));
   } catch (DecodeError& e) { e.push_field("value"); throw; }
 }
 
@@ -162,7 +167,7 @@ void read_File(const R& r, uint64_t s, [[maybe_unused]] File& x) {
   f_stem_hash = r.get<uint32_t>(s + 0x4);
   f_extension_hash = r.get<uint32_t>(s + 0x8);
   try {
-    x.path = std::string(r.cstring(r.base_strings + f_path));
+    x.path = std::string(r.str_strings(r.base_strings + f_path));
   } catch (DecodeError& e) { e.push_field("path"); throw; }
 }
 
@@ -174,7 +179,7 @@ uint64_t read_Box(const R& r, uint64_t s, [[maybe_unused]] Box& x) {
   [[maybe_unused]] uint32_t f_opt = 0;
   f_count = r.get<uint32_t>(s + 0x0);
   f_word = r.get<uint32_t>(s + 0x4);
-  try { x.word.name = std::string(r.cstring(r.base_strings + ((uint64_t(f_word) >> 0) & 0x3fffffull))); }
+  try { x.word.name = std::string(r.str_strings(r.base_strings + ((uint64_t(f_word) >> 0) & 0x3fffffull))); }
   catch (DecodeError& e) { e.push_field("name"); e.push_field("word"); throw; }
   x.word.unk = static_cast<uint8_t>(((uint64_t(f_word) >> 22) & 0x3ull));
   x.word.idx = static_cast<uint8_t>(((uint64_t(f_word) >> 24) & 0x7full));
@@ -307,7 +312,7 @@ uint64_t read_Group(const R& r, uint64_t s, [[maybe_unused]] Group& x) {
     r.need_array(o, n, 4);
     x.tags.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
-      try { x.tags[i] = std::string(r.cstring(r.base_strings + r.get<uint32_t>(o + i * 4))); }
+      try { x.tags[i] = std::string(r.str_strings(r.base_strings + r.get<uint32_t>(o + i * 4))); }
       catch (DecodeError& e) { e.push_index(i); throw; }
     }
     o += n * 4;
@@ -417,7 +422,7 @@ uint64_t read_Head(const R& r, uint64_t s, [[maybe_unused]] Head& x) {
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("boxes"); throw; }
   try {
-    x.name = std::string(r.cstring(r.base_strings + f_name));
+    x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     if (f_tail == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
@@ -764,6 +769,10 @@ Head decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   r.lay = lay;
   Head x;
   read_Head(r, 0, x);
+  if (lay) {
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), r.base_strings, 1, false);
+    lay->seen.clear();
+  }
   return x;
 }
 
@@ -772,6 +781,7 @@ std::vector<uint8_t> encode_root(const Head& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  if (lay) c.pool_strings.follow(lay->pool("strings"), trace);
   c.g_version = uint64_t(x.version);
   const uint64_t s = put_Head(c, x);
   place_Head(c, x, s);

@@ -26,6 +26,11 @@ struct R : binschema::Reader<std::endian::little> {
   mutable std::vector<binschema::SliceRead> slices_files;  // slices read, in order (check_slices)
   mutable std::vector<std::pair<uint64_t, size_t>> refs_names;  // strings read, in order (checked where names is)
   mutable uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
+  std::string_view str_names(uint64_t at) const {
+    const std::string_view t = cstring(at);
+    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+    return t;
+  }
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -59,7 +64,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
   [[maybe_unused]] uint32_t f_alignment = 0;
   f_name_hash = r.get<uint32_t>(s + 0x0);
   f_attributes = r.get<uint32_t>(s + 0x4);
-  try { x.attributes.name = std::string(r.cstring(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
+  try { x.attributes.name = std::string(r.str_names(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
   catch (DecodeError& e) { e.push_field("name"); e.push_field("attributes"); throw; }
   x.attributes.has_name = static_cast<uint8_t>(((uint64_t(f_attributes) >> 24) & 0xffull));
   {
@@ -215,6 +220,10 @@ Sarc decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   r.lay = lay;
   Sarc x;
   read_Sarc(r, 0, x);
+  if (lay) {
+    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), r.base_names, 4, false);
+    lay->seen.clear();
+  }
   return x;
 }
 
@@ -223,6 +232,7 @@ std::vector<uint8_t> encode_root(const Sarc& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  if (lay) c.pool_names.follow(lay->pool("names"), trace);
   c.g_hash_multiplier = uint64_t(x.hash_multiplier);
   const uint64_t s = put_Sarc(c, x);
   (void)s;
@@ -245,6 +255,11 @@ struct R : binschema::Reader<std::endian::big> {
   mutable std::vector<binschema::SliceRead> slices_files;  // slices read, in order (check_slices)
   mutable std::vector<std::pair<uint64_t, size_t>> refs_names;  // strings read, in order (checked where names is)
   mutable uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
+  std::string_view str_names(uint64_t at) const {
+    const std::string_view t = cstring(at);
+    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+    return t;
+  }
 };
 using W = binschema::Writer<std::endian::big>;
 using binschema::DecodeError;
@@ -278,7 +293,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
   [[maybe_unused]] uint32_t f_alignment = 0;
   f_name_hash = r.get<uint32_t>(s + 0x0);
   f_attributes = r.get<uint32_t>(s + 0x4);
-  try { x.attributes.name = std::string(r.cstring(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
+  try { x.attributes.name = std::string(r.str_names(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
   catch (DecodeError& e) { e.push_field("name"); e.push_field("attributes"); throw; }
   x.attributes.has_name = static_cast<uint8_t>(((uint64_t(f_attributes) >> 24) & 0xffull));
   {
@@ -434,6 +449,10 @@ Sarc decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   r.lay = lay;
   Sarc x;
   read_Sarc(r, 0, x);
+  if (lay) {
+    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), r.base_names, 4, false);
+    lay->seen.clear();
+  }
   return x;
 }
 
@@ -442,6 +461,7 @@ std::vector<uint8_t> encode_root(const Sarc& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  if (lay) c.pool_names.follow(lay->pool("names"), trace);
   c.g_hash_multiplier = uint64_t(x.hash_multiplier);
   const uint64_t s = put_Sarc(c, x);
   (void)s;

@@ -21,6 +21,11 @@ struct R : binschema::Reader<std::endian::little> {
   binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
   mutable uint64_t g_version = 0;  // the root's version (context:)
   mutable uint64_t g_item_count = 0;  // the root's item_count (context:)
+  std::string_view str_names(uint64_t at) const {
+    const std::string_view t = cstring(at);
+    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+    return t;
+  }
 };
 using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
@@ -105,7 +110,7 @@ void read_Named(const R& r, uint64_t s, [[maybe_unused]] Named& x) {
   [[maybe_unused]] uint64_t f_name = 0;
   f_name = r.get<uint32_t>(s + 0x0);
   try {
-    x.name = std::string(r.cstring(f_name));
+    x.name = std::string(r.str_names(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
 }
 
@@ -342,6 +347,10 @@ Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   r.lay = lay;
   Root x;
   read_Root(r, 0, x);
+  if (lay) {
+    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), UINT64_MAX, 1, false);
+    lay->seen.clear();
+  }
   return x;
 }
 
@@ -350,6 +359,7 @@ std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, bi
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  if (lay) c.pool_names.follow(lay->pool("names"), trace);
   c.g_version = uint64_t(2);
   c.g_item_count = uint64_t(x.items.size());
   const uint64_t s = put_Root(c, x);

@@ -17,6 +17,11 @@ namespace {
 struct R : binschema::Reader<std::endian::big> {
   using binschema::Reader<std::endian::big>::Reader;
   binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
+  std::string_view str_names(uint64_t at) const {
+    const std::string_view t = cstring(at);
+    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+    return t;
+  }
 };
 using W = binschema::Writer<std::endian::big>;
 using binschema::DecodeError;
@@ -103,7 +108,7 @@ void read_Record(const R& r, uint64_t s, [[maybe_unused]] Record& x) {
   f_points = r.get<uint32_t>(s + 0x10);
   f_point_count = r.get<uint32_t>(s + 0x14);
   try {
-    x.name = std::string(r.cstring(f_name));
+    x.name = std::string(r.str_names(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_point_count;
@@ -182,7 +187,7 @@ void read_Header(const R& r, uint64_t s, [[maybe_unused]] Header& x) {
       r.need_array(t, n, 0x4);
       x.tags.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
-        try { x.tags[i] = std::string(r.cstring(r.get<uint32_t>(t + i * 0x4))); }
+        try { x.tags[i] = std::string(r.str_names(r.get<uint32_t>(t + i * 0x4))); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
     }
@@ -315,6 +320,10 @@ Header decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   r.lay = lay;
   Header x;
   read_Header(r, 0, x);
+  if (lay) {
+    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), UINT64_MAX, 1, false);
+    lay->seen.clear();
+  }
   return x;
 }
 
@@ -323,6 +332,7 @@ std::vector<uint8_t> encode_root(const Header& x, const binschema::Layout* lay, 
   WCtx c;
   if (into) c.w.adopt(*into);
   c.w.use_layout(lay, trace);
+  if (lay) c.pool_names.follow(lay->pool("names"), trace);
   const uint64_t s = c.w.reserve(0x24);
   put_Header(c, s, x);
   place_Header(c, x, s);

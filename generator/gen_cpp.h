@@ -190,6 +190,8 @@ class CppGen {
   void put_fn(const Struct& st);
   void put_union(const Field& f, const std::string& o);
   void place_fn(const Struct& st);
+  static bool layout_pool(const Pool& p);
+  void declare_cond_derived(const Struct& st);
   // What an inline struct field (or each element of an inline array of
   // them) points to.
   void place_inline_children(const Struct& st, const Field& f);

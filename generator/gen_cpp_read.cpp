@@ -559,7 +559,13 @@ void CppGen::read_fn(const Struct& st) {
 // Reads a pooled string the pool's way (Pascal or NUL-terminated).
 std::string CppGen::pool_read(const std::string& pool, const std::string& at) const {
   const Pool* p = s_.pool(pool);
+  if (p && layout_pool(*p)) return "r.str_" + p->name + "(" + pool_base(pool) + at + ")";
   return std::string(p && p->kind == Pool::Kind::Pascal16 ? "r.pascal16(" : "r.cstring(") + pool_base(pool) + at + ")";
+}
+
+// A string pool whose order a layout keeps (one pool for the whole file).
+bool CppGen::layout_pool(const Pool& p) {
+  return p.scope.empty() && (p.kind == Pool::Kind::CString || p.kind == Pool::Kind::Pascal16);
 }
 
 // What a pool-relative offset is added to ("" for absolute offsets).
@@ -714,7 +720,8 @@ void CppGen::read_target(const Field& f) {
       w += "for (uint64_t i = 1; i <= n; ++i) {";
       w += "  const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);";
       if (s_.relocation_table) w += "  " + note_slot("t + 8 + 0x10 * i + 8");
-      w += std::string("  dic_") + f.name + ".emplace_back(" + (pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
+      w += std::string("  dic_") + f.name + ".emplace_back(" +
+           (layout_pool(*pool) ? "r.str_" + pool->name + "(name)" : pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
       w += "}";
       // Names and tree as encode would make them, or a DecodeError at the entry
       // (decode and encode agree on what is valid).
@@ -729,6 +736,10 @@ void CppGen::read_target(const Field& f) {
       if (pool && !pool->scope.empty()) {
         w += x + " = std::string(r.cstring(r.scope_" + pool->scope + " + " + p + "));";
         w += "r.refs_" + pool->name + ".emplace_back(r.scope_" + pool->scope + " + " + p + ", " + x + ".size());";
+      } else if (pool && layout_pool(*pool) && pool->kind == Pool::Kind::Pascal16 && f.points_to_chars) {
+        w += x + " = std::string(r.chars_" + pool->name + "(" + pool_base(f.pool) + base + p + "));";
+      } else if (pool && layout_pool(*pool)) {
+        w += x + " = std::string(r.str_" + pool->name + "(" + pool_base(f.pool) + base + p + "));";
       } else if (pool && pool->kind == Pool::Kind::Pascal16 && !f.points_to_chars) {
         w += x + " = std::string(r.pascal16(" + pool_base(f.pool) + base + p + "));";
       } else {

@@ -68,6 +68,24 @@ void CppGen::internals() {
   for (const auto& p : s_.pools)
     if (placed_pool(p)) w += "  mutable std::vector<std::pair<uint64_t, size_t>> refs_" + p.name + ";  // strings read, in order (checked where " + p.base + " is)";
   for (const auto& g : s_.context) w += "  mutable uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
+  for (size_t i = 0; i < s_.pools.size(); ++i) {
+    const Pool& p = s_.pools[i];
+    if (!layout_pool(p)) continue;
+    // Noted for the layout: the pool's order in the file (note_pool_order).
+    w += "  std::string_view str_" + p.name + "(uint64_t at) const {";
+    w += std::string("    const std::string_view t = ") + (p.kind == Pool::Kind::Pascal16 ? "pascal16" : "cstring") + "(at);";
+    w += "    if (lay) [[unlikely]] lay->note_string(" + std::to_string(i) + ", at, t.size());";
+    w += "    return t;";
+    w += "  }";
+    if (p.kind == Pool::Kind::Pascal16) {
+      // A pointer at the characters, past the length.
+      w += "  std::string_view chars_" + p.name + "(uint64_t at) const {";
+      w += "    const std::string_view t = cstring(at);";
+      w += "    if (lay && at >= 2) [[unlikely]] lay->note_string(" + std::to_string(i) + ", at - 2, t.size());";
+      w += "    return t;";
+      w += "  }";
+    }
+  }
   w += "};";
   w += "using W = binschema::Writer<std::endian::{{ENDIAN}}>;";
   w += "using binschema::DecodeError;\nusing binschema::hex;\n";
@@ -175,6 +193,17 @@ void CppGen::decode_body() {
   w += "r.lay = lay;";
   w += "{{ROOT}} x;";
   w += read_call(*s_.find(s_.root), "0", "x") + ";";
+  bool any = false;
+  for (size_t i = 0; i < s_.pools.size(); ++i) {
+    const Pool& p = s_.pools[i];
+    if (!layout_pool(p)) continue;
+    if (!any) w += "if (lay) {";
+    any = true;
+    w += "  binschema::note_pool_order(*lay, " + std::to_string(i) + ", \"" + p.name + "\", bytes.data(), bytes.size(), " +
+         (p.base.empty() ? std::string("UINT64_MAX") : "r.base_" + p.name) + ", " + std::to_string(p.align) + ", " +
+         (p.kind == Pool::Kind::Pascal16 ? "true" : "false") + ");";
+  }
+  if (any) w += "  lay->seen.clear();\n}";
   w += "return x;";
 }
 
@@ -240,6 +269,8 @@ void CppGen::encode_body() {
   w += "WCtx c;";
   w += "if (into) c.w.adopt(*into);";
   w += "c.w.use_layout(lay, trace);";
+  for (const auto& p : s_.pools)
+    if (layout_pool(p)) w += "if (lay) c.pool_" + p.name + ".follow(lay->pool(\"" + p.name + "\"), trace);";
   for (const auto& g : s_.context)
     if (const Field* f = root->field(g); !f->ptr) {
       // The model's value; a const or a count is not in the model.

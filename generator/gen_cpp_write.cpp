@@ -1,6 +1,7 @@
 // C++ back end, the writer: put_T writes a struct's inline bytes (put_field,
 // a switch on the field's shape), place_T places what it points to in the
 // order of its layout, patching each pointer slot as its target lands.
+#include <functional>
 #include "gen_cpp.h"
 
 namespace binschema::gen::cpp {
@@ -175,6 +176,7 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         return "[&]() -> uint64_t { uint64_t t = 0; for (const auto& e : " + x + "." + cpp_field(arr->name) +
                ") t += uint64_t(" + inner + "); return t; }()";
       }
+      if (e.name == "has") return "uint64_t(" + x + "." + cpp_field(e.args[0].name) + ".has_value())";
       if (e.name == "items") {
         // How many values the active case of a union holds.
         const Field* u = st.field(e.args[0].name);
@@ -661,10 +663,26 @@ void CppGen::put_union(const Field& f, const std::string& o) {
   w += "}";
 }
 
+// The derived values that an if: of st uses (an if: over a derived count,
+// has() and the like), for the functions besides put_ that evaluate if:.
+void CppGen::declare_cond_derived(const Struct& st) {
+  std::set<std::string> need;
+  std::function<void(const Expr&)> walk = [&](const Expr& e) {
+    if (e.kind == Expr::Ident)
+      if (const Field* f = st.field(e.name); f && f->derive && !is_late(*f->derive) && need.insert(f->name).second) walk(*f->derive);
+    for (const auto& a : e.args) walk(a);
+  };
+  for (const auto& f : st.fields)
+    if (f->cond) walk(*f->cond);
+  for (const auto& f : st.fields)
+    if (need.count(f->name)) c_ += "[[maybe_unused]] const uint64_t d_" + f->name + " = uint64_t(" + write_expr(st, *f->derive) + ");";
+}
+
 void CppGen::place_fn(const Struct& st) {
   CodeWriter& w = c_;
   w += "void place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
   w.indent();
+  declare_cond_derived(st);
   for (const auto& li : st.layout)
     if (li.kind == LayoutItem::Shallow) w += "uint64_t t_" + li.name + " = 0;  // where the shallow " + li.name + " went";
   bool before_self = st.has_self;
@@ -890,6 +908,7 @@ void CppGen::pre_place_fn(const Struct& st) {
   CodeWriter& w = c_;
   w += "void pre_place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
   w.indent();
+  declare_cond_derived(st);
   for (const auto& li : st.layout) {
     if (li.kind == LayoutItem::Self) break;
     switch (li.kind) {
@@ -914,6 +933,7 @@ void CppGen::preplace_fns(const Struct& st) {
   CodeWriter& w = c_;
   w += "void preplace_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
   w.indent();
+  declare_cond_derived(st);
   for (const auto& li : st.layout) {
     switch (li.kind) {
       case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; break;
@@ -930,6 +950,7 @@ void CppGen::preplace_fns(const Struct& st) {
   w += "}\n";
   w += "void patch_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
   w.indent();
+  declare_cond_derived(st);
   for (const auto& li : st.layout)
     if (li.kind == LayoutItem::FieldTarget) patch_field(st, *st.field(li.name), "x");
   w.dedent();

@@ -599,6 +599,35 @@ class JsonSchemaGen {
       lp.set("at", std::move(at));
       lp.set("fill", std::move(fill));
       lp.set("end_align", std::move(end));
+      // pools: name -> "sorted" | [strings] | {order: "sorted" | [strings], unused: [strings]}
+      auto order = [&] {
+        J any = J::array(), sorted = J::object(), list = J::object();
+        sorted.set("const", J::str("sorted"));
+        list.set("type", J::str("array"));
+        list.set("items", string_schema(0));
+        any.push(std::move(sorted));
+        any.push(std::move(list));
+        J j = J::object();
+        j.set("anyOf", std::move(any));
+        return j;
+      };
+      J pools = J::object(), each = J::array(), full = J::object(), fp = J::object(), unused = J::object();
+      pools.set("type", J::str("object"));
+      pools.set("description", J::str("String pools in another order than the writer's own: sorted by bytes, or the list of the pool's strings in the file's order; `unused`: strings the pool holds that nothing refers to."));
+      unused.set("type", J::str("array"));
+      unused.set("items", string_schema(0));
+      fp.set("order", order());
+      fp.set("unused", std::move(unused));
+      full.set("type", J::str("object"));
+      full.set("properties", std::move(fp));
+      full.set("required", J::raw("[\"order\"]"));
+      full.set("additionalProperties", J::boolean(false));
+      each.push(order());
+      each.push(std::move(full));
+      J e = J::object();
+      e.set("anyOf", std::move(each));
+      pools.set("additionalProperties", std::move(e));
+      lp.set("pools", std::move(pools));
       lay.set("properties", std::move(lp));
       lay.set("additionalProperties", J::boolean(false));
       props.set("layout", std::move(lay));

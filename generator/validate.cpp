@@ -918,7 +918,7 @@ class Validator {
       case Expr::Call: {
         static const std::map<std::string, size_t> arity = {
             {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},   {"size", 1},  {"fnv1a32", 1},
-            {"murmur3", 1}, {"until", 1},   {"items", 1}, {"sum", 2},   {"max", 2}, {"mulhash", 2}};
+            {"murmur3", 1}, {"until", 1},   {"items", 1}, {"sum", 2},   {"max", 2}, {"mulhash", 2}, {"has", 1}};
         auto it = arity.find(e.name);
         if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
         if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
@@ -985,6 +985,13 @@ class Validator {
         }
         if (e.name == "until") {
           check_expr(st, e.args[0]);
+          return;
+        }
+        if (e.name == "has") {
+          // has(F): 1 when the optional target of F is present, else 0.
+          const Field* f = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
+          if (!f || !f->ptr || f->array || f->null != Field::Null::Allowed || f->type.kind != ValueType::Struct || !f->in_model())
+            throw SchemaError(e.loc, "has() takes a nullable: true pointer to a struct of " + st.name + " (a target that may be absent)");
           return;
         }
         if (e.name == "sum") {

@@ -19,7 +19,10 @@
 #include <vector>
 
 #include "asb.h"
+#include "binschema/format.h"
 #include "binschema/hash.h"
+#include "binschema/layout.h"
+#include "binschema/text.h"
 
 using namespace binschema::asb;
 
@@ -53,7 +56,18 @@ struct Hand {
 // payloads), sync indices, sync data, state transitions, events, transitions,
 // command groups, blackboard, partials, bone groups, calculation presets, valid
 // tags, tag groups, EXB, AS markings, material blends, enum resolves, strings.
-Hand hand_made(uint32_t version) {
+// How other writers differ (issue 11): the string pool sorted by bytes with
+// "" first (a pool of TkSharp's kind: "" is there though nothing refers to
+// it), or in yet another order (here the reverse of first use); node 0 a
+// FloatSelector with child count 0 (no children, no default child; one state
+// transition), as dt-12345/asb reads and writes it.
+enum class PoolStyle { first_use, sorted_empty_first, reversed };
+struct Style {
+  PoolStyle pool = PoolStyle::first_use;
+  bool zero_child_selector = false;
+};
+
+Hand hand_made(uint32_t version, Style style = {}) {
   const bool v417 = version >= 0x417;
   Hand h;
   h.header_size = v417 ? 0x6C : 0x68;
@@ -72,6 +86,12 @@ Hand hand_made(uint32_t version) {
   std::vector<std::string> pool =
       v417 ? std::vector<std::string>{"Test_Seq", "Wait", "TagA", "TagB", "Run", "Wait_Anim", "Mat_Anim", "MatBlend"}
            : std::vector<std::string>{"Test_Seq", "Wait", "Run", "TagA", "TagB", "Wait_Anim", "Mat_Anim"};
+  if (style.pool == PoolStyle::sorted_empty_first) {
+    std::sort(pool.begin(), pool.end());
+    pool.insert(pool.begin(), "");
+  } else if (style.pool == PoolStyle::reversed) {
+    std::reverse(pool.begin(), pool.end());
+  }
   auto S = [&](const std::string& s) -> uint32_t {
     uint32_t at = 0;
     for (const auto& p : pool) {
@@ -117,7 +137,7 @@ Hand hand_made(uint32_t version) {
     uint8_t nst;
     uint16_t calc_index, calc_count;
   };
-  const N nodes[] = {{21, 0, 0, 0}, {3, 1, 0, 1}, {11, 0, 1, 0}, {5, 0, 1, 0}};
+  const N nodes[] = {{static_cast<uint16_t>(style.zero_child_selector ? 1 : 21), 0, 0, 0}, {3, 1, 0, 1}, {11, 0, 1, 0}, {5, 0, 1, 0}};
   std::vector<size_t> body_slot;
   size_t node1_tags = 0;
   for (uint8_t i = 0; i < 4; ++i) {
@@ -133,22 +153,37 @@ Hand hand_made(uint32_t version) {
   f.put32(0x30, static_cast<uint32_t>(f.pos()));
   h.bodies = f.pos();
 
-  // Node 0: BoolSelector.
+  // Node 0: BoolSelector (or the FloatSelector with child count 0).
+  size_t list = 0;
   f.put32(body_slot[0], static_cast<uint32_t>(f.pos()));
-  f.u32(kBlackboard3Select1).u32(1);  // value: blackboard index 3, default true
-  f.u32(0).u32(0);                    // is_sync: false
-  f.u32(1);                           // force_run
-  // (count, base) for state, unknown, child, state transition, event, frame.
-  for (uint8_t v : {0, 0, 0, 0, 2, 0, 1, 2, 0, 3, 0, 3}) f.u8(v);
-  size_t list = f.pos();
-  f.u32(0).u32(0).u32(0);
-  f.put32(list, static_cast<uint32_t>(f.pos()));
-  f.u32(1);  // child 0: node 1
-  f.put32(list + 4, static_cast<uint32_t>(f.pos()));
-  f.u32(2);  // child 1: node 2
-  f.put32(list + 8, static_cast<uint32_t>(f.pos()));
-  if (v417) f.s32(-1);  // no state transition entry
-  f.u32(3);             // node 3
+  if (style.zero_child_selector) {
+    // FloatSelector, child count 0: no children, no default child; the
+    // state-transition group starts at 0.
+    f.u32(kBlackboard3Select1).f32(0.5f);  // value: blackboard index 3, default 0.5
+    f.u32(0).u32(0);                       // is_sync: false
+    f.u32(1);                              // force_run
+    for (uint8_t v : {0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1}) f.u8(v);
+    const size_t one = f.pos();
+    f.u32(0);
+    f.put32(one, static_cast<uint32_t>(f.pos()));
+    if (v417) f.s32(-1);  // no state transition entry
+    f.u32(3);             // node 3
+  } else {
+    f.u32(kBlackboard3Select1).u32(1);  // value: blackboard index 3, default true
+    f.u32(0).u32(0);                    // is_sync: false
+    f.u32(1);                           // force_run
+    // (count, base) for state, unknown, child, state transition, event, frame.
+    for (uint8_t v : {0, 0, 0, 0, 2, 0, 1, 2, 0, 3, 0, 3}) f.u8(v);
+    list = f.pos();
+    f.u32(0).u32(0).u32(0);
+    f.put32(list, static_cast<uint32_t>(f.pos()));
+    f.u32(1);  // child 0: node 1
+    f.put32(list + 4, static_cast<uint32_t>(f.pos()));
+    f.u32(2);  // child 1: node 2
+    f.put32(list + 8, static_cast<uint32_t>(f.pos()));
+    if (v417) f.s32(-1);  // no state transition entry
+    f.u32(3);             // node 3
+  }
 
   // Node 1: SkeletalAnimation, no connections.
   f.put32(body_slot[1], static_cast<uint32_t>(f.pos()));
@@ -683,4 +718,252 @@ BOOST_AUTO_TEST_CASE(an_exb_offset_must_point_at_the_exb_magic) {
   BOOST_TEST(std::string(bytes.begin() + exb, bytes.begin() + exb + 4) == "EXB ");
   bytes[exb] = 'X';
   BOOST_TEST(error_of(bytes) == "exb.magic: expected \"EXB \", found \"XXB \" (at " + binschema::hex(exb) + ")", error_of(bytes));
+}
+
+namespace {
+
+// The pool's strings (header 0x24, size at 0x50), in their order.
+std::vector<std::string> pool_strings(const std::vector<uint8_t>& b) {
+  std::vector<std::string> out;
+  size_t at = u32_at(b, 0x24);
+  const size_t end = at + u32_at(b, 0x50);
+  while (at < end) {
+    out.push_back(cstr_at(b, at));
+    at += out.back().size() + 1;
+  }
+  return out;
+}
+
+// A file from another writer decodes with its layout and is given back byte
+// for byte: directly, through YAML and JSON, and through the format's text
+// entry points (what `binschema decode` and `encode` run).
+void given_back(const std::vector<uint8_t>& bytes, const std::string& what) {
+  binschema::Layout lay;
+  const File m = decode(bytes, lay);
+  BOOST_TEST((encode(m, lay) == bytes), what << ": direct");
+  for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+    const char* k = kind == binschema::TextKind::Yaml ? ": YAML" : ": JSON";
+    const std::string text = to_text(m, kind, &lay);
+    binschema::Layout back;
+    const File again = from_text_with_layout(binschema::text::load(text), back);
+    BOOST_TEST((again == m), what << k);
+    BOOST_TEST((encode(again, back) == bytes), what << k);
+    const std::string cli_text = format().decode(bytes, kind);
+    BOOST_TEST((format().encode(binschema::text::load(cli_text)) == bytes), what << k << " (CLI path)");
+  }
+}
+
+// The node-0 selector of a hand-made file with Style::zero_child_selector.
+FloatSelectorConnections& selector(File& f) { return std::get<FloatSelector>(f.nodes.at(0).body).connections; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(zero_child_selectors_read_and_write_back) {
+  for (uint32_t v : kVersions) {
+    const Hand h = hand_made(v, {.zero_child_selector = true});
+    // Refused before: "child_count - 1 is 0 - 1, below zero".
+    BOOST_REQUIRE_MESSAGE(error_of(h.b).empty(), error_of(h.b));
+    File m = decode(h.b);
+    BOOST_REQUIRE(std::holds_alternative<FloatSelector>(m.nodes[0].body));
+    const FloatSelectorConnections& c = selector(m);
+    BOOST_TEST(c.children.empty());
+    BOOST_TEST(!c.default_child.has_value());
+    BOOST_REQUIRE(c.transitions.size() == 1u);
+    BOOST_TEST(c.transitions[0].node == 3u);
+    // binschema's writer lays it out as the other writer did: no layout needed.
+    BOOST_TEST((encode(m) == h.b), binschema::hex(v));
+    given_back(h.b, "zero-child selector " + binschema::hex(v));
+    // The text says so plainly: the default child is null, the children an empty list.
+    const std::string yaml = to_text(m, binschema::TextKind::Yaml);
+    BOOST_TEST(yaml.find("default_child: ~") != std::string::npos, yaml);
+    const std::string json = to_text(m, binschema::TextKind::Json);
+    BOOST_TEST(json.find("\"default_child\": null") != std::string::npos);
+
+    // Edit: a child and a default child added. Child count 2, the
+    // state-transition group after them (base 2), and back to the same model.
+    File e = m;
+    FloatChild child;
+    child.max.value = 1.0f;
+    child.node = 1;
+    selector(e).children.push_back(child);
+    FloatDefault def;
+    def.node = 2;
+    selector(e).default_child = def;
+    const auto out = encode(e);
+    const size_t body = u32_at(out, h.nodes + 8);
+    BOOST_TEST(int(out.at(body + 0x14 + 4)) == 2);  // child count, the default child included
+    BOOST_TEST(int(out.at(body + 0x14 + 7)) == 2);  // state-transition base
+    const File back = decode(out);
+    BOOST_TEST((back == e));
+    BOOST_TEST(selector(const_cast<File&>(back)).default_child->node == 2u);
+    // A default child without other children: child count 1.
+    File d = m;
+    selector(d).default_child = def;
+    const auto out_d = encode(d);
+    BOOST_TEST(int(out_d.at(u32_at(out_d, h.nodes + 8) + 0x14 + 4)) == 1);
+    BOOST_TEST((decode(out_d) == d));
+    // Children but no default child: its offset is null, and reads back as absent.
+    File n = e;
+    selector(n).default_child.reset();
+    const auto out_n = encode(n);
+    BOOST_TEST((decode(out_n) == n));
+    BOOST_TEST((encode(decode(out_n)) == out_n));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_sorted_pool_with_an_empty_string_first_is_given_back) {
+  for (uint32_t v : kVersions) {
+    const Hand h = hand_made(v, {.pool = PoolStyle::sorted_empty_first});
+    const Hand own = hand_made(v);
+    const File m = decode(h.b);
+    // The same model as binschema's own file; without a layout it is written in first-use order.
+    BOOST_TEST((m == decode(own.b)));
+    BOOST_TEST((encode(m) == own.b));
+    binschema::Layout lay;
+    (void)decode(h.b, lay);
+    BOOST_REQUIRE(lay.pools.size() == 1u);
+    BOOST_TEST(lay.pools[0].pool == "strings");
+    BOOST_TEST(lay.pools[0].sorted);
+    BOOST_TEST(lay.pools[0].order.empty());
+    BOOST_TEST((lay.pools[0].unused == std::vector<std::string>{""}));
+    BOOST_TEST(lay.at.empty());  // nothing else differs
+    given_back(h.b, "sorted pool " + binschema::hex(v));
+    // The text entry is compact: the mode and the one string nothing refers to.
+    const YAML::Node doc = binschema::text::load(to_text(m, binschema::TextKind::Yaml, &lay));
+    BOOST_TEST(doc["layout"]["pools"]["strings"]["order"].as<std::string>() == "sorted");
+    BOOST_TEST(doc["layout"]["pools"]["strings"]["unused"].size() == 1u);
+    BOOST_TEST(!doc["layout"]["at"]);
+
+    // Edit: "Run" renamed "Idle" (a new string), and a command renamed to one that sorts last.
+    File e = m;
+    e.commands[1].name = "Idle";
+    e.commands[0].name = "zz_Wait";
+    const auto out = encode(e, lay);
+    const auto strings = pool_strings(out);
+    BOOST_TEST(std::is_sorted(strings.begin(), strings.end()));
+    BOOST_TEST(strings.front() == "");  // kept though nothing refers to it
+    BOOST_TEST(std::count(strings.begin(), strings.end(), "Idle") == 1);
+    BOOST_TEST(std::count(strings.begin(), strings.end(), "zz_Wait") == 1);
+    BOOST_TEST(std::count(strings.begin(), strings.end(), "Run") == 0);  // no longer used: gone
+    BOOST_TEST(std::count(strings.begin(), strings.end(), "Wait") == 0);
+    BOOST_TEST((decode(out) == e));
+    // Everything before the pool is where it was.
+    BOOST_TEST(u32_at(out, 0x24) == u32_at(h.b, 0x24));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_pool_in_another_order_is_kept_as_a_list) {
+  const Hand h = hand_made(0x417, {.pool = PoolStyle::reversed});
+  binschema::Layout lay;
+  const File m = decode(h.b, lay);
+  BOOST_TEST((encode(m) == hand_made(0x417).b));  // fresh: first use
+  BOOST_REQUIRE(lay.pools.size() == 1u);
+  BOOST_TEST(!lay.pools[0].sorted);
+  BOOST_TEST(lay.pools[0].unused.empty());
+  BOOST_TEST((lay.pools[0].order == pool_strings(h.b)));
+  given_back(h.b, "reversed pool");
+  const YAML::Node doc = binschema::text::load(to_text(m, binschema::TextKind::Yaml, &lay));
+  BOOST_TEST(doc["layout"]["pools"]["strings"].IsSequence());
+
+  // Edit: a new string goes after the listed ones; a string no longer used leaves its place.
+  File e = m;
+  e.commands[1].name = "Idle";  // "Run" is used nowhere else
+  auto expected = pool_strings(h.b);
+  expected.erase(std::find(expected.begin(), expected.end(), "Run"));
+  expected.push_back("Idle");
+  const auto out = encode(e, lay);
+  BOOST_TEST((pool_strings(out) == expected));
+  BOOST_TEST((decode(out) == e));
+}
+
+BOOST_AUTO_TEST_CASE(a_sorted_pool_and_a_zero_child_selector_together) {
+  for (uint32_t v : kVersions) {
+    const Hand h = hand_made(v, {.pool = PoolStyle::sorted_empty_first, .zero_child_selector = true});
+    given_back(h.b, "both " + binschema::hex(v));
+    // Edit: a default child added; the pool stays sorted with "" first.
+    binschema::Layout lay;
+    File e = decode(h.b, lay);
+    FloatDefault def;
+    def.value.value = "Fallback";
+    def.node = 2;
+    selector(e).default_child = def;
+    const auto out = encode(e, lay);
+    const auto strings = pool_strings(out);
+    BOOST_TEST(std::is_sorted(strings.begin(), strings.end()));
+    BOOST_TEST(strings.front() == "");
+    BOOST_TEST(std::count(strings.begin(), strings.end(), "Fallback") == 1);
+    BOOST_TEST((decode(out) == e));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pool_order_in_the_text_is_checked) {
+  const Hand h = hand_made(0x417, {.pool = PoolStyle::sorted_empty_first});
+  const std::string yaml = to_text(decode(h.b), binschema::TextKind::Yaml);
+  auto err = [&](const std::string& entry) {
+    binschema::Layout l;
+    try {
+      (void)from_text_with_layout(binschema::text::load(yaml + entry), l);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  BOOST_TEST(err("layout:\n  pools:\n    strings: sideways\n").find("layout.pools.strings: 'sorted' or the list") != std::string::npos,
+             err("layout:\n  pools:\n    strings: sideways\n"));
+  BOOST_TEST(err("layout:\n  pools:\n    strings: {order: sorted, extra: 1}\n").find("unknown entry 'extra'") != std::string::npos);
+  BOOST_TEST(err("layout:\n  pools:\n    strings: {unused: [\"\"]}\n").find("'order' missing") != std::string::npos);
+  BOOST_TEST(err("layout:\n  pools: 3\n").find("layout.pools: a map") != std::string::npos);
+  // Dropping the entry asks for the writer's own order.
+  binschema::Layout none;
+  const File f = from_text_with_layout(binschema::text::load(yaml), none);
+  BOOST_TEST(none.empty());
+  BOOST_TEST((encode(f, none) == hand_made(0x417).b));
+}
+
+// The event offset table (header 0x30) is read where its offset points: A, T
+// and binschema put it right after the node headers, and a table another
+// writer put elsewhere is read there and kept there; a table that runs past
+// the end of the file (one placed at the end) is refused, with the field and
+// the offset.
+BOOST_AUTO_TEST_CASE(the_event_offset_table_is_read_where_it_points_and_refused_past_the_end) {
+  const File model = from_text(YAML::LoadFile(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/asb-every-node.yaml"));
+  const auto bytes = encode(model);
+  const uint32_t n = u32_at(bytes, 0x14);
+  const uint32_t table = u32_at(bytes, 0x30);
+  BOOST_REQUIRE(n >= 1u);
+  // Right after the node headers (0x24 bytes each).
+  BOOST_TEST(table == 0x6C + 0x30 * model.commands.size() + 0x24 * model.nodes.size());
+
+  // Moved behind every other section, before the string pool (which ends the
+  // file): the old place keeps its bytes (gap bytes now).
+  auto moved = bytes;
+  const uint32_t pool = u32_at(bytes, 0x24);
+  moved.insert(moved.begin() + pool, bytes.begin() + table, bytes.begin() + table + 4 * n);
+  put_u32(moved, 0x30, pool);
+  put_u32(moved, 0x24, pool + 4 * n);
+  BOOST_REQUIRE_MESSAGE(error_of(moved).empty(), error_of(moved));
+  BOOST_TEST((decode(moved) == model));
+  // Written back, it is a valid file of the same model (not the same bytes:
+  // the node bodies follow the table, and blocks behind union cases are laid
+  // out as binschema's writer does, docs/schema-language.md §11).
+  binschema::Layout lay;
+  const File m = decode(moved, lay);
+  BOOST_TEST((decode(encode(m, lay)) == model));
+  BOOST_TEST((encode(m) == bytes));
+
+  // Past the end: the last entry (or all of them) would lie beyond the file.
+  const uint32_t end = static_cast<uint32_t>(bytes.size());
+  for (uint32_t at : {end - 4 * n + 2, end, end + 0x100, 0xFFFFFFF0u}) {
+    auto past = bytes;
+    put_u32(past, 0x30, at);
+    const std::string e = error_of(past);
+    BOOST_TEST(e.rfind("event_groups: ", 0) == 0u, e);
+    BOOST_TEST(e.find(binschema::hex(at)) != std::string::npos, e);
+  }
+  // An empty table at the very end of the file is no table at all: nothing is
+  // read there (its offset is not given back: the pool would have to move).
+  const Hand h = hand_made(0x417);
+  auto empty_end = h.b;
+  put_u32(empty_end, 0x30, static_cast<uint32_t>(empty_end.size()));
+  BOOST_TEST((decode(empty_end) == decode(h.b)));
 }

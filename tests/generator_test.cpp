@@ -423,6 +423,26 @@ BOOST_AUTO_TEST_CASE(count_of_a_path_and_other_functions) {
              "8:41: max() takes 2 argument(s)");
 }
 
+// has(F): whether a nullable: true pointer holds its target, on the write side
+// (ASB's selectors count their optional default child).
+BOOST_AUTO_TEST_CASE(has_takes_a_nullable_pointer_to_a_struct) {
+  const std::string c = "  C:\n    size: 4\n    fields:\n      - {name: v, type: u32}\n";
+  // What ASB's selectors do: a count over an array and an optional target, which is stored only when the count says so.
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: n, type: u32, derive: \"count(xs) != 0 || has(d) ? count(xs) + 1 : 0\"}\n"
+                          "      - {name: xs, type: \"C[]\", elem_ptr: u32, count: \"n != 0 ? n - 1 : 0\"}\n"
+                          "      - {name: d, type: C, ptr: u32, nullable: true, if: \"n != 0\"}\n" + c) == "");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"has(x)\"}\n") ==
+             "8:38: has() takes a nullable: true pointer to a struct of A (a target that may be absent)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: d, type: C, ptr: u32}\n      - {name: h, type: u32, derive: \"has(d)\"}\n" + c) ==
+             "8:38: has() takes a nullable: true pointer to a struct of A (a target that may be absent)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: d, type: C, ptr: u32, nullable: true}\n      - {name: h, type: u32, derive: \"has(d, d)\"}\n" + c) ==
+             "8:38: has() takes 1 argument(s)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: d, type: C, ptr: u32, nullable: true}\n      - {name: xs, type: \"u8[]\", count: \"has(d)\"}\n" + c)
+                 .find("has() cannot be used when reading") != std::string::npos);
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: d, type: C, ptr: u32, nullable: true}\n      - {name: h, type: u32, derive: \"has(d)\"}\n" + c) == "");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---- Former limits (docs/schema-language.md §10 before field shapes): each

@@ -12,6 +12,12 @@
 // alternatives (WriterBase::kept). Bytes that no block covers (gaps, trailing
 // bytes) are kept in `fill`, zero padding of the whole file in `end_align`.
 //
+// String pools: the reader notes every pooled string it reads (note_string);
+// note_pool_order turns them into the pool's order in the file (`pools`:
+// sorted by bytes, or the list of its strings), with the strings nothing
+// refers to that the pool holds all the same (a leading "", say). The
+// writer's StringPool follows it (StringPool::follow).
+//
 // decode(bytes, layout) keeps only what differs from the format's own
 // writer: a file that writer made has an empty layout. docs/schema-language.md
 // ("Layout") gives the edit policy.
@@ -26,10 +32,20 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 namespace binschema {
+
+// The order of a string pool in a file, when it is not the writer's own.
+struct PoolOrder {
+  std::string pool;                 // the schema's name of the pool
+  bool sorted = false;              // sorted by bytes (then `order` is empty)
+  std::vector<std::string> order;   // else: the pool's strings, in the file's order
+  std::vector<std::string> unused;  // strings the pool holds that nothing refers to
+  bool operator==(const PoolOrder&) const = default;
+};
 
 struct Layout {
   // Slot -> the value the file had there (a block's position, the pointer of
@@ -39,14 +55,31 @@ struct Layout {
   std::vector<std::pair<uint64_t, std::string>> fill;
   // The file ends with zeros up to a multiple of this (0: no padding).
   uint64_t end_align = 0;
+  // String pools in another order than the writer's own.
+  std::vector<PoolOrder> pools;
   // Not part of the layout: the writer takes no position at or past this
   // from it (0: no bound). decode and encode set it (see encode_with_layout).
   uint64_t limit = 0;
+  // Not part of the layout: the pooled strings the reader read (pool number,
+  // offset, length), until note_pool_order has used them.
+  struct Seen {
+    uint32_t pool;
+    uint64_t at, len;
+  };
+  std::vector<Seen> seen;
 
-  bool empty() const { return at.empty() && fill.empty() && end_align == 0; }
+  bool empty() const { return at.empty() && fill.empty() && end_align == 0 && pools.empty(); }
 
   // Reader side: a slot and what the file had in it.
   void note(uint64_t slot, uint64_t value) { at.emplace_back(slot, value); }
+  // Reader side: a pooled string (pascal: `at` is its length field).
+  void note_string(uint32_t pool, uint64_t at_, uint64_t len) { seen.push_back({pool, at_, len}); }
+
+  const PoolOrder* pool(std::string_view name) const {
+    for (const auto& p : pools)
+      if (p.pool == name) return &p;
+    return nullptr;
+  }
 
   void sort() {
     std::stable_sort(at.begin(), at.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -146,6 +179,54 @@ struct Layout {
   }
 };
 
+// After a decode with a layout: the order of the strings of pool number `id`
+// (named `name`) that the reader noted, with the strings between them that
+// nothing refers to (NUL-terminated pools without padding only; `start`: where
+// the pool starts when the reader knows it, else UINT64_MAX). A pool in which
+// a string is stored twice, strings overlap, or the bytes between two strings
+// are not strings gets no entry (it is written in the writer's own order).
+inline void note_pool_order(Layout& lay, uint32_t id, const char* name, const uint8_t* data, uint64_t size, uint64_t start,
+                            unsigned align, bool pascal) {
+  std::vector<std::pair<uint64_t, uint64_t>> s;
+  for (const auto& e : lay.seen)
+    if (e.pool == id) s.emplace_back(e.at, e.len);
+  if (s.empty()) return;
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  PoolOrder po;
+  po.pool = name;
+  std::unordered_set<std::string_view> texts;
+  auto add = [&](std::string_view t, bool used) {
+    if (!texts.insert(t).second) return false;
+    po.order.emplace_back(t);
+    if (!used) po.unused.emplace_back(t);
+    return true;
+  };
+  const uint64_t head = pascal ? 2 : 0;
+  const uint64_t a = align ? align : 1;
+  uint64_t p = start != UINT64_MAX && start <= s[0].first ? start : s[0].first;
+  for (const auto& [at, len] : s) {
+    if (at < p || at + head + len >= size) return;  // overlapping strings
+    if (at > p) {
+      // Bytes between strings: strings that nothing refers to.
+      if (pascal || a > 1 || data[at - 1] != 0) return;
+      for (uint64_t i = p; i < at;) {
+        uint64_t j = i;
+        while (data[j] != 0) ++j;
+        if (!add(std::string_view(reinterpret_cast<const char*>(data + i), j - i), false)) return;
+        i = j + 1;
+      }
+    }
+    if (!add(std::string_view(reinterpret_cast<const char*>(data + at + head), len), true)) return;
+    p = (at + head + len + 1 + a - 1) / a * a;
+  }
+  if (std::is_sorted(po.order.begin(), po.order.end())) {
+    po.sorted = true;
+    po.order.clear();
+  }
+  lay.pools.push_back(std::move(po));
+}
+
 // What a writer learned while it followed a layout (decode(bytes, layout)
 // runs the writer once to keep only what matters).
 struct LayoutTrace {
@@ -156,6 +237,8 @@ struct LayoutTrace {
   std::vector<uint64_t> values;
   // Byte ranges the blocks cover: [start, end), sorted and merged.
   std::vector<std::pair<uint64_t, uint64_t>> covered;
+  // String pools the writer placed, and whether the layout's order was the writer's own.
+  std::vector<std::pair<std::string, bool>> pools;
 };
 
 // Thrown by the writer when a layout made two blocks overlap (after an edit
@@ -182,6 +265,12 @@ inline void settle_layout(Layout& lay, const uint8_t* orig, uint64_t orig_size, 
   for (const auto& e : lay.at)
     if (std::binary_search(used.begin(), used.end(), e.first)) kept.push_back(e);
   lay.at = std::move(kept);
+  // Pool orders that the writer followed and that differ from its own.
+  std::vector<PoolOrder> pools;
+  for (auto& po : lay.pools)
+    for (const auto& [name, fresh] : tr.pools)
+      if (name == po.pool && !fresh) pools.push_back(std::move(po));
+  lay.pools = std::move(pools);
   // Bytes outside every block: non-zero runs are kept.
   uint64_t end = std::min(orig_size, out_size);
   uint64_t p = 0;
@@ -283,6 +372,7 @@ std::vector<uint8_t> encode_with_layout(const Root& x, const Layout& lay, Enc en
   auto placed_afresh = [&] {
     Layout afresh;
     afresh.end_align = lay.end_align;
+    afresh.pools = lay.pools;
     afresh.limit = bounded.limit;
     return enc(x, &afresh, nullptr);
   };

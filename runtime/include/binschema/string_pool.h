@@ -63,6 +63,16 @@ class StringPool {
     refs_.push_back({slot, intern(s), width, true, false, 0, 0, shift, bits, scale});
   }
 
+  // A layout's order for this pool (binschema/layout.h; null: the pool's
+  // own). place() writes the strings the layout lists, in its order (or
+  // sorted), the ones it keeps though nothing refers to them included; new
+  // strings follow in the pool's own order. `trace` learns whether that was
+  // the pool's own order anyway.
+  void follow(const PoolOrder* order, LayoutTrace* trace) {
+    follow_ = order;
+    trace_ = trace;
+  }
+
   // Whether place() has run: lets generated code name the pool and the layout
   // that placed it when a layout would place it a second time.
   bool placed() const { return placed_; }
@@ -80,6 +90,29 @@ class StringPool {
       std::vector<std::string> keys;
       for (const auto& s : strings_) keys.push_back(reversed_bits_key(s));
       std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    }
+    if (follow_ && shared_) {
+      const size_t own = strings_.size();
+      for (const auto& u : follow_->unused) intern(u);
+      std::vector<uint32_t> laid;
+      if (follow_->sorted) {
+        laid.resize(strings_.size());
+        for (uint32_t i = 0; i < laid.size(); ++i) laid[i] = i;
+        std::sort(laid.begin(), laid.end(), [&](uint32_t a, uint32_t b) { return strings_[a] < strings_[b]; });
+      } else {
+        std::vector<bool> listed(strings_.size());
+        for (const auto& t : follow_->order)
+          if (const auto it = index_.find(std::string_view(t)); it != index_.end() && !listed[it->second]) {
+            listed[it->second] = true;
+            laid.push_back(it->second);
+          }
+        for (uint32_t i : order)
+          if (!listed[i]) laid.push_back(i);
+        for (uint32_t i = static_cast<uint32_t>(own); i < strings_.size(); ++i)
+          if (!listed[i]) laid.push_back(i);
+      }
+      if (trace_) trace_->pools.emplace_back(follow_->pool, strings_.size() == own && laid == order);
+      order = std::move(laid);
     }
     w.align(std::max(align_, block_align_));
     w.mark_start(mark_);
@@ -182,6 +215,8 @@ class StringPool {
   unsigned block_align_;
   bool shared_;
   bool placed_ = false;
+  const PoolOrder* follow_ = nullptr;
+  LayoutTrace* trace_ = nullptr;
   uint64_t start_ = 0;
   std::vector<std::string> strings_;
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;

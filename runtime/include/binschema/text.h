@@ -701,13 +701,49 @@ class In {
 
   [[noreturn]] void fail(const YAML::Node& n, const std::string& message) const;
 
-  // The document's `layout:` entry (a map of at, fill and end_align).
-  void layout(const YAML::Node& n, Layout& out) const {
-    if (!n.IsMap()) fail(n, "layout: a map of at, fill and end_align expected");
+  // layout.pools: pool name -> `sorted`, the list of its strings in the
+  // file's order, or a map of `order` (one of those) and `unused` (strings
+  // the pool holds that nothing refers to).
+  void layout_pools(const YAML::Node& n, Layout& out) {
+    if (!n.IsMap()) fail(n, "layout.pools: a map of pool names expected");
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      PoolOrder po;
+      po.pool = it->first.Scalar();
+      const std::string where = "layout.pools." + po.pool;
+      if (out.pool(po.pool)) fail(it->first, where + ": given twice");
+      auto order = [&](const YAML::Node& v) {
+        if (v.IsScalar() && v.Scalar() == "sorted") po.sorted = true;
+        else if (v.IsSequence()) value(v, po.order);
+        else fail(v, where + ": 'sorted' or the list of the pool's strings expected");
+      };
+      const YAML::Node v = it->second;
+      if (v.IsMap()) {
+        for (auto jt = v.begin(); jt != v.end(); ++jt) {
+          const std::string k = jt->first.Scalar();
+          if (k == "order") order(jt->second);
+          else if (k == "unused" && jt->second.IsSequence()) value(jt->second, po.unused);
+          else if (k == "unused") fail(jt->second, where + ".unused: a list of strings expected");
+          else fail(jt->first, where + ": unknown entry '" + k + "' (order, unused)");
+        }
+        if (!v["order"]) fail(v, where + ": 'order' missing");
+      } else {
+        order(v);
+      }
+      out.pools.push_back(std::move(po));
+    }
+  }
+
+  // The document's `layout:` entry (a map of at, fill, end_align and pools).
+  void layout(const YAML::Node& n, Layout& out) {
+    if (!n.IsMap()) fail(n, "layout: a map of at, fill, end_align and pools expected");
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string k = it->first.Scalar();
       const YAML::Node v = it->second;
-      if (k != "at" && k != "fill" && k != "end_align") fail(it->first, "layout: unknown entry '" + k + "' (at, fill, end_align)");
+      if (k == "pools") {
+        layout_pools(v, out);
+        continue;
+      }
+      if (k != "at" && k != "fill" && k != "end_align") fail(it->first, "layout: unknown entry '" + k + "' (at, fill, end_align, pools)");
       if (!v.IsScalar()) fail(v, "layout." + k + ": a string expected");
       try {
         if (k == "at") out.parse_at(v.Scalar());
@@ -803,6 +839,25 @@ std::string to_document(const Root& x, TextKind kind, const char* format, const 
       if (layout->end_align) {
         sink.key("end_align");
         sink.number(std::to_string(layout->end_align), false);
+      }
+      if (!layout->pools.empty()) {
+        sink.key("pools");
+        sink.begin_map();
+        for (const auto& po : layout->pools) {
+          sink.key(po.pool.c_str());
+          if (!po.unused.empty()) {
+            sink.begin_map();
+            sink.key("order");
+          }
+          if (po.sorted) sink.string("sorted");
+          else out.value(po.order);
+          if (!po.unused.empty()) {
+            sink.key("unused");
+            out.value(po.unused);
+            sink.end_map();
+          }
+        }
+        sink.end_map();
       }
       sink.end_map();
     }
