@@ -41,6 +41,12 @@ BOOST_AUTO_TEST_CASE(every_sample_rewrites_byte_for_byte) {
       }
       const auto again = encode(f);
       BOOST_TEST((again == bytes), first_difference(again, bytes));
+      // Nintendo's files are laid out as binschema's writer lays them out:
+      // nothing for the layout to keep.
+      binschema::Layout layout;
+      decode(bytes, layout);
+      BOOST_TEST(layout.empty(), "layout: " << layout.at_text() << " fill " << layout.fill_text() << ", "
+                                            << layout.pools.size() << " pool orders");
       for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
         const auto text = encode(from_text(YAML::Load(to_text(f, kind))));
         BOOST_TEST((text == bytes), (kind == binschema::TextKind::Json ? "json: " : "yaml: ") << first_difference(text, bytes));

@@ -182,11 +182,16 @@ struct Layout {
 // After a decode with a layout: the order of the strings of pool number `id`
 // (named `name`) that the reader noted, with the strings between them that
 // nothing refers to (NUL-terminated pools without padding only; `start`: where
-// the pool starts when the reader knows it, else UINT64_MAX). A pool in which
+// the pool starts when the reader knows it (a pool with `base:`), else
+// UINT64_MAX: then no entry). A pool in which
 // a string is stored twice, strings overlap, or the bytes between two strings
 // are not strings gets no entry (it is written in the writer's own order).
 inline void note_pool_order(Layout& lay, uint32_t id, const char* name, const uint8_t* data, uint64_t size, uint64_t start,
                             unsigned align, bool pascal) {
+  // Without the pool's start, strings before the first one read (BFEVFL's
+  // empty name of a dictionary's root entry, which no field reads) are not
+  // known, and an order without them would move them: no entry.
+  if (start == UINT64_MAX) return;
   std::vector<std::pair<uint64_t, uint64_t>> s;
   for (const auto& e : lay.seen)
     if (e.pool == id) s.emplace_back(e.at, e.len);
