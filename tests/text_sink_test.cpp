@@ -212,7 +212,7 @@ BOOST_AUTO_TEST_CASE(random_documents_are_written_as_the_emitter_writes_them) {
     evs.push_back({Ev::BeginMap});
     const int n = std::uniform_int_distribution<int>(0, 4)(rng);
     for (int k = 0; k < n; ++k) {
-      evs.push_back({Ev::Key, false, "k" + std::to_string(k)});
+      evs.push_back({Ev::Key, false, std::string("k").append(std::to_string(k))});
       random_value(rng, evs, 0, false);
     }
     evs.push_back({Ev::EndMap});
