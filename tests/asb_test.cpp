@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "asb.h"
+#include "layout_check.h"
 #include "binschema/format.h"
 #include "binschema/hash.h"
 #include "binschema/layout.h"
@@ -738,19 +739,7 @@ std::vector<std::string> pool_strings(const std::vector<uint8_t>& b) {
 // for byte: directly, through YAML and JSON, and through the format's text
 // entry points (what `binschema decode` and `encode` run).
 void given_back(const std::vector<uint8_t>& bytes, const std::string& what) {
-  binschema::Layout lay;
-  const File m = decode(bytes, lay);
-  BOOST_TEST((encode(m, lay) == bytes), what << ": direct");
-  for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
-    const char* k = kind == binschema::TextKind::Yaml ? ": YAML" : ": JSON";
-    const std::string text = to_text(m, kind, &lay);
-    binschema::Layout back;
-    const File again = from_text_with_layout(binschema::text::load(text), back);
-    BOOST_TEST((again == m), what << k);
-    BOOST_TEST((encode(again, back) == bytes), what << k);
-    const std::string cli_text = format().decode(bytes, kind);
-    BOOST_TEST((format().encode(binschema::text::load(cli_text)) == bytes), what << k << " (CLI path)");
-  }
+  BINSCHEMA_EXPECT_SAME_BYTES(binschema::asb, bytes, what);
 }
 
 // The node-0 selector of a hand-made file with Style::zero_child_selector.
