@@ -280,7 +280,7 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
     auto encode(const auto& m) const { return binschema::ns::encode(m); }                             \
     void encode_into(const auto& m, std::vector<uint8_t>& out) const { binschema::ns::encode_into(m, out); } \
     auto to_text(const auto& m, binschema::TextKind k) const { return binschema::ns::to_text(m, k); } \
-    auto from_text(const YAML::Node& d) const { return binschema::ns::from_text(d); }                 \
+    auto from_text(const binschema::text::Doc& d) const { return binschema::ns::from_text(d); }       \
   };
 BENCH_FORMAT(baev)
 BENCH_FORMAT(evnt)

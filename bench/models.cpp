@@ -30,7 +30,9 @@
 
 #include "models.h"
 
-#include <yaml-cpp/yaml.h>
+#include <fstream>
+#include <iterator>
+#include <string_view>
 
 #include <algorithm>
 #include <cstring>
@@ -59,11 +61,14 @@ namespace asb = binschema::asb;
   std::abort();
 }
 
-template <class Root, class FromText>
-Root load_example(const char* name, FromText from_text) {
+template <class Root>
+Root load_example(const char* name, Root (*from_text)(std::string_view)) {
   const std::string path = std::string(BINSCHEMA_SOURCE_DIR) + "/examples/" + name;
   try {
-    return from_text(YAML::LoadFile(path));
+    std::ifstream in(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in) fail("cannot read " + path);
+    return from_text(text);
   } catch (const std::exception& e) {
     fail("cannot load " + path + ": " + e.what());
   }

@@ -36,6 +36,11 @@ std::string yaml_where(const YAML::Mark& m) {
   return std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": ";
 }
 
+std::string text_where(const binschema::text::Mark& m) {
+  if (!m.known) return "";
+  return std::to_string(m.line) + ":" + std::to_string(m.col) + ": ";
+}
+
 }  // namespace
 
 const Format* format_for_bytes(const std::string& as, std::span<const uint8_t> bytes, const std::string& in) {
@@ -63,10 +68,12 @@ Encoded encode_from_text(std::span<const uint8_t> raw, const std::string& as, co
   // that editors can jump to them.
   try {
     // text::load: nesting deeper than 500 levels is named as such, not "bad file".
-    YAML::Node doc = binschema::text::load(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()));
-    if (!doc.IsMap())
+    const binschema::text::Doc parsed =
+        binschema::text::load(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()));
+    const binschema::text::Node doc = parsed.root();
+    if (!doc.is_map())
       throw Failure{kBadData,
-                    name + ":" + (doc.Mark().is_null() ? "1:1: " : yaml_where(doc.Mark())) +
+                    name + ":" + (!doc.mark().known ? "1:1: " : text_where(doc.mark())) +
                         "expected a map with a 'format' key at the top",
                     as.empty()};
     const Format* f = nullptr;
@@ -75,21 +82,20 @@ Encoded encode_from_text(std::span<const uint8_t> raw, const std::string& as, co
       // that is how a document with a wrong or missing key is fed anyway.
       f = find_format(as);
     } else {
-      const YAML::Node& cdoc = doc;  // const lookup: must not insert the key
-      YAML::Node key = cdoc["format"];
+      const binschema::text::Node key = doc.get("format");
       if (!key)
         throw Failure{kBadData,
-                      name + ":" + yaml_where(doc.Mark()) + "missing 'format' key (or pass --as NAME; known: " +
+                      name + ":" + text_where(doc.mark()) + "missing 'format' key (or pass --as NAME; known: " +
                           known_formats() + ")",
                       true};
-      if (!key.IsScalar())
-        throw Failure{kBadData, name + ":" + yaml_where(key.Mark()) + "format: expected a format name"};
-      f = find_format(key.Scalar());
+      if (!key.is_scalar())
+        throw Failure{kBadData, name + ":" + text_where(key.mark()) + "format: expected a format name"};
+      f = find_format(key.scalar());
       if (!f)
-        throw Failure{kBadData, name + ":" + yaml_where(key.Mark()) + "format: unknown format '" + key.Scalar() +
+        throw Failure{kBadData, name + ":" + text_where(key.mark()) + "format: unknown format '" + std::string(key.scalar()) +
                                     "' (known: " + known_formats() + ")"};
     }
-    return Encoded{f, f->encode(doc)};
+    return Encoded{f, f->encode(parsed)};
   } catch (const TextError& e) {
     throw Failure{kBadData, name + ":" + e.what()};  // what() starts with "line:col: "
   } catch (const YAML::Exception& e) {

@@ -5794,10 +5794,13 @@ std::string to_text(const File& x, binschema::TextKind kind, const binschema::La
   return binschema::text::to_document(x, kind, "asb", layout);
 }
 
-File from_text(const YAML::Node& doc) { return binschema::text::from_document<File>(doc); }
-
-File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
-  return binschema::text::from_document<File>(doc, &layout);
+File from_text(const binschema::text::Doc& doc) { return binschema::text::from_document<File>(doc.root()); }
+File from_text(std::string_view text) { return from_text(binschema::text::load(text)); }
+File from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<File>(doc.root(), &layout);
+}
+File from_text_with_layout(std::string_view text, binschema::Layout& layout) {
+  return from_text_with_layout(binschema::text::load(text), layout);
 }
 
 namespace {
@@ -5806,7 +5809,7 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "asb", binschema::hex(x.version), bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
   const File x = from_text_with_layout(doc, layout);
   return encode(x, layout);

@@ -225,8 +225,11 @@ std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout);
 // Model <-> YAML/JSON text (the text names its format in a `format:` key; a
 // non-empty layout is a last `layout:` entry, read back by from_text_with_layout).
 std::string to_text(const File& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);
-File from_text(const YAML::Node& doc);
-File from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
+// from_text reads a YAML or JSON text, or a document parsed by binschema::text::load.
+File from_text(std::string_view text);
+File from_text(const binschema::text::Doc& doc);
+File from_text_with_layout(std::string_view text, binschema::Layout& layout);
+File from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout);
 // This format's entry for the CLI.
 const binschema::Format& format();
 

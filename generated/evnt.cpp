@@ -441,10 +441,13 @@ std::string to_text(const Evnt& x, binschema::TextKind kind, const binschema::La
   return binschema::text::to_document(x, kind, "evnt", layout);
 }
 
-Evnt from_text(const YAML::Node& doc) { return binschema::text::from_document<Evnt>(doc); }
-
-Evnt from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
-  return binschema::text::from_document<Evnt>(doc, &layout);
+Evnt from_text(const binschema::text::Doc& doc) { return binschema::text::from_document<Evnt>(doc.root()); }
+Evnt from_text(std::string_view text) { return from_text(binschema::text::load(text)); }
+Evnt from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<Evnt>(doc.root(), &layout);
+}
+Evnt from_text_with_layout(std::string_view text, binschema::Layout& layout) {
+  return from_text_with_layout(binschema::text::load(text), layout);
 }
 
 namespace {
@@ -453,7 +456,7 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "evnt", std::to_string(x.version), bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
   const Evnt x = from_text_with_layout(doc, layout);
   return encode(x, layout);

@@ -303,8 +303,11 @@ std::vector<uint8_t> encode(const Head& model, const binschema::Layout& layout);
 // Model <-> YAML/JSON text (the text names its format in a `format:` key; a
 // non-empty layout is a last `layout:` entry, read back by from_text_with_layout).
 std::string to_text(const Head& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);
-Head from_text(const YAML::Node& doc);
-Head from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
+// from_text reads a YAML or JSON text, or a document parsed by binschema::text::load.
+Head from_text(std::string_view text);
+Head from_text(const binschema::text::Doc& doc);
+Head from_text_with_layout(std::string_view text, binschema::Layout& layout);
+Head from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout);
 // This format's entry for the CLI.
 const binschema::Format& format();
 

@@ -510,10 +510,13 @@ std::string to_text(const Sarc& x, binschema::TextKind kind, const binschema::La
   return binschema::text::to_document(x, kind, "sarc", layout);
 }
 
-Sarc from_text(const YAML::Node& doc) { return binschema::text::from_document<Sarc>(doc); }
-
-Sarc from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
-  return binschema::text::from_document<Sarc>(doc, &layout);
+Sarc from_text(const binschema::text::Doc& doc) { return binschema::text::from_document<Sarc>(doc.root()); }
+Sarc from_text(std::string_view text) { return from_text(binschema::text::load(text)); }
+Sarc from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<Sarc>(doc.root(), &layout);
+}
+Sarc from_text_with_layout(std::string_view text, binschema::Layout& layout) {
+  return from_text_with_layout(binschema::text::load(text), layout);
 }
 
 namespace {
@@ -522,7 +525,7 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "sarc", "", bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
   const Sarc x = from_text_with_layout(doc, layout);
   return encode(x, layout);

@@ -88,8 +88,11 @@ std::vector<uint8_t> encode(const Sarc& model, const binschema::Layout& layout);
 // Model <-> YAML/JSON text (the text names its format in a `format:` key; a
 // non-empty layout is a last `layout:` entry, read back by from_text_with_layout).
 std::string to_text(const Sarc& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);
-Sarc from_text(const YAML::Node& doc);
-Sarc from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
+// from_text reads a YAML or JSON text, or a document parsed by binschema::text::load.
+Sarc from_text(std::string_view text);
+Sarc from_text(const binschema::text::Doc& doc);
+Sarc from_text_with_layout(std::string_view text, binschema::Layout& layout);
+Sarc from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout);
 // This format's entry for the CLI.
 const binschema::Format& format();
 

@@ -376,10 +376,13 @@ std::string to_text(const Header& x, binschema::TextKind kind, const binschema::
   return binschema::text::to_document(x, kind, "tiny", layout);
 }
 
-Header from_text(const YAML::Node& doc) { return binschema::text::from_document<Header>(doc); }
-
-Header from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {
-  return binschema::text::from_document<Header>(doc, &layout);
+Header from_text(const binschema::text::Doc& doc) { return binschema::text::from_document<Header>(doc.root()); }
+Header from_text(std::string_view text) { return from_text(binschema::text::load(text)); }
+Header from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout) {
+  return binschema::text::from_document<Header>(doc.root(), &layout);
+}
+Header from_text_with_layout(std::string_view text, binschema::Layout& layout) {
+  return from_text_with_layout(binschema::text::load(text), layout);
 }
 
 namespace {
@@ -388,7 +391,7 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
   return binschema::text::summary(x, "tiny", std::to_string(x.version), bytes.size());
 }
 
-std::vector<uint8_t> encode_text(const YAML::Node& doc) {
+std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
   const Header x = from_text_with_layout(doc, layout);
   return encode(x, layout);

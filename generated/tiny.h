@@ -137,8 +137,11 @@ std::vector<uint8_t> encode(const Header& model, const binschema::Layout& layout
 // Model <-> YAML/JSON text (the text names its format in a `format:` key; a
 // non-empty layout is a last `layout:` entry, read back by from_text_with_layout).
 std::string to_text(const Header& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);
-Header from_text(const YAML::Node& doc);
-Header from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);
+// from_text reads a YAML or JSON text, or a document parsed by binschema::text::load.
+Header from_text(std::string_view text);
+Header from_text(const binschema::text::Doc& doc);
+Header from_text_with_layout(std::string_view text, binschema::Layout& layout);
+Header from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout);
 // This format's entry for the CLI.
 const binschema::Format& format();
 

@@ -311,9 +311,13 @@ void CppGen::root_tail() {
   w += "std::string to_text(const {{ROOT}}& x, binschema::TextKind kind, const binschema::Layout* layout) {";
   w += "  return binschema::text::to_document(x, kind, \"{{FORMAT}}\", layout);";
   w += "}\n";
-  w += "{{ROOT}} from_text(const YAML::Node& doc) { return binschema::text::from_document<{{ROOT}}>(doc); }\n";
-  w += "{{ROOT}} from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout) {";
-  w += "  return binschema::text::from_document<{{ROOT}}>(doc, &layout);";
+  w += "{{ROOT}} from_text(const binschema::text::Doc& doc) { return binschema::text::from_document<{{ROOT}}>(doc.root()); }";
+  w += "{{ROOT}} from_text(std::string_view text) { return from_text(binschema::text::load(text)); }";
+  w += "{{ROOT}} from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout) {";
+  w += "  return binschema::text::from_document<{{ROOT}}>(doc.root(), &layout);";
+  w += "}";
+  w += "{{ROOT}} from_text_with_layout(std::string_view text, binschema::Layout& layout) {";
+  w += "  return from_text_with_layout(binschema::text::load(text), layout);";
   w += "}\n";
   w += "namespace {";
   w += "std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) {";
@@ -345,7 +349,7 @@ void CppGen::root_tail() {
     w += "namespace {";
   }
   // Through text, the layout rides along (the `layout:` entry).
-  w += "std::vector<uint8_t> encode_text(const YAML::Node& doc) {";
+  w += "std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {";
   w += "  binschema::Layout layout;";
   w += "  const {{ROOT}} x = from_text_with_layout(doc, layout);";
   w += "  return encode(x, layout);";

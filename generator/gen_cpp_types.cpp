@@ -105,8 +105,11 @@ void CppGen::header() {
   w += "// Model <-> YAML/JSON text (the text names its format in a `format:` key; a";
   w += "// non-empty layout is a last `layout:` entry, read back by from_text_with_layout).";
   w += "std::string to_text(const {{ROOT}}& model, binschema::TextKind kind, const binschema::Layout* layout = nullptr);";
-  w += "{{ROOT}} from_text(const YAML::Node& doc);";
-  w += "{{ROOT}} from_text_with_layout(const YAML::Node& doc, binschema::Layout& layout);";
+  w += "// from_text reads a YAML or JSON text, or a document parsed by binschema::text::load.";
+  w += "{{ROOT}} from_text(std::string_view text);";
+  w += "{{ROOT}} from_text(const binschema::text::Doc& doc);";
+  w += "{{ROOT}} from_text_with_layout(std::string_view text, binschema::Layout& layout);";
+  w += "{{ROOT}} from_text_with_layout(const binschema::text::Doc& doc, binschema::Layout& layout);";
   if (!s_.hooks.empty()) {
     w += "// Hooks: hand-written in schemas/{{FORMAT_NAME}}.hooks.cpp; encode() runs each on";
     w += "// every instance of its struct in a copy of the model before writing.";

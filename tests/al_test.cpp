@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(written_back_byte_for_byte_directly_and_through_text) {
   BOOST_TEST((encode(decode(bytes)) == bytes));
   for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
     const std::string text = to_text(decode(bytes), kind);
-    BOOST_TEST((encode(from_text(YAML::Load(text))) == bytes));
+    BOOST_TEST((encode(from_text(text)) == bytes));
   }
   // Opaque data is shown as hex text.
   BOOST_TEST(to_text(decode(bytes), binschema::TextKind::Yaml).find("keyframes: \"01020304050607\"") != std::string::npos);

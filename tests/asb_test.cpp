@@ -414,7 +414,7 @@ BOOST_AUTO_TEST_CASE(hand_made_files_reencode_byte_for_byte) {
       BOOST_TEST(again == bytes, boost::test_tools::per_element());
       for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
         const std::string text = to_text(decode(bytes), kind);
-        BOOST_TEST((encode(from_text(YAML::Load(text))) == bytes));
+        BOOST_TEST((encode(from_text(text)) == bytes));
       }
     }
   }
@@ -678,13 +678,13 @@ BOOST_AUTO_TEST_CASE(truncations_and_corruption_never_crash) {
 
 BOOST_AUTO_TEST_CASE(every_node_example_survives_binary_yaml_and_json) {
   const std::string path = std::string(BINSCHEMA_SOURCE_DIR) + "/examples/asb-every-node.yaml";
-  const File model = from_text(YAML::LoadFile(path));
+  const File model = from_text(binschema::text::load_file(path));
   const auto bytes = encode(model);
   const File back = decode(bytes);
   BOOST_TEST((back == model));
   BOOST_TEST((encode(back) == bytes));
   for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
-    const File again = from_text(YAML::Load(to_text(back, kind)));
+    const File again = from_text(to_text(back, kind));
     BOOST_TEST((again == model));
     BOOST_TEST((encode(again) == bytes));
   }
@@ -712,7 +712,7 @@ BOOST_AUTO_TEST_CASE(every_node_example_survives_binary_yaml_and_json) {
 // ---- Files from other writers (issue 11) ------------------------------------
 
 BOOST_AUTO_TEST_CASE(an_exb_offset_must_point_at_the_exb_magic) {
-  const File model = from_text(YAML::LoadFile(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/asb-every-node.yaml"));
+  const File model = from_text(binschema::text::load_file(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/asb-every-node.yaml"));
   auto bytes = encode(model);
   const uint32_t exb = u32_at(bytes, 0x60);
   BOOST_REQUIRE(exb != 0u);
@@ -818,10 +818,11 @@ BOOST_AUTO_TEST_CASE(a_sorted_pool_with_an_empty_string_first_is_given_back) {
     BOOST_TEST(lay.at.empty());  // nothing else differs
     given_back(h.b, "sorted pool " + binschema::hex(v));
     // The text entry is compact: the mode and the one string nothing refers to.
-    const YAML::Node doc = binschema::text::load(to_text(m, binschema::TextKind::Yaml, &lay));
-    BOOST_TEST(doc["layout"]["pools"]["strings"]["order"].as<std::string>() == "sorted");
-    BOOST_TEST(doc["layout"]["pools"]["strings"]["unused"].size() == 1u);
-    BOOST_TEST(!doc["layout"]["at"]);
+    const binschema::text::Doc doc = binschema::text::load(to_text(m, binschema::TextKind::Yaml, &lay));
+    const binschema::text::Node layout = doc.root().get("layout");
+    BOOST_TEST(layout.get("pools").get("strings").get("order").scalar() == "sorted");
+    BOOST_TEST(layout.get("pools").get("strings").get("unused").size() == 1u);
+    BOOST_TEST(!layout.get("at"));
 
     // Edit: "Run" renamed "Idle" (a new string), and a command renamed to one that sorts last.
     File e = m;
@@ -851,8 +852,8 @@ BOOST_AUTO_TEST_CASE(a_pool_in_another_order_is_kept_as_a_list) {
   BOOST_TEST(lay.pools[0].unused.empty());
   BOOST_TEST((lay.pools[0].order == pool_strings(h.b)));
   given_back(h.b, "reversed pool");
-  const YAML::Node doc = binschema::text::load(to_text(m, binschema::TextKind::Yaml, &lay));
-  BOOST_TEST(doc["layout"]["pools"]["strings"].IsSequence());
+  const binschema::text::Doc doc = binschema::text::load(to_text(m, binschema::TextKind::Yaml, &lay));
+  BOOST_TEST(doc.root().get("layout").get("pools").get("strings").is_seq());
 
   // Edit: a new string goes after the listed ones; a string no longer used leaves its place.
   File e = m;
@@ -915,7 +916,7 @@ BOOST_AUTO_TEST_CASE(pool_order_in_the_text_is_checked) {
 // the end of the file (one placed at the end) is refused, with the field and
 // the offset.
 BOOST_AUTO_TEST_CASE(the_event_offset_table_is_read_where_it_points_and_refused_past_the_end) {
-  const File model = from_text(YAML::LoadFile(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/asb-every-node.yaml"));
+  const File model = from_text(binschema::text::load_file(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/asb-every-node.yaml"));
   const auto bytes = encode(model);
   const uint32_t n = u32_at(bytes, 0x14);
   const uint32_t table = u32_at(bytes, 0x30);

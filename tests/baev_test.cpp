@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(text_round_trips_give_the_same_bytes) {
     const auto bytes = encode(sample(major));
     for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
       const std::string text = to_text(decode(bytes), kind);
-      const auto again = encode(from_text(YAML::Load(text)));
+      const auto again = encode(from_text(text));
       BOOST_TEST((again == bytes), "major " << major << (kind == binschema::TextKind::Json ? " json" : " yaml"));
     }
   }

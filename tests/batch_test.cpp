@@ -74,8 +74,8 @@ std::vector<std::string> make_inputs(const Sandbox& box, const std::string& dir)
   std::vector<std::string> made;
   int i = 0;
   for (const fs::path& doc : docs) {
-    YAML::Node node = YAML::LoadFile(doc.string());
-    const binschema::Format* f = binschema::find_format(node["format"].as<std::string>());
+    const binschema::text::Doc node = binschema::text::load_file(doc.string());
+    const binschema::Format* f = binschema::find_format(node.root().get("format").scalar());
     BOOST_REQUIRE(f != nullptr);
     formats_seen.insert(f->name);
     // Three depths: the top, one folder, two folders.

@@ -23,11 +23,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-template <class Root, class FromText, class Encode, class EncodeInto>
-void check(const char* example, FromText from_text, Encode encode, EncodeInto encode_into) {
+template <class Root, class Encode, class EncodeInto>
+void check(const char* example, Root (*from_text)(const binschema::text::Doc&), Encode encode, EncodeInto encode_into) {
   BOOST_TEST_CONTEXT(example) {
     const fs::path p = fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / example;
-    const Root model = from_text(YAML::LoadFile(p.string()));
+    const Root model = from_text(binschema::text::load_file(p.string()));
     const std::vector<uint8_t> want = encode(model);
     BOOST_TEST_REQUIRE(!want.empty());
 
@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(every_format_writes_what_encode_writes) {
 // first is left in the second.
 BOOST_AUTO_TEST_CASE(a_smaller_file_after_a_larger_one) {
   const auto load = [](const char* name) {
-    return binschema::baev::from_text(YAML::LoadFile((fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / name).string()));
+    return binschema::baev::from_text(binschema::text::load_file((fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / name).string()));
   };
   const binschema::baev::File big = load("baev-totk.yaml");
   binschema::baev::File little = load("baev-tomodachi.yaml");
@@ -99,12 +99,12 @@ BOOST_AUTO_TEST_CASE(a_smaller_file_after_a_larger_one) {
 // stays usable.
 BOOST_AUTO_TEST_CASE(an_error_leaves_a_usable_buffer) {
   binschema::sarc::Sarc bad = binschema::sarc::from_text(
-      YAML::LoadFile((fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "sarc-two-files.yaml").string()));
+      binschema::text::load_file((fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "sarc-two-files.yaml").string()));
   bad.bom = 0x1234;  // neither byte order
   std::vector<uint8_t> buf(100, 1);
   BOOST_CHECK_THROW(binschema::sarc::encode_into(bad, buf), binschema::EncodeError);
   const binschema::sarc::Sarc good = binschema::sarc::from_text(
-      YAML::LoadFile((fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "sarc-two-files.yaml").string()));
+      binschema::text::load_file((fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "sarc-two-files.yaml").string()));
   binschema::sarc::encode_into(good, buf);
   BOOST_TEST(buf == binschema::sarc::encode(good), boost::test_tools::per_element());
 }

@@ -99,7 +99,7 @@ BOOST_AUTO_TEST_CASE(reencode_byte_for_byte_directly_and_through_text) {
     BOOST_TEST((encode(decode(bytes)) == bytes));
     for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
       const std::string text = to_text(decode(bytes), kind);
-      BOOST_TEST((encode(from_text(YAML::Load(text))) == bytes));
+      BOOST_TEST((encode(from_text(text)) == bytes));
     }
   }
   const std::string yaml = to_text(decode(hand_made(2)), binschema::TextKind::Yaml);

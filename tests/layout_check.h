@@ -20,7 +20,7 @@
     bytes, what, [](std::span<const uint8_t> b, binschema::Layout& l) { return NS::decode(b, l); },                   \
     [](const auto& m, const binschema::Layout& l) { return NS::encode(m, l); },                                       \
     [](const auto& m, binschema::TextKind k, const binschema::Layout* l) { return NS::to_text(m, k, l); },            \
-    [](const YAML::Node& d, binschema::Layout* l) { return NS::from_text_with_layout(d, *l); }, NS::format())
+    [](const binschema::text::Doc& d, binschema::Layout* l) { return NS::from_text_with_layout(d, *l); }, NS::format())
 
 template <class Model, class Dec, class Enc, class ToText, class FromText>
 binschema::Layout expect_same_bytes(const std::vector<uint8_t>& bytes, const std::string& what, Dec dec, Enc enc,

@@ -587,8 +587,8 @@ std::vector<std::string> sweep(const std::vector<uint8_t>& file, Decode decode) 
   return messages;
 }
 
-YAML::Node example(const char* name) {
-  return YAML::LoadFile(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/" + name);
+binschema::text::Doc example(const char* name) {
+  return binschema::text::load_file(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/" + name);
 }
 
 }  // namespace

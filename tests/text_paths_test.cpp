@@ -73,7 +73,7 @@ std::string kind_name(TextKind k) { return k == TextKind::Json ? "JSON" : "YAML"
 // writes (empty when it could not be made).
 template <class Ops>
 ByteVec check_library_paths(const std::string& example) {
-  const YAML::Node doc = YAML::LoadFile(example);
+  const binschema::text::Doc doc = binschema::text::load_file(example);
   auto model = Ops::from_text(doc);
   const BreakCount breaker = break_utf8(model);
   BOOST_TEST_MESSAGE(example << ": " << breaker.changed << " strings broken, " << breaker.empty << " empty");
@@ -125,8 +125,8 @@ ByteVec check_library_paths(const std::string& example) {
 
 #define FORMAT_OPS(NS)                                                                                        \
   struct NS##_ops {                                                                                           \
-    static auto from_text(const YAML::Node& d) { return binschema::NS::from_text(d); }                       \
-    static auto from_text_with_layout(const YAML::Node& d, binschema::Layout& l) {                           \
+    static auto from_text(const binschema::text::Doc& d) { return binschema::NS::from_text(d); }                       \
+    static auto from_text_with_layout(const binschema::text::Doc& d, binschema::Layout& l) {                        \
       return binschema::NS::from_text_with_layout(d, l);                                                      \
     }                                                                                                         \
     static auto decode(const ByteVec& b) { return binschema::NS::decode(b); }                                \
@@ -170,7 +170,7 @@ std::vector<BrokenFile> broken_examples() {
     if (e.path().extension() == ".yaml") docs.push_back(e.path());
   std::sort(docs.begin(), docs.end());
   for (const fs::path& p : docs) {
-    const std::string name = YAML::LoadFile(p.string())["format"].as<std::string>();
+    const std::string name = std::string(binschema::text::load_file(p.string()).root().get("format").scalar());
     const auto check = kChecks.find(name);
     BOOST_TEST_REQUIRE((check != kChecks.end()), "no check for format " << name << " (" << p << ")");
     out.push_back({p.filename().string(), binschema::find_format(name), check->second(p.string())});
@@ -191,7 +191,7 @@ std::string stem_of(size_t n) {
 BOOST_AUTO_TEST_CASE(every_format_has_an_example_here) {
   std::vector<std::string> seen;
   for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "examples"))
-    if (e.path().extension() == ".yaml") seen.push_back(YAML::LoadFile(e.path().string())["format"].as<std::string>());
+    if (e.path().extension() == ".yaml") seen.push_back(std::string(binschema::text::load_file(e.path().string()).root().get("format").scalar()));
   for (const binschema::Format* f : binschema::all_formats())
     BOOST_TEST((std::find(seen.begin(), seen.end(), f->name) != seen.end()), "no example of " << f->name);
 }

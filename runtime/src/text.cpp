@@ -1,6 +1,5 @@
 #include "binschema/text.h"
 
-#include <yaml-cpp/depthguard.h>
 
 #include <algorithm>
 #include <bit>
@@ -202,16 +201,6 @@ bool is_utf8(std::string_view s) {
     p += n + 1;
   }
   return true;
-}
-
-YAML::Node load(std::string_view text) {
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::DeepRecursion& e) {
-    const std::string where = e.mark.is_null() ? "?" : std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
-    throw TextError(where, "", "lists and maps nested more than " + std::to_string(kTextMaxDepth) +
-                                   " levels deep: refused (nesting too deep)");
-  }
 }
 
 // ---- YAML -------------------------------------------------------------------
@@ -468,23 +457,31 @@ void JsonSink::quoted(const std::string& s) {
 
 // ---- Input ------------------------------------------------------------------
 
-void In::fail(const YAML::Node& n, const std::string& message) const {
-  YAML::Mark m = n.Mark();
-  std::string where = m.is_null() ? "?" : std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+void In::fail(Node n, const std::string& message) const {
+  const Mark m = n.mark();
+  std::string where = !m.known ? "?" : std::to_string(m.line) + ":" + std::to_string(m.col);
   std::string path;
-  for (const auto& p : path_) path += p;
-  if (!path.empty() && path[0] == '.') path.erase(0, 1);
+  for (const Step& p : path_) {
+    if (p.name) {
+      if (!path.empty()) path += '.';
+      path += p.name;
+    } else {
+      path += '[';
+      path += std::to_string(p.index);
+      path += ']';
+    }
+  }
   throw TextError(where, path, message);
 }
 
-std::string In::scalar(const YAML::Node& n, const char* what) const {
-  if (!n.IsScalar()) fail(n, std::string("expected ") + what);
-  return n.Scalar();
+std::string_view In::scalar(Node n, const char* what) const {
+  if (!n.is_scalar()) fail(n, std::string("expected ") + what);
+  return n.scalar();
 }
 
-std::optional<int64_t> In::named(const YAML::Node& n, const Spell& spell) const {
-  if (!n.IsScalar()) return std::nullopt;  // parse_int says what it expected
-  const std::string& s = n.Scalar();
+std::optional<int64_t> In::named(Node n, const Spell& spell) const {
+  if (!n.is_scalar()) return std::nullopt;  // parse_int says what it expected
+  const std::string s(n.scalar());
   if (!is_name_spelling(s) && !((spell.flags & kBool) && (s == "true" || s == "false"))) return std::nullopt;
   if (spell.flags & kBool) {
     if (s == "true") return 1;
@@ -542,8 +539,8 @@ std::optional<int64_t> In::named(const YAML::Node& n, const Spell& spell) const 
   return std::nullopt;  // parse_int refuses it, saying it wanted an integer
 }
 
-uint64_t In::parse_int(const YAML::Node& n, bool is_signed, int64_t min, uint64_t max) const {
-  std::string s = scalar(n, "an integer");
+uint64_t In::parse_int(Node n, bool is_signed, int64_t min, uint64_t max) const {
+  const std::string_view s = scalar(n, "an integer");
   const char* p = s.data();
   const char* end = s.data() + s.size();
   bool neg = false;
@@ -555,13 +552,13 @@ uint64_t In::parse_int(const YAML::Node& n, bool is_signed, int64_t min, uint64_
   }
   uint64_t mag = 0;
   auto r = std::from_chars(p, end, mag, base);
-  if (r.ec != std::errc() || r.ptr != end || p == end) fail(n, "expected an integer, got '" + s + "'");
+  if (r.ec != std::errc() || r.ptr != end || p == end) fail(n, "expected an integer, got '" + std::string(s) + "'");
   if (neg) {
-    if (!is_signed && mag != 0) fail(n, "negative value " + s + " for an unsigned field");
-    if (mag > uint64_t(0) - static_cast<uint64_t>(min)) fail(n, "value " + s + " out of range");
+    if (!is_signed && mag != 0) fail(n, "negative value " + std::string(s) + " for an unsigned field");
+    if (mag > uint64_t(0) - static_cast<uint64_t>(min)) fail(n, "value " + std::string(s) + " out of range");
     return uint64_t(0) - mag;
   }
-  if (mag > max) fail(n, "value " + s + " out of range");
+  if (mag > max) fail(n, "value " + std::string(s) + " out of range");
   return mag;
 }
 
@@ -569,7 +566,7 @@ namespace {
 
 // The reading side of float_text: also "nan", ".NaN", "inf", "+.inf".
 template <class F, class U>
-bool parse_float_text(const std::string& s, F& v, std::string& why) {
+bool parse_float_text(std::string_view s, F& v, std::string& why) {
   if (s == ".nan" || s == ".NaN" || s == ".NAN" || s == "nan" || s == "NaN") {
     v = std::numeric_limits<F>::quiet_NaN();
     return true;
@@ -587,12 +584,12 @@ bool parse_float_text(const std::string& s, F& v, std::string& why) {
     const char* b = s.data() + 7;
     auto r = std::from_chars(b, s.data() + s.size(), bits, 16);
     if (r.ec != std::errc() || r.ptr != s.data() + s.size() || b == r.ptr) {
-      why = "expected .nan:0x followed by " + std::to_string(2 * sizeof(U)) + " hex digits, got '" + s + "'";
+      why = "expected .nan:0x followed by " + std::to_string(2 * sizeof(U)) + " hex digits, got '" + std::string(s) + "'";
       return false;
     }
     v = std::bit_cast<F>(bits);
     if (!std::isnan(v)) {
-      why = "'" + s + "' is not the bit pattern of a NaN";
+      why = "'" + std::string(s) + "' is not the bit pattern of a NaN";
       return false;
     }
     return true;
@@ -601,7 +598,7 @@ bool parse_float_text(const std::string& s, F& v, std::string& why) {
   if (!s.empty() && s[0] == '+') ++b;
   auto r = std::from_chars(b, s.data() + s.size(), v);
   if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty() || b == r.ptr) {
-    why = "expected a number, got '" + s + "'";
+    why = "expected a number, got '" + std::string(s) + "'";
     return false;
   }
   return true;
@@ -609,31 +606,31 @@ bool parse_float_text(const std::string& s, F& v, std::string& why) {
 
 }  // namespace
 
-void In::parse_float(const YAML::Node& n, float& v) const {
+void In::parse_float(Node n, float& v) const {
   std::string why;
   if (!parse_float_text<float, uint32_t>(scalar(n, "a number"), v, why)) fail(n, why);
 }
 
-void In::parse_float(const YAML::Node& n, double& v) const {
+void In::parse_float(Node n, double& v) const {
   std::string why;
   if (!parse_float_text<double, uint64_t>(scalar(n, "a number"), v, why)) fail(n, why);
 }
 
-std::string In::parse_string_bytes(const YAML::Node& n) const {
-  if (n.size() != 1 || n.begin()->first.Scalar() != "bytes")
+std::string In::parse_string_bytes(Node n) const {
+  if (n.size() != 1 || n.first_key().scalar() != "bytes")
     fail(n, "expected a string, or {bytes: HEX} for one that is not UTF-8");
-  std::vector<uint8_t> b = parse_hex(n.begin()->second);
+  std::vector<uint8_t> b = parse_hex(n.first_value());
   return std::string(b.begin(), b.end());
 }
 
-void In::fail_budget(const YAML::Node& n) const {
+void In::fail_budget(Node n) const {
   fail(n, "text budget exceeded: the document expands to more than " + std::to_string(kTextBudgetFactor) +
               " x its size + " + std::to_string(kTextBudgetSlack) +
               " nodes and string bytes (aliases repeating large parts?)");
 }
 
-std::vector<uint8_t> In::parse_hex(const YAML::Node& n) const {
-  std::string s = scalar(n, "a hex string");
+std::vector<uint8_t> In::parse_hex(Node n) const {
+  const std::string_view s = scalar(n, "a hex string");
   if (s.size() % 2) fail(n, "hex string has an odd number of digits");
   std::vector<uint8_t> out(s.size() / 2);
   auto digit = [&](char c) -> int {

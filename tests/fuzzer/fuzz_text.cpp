@@ -1,6 +1,7 @@
 // Fuzz target: one format's text reader (YAML and JSON; JSON is YAML).
 //
-// For any input: reading it either fails with TextError (line:col and what
+// For any input: when the fast JSON parser takes it, yaml-cpp reads the same
+// document from it (nodes, text, marks). Reading it either fails with TextError (line:col and what
 // is wrong), a YAML exception carrying a mark, or EncodeError (a model the
 // format cannot store); or it gives bytes b that decode, and encode back to
 // b. The text budget keeps every input's model small (kTextBudgetFactor).
@@ -12,6 +13,9 @@
 
 #include "binschema/error.h"
 #include "binschema/text.h"
+#include "binschema/text_doc.h"
+
+#include <yaml-cpp/exceptions.h>
 #include BINSCHEMA_FUZZ_HEADER
 
 namespace F = binschema::BINSCHEMA_FUZZ_FORMAT;
@@ -29,8 +33,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::vector<uint8_t> b;
   try {
-    YAML::Node doc = binschema::text::load(text);
-    if (!doc.IsMap()) return 0;  // the CLI refuses these before any format sees them
+    {
+      binschema::text::Doc fast;
+      if (binschema::text::load_json(text, fast)) {
+        const std::string d = binschema::text::first_difference(fast.root(), binschema::text::load_yaml(text).root());
+        if (!d.empty()) broken("the JSON parser and yaml-cpp read different documents", d);
+      }
+    }
+    const binschema::text::Doc doc = binschema::text::load(text);
+    if (!doc.root().is_map()) return 0;  // the CLI refuses these before any format sees them
     b = F::encode(F::from_text(doc));
   } catch (const binschema::TextError&) {
     return 0;

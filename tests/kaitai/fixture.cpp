@@ -19,7 +19,7 @@
 namespace {
 
 template <class Root, class Decode, class Encode, class ToText, class FromText>
-int run(const YAML::Node& doc, const std::string& bin, const std::string& json, Decode decode, Encode encode,
+int run(const binschema::text::Doc& doc, const std::string& bin, const std::string& json, Decode decode, Encode encode,
         ToText to_text, FromText from_text) {
   const std::vector<uint8_t> bytes = encode(from_text(doc));
   std::ofstream(bin, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   }
   const std::string format = argv[1];
   try {
-    const YAML::Node doc = YAML::LoadFile(argv[2]);
+    const binschema::text::Doc doc = binschema::text::load_file(argv[2]);
     if (format == "tiny") {
       namespace f = binschema::tiny;
       return run<f::Header>(doc, argv[3], argv[4], [](auto b) { return f::decode(b); },

@@ -2,8 +2,6 @@
 // filled in by the generated code of each schema.
 #pragma once
 
-#include <yaml-cpp/yaml.h>
-
 #include "binschema/text.h"
 
 #include <cstdint>
@@ -27,7 +25,7 @@ struct Format {
   std::string (*decode)(std::span<const uint8_t> bytes, TextKind kind);
   // Text document (already parsed; its `format:` key checked) -> bytes.
   // Throws TextError or EncodeError.
-  std::vector<uint8_t> (*encode)(const YAML::Node& doc);
+  std::vector<uint8_t> (*encode)(const text::Doc& doc);
   // Bytes -> summary lines (name, value). Throws DecodeError.
   std::vector<std::pair<std::string, std::string>> (*info)(std::span<const uint8_t> bytes);
 };

@@ -7,8 +7,6 @@
 // that carry their case names, so nothing here knows any format.
 #pragma once
 
-#include <yaml-cpp/yaml.h>
-
 #include <array>
 #include <charconv>
 #include <limits>
@@ -23,6 +21,7 @@
 
 #include "binschema/error.h"
 #include "binschema/layout.h"
+#include "binschema/text_doc.h"
 
 namespace binschema {
 
@@ -148,10 +147,7 @@ inline constexpr uint64_t kTextBudgetSlack = 64 * 1024;
 // Lists and maps nested deeper than this are refused while parsing.
 inline constexpr int kTextMaxDepth = 500;  // yaml-cpp's own guard
 
-// Parses a YAML or JSON document. Nesting deeper than kTextMaxDepth throws
-// TextError with the line:col (yaml-cpp's own message is "bad file"); other
-// syntax errors are yaml-cpp's ParserException, which carries its mark.
-YAML::Node load(std::string_view text);
+// Parsing a document: load() in binschema/text_doc.h.
 
 // ---- Output ---------------------------------------------------------------
 
@@ -543,15 +539,14 @@ size_t hash_value(const T& v) {
 class In {
  public:
   // `node` must be a map holding the fields of the struct about to be visited.
-  explicit In(const YAML::Node& node) { frames_.push_back({node, {}, {}}); }
+  explicit In(Node node) { frames_.push_back({node, {}, {}}); }
 
   template <class T>
   void field(const char* name, T& v, const Spell& flags = {}) {
     frames_.back().seen.push_back(name);
-    const YAML::Node& map = frames_.back().node;  // const: a lookup must not insert
-    YAML::Node n = map[name];
+    const Node n = frames_.back().node.get(name);
     if (!n) fail(frames_.back().node, "missing field '" + std::string(name) + "'");
-    path_.push_back(std::string(".") + name);
+    path_.emplace_back(name);
     value(n, v, flags);
     path_.pop_back();
     if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
@@ -559,8 +554,7 @@ class In {
 
   template <class T, class D>
   void field_default(const char* name, T& v, const D& def, const Spell& flags = {}) {
-    const YAML::Node& map = frames_.back().node;
-    if (!map[name]) {
+    if (!frames_.back().node.get(name)) {
       frames_.back().seen.push_back(name);
       v = static_cast<T>(def);
       if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
@@ -573,15 +567,18 @@ class In {
   // typo is reported where it is rather than as a missing field. `extra` is a
   // key the caller handles itself (the root's "format").
   template <class T>
-  void check_keys(const YAML::Node& map, T& v, const char* extra = nullptr, const char* extra2 = nullptr) {
+  void check_keys(Node map, T& v, const char* extra = nullptr, const char* extra2 = nullptr) {
     NameCollector names;
     visit_fields(names, v);
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string k = it->first.Scalar();
+    bool is_value = true;
+    for (const Node key : map.children()) {
+      is_value = !is_value;
+      if (is_value) continue;
+      const std::string_view k = key.scalar();
       if ((extra && k == extra) || (extra2 && k == extra2)) continue;
       bool known = false;
       for (const char* n : names.names) known = known || k == n;
-      if (!known) fail(it->first, "unknown field '" + k + "'");
+      if (!known) fail(key, "unknown field '" + std::string(k) + "'");
     }
   }
 
@@ -592,23 +589,21 @@ class In {
     NameTable t;
     t.array = array;
     for (const char* sname : subs) t.subs.emplace_back(sname, std::vector<std::vector<std::string>>{});
-    const YAML::Node& map = frames_.back().node;
-    const YAML::Node list = map[array];
-    if (list && list.IsSequence()) {
-      for (size_t i = 0; i < list.size(); ++i) {
-        const YAML::Node e = list[i];
-        YAML::Node k;
+    const Node list = frames_.back().node.get(array);
+    if (list && list.is_seq()) {
+      for (const Node e : list.children()) {
+        Node k;
         if constexpr (std::is_same_v<E, std::string>) k = e;
-        else if (e.IsMap()) k = e[key];
-        const bool has = k && k.IsScalar();
-        t.keys.push_back(has ? k.Scalar() : std::string());
-        t.marks.push_back(has ? k.Mark().line + 1 : -1);
-        t.cols.push_back(has ? k.Mark().column + 1 : -1);
+        else if (e.is_map()) k = e.get(key);
+        const bool has = k && k.is_scalar();
+        t.keys.push_back(has ? std::string(k.scalar()) : std::string());
+        t.marks.push_back(has ? static_cast<int>(k.mark().line) : -1);
+        t.cols.push_back(has ? static_cast<int>(k.mark().col) : -1);
         for (size_t j = 0; j < subs.size(); ++j) {
           std::vector<std::string> l;
-          if (e.IsMap())
-            if (const YAML::Node sub = e[subs[j]]; sub && sub.IsSequence())
-              for (const auto& x : sub) l.push_back(x.IsScalar() ? x.Scalar() : std::string());
+          if (e.is_map())
+            if (const Node sub = e.get(subs[j]); sub && sub.is_seq())
+              for (const Node x : sub.children()) l.push_back(std::string(x.scalar()));
           t.subs[j].second.push_back(std::move(l));
         }
       }
@@ -617,18 +612,18 @@ class In {
   }
 
   template <class T>
-  void value(const YAML::Node& n, T& v, const Spell& flags = {}) {
+  void value(Node n, T& v, const Spell& flags = {}) {
     charge(n, 1);
     if constexpr (std::is_same_v<T, bool>) {
-      std::string s = scalar(n, "a boolean");
+      const std::string_view s = scalar(n, "a boolean");
       if (s == "true" || s == "True" || s == "TRUE") v = true;
       else if (s == "false" || s == "False" || s == "FALSE") v = false;
-      else fail(n, "expected true or false, got '" + s + "'");
+      else fail(n, "expected true or false, got '" + std::string(s) + "'");
     } else if constexpr (std::is_integral_v<T>) {
       if (flags.flags != kNone || flags.enum_count || flags.ref || flags.hash)
         if (std::optional<int64_t> x = named(n, flags)) {
           if (*x < int64_t(std::numeric_limits<T>::min()) || (*x > 0 && uint64_t(*x) > uint64_t(std::numeric_limits<T>::max())))
-            fail(n, "'" + n.Scalar() + "' stands for " + std::to_string(*x) + ", which does not fit the field");
+            fail(n, "'" + std::string(n.scalar()) + "' stands for " + std::to_string(*x) + ", which does not fit the field");
           v = static_cast<T>(*x);
           return;
         }
@@ -637,59 +632,62 @@ class In {
     } else if constexpr (std::is_floating_point_v<T>) {
       parse_float(n, v);
     } else if constexpr (std::is_same_v<T, std::string>) {
-      if (n.IsMap()) {
+      if (n.is_map()) {
         v = parse_string_bytes(n);
         charge(n, v.size());
       } else {
-        if (!n.IsScalar()) fail(n, "expected a string");
-        charge(n, n.Scalar().size(), n.Scalar().size());
-        v = n.Scalar();
+        if (!n.is_scalar()) fail(n, "expected a string");
+        const std::string_view s = n.scalar();
+        charge(n, s.size(), s.size());
+        v = s;
       }
     } else if constexpr (std::is_same_v<T, Bytes>) {
-      if (n.IsScalar()) charge(n, n.Scalar().size() / 2, n.Scalar().size());
+      if (n.is_scalar()) charge(n, n.scalar().size() / 2, n.scalar().size());
       v.data = parse_hex(n);
     } else if constexpr (is_optional<T>::value) {
-      if (n.IsNull()) {
+      if (n.is_null()) {
         v.reset();
       } else {
         v.emplace();
         value(n, *v, flags);
       }
     } else if constexpr (is_vector<T>::value) {
-      if (!n.IsSequence()) fail(n, "expected a list");
+      if (!n.is_seq()) fail(n, "expected a list");
       v.clear();
       charge(n, n.size());  // before the elements are made
       v.resize(n.size());
-      for (size_t i = 0; i < n.size(); ++i) {
-        path_.push_back("[" + std::to_string(i) + "]");
-        value(n[i], v[i], flags);
+      size_t i = 0;
+      for (const Node e : n.children()) {
+        path_.emplace_back(i);
+        value(e, v[i++], flags);
         path_.pop_back();
       }
     } else if constexpr (is_array<T>::value) {
-      if (!n.IsSequence() || n.size() != v.size())
+      if (!n.is_seq() || n.size() != v.size())
         fail(n, "expected a list of " + std::to_string(v.size()) + " values");
-      for (size_t i = 0; i < v.size(); ++i) {
-        path_.push_back("[" + std::to_string(i) + "]");
-        value(n[i], v[i], flags);
+      size_t i = 0;
+      for (const Node e : n.children()) {
+        path_.emplace_back(i);
+        value(e, v[i++], flags);
         path_.pop_back();
       }
     } else if constexpr (Union<T>) {
-      if (!n.IsMap() || n.size() != 1) {
+      if (!n.is_map() || n.size() != 1) {
         std::string names;
         for (const char* c : T::case_names) names += std::string(names.empty() ? "" : ", ") + c;
         fail(n, "expected a map with one key naming the case (" + names + ")");
       }
-      std::string key = n.begin()->first.Scalar();
+      const std::string_view key = n.first_key().scalar();
       size_t index = SIZE_MAX;
       for (size_t i = 0; i < T::case_names.size(); ++i)
         if (key == T::case_names[i]) index = i;
-      if (index == SIZE_MAX) fail(n.begin()->first, "unknown case '" + key + "'");
-      path_.push_back("." + key);
-      emplace_case(n.begin()->second, v, index, flags,
+      if (index == SIZE_MAX) fail(n.first_key(), "unknown case '" + std::string(key) + "'");
+      path_.emplace_back(T::case_names[index]);
+      emplace_case(n.first_value(), v, index, flags,
                    std::make_index_sequence<std::variant_size_v<typename T::Base>>{});
       path_.pop_back();
     } else {
-      if (!n.IsMap()) fail(n, "expected a map");
+      if (!n.is_map()) fail(n, "expected a map");
       check_keys(n, v);
       const size_t mark = tables_.size();
       frames_.push_back({n, {}, {}});
@@ -699,57 +697,55 @@ class In {
     }
   }
 
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& message) const;
+  [[noreturn]] void fail(Node n, const std::string& message) const;
 
   // layout.pools: pool name -> `sorted`, the list of its strings in the
   // file's order, or a map of `order` (one of those) and `unused` (strings
   // the pool holds that nothing refers to).
-  void layout_pools(const YAML::Node& n, Layout& out) {
-    if (!n.IsMap()) fail(n, "layout.pools: a map of pool names expected");
-    for (auto it = n.begin(); it != n.end(); ++it) {
+  void layout_pools(Node n, Layout& out) {
+    if (!n.is_map()) fail(n, "layout.pools: a map of pool names expected");
+    for_each_entry(n, [&](Node key, Node v) {
       PoolOrder po;
-      po.pool = it->first.Scalar();
+      po.pool = key.scalar();
       const std::string where = "layout.pools." + po.pool;
-      if (out.pool(po.pool)) fail(it->first, where + ": given twice");
-      auto order = [&](const YAML::Node& v) {
-        if (v.IsScalar() && v.Scalar() == "sorted") po.sorted = true;
-        else if (v.IsSequence()) value(v, po.order);
-        else fail(v, where + ": 'sorted' or the list of the pool's strings expected");
+      if (out.pool(po.pool)) fail(key, where + ": given twice");
+      auto order = [&](Node o) {
+        if (o.is_scalar() && o.scalar() == "sorted") po.sorted = true;
+        else if (o.is_seq()) value(o, po.order);
+        else fail(o, where + ": 'sorted' or the list of the pool's strings expected");
       };
-      const YAML::Node v = it->second;
-      if (v.IsMap()) {
-        for (auto jt = v.begin(); jt != v.end(); ++jt) {
-          const std::string k = jt->first.Scalar();
-          if (k == "order") order(jt->second);
-          else if (k == "unused" && jt->second.IsSequence()) value(jt->second, po.unused);
-          else if (k == "unused") fail(jt->second, where + ".unused: a list of strings expected");
-          else fail(jt->first, where + ": unknown entry '" + k + "' (order, unused)");
-        }
-        if (!v["order"]) fail(v, where + ": 'order' missing");
+      if (v.is_map()) {
+        for_each_entry(v, [&](Node k2, Node v2) {
+          const std::string_view k = k2.scalar();
+          if (k == "order") order(v2);
+          else if (k == "unused" && v2.is_seq()) value(v2, po.unused);
+          else if (k == "unused") fail(v2, where + ".unused: a list of strings expected");
+          else fail(k2, where + ": unknown entry '" + std::string(k) + "' (order, unused)");
+        });
+        if (!v.get("order")) fail(v, where + ": 'order' missing");
       } else {
         order(v);
       }
       out.pools.push_back(std::move(po));
-    }
+    });
   }
 
   // The document's `layout:` entry (a map of at, fill, end_align and pools).
-  void layout(const YAML::Node& n, Layout& out) {
-    if (!n.IsMap()) fail(n, "layout: a map of at, fill, end_align and pools expected");
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      const std::string k = it->first.Scalar();
-      const YAML::Node v = it->second;
+  void layout(Node n, Layout& out) {
+    if (!n.is_map()) fail(n, "layout: a map of at, fill, end_align and pools expected");
+    for_each_entry(n, [&](Node key, Node v) {
+      const std::string k(key.scalar());
       if (k == "pools") {
         layout_pools(v, out);
-        continue;
+        return;
       }
-      if (k != "at" && k != "fill" && k != "end_align") fail(it->first, "layout: unknown entry '" + k + "' (at, fill, end_align, pools)");
-      if (!v.IsScalar()) fail(v, "layout." + k + ": a string expected");
+      if (k != "at" && k != "fill" && k != "end_align") fail(key, "layout: unknown entry '" + k + "' (at, fill, end_align, pools)");
+      if (!v.is_scalar()) fail(v, "layout." + k + ": a string expected");
       try {
-        if (k == "at") out.parse_at(v.Scalar());
-        else if (k == "fill") out.parse_fill(v.Scalar());
+        if (k == "at") out.parse_at(std::string(v.scalar()));
+        else if (k == "fill") out.parse_fill(std::string(v.scalar()));
         else {
-          const std::string& t = v.Scalar();
+          const std::string t(v.scalar());
           size_t used = 0;
           unsigned long long a = std::stoull(t, &used, 0);
           if (used != t.size() || a > 0x10000 || (a & (a - 1)) != 0) throw std::invalid_argument("a power of two up to 0x10000 expected");
@@ -758,12 +754,31 @@ class In {
       } catch (const std::exception& e) {
         fail(v, "layout." + k + ": " + e.what());
       }
-    }
+    });
   }
 
  private:
+  // Calls f(key, value) for each entry of a map.
+  template <class F>
+  static void for_each_entry(Node map, F&& f) {
+    auto it = map.children().begin();
+    const auto end = map.children().end();
+    while (it != end) {
+      const Node key = *it;
+      ++it;
+      f(key, *it);
+      ++it;
+    }
+  }
+  // One step of the model path of a message: ".name" or "[index]".
+  struct Step {
+    const char* name;  // nullptr for an index
+    size_t index = 0;
+    explicit Step(const char* n) : name(n) {}
+    explicit Step(size_t i) : name(nullptr), index(i) {}
+  };
   struct Frame {
-    YAML::Node node;
+    Node node;
     std::vector<const char*> seen;
     std::vector<std::pair<const char*, int64_t>> ints;  // integer fields read so far (for a ref's via)
   };
@@ -777,37 +792,37 @@ class In {
   };
 
   template <class T, size_t... I>
-  void emplace_case(const YAML::Node& n, T& v, size_t index, const Spell& flags,
+  void emplace_case(Node n, T& v, size_t index, const Spell& flags,
                     std::index_sequence<I...>) {
     ((index == I ? (value(n, v.template emplace<I>(), flags), 0) : 0), ...);
   }
 
-  std::string scalar(const YAML::Node& n, const char* what) const;
+  std::string_view scalar(Node n, const char* what) const;
   // The value a name, true/false, or a hash's name stands for; nullopt when
   // the text is a number (read as one).
-  std::optional<int64_t> named(const YAML::Node& n, const Spell& spell) const;
-  int64_t parse_signed(const YAML::Node& n) const;
-  uint64_t parse_int(const YAML::Node& n, bool is_signed, int64_t min, uint64_t max) const;
-  void parse_float(const YAML::Node& n, float& v) const;
-  void parse_float(const YAML::Node& n, double& v) const;
-  std::vector<uint8_t> parse_hex(const YAML::Node& n) const;
-  std::string parse_string_bytes(const YAML::Node& n) const;
+  std::optional<int64_t> named(Node n, const Spell& spell) const;
+  int64_t parse_signed(Node n) const;
+  uint64_t parse_int(Node n, bool is_signed, int64_t min, uint64_t max) const;
+  void parse_float(Node n, float& v) const;
+  void parse_float(Node n, double& v) const;
+  std::vector<uint8_t> parse_hex(Node n) const;
+  std::string parse_string_bytes(Node n) const;
 
   // Counts `units` (nodes, string bytes) against the text budget. The
   // budget grows with the furthest text position seen (a node's start plus
   // `extent`, the length of its scalar), which aliases do not move forward.
-  void charge(const YAML::Node& n, uint64_t units, uint64_t extent = 0) {
-    const YAML::Mark m = n.Mark();
-    if (!m.is_null() && m.pos >= 0 && static_cast<uint64_t>(m.pos) + extent > furthest_) furthest_ = m.pos + extent;
+  void charge(Node n, uint64_t units, uint64_t extent = 0) {
+    const Mark m = n.mark();
+    if (m.known && m.pos + extent > furthest_) furthest_ = m.pos + extent;
     used_ += units;
     if (used_ > kTextBudgetFactor * furthest_ + kTextBudgetSlack) [[unlikely]]
       fail_budget(n);
   }
-  [[noreturn]] void fail_budget(const YAML::Node& n) const;
+  [[noreturn]] void fail_budget(Node n) const;
 
   std::vector<Frame> frames_;
   std::vector<NameTable> tables_;
-  std::vector<std::string> path_;
+  std::vector<Step> path_;
   uint64_t used_ = 0;
   uint64_t furthest_ = 0;
 };
@@ -875,14 +890,14 @@ std::string to_document(const Root& x, TextKind kind, const char* format, const 
 // A text document (its `format:` key already checked by the caller) as a model.
 // The `layout:` entry goes to `layout` when given (else it is ignored).
 template <class Root>
-Root from_document(const YAML::Node& doc, Layout* layout = nullptr) {
+Root from_document(Node doc, Layout* layout = nullptr) {
   In in(doc);
   Root x;
   in.check_keys(doc, x, "format", "layout");
   visit_fields(in, x);
   if (layout) {
     *layout = Layout{};
-    if (const YAML::Node l = doc["layout"]) in.layout(l, *layout);
+    if (const Node l = doc.get("layout")) in.layout(l, *layout);
   }
   return x;
 }

@@ -1,0 +1,147 @@
+// A parsed YAML or JSON document, as text::In reads it: every node in one
+// array (a "tape": a list or map is followed by its items, a map's items
+// alternating key and value), every scalar's characters in one string.
+//
+// Two parsers fill it: a JSON one of our own for documents that are plain
+// JSON, and yaml-cpp's event parser for everything else (and for any JSON
+// the fast one does not take: it then gives the same nodes, and yaml-cpp's
+// own error messages for broken text). No tree of heap objects is built:
+// a node is 16 bytes, and a document costs about its text size in memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace binschema::text {
+
+class Doc;
+
+// Where a node starts: line and column from 1, and its byte offset (for
+// the text budget). `known` is false for the empty document.
+struct Mark {
+  bool known = false;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  uint64_t pos = 0;
+};
+
+enum class NodeKind : uint8_t { Null, Scalar, Seq, Map };
+
+// A handle on one node of a Doc: a pointer and an index, copied freely.
+// A default-made Node is "absent" (what a map lookup gives for a missing key).
+class Node {
+ public:
+  Node() = default;
+  Node(const Doc* doc, uint32_t index) : doc_(doc), i_(index) {}
+
+  explicit operator bool() const { return doc_ != nullptr; }
+  NodeKind kind() const;
+  bool is_null() const { return kind() == NodeKind::Null; }
+  bool is_scalar() const { return kind() == NodeKind::Scalar; }
+  bool is_seq() const { return kind() == NodeKind::Seq; }
+  bool is_map() const { return kind() == NodeKind::Map; }
+  // A scalar's text ("" for anything else).
+  std::string_view scalar() const;
+  // Items of a list, entries of a map; 0 for anything else.
+  size_t size() const;
+  Mark mark() const;
+
+  // A map's value under `key` (the first, if the key is there twice), or an
+  // absent Node.
+  Node get(std::string_view key) const;
+
+  // Items of a list (in order), or keys and values of a map (alternating).
+  class Iterator {
+   public:
+    Iterator(const Doc* doc, uint32_t raw) : doc_(doc), raw_(raw) {}
+    Node operator*() const;
+    Iterator& operator++();
+    bool operator!=(const Iterator& o) const { return raw_ != o.raw_; }
+
+   private:
+    const Doc* doc_;
+    uint32_t raw_;
+  };
+  struct Range {
+    Iterator b, e;
+    Iterator begin() const { return b; }
+    Iterator end() const { return e; }
+  };
+  // A list's items; a map's keys and values, alternating (k0 v0 k1 v1 ...).
+  Range children() const;
+  // The first entry of a map (its key), and the node after it (its value).
+  Node first_key() const;
+  Node first_value() const;
+
+ private:
+  const Doc* doc_ = nullptr;
+  uint32_t i_ = 0;
+};
+
+class Doc {
+ public:
+  // The root (a Null node without a mark for an empty document).
+  Node root() const { return Node(this, resolve(0)); }
+
+  // Filling it (the parsers). Positions are byte offsets into the text.
+  struct Raw {
+    uint32_t pos;
+    uint32_t a;  // scalar: offset into chars_; list/map: count; alias: target
+    uint32_t b;  // scalar: length; list/map: index after the last child
+    NodeKind kind;
+    bool alias = false;  // refers to node `a` (a YAML alias)
+  };
+  std::vector<Raw>& raw_nodes() { return nodes_; }
+  std::string& chars() { return chars_; }
+  // Offsets at which lines start (the first is 0), when the marks are
+  // computed from positions; or explicit marks, one per node (yaml-cpp's).
+  std::vector<uint32_t>& line_starts() { return line_starts_; }
+  std::vector<std::pair<uint32_t, uint32_t>>& line_cols() { return line_cols_; }
+
+  // The node a raw index stands for (an alias's target).
+  uint32_t resolve(uint32_t i) const { return nodes_[i].alias ? nodes_[i].a : i; }
+  const Raw& raw(uint32_t i) const { return nodes_[i]; }
+  // The raw index after node i and everything under it.
+  uint32_t after(uint32_t i) const {
+    const Raw& r = nodes_[i];
+    return !r.alias && (r.kind == NodeKind::Seq || r.kind == NodeKind::Map) ? r.b : i + 1;
+  }
+  std::string_view text_of(uint32_t i) const { return std::string_view(chars_).substr(nodes_[i].a, nodes_[i].b); }
+  Mark mark(uint32_t i) const;
+  bool empty() const { return nodes_.empty(); }
+  // Makes this the empty document: one Null node, no mark.
+  void set_empty();
+  // Bytes held (for the benchmark's memory table and tests).
+  size_t memory() const {
+    return nodes_.capacity() * sizeof(Raw) + chars_.capacity() + line_starts_.capacity() * 4 + line_cols_.capacity() * 8;
+  }
+
+ private:
+  std::vector<Raw> nodes_;
+  std::string chars_;
+  std::vector<uint32_t> line_starts_;
+  std::vector<std::pair<uint32_t, uint32_t>> line_cols_;
+  bool unmarked_ = false;
+};
+
+// Parses a YAML or JSON document. Nesting deeper than kTextMaxDepth throws
+// TextError with the line:col; a YAML alias inside the list or map it names
+// is refused the same way; other syntax errors are yaml-cpp's
+// ParserException, which carries its mark. Text over 4 GiB is refused.
+Doc load(std::string_view text);
+// load() on a file's contents; throws std::runtime_error if it cannot be read.
+Doc load_file(const std::string& path);
+
+// Where two documents first differ in kinds, scalar text or marks, as a
+// path of child indices ("$/3/0: ..."); "" when they are the same.
+std::string first_difference(Node a, Node b);
+
+// The two parsers, for tests, fuzzers and the benchmark: the JSON one returns false
+// (leaving `doc` to be thrown away) for anything it does not take; the YAML
+// one takes every document load() does.
+bool load_json(std::string_view text, Doc& doc);
+Doc load_yaml(std::string_view text);
+
+}  // namespace binschema::text

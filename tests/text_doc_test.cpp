@@ -1,0 +1,283 @@
+// text::load (binschema/text_doc.h): the two parsers give the same document.
+//
+// The fast JSON parser must give, for every text it takes, the very nodes
+// (kinds, scalar text, line:col and byte offset) that yaml-cpp gives for it;
+// and the YAML path must give what yaml-cpp's node tree (YAML::Load, which
+// text::In read before) holds. Checked on every example, every sample in
+// ../shared/samples (as JSON), and random documents; then the texts the JSON
+// parser hands over to yaml-cpp, the limits, and memory.
+#define BOOST_TEST_MODULE text_doc_test
+#include <boost/test/unit_test.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "binschema/error.h"
+#include "binschema/format.h"
+#include "binschema/text.h"
+#include "binschema/text_doc.h"
+#include "samples.h"
+
+namespace fs = std::filesystem;
+namespace text = binschema::text;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The first difference between a document and yaml-cpp's node tree ("" if none).
+std::string diff(text::Node a, const YAML::Node& b, const std::string& path = "$") {
+  const text::NodeKind bk = b.IsNull() ? text::NodeKind::Null
+                            : b.IsScalar() ? text::NodeKind::Scalar
+                            : b.IsSequence() ? text::NodeKind::Seq
+                                             : text::NodeKind::Map;
+  if (a.kind() != bk) return path + ": kind " + std::to_string(int(a.kind())) + " vs " + std::to_string(int(bk));
+  const text::Mark ma = a.mark();
+  const YAML::Mark mb = b.Mark();
+  if (ma.known == mb.is_null() ||
+      (ma.known && (ma.line != uint32_t(mb.line + 1) || ma.col != uint32_t(mb.column + 1) || ma.pos != uint64_t(mb.pos))))
+    return path + ": mark differs";
+  if (a.is_scalar() && a.scalar() != b.Scalar()) return path + ": '" + std::string(a.scalar()) + "' vs '" + b.Scalar() + "'";
+  if (a.size() != (a.is_scalar() || a.is_null() ? 0 : b.size())) return path + ": size differs";
+  if (a.is_seq()) {
+    size_t k = 0;
+    for (const text::Node e : a.children()) {
+      const std::string d = diff(e, b[k], path + "/" + std::to_string(k));
+      if (!d.empty()) return d;
+      ++k;
+    }
+  } else if (a.is_map()) {
+    auto ib = b.begin();
+    size_t k = 0;
+    bool value = false;
+    for (const text::Node e : a.children()) {
+      const std::string d = diff(e, value ? ib->second : ib->first, path + "/" + std::to_string(k) + (value ? "v" : "k"));
+      if (!d.empty()) return d;
+      if (value) ++ib, ++k;
+      value = !value;
+    }
+  }
+  return "";
+}
+
+// JSON text: the fast parser takes it and agrees with yaml-cpp.
+void check_json(const std::string& json, const std::string& what) {
+  text::Doc fast;
+  BOOST_TEST_REQUIRE(text::load_json(json, fast), what << ": the JSON parser did not take it");
+  const text::Doc slow = text::load_yaml(json);
+  BOOST_TEST(text::first_difference(fast.root(), slow.root()) == "", what);
+  BOOST_TEST(diff(fast.root(), YAML::Load(json)) == "", what);
+}
+
+// Any text: the YAML path agrees with yaml-cpp's tree.
+void check_yaml(const std::string& yaml, const std::string& what) {
+  BOOST_TEST(diff(text::load_yaml(yaml).root(), YAML::Load(yaml)) == "", what);
+}
+
+const binschema::Format& format_of(const std::string& yaml) {
+  const std::string name(text::load(yaml).root().get("format").scalar());
+  for (const binschema::Format* f : binschema::all_formats())
+    if (f->name == name) return *f;
+  BOOST_FAIL("no format " + name);
+  throw;
+}
+
+// A random string: ASCII, escapes, multi-byte UTF-8.
+std::string random_string(std::mt19937& rng) {
+  static const char* pieces[] = {"a", "Z", " ", "_", "\\\"", "\\\\", "\\n", "\\t", "\\r", "\\u0001", "\\u00e9", "\\u4e2d",
+                                 "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", ":", ",", "#", "{", "]", "'", "-", "0", "~"};
+  std::string s;
+  const int n = static_cast<int>(rng() % 8);
+  for (int i = 0; i < n; ++i) s += pieces[rng() % std::size(pieces)];
+  return s;
+}
+
+std::string random_value(std::mt19937& rng, int depth, bool pretty, const char* nl, int indent);
+
+std::string random_number(std::mt19937& rng) {
+  static const char* nums[] = {"0", "-0", "1", "-17", "4294967295", "0.5", "-1.25e-3", "6E+20", "1e5", "123456789012345678901"};
+  return nums[rng() % std::size(nums)];
+}
+
+std::string random_value(std::mt19937& rng, int depth, bool pretty, const char* nl, int indent) {
+  const unsigned pick = depth > 4 ? rng() % 5 : rng() % 7;
+  const std::string pad = pretty ? std::string(nl) + std::string(indent + 2, ' ') : "";
+  const std::string close_pad = pretty ? std::string(nl) + std::string(indent, ' ') : "";
+  switch (pick) {
+    case 0: return "\"" + random_string(rng) + "\"";
+    case 1: return random_number(rng);
+    case 2: return "null";
+    case 3: return rng() % 2 ? "true" : "false";
+    case 4: return "\"" + random_string(rng) + "\"";
+    case 5: {
+      const int n = static_cast<int>(rng() % 4);
+      std::string s = "[";
+      for (int i = 0; i < n; ++i) s += (i ? "," : "") + pad + random_value(rng, depth + 1, pretty, nl, indent + 2);
+      return s + (n ? close_pad : "") + "]";
+    }
+    default: {
+      const int n = static_cast<int>(rng() % 4);
+      std::string s = "{";
+      for (int i = 0; i < n; ++i)
+        s += (i ? "," : "") + pad + "\"k" + random_string(rng) + "\"" + (pretty ? ": " : ":") +
+             random_value(rng, depth + 1, pretty, nl, indent + 2);
+      return s + (n ? close_pad : "") + "}";
+    }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(examples_read_the_same_through_both_parsers) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "examples")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string yaml = read_file(e.path());
+    const std::string what = e.path().filename().string();
+    check_yaml(yaml, what);
+    // Its JSON, as the CLI writes it (decode of the encoded example).
+    const binschema::Format& f = format_of(yaml);
+    const std::vector<uint8_t> bytes = f.encode(text::load(yaml));
+    check_json(f.decode(bytes, binschema::TextKind::Json), what + " as JSON");
+    check_yaml(f.decode(bytes, binschema::TextKind::Yaml), what + " as YAML again");
+    ++n;
+  }
+  BOOST_TEST(n >= 7);
+}
+
+BOOST_AUTO_TEST_CASE(samples_read_the_same_through_both_parsers) {
+  int n = 0;
+  for (const char* sub : {"bfevfl", "sarc"}) {
+    for (const fs::path& p : samples::files(sub)) {
+      const std::vector<uint8_t> bytes = samples::read(p);
+      const binschema::Format* f = binschema::detect_format(bytes, p.filename().string());
+      if (!f) continue;
+      std::string json, yaml;
+      try {
+        json = f->decode(bytes, binschema::TextKind::Json);
+        yaml = f->decode(bytes, binschema::TextKind::Yaml);
+      } catch (const binschema::DecodeError&) {
+        continue;  // compressed or not this format: other tests cover them
+      }
+      check_json(json, p.filename().string());
+      check_yaml(yaml, p.filename().string());
+      ++n;
+    }
+  }
+  BOOST_TEST(n >= 8, n << " sample files compared");
+}
+
+BOOST_AUTO_TEST_CASE(random_json_reads_the_same_through_both_parsers) {
+  std::mt19937 rng(20261124);
+  for (int i = 0; i < 3000; ++i) {
+    const bool pretty = i % 3 != 0;
+    const char* nl = i % 5 == 0 ? "\r\n" : "\n";
+    std::string doc = rng() % 4 ? "{" : "[";
+    const bool map = doc == "{";
+    const int n = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < n; ++k) {
+      doc += std::string(k ? "," : "") + (pretty ? std::string(nl) + "  " : "");
+      if (map) doc += "\"f" + std::to_string(k) + "\"" + (pretty ? ": " : ":");
+      doc += random_value(rng, 0, pretty, nl, 2);
+    }
+    doc += std::string(pretty ? nl : "") + (map ? "}" : "]") + (i % 7 == 0 ? std::string(nl) : "");
+    if (i % 11 == 0) doc = "  \t" + doc;
+    check_json(doc, doc);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(texts_the_json_parser_leaves_to_yaml_cpp) {
+  const std::string deep = std::string(600, '[') + std::string(600, ']');
+  for (const std::string& t : std::vector<std::string>{
+           std::string("{\"a\": \"\\ud800\"}"),           // a lone surrogate
+           std::string("{\"a\": \"\\ud83d\\ude00\"}"),    // a pair: yaml-cpp joins it or not, its call
+           std::string("{\"a\": \"x\\/y\"}"),             // \/
+           std::string("{\"a\": \"x\\by\"}"),
+           std::string("{\"a\": \"tab\there\"}"),         // a raw control character
+           std::string("{\"a\": \"\xff\"}"),              // not UTF-8
+           std::string("\xef\xbb\xbf{\"a\": 1}"),         // a byte order mark
+           std::string("{\"a\": 1} x"),                  // trailing text
+           std::string("{a: 1}"),                        // YAML flow, not JSON
+           std::string("{\"a\": 01}"),                   // not a JSON number
+           std::string("{\"a\": 0x10}"),
+           std::string("{\"a\": tru}"),
+           std::string("{\"a\": 1,}"),
+           std::string("{\"a\" 1}"),
+           std::string("format: baev\n"),                // YAML
+           std::string("\"just a string\""),
+           std::string(""),
+           deep,
+       }) {
+    text::Doc d;
+    BOOST_TEST(!text::load_json(t, d), t);
+    // load() then gives what yaml-cpp gives, or yaml-cpp's error.
+    std::string tree_error, doc_error;
+    YAML::Node tree;
+    try {
+      tree = YAML::Load(t);
+    } catch (const std::exception& e) {
+      tree_error = e.what();
+    }
+    try {
+      const text::Doc doc = text::load(t);
+      if (tree_error.empty()) BOOST_TEST(diff(doc.root(), tree) == "", t);
+    } catch (const std::exception& e) {
+      doc_error = e.what();
+    }
+    if (t == deep) {
+      BOOST_TEST(doc_error.find("nesting too deep") != std::string::npos, doc_error);
+    } else {
+      BOOST_TEST(doc_error == tree_error, t);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_document_is_a_null_without_a_mark) {
+  for (const char* t : {"", "\n", "# only a comment\n"}) {
+    const text::Doc d = text::load(t);
+    BOOST_TEST(d.root().is_null());
+    BOOST_TEST(!d.root().mark().known);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(aliases_read_as_their_anchor_and_may_not_contain_themselves) {
+  const std::string yaml = "a: &x [1, {b: 2}]\nc: *x\nd: *x\n";
+  check_yaml(yaml, yaml);
+  const text::Doc d = text::load(yaml);
+  BOOST_TEST(text::first_difference(d.root().get("c"), d.root().get("a")) == "");
+  BOOST_TEST(d.root().get("d").size() == 2u);
+  // A list holding an alias of itself never ends: refused, not followed.
+  for (const char* t : {"a: &x [1, *x]\n", "&r {k: *r}\n"}) {
+    try {
+      (void)text::load(t);
+      BOOST_ERROR("accepted: " << t);
+    } catch (const binschema::TextError& e) {
+      BOOST_TEST(std::string(e.what()).find("inside the list or map it names") != std::string::npos, e.what());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_json_document_costs_about_its_size_in_memory) {
+  // BAEV's example as JSON, repeated in a list: the document (nodes, scalars,
+  // line starts) stays under 2x the text; yaml-cpp's tree was 21x.
+  std::string yaml = read_file(fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "baev-tomodachi.yaml");
+  const binschema::Format& f = format_of(yaml);
+  const std::string one = f.decode(f.encode(text::load(yaml)), binschema::TextKind::Json);
+  std::string many = "[";
+  for (int i = 0; i < 200; ++i) many += (i ? ",\n" : "\n") + one;
+  many += "]\n";
+  text::Doc d;
+  BOOST_TEST_REQUIRE(text::load_json(many, d));
+  BOOST_TEST(d.memory() < 2 * many.size(), d.memory() << " bytes for " << many.size() << " bytes of JSON");
+  BOOST_TEST(d.root().size() == 200u);
+}
