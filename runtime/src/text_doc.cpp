@@ -24,21 +24,21 @@ namespace binschema::text {
 
 // ---- Node -------------------------------------------------------------------
 
-NodeKind Node::kind() const { return doc_->raw(i_).kind; }
+NodeKind Node::kind() const { return doc_->raw(i_).kind(); }
 
 std::string_view Node::scalar() const { return kind() == NodeKind::Scalar ? doc_->text_of(i_) : std::string_view(); }
 
 size_t Node::size() const {
   const auto& r = doc_->raw(i_);
-  return r.kind == NodeKind::Seq || r.kind == NodeKind::Map ? r.a : 0;
+  return r.kind() == NodeKind::Seq || r.kind() == NodeKind::Map ? r.a : 0;
 }
 
 Mark Node::mark() const { return doc_->mark(i_); }
 
 Node::Range Node::children() const {
   const auto& r = doc_->raw(i_);
-  if (r.kind != NodeKind::Seq && r.kind != NodeKind::Map) return {{doc_, i_ + 1}, {doc_, i_ + 1}};
-  return {{doc_, i_ + 1}, {doc_, r.b}};
+  if (r.kind() != NodeKind::Seq && r.kind() != NodeKind::Map) return {{doc_, i_ + 1}, {doc_, i_ + 1}};
+  return {{doc_, i_ + 1}, {doc_, r.b()}};
 }
 
 Node Node::Iterator::operator*() const { return Node(doc_, doc_->resolve(raw_)); }
@@ -50,11 +50,11 @@ Node::Iterator& Node::Iterator::operator++() {
 
 Node Node::get(std::string_view key) const {
   if (kind() != NodeKind::Map) return {};
-  const uint32_t end = doc_->raw(i_).b;
+  const uint32_t end = doc_->raw(i_).b();
   for (uint32_t k = i_ + 1; k < end;) {
     const uint32_t v = doc_->after(k);
     const uint32_t rk = doc_->resolve(k);
-    if (doc_->raw(rk).kind == NodeKind::Scalar && doc_->text_of(rk) == key) return Node(doc_, doc_->resolve(v));
+    if (doc_->raw(rk).kind() == NodeKind::Scalar && doc_->text_of(rk) == key) return Node(doc_, doc_->resolve(v));
     k = doc_->after(v);
   }
   return {};
@@ -127,6 +127,150 @@ constexpr uint32_t kMaxText = std::numeric_limits<uint32_t>::max() - 1;
                       " levels deep: refused (nesting too deep)");
 }
 
+// The length of the valid UTF-8 sequence at p (0 if it is not one).
+size_t utf8_length(const char* p, const char* end) {
+  const size_t left = static_cast<size_t>(end - p);
+  const std::string_view s(p, std::min<size_t>(left, 4));
+  const unsigned char c = static_cast<unsigned char>(s[0]);
+  const size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+  if (n == 0 || n > left) return 0;
+  return is_utf8(s.substr(0, n)) ? n : 0;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | cp >> 6);
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | cp >> 12);
+    out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | cp >> 18);
+    out += static_cast<char>(0x80 | (cp >> 12 & 0x3f));
+    out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// JSON's escapes (" \\ n r t u; \b \f \/ are left to yaml-cpp), or YAML's as
+// text::YamlSink writes them (those and b f x U).
+enum class Escapes { Json, Yaml };
+
+// A double-quoted string on one line, p at its opening quote: its text
+// appended to `out`, p moved past the closing quote. False for what the fast
+// parsers leave to yaml-cpp: a line break or other control character, bytes
+// that are not UTF-8, another escape, a surrogate, a string over 512 MiB.
+bool read_quoted(const char*& p, const char* end, std::string& out, Escapes escapes) {
+  const size_t start = out.size();
+  ++p;  // the opening quote
+  for (;;) {
+    // The run of plain bytes up to a quote, a backslash or a byte that needs
+    // a look (control, non-ASCII).
+    const char* q = p;
+    while (q < end) {
+      const unsigned char c = static_cast<unsigned char>(*q);
+      if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
+      ++q;
+    }
+    out.append(p, q);
+    p = q;
+    if (p == end) return false;
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c == '"') {
+      ++p;
+      break;
+    }
+    if (c < 0x20) return false;
+    if (c >= 0x80) {
+      const size_t n = utf8_length(p, end);
+      if (n == 0) return false;
+      out.append(p, n);
+      p += n;
+      continue;
+    }
+    // A backslash.
+    if (end - p < 2) return false;
+    const char e = p[1];
+    p += 2;
+    if (escapes == Escapes::Json && (e == 'b' || e == 'f' || e == 'x' || e == 'U')) return false;
+    int digits = 0;
+    switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'x': digits = 2; break;
+      case 'u': digits = 4; break;
+      case 'U': digits = 8; break;
+      default: return false;
+    }
+    if (digits) {
+      if (end - p < digits) return false;
+      uint32_t cp = 0;
+      for (int k = 0; k < digits; ++k) {
+        const int h = hex_digit(p[k]);
+        if (h < 0) return false;
+        cp = cp << 4 | static_cast<uint32_t>(h);
+      }
+      p += digits;
+      if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return false;  // surrogates: yaml-cpp decides
+      append_utf8(out, cp);
+    }
+  }
+  return out.size() - start <= Doc::kMaxB;
+}
+
+// What both fast parsers share: the cursor over the text and the tape they fill.
+class TapeParser {
+ protected:
+  TapeParser(std::string_view text, Doc& doc)
+      : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()),
+        nodes_(doc.raw_nodes()), chars_(doc.chars()), lines_(doc.line_starts()) {}
+
+  uint32_t pos(const char* q) const { return static_cast<uint32_t>(q - begin_); }
+  // A list or map at `at`; close() sets its count and where it ends.
+  uint32_t open(const char* at, NodeKind kind) {
+    nodes_.push_back({pos(at), 0, 0, kind});
+    return static_cast<uint32_t>(nodes_.size() - 1);
+  }
+  void close(uint32_t at, uint32_t count) {
+    nodes_[at].a = count;
+    nodes_[at].set_b(static_cast<uint32_t>(nodes_.size()));
+  }
+  void push_scalar(const char* at, std::string_view s, NodeKind kind) {
+    nodes_.push_back({pos(at), static_cast<uint32_t>(chars_.size()), static_cast<uint32_t>(s.size()), kind});
+    chars_.append(s);
+  }
+  // A double-quoted scalar at p_.
+  bool quoted(Escapes escapes) {
+    const char* at = p_;
+    const size_t start = chars_.size();
+    if (!read_quoted(p_, end_, chars_, escapes)) return false;
+    nodes_.push_back({pos(at), static_cast<uint32_t>(start), static_cast<uint32_t>(chars_.size() - start), NodeKind::Scalar});
+    return true;
+  }
+
+  const char* p_;
+  const char* begin_;
+  const char* end_;
+  std::vector<Doc::Raw>& nodes_;
+  std::string& chars_;
+  std::vector<uint32_t>& lines_;
+};
+
 // ---- JSON -------------------------------------------------------------------
 
 // Strict JSON (RFC 8259) into the tape. Gives up (returns false) on anything
@@ -134,11 +278,9 @@ constexpr uint32_t kMaxText = std::numeric_limits<uint32_t>::max() - 1;
 // documents take the YAML path: text that is not JSON, a byte order mark,
 // bytes that are not UTF-8, control characters, the escapes \b \f \/ and
 // lone surrogates, and nesting deeper than kTextMaxDepth.
-class JsonParser {
+class JsonParser : TapeParser {
  public:
-  JsonParser(std::string_view text, Doc& doc)
-      : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()),
-        nodes_(doc.raw_nodes()), chars_(doc.chars()), lines_(doc.line_starts()) {}
+  JsonParser(std::string_view text, Doc& doc) : TapeParser(text, doc) {}
 
   bool run() {
     lines_.push_back(0);
@@ -152,20 +294,18 @@ class JsonParser {
     chars_.reserve((end_ - p_) / 2);
     if (!value(0)) return false;
     skip_ws();
-    return p_ == end_;
+    return p_ == end_ && nodes_.size() <= Doc::kMaxB;
   }
 
  private:
-  uint32_t pos() const { return static_cast<uint32_t>(p_ - begin_); }
-
   void skip_ws() {
     while (p_ < end_) {
       const char c = *p_;
-      if (c == ' ' || c == '\t' || c == '\r') {
-        ++p_;
+      if (c == ' ' || c == '\t' || (c == '\r' && p_ + 1 < end_ && p_[1] == '\n')) {
+        ++p_;  // a CR only before LF: yaml-cpp counts a lone CR as a line break
       } else if (c == '\n') {
         ++p_;
-        lines_.push_back(pos());
+        lines_.push_back(pos(p_));
       } else {
         break;
       }
@@ -185,14 +325,13 @@ class JsonParser {
     }
   }
 
-  bool container(NodeKind kind, char close, int depth) {
+  bool container(NodeKind kind, char closer, int depth) {
     if (depth >= kTextMaxDepth) return false;
-    const uint32_t at = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back({pos(), 0, 0, kind});
+    const uint32_t at = open(p_, kind);
     ++p_;
     skip_ws();
     uint32_t count = 0;
-    if (p_ < end_ && *p_ == close) {
+    if (p_ < end_ && *p_ == closer) {
       ++p_;
     } else {
       for (;;) {
@@ -212,19 +351,18 @@ class JsonParser {
           skip_ws();
           continue;
         }
-        if (*p_ != close) return false;
+        if (*p_ != closer) return false;
         ++p_;
         break;
       }
     }
-    nodes_[at].a = count;
-    nodes_[at].b = static_cast<uint32_t>(nodes_.size());
+    close(at, count);
     return true;
   }
 
   bool word(std::string_view w, NodeKind kind) {
     if (static_cast<size_t>(end_ - p_) < w.size() || std::memcmp(p_, w.data(), w.size()) != 0) return false;
-    const uint32_t at = pos();
+    const char* at = p_;
     p_ += w.size();
     if (p_ < end_ && !ends_scalar(*p_)) return false;
     push_scalar(at, w, kind);
@@ -259,113 +397,228 @@ class JsonParser {
       if (q == d) return false;
     }
     if (q < end_ && !ends_scalar(*q)) return false;
-    const uint32_t at = pos();
     p_ = q;
-    push_scalar(at, std::string_view(s, q - s), NodeKind::Scalar);
+    push_scalar(s, std::string_view(s, static_cast<size_t>(q - s)), NodeKind::Scalar);
     return true;
   }
 
-  void push_scalar(uint32_t at, std::string_view s, NodeKind kind) {
-    nodes_.push_back({at, static_cast<uint32_t>(chars_.size()), static_cast<uint32_t>(s.size()), kind});
-    chars_.append(s);
+  bool string() { return quoted(Escapes::Json); }
+};
+
+// ---- YAML as binschema writes it ------------------------------------------------
+
+// The block YAML that text::YamlSink writes, into the tape: block maps whose
+// keys are identifiers, block lists ("- "), two more spaces of indentation
+// per level, plain scalars made of letters, digits, _ . + - / ~ and inner
+// spaces, double-quoted scalars with the sink's escapes, and flow lists and
+// maps ("[1, 2]", "{bytes: 00ff}") on one line. Anything else (comments,
+// anchors, tags, single quotes, block scalars, tabs, CR, blank lines, other
+// indentation, a value that is not there) gives up (false), and the text
+// takes yaml-cpp's path; so do bytes that are not UTF-8.
+class YamlParser : TapeParser {
+ public:
+  YamlParser(std::string_view text, Doc& doc) : TapeParser(text, doc) {
+    // Trailing newlines end the document.
+    while (end_ > p_ && end_[-1] == '\n') --end_;
   }
 
-  static int hex(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+  bool run() {
+    lines_.push_back(0);
+    if (p_ == end_ || !starts_key(p_)) return false;  // a document that is a map of keys, from column 0
+    // At most the nodes: a line holds a key and its value, or a dash and
+    // its value, a "- key: value" line one more; flow lists add one per
+    // comma and bracket.
+    // The scalars' characters: the text but its indentation, line breaks,
+    // ": ", "- ", ", " and brackets (more if quoted strings hold those).
+    size_t estimate = 3;
+    size_t markup = 0;
+    bool indenting = true;
+    for (const char* q = p_; q < end_; ++q) {
+      const char c = *q;
+      const bool pair = q + 1 < end_ && q[1] == ' ' && (c == ':' || c == '-' || c == ',');
+      estimate += (c == '\n') * 2 + (c == ',' || c == '[' || c == '{' || (c == '-' && pair));
+      markup += (indenting && c == ' ') + (c == '\n') + 2 * pair + (c == '[' || c == ']' || c == '{' || c == '}');
+      indenting = c == '\n' || (indenting && c == ' ');
+    }
+    nodes_.reserve(estimate);
+    chars_.reserve(static_cast<size_t>(end_ - p_) - std::min(markup, static_cast<size_t>(end_ - p_)));
+    if (!block_map(0, 0)) return false;
+    return p_ == end_ && nodes_.size() <= Doc::kMaxB && chars_.size() <= Doc::kMaxB;
   }
 
-  bool string() {
-    const uint32_t at = pos();
-    ++p_;  // the opening quote
-    const size_t start = chars_.size();
+ private:
+  static bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+  static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+  static bool plain_char(char c) {
+    return ident_char(c) || c == '.' || c == '+' || c == '-' || c == '/' || c == '~';
+  }
+  static bool is_null_word(std::string_view s) { return s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+  // Whether q starts "identifier:" followed by a space or the end of a line.
+  bool starts_key(const char* q) const {
+    if (q == end_ || !ident_start(*q)) return false;
+    while (q < end_ && ident_char(*q)) ++q;
+    return q < end_ && *q == ':' && (q + 1 == end_ || q[1] == ' ' || q[1] == '\n');
+  }
+
+  // At the start of a line (after a '\n' or at the end): its indentation,
+  // or -1 at the end of the text, -2 for a line this parser does not take.
+  int indentation() const {
+    if (p_ == end_) return -1;
+    const char* q = p_;
+    while (q < end_ && *q == ' ') ++q;
+    if (q == end_ || *q == '\n' || *q == '\t' || *q == '\r' || *q == '#') return -2;
+    return static_cast<int>(q - p_);
+  }
+  // Past the '\n' that ends a value's line (or at the end of the text).
+  bool end_line() {
+    if (p_ == end_) return true;
+    if (*p_ != '\n') return false;
+    ++p_;
+    lines_.push_back(pos(p_));
+    return true;
+  }
+
+  // A plain scalar: null when yaml-cpp reads it as null.
+  void push_plain(const char* at, std::string_view s) {
+    push_scalar(at, s, is_null_word(s) ? NodeKind::Null : NodeKind::Scalar);
+  }
+
+  // A block map whose keys stand at column `col`; p_ is at its first key.
+  bool block_map(int col, int depth) {
+    if (depth >= kTextMaxDepth) return false;
+    const uint32_t at = open(p_, NodeKind::Map);
+    uint32_t count = 0;
     for (;;) {
-      // The run of plain bytes up to a quote, a backslash or a byte that
-      // needs a look (control, non-ASCII).
-      const char* q = p_;
-      while (q < end_) {
-        const unsigned char c = static_cast<unsigned char>(*q);
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
-        ++q;
+      const char* k = p_;
+      while (p_ < end_ && ident_char(*p_)) ++p_;
+      const std::string_view key(k, static_cast<size_t>(p_ - k));
+      if (is_null_word(key)) return false;
+      push_plain(k, key);
+      ++p_;  // ':' (starts_key checked it)
+      if (!value_after_indicator(col, depth)) return false;
+      ++count;
+      const int next = indentation();
+      if (next == -1 || next < col) break;
+      if (next != col || !starts_key(p_ + next)) return false;
+      p_ += next;
+    }
+    close(at, count);
+    return true;
+  }
+
+  // A block list whose dashes stand at column `col`; p_ is at its first dash.
+  bool block_seq(int col, int depth) {
+    if (depth >= kTextMaxDepth) return false;
+    const uint32_t at = open(p_, NodeKind::Seq);
+    uint32_t count = 0;
+    for (;;) {
+      ++p_;  // '-'
+      if (p_ < end_ && *p_ == ' ' && starts_key(p_ + 1)) {
+        ++p_;  // "- key: ...": a map whose keys stand two columns in
+        if (!block_map(col + 2, depth + 1)) return false;
+      } else if (!value_after_indicator(col, depth)) {
+        return false;
       }
-      chars_.append(p_, q);
-      p_ = q;
+      ++count;
+      const int next = indentation();
+      if (next == -1 || next < col) break;
+      if (next != col || p_[next] != '-') return false;
+      p_ += next;
+    }
+    close(at, count);
+    return true;
+  }
+
+  // After "key:" or "-" of an entry at column `col`: " value" to the end of
+  // the line, or the end of the line and a block nested deeper.
+  bool value_after_indicator(int col, int depth) {
+    if (p_ < end_ && *p_ == ' ') {
+      ++p_;
+      if (!inline_value(depth)) return false;
+      return end_line();
+    }
+    if (!end_line()) return false;
+    const int next = indentation();
+    if (next <= col) return false;  // an empty value, or a list beside its key: yaml-cpp's business
+    p_ += next;
+    if (*p_ == '-' && (p_ + 1 == end_ || p_[1] == ' ' || p_[1] == '\n')) return block_seq(next, depth + 1);
+    if (starts_key(p_)) return block_map(next, depth + 1);
+    if (*p_ == '{' || *p_ == '[') return flow(depth + 1) && end_line();  // an empty collection: "{}", "[]"
+    return false;
+  }
+
+  // A scalar or a flow collection, up to the end of its line.
+  bool inline_value(int depth) {
+    if (p_ == end_) return false;
+    const char c = *p_;
+    if (c == '[' || c == '{') return flow(depth + 1);
+    if (c == '"') return quoted();
+    if (c == '-' && (p_ + 1 == end_ || p_[1] == ' ')) return false;
+    if (!plain_char(c)) return false;  // a space more, or an indicator
+    const char* s = p_;
+    while (p_ < end_ && *p_ != '\n') {
+      if (plain_char(*p_)) {
+        ++p_;
+      } else if (*p_ == ' ' && p_ + 1 < end_ && plain_char(p_[1])) {
+        ++p_;  // an inner space
+      } else {
+        return false;
+      }
+    }
+    if (p_ == s) return false;
+    push_plain(s, std::string_view(s, static_cast<size_t>(p_ - s)));
+    return true;
+  }
+
+  // "[a, b]" or "{k: v, k2: v2}", on one line.
+  bool flow(int depth) {
+    if (depth >= kTextMaxDepth) return false;
+    const bool map = *p_ == '{';
+    const char close_c = map ? '}' : ']';
+    const uint32_t at = open(p_, map ? NodeKind::Map : NodeKind::Seq);
+    ++p_;
+    uint32_t count = 0;
+    if (p_ < end_ && *p_ == close_c) {
+      ++p_;
+      close(at, 0);
+      return true;
+    }
+    for (;;) {
+      if (map) {
+        const char* k = p_;
+        while (p_ < end_ && ident_char(*p_)) ++p_;
+        if (p_ == k || !ident_start(*k) || end_ - p_ < 2 || p_[0] != ':' || p_[1] != ' ') return false;
+        const std::string_view key(k, static_cast<size_t>(p_ - k));
+        if (is_null_word(key)) return false;
+        push_plain(k, key);
+        p_ += 2;
+      }
       if (p_ == end_) return false;
-      const unsigned char c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
+      if (*p_ == '[' || *p_ == '{') {
+        if (!flow(depth + 1)) return false;
+      } else if (*p_ == '"') {
+        if (!quoted()) return false;
+      } else {
+        const char* s = p_;
+        while (p_ < end_ && plain_char(*p_)) ++p_;
+        if (p_ == s || (*s == '-' && p_ - s == 1)) return false;
+        push_plain(s, std::string_view(s, static_cast<size_t>(p_ - s)));
+      }
+      ++count;
+      if (p_ == end_) return false;
+      if (*p_ == close_c) {
         ++p_;
         break;
       }
-      if (c < 0x20) return false;
-      if (c >= 0x80) {
-        const size_t n = utf8_length(p_);
-        if (n == 0) return false;
-        chars_.append(p_, n);
-        p_ += n;
-        continue;
-      }
-      // A backslash.
-      if (end_ - p_ < 2) return false;
-      const char e = p_[1];
+      if (end_ - p_ < 2 || p_[0] != ',' || p_[1] != ' ') return false;
       p_ += 2;
-      switch (e) {
-        case '"': chars_ += '"'; break;
-        case '\\': chars_ += '\\'; break;
-        case 'n': chars_ += '\n'; break;
-        case 'r': chars_ += '\r'; break;
-        case 't': chars_ += '\t'; break;
-        case 'u': {
-          if (end_ - p_ < 4) return false;
-          uint32_t cp = 0;
-          for (int k = 0; k < 4; ++k) {
-            const int h = hex(p_[k]);
-            if (h < 0) return false;
-            cp = cp << 4 | static_cast<uint32_t>(h);
-          }
-          p_ += 4;
-          if (cp >= 0xd800 && cp <= 0xdfff) return false;  // surrogates: yaml-cpp decides
-          append_utf8(cp);
-          break;
-        }
-        default: return false;
-      }
     }
-    if (chars_.size() - start > kMaxText) return false;
-    nodes_.push_back({at, static_cast<uint32_t>(start), static_cast<uint32_t>(chars_.size() - start), NodeKind::Scalar});
+    close(at, count);
     return true;
   }
 
-  // The length of the valid UTF-8 sequence at p (0 if it is not one).
-  size_t utf8_length(const char* p) const {
-    const size_t left = static_cast<size_t>(end_ - p);
-    const std::string_view s(p, std::min<size_t>(left, 4));
-    const unsigned char c = static_cast<unsigned char>(s[0]);
-    const size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-    if (n == 0 || n > left) return 0;
-    return is_utf8(s.substr(0, n)) ? n : 0;
-  }
-
-  void append_utf8(uint32_t cp) {
-    if (cp < 0x80) {
-      chars_ += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      chars_ += static_cast<char>(0xc0 | cp >> 6);
-      chars_ += static_cast<char>(0x80 | (cp & 0x3f));
-    } else {
-      chars_ += static_cast<char>(0xe0 | cp >> 12);
-      chars_ += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
-      chars_ += static_cast<char>(0x80 | (cp & 0x3f));
-    }
-  }
-
-  const char* p_;
-  const char* begin_;
-  const char* end_;
-  std::vector<Doc::Raw>& nodes_;
-  std::string& chars_;
-  std::vector<uint32_t>& lines_;
+  bool quoted() { return TapeParser::quoted(Escapes::Yaml); }
 };
 
 // ---- YAML -------------------------------------------------------------------
@@ -389,9 +642,10 @@ class Builder : public YAML::EventHandler {
   void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override { push(m, anchor, NodeKind::Null); }
   void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
     const uint32_t at = push(m, anchor, NodeKind::Scalar);
+    if (value.size() > Doc::kMaxB) throw TextError(where(m), "", "a string of more than 512 MiB: refused");
     if (value.size() > kMaxText - chars_.size()) throw TextError(where(m), "", "text of more than 4 GiB: refused");
     nodes_[at].a = static_cast<uint32_t>(chars_.size());
-    nodes_[at].b = static_cast<uint32_t>(value.size());
+    nodes_[at].set_b(static_cast<uint32_t>(value.size()));
     chars_ += value;
   }
   void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
@@ -399,9 +653,9 @@ class Builder : public YAML::EventHandler {
     if (it == anchors_.end()) throw TextError(where(m), "", "alias to an unknown anchor");
     const uint32_t target = it->second;
     const Doc::Raw& t = nodes_[target];
-    if ((t.kind == NodeKind::Seq || t.kind == NodeKind::Map) && t.b == 0)
+    if ((t.kind() == NodeKind::Seq || t.kind() == NodeKind::Map) && t.b() == 0)
       throw TextError(where(m), "", "an alias inside the list or map it names: refused (it would never end)");
-    nodes_.push_back(Doc::Raw{static_cast<uint32_t>(m.pos), target, 0, t.kind, true});
+    nodes_.push_back(Doc::Raw{static_cast<uint32_t>(m.pos), target, 0, t.kind(), true});
     marks_.emplace_back(m.line + 1, m.column + 1);
   }
   void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
@@ -418,7 +672,7 @@ class Builder : public YAML::EventHandler {
 
   uint32_t push(const YAML::Mark& m, YAML::anchor_t anchor, NodeKind kind) {
     const uint32_t at = static_cast<uint32_t>(nodes_.size());
-    if (at == std::numeric_limits<uint32_t>::max()) throw TextError(where(m), "", "more than 4 billion nodes: refused");
+    if (at >= Doc::kMaxB) throw TextError(where(m), "", "more than 500 million nodes: refused");
     nodes_.push_back(Doc::Raw{static_cast<uint32_t>(std::min<uint64_t>(m.pos, kMaxText)), 0, 0, kind});
     marks_.emplace_back(m.line + 1, m.column + 1);
     if (anchor) anchors_[anchor] = at;
@@ -431,12 +685,12 @@ class Builder : public YAML::EventHandler {
     // Children counted by walking them (an alias is one child).
     uint32_t n = 0;
     for (uint32_t k = at + 1; k < nodes_.size(); k = after(k)) ++n;
-    r.b = static_cast<uint32_t>(nodes_.size());
-    r.a = r.kind == NodeKind::Map ? n / 2 : n;
+    r.set_b(static_cast<uint32_t>(nodes_.size()));
+    r.a = r.kind() == NodeKind::Map ? n / 2 : n;
   }
   uint32_t after(uint32_t i) const {
     const Doc::Raw& r = nodes_[i];
-    return !r.alias && (r.kind == NodeKind::Seq || r.kind == NodeKind::Map) ? r.b : i + 1;
+    return !r.alias() && (r.kind() == NodeKind::Seq || r.kind() == NodeKind::Map) ? r.b() : i + 1;
   }
 
   std::vector<Doc::Raw>& nodes_;
@@ -472,10 +726,19 @@ Doc load_yaml(std::string_view text) {
   return doc;
 }
 
+bool load_block_yaml(std::string_view text, Doc& doc) {
+  refuse_huge(text);
+  return YamlParser(text, doc).run();
+}
+
 Doc load(std::string_view text) {
   {
     Doc doc;
     if (load_json(text, doc)) return doc;
+  }
+  {
+    Doc doc;
+    if (load_block_yaml(text, doc)) return doc;
   }
   return load_yaml(text);
 }

@@ -1,7 +1,7 @@
 // Fuzz target: one format's text reader (YAML and JSON; JSON is YAML).
 //
-// For any input: when the fast JSON parser takes it, yaml-cpp reads the same
-// document from it (nodes, text, marks). Reading it either fails with TextError (line:col and what
+// For any input: when the fast JSON or block YAML parser takes it, yaml-cpp
+// reads the same document from it (nodes, text, marks). Reading it either fails with TextError (line:col and what
 // is wrong), a YAML exception carrying a mark, or EncodeError (a model the
 // format cannot store); or it gives bytes b that decode, and encode back to
 // b. The text budget keeps every input's model small (kTextBudgetFactor).
@@ -34,10 +34,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> b;
   try {
     {
-      binschema::text::Doc fast;
-      if (binschema::text::load_json(text, fast)) {
-        const std::string d = binschema::text::first_difference(fast.root(), binschema::text::load_yaml(text).root());
-        if (!d.empty()) broken("the JSON parser and yaml-cpp read different documents", d);
+      binschema::text::Doc json, yaml;
+      const bool is_json = binschema::text::load_json(text, json);
+      if (is_json || binschema::text::load_block_yaml(text, yaml)) {
+        const std::string d =
+            binschema::text::first_difference((is_json ? json : yaml).root(), binschema::text::load_yaml(text).root());
+        if (!d.empty()) broken(is_json ? "the JSON parser and yaml-cpp read different documents"
+                                       : "the block YAML parser and yaml-cpp read different documents", d);
       }
     }
     const binschema::text::Doc doc = binschema::text::load(text);

@@ -2,10 +2,11 @@
 // array (a "tape": a list or map is followed by its items, a map's items
 // alternating key and value), every scalar's characters in one string.
 //
-// Two parsers fill it: a JSON one of our own for documents that are plain
-// JSON, and yaml-cpp's event parser for everything else (and for any JSON
-// the fast one does not take: it then gives the same nodes, and yaml-cpp's
-// own error messages for broken text). No tree of heap objects is built:
+// Three parsers fill it: a JSON one of our own for documents that are plain
+// JSON, one of our own for the block YAML that binschema writes, and
+// yaml-cpp's event parser for everything else (any text the fast ones do not
+// take: it then gives the same nodes, and yaml-cpp's own error messages for
+// broken text). No tree of heap objects is built:
 // a node is 16 bytes, and a document costs about its text size in memory.
 #pragma once
 
@@ -86,12 +87,23 @@ class Doc {
   Node root() const { return Node(this, resolve(0)); }
 
   // Filling it (the parsers). Positions are byte offsets into the text.
-  struct Raw {
+  // 12 bytes: b and the kind share a word, so b (a scalar's length, a node
+  // index) is below 2^29; the parsers refuse larger texts and strings.
+  static constexpr uint32_t kMaxB = (1u << 29) - 1;
+  class Raw {
+   public:
+    Raw(uint32_t pos_, uint32_t a_, uint32_t b_, NodeKind kind, bool alias = false)
+        : pos(pos_), a(a_), bits_(b_ | static_cast<uint32_t>(kind) << 29 | (alias ? 1u << 31 : 0u)) {}
     uint32_t pos;
     uint32_t a;  // scalar: offset into chars_; list/map: count; alias: target
-    uint32_t b;  // scalar: length; list/map: index after the last child
-    NodeKind kind;
-    bool alias = false;  // refers to node `a` (a YAML alias)
+    // scalar: length; list/map: index after the last child
+    uint32_t b() const { return bits_ & kMaxB; }
+    void set_b(uint32_t v) { bits_ = (bits_ & ~kMaxB) | v; }
+    NodeKind kind() const { return static_cast<NodeKind>(bits_ >> 29 & 3); }
+    bool alias() const { return bits_ >> 31; }  // refers to node `a` (a YAML alias)
+
+   private:
+    uint32_t bits_;
   };
   std::vector<Raw>& raw_nodes() { return nodes_; }
   std::string& chars() { return chars_; }
@@ -101,14 +113,14 @@ class Doc {
   std::vector<std::pair<uint32_t, uint32_t>>& line_cols() { return line_cols_; }
 
   // The node a raw index stands for (an alias's target).
-  uint32_t resolve(uint32_t i) const { return nodes_[i].alias ? nodes_[i].a : i; }
+  uint32_t resolve(uint32_t i) const { return nodes_[i].alias() ? nodes_[i].a : i; }
   const Raw& raw(uint32_t i) const { return nodes_[i]; }
   // The raw index after node i and everything under it.
   uint32_t after(uint32_t i) const {
     const Raw& r = nodes_[i];
-    return !r.alias && (r.kind == NodeKind::Seq || r.kind == NodeKind::Map) ? r.b : i + 1;
+    return !r.alias() && (r.kind() == NodeKind::Seq || r.kind() == NodeKind::Map) ? r.b() : i + 1;
   }
-  std::string_view text_of(uint32_t i) const { return std::string_view(chars_).substr(nodes_[i].a, nodes_[i].b); }
+  std::string_view text_of(uint32_t i) const { return std::string_view(chars_).substr(nodes_[i].a, nodes_[i].b()); }
   Mark mark(uint32_t i) const;
   bool empty() const { return nodes_.empty(); }
   // Makes this the empty document: one Null node, no mark.
@@ -142,6 +154,9 @@ std::string first_difference(Node a, Node b);
 // (leaving `doc` to be thrown away) for anything it does not take; the YAML
 // one takes every document load() does.
 bool load_json(std::string_view text, Doc& doc);
+// The block YAML text::YamlSink writes (maps of identifiers, lists, plain and
+// double-quoted scalars, one-line flow lists and maps): false for anything else.
+bool load_block_yaml(std::string_view text, Doc& doc);
 Doc load_yaml(std::string_view text);
 
 }  // namespace binschema::text
