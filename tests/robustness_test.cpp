@@ -293,6 +293,23 @@ BOOST_AUTO_TEST_CASE(an_alias_bomb_is_refused_with_line_and_column) {
   BOOST_TEST(!fs::exists(d.path("out.baev")));
 }
 
+BOOST_AUTO_TEST_CASE(a_list_longer_than_the_budget_slack_reads_back) {
+  // 70,000 loop events, a list that starts on the text's second line: the
+  // budget charges its items against the text they stand in (before, against
+  // the list's first line only, so that an EVNT of 16 MiB did not read back).
+  binschema::evnt::Evnt m = binschema::evnt::from_text(
+      binschema::text::load_file(std::string(BINSCHEMA_SOURCE_DIR) + "/examples/evnt-footsteps.yaml"));
+  BOOST_TEST_REQUIRE(!m.loop_events.empty());
+  const auto one = m.loop_events[0];
+  m.loop_events.assign(70000, one);
+  for (size_t i = 0; i < m.loop_events.size(); ++i) m.loop_events[i].base.name = "Loop" + std::to_string(i);
+  for (const auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+    const std::string text = binschema::evnt::to_text(m, kind);
+    BOOST_TEST(text.find("loop_events") < 40u);
+    BOOST_TEST((binschema::evnt::from_text(text) == m));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_small_document_makes_a_bounded_file) {
   // The same bomb two levels deep fits the budget: the file it makes stays
   // within what the budget allows for a document of its size.

@@ -35,6 +35,13 @@ size_t Node::size() const {
 
 Mark Node::mark() const { return doc_->mark(i_); }
 
+uint64_t Node::span() const {
+  const auto& r = doc_->raw(i_);
+  if ((r.kind() != NodeKind::Seq && r.kind() != NodeKind::Map) || r.b() <= i_ + 1) return 0;
+  const uint32_t last = doc_->raw(r.b() - 1).pos;
+  return last > r.pos ? last - r.pos : 0;
+}
+
 Node::Range Node::children() const {
   const auto& r = doc_->raw(i_);
   if (r.kind() != NodeKind::Seq && r.kind() != NodeKind::Map) return {{doc_, i_ + 1}, {doc_, i_ + 1}};

@@ -654,7 +654,9 @@ class In {
     } else if constexpr (is_vector<T>::value) {
       if (!n.is_seq()) fail(n, "expected a list");
       v.clear();
-      charge(n, n.size());  // before the elements are made
+      // Before the elements are made; the items stand in the text up to the
+      // last one's start, so a long list in a long text is within budget.
+      charge(n, n.size(), n.span());
       v.resize(n.size());
       size_t i = 0;
       for (const Node e : n.children()) {

@@ -48,6 +48,9 @@ class Node {
   // Items of a list, entries of a map; 0 for anything else.
   size_t size() const;
   Mark mark() const;
+  // Bytes of text from this node's start to the start of the last node
+  // under it (0 for a scalar): the text a list's items stand in.
+  uint64_t span() const;
 
   // A map's value under `key` (the first, if the key is there twice), or an
   // absent Node.
