@@ -3,6 +3,7 @@
 //
 //   formats_bench [--formats baev,evnt,al,bfevfl,asb,sarc] [--sizes 1,16,64]
 //                 [--text-sizes 1,16] [--ops decode,encode,...] [--runs 3] [--min-time 0.3]
+//                 [--write-files DIR]   (each test file also written to DIR/NAME-SIZEmib.NAME)
 //
 // Test files come from bench/models.cpp (made by the program, never read from
 // disk). Each is checked before anything is timed: decode(encode(model)) must
@@ -65,6 +66,7 @@ struct Options {
   std::vector<std::string> ops;  // empty: all
   int runs = 3;
   double min_time = 0.3;
+  std::string write_dir;  // --write-files: each test file written here too (for timing the CLI)
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -192,6 +194,12 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
   }
   const size_t n = bytes.size();
   std::fprintf(stderr, "[formats_bench] %s %d MiB: %zu bytes\n", name, mib, n);
+  if (!o.write_dir.empty()) {
+    const std::string path = o.write_dir + "/" + name + "-" + std::to_string(mib) + "mib." + name;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f || std::fwrite(bytes.data(), 1, n, f) != n || std::fclose(f) != 0) die("cannot write " + path);
+    std::fprintf(stderr, "[formats_bench] wrote %s\n", path.c_str());
+  }
   if (wanted(o, "decode"))
     row(name, n, "decode", "file", n, measure(o, n, [&] {
           M m = fmt.decode(bytes);
@@ -311,6 +319,7 @@ int main(int argc, char** argv) {
     else if (a == "--ops") o.ops = split(val());
     else if (a == "--runs") o.runs = std::max(1, std::atoi(val().c_str()));
     else if (a == "--min-time") o.min_time = std::atof(val().c_str());
+    else if (a == "--write-files") o.write_dir = val();
     else die("unknown argument " + a + " (see the top of bench/formats_bench.cpp)");
   }
   std::printf("| format | file MiB | operation | of | MB/s median (runs) | CPU ms | faults/call | peak heap / input | allocations |\n");
