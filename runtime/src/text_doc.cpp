@@ -35,6 +35,8 @@ size_t Node::size() const {
 
 Mark Node::mark() const { return doc_->mark(i_); }
 
+uint64_t Node::offset() const { return doc_->offset(i_); }
+
 uint64_t Node::span() const {
   const auto& r = doc_->raw(i_);
   if ((r.kind() != NodeKind::Seq && r.kind() != NodeKind::Map) || r.b() <= i_ + 1) return 0;

@@ -814,8 +814,7 @@ class In {
   // budget grows with the furthest text position seen (a node's start plus
   // `extent`, the length of its scalar), which aliases do not move forward.
   void charge(Node n, uint64_t units, uint64_t extent = 0) {
-    const Mark m = n.mark();
-    if (m.known && m.pos + extent > furthest_) furthest_ = m.pos + extent;
+    if (const uint64_t pos = n.offset(); pos + extent > furthest_) furthest_ = pos + extent;
     used_ += units;
     if (used_ > kTextBudgetFactor * furthest_ + kTextBudgetSlack) [[unlikely]]
       fail_budget(n);

@@ -48,6 +48,8 @@ class Node {
   // Items of a list, entries of a map; 0 for anything else.
   size_t size() const;
   Mark mark() const;
+  // mark().pos without working out the line and column (0 when unknown).
+  uint64_t offset() const;
   // Bytes of text from this node's start to the start of the last node
   // under it (0 for a scalar): the text a list's items stand in.
   uint64_t span() const;
@@ -125,6 +127,7 @@ class Doc {
   }
   std::string_view text_of(uint32_t i) const { return std::string_view(chars_).substr(nodes_[i].a, nodes_[i].b()); }
   Mark mark(uint32_t i) const;
+  uint64_t offset(uint32_t i) const { return unmarked_ ? 0 : nodes_[i].pos; }
   bool empty() const { return nodes_.empty(); }
   // Makes this the empty document: one Null node, no mark.
   void set_empty();
