@@ -570,16 +570,13 @@ class In {
   void check_keys(Node map, T& v, const char* extra = nullptr, const char* extra2 = nullptr) {
     NameCollector names;
     visit_fields(names, v);
-    bool is_value = true;
-    for (const Node key : map.children()) {
-      is_value = !is_value;
-      if (is_value) continue;
+    for_each_entry(map, [&](Node key, Node) {
       const std::string_view k = key.scalar();
-      if ((extra && k == extra) || (extra2 && k == extra2)) continue;
+      if ((extra && k == extra) || (extra2 && k == extra2)) return;
       bool known = false;
       for (const char* n : names.names) known = known || k == n;
       if (!known) fail(key, "unknown field '" + std::string(k) + "'");
-    }
+    });
   }
 
   // An array that references point into: the keys its elements have in
