@@ -1,4 +1,6 @@
-// The two parsers behind text::load (binschema/text_doc.h).
+// The parsers behind text::load (binschema/text_doc.h): strict JSON, the
+// block YAML binschema writes, and yaml-cpp's event parser for the rest; and
+// the Node and Doc accessors they share.
 #include "binschema/text_doc.h"
 
 #include <yaml-cpp/depthguard.h>
@@ -12,8 +14,8 @@
 #include <fstream>
 #include <istream>
 #include <iterator>
-#include <stdexcept>
 #include <limits>
+#include <stdexcept>
 #include <streambuf>
 #include <unordered_map>
 
