@@ -20,7 +20,6 @@
 #include "binschema/error.h"
 #include "binschema/format.h"
 #include "binschema/text.h"
-#include "binschema/text.h"
 #include "binschema/text_doc.h"
 #include "samples.h"
 
@@ -265,18 +264,94 @@ BOOST_AUTO_TEST_CASE(random_yaml_from_the_sink_reads_the_same_through_both_parse
   BOOST_TEST(taken > count / 2, taken << " of " << count << " taken by the block YAML parser");
 }
 
+// The sink's YAML as a person leaves it after editing: comment lines at any
+// indentation, blank lines, comments and spaces at the ends of lines.
+std::string hand_edited(const std::string& yaml, std::mt19937& rng) {
+  static const char* comments[] = {"#", "# note", "#: - [x]", "# \"é\" ## 中", "#\ttab"};
+  std::string out;
+  size_t start = 0;
+  while (start < yaml.size()) {
+    const size_t nl = yaml.find('\n', start);
+    const std::string line = yaml.substr(start, nl - start);
+    start = nl == std::string::npos ? yaml.size() : nl + 1;
+    switch (rng() % 8) {
+      case 0: out += std::string(rng() % 7, ' ') + comments[rng() % std::size(comments)] + "\n"; break;
+      case 1: out += std::string(rng() % 3, ' ') + "\n"; break;
+      default: break;
+    }
+    out += line;
+    switch (rng() % 6) {
+      case 0: out += std::string(1 + rng() % 2, ' ') + comments[rng() % std::size(comments)]; break;
+      case 1: out += std::string(1 + rng() % 2, ' '); break;
+      default: break;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(hand_edited_yaml_reads_the_same_through_both_parsers) {
+  std::mt19937 rng(2411);
+  int taken = 0;
+  int plain_taken = 0;
+  const int count = 3000;
+  for (int i = 0; i < count; ++i) {
+    text::YamlSink sink;
+    sink.begin_map();
+    const int n = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < n; ++k) {
+      sink.key(std::string("f").append(std::to_string(k)).c_str());
+      random_events(sink, rng, 0, false);
+    }
+    sink.end_map();
+    const std::string yaml = sink.result();
+    text::Doc plain;
+    const bool plain_ok = text::load_block_yaml(yaml, plain);
+    plain_taken += plain_ok;
+    const std::string edited = hand_edited(yaml, rng);
+    const bool ok = check_yaml(edited, edited);
+    taken += ok;
+    // Comments and blank lines never send a text the parser took to yaml-cpp.
+    BOOST_TEST((ok || !plain_ok), edited);
+  }
+  BOOST_TEST(taken == plain_taken, taken << " of " << plain_taken << " taken after editing");
+  BOOST_TEST(taken > count / 2);
+}
+
+// Every example as decode writes it, then edited by hand, reads as yaml-cpp
+// reads it, in the fast path.
+BOOST_AUTO_TEST_CASE(hand_edited_examples_take_the_fast_path) {
+  std::mt19937 rng(7);
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "examples")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string yaml = read_file(e.path());
+    const binschema::Format& f = format_of(yaml);
+    const std::string written = f.decode(f.encode(text::load(yaml)), binschema::TextKind::Yaml);
+    for (int round = 0; round < 20; ++round) {
+      const std::string edited = hand_edited(written, rng);
+      BOOST_TEST(check_yaml(edited, e.path().filename().string()), e.path().filename() << ": not taken after editing");
+    }
+    ++n;
+  }
+  BOOST_TEST(n >= 7);
+}
+
 BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
   for (const std::string& t : std::vector<std::string>{
-           "a: 1 # comment\n", "a: 'single'\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: |\n  block\n",
+           "a: 'single'\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: |\n  block\n",
            "a:\n- 1\n",             // a list beside its key
            "a:\n",                   // an empty value
-           "a: 1\n\nb: 2\n",         // a blank line
            "a:\t1\n", "a: 1\r\nb: 2\r\n", "a: \"x\ny\"\n", "a: \"\\ud800\"\n", "a: b: c\n",
            "a: 1\n  b: 2\n",         // deeper with no key before
            "a:\n   b: 1\n  c: 2\n",  // indentation that goes back to no level
            "- 1\n",                  // not a map
-           "a: \"\xff\"\n", "a: x \n",
-           "e:  t-s~ar",              // two spaces before a value (fuzz_text_baev) "a: [1,2]\n", "a: {b:1}\n", "null: 1\n", "--- \na: 1\n",
+           "a: \"\xff\"\n",
+           "e:  t-s~ar",              // two spaces before a value (fuzz_text_baev)
+           "a: [1,2]\n", "a: {b:1}\n", "null: 1\n", "--- \na: 1\n",
+           "a: 1 #\xff\n", "a: 1 # x\r\n", "a: 1 # \x01\n",  // comments that are not UTF-8 text
+           "a: \"x\"# c\n", "a: x#y z\n", "a:# c\n  b: 1\n",   // '#' with no space before it
+           "a: 1\n\t# c\n", "# only a comment\n", "\n\n",
        }) {
     text::Doc d;
     BOOST_TEST(!text::load_block_yaml(t, d), t);
@@ -286,6 +361,10 @@ BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
            "a: 1\n", "a: 1", "a: 1\n\n\n", "a: ~\nb: null\nc: Null\n", "a:\n  - 1\n  - x y\n  -\n    - 2\n",
            "a:\n  - b: 1\n    c: [1, 2]\n  - {}\n  - []\n", "s: \"\\x80\\u00e9\\U0001f600\\b\\f\\\"\"\n",
            "f: {bytes: 00ff, more: [a, b]}\n", "n: -1.5e-3\nm: .nan\nk: -.inf\n",
+           // What people add by hand: comments, blank lines, spaces at the ends of lines.
+           "a: 1 # comment\n", "a: 1\n\nb: 2\n", "a: x \n", "# head\n\na: 1\n", "a: # c\n  b: 1\n",
+           "a:\n  # c\n  - 1\n# c\n     # c\n  - 2   \n", "a: \"q\" # c \xc3\xa9\n", "a: [1, 2]   # c\n",
+           "a: 1\n   \n#\nb: 2\n# end", "a:\n  - # c\n    b: 1\n  - x # c\n",
        }) {
     BOOST_TEST(check_yaml(t, t), t << ": not taken");
   }

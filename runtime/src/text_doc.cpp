@@ -422,10 +422,12 @@ class JsonParser : TapeParser {
 // keys are identifiers, block lists ("- "), two more spaces of indentation
 // per level, plain scalars made of letters, digits, _ . + - / ~ and inner
 // spaces, double-quoted scalars with the sink's escapes, and flow lists and
-// maps ("[1, 2]", "{bytes: 00ff}") on one line. Anything else (comments,
-// anchors, tags, single quotes, block scalars, tabs, CR, blank lines, other
-// indentation, a value that is not there) gives up (false), and the text
-// takes yaml-cpp's path; so do bytes that are not UTF-8.
+// maps ("[1, 2]", "{bytes: 00ff}") on one line; and what people add when
+// they edit such a file: comment lines, blank lines, a comment after a value
+// or after "key:", spaces at the end of a line. Anything else (anchors, tags,
+// single quotes, block scalars, tabs outside comments, CR, other indentation,
+// a value that is not there) gives up (false), and the text takes yaml-cpp's
+// path; so do bytes that are not UTF-8.
 class YamlParser : TapeParser {
  public:
   YamlParser(std::string_view text, Doc& doc) : TapeParser(text, doc) {
@@ -435,6 +437,7 @@ class YamlParser : TapeParser {
 
   bool run() {
     lines_.push_back(0);
+    if (!skip_unread_lines()) return false;
     if (p_ == end_ || !starts_key(p_)) return false;  // a document that is a map of keys, from column 0
     // At most the nodes: a line holds a key and its value, or a dash and
     // its value, a "- key: value" line one more; flow lists add one per
@@ -472,19 +475,70 @@ class YamlParser : TapeParser {
     return q < end_ && *q == ':' && (q + 1 == end_ || q[1] == ' ' || q[1] == '\n');
   }
 
-  // At the start of a line (after a '\n' or at the end): its indentation,
-  // or -1 at the end of the text, -2 for a line this parser does not take.
-  int indentation() const {
+  // From q: a comment ("#" and the rest of the line, UTF-8 without CR) or
+  // nothing, before the end of the line. Returns where that line ends, or
+  // null for anything else.
+  const char* comment_to_eol(const char* q) const {
+    if (q == end_ || *q == '\n') return q;
+    if (*q != '#') return nullptr;
+    while (q < end_ && *q != '\n') {
+      const unsigned char c = static_cast<unsigned char>(*q);
+      if (c < 0x80) {
+        if (c == '\r' || (c < 0x20 && c != '\t') || c == 0x7f) return nullptr;
+        ++q;
+      } else {
+        const size_t n = utf8_length(q, end_);
+        if (n == 0) return nullptr;
+        q += n;
+      }
+    }
+    return q;
+  }
+
+  // From q, after a value or an indicator: spaces and a comment, or
+  // nothing, to the end of the line (null otherwise). A comment needs a
+  // space before it.
+  const char* trailing_to_eol(const char* q) const {
+    const char* s = q;
+    while (q < end_ && *q == ' ') ++q;
+    if (q < end_ && *q == '#' && q == s) return nullptr;
+    return comment_to_eol(q);
+  }
+
+  // At the start of a line: past the lines that hold only spaces or a
+  // comment (yaml-cpp reads nothing there, at any indentation).
+  bool skip_unread_lines() {
+    while (p_ < end_) {
+      const char* q = p_;
+      while (q < end_ && *q == ' ') ++q;
+      const char* e = comment_to_eol(q);
+      if (!e) return true;  // a line with content (or one no one may take: indentation() says)
+      p_ = e;
+      if (p_ == end_) return true;
+      ++p_;
+      lines_.push_back(pos(p_));
+    }
+    return true;
+  }
+
+  // At the start of a line (after a '\n' or at the end): past the lines
+  // without content, the indentation of the next, or -1 at the end of the
+  // text, -2 for a line this parser does not take.
+  int indentation() {
+    skip_unread_lines();
     if (p_ == end_) return -1;
     const char* q = p_;
     while (q < end_ && *q == ' ') ++q;
     if (q == end_ || *q == '\n' || *q == '\t' || *q == '\r' || *q == '#') return -2;
     return static_cast<int>(q - p_);
   }
-  // Past the '\n' that ends a value's line (or at the end of the text).
+  // Past the '\n' that ends a value's line (or at the end of the text),
+  // and any spaces and comment before it.
   bool end_line() {
+    const char* e = trailing_to_eol(p_);
+    if (!e) return false;
+    p_ = e;
     if (p_ == end_) return true;
-    if (*p_ != '\n') return false;
     ++p_;
     lines_.push_back(pos(p_));
     return true;
@@ -544,7 +598,7 @@ class YamlParser : TapeParser {
   // After "key:" or "-" of an entry at column `col`: " value" to the end of
   // the line, or the end of the line and a block nested deeper.
   bool value_after_indicator(int col, int depth) {
-    if (p_ < end_ && *p_ == ' ') {
+    if (p_ < end_ && *p_ == ' ' && !trailing_to_eol(p_)) {
       ++p_;
       if (!inline_value(depth)) return false;
       return end_line();
@@ -573,6 +627,8 @@ class YamlParser : TapeParser {
         ++p_;
       } else if (*p_ == ' ' && p_ + 1 < end_ && plain_char(p_[1])) {
         ++p_;  // an inner space
+      } else if (*p_ == ' ' && trailing_to_eol(p_)) {
+        break;  // spaces at the end of the line, or a comment: not the scalar's
       } else {
         return false;
       }
