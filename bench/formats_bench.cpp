@@ -23,6 +23,9 @@
 //   memcpy        the file copied into a buffer allocated and touched once (file)
 //   yaml_out, json_out   model -> YAML / JSON text                    (text)
 //   yaml_in, json_in     text -> model (parse + read), model freed    (text)
+//   yaml_edited_in       the same from the YAML as a person leaves it: a
+//                        comment line every 20 lines, a comment after every
+//                        7th line                                       (text)
 // Each operation is timed `runs` times; a run repeats it until `min-time`
 // seconds have passed (at least once) and gives the CPU time per call. The
 // table shows the median run, the spread of the runs, page faults per call,
@@ -140,6 +143,23 @@ void row(const char* format, size_t file, const char* op, const char* of, size_t
 [[noreturn]] void die(const std::string& m) {
   std::fprintf(stderr, "formats_bench: %s\n", m.c_str());
   std::exit(1);
+}
+
+// YAML as a person leaves it after editing: a comment line every 20 lines,
+// a comment after every 7th.
+std::string hand_edited(const std::string& yaml) {
+  std::string out;
+  out.reserve(yaml.size() + yaml.size() / 8);
+  size_t line = 0;
+  for (size_t start = 0; start < yaml.size();) {
+    const size_t nl = std::min(yaml.find('\n', start), yaml.size());
+    if (++line % 20 == 0) out += "# checked by hand\n";
+    out.append(yaml, start, nl - start);
+    if (line % 7 == 0) out += "  # edited";
+    out += '\n';
+    start = nl + 1;
+  }
+  return out;
 }
 
 // Counts the elements of a BAEV model and sums their values the way the
@@ -260,6 +280,14 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
         }));
   }
   if (std::find(o.text_sizes.begin(), o.text_sizes.end(), mib) == o.text_sizes.end()) return;
+  if (wanted(o, "yaml_edited_in")) {
+    const std::string text = hand_edited(fmt.to_text(model, TextKind::Yaml));
+    if (!(fmt.from_text(text::load(text)) == model)) die(std::string(name) + ": the edited YAML does not read back to the model");
+    row(name, n, "yaml_edited_in", "text", text.size(), measure(o, text.size(), [&] {
+          M m = fmt.from_text(text::load(text));
+          asm volatile("" : : "r"(&m) : "memory");
+        }));
+  }
   for (TextKind kind : {TextKind::Yaml, TextKind::Json}) {
     const bool json = kind == TextKind::Json;
     const std::string text = fmt.to_text(model, kind);
