@@ -150,7 +150,8 @@ BOOST_AUTO_TEST_CASE(examples_read_the_same_through_both_parsers) {
     if (e.path().extension() != ".yaml") continue;
     const std::string yaml = read_file(e.path());
     const std::string what = e.path().filename().string();
-    check_yaml(yaml, what);  // written by hand (comments): the block YAML parser may leave it to yaml-cpp
+    // Written by hand (comments, blank lines, Npc::Mode, テスト): the block YAML parser takes it.
+    BOOST_TEST(check_yaml(yaml, what), what << " as written by hand: the block YAML parser did not take it");
     // Its JSON, as the CLI writes it (decode of the encoded example).
     const binschema::Format& f = format_of(yaml);
     const std::vector<uint8_t> bytes = f.encode(text::load(yaml));
@@ -337,6 +338,39 @@ BOOST_AUTO_TEST_CASE(hand_edited_examples_take_the_fast_path) {
   BOOST_TEST(n >= 7);
 }
 
+// Plain values as people type them (colons, spaces, comments, characters
+// past ASCII, indicators), raw: whenever the block YAML parser takes one it
+// reads what yaml-cpp reads, and it takes none that yaml-cpp refuses.
+BOOST_AUTO_TEST_CASE(typed_plain_values_read_the_same_through_both_parsers) {
+  static const char* pieces[] = {"a", "Z", "0", "_", ".", "-", "/", "~", "+", ":", "::", " ", "  ", "#", " #",
+                                 "\xc3\xa9", "\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88", "\xc2\xa0", "\xc2\x85",
+                                 "\xe2\x80\xa8", "\xef\xbb\xbf", "\xef\xb7\x90", "\xef\xbf\xbe", "\xf0\x9f\x98\x80",
+                                 "\xff", "\xe3\x83", "'", "\"", "[", "{", ",", "?", "&", "*", "!", "|", ">", "%", "@", "`", "\t"};
+  std::mt19937 rng(99);
+  int taken = 0;
+  const int count = 6000;
+  for (int i = 0; i < count; ++i) {
+    std::string v;
+    const int n = 1 + static_cast<int>(rng() % 5);
+    for (int k = 0; k < n; ++k) v += pieces[rng() % std::size(pieces)];
+    const std::string yaml = rng() % 2 ? "k: " + v + "\n" : "k:\n  - " + v + "\n  - x\n";
+    text::Doc fast;
+    const bool took = text::load_block_yaml(yaml, fast);
+    text::Doc slow;
+    try {
+      slow = text::load_yaml(yaml);
+    } catch (const std::exception&) {
+      BOOST_TEST(!took, yaml << ": taken, but yaml-cpp refuses it");
+      continue;
+    }
+    if (!took) continue;
+    ++taken;
+    BOOST_TEST(text::first_difference(fast.root(), slow.root()) == "", yaml);
+  }
+  BOOST_TEST_MESSAGE(taken << " of " << count << " typed values taken by the block YAML parser");
+  BOOST_TEST(taken > count / 20);
+}
+
 BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
   for (const std::string& t : std::vector<std::string>{
            "a: 'single'\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: |\n  block\n",
@@ -352,6 +386,8 @@ BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
            "a: 1 #\xff\n", "a: 1 # x\r\n", "a: 1 # \x01\n",  // comments that are not UTF-8 text
            "a: \"x\"# c\n", "a: x#y z\n", "a:# c\n  b: 1\n",   // '#' with no space before it
            "a: 1\n\t# c\n", "# only a comment\n", "\n\n",
+           "a: x:\n", "a: x::\n", "a: b: c\n", "a: x: y\n", "a: [x:y]\n", "a: :\n", "a: x :y\n",
+           "a: x\xe2\x80\xa8y\n", "a: x\xc2\x85\n", "a: \xef\xbb\xbfx\n", "a: x\xef\xbf\xbe\n", "a: x\xff\n",
        }) {
     text::Doc d;
     BOOST_TEST(!text::load_block_yaml(t, d), t);
@@ -365,6 +401,9 @@ BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
            "a: 1 # comment\n", "a: 1\n\nb: 2\n", "a: x \n", "# head\n\na: 1\n", "a: # c\n  b: 1\n",
            "a:\n  # c\n  - 1\n# c\n     # c\n  - 2   \n", "a: \"q\" # c \xc3\xa9\n", "a: [1, 2]   # c\n",
            "a: 1\n   \n#\nb: 2\n# end", "a:\n  - # c\n    b: 1\n  - x # c\n",
+           // Colons inside plain values, as people write them.
+           "a: Npc::Mode\n", "a: ::F.99\n", "a: x:y:z # c\n", "a: http://x/y\n", "a:\n  - :x\n  - y::z\n",
+           "a: \xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88\nb: caf\xc3\xa9 au lait # \xc3\xa9\n", "a: x\xc2\xa0\n",
        }) {
     BOOST_TEST(check_yaml(t, t), t << ": not taken");
   }

@@ -420,8 +420,8 @@ class JsonParser : TapeParser {
 
 // The block YAML that text::YamlSink writes, into the tape: block maps whose
 // keys are identifiers, block lists ("- "), two more spaces of indentation
-// per level, plain scalars made of letters, digits, _ . + - / ~ and inner
-// spaces, double-quoted scalars with the sink's escapes, and flow lists and
+// per level, plain scalars made of letters, digits, _ . + - / ~, inner
+// spaces, colons with no space after them and characters past ASCII, double-quoted scalars with the sink's escapes, and flow lists and
 // maps ("[1, 2]", "{bytes: 00ff}") on one line; and what people add when
 // they edit such a file: comment lines, blank lines, a comment after a value
 // or after "key:", spaces at the end of a line. Anything else (anchors, tags,
@@ -467,6 +467,22 @@ class YamlParser : TapeParser {
     return ident_char(c) || c == '.' || c == '+' || c == '-' || c == '/' || c == '~';
   }
   static bool is_null_word(std::string_view s) { return s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+  // The length of a character other than ASCII that may stand in a plain
+  // scalar as yaml-cpp reads it (0 otherwise): valid UTF-8 from U+00A0 on,
+  // but the line and paragraph separators, the byte order mark and the
+  // noncharacters.
+  size_t plain_utf8(const char* q) const {
+    const size_t n = utf8_length(q, end_);
+    if (n == 0) return 0;
+    const auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(q[i])); };
+    const uint32_t cp = n == 2 ? (b(0) & 0x1f) << 6 | (b(1) & 0x3f)
+                      : n == 3 ? (b(0) & 0x0f) << 12 | (b(1) & 0x3f) << 6 | (b(2) & 0x3f)
+                               : (b(0) & 0x07) << 18 | (b(1) & 0x3f) << 12 | (b(2) & 0x3f) << 6 | (b(3) & 0x3f);
+    if (cp < 0xa0 || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff || (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
+      return 0;
+    return n;
+  }
 
   // Whether q starts "identifier:" followed by a space or the end of a line.
   bool starts_key(const char* q) const {
@@ -619,13 +635,18 @@ class YamlParser : TapeParser {
     const char c = *p_;
     if (c == '[' || c == '{') return flow(depth + 1);
     if (c == '"') return quoted();
-    if (c == '-' && (p_ + 1 == end_ || p_[1] == ' ')) return false;
-    if (!plain_char(c)) return false;  // a space more, or an indicator
+    if (c == '-' && (p_ + 1 == end_ || p_[1] == ' ' || p_[1] == '\n')) return false;  // a list, not a value
+    const bool colon_first = c == ':' && p_ + 1 < end_ && (plain_char(p_[1]) || p_[1] == ':');
+    if (!plain_char(c) && !colon_first && !plain_utf8(p_)) return false;  // a space more, or an indicator
     const char* s = p_;
     while (p_ < end_ && *p_ != '\n') {
       if (plain_char(*p_)) {
         ++p_;
-      } else if (*p_ == ' ' && p_ + 1 < end_ && plain_char(p_[1])) {
+      } else if (const size_t n = plain_utf8(p_)) {
+        p_ += n;
+      } else if (*p_ == ':' && p_ + 1 < end_ && (plain_char(p_[1]) || p_[1] == ':' || plain_utf8(p_ + 1))) {
+        ++p_;  // a colon inside a value (Npc::Mode, http://...): not followed by a space
+      } else if (*p_ == ' ' && p_ + 1 < end_ && (plain_char(p_[1]) || plain_utf8(p_ + 1))) {
         ++p_;  // an inner space
       } else if (*p_ == ' ' && trailing_to_eol(p_)) {
         break;  // spaces at the end of the line, or a comment: not the scalar's
