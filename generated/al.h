@@ -31,20 +31,20 @@ struct Bone {
 // Bones; a bone's index matches the bone of the same index in the model (.bwm).
 struct Skeleton {
   static constexpr const char* type_name = "Skeleton";
-  // Unknown.
-  uint32_t unknown = 0;
   // Bones.
   std::vector<Bone> bones;
+  // Unknown.
+  uint32_t unknown = 0;
   bool operator==(const Skeleton&) const = default;
 };
 
 // Animation header as copied into the metadata table (0x90 bytes).
 struct AnimationHeader {
   static constexpr const char* type_name = "AnimationHeader";
-  // Animation version (9).
-  uint32_t version = 9;
   // Animation name.
   std::string name;
+  // Animation version (9).
+  uint32_t version = 9;
   // Animation type (3 = hierarchical; no other value seen).
   uint32_t type = 3;
   // Size of the event string block (0 in metadata copies).
@@ -89,10 +89,14 @@ struct AnimationEvent {
 // An animation (pointed to by its metadata entry).
 struct Animation {
   static constexpr const char* type_name = "Animation";
-  // Animation version (9).
-  uint32_t version = 9;
   // Animation name.
   std::string name;
+  // Events.
+  std::vector<AnimationEvent> events;
+  // Unknown: keyframe data up to the next animation, kept as bytes.
+  binschema::Bytes keyframes;
+  // Animation version (9).
+  uint32_t version = 9;
   // Animation type (3 = hierarchical).
   uint32_t type = 3;
   // Unknown (the first is believed to be an offset block size).
@@ -115,10 +119,6 @@ struct Animation {
   uint16_t flags = 0;
   // Unknown.
   std::array<uint32_t, 6> unknowns2{};
-  // Events.
-  std::vector<AnimationEvent> events;
-  // Unknown: keyframe data up to the next animation, kept as bytes.
-  binschema::Bytes keyframes;
   bool operator==(const Animation&) const = default;
 };
 
@@ -135,20 +135,20 @@ struct Metadata {
 // File header (0x60 bytes) and everything reached from it.
 struct File {
   static constexpr const char* type_name = "File";
-  // Unknown (0xFFFF0002 in known files).
-  uint32_t unknown0 = 0xFFFF0002;
   // Library name.
   std::string name;
+  // Unknown data between the bones and the metadata table, kept as bytes.
+  binschema::Bytes skeleton_extra;
+  // One entry per animation.
+  std::vector<Metadata> metadata;
+  // Unknown (0xFFFF0002 in known files).
+  uint32_t unknown0 = 0xFFFF0002;
   // Unknown: believed to be where the animation data starts (relative to 0x60); kept as read.
   uint32_t animation_data_offset = 0;
   // Unknown.
   std::array<float, 2> unknown1{};
   // The skeleton, at 0x60.
   Skeleton skeleton;
-  // Unknown data between the bones and the metadata table, kept as bytes.
-  binschema::Bytes skeleton_extra;
-  // One entry per animation.
-  std::vector<Metadata> metadata;
   bool operator==(const File&) const = default;
 };
 

@@ -97,12 +97,12 @@ struct Blackboard {
 // An enum resolve entry (0xC bytes).
 struct EnumResolve {
   static constexpr const char* type_name = "EnumResolve";
-  // Absolute offset of the value to patch. Kept raw: it is not updated when the file is edited and its layout changes.
-  uint32_t target = 0;
   // Enum class name.
   std::string enum_class;
   // Enum value name.
   std::string enum_value;
+  // Absolute offset of the value to patch. Kept raw: it is not updated when the file is edited and its layout changes.
+  uint32_t target = 0;
   bool operator==(const EnumResolve&) const = default;
 };
 
@@ -235,10 +235,10 @@ struct Condition {
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
-  // Comparison: 0 >, 1 <=, 2 ==, 3 !=, 4 >=, 5 < (A).
-  uint16_t op = 0;
   // The two values (16 bytes).
   Value value;
+  // Comparison: 0 >, 1 <=, 2 ==, 3 !=, 4 >=, 5 < (A).
+  uint16_t op = 0;
   bool operator==(const Condition&) const = default;
 };
 
@@ -333,10 +333,10 @@ struct ParamS {
     bool indirect = false;
     bool operator==(const Flags&) const = default;
   };
-  // Flags and index; see ParamF.
-  Flags flags;
   // The value, or the default when `flags.indirect` is set. (A writes offset 0 for an empty default of an indirect parameter, which in its pools is the file name.)
   std::string value;
+  // Flags and index; see ParamF.
+  Flags flags;
   bool operator==(const ParamS&) const = default;
 };
 
@@ -431,14 +431,14 @@ struct PartialBone {
 // A partial (O/T: slot; header 0x34): a set of bones or a material slot. 0xC bytes + 8 per bone.
 struct Partial {
   static constexpr const char* type_name = "Partial";
-  // Is a material slot (A).
-  uint16_t is_material_slot = 0;
   // Name.
   std::string name;
   // A second name; meaning unknown (A, O, T leave it unnamed).
   std::string second_name;
   // Bones.
   std::vector<PartialBone> bones;
+  // Is a material slot (A).
+  uint16_t is_material_slot = 0;
   bool operator==(const Partial&) const = default;
 };
 
@@ -608,34 +608,34 @@ struct Transition {
   std::string current;
   // Next command.
   std::string next;
-  // Allow multiple matches (A).
-  uint8_t allow_multiple = 0;
-  // Index into the command groups + 1; 0 = none.
-  uint16_t command_group = 0;
   // Name of the blackboard parameter.
   std::string parameter;
   // The value compared with the parameter: a parameter record, padded with zeros to 16 bytes.
   Value value;
+  // Allow multiple matches (A).
+  uint8_t allow_multiple = 0;
+  // Index into the command groups + 1; 0 = none.
+  uint16_t command_group = 0;
   bool operator==(const Transition&) const = default;
 };
 
 // A group of transitions (0xC bytes).
 struct TransitionGroup {
   static constexpr const char* type_name = "TransitionGroup";
-  // Unknown.
-  int32_t unknown = 0;
   // Entries.
   std::vector<Transition> entries;
+  // Unknown.
+  int32_t unknown = 0;
   bool operator==(const TransitionGroup&) const = default;
 };
 
 // Transitions between AS commands (header 0x54): a header, the group headers, then all entries of all groups back to back.
 struct Transitions {
   static constexpr const char* type_name = "Transitions";
-  // Unknown (0 in A's and T's files).
-  uint32_t unknown = 0;
   // Groups.
   std::vector<TransitionGroup> groups;
+  // Unknown (0 in A's and T's files).
+  uint32_t unknown = 0;
   bool operator==(const Transitions&) const = default;
 };
 
@@ -1196,10 +1196,10 @@ struct BoneAnimation {
 // InitialFrame body (type 19). Fixed fields: 0x34 bytes in 0x417, 0x2C in 0x40F/0x410. Then its connections.
 struct InitialFrame {
   static constexpr const char* type_name = "InitialFrame";
-  // Calculation mode (A: 0 to 8).
-  uint32_t calc_mode = 0;
   // Tag group; 0 = none.
   std::optional<TagGroup> tags;
+  // Calculation mode (A: 0 to 8).
+  uint32_t calc_mode = 0;
   // Unknown bool parameter (0x417 only).
   ParamB unknown1;
   // First bone.
@@ -1304,14 +1304,14 @@ struct Node {
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Body&) const = default;
   };
-  // Number of this node's entries in the sync data index table (see `sync_index`).
-  uint8_t sync_count = 0;
-  // "Does not have state transition" flag (W).
-  uint8_t no_state_transition = 0;
   // Tag group; 0 = none.
   std::optional<TagGroup> tags;
   // The node body: the type's fixed fields, then its connections. Bodies are written back to back in node order (A, T). Types 5 and 15 have none: their offset is the current write position, which is where the next body starts.
   Body body;
+  // Number of this node's entries in the sync data index table (see `sync_index`).
+  uint8_t sync_count = 0;
+  // "Does not have state transition" flag (W).
+  uint8_t no_state_transition = 0;
   // First calculation preset of this node's slice of `calc_presets`. A and T store the running index even when the slice is empty; Nintendo's choice is unknown, so it is kept as read.
   uint16_t calc_index = 0;
   // Number of calculation presets in this node's slice.
@@ -1328,16 +1328,8 @@ struct Node {
 // The file: the header (0x6C bytes in 0x417, 0x68 in 0x40F/0x410), then the AS commands and the node headers, inline; every other section is reached from the header (the event offset table first, right after the node headers).
 struct File {
   static constexpr const char* type_name = "File";
-  // Format version: 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong), 0x40F (Nintendo Switch Sports) or 0x410 (Splatoon 3, assumed to be laid out like 0x40F: F reports an unnamed Splatoon 3 reader that treats header and command sizes like 0x40F; unverified). Versions with no public layout (0x418 SMB Wonder, 0x407 ACNH, 0x3FB, 0x304) and 0x41A/0x41B (NSO Playtest, another header) are refused.
-  uint32_t version = 0x417;
   // File name (W). A adds it to the pool first.
   std::string file_name;
-  // The blackboard (AS parameters).
-  Blackboard blackboard;
-  // The enum resolve table. Always present (A writes just a count of 0); used in 0x40F, empty in 0x417 files per O. Not aligned (see `as_markings`).
-  EnumResolveTable enum_resolves;
-  // The state transitions. Present even when empty.
-  StateTransitions state_transitions;
   // The event offset table: one absolute offset per event group (Event node bodies index it). A, T and this writer put the table right after the node headers and the groups after the state transitions; the reader follows this offset (so a table another writer put elsewhere is read where it is, and kept there), and a table that runs past the end of the file is refused. TotK ignores the groups (its BAEV files hold the events the game uses; W, A).
   std::vector<EventGroup> event_groups;
   // Partials (O/T: slots). An empty array still gets the position where it would start.
@@ -1350,22 +1342,30 @@ struct File {
   std::vector<CalcPreset> calc_presets;
   // Bone groups; all the headers, then the bone arrays in group order.
   std::vector<BoneGroup> bone_groups;
+  // The EXB (expression binary) blob; 0 when the file has none.
+  std::optional<Exb> exb;
+  // Command groups referenced by transitions; 0 when there are none.
+  std::optional<CommandGroups> command_groups;
+  // AS commands, right after the header.
+  std::vector<Command> commands;
+  // Node headers, right after the commands. Nodes refer to each other by index into this array.
+  std::vector<Node> nodes;
+  // Format version: 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong), 0x40F (Nintendo Switch Sports) or 0x410 (Splatoon 3, assumed to be laid out like 0x40F: F reports an unnamed Splatoon 3 reader that treats header and command sizes like 0x40F; unverified). Versions with no public layout (0x418 SMB Wonder, 0x407 ACNH, 0x3FB, 0x304) and 0x41A/0x41B (NSO Playtest, another header) are refused.
+  uint32_t version = 0x417;
+  // The blackboard (AS parameters).
+  Blackboard blackboard;
+  // The enum resolve table. Always present (A writes just a count of 0); used in 0x40F, empty in 0x417 files per O. Not aligned (see `as_markings`).
+  EnumResolveTable enum_resolves;
+  // The state transitions. Present even when empty.
+  StateTransitions state_transitions;
   // Transitions between AS commands.
   Transitions transitions;
   // The valid tag list. The tag groups follow it directly.
   ValidTags valid_tags;
   // AS markings (W: string triplets). Not aligned: A writes them on the byte after the EXB blob, whose size need not be a multiple of 4; padding, if Nintendo writes any, is read as part of the EXB bytes. The sections after it are not aligned either.
   AsMarkings as_markings;
-  // The EXB (expression binary) blob; 0 when the file has none.
-  std::optional<Exb> exb;
-  // Command groups referenced by transitions; 0 when there are none.
-  std::optional<CommandGroups> command_groups;
   // Material blend settings (0x417 only: the 0x40F/0x410 header ends before this field). Not aligned (see `as_markings`).
   MaterialBlends material_blends;
-  // AS commands, right after the header.
-  std::vector<Command> commands;
-  // Node headers, right after the commands. Nodes refer to each other by index into this array.
-  std::vector<Node> nodes;
   bool operator==(const File&) const = default;
 };
 

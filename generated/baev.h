@@ -36,10 +36,10 @@ struct SectionHeaders {
 // Event table entry. The table is sorted by name hash; each entry's action index list follows the table.
 struct Event {
   static constexpr const char* type_name = "Event";
-  // FNV-1a-32 hash of the event name (TotK .anim.baev: the animation name; .root.baev: the ASB Event node's GUID string). Shown as the name when the name list (--names) has it; a name may be written instead of the number.
-  uint32_t hash = 0;
   // Indices into the action table.
   std::vector<uint32_t> action_indices;
+  // FNV-1a-32 hash of the event name (TotK .anim.baev: the animation name; .root.baev: the ASB Event node's GUID string). Shown as the name when the name list (--names) has it; a name may be written instead of the number.
+  uint32_t hash = 0;
   bool operator==(const Event&) const = default;
 };
 
@@ -112,16 +112,16 @@ struct Action {
 // The Default section.
 struct Default {
   static constexpr const char* type_name = "Default";
+  // Event table.
+  std::vector<Event> events;
+  // Action table.
+  std::vector<Action> actions;
   // Micro version.
   uint8_t micro_version = 0;
   // Minor version (1 in 2.1.0, 0 in 1.0.0).
   uint8_t minor_version = 1;
   // Major version (2 in Tomodachi Life, 1 in Tears of the Kingdom).
   uint16_t major_version = 2;
-  // Event table.
-  std::vector<Event> events;
-  // Action table.
-  std::vector<Action> actions;
   bool operator==(const Default&) const = default;
 };
 

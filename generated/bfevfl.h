@@ -82,14 +82,14 @@ struct Actor {
 
 struct ActionEvent {
   static constexpr const char* type_name = "ActionEvent";
+  // Parameters.
+  std::optional<Container> params;
   // Next event (0xFFFF: end).
   uint16_t next = 0xFFFF;
   // Actor index.
   uint16_t actor = 0;
   // Index of the action within the actor.
   uint16_t action = 0;
-  // Parameters.
-  std::optional<Container> params;
   bool operator==(const ActionEvent&) const = default;
 };
 
@@ -104,23 +104,23 @@ struct SwitchCase {
 
 struct SwitchEvent {
   static constexpr const char* type_name = "SwitchEvent";
-  // Actor index.
-  uint16_t actor = 0;
-  // Index of the query within the actor.
-  uint16_t query = 0;
   // Parameters.
   std::optional<Container> params;
   // Cases, in stored order.
   std::vector<SwitchCase> cases;
+  // Actor index.
+  uint16_t actor = 0;
+  // Index of the query within the actor.
+  uint16_t query = 0;
   bool operator==(const SwitchEvent&) const = default;
 };
 
 struct ForkEvent {
   static constexpr const char* type_name = "ForkEvent";
-  // Index of the join event.
-  uint16_t join = 0;
   // First event of each branch.
   std::vector<uint16_t> forks;
+  // Index of the join event.
+  uint16_t join = 0;
   bool operator==(const ForkEvent&) const = default;
 };
 
@@ -133,14 +133,14 @@ struct JoinEvent {
 
 struct SubFlowEvent {
   static constexpr const char* type_name = "SubFlowEvent";
-  // Next event (0xFFFF: end).
-  uint16_t next = 0xFFFF;
   // Parameters.
   std::optional<Container> params;
   // Flowchart to run ("": this file).
   std::string flowchart;
   // Entry point to run.
   std::string entry_point;
+  // Next event (0xFFFF: end).
+  uint16_t next = 0xFFFF;
   bool operator==(const SubFlowEvent&) const = default;
 };
 
@@ -198,6 +198,8 @@ struct Flowchart {
 
 struct Clip {
   static constexpr const char* type_name = "Clip";
+  // Parameters.
+  std::optional<Container> params;
   // Start time.
   float start = 0;
   // Duration.
@@ -208,21 +210,19 @@ struct Clip {
   uint16_t action = 0;
   // Concurrent clip slot.
   uint8_t slot = 0;
-  // Parameters.
-  std::optional<Container> params;
   bool operator==(const Clip&) const = default;
 };
 
 struct Oneshot {
   static constexpr const char* type_name = "Oneshot";
+  // Parameters.
+  std::optional<Container> params;
   // Time.
   float time = 0;
   // Actor index.
   uint16_t actor = 0;
   // Index of the action within the actor.
   uint16_t action = 0;
-  // Parameters.
-  std::optional<Container> params;
   bool operator==(const Oneshot&) const = default;
 };
 
@@ -244,22 +244,20 @@ struct Subtimeline {
 
 struct Cut {
   static constexpr const char* type_name = "Cut";
-  // Start time.
-  float start = 0;
-  // Unknown (0 in known files).
-  uint32_t unknown = 0;
   // Cut name.
   std::string name;
   // Parameters.
   std::optional<Container> params;
+  // Start time.
+  float start = 0;
+  // Unknown (0 in known files).
+  uint32_t unknown = 0;
   bool operator==(const Cut&) const = default;
 };
 
 // Timeline header (TLIN). Its actors' data and its parameters are placed before it; after it come the actors, clips, oneshots, subtimelines, triggers and cuts, each 8-aligned, then the clips', oneshots' and cuts' parameters.
 struct Timeline {
   static constexpr const char* type_name = "Timeline";
-  // Duration.
-  float duration = 0;
   // Timeline name.
   std::string name;
   // Actors.
@@ -276,22 +274,24 @@ struct Timeline {
   std::vector<Cut> cuts;
   // Parameters.
   std::optional<Container> params;
+  // Duration.
+  float duration = 0;
   bool operator==(const Timeline&) const = default;
 };
 
 // File header.
 struct File {
   static constexpr const char* type_name = "File";
-  // Unknown.
-  uint8_t unknown_b = 0;
-  // Unknown.
-  uint8_t unknown_f = 0;
   // File name: the offset of the characters of a pool string (not relocated).
   std::string name;
   // Flowchart pointer array (relocated even when null).
   std::vector<Flowchart> flowcharts;
   // Timeline pointer array (relocated even when null).
   std::vector<Timeline> timelines;
+  // Unknown.
+  uint8_t unknown_b = 0;
+  // Unknown.
+  uint8_t unknown_f = 0;
   bool operator==(const File&) const = default;
 };
 

@@ -33,10 +33,10 @@ struct CharAnimTime {
 // The part every event starts with.
 struct EventBase {
   static constexpr const char* type_name = "EventBase";
-  // Unknown (the seed's unknown0).
-  uint16_t unknown0 = 0;
   // Event name.
   std::string name;
+  // Unknown (the seed's unknown0).
+  uint16_t unknown0 = 0;
   // Event type (MP1: 0 loop, 1 empty bool, 2 empty int32, 4 sound int32, 5 particle, 6 user event, 7 random rate, 8 sound).
   uint16_t type = 0;
   // When the event fires.
@@ -67,28 +67,28 @@ struct LoopEvent {
 // User (UEVT) event.
 struct UserEvent {
   static constexpr const char* type_name = "UserEvent";
+  // Bone (CINF) or locator name, for events that need one.
+  std::string bone_name;
   // The event base.
   EventBase base;
   // User event type (meaning of the values unknown).
   uint32_t user_type = 0;
-  // Bone (CINF) or locator name, for events that need one.
-  std::string bone_name;
   bool operator==(const UserEvent&) const = default;
 };
 
 // Effect (particle) event.
 struct EffectEvent {
   static constexpr const char* type_name = "EffectEvent";
+  // FourCC of the effect's type (PART, SWHC, ELSC, ...).
+  std::string effect_type;
+  // Bone (CINF) or locator name that transforms the effect.
+  std::string bone_name;
   // The event base.
   EventBase base;
   // Number of frames to run the effect emitter for.
   uint32_t frame_count = 0;
-  // FourCC of the effect's type (PART, SWHC, ELSC, ...).
-  std::string effect_type;
   // Asset ID of the effect resource.
   uint32_t effect_id = 0;
-  // Bone (CINF) or locator name that transforms the effect.
-  std::string bone_name;
   // Scale applied to the effect.
   float scale = 0;
   // How the effect follows the bone: 0 initial frame only, 1 emitter follows, 2 whole effect follows.
@@ -124,8 +124,6 @@ struct SoundEvent {
 // The whole file.
 struct Evnt {
   static constexpr const char* type_name = "Evnt";
-  // Version: 1 or 2.
-  uint32_t version = 2;
   // Loop events.
   std::vector<LoopEvent> loop_events;
   // User events.
@@ -134,6 +132,8 @@ struct Evnt {
   std::vector<EffectEvent> effect_events;
   // Sound events (version 2 only).
   std::vector<SoundEvent> sound_events;
+  // Version: 1 or 2.
+  uint32_t version = 2;
   bool operator==(const Evnt&) const = default;
 };
 

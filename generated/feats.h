@@ -37,8 +37,8 @@ struct PI {
 
 struct PS {
   static constexpr const char* type_name = "PS";
-  uint32_t flags = 0;
   std::string value;
+  uint32_t flags = 0;
   bool operator==(const PS&) const = default;
 };
 
@@ -86,12 +86,12 @@ struct Box {
     bool has = false;
     bool operator==(const Word&) const = default;
   };
-  Word word;
   std::vector<PRef> refs;
   // At least one.
   std::vector<File> files;
   // As many as refs.
   std::vector<uint32_t> nums;
+  Word word;
   // Only when word.has.
   uint32_t opt = 0;
   bool operator==(const Box&) const = default;
@@ -106,12 +106,12 @@ struct Ref {
 // A body with pointers at variable offsets.
 struct BodyA {
   static constexpr const char* type_name = "BodyA";
-  float x = 0;
   std::vector<Ref> as;
   // At a variable offset.
   std::vector<Ref> bs;
   // As many as the highest as[].node + 1.
   std::vector<uint32_t> slots;
+  float x = 0;
   // At a variable offset.
   Ref d;
   // Version 2 and up (a context field).
@@ -164,20 +164,20 @@ struct Item {
 // File header.
 struct Head {
   static constexpr const char* type_name = "Head";
-  // Version: 2 and up have extra and BodyA.v2only.
-  uint32_t version = 0;
   // File name.
   std::string name;
+  // Items (inline; at 0x20 or 0x1c).
+  std::vector<Item> items;
+  // Pointers to the boxes.
+  std::vector<Box> boxes;
+  // Version: 2 and up have extra and BodyA.v2only.
+  uint32_t version = 0;
   // The tail; Blob's bytes run up to it.
   Tail tail;
   // Bytes up to the tail.
   Blob blob;
   // An extra box (version 2 and up).
   Box extra;
-  // Items (inline; at 0x20 or 0x1c).
-  std::vector<Item> items;
-  // Pointers to the boxes.
-  std::vector<Box> boxes;
   bool operator==(const Head&) const = default;
 };
 

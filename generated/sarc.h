@@ -27,10 +27,10 @@ struct Node {
     uint8_t has_name = 1;
     bool operator==(const Attributes&) const = default;
   };
-  // The name: its offset in the name table in words of 4, and 1 in the top byte (0 for a file without a name).
-  Attributes attributes;
   // The file's contents: data_begin and data_end, from data_offset.
   binschema::Bytes data;
+  // The name: its offset in the name table in words of 4, and 1 in the top byte (0 for a file without a name).
+  Attributes attributes;
   // The alignment of the file's data (a power of two; see the top).
   uint32_t alignment = 4;
   bool operator==(const Node&) const = default;
@@ -39,12 +39,12 @@ struct Node {
 // The whole archive.
 struct Sarc {
   static constexpr const char* type_name = "Sarc";
+  // The files, sorted by name hash (on write; checked on read).
+  std::vector<Node> nodes;
   // Byte order mark: 0xFEFF a big-endian archive (bytes FE FF), 0xFFFE a little-endian one (bytes FF FE).
   uint16_t bom = 0;
   // Multiplier of the name hash (0x65).
   uint32_t hash_multiplier = 0x65;
-  // The files, sorted by name hash (on write; checked on read).
-  std::vector<Node> nodes;
   bool operator==(const Sarc&) const = default;
 };
 

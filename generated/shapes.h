@@ -32,9 +32,9 @@ struct Grid {
 // An item whose size depends on the root's version.
 struct Item {
   static constexpr const char* type_name = "Item";
-  uint32_t value = 0;
   // Two bytes per version.
   std::vector<uint8_t> extra;
+  uint32_t value = 0;
   bool operator==(const Item&) const = default;
 };
 
@@ -47,16 +47,22 @@ struct Named {
 // File header, then variable-size fields.
 struct Root {
   static constexpr const char* type_name = "Root";
-  // A fixed-size struct holding an inline array of structs.
-  Grid grid;
   // A label; variable size from here on.
   std::string label;
+  // Items.
+  std::vector<Item> items;
+  // Bytes sized by a model field: the writer checks the two agree.
+  binschema::Bytes blob;
+  // An optional block (0 when absent), a region.
+  std::optional<Cell> extra;
+  // Bytes up to tail_end.
+  binschema::Bytes tail;
+  // A fixed-size struct holding an inline array of structs.
+  Grid grid;
   // Inline structs after a variable-size field.
   std::array<Cell, 2> after;
   // Inline numbers after a variable-size field.
   std::array<uint16_t, 3> triple{};
-  // Items.
-  std::vector<Item> items;
   // A named block.
   Named first;
   // Another named block.
@@ -65,14 +71,8 @@ struct Root {
   bool flag = false;
   // Size of the blob (a model field).
   uint8_t blob_size = 0;
-  // Bytes sized by a model field: the writer checks the two agree.
-  binschema::Bytes blob;
-  // An optional block (0 when absent), a region.
-  std::optional<Cell> extra;
   // Where tail ends (a model field): the writer checks that tail ends there.
   uint32_t tail_end = 0;
-  // Bytes up to tail_end.
-  binschema::Bytes tail;
   bool operator==(const Root&) const = default;
 };
 

@@ -50,12 +50,12 @@ struct Record {
   };
   // Record name.
   std::string name;
-  // Enabled flag.
-  bool enabled = false;
   // The value.
   Value value;
   // Points (relative to this record).
   std::vector<Point> points;
+  // Enabled flag.
+  bool enabled = false;
   bool operator==(const Record&) const = default;
 };
 
@@ -69,16 +69,16 @@ struct Extra {
 // File header.
 struct Header {
   static constexpr const char* type_name = "Header";
-  // Version.
-  uint16_t version = 1;
-  // Flags.
-  uint16_t flags = 0;
   // Records.
   std::vector<Record> records;
   // Tag names.
   std::vector<std::string> tags;
   // Optional extra block.
   std::optional<Extra> extra;
+  // Version.
+  uint16_t version = 1;
+  // Flags.
+  uint16_t flags = 0;
   bool operator==(const Header&) const = default;
 };
 

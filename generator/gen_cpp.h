@@ -84,6 +84,8 @@ class CppGen {
   // ---- The header (gen_cpp_types.cpp): model structs, union case names, visit_fields
   std::string elem_type(const Field& f, const Struct* owner) const;
   std::string model_type(const Field& f, const Struct* owner = nullptr) const;
+  // Whether a member holds a string, vector, optional or union (placed first).
+  bool owns_memory(const Field& f) const;
   std::string default_init(const Field& f) const;
   // Structs in an order where every by-value member type comes first.
   std::vector<const Struct*> ordered() const;

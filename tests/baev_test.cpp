@@ -338,7 +338,7 @@ BOOST_AUTO_TEST_CASE(public_writers_empty_arrays_read_and_write_back) {
 
 BOOST_AUTO_TEST_CASE(fresh_models_write_null_pointers_and_size_0_for_empty_arrays) {
   File f;
-  f.data.events.push_back(Event{0x10, {}});
+  f.data.events.push_back(Event{.action_indices = {}, .hash = 0x10});
   Action a;
   Animation an;
   an.name = "Idle";

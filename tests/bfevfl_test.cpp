@@ -146,19 +146,19 @@ BOOST_AUTO_TEST_CASE(edited_flowchart_reads_back_as_edited) {
   const uint16_t e_action = n, e_switch = n + 1, e_fork = n + 2, e_join = n + 3, e_sub = n + 4;
   Event ev;
   ev.name = "TestAction";
-  ev.data.emplace<0>(ActionEvent{e_switch, a, 1, every_item_type()});
+  ev.data.emplace<0>(ActionEvent{.params = every_item_type(), .next = e_switch, .actor = a, .action = 1});
   fc.events.push_back(ev);
   ev.name = "TestSwitch";
-  ev.data.emplace<1>(SwitchEvent{a, 0, std::nullopt, {SwitchCase{0, e_fork}, SwitchCase{1, e_sub}}});
+  ev.data.emplace<1>(SwitchEvent{.params = std::nullopt, .cases = {SwitchCase{0, e_fork}, SwitchCase{1, e_sub}}, .actor = a, .query = 0});
   fc.events.push_back(ev);
   ev.name = "TestFork";
-  ev.data.emplace<2>(ForkEvent{e_join, {e_sub}});
+  ev.data.emplace<2>(ForkEvent{.forks = {e_sub}, .join = e_join});
   fc.events.push_back(ev);
   ev.name = "TestJoin";
   ev.data.emplace<3>(JoinEvent{0xFFFF});
   fc.events.push_back(ev);
   ev.name = "TestSubFlow";
-  ev.data.emplace<4>(SubFlowEvent{e_join, std::nullopt, "", "Talk"});
+  ev.data.emplace<4>(SubFlowEvent{.params = std::nullopt, .flowchart = "", .entry_point = "Talk", .next = e_join});
   fc.events.push_back(ev);
   // A new entry point on the chain, and a renamed one.
   EntryPoint ep;

@@ -34,7 +34,7 @@ Box full_box() {
   b.opt = 0x55;
   b.refs.resize(2);
   b.refs[0].value = PI{0, -5};
-  b.refs[1].value = PS{0x80000001, "str"};
+  b.refs[1].value = PS{.value = "str", .flags = 0x80000001};
   b.files = {File{"a/b/c.bfres"}, File{"d.x.y"}};
   b.nums = {9, 8};
   return b;

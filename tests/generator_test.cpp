@@ -767,7 +767,7 @@ binschema::shapes::Root shapes_sample() {
   x.label = "abc";
   x.after = {Cell{3, -3}, Cell{4, -4}};
   x.triple = {7, 8, 9};
-  x.items = {Item{10, {1, 2, 3, 4}}, Item{11, {5, 6, 7, 8}}};  // version 2: 4 bytes each
+  x.items = {Item{.extra = {1, 2, 3, 4}, .value = 10}, Item{.extra = {5, 6, 7, 8}, .value = 11}};  // version 2: 4 bytes each
   x.first.name = "one";
   x.second.name = "two";
   x.flag = true;
