@@ -420,11 +420,12 @@ class JsonParser : TapeParser {
 
 // The block YAML that text::YamlSink writes, into the tape: block maps whose
 // keys are identifiers, block lists ("- "), two more spaces of indentation
-// per level, plain scalars made of letters, digits, _ . + - / ~, inner
-// spaces, colons with no space after them and characters past ASCII, double-quoted scalars with the sink's escapes, and flow lists and
+// per level, plain scalars made of letters, digits, _ . + - / ~ and inner
+// spaces, double-quoted scalars with the sink's escapes, and flow lists and
 // maps ("[1, 2]", "{bytes: 00ff}") on one line; and what people add when
 // they edit such a file: comment lines, blank lines, a comment after a value
-// or after "key:", spaces at the end of a line. Anything else (anchors, tags,
+// or after "key:", spaces at the end of a line, colons (Npc::Mode) and
+// characters past ASCII in plain values. Anything else (anchors, tags,
 // single quotes, block scalars, tabs outside comments, CR, other indentation,
 // a value that is not there) gives up (false), and the text takes yaml-cpp's
 // path; so do bytes that are not UTF-8.
@@ -437,7 +438,7 @@ class YamlParser : TapeParser {
 
   bool run() {
     lines_.push_back(0);
-    if (!skip_unread_lines()) return false;
+    skip_unread_lines();
     if (p_ == end_ || !starts_key(p_)) return false;  // a document that is a map of keys, from column 0
     // At most the nodes: a line holds a key and its value, or a dash and
     // its value, a "- key: value" line one more; flow lists add one per
@@ -523,18 +524,17 @@ class YamlParser : TapeParser {
 
   // At the start of a line: past the lines that hold only spaces or a
   // comment (yaml-cpp reads nothing there, at any indentation).
-  bool skip_unread_lines() {
+  void skip_unread_lines() {
     while (p_ < end_) {
       const char* q = p_;
       while (q < end_ && *q == ' ') ++q;
       const char* e = comment_to_eol(q);
-      if (!e) return true;  // a line with content (or one no one may take: indentation() says)
+      if (!e) return;  // a line with content (or one no one may take: indentation() says)
       p_ = e;
-      if (p_ == end_) return true;
+      if (p_ == end_) return;
       ++p_;
       lines_.push_back(pos(p_));
     }
-    return true;
   }
 
   // At the start of a line (after a '\n' or at the end): past the lines
