@@ -242,6 +242,19 @@ void random_events(text::YamlSink& sink, std::mt19937& rng, int depth, bool in_f
   }
 }
 
+// A random document as text::YamlSink writes it: a map of one to four keys.
+std::string random_sink_yaml(std::mt19937& rng) {
+  text::YamlSink sink;
+  sink.begin_map();
+  const int n = 1 + static_cast<int>(rng() % 4);
+  for (int k = 0; k < n; ++k) {
+    sink.key(std::string("f").append(std::to_string(k)).c_str());
+    random_events(sink, rng, 0, false);
+  }
+  sink.end_map();
+  return sink.result();
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(random_yaml_from_the_sink_reads_the_same_through_both_parsers) {
@@ -249,21 +262,15 @@ BOOST_AUTO_TEST_CASE(random_yaml_from_the_sink_reads_the_same_through_both_parse
   int taken = 0;
   const int count = 3000;
   for (int i = 0; i < count; ++i) {
-    text::YamlSink sink;
-    sink.begin_map();
-    const int n = 1 + static_cast<int>(rng() % 4);
-    for (int k = 0; k < n; ++k) {
-      sink.key(std::string("f").append(std::to_string(k)).c_str());
-      random_events(sink, rng, 0, false);
-    }
-    sink.end_map();
-    const std::string yaml = sink.result();
+    const std::string yaml = random_sink_yaml(rng);
     taken += check_yaml(yaml, yaml);
   }
   // Documents with a key "null" (yaml-cpp reads a null key) or a flow map
   // inside a list item are left to yaml-cpp; most are not.
   BOOST_TEST(taken > count / 2, taken << " of " << count << " taken by the block YAML parser");
 }
+
+namespace {
 
 // The sink's YAML as a person leaves it after editing: comment lines at any
 // indentation, blank lines, comments and spaces at the ends of lines.
@@ -291,21 +298,15 @@ std::string hand_edited(const std::string& yaml, std::mt19937& rng) {
   return out;
 }
 
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(hand_edited_yaml_reads_the_same_through_both_parsers) {
   std::mt19937 rng(2411);
   int taken = 0;
   int plain_taken = 0;
   const int count = 3000;
   for (int i = 0; i < count; ++i) {
-    text::YamlSink sink;
-    sink.begin_map();
-    const int n = 1 + static_cast<int>(rng() % 4);
-    for (int k = 0; k < n; ++k) {
-      sink.key(std::string("f").append(std::to_string(k)).c_str());
-      random_events(sink, rng, 0, false);
-    }
-    sink.end_map();
-    const std::string yaml = sink.result();
+    const std::string yaml = random_sink_yaml(rng);
     text::Doc plain;
     const bool plain_ok = text::load_block_yaml(yaml, plain);
     plain_taken += plain_ok;

@@ -81,9 +81,10 @@ class WriterBase {
   }
 
   // Appends n zero bytes and returns where they start.
-  uint64_t reserve(uint64_t n) {
+  // Inline: formats with variable-size structs call it for every field.
+  [[gnu::always_inline]] uint64_t reserve(uint64_t n) {
     uint64_t p = bump(n);
-    if (lay_) [[unlikely]] spans_.emplace_back(p, p + n);
+    if (lay_) [[unlikely]] note_span(p, n);
     return p;
   }
 
@@ -215,7 +216,9 @@ class WriterBase {
     return std::move(buf_);
   }
 
-  void grow(uint64_t n) {
+  // Out of line, so that reserve() and bump() stay small enough to inline.
+  [[gnu::cold, gnu::noinline]] void note_span(uint64_t p, uint64_t n) { spans_.emplace_back(p, p + n); }
+  [[gnu::noinline]] void grow(uint64_t n) {
     uint64_t want = std::max<uint64_t>(len_ + n, std::max<uint64_t>(buf_.size() * 2, 4096));
     buf_.resize(want);  // zero-filled
   }
@@ -236,7 +239,7 @@ class WriterBase {
   }
 
   // Appends n zero bytes (not noted as a block: padding).
-  uint64_t bump(uint64_t n) {
+  [[gnu::always_inline]] uint64_t bump(uint64_t n) {
     uint64_t p = len_;
     if (n > buf_.size() - len_) [[unlikely]] grow(n);
     len_ += n;
