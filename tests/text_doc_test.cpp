@@ -92,10 +92,9 @@ bool check_yaml(const std::string& yaml, const std::string& what) {
 
 const binschema::Format& format_of(const std::string& yaml) {
   const std::string name(text::load(yaml).root().get("format").scalar());
-  for (const binschema::Format* f : binschema::all_formats())
-    if (f->name == name) return *f;
-  BOOST_FAIL("no format " + name);
-  throw;
+  const binschema::Format* f = binschema::find_format(name);
+  BOOST_TEST_REQUIRE(f, "no format " << name);
+  return *f;
 }
 
 // A random string: ASCII, escapes, multi-byte UTF-8.

@@ -629,15 +629,21 @@ void In::fail_budget(Node n) const {
               " nodes and string bytes (aliases repeating large parts?)");
 }
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 std::vector<uint8_t> In::parse_hex(Node n) const {
   const std::string_view s = scalar(n, "a hex string");
   if (s.size() % 2) fail(n, "hex string has an odd number of digits");
   std::vector<uint8_t> out(s.size() / 2);
   auto digit = [&](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    fail(n, std::string("bad hex digit '") + c + "'");
+    const int d = hex_digit(c);
+    if (d < 0) fail(n, std::string("bad hex digit '") + c + "'");
+    return d;
   };
   for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(digit(s[2 * i]) << 4 | digit(s[2 * i + 1]));
   return out;

@@ -166,13 +166,6 @@ void append_utf8(std::string& out, uint32_t cp) {
   }
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // JSON's escapes (" \\ n r t u; \b \f \/ are left to yaml-cpp), or YAML's as
 // text::YamlSink writes them (those and b f x U).
 enum class Escapes { Json, Yaml };

@@ -134,6 +134,8 @@ std::string format_int(uint64_t magnitude, bool negative, bool hex);
 std::string format_int(uint64_t magnitude, bool negative, bool hex, unsigned digits);
 std::string to_hex(const std::vector<uint8_t>& b);
 std::string to_hex(std::string_view b);
+// The value of a hex digit (either case), -1 for any other character.
+int hex_digit(char c);
 // Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
 bool is_utf8(std::string_view s);
 
