@@ -772,3 +772,20 @@ BOOST_AUTO_TEST_CASE(decode_and_encode_with_zsdic_pack) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// A file's contents are hex in the text: a digit that is not hex, or an odd
+// number of them, is an error at the value's line:col.
+BOOST_AUTO_TEST_CASE(contents_that_are_not_hex_are_refused_at_their_line) {
+  const std::string head = "format: sarc\nbom: 0xfffe\nnodes:\n  - attributes: {name: a.bin}\n    data: ";
+  for (const auto& [data, message] : std::vector<std::pair<std::string, std::string>>{
+           {"\"00fg\"", "5:11: nodes[0].data: bad hex digit 'g'"},
+           {"\"001\"", "5:11: nodes[0].data: hex string has an odd number of digits"},
+       }) {
+    try {
+      from_text(head + data + "\n");
+      BOOST_ERROR(data << ": read without an error");
+    } catch (const binschema::TextError& e) {
+      BOOST_TEST(std::string(e.what()) == message);
+    }
+  }
+}
