@@ -3,6 +3,8 @@
 #define BOOST_TEST_MODULE runtime_test
 #include <boost/test/unit_test.hpp>
 
+#include <set>
+
 #include "binschema/error.h"
 #include "binschema/hash.h"
 #include "binschema/reader.h"
@@ -216,6 +218,41 @@ BOOST_AUTO_TEST_CASE(relocation_table_lists_late_pointers_too) {
   BOOST_TEST(r.at<uint32_t>(at + 0x2c) == 0b11u);     // ...covering both slots
 }
 
+
+// The entries, as the format defines them: from the lowest slot not yet
+// covered, one entry takes the slots at 0, 8, ... 248 bytes above it. A slot
+// that is not 8-aligned relative to it starts an entry of its own later.
+BOOST_AUTO_TEST_CASE(relocation_entries_cover_runs_of_32_slots) {
+  using E = RelocationEntry;
+  BOOST_TEST(relocation_entries({}).empty());
+  BOOST_TEST((relocation_entries({0x10, 0x18, 0x10, 0x30}) == std::vector<E>{{0x10, 0b10011}}));  // a duplicate
+  BOOST_TEST((relocation_entries({0x100, 0}) == std::vector<E>{{0, 1}, {0x100, 1}}));          // 256 above: the next
+  BOOST_TEST((relocation_entries({0, 0xF8}) == std::vector<E>{{0, 0x80000001u}}));             // 248 above: bit 31
+  BOOST_TEST((relocation_entries({0, 4, 8, 12, 0x104}) == std::vector<E>{{0, 0b11}, {4, 0b11}, {0x104, 1}}));
+  BOOST_CHECK_THROW(relocation_entries({0x100000000ull}), EncodeError);
+
+  // Against the definition, on random slots, some of them unaligned, some
+  // repeated.
+  uint64_t seed = 7;
+  auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int round = 0; round < 200; ++round) {
+    // Every tenth round is long enough for relocation_entries' radix sort.
+    const bool big = round % 10 == 0;
+    std::vector<uint64_t> slots(big ? 3000 + next() % 3000 : next() % 300);
+    const uint64_t span = big ? 1u << 25 : 8192;
+    for (auto& s : slots) s = (big ? (next() << 20 | next()) : next()) % (span / 2) * (next() % 8 == 0 ? 1 : 8) % span;
+    std::set<uint64_t> left(slots.begin(), slots.end());
+    std::vector<E> want;
+    while (!left.empty()) {
+      const uint64_t first = *left.begin();
+      uint32_t mask = 0;
+      for (uint32_t i = 0; i < 32; ++i)
+        if (left.erase(first + 8 * i)) mask |= 1u << i;
+      want.push_back({static_cast<uint32_t>(first), mask});
+    }
+    BOOST_TEST((relocation_entries(slots) == want), "round " << round);
+  }
+}
 // A region the model leaves out is never placed: its start, end and size
 // are 0, as a null pointer's offset (docs/schema-language.md, `region`).
 BOOST_AUTO_TEST_CASE(unplaced_region_measures_0) {

@@ -1,8 +1,9 @@
 #include "binschema/dic.h"
 
 #include <algorithm>
-#include <set>
+#include <bit>
 #include <string_view>
+#include <unordered_set>
 
 #include "binschema/error.h"
 
@@ -11,42 +12,29 @@ namespace {
 
 // A name is a big-endian integer: bit b is bit (b % 8) of the byte b / 8
 // places from the end. Bits past the first byte are 0.
-int bit(const std::string& s, int64_t b) {
+unsigned char byte_at(std::string_view s, size_t k) {
+  return k < s.size() ? static_cast<unsigned char>(s[s.size() - 1 - k]) : 0;
+}
+
+int bit(std::string_view s, int64_t b) {
   if (b < 0) return 0;
-  size_t byte = static_cast<size_t>(b / 8);
-  if (byte >= s.size()) return 0;
-  return (static_cast<unsigned char>(s[s.size() - 1 - byte]) >> (b % 8)) & 1;
+  return (byte_at(s, static_cast<size_t>(b / 8)) >> (b % 8)) & 1;
 }
 
-int64_t bit_length(const std::string& s) {
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c) {
-      int top = 7;
-      while (!((c >> top) & 1)) --top;
-      return static_cast<int64_t>((s.size() - 1 - i) * 8) + top + 1;
-    }
-  }
-  return 0;
-}
-
-// Lowest bit index where a and b differ; -1 when they are equal.
-int64_t mismatch(const std::string& a, const std::string& b) {
-  int64_t n = std::max(bit_length(a), bit_length(b));
-  for (int64_t i = 0; i < n; ++i)
-    if (bit(a, i) != bit(b, i)) return i;
+// Lowest bit index where a and b differ; -1 when they are equal (as numbers:
+// leading NULs do not count).
+int64_t mismatch(std::string_view a, std::string_view b) {
+  const size_t n = std::max(a.size(), b.size());
+  for (size_t k = 0; k < n; ++k)
+    if (const unsigned d = byte_at(a, k) ^ byte_at(b, k)) return static_cast<int64_t>(8 * k) + std::countr_zero(d);
   return -1;
 }
 
-int64_t first_set(const std::string& s) {
-  int64_t n = bit_length(s);
-  for (int64_t i = 0; i < n; ++i)
-    if (bit(s, i)) return i;
-  return -1;
-}
+// Lowest set bit; -1 when there is none.
+int64_t first_set(std::string_view s) { return mismatch(s, {}); }
 
 struct Node {
-  std::string name;
+  std::string_view name;  // the caller's string, alive while the tree is
   int64_t bit;
   size_t child[2];
   size_t parent;
@@ -56,7 +44,7 @@ class Tree {
  public:
   Tree() { nodes_.push_back({"", -1, {0, 0}, 0}); }
 
-  void insert(const std::string& name) {
+  void insert(std::string_view name) {
     size_t cur = search(name);
     int64_t b = mismatch(nodes_[cur].name, name);
     while (b < nodes_[nodes_[cur].parent].bit) cur = nodes_[cur].parent;
@@ -93,14 +81,14 @@ class Tree {
     std::vector<DicEntry> out;
     for (const Node& n : nodes_)
       out.push_back({n.bit < 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(n.bit), static_cast<uint16_t>(n.child[0]),
-                     static_cast<uint16_t>(n.child[1]), n.name});
+                     static_cast<uint16_t>(n.child[1]), std::string(n.name)});
     return out;
   }
 
  private:
   // The node whose subtree the name falls into (the last one before the walk
   // turns back up the tree).
-  size_t search(const std::string& name) const {
+  size_t search(std::string_view name) const {
     if (nodes_[0].child[0] == 0) return 0;
     size_t node = nodes_[0].child[0], prev = node;
     for (;;) {
@@ -118,7 +106,8 @@ class Tree {
 
 void check_dic_words(uint64_t at, const std::vector<std::string>& names, const std::vector<DicWord>& words) {
   auto entry = [&](size_t i) { return at + 8 + 0x10 * i; };
-  std::set<std::string_view> seen;
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i].empty())
       throw DecodeError(entry(i + 1), "dictionary entry " + std::to_string(i + 1) + " at " + hex(entry(i + 1)) +
@@ -142,7 +131,8 @@ void check_dic_words(uint64_t at, const std::vector<std::string>& names, const s
 
 std::vector<DicEntry> build_dic(const std::vector<std::string>& names) {
   if (names.size() >= 0xFFFF) throw EncodeError("dictionary: too many names");
-  std::set<std::string> seen;
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(names.size());
   Tree t;
   for (const auto& n : names) {
     if (n.empty()) throw EncodeError("dictionary: empty name");

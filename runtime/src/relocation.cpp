@@ -1,24 +1,52 @@
 #include "binschema/relocation.h"
 
 #include <algorithm>
-#include <set>
+#include <array>
 
 namespace binschema {
+namespace {
+
+// Sorts in linear time (a file has a pointer every few words): a radix sort,
+// least significant 11 bits first, for as many digits as the largest slot has.
+void radix_sort(std::vector<uint64_t>& v) {
+  if (v.size() < 2048) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  constexpr unsigned kBits = 11;
+  uint64_t any = 0;
+  for (uint64_t x : v) any |= x;
+  std::vector<uint64_t> out(v.size());
+  for (unsigned shift = 0; shift < 64 && (any >> shift) != 0; shift += kBits) {
+    std::array<size_t, (1u << kBits) + 1> start{};
+    for (uint64_t x : v) ++start[((x >> shift) & ((1u << kBits) - 1)) + 1];
+    for (size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];
+    for (uint64_t x : v) out[start[(x >> shift) & ((1u << kBits) - 1)]++] = x;
+    v.swap(out);
+  }
+}
+
+}  // namespace
 
 std::vector<RelocationEntry> relocation_entries(std::vector<uint64_t> slots) {
-  std::set<uint64_t> left(slots.begin(), slots.end());
+  radix_sort(slots);
+  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+  // A slot is covered by the entry of the first uncovered slot below it when
+  // it lies a multiple of 8 bytes above it, within 32 steps; a slot that is
+  // not 8-aligned relative to it waits for an entry of its own. Sorted, an
+  // entry's candidates are the next slots below first + 256: linear time.
+  std::vector<bool> covered(slots.size());
   std::vector<RelocationEntry> out;
-  while (!left.empty()) {
-    uint64_t first = *left.begin();
-    uint32_t mask = 0;
-    for (uint32_t i = 0; i < 32; ++i) {
-      auto it = left.find(first + 8 * i);
-      if (it != left.end()) {
-        mask |= 1u << i;
-        left.erase(it);
-      }
-    }
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (covered[i]) continue;
+    const uint64_t first = slots[i];
     if (first > 0xFFFFFFFFu) throw EncodeError("relocation table: pointer slot beyond 4 GiB");
+    uint32_t mask = 0;
+    for (size_t j = i; j < slots.size() && slots[j] - first < 8 * 32; ++j) {
+      if (covered[j] || (slots[j] - first) % 8 != 0) continue;
+      covered[j] = true;
+      mask |= 1u << ((slots[j] - first) / 8);
+    }
     out.push_back({static_cast<uint32_t>(first), mask});
   }
   return out;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "binschema/writer.h"
@@ -102,9 +101,9 @@ class StringPool {
       } else {
         std::vector<bool> listed(strings_.size());
         for (const auto& t : follow_->order)
-          if (const auto it = index_.find(std::string_view(t)); it != index_.end() && !listed[it->second]) {
-            listed[it->second] = true;
-            laid.push_back(it->second);
+          if (const uint32_t i = index_.find(t, strings_); i != Index::npos && !listed[i]) {
+            listed[i] = true;
+            laid.push_back(i);
           }
         for (uint32_t i : order)
           if (!listed[i]) laid.push_back(i);
@@ -178,9 +177,51 @@ class StringPool {
     uint8_t shift = 0, bits = 0;  // bits != 0: merged into the word's other bits
     uint32_t scale = 1;           // the slot holds the offset divided by this
   };
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  // Which string of strings_ has which text: open addressing over their
+  // indices, the hashes beside them, so that no string is stored twice and a
+  // lookup touches one slot in the common case.
+  class Index {
+   public:
+    static constexpr uint32_t npos = 0xFFFFFFFFu;
+    uint32_t find(std::string_view s, const std::vector<std::string>& strings) const {
+      return table_.empty() ? npos : slot_value(slot(s, hash(s), strings));
+    }
+    // The index of `s`, added to `strings` when it is new.
+    uint32_t intern(std::string_view s, std::vector<std::string>& strings) {
+      if (4 * (strings.size() + 1) > 3 * table_.size()) grow();
+      const size_t h = hash(s), at = slot(s, h, strings);
+      if (table_[at]) return table_[at] - 1;
+      const auto i = static_cast<uint32_t>(strings.size());
+      strings.emplace_back(s);
+      hashes_.push_back(h);
+      table_[at] = i + 1;
+      return i;
+    }
+
+   private:
+    static size_t hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
+    uint32_t slot_value(size_t at) const { return table_[at] ? table_[at] - 1 : npos; }
+    // The slot holding `s`, or the empty slot where it would go.
+    size_t slot(std::string_view s, size_t h, const std::vector<std::string>& strings) const {
+      const size_t mask = table_.size() - 1;
+      for (size_t at = h & mask;; at = (at + 1) & mask) {
+        const uint32_t v = table_[at];
+        if (!v || (hashes_[v - 1] == h && strings[v - 1] == s)) return at;
+      }
+    }
+    void grow() {
+      std::vector<uint32_t> old = std::move(table_);
+      table_.assign(std::max<size_t>(64, 2 * old.size()), 0);
+      const size_t mask = table_.size() - 1;
+      for (uint32_t v : old)
+        if (v) {
+          size_t at = hashes_[v - 1] & mask;
+          while (table_[at]) at = (at + 1) & mask;
+          table_[at] = v;
+        }
+    }
+    std::vector<uint32_t> table_;  // index + 1; 0: empty. A power of two long
+    std::vector<size_t> hashes_;   // of each string, by index
   };
 
   uint32_t intern(std::string_view s) {
@@ -190,12 +231,7 @@ class StringPool {
       strings_.emplace_back(s);
       return static_cast<uint32_t>(strings_.size() - 1);
     }
-    auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    uint32_t i = static_cast<uint32_t>(strings_.size());
-    strings_.emplace_back(s);
-    index_.emplace(strings_.back(), i);
-    return i;
+    return index_.intern(s, strings_);
   }
 
   // Out of line and built piece by piece (GCC 12 warns, wrongly, -Wrestrict,
@@ -219,7 +255,7 @@ class StringPool {
   LayoutTrace* trace_ = nullptr;
   uint64_t start_ = 0;
   std::vector<std::string> strings_;
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;
+  Index index_;
   std::vector<Ref> refs_;
   std::vector<uint64_t> offsets_;
 };
