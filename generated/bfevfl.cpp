@@ -1513,9 +1513,10 @@ void place_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x, [[may
 
 void place_Container(WCtx& c, [[maybe_unused]] const Container& x, [[maybe_unused]] uint64_t s) {
   {  // dic
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
+    names.reserve(x.items.size());
     for (const auto& e : x.items) names.push_back(e.key);
-    const auto entries = binschema::build_dic(names);
+    const auto entries = binschema::dic_words(names);
     c.w.to_end();
     c.w.align(8);
     const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());
@@ -1527,7 +1528,7 @@ void place_Container(WCtx& c, [[maybe_unused]] const Container& x, [[maybe_unuse
       c.w.put<uint32_t>(e, entries[i].bit);
       c.w.put<uint16_t>(e + 4, entries[i].left);
       c.w.put<uint16_t>(e + 6, entries[i].right);
-      c.pool_strings.ref(entries[i].name, e + 8, 8, false, true);
+      c.pool_strings.ref(i ? names[i - 1] : std::string_view(), e + 8, 8, false, true);
     }
   }
   for (size_t i = 0; i < x.items.size(); ++i) {
@@ -1733,9 +1734,10 @@ void place_Flowchart(WCtx& c, [[maybe_unused]] const Flowchart& x, [[maybe_unuse
     }
   }
   {  // entry_point_dic
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
+    names.reserve(x.entry_points.size());
     for (const auto& e : x.entry_points) names.push_back(e.name);
-    const auto entries = binschema::build_dic(names);
+    const auto entries = binschema::dic_words(names);
     c.w.to_end();
     c.w.align(8);
     const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());
@@ -1747,7 +1749,7 @@ void place_Flowchart(WCtx& c, [[maybe_unused]] const Flowchart& x, [[maybe_unuse
       c.w.put<uint32_t>(e, entries[i].bit);
       c.w.put<uint16_t>(e + 4, entries[i].left);
       c.w.put<uint16_t>(e + 6, entries[i].right);
-      c.pool_strings.ref(entries[i].name, e + 8, 8, false, true);
+      c.pool_strings.ref(i ? names[i - 1] : std::string_view(), e + 8, 8, false, true);
     }
   }
   c.w.align(8);
@@ -1955,9 +1957,10 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     }
   }
   {  // flowchart_dic
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
+    names.reserve(x.flowcharts.size());
     for (const auto& e : x.flowcharts) names.push_back(e.name);
-    const auto entries = binschema::build_dic(names);
+    const auto entries = binschema::dic_words(names);
     c.w.to_end();
     c.w.align(8);
     const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());
@@ -1969,7 +1972,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
       c.w.put<uint32_t>(e, entries[i].bit);
       c.w.put<uint16_t>(e + 4, entries[i].left);
       c.w.put<uint16_t>(e + 6, entries[i].right);
-      c.pool_strings.ref(entries[i].name, e + 8, 8, false, true);
+      c.pool_strings.ref(i ? names[i - 1] : std::string_view(), e + 8, 8, false, true);
     }
   }
   {  // timelines
@@ -1989,9 +1992,10 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
     }
   }
   {  // timeline_dic
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
+    names.reserve(x.timelines.size());
     for (const auto& e : x.timelines) names.push_back(e.name);
-    const auto entries = binschema::build_dic(names);
+    const auto entries = binschema::dic_words(names);
     c.w.to_end();
     c.w.align(8);
     const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());
@@ -2003,7 +2007,7 @@ void place_File(WCtx& c, [[maybe_unused]] const File& x, [[maybe_unused]] uint64
       c.w.put<uint32_t>(e, entries[i].bit);
       c.w.put<uint16_t>(e + 4, entries[i].left);
       c.w.put<uint16_t>(e + 6, entries[i].right);
-      c.pool_strings.ref(entries[i].name, e + 8, 8, false, true);
+      c.pool_strings.ref(i ? names[i - 1] : std::string_view(), e + 8, 8, false, true);
     }
   }
   for (size_t i = 0; i < x.flowcharts.size(); ++i) {

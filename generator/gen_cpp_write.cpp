@@ -983,9 +983,10 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     // A dictionary of the names of an array's elements, built as Nintendo's tools build it.
     w += "{  // " + f.name;
     w.indent();
-    w += "std::vector<std::string> names;";
+    w += "std::vector<std::string_view> names;";
+    w += "names.reserve(x." + cpp_field(f.keys_array) + ".size());";
     w += "for (const auto& e : x." + cpp_field(f.keys_array) + ") names.push_back(e." + cpp_field(f.keys_field) + ");";
-    w += "const auto entries = binschema::build_dic(names);";
+    w += "const auto entries = binschema::dic_words(names);";
     w += "c.w.to_end();";
     w += "c.w.align(8);";
     w += "const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());";
@@ -997,7 +998,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "  c.w.put<uint32_t>(e, entries[i].bit);";
     w += "  c.w.put<uint16_t>(e + 4, entries[i].left);";
     w += "  c.w.put<uint16_t>(e + 6, entries[i].right);";
-    w += "  " + string_ref(f.pool, "entries[i].name", "e + 8", 8);
+    w += "  " + string_ref(f.pool, "i ? names[i - 1] : std::string_view()", "e + 8", 8);
     w += "}";
     w.dedent();
     w += "}";

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "binschema/dic.h"
 #include "binschema/error.h"
 #include "binschema/hash.h"
 #include "binschema/reader.h"
@@ -269,6 +270,49 @@ BOOST_AUTO_TEST_CASE(unplaced_region_measures_0) {
   BOOST_TEST(r.at<uint32_t>(0) == 0u);
   BOOST_TEST(r.at<uint32_t>(4) == 0u);
   BOOST_TEST(r.at<uint32_t>(8) == 4u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(dictionaries)
+
+std::string dic_error(const std::vector<std::string>& names) {
+  try {
+    build_dic(names);
+  } catch (const EncodeError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A DIC's names must be distinct and non-empty; the first name that repeats
+// an earlier one is named, in short lists (compared pairwise) and long ones
+// (sorted).
+BOOST_AUTO_TEST_CASE(repeated_and_empty_names_are_refused) {
+  for (size_t n : {5u, 16u, 17u, 300u}) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < n; ++i) names.push_back("Name_" + std::to_string(i));
+    BOOST_TEST(build_dic(names).size() == n + 1);
+    auto twice = names;
+    twice[n - 1] = names[1];  // the last repeats the second...
+    twice[n / 2] = names[n / 2 - 1];  // ...and the middle one its neighbour: that one is first
+    const std::string first = names[n / 2 - 1];
+    BOOST_TEST(dic_error(twice).find("name '" + first + "' appears twice") != std::string::npos, n << " names");
+    auto empty = names;
+    empty[n - 2] = "";
+    BOOST_TEST(dic_error(empty).find("empty name") != std::string::npos, n << " names");
+  }
+  BOOST_TEST(dic_error({"a", "b", "a", "b", "a"}).find("'a' appears twice") != std::string::npos);
+}
+
+// Names are compared as big-endian numbers: a leading NUL changes nothing,
+// and the tree's bits count from the last byte.
+BOOST_AUTO_TEST_CASE(bits_count_from_the_last_byte) {
+  const auto t = build_dic({"A", "C"});  // 0x41, 0x43: they first differ in bit 1
+  BOOST_REQUIRE(t.size() == 3u);
+  BOOST_TEST(t[0].bit == 0xFFFFFFFFu);
+  BOOST_TEST(t[1].bit == 0u);  // "A": its first set bit
+  BOOST_TEST(t[2].bit == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

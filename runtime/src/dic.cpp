@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <span>
 #include <string_view>
-#include <unordered_set>
 
 #include "binschema/error.h"
 
@@ -42,7 +42,10 @@ struct Node {
 
 class Tree {
  public:
-  Tree() { nodes_.push_back({"", -1, {0, 0}, 0}); }
+  explicit Tree(size_t names) {
+    nodes_.reserve(names + 1);
+    nodes_.push_back({"", -1, {0, 0}, 0});
+  }
 
   void insert(std::string_view name) {
     size_t cur = search(name);
@@ -77,11 +80,13 @@ class Tree {
     }
   }
 
-  std::vector<DicEntry> entries() const {
-    std::vector<DicEntry> out;
+  // Root first, then the names in the order they were inserted.
+  std::vector<DicWord> words() const {
+    std::vector<DicWord> out;
+    out.reserve(nodes_.size());
     for (const Node& n : nodes_)
       out.push_back({n.bit < 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(n.bit), static_cast<uint16_t>(n.child[0]),
-                     static_cast<uint16_t>(n.child[1]), std::string(n.name)});
+                     static_cast<uint16_t>(n.child[1])});
     return out;
   }
 
@@ -102,22 +107,55 @@ class Tree {
   std::vector<Node> nodes_;
 };
 
+// The first name (by position) equal to one before it; names.size() when
+// none is. Short lists compare pairwise; long ones sort their positions.
+size_t first_repeat(std::span<const std::string_view> names) {
+  const size_t n = names.size();
+  if (n <= 16) {
+    for (size_t i = 1; i < n; ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (names[i] == names[j]) return i;
+    return n;
+  }
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const int c = names[a].compare(names[b]);
+    return c != 0 ? c < 0 : a < b;
+  });
+  size_t first = n;
+  for (size_t k = 1; k < n; ++k)  // the second of each run of equal names
+    if (names[order[k]] == names[order[k - 1]] && (k < 2 || names[order[k - 1]] != names[order[k - 2]]))
+      first = std::min<size_t>(first, order[k]);
+  return first;
+}
+
+// The tree of names already checked (distinct, non-empty, fewer than 0xFFFF).
+std::vector<DicWord> tree_of(std::span<const std::string_view> names) {
+  Tree t(names.size());
+  for (const auto& n : names) t.insert(n);
+  return t.words();
+}
+
+std::vector<std::string_view> views(const std::vector<std::string>& names) {
+  return std::vector<std::string_view>(names.begin(), names.end());
+}
+
 }  // namespace
 
 void check_dic_words(uint64_t at, const std::vector<std::string>& names, const std::vector<DicWord>& words) {
   auto entry = [&](size_t i) { return at + 8 + 0x10 * i; };
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(names.size());
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i].empty())
-      throw DecodeError(entry(i + 1), "dictionary entry " + std::to_string(i + 1) + " at " + hex(entry(i + 1)) +
-                                          " has an empty name (a DIC cannot hold one)");
-    if (!seen.insert(names[i]).second)
-      throw DecodeError(entry(i + 1), "dictionary entry " + std::to_string(i + 1) + " at " + hex(entry(i + 1)) +
-                                          ": name '" + names[i] + "' appears twice");
-  }
+  const std::vector<std::string_view> v = views(names);
+  const size_t empty = std::find(v.begin(), v.end(), std::string_view()) - v.begin();
+  const size_t repeat = first_repeat(v);
+  if (empty < names.size() && empty <= repeat)
+    throw DecodeError(entry(empty + 1), "dictionary entry " + std::to_string(empty + 1) + " at " +
+                                            hex(entry(empty + 1)) + " has an empty name (a DIC cannot hold one)");
+  if (repeat < names.size())
+    throw DecodeError(entry(repeat + 1), "dictionary entry " + std::to_string(repeat + 1) + " at " +
+                                             hex(entry(repeat + 1)) + ": name '" + names[repeat] + "' appears twice");
   if (names.size() >= 0xFFFF) throw DecodeError(at, "dictionary at " + hex(at) + " has too many names");
-  const std::vector<DicEntry> tree = build_dic(names);
+  const std::vector<DicWord> tree = tree_of(v);
   for (size_t i = 0; i < tree.size() && i < words.size(); ++i) {
     const DicWord& w = words[i];
     if (w.bit != tree[i].bit || w.left != tree[i].left || w.right != tree[i].right)
@@ -129,17 +167,22 @@ void check_dic_words(uint64_t at, const std::vector<std::string>& names, const s
   }
 }
 
-std::vector<DicEntry> build_dic(const std::vector<std::string>& names) {
+std::vector<DicWord> dic_words(std::span<const std::string_view> names) {
   if (names.size() >= 0xFFFF) throw EncodeError("dictionary: too many names");
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(names.size());
-  Tree t;
-  for (const auto& n : names) {
-    if (n.empty()) throw EncodeError("dictionary: empty name");
-    if (!seen.insert(n).second) throw EncodeError("dictionary: name '" + n + "' appears twice");
-    t.insert(n);
-  }
-  return t.entries();
+  if (std::find(names.begin(), names.end(), std::string_view()) != names.end())
+    throw EncodeError("dictionary: empty name");
+  if (const size_t i = first_repeat(names); i < names.size())
+    throw EncodeError("dictionary: name '" + std::string(names[i]) + "' appears twice");
+  return tree_of(names);
+}
+
+std::vector<DicEntry> build_dic(const std::vector<std::string>& names) {
+  const std::vector<DicWord> words = dic_words(views(names));
+  std::vector<DicEntry> out;
+  out.reserve(words.size());
+  for (size_t i = 0; i < words.size(); ++i)
+    out.push_back({words[i].bit, words[i].left, words[i].right, i ? names[i - 1] : std::string()});
+  return out;
 }
 
 }  // namespace binschema
