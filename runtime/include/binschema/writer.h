@@ -73,7 +73,7 @@ class WriterBase {
   uint64_t pos() const { return len_; }
 
   // Appends zero bytes up to the next multiple of `a`.
-  void align(uint64_t a) {
+  [[gnu::always_inline]] void align(uint64_t a) {
     if (a > 1) {
       uint64_t r = len_ % a;
       if (r) bump(a - r);
@@ -109,28 +109,17 @@ class WriterBase {
   // Before the block that the pointer at `slot` points to (`size` bytes when
   // known in advance, else 0; aligned to `a`): moves to where the layout
   // placed it, when it has room there, or else to the end of what is written.
-  void place_block(uint64_t slot, uint64_t size, uint64_t a) {
-    if (!lay_) return;
-    to_end();
-    std::optional<uint64_t> v = lay_->find(slot);
-    if (!v) return;
-    const uint64_t fresh = a > 1 ? (len_ + a - 1) / a * a : len_;
-    if (trace_) trace_->placed.emplace_back(slot, *v == fresh);
-    if (*v == fresh || *v >= limit_ || size >= limit_ - *v) return;
-    if (size) {
-      // Room up to the next block the layout places (an edit may have made this one bigger).
-      auto it = std::upper_bound(targets_.begin(), targets_.end(), *v);
-      if (it != targets_.end() && size > *it - *v) return;
-    }
-    if (*v > buf_.size()) grow(*v - len_);
-    hi_ = std::max(hi_, len_);
-    len_ = *v;
+  // Inline when there is no layout (every block of a fresh file).
+  [[gnu::always_inline]] void place_block(uint64_t slot, uint64_t size, uint64_t a) {
+    if (lay_) [[unlikely]] place_laid_block(slot, size, a);
   }
 
   // A value with accepted alternatives (or an empty array's pointer): the
   // layout's when it has one for `slot`, else `fresh`.
-  uint64_t kept(uint64_t slot, uint64_t fresh) {
-    if (!lay_) return fresh;
+  [[gnu::always_inline]] uint64_t kept(uint64_t slot, uint64_t fresh) {
+    return lay_ ? laid_value(slot, fresh) : fresh;
+  }
+  [[gnu::noinline]] uint64_t laid_value(uint64_t slot, uint64_t fresh) {
     std::optional<uint64_t> v = lay_->find(slot);
     if (!v) return fresh;
     if (trace_) trace_->values.push_back(slot);
@@ -204,6 +193,27 @@ class WriterBase {
   }
 
  protected:
+  // The error of put_uint(), out of line (writer.cpp).
+  [[noreturn, gnu::cold]] static void too_wide(const char* what, uint64_t v, unsigned width);
+
+  // place_block() with a layout.
+  [[gnu::noinline]] void place_laid_block(uint64_t slot, uint64_t size, uint64_t a) {
+    to_end();
+    std::optional<uint64_t> v = lay_->find(slot);
+    if (!v) return;
+    const uint64_t fresh = a > 1 ? (len_ + a - 1) / a * a : len_;
+    if (trace_) trace_->placed.emplace_back(slot, *v == fresh);
+    if (*v == fresh || *v >= limit_ || size >= limit_ - *v) return;
+    if (size) {
+      // Room up to the next block the layout places (an edit may have made this one bigger).
+      auto it = std::upper_bound(targets_.begin(), targets_.end(), *v);
+      if (it != targets_.end() && size > *it - *v) return;
+    }
+    if (*v > buf_.size()) grow(*v - len_);
+    hi_ = std::max(hi_, len_);
+    len_ = *v;
+  }
+
   // The bytes written: returned, or left in the adopted buffer (and an
   // empty vector returned).
   std::vector<uint8_t> hand_over() {
@@ -300,10 +310,9 @@ class Writer : public WriterBase {
 
   // Writes an unsigned value of `width` bytes (1, 2, 4 or 8), refusing one
   // that does not fit.
-  void put_uint(uint64_t off, unsigned width, uint64_t v, const char* what) {
-    if (width < 8 && (v >> (8 * width)) != 0)
-      throw EncodeError(std::string(what) + ": value " + hex(v) + " does not fit in " +
-                        std::to_string(width) + " bytes");
+  // Inline: the width is a constant where generated code calls it.
+  [[gnu::always_inline]] void put_uint(uint64_t off, unsigned width, uint64_t v, const char* what) {
+    if (width < 8 && (v >> (8 * width)) != 0) [[unlikely]] too_wide(what, v, width);
     switch (width) {
       case 1: put<uint8_t>(off, static_cast<uint8_t>(v)); break;
       case 2: put<uint16_t>(off, static_cast<uint16_t>(v)); break;
@@ -323,7 +332,7 @@ class Writer : public WriterBase {
   }
 
   // Patches a pointer slot with target - base and records it.
-  void pointer(uint64_t slot, uint8_t width, uint64_t target, uint64_t base, const char* what) {
+  [[gnu::always_inline]] void pointer(uint64_t slot, uint8_t width, uint64_t target, uint64_t base, const char* what) {
     put_uint(slot, width, target - base, what);
     record_pointer(slot, width, false);
   }
