@@ -342,6 +342,24 @@ BOOST_AUTO_TEST_CASE(cstring_pool_sorted_and_shared) {
   BOOST_TEST(r.cstring(30) == "walk");
 }
 
+// A NUL inside a string of a NUL-terminated pool is refused, every time the
+// string is referenced (the check is made when a string first comes); a
+// Pascal pool stores its length and takes it.
+BOOST_AUTO_TEST_CASE(a_nul_inside_a_cstring_is_refused) {
+  using namespace std::string_view_literals;
+  LE w;
+  StringPool pool(StringPool::Kind::CString, StringPool::Order::FirstUse, 1, 0);
+  const uint64_t a = w.reserve(8);
+  pool.ref("walk", a, 8, false, true);
+  BOOST_CHECK_THROW(pool.ref("wa\0lk"sv, a, 8, false, true), EncodeError);
+  BOOST_CHECK_THROW(pool.ref("wa\0lk"sv, a, 8, false, true), EncodeError);
+  BOOST_CHECK_THROW(pool.keep("\0"sv), EncodeError);
+  StringPool unshared(StringPool::Kind::CString, StringPool::Order::FirstUse, 1, 0, StringPool::Header::None, 1, false);
+  BOOST_CHECK_THROW(unshared.ref("x\0"sv, a, 8, false, true), EncodeError);
+  StringPool pascal(StringPool::Kind::Pascal16, StringPool::Order::FirstUse, 2, 1);
+  BOOST_CHECK_NO_THROW(pascal.ref("wa\0lk"sv, a, 4, true, false));
+}
+
 BOOST_AUTO_TEST_CASE(pascal_pool_aligned_and_relative) {
   LE w;
   StringPool pool(StringPool::Kind::Pascal16, StringPool::Order::FirstUse, 2, 1);

@@ -225,13 +225,19 @@ class StringPool {
   };
 
   uint32_t intern(std::string_view s) {
-    // A NUL inside a NUL-terminated string would read back cut short.
-    if (kind_ == Kind::CString && s.find('\0') != std::string_view::npos) throw_nul(s);
     if (!shared_) {
+      check(s);
       strings_.emplace_back(s);
       return static_cast<uint32_t>(strings_.size() - 1);
     }
+    if (const uint32_t i = index_.find(s, strings_); i != Index::npos) return i;  // checked when it came
+    check(s);
     return index_.intern(s, strings_);
+  }
+
+  // A NUL inside a NUL-terminated string would read back cut short.
+  void check(std::string_view s) const {
+    if (kind_ == Kind::CString && s.find('\0') != std::string_view::npos) throw_nul(s);
   }
 
   // Out of line and built piece by piece (GCC 12 warns, wrongly, -Wrestrict,
