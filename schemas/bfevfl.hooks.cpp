@@ -18,33 +18,39 @@ namespace binschema::bfevfl::hooks {
 void sub_flow_events(Flowchart& fc) {
   constexpr uint16_t kNone = 0xFFFF;
   const size_t n = fc.events.size();
+  std::vector<size_t> seen_by(n, 0);  // seen in this walk: seen_by[e] == walk
+  std::vector<uint16_t> stack;
+  size_t walk = 0;
   for (EntryPoint& ep : fc.entry_points) {
-    std::vector<bool> seen(n, false);
-    std::vector<uint16_t> out, stack{ep.main_event};
+    ++walk;
+    std::vector<uint16_t> out;
+    stack.assign(1, ep.main_event);
     while (!stack.empty()) {
       const uint16_t e = stack.back();
       stack.pop_back();
-      if (e == kNone || e >= n || seen[e]) continue;
-      seen[e] = true;
-      std::vector<uint16_t> next;
+      if (e == kNone || e >= n || seen_by[e] == walk) continue;
+      seen_by[e] = walk;
       const Event::Data& data = fc.events[e].data;
       using Case = Event::Data::Case;
-      switch (data.kind()) {
-        case Case::action: next = {data.get<Case::action>().next}; break;
-        case Case::switch_:
-          for (const auto& c : data.get<Case::switch_>().cases) next.push_back(c.event);
+      switch (data.kind()) {  // the next events, pushed last first
+        case Case::action: stack.push_back(data.get<Case::action>().next); break;
+        case Case::switch_: {
+          const auto& cases = data.get<Case::switch_>().cases;
+          for (auto c = cases.rbegin(); c != cases.rend(); ++c) stack.push_back(c->event);
           break;
-        case Case::fork:
-          next = data.get<Case::fork>().forks;
-          next.push_back(data.get<Case::fork>().join);
+        }
+        case Case::fork: {
+          const auto& fork = data.get<Case::fork>();
+          stack.push_back(fork.join);
+          stack.insert(stack.end(), fork.forks.rbegin(), fork.forks.rend());
           break;
-        case Case::join: next = {data.get<Case::join>().next}; break;
+        }
+        case Case::join: stack.push_back(data.get<Case::join>().next); break;
         case Case::sub_flow:
           out.push_back(e);
-          next = {data.get<Case::sub_flow>().next};
+          stack.push_back(data.get<Case::sub_flow>().next);
           break;
       }
-      stack.insert(stack.end(), next.rbegin(), next.rend());
     }
     ep.sub_flow_events = std::move(out);
   }
