@@ -96,6 +96,40 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(writer)
 
+// The buffer grows in steps (its zero-filled size by at most 1 MiB past what
+// is needed): every byte reserved is zero until written, and what was written
+// survives each move to a larger buffer, fresh or adopted.
+BOOST_AUTO_TEST_CASE(growing_keeps_bytes_and_zeroes_reserves) {
+  std::vector<uint8_t> reused(100, 0xAB);  // an adopted buffer's old bytes must not show
+  for (bool adopt : {false, true}) {
+    LE w;
+    if (adopt) w.adopt(reused);
+    std::vector<std::pair<uint64_t, uint64_t>> marks;  // (offset, value)
+    uint64_t seed = 3, total = 0;
+    while (total < (5u << 20)) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      const uint64_t n = 8 + (seed >> 33) % (300u << 10);
+      const uint64_t at = w.reserve(n);
+      BOOST_REQUIRE(at == total);
+      w.put<uint64_t>(at, seed);
+      marks.emplace_back(at, seed);
+      total += n;
+    }
+    auto bytes = w.finish();
+    if (adopt) bytes.swap(reused);
+    BOOST_REQUIRE(bytes.size() == total);
+    Reader<std::endian::little> r(bytes);
+    size_t nonzero = 0;
+    for (uint8_t b : bytes) nonzero += b != 0;
+    size_t marked = 0;
+    for (const auto& [at, v] : marks) {
+      BOOST_TEST(r.at<uint64_t>(at) == v);
+      for (int i = 0; i < 8; ++i) marked += ((v >> (8 * i)) & 0xFF) != 0;
+    }
+    BOOST_TEST(nonzero == marked, (adopt ? "adopted" : "fresh") << ": bytes not written must be zero");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(alignment_pads_with_zeros) {
   LE w;
   w.reserve(3);

@@ -119,12 +119,6 @@ class WriterBase {
   [[gnu::always_inline]] uint64_t kept(uint64_t slot, uint64_t fresh) {
     return lay_ ? laid_value(slot, fresh) : fresh;
   }
-  [[gnu::noinline]] uint64_t laid_value(uint64_t slot, uint64_t fresh) {
-    std::optional<uint64_t> v = lay_->find(slot);
-    if (!v) return fresh;
-    if (trace_) trace_->values.push_back(slot);
-    return *v;
-  }
 
   // Back to the end of everything written so far (after a block the layout
   // placed earlier in the file).
@@ -214,6 +208,14 @@ class WriterBase {
     len_ = *v;
   }
 
+  // kept() with a layout.
+  [[gnu::noinline]] uint64_t laid_value(uint64_t slot, uint64_t fresh) {
+    std::optional<uint64_t> v = lay_->find(slot);
+    if (!v) return fresh;
+    if (trace_) trace_->values.push_back(slot);
+    return *v;
+  }
+
   // The bytes written: returned, or left in the adopted buffer (and an
   // empty vector returned).
   std::vector<uint8_t> hand_over() {
@@ -228,9 +230,14 @@ class WriterBase {
 
   // Out of line, so that reserve() and bump() stay small enough to inline.
   [[gnu::cold, gnu::noinline]] void note_span(uint64_t p, uint64_t n) { spans_.emplace_back(p, p + n); }
+  // Makes room for n more bytes: the capacity doubles, but the zero-filled
+  // size grows by at most 1 MiB past what is needed, so that a fresh buffer's
+  // pages are touched as they are written, not all at once, and a move to a
+  // larger buffer copies only what is written.
   [[gnu::noinline]] void grow(uint64_t n) {
-    uint64_t want = std::max<uint64_t>(len_ + n, std::max<uint64_t>(buf_.size() * 2, 4096));
-    buf_.resize(want);  // zero-filled
+    const uint64_t need = len_ + n;
+    if (need > buf_.capacity()) buf_.reserve(std::max<uint64_t>(need, std::max<uint64_t>(buf_.capacity() * 2, 4096)));
+    buf_.resize(std::min<uint64_t>(buf_.capacity(), std::max<uint64_t>(need, len_ + (uint64_t{1} << 20))));
   }
 
   // A region the model leaves out (an absent if: field, a null pointer, an
