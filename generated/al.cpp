@@ -328,7 +328,7 @@ void put_AnimationEvent([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [
 uint64_t put_Animation(WCtx& c, [[maybe_unused]] const Animation& x) {
   const uint64_t s = c.w.reserve(0x90);
   c.scope_Animation = s;
-  c.pool_event_strings = make_pool_event_strings();
+  c.pool_event_strings.restart();  // one per Animation
   c.w.put<uint32_t>(s + 0x0, static_cast<uint32_t>(4076));
   c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.version));
   c.w.chars(s + 0x8, x.name, 64, false, "Animation.name");

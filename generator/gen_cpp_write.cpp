@@ -558,7 +558,7 @@ void CppGen::put_fn(const Struct& st) {
   for (const auto& p : s_.pools) {
     if (p.scope != st.name) continue;
     if (p.kind == Pool::Kind::Block) w += "c.pool_" + p.name + " = binschema::BlockPool();  // one per " + st.name;
-    else w += "c.scope_" + st.name + " = s;\nc.pool_" + p.name + " = make_pool_" + p.name + "();";
+    else w += "c.scope_" + st.name + " = s;\nc.pool_" + p.name + ".restart();  // one per " + st.name;
   }
   // Derived values that other derived values may use.
   for (const auto& f : st.fields)

@@ -394,6 +394,30 @@ BOOST_AUTO_TEST_CASE(a_nul_inside_a_cstring_is_refused) {
   BOOST_CHECK_NO_THROW(pascal.ref("wa\0lk"sv, a, 4, true, false));
 }
 
+// A scoped pool starts again empty for each instance of its scope.
+BOOST_AUTO_TEST_CASE(restarted_pool_holds_only_the_new_strings) {
+  LE w;
+  StringPool pool(StringPool::Kind::CString, StringPool::Order::FirstUse, 1, 0);
+  const uint64_t a = w.reserve(8);
+  pool.ref("first", a, 8, false, true);
+  pool.place(w);
+  pool.patch(w);
+  pool.restart();
+  BOOST_TEST(!pool.placed());
+  BOOST_TEST(pool.size() == 0u);
+  const uint64_t b = w.reserve(8);
+  pool.ref("second", b, 8, false, true);
+  pool.ref("first", b, 8, false, true);  // a string of the last scope comes again
+  pool.place(w);
+  pool.patch(w);
+  BOOST_TEST(pool.size() == 2u);
+  const auto bytes = w.finish();
+  Reader<std::endian::little> r(bytes);
+  BOOST_TEST(r.cstring(r.at<uint64_t>(a)) == "first");
+  BOOST_TEST(r.at<uint64_t>(b) == 8u + 6u + 8u + 7u);  // "first" again, after "second", in the new pool
+  BOOST_TEST(bytes.size() == 8u + 6u + 8u + 7u + 6u);
+}
+
 BOOST_AUTO_TEST_CASE(pascal_pool_aligned_and_relative) {
   LE w;
   StringPool pool(StringPool::Kind::Pascal16, StringPool::Order::FirstUse, 2, 1);

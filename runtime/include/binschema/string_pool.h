@@ -42,6 +42,19 @@ class StringPool {
     return key;
   }
 
+  // Empties the pool for the next instance of its scope (AL's pool of event
+  // strings is one per animation), keeping the memory of its tables.
+  void restart() {
+    placed_ = false;
+    follow_ = nullptr;
+    trace_ = nullptr;
+    start_ = 0;
+    strings_.clear();
+    index_.clear();
+    refs_.clear();
+    offsets_.clear();
+  }
+
   // A string the pool holds even when nothing refers to it ("" first, say).
   void keep(std::string_view s) { intern(s); }
 
@@ -185,6 +198,10 @@ class StringPool {
     static constexpr uint32_t npos = 0xFFFFFFFFu;
     uint32_t find(std::string_view s, const std::vector<std::string>& strings) const {
       return table_.empty() ? npos : slot_value(slot(s, hash(s), strings));
+    }
+    void clear() {
+      std::fill(table_.begin(), table_.end(), 0);
+      hashes_.clear();
     }
     // The index of `s`, added to `strings` when it is new.
     uint32_t intern(std::string_view s, std::vector<std::string>& strings) {
