@@ -124,9 +124,8 @@ size_t first_repeat(std::span<const std::string_view> names) {
     return c != 0 ? c < 0 : a < b;
   });
   size_t first = n;
-  for (size_t k = 1; k < n; ++k)  // the second of each run of equal names
-    if (names[order[k]] == names[order[k - 1]] && (k < 2 || names[order[k - 1]] != names[order[k - 2]]))
-      first = std::min<size_t>(first, order[k]);
+  for (size_t k = 1; k < n; ++k)  // equal to the one before: a repeat
+    if (names[order[k]] == names[order[k - 1]]) first = std::min<size_t>(first, order[k]);
   return first;
 }
 
