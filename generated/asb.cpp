@@ -3677,7 +3677,7 @@ void put_Hold([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
 
 uint64_t put_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x) {
   const uint64_t s = c.w.reserve(0x8);
-  c.pool_event_values = binschema::BlockPool();  // one per EventGroup
+  c.pool_event_values.restart();  // one per EventGroup
   c.w.put_uint(s + 0x0, 4, x.triggers.size(), "EventGroup.trigger_count");
   c.w.put_uint(s + 0x4, 4, x.holds.size(), "EventGroup.hold_count");
   for (const auto& e : x.triggers) {

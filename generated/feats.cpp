@@ -492,7 +492,7 @@ void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
 
 uint64_t put_Box(WCtx& c, [[maybe_unused]] const Box& x) {
   const uint64_t s = c.w.reserve(0x8);
-  c.pool_vals = binschema::BlockPool();  // one per Box
+  c.pool_vals.restart();  // one per Box
   c.w.put_uint(s + 0x0, 4, x.refs.size(), "Box.count");
   {
     uint64_t v = 0;

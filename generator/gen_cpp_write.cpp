@@ -557,8 +557,8 @@ void CppGen::put_fn(const Struct& st) {
   if (!st.fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(st.prefix) + ");";
   for (const auto& p : s_.pools) {
     if (p.scope != st.name) continue;
-    if (p.kind == Pool::Kind::Block) w += "c.pool_" + p.name + " = binschema::BlockPool();  // one per " + st.name;
-    else w += "c.scope_" + st.name + " = s;\nc.pool_" + p.name + ".restart();  // one per " + st.name;
+    if (p.kind != Pool::Kind::Block) w += "c.scope_" + st.name + " = s;";
+    w += "c.pool_" + p.name + ".restart();  // one per " + st.name;
   }
   // Derived values that other derived values may use.
   for (const auto& f : st.fields)

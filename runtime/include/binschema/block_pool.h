@@ -35,6 +35,15 @@ class BlockPool {
 
   bool placed() const { return placed_; }
 
+  // Empties the pool for the next instance of its scope (ASB's parameter
+  // values are one pool per event group), keeping its memory.
+  void restart() {
+    puts_.clear();
+    refs_.clear();
+    starts_.clear();
+    placed_ = false;
+  }
+
   template <std::endian E>
   void place(Writer<E>& w) {
     if (placed_) throw EncodeError("internal: block pool placed twice");

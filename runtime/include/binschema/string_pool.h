@@ -42,8 +42,8 @@ class StringPool {
     return key;
   }
 
-  // Empties the pool for the next instance of its scope (AL's pool of event
-  // strings is one per animation), keeping the memory of its tables.
+  // Empties the pool for the next instance of its scope (AL's event strings
+  // are one pool per animation), keeping the memory of its tables.
   void restart() {
     placed_ = false;
     follow_ = nullptr;
