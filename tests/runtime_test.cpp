@@ -8,6 +8,7 @@
 #include "binschema/dic.h"
 #include "binschema/error.h"
 #include "binschema/hash.h"
+#include "binschema/ptr_map.h"
 #include "binschema/reader.h"
 #include "binschema/relocation.h"
 #include "binschema/string_pool.h"
@@ -444,6 +445,72 @@ BOOST_AUTO_TEST_CASE(string_after_placement_is_an_error) {
   pool.place(w);
   pool.ref("late", w.reserve(8), 8, false, true);
   BOOST_CHECK_THROW(pool.patch(w), EncodeError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(field_positions)
+
+// Keys as put_ makes them: addresses inside model objects, ids per field.
+struct Key {
+  const void* key;
+  uint32_t id;
+};
+
+BOOST_AUTO_TEST_CASE(gets_in_the_order_of_the_sets_and_out_of_it) {
+  std::vector<uint64_t> objects(3000);
+  std::vector<Key> keys;
+  for (auto& o : objects)
+    for (uint32_t id = 1; id <= 3; ++id) keys.push_back({&o, id});
+  auto value = [](size_t i) { return 0x1000 + 8 * i; };
+  auto filled = [&] {
+    PtrMap m;
+    for (size_t i = 0; i < keys.size(); ++i) m.set(keys[i].key, keys[i].id, value(i));
+    return m;
+  };
+
+  {  // As place_ does: in order, each got once per element, some not at all.
+    PtrMap m = filled();
+    for (size_t i = 0; i < keys.size(); ++i)
+      for (size_t n = 0; n < i % 3; ++n) BOOST_TEST_REQUIRE(m.get(keys[i].key, keys[i].id) == value(i), "key " << i);
+  }
+  {  // The first key last (a root's own field), then each pair swapped.
+    PtrMap m = filled();
+    BOOST_TEST(m.get(keys.back().key, keys.back().id) == value(keys.size() - 1));
+    BOOST_TEST(m.get(keys[0].key, keys[0].id) == value(0));
+    for (size_t i = 0; i + 1 < keys.size(); i += 2) {
+      BOOST_TEST_REQUIRE(m.get(keys[i + 1].key, keys[i + 1].id) == value(i + 1));
+      BOOST_TEST_REQUIRE(m.get(keys[i].key, keys[i].id) == value(i));
+    }
+  }
+  {  // Any order, with sets between the gets: reading the log from its start
+     // stops paying off, and the index answers (and takes the later sets).
+    PtrMap m;
+    uint64_t seed = 11;
+    auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+    size_t set = 0;
+    for (int gets = 0; gets < 30000;) {
+      if (set < keys.size() && (set == 0 || next() % 2 == 0)) {
+        m.set(keys[set].key, keys[set].id, value(set));
+        ++set;
+        continue;
+      }
+      const size_t i = next() % set;
+      BOOST_TEST_REQUIRE(m.get(keys[i].key, keys[i].id) == value(i), "get " << gets << ", key " << i);
+      ++gets;
+    }
+    BOOST_TEST(set == keys.size());
+  }
+  {  // A struct and its first member share an address; the id tells them apart.
+    PtrMap m;
+    m.set(&objects[0], 1, 10);
+    m.set(&objects[0], 2, 20);
+    BOOST_TEST(m.get(&objects[0], 2) == 20u);
+    BOOST_TEST(m.get(&objects[0], 1) == 10u);
+    BOOST_CHECK_THROW(m.get(&objects[0], 3), EncodeError);
+    BOOST_CHECK_THROW(m.get(&objects[1], 1), EncodeError);
+  }
+  BOOST_CHECK_THROW(PtrMap().get(&objects[0], 1), EncodeError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
