@@ -199,9 +199,13 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   c.w.put<uint32_t>(s + 0x1c, static_cast<uint32_t>(x.hash_multiplier));
   {
     std::vector<size_t> order(x.nodes.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(x.nodes[a]) < key(x.nodes[b]); });
+    std::vector<uint64_t> keys(x.nodes.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Node& e = x.nodes[i];
+      order[i] = i;
+      keys[i] = uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
     for (size_t i : order) put_Node(c, c.w.reserve(0x10), x.nodes[i]);
   }
   [[maybe_unused]] const uint64_t o_sfnt_magic = c.w.reserve(0x4);
@@ -428,9 +432,13 @@ uint64_t put_Sarc(WCtx& c, [[maybe_unused]] const Sarc& x) {
   c.w.put<uint32_t>(s + 0x1c, static_cast<uint32_t>(x.hash_multiplier));
   {
     std::vector<size_t> order(x.nodes.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(x.nodes[a]) < key(x.nodes[b]); });
+    std::vector<uint64_t> keys(x.nodes.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Node& e = x.nodes[i];
+      order[i] = i;
+      keys[i] = uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
     for (size_t i : order) put_Node(c, c.w.reserve(0x10), x.nodes[i]);
   }
   [[maybe_unused]] const uint64_t o_sfnt_magic = c.w.reserve(0x4);

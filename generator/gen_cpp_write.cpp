@@ -507,10 +507,15 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
     // keep the model's order); a derived key is computed from the element.
     w += "{";
     w.indent();
+    // Each key computed once (a derived key may hash a name).
     w += "std::vector<size_t> order(" + x + ".size());";
-    w += "for (size_t i = 0; i < order.size(); ++i) order[i] = i;";
-    w += "auto key = [&](const " + et->name + "& e) -> uint64_t { return " + sort_key(*et, f.sort, "e") + "; };";
-    w += "std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(" + x + "[a]) < key(" + x + "[b]); });";
+    w += "std::vector<uint64_t> keys(" + x + ".size());";
+    w += "for (size_t i = 0; i < order.size(); ++i) {";
+    w += "  const " + et->name + "& e = " + x + "[i];";
+    w += "  order[i] = i;";
+    w += "  keys[i] = " + sort_key(*et, f.sort, "e") + ";";
+    w += "}";
+    w += "std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });";
     w += "for (size_t i : order) put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + "[i]);";
     w.dedent();
     w += "}";
