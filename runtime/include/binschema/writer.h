@@ -51,14 +51,14 @@ class WriterBase {
   // is written): finish() leaves the file in `buf`, with the capacity it had
   // or more, so that a caller encoding many files reuses one allocation
   // instead of faulting in fresh pages each time (encode_into). What it held
-  // is overwritten: it is zeroed once here, since the writer keeps everything
-  // past what it wrote zero. When encoding fails, `buf` gets its allocation
-  // back, empty.
+  // is overwritten: it is emptied here, and grow() zero-fills its capacity
+  // a piece at a time, just ahead of the writing, as for a fresh buffer (so
+  // the zeros are still in the cache when the file's bytes replace them).
+  // When encoding fails, `buf` gets its allocation back, empty.
   void adopt(std::vector<uint8_t>& buf) {
     into_ = &buf;
     buf_.swap(buf);
-    std::fill(buf_.begin(), buf_.end(), uint8_t(0));
-    buf_.resize(buf_.capacity());
+    buf_.clear();
     len_ = 0;
   }
   WriterBase(const WriterBase&) = delete;
