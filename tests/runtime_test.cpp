@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "binschema/chunked.h"
 #include "binschema/dic.h"
 #include "binschema/error.h"
 #include "binschema/hash.h"
@@ -450,6 +451,34 @@ BOOST_AUTO_TEST_CASE(string_after_placement_is_an_error) {
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(field_positions)
+
+BOOST_AUTO_TEST_CASE(a_chunked_list_keeps_order_and_addresses_across_chunks) {
+  struct Big {
+    uint64_t a, b, c;  // 24 bytes: 2,048 a chunk
+  };
+  static_assert(ChunkedList<Big>::kPerChunk == 2048);
+  ChunkedList<Big> list;
+  BOOST_TEST(list.empty());
+  for (uint64_t i = 0; i < 5000; ++i) list.push_back({i, i * 3, ~i});
+  const Big* first = &list[0];
+  const Big* last_of_first_chunk = &list[2047];
+  for (uint64_t i = 5000; i < 7000; ++i) list.push_back({i, i * 3, ~i});
+  BOOST_TEST(&list[0] == first);  // growing moves nothing
+  BOOST_TEST(&list[2047] == last_of_first_chunk);
+  BOOST_TEST(list.size() == 7000u);
+  uint64_t i = 0;
+  for (const Big& b : list) {
+    BOOST_TEST_REQUIRE((b.a == i && b.b == i * 3 && b.c == ~i), "element " << i);
+    ++i;
+  }
+  BOOST_TEST(i == 7000u);
+  list.clear();  // emptied, and used again
+  BOOST_TEST(list.empty());
+  BOOST_TEST((list.begin() == list.end()));
+  list.push_back({7, 8, 9});
+  BOOST_TEST(list.size() == 1u);
+  BOOST_TEST(list[0].b == 8u);
+}
 
 // Keys as put_ makes them: addresses inside model objects, ids per field.
 struct Key {

@@ -16,25 +16,22 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
+#include "binschema/chunked.h"
 #include "binschema/error.h"
 
 namespace binschema {
 
 class PtrMap {
  public:
-  void set(const void* key, uint32_t id, uint64_t value) {
-    if (size_ % kChunk == 0) chunks_.push_back(std::make_unique_for_overwrite<Entry[]>(kChunk));
-    entry(size_++) = {key, id, value};
-  }
+  void set(const void* key, uint32_t id, uint64_t value) { log_.push_back({key, id, value}); }
 
   uint64_t get(const void* key, uint32_t id) {
     // The last hit (place_ gets a field once per element of its array),
     // then the entries after it (fields of empty arrays are not got), then
     // a few before it (a struct's own position is noted after its members').
-    const size_t end = std::min(size_, last_ + kAhead);
+    const size_t end = std::min(log_.size(), last_ + kAhead);
     for (size_t i = last_; i < end; ++i)
       if (is(i, key, id)) return hit(i);
     const size_t begin = last_ > kBehind ? last_ - kBehind : 0;
@@ -45,10 +42,6 @@ class PtrMap {
 
  private:
   static constexpr size_t kAhead = 16, kBehind = 8;
-  // The log grows a chunk at a time: nothing is copied as it grows, and a
-  // chunk (96 KiB) is small enough for malloc to hand the same memory to
-  // the next encode.
-  static constexpr size_t kChunk = 4096;
 
   struct Entry {
     const void* key;
@@ -56,15 +49,14 @@ class PtrMap {
     uint64_t value;
   };
 
-  Entry& entry(size_t i) { return chunks_[i / kChunk][i % kChunk]; }
-  bool is(size_t i, const void* key, uint32_t id) {
-    const Entry& e = entry(i);
+  bool is(size_t i, const void* key, uint32_t id) const {
+    const Entry& e = log_[i];
     return e.key == key && e.id == id;
   }
 
   uint64_t hit(size_t i) {
     last_ = i;
-    return entry(i).value;
+    return log_[i].value;
   }
 
   static size_t hash(const void* key, uint32_t id) {
@@ -76,15 +68,15 @@ class PtrMap {
   // to at most twice the log; past that, through the index (brought up to
   // date first), so that no order of gets makes encoding quadratic.
   size_t find(const void* key, uint32_t id) {
-    if (scanned_ <= 2 * size_) {
-      for (size_t i = 0; i < size_; ++i)
+    if (scanned_ <= 2 * log_.size()) {
+      for (size_t i = 0; i < log_.size(); ++i)
         if (is(i, key, id)) {
           scanned_ += i + 1;
           return i;
         }
-      scanned_ += size_;
+      scanned_ += log_.size();
     }
-    index_up_to(size_);
+    index_up_to(log_.size());
     if (!table_.empty()) {
       const size_t mask = table_.size() - 1;
       for (size_t i = hash(key, id) & mask; table_[i]; i = (i + 1) & mask)
@@ -97,6 +89,7 @@ class PtrMap {
   // 0 for an empty slot, and is at most half full.
   void index_up_to(size_t n) {
     if (indexed_ == n) return;
+    if (n >= UINT32_MAX) throw EncodeError("more than 2^32 fields at variable offsets");
     if (n * 2 > table_.size()) {
       size_t size = 64;
       while (size < n * 2) size *= 2;
@@ -105,15 +98,14 @@ class PtrMap {
     }
     const size_t mask = table_.size() - 1;
     for (; indexed_ < n; ++indexed_) {
-      const Entry& e = entry(indexed_);
+      const Entry& e = log_[indexed_];
       size_t i = hash(e.key, e.id) & mask;
       while (table_[i]) i = (i + 1) & mask;
       table_[i] = static_cast<uint32_t>(indexed_ + 1);
     }
   }
 
-  std::vector<std::unique_ptr<Entry[]>> chunks_;
-  size_t size_ = 0;  // entries in the log
+  ChunkedList<Entry> log_;
   size_t last_ = 0;       // where the last get found its entry
   std::vector<uint32_t> table_;
   size_t indexed_ = 0;    // entries [0, indexed_) are in table_

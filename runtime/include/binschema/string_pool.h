@@ -279,7 +279,7 @@ class StringPool {
   uint64_t start_ = 0;
   std::vector<std::string> strings_;
   Index index_;
-  std::vector<Ref> refs_;
+  ChunkedList<Ref> refs_;
   std::vector<uint64_t> offsets_;
 };
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "binschema/chunked.h"
 #include "binschema/error.h"
 #include "binschema/layout.h"
 #include "binschema/reader.h"
@@ -176,7 +177,7 @@ class WriterBase {
 
   void late(LateFixup f) { late_.push_back(std::move(f)); }
 
-  const std::vector<PointerRecord>& pointers() const { return pointers_; }
+  const ChunkedList<PointerRecord>& pointers() const { return pointers_; }
 
   // Slots of late values that are pointers (not yet in pointers()).
   std::vector<uint64_t> late_pointer_slots() const {
@@ -302,7 +303,7 @@ class WriterBase {
   std::vector<size_t> span_marks_;  // per region: the first of spans_ placed for it
   uint64_t limit_ = 0;              // no position from the layout at or past this
   bool record_ = true;
-  std::vector<PointerRecord> pointers_;
+  ChunkedList<PointerRecord> pointers_;
   std::vector<LateFixup> late_;
   std::vector<uint64_t> starts_, ends_;
 };
