@@ -273,10 +273,12 @@ BOOST_AUTO_TEST_CASE(relocation_entries_cover_runs_of_32_slots) {
   uint64_t seed = 7;
   auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
   for (int round = 0; round < 200; ++round) {
-    // Every tenth round is long enough for relocation_entries' radix sort.
-    const bool big = round % 10 == 0;
-    std::vector<uint64_t> slots(big ? 3000 + next() % 3000 : next() % 300);
-    const uint64_t span = big ? 1u << 25 : 8192;
+    // Slots as dense as a file's pointers go through a bitmap. Every tenth
+    // round is sparse and long enough for relocation_entries' radix sort;
+    // every tenth, from the fifth, dense and long.
+    const bool big = round % 10 == 0, dense = round % 10 == 5;
+    std::vector<uint64_t> slots(big ? 3000 + next() % 3000 : dense ? 20000 + next() % 20000 : next() % 300);
+    const uint64_t span = big ? 1u << 25 : dense ? 1u << 20 : 8192;
     for (auto& s : slots) s = (big ? (next() << 20 | next()) : next()) % (span / 2) * (next() % 8 == 0 ? 1 : 8) % span;
     std::set<uint64_t> left(slots.begin(), slots.end());
     std::vector<E> want;

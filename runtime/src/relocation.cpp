@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 namespace binschema {
 namespace {
@@ -26,9 +27,41 @@ void radix_sort(std::vector<uint64_t>& v) {
   }
 }
 
+[[noreturn]] void beyond_4_gib() { throw EncodeError("relocation table: pointer slot beyond 4 GiB"); }
+
+// The entries from a bitmap of the slots, one bit per byte of the file: the
+// lowest bit still set starts an entry, which takes (and clears) the bits 8,
+// 16, ... 248 bytes above it. No sort; for slots as dense as a file's
+// pointers the bitmap is smaller than the list of slots.
+std::vector<RelocationEntry> entries_from_bitmap(const std::vector<uint64_t>& slots, uint64_t last) {
+  std::vector<uint64_t> bits(last / 64 + 6);  // an entry looks up to 248 bytes past the last slot
+  for (uint64_t s : slots) bits[s / 64] |= uint64_t{1} << (s % 64);
+  std::vector<RelocationEntry> out;
+  for (size_t w = 0; w < bits.size(); ++w)
+    while (bits[w]) {
+      const uint64_t first = uint64_t{w} * 64 + std::countr_zero(bits[w]);
+      if (first > 0xFFFFFFFFu) beyond_4_gib();
+      uint32_t mask = 0;
+      for (uint32_t i = 0; i < 32; ++i) {
+        const uint64_t p = first + 8 * i;
+        const uint64_t bit = uint64_t{1} << (p % 64);
+        if (bits[p / 64] & bit) {
+          bits[p / 64] &= ~bit;
+          mask |= 1u << i;
+        }
+      }
+      out.push_back({static_cast<uint32_t>(first), mask});
+    }
+  return out;
+}
+
 }  // namespace
 
 std::vector<RelocationEntry> relocation_entries(std::vector<uint64_t> slots) {
+  if (slots.empty()) return {};
+  const uint64_t last = *std::max_element(slots.begin(), slots.end());
+  if (last / 8 <= 2 * sizeof(uint64_t) * slots.size()) return entries_from_bitmap(slots, last);
+  // Sparse slots (a few pointers in a large file): sorted instead.
   radix_sort(slots);
   slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
   // A slot is covered by the entry of the first uncovered slot below it when
@@ -40,7 +73,7 @@ std::vector<RelocationEntry> relocation_entries(std::vector<uint64_t> slots) {
   for (size_t i = 0; i < slots.size(); ++i) {
     if (covered[i]) continue;
     const uint64_t first = slots[i];
-    if (first > 0xFFFFFFFFu) throw EncodeError("relocation table: pointer slot beyond 4 GiB");
+    if (first > 0xFFFFFFFFu) beyond_4_gib();
     uint32_t mask = 0;
     for (size_t j = i; j < slots.size() && slots[j] - first < 8 * 32; ++j) {
       if (covered[j] || (slots[j] - first) % 8 != 0) continue;
@@ -60,7 +93,7 @@ uint64_t write_relocation_table(Writer<std::endian::little>& w, uint64_t data_en
   }
   // Pointers whose value is only known at the end are pointers all the same.
   for (uint64_t slot : w.late_pointer_slots()) slots.push_back(slot);
-  auto entries = relocation_entries(slots);
+  auto entries = relocation_entries(std::move(slots));
   w.align(8);
   uint64_t at = w.reserve(0x28 + 8 * entries.size());
   w.bytes(at, "RELT", 4);
