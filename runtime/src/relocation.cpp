@@ -86,13 +86,15 @@ std::vector<RelocationEntry> relocation_entries(std::vector<uint64_t> slots) {
 }
 
 uint64_t write_relocation_table(Writer<std::endian::little>& w, uint64_t data_end) {
+  const std::vector<uint64_t> late = w.late_pointer_slots();
   std::vector<uint64_t> slots;
+  slots.reserve(w.pointers().size() + late.size());
   for (const PointerRecord& p : w.pointers()) {
     if (p.width != 8) throw EncodeError("relocation table: only 8-byte pointers can be relocated");
     slots.push_back(p.slot);
   }
   // Pointers whose value is only known at the end are pointers all the same.
-  for (uint64_t slot : w.late_pointer_slots()) slots.push_back(slot);
+  slots.insert(slots.end(), late.begin(), late.end());
   auto entries = relocation_entries(std::move(slots));
   w.align(8);
   uint64_t at = w.reserve(0x28 + 8 * entries.size());
