@@ -31,8 +31,9 @@ void radix_sort(std::vector<uint64_t>& v) {
 
 // The entries from a bitmap of the slots, one bit per byte of the file: the
 // lowest bit still set starts an entry, which takes (and clears) the bits 8,
-// 16, ... 248 bytes above it. No sort; for slots as dense as a file's
-// pointers the bitmap is smaller than the list of slots.
+// 16, ... 248 bytes above it. No sort; relocation_entries() takes this way
+// when the bitmap is at most twice the size of the list of slots, as it is
+// for a file's pointers.
 std::vector<RelocationEntry> entries_from_bitmap(const std::vector<uint64_t>& slots, uint64_t last) {
   std::vector<uint64_t> bits(last / 64 + 6);  // an entry looks up to 248 bytes past the last slot
   for (uint64_t s : slots) bits[s / 64] |= uint64_t{1} << (s % 64);
