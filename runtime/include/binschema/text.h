@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "binschema/box.h"
 #include "binschema/error.h"
 #include "binschema/layout.h"
 #include "binschema/text_doc.h"
@@ -324,6 +325,8 @@ class Out {
       sink_.string(to_hex(v.data));
     } else if constexpr (is_optional<T>::value) {
       if (v) value(*v, spell); else sink_.null();
+    } else if constexpr (is_box<T>::value) {
+      value(*v, spell);
     } else if constexpr (is_vector<T>::value || is_array<T>::value) {
       using E = typename T::value_type;
       sink_.begin_seq(std::is_arithmetic_v<E> || v.empty());
@@ -424,13 +427,16 @@ class Counter {
   void value(const T& v) {
     if constexpr (is_optional<T>::value) {
       if (v) value(*v);
+    } else if constexpr (is_box<T>::value) {
+      value(*v);
     } else if constexpr (is_vector<T>::value || is_array<T>::value) {
       if constexpr (std::is_class_v<typename T::value_type>)
         for (const auto& e : v) value(e);
     } else if constexpr (Union<T>) {
       std::visit([&](const auto& alt) { value(alt); }, static_cast<const typename T::Base&>(v));
     } else if constexpr (requires { T::type_name; }) {
-      bump(T::type_name);
+      // A bits: word is one integer of its struct, not a struct of the file.
+      if constexpr (!requires { T::bit_word; }) bump(T::type_name);
       visit_fields(*this, v);
     }
   }
@@ -470,6 +476,8 @@ class ForEach {
       fn_(v);
     } else if constexpr (is_optional<V>::value) {
       if (v) value(*v);
+    } else if constexpr (is_box<V>::value) {
+      value(*v);
     } else if constexpr (is_vector<V>::value || is_array<V>::value) {
       if constexpr (std::is_class_v<typename V::value_type>)
         for (auto& e : v) value(e);
@@ -510,6 +518,8 @@ class Hasher {
     } else if constexpr (is_optional<V>::value) {
       mix(v.has_value());
       if (v) value(*v);
+    } else if constexpr (is_box<V>::value) {
+      value(*v);
     } else if constexpr (is_vector<V>::value || is_array<V>::value) {
       mix(v.size());
       for (const auto& e : v) value(e);
@@ -650,6 +660,9 @@ class In {
         v.emplace();
         value(n, *v, flags);
       }
+    } else if constexpr (is_box<T>::value) {
+      if (v.valueless_after_move()) v = typename T::value_type{};
+      value(n, *v, flags);
     } else if constexpr (is_vector<T>::value) {
       if (!n.is_seq()) fail(n, "expected a list");
       v.clear();
@@ -660,7 +673,14 @@ class In {
       size_t i = 0;
       for (const Node e : n.children()) {
         path_.emplace_back(i);
-        value(e, v[i++], flags);
+        if constexpr (std::is_same_v<T, std::vector<bool>>) {
+          // Packed bits: no bool& to read into.
+          bool b = false;
+          value(e, b, flags);
+          v[i++] = b;
+        } else {
+          value(e, v[i++], flags);
+        }
         path_.pop_back();
       }
     } else if constexpr (is_array<T>::value) {
