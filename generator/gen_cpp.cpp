@@ -4,6 +4,7 @@
 namespace binschema::gen::cpp {
 
 CppOutput CppGen::run() {
+  find_boxes();
   header();
   source();
   return {h_.str(), c_.str()};
@@ -52,6 +53,22 @@ std::string CppGen::load_type(const Field& f) const {
 
 std::string CppGen::load(const Field& f, const std::string& where) const {
   return "r.get<" + load_type(f) + ">(" + where + ")";
+}
+
+// One element of an array of numbers, read at `where` into `dst` (a
+// statement). A bool is stored as 0 / 1 (or 0 / `true:`): anything else is
+// refused, so that writing it back gives the same bytes.
+std::string CppGen::load_elem(const Field& f, const std::string& where, const std::string& dst) const {
+  if (f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32) return dst + " = " + load(f, where) + ";";
+  const std::string tv = f.true_value ? hexs(*f.true_value) : "1";
+  return "{ const auto b = " + load(f, where) + "; if (b != 0 && b != " + tv + "u) throw DecodeError(" + where +
+         ", \"value \" + hex(b) + \" is not a bool (0 or " + tv + ")\"); " + dst + " = b != 0; }";
+}
+
+// One element of an array of numbers, `v`, written at `where`: a bool as 0 / 1 (or `true:`) in its width.
+std::string CppGen::store_elem(const Field& f, const std::string& where, const std::string& v) const {
+  if (f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32) return "c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + where + ", " + v + ");";
+  return "c.w.put<" + load_type(f) + ">(" + where + ", " + v + " ? " + (f.true_value ? hexs(*f.true_value) : "1") + "u : 0u);";
 }
 
 std::string CppGen::raw_uint(int width) const { return width == 4 ? "uint32_t" : width == 8 ? "uint64_t" : width == 2 ? "uint16_t" : "uint8_t"; }

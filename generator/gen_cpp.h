@@ -80,6 +80,10 @@ class CppGen {
   std::string load_type(const Field& f) const;
   std::string load(const Field& f, const std::string& where) const;
   std::string raw_uint(int width) const;
+  // One element of an array of numbers: read into dst (a statement; bools
+  // checked to be 0 or their true value), or written at `where`.
+  std::string load_elem(const Field& f, const std::string& where, const std::string& dst) const;
+  std::string store_elem(const Field& f, const std::string& where, const std::string& v) const;
 
   // ---- The header (gen_cpp_types.cpp): model structs, union case names, visit_fields
   std::string elem_type(const Field& f, const Struct* owner) const;
@@ -87,6 +91,11 @@ class CppGen {
   // Whether a member holds a string, vector, optional or union (placed first).
   bool owns_memory(const Field& f) const;
   std::string default_init(const Field& f) const;
+  // The struct a member holds by value (needed complete before it), if any.
+  const Struct* held(const Field& f) const;
+  // Members that hold their struct in a binschema::Box (recursion).
+  void find_boxes();
+  std::set<const Field*> boxed_;
   // Structs in an order where every by-value member type comes first.
   std::vector<const Struct*> ordered() const;
   void header();

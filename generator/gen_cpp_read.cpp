@@ -341,8 +341,8 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
   std::string x = "x." + cpp_field(f.name);
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
   if (!et && f.fixed_count && !cursor) {
-    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " + x + "[i] = " +
-         load(f, o + " + i * " + std::to_string(prim_size(f.type.prim))) + ";";
+    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " +
+         load_elem(f, o + " + i * " + std::to_string(prim_size(f.type.prim)), x + "[i]");
     return;
   }
   if (f.fixed_size) {
@@ -351,7 +351,7 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
     w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) {";
     w.indent();
     if (!et) {
-      w += x + "[i] = " + load(f, o + " + i * " + std::to_string(size)) + ";";
+      w += load_elem(f, o + " + i * " + std::to_string(size), x + "[i]");
     } else {
       std::string next = "r.size()";
       if (extent_field(*et))
@@ -373,7 +373,7 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
   w += "for (uint64_t i = 0; i < n; ++i) {";
   w.indent();
   if (!et) {
-    w += x + "[i] = " + load(f, "o") + ";";
+    w += load_elem(f, "o", x + "[i]");
     w += "o += " + std::to_string(prim_size(f.type.prim)) + ";";
   } else {
     w += "try {";
@@ -628,15 +628,15 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         break;
       case FieldKind::InlineArray:  // of numbers (validate.cpp)
         if (p.fixed_count) {
-          w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) v[i] = " +
-               load(p, o + " + i * " + std::to_string(prim_size(p.type.prim))) + ";";
+          w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) " +
+               load_elem(p, o + " + i * " + std::to_string(prim_size(p.type.prim)), "v[i]");
         } else {
           // An open array counted by a field of the struct.
           uint64_t sz = prim_size(p.type.prim);
           w += "const uint64_t n = " + read_expr(*p.count) + ";";
           w += "r.need_array(" + o + ", n, " + std::to_string(sz) + ");";
           w += "v.resize(n);";
-          w += "for (uint64_t i = 0; i < n; ++i) v[i] = " + load(p, o + " + i * " + std::to_string(sz)) + ";";
+          w += "for (uint64_t i = 0; i < n; ++i) " + load_elem(p, o + " + i * " + std::to_string(sz), "v[i]");
           advance = padded_n(sz);
         }
         break;
@@ -796,7 +796,7 @@ void CppGen::read_target(const Field& f) {
         w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       } else if (f.type.kind == ValueType::Prim) {
-        w += "for (uint64_t i = 0; i < n; ++i) " + x + "[i] = " + load(f, "t + i * " + hexs(stride)) + ";";
+        w += "for (uint64_t i = 0; i < n; ++i) " + load_elem(f, "t + i * " + hexs(stride), x + "[i]");
       } else if (f.type.kind == ValueType::String) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
         if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));

@@ -24,6 +24,7 @@ std::string CppGen::elem_type(const Field& f, const Struct* owner) const {
 
 std::string CppGen::model_type(const Field& f, const Struct* owner) const {
   std::string e = elem_type(f, owner);
+  if (boxed_.count(&f)) e = "binschema::Box<" + e + ">";  // a struct not complete here (find_boxes)
   if (f.array) {
     if (f.fixed_count) return "std::array<" + e + ", " + std::to_string(*f.fixed_count) + ">";
     return "std::vector<" + e + ">";
@@ -51,9 +52,78 @@ std::string CppGen::default_init(const Field& f) const {
   return "";
 }
 
-// Structs in an order where every by-value member type comes first.
+// A member whose type holds a struct by value (std::optional, std::array, a
+// union's std::variant, an inline struct): C++ needs that struct complete
+// first. A std::vector does not.
+const Struct* CppGen::held(const Field& f) const {
+  if (!f.in_model() || f.type.kind != ValueType::Struct) return nullptr;
+  if (f.array && !f.fixed_count) return nullptr;
+  return f.type.st;
+}
+
+// Members that would hold a struct not complete yet (mutual recursion
+// through pointers: Hash -> Entry -> Hash; a node that points to a node)
+// hold a binschema::Box<T> instead. Each cycle of held structs is broken at
+// one pointer or union case (validate.cpp refuses a struct that contains
+// itself inline, so each cycle has one). Schemas without recursion get none.
+void CppGen::find_boxes() {
+  struct Edge {
+    const Struct* from;
+    const Field* f;
+    bool boxable;  // a pointer or a union case
+  };
+  std::vector<Edge> edges;  // every held member
+  for (const auto& st : s_.structs)
+    for (const auto& f : st->fields) {
+      if (held(*f)) edges.push_back({st.get(), f.get(), f->ptr != 0});
+      if (f->in_model())
+        for (const auto& c : f->cases)
+          if (held(*c.field)) edges.push_back({st.get(), c.field.get(), true});
+    }
+  // Finds one cycle of held members (depth-first) and boxes the last pointer
+  // or case on it; again until there is none.
+  for (bool found = true; found;) {
+    found = false;
+    std::map<const Struct*, int> state;  // 1 on the path, 2 done
+    std::vector<const Edge*> path;
+    std::function<bool(const Struct*)> visit = [&](const Struct* st) {
+      state[st] = 1;
+      for (const Edge& e : edges) {
+        if (e.from != st || boxed_.count(e.f)) continue;
+        const Struct* to = e.f->type.st;
+        path.push_back(&e);
+        if (state[to] == 1) {
+          const Field* pick = e.f;  // an inline-only cycle is a schema error (validate.cpp)
+          for (auto it = path.rbegin(); it != path.rend(); ++it) {
+            if ((*it)->boxable) {
+              pick = (*it)->f;
+              break;
+            }
+            if ((*it)->from == to) break;  // the start of the cycle
+          }
+          boxed_.insert(pick);
+          return true;
+        }
+        if (state[to] == 0 && visit(to)) return true;
+        path.pop_back();
+      }
+      state[st] = 2;
+      return false;
+    };
+    for (const auto& st : s_.structs)
+      if (state[st.get()] == 0 && visit(st.get())) {
+        found = true;
+        break;
+      }
+  }
+}
+
+// Structs in an order where every by-value member type comes first: in the
+// order of a depth-first walk over all member types where that works (every
+// schema without recursion), else the first of that order whose held
+// structs are all declared.
 std::vector<const Struct*> CppGen::ordered() const {
-  std::vector<const Struct*> out;
+  std::vector<const Struct*> pref;
   std::set<const Struct*> seen;
   std::function<void(const Struct*)> visit = [&](const Struct* st) {
     if (!seen.insert(st).second) return;
@@ -64,9 +134,31 @@ std::vector<const Struct*> CppGen::ordered() const {
       dep(*f);
       for (const auto& c : f->cases) dep(*c.field);
     }
-    out.push_back(st);
+    pref.push_back(st);
   };
   for (const auto& st : s_.structs) visit(st.get());
+  auto ready = [&](const Struct* st, const std::set<const Struct*>& done) {
+    for (const auto& f : st->fields) {
+      const Struct* h = boxed_.count(f.get()) ? nullptr : held(*f);
+      if (h && h != st && !done.count(h)) return false;
+      for (const auto& c : f->cases)
+        if (const Struct* hc = boxed_.count(c.field.get()) ? nullptr : held(*c.field); hc && !done.count(hc)) return false;
+    }
+    return true;
+  };
+  std::vector<const Struct*> out;
+  std::set<const Struct*> done;
+  while (out.size() < pref.size()) {
+    // find_boxes left no cycle, so one is ready; were none, the first goes (C++ would say why).
+    const Struct* next = nullptr;
+    for (const Struct* st : pref)
+      if (!done.count(st) && (!next || ready(st, done))) {
+        next = st;
+        if (ready(st, done)) break;
+      }
+    out.push_back(next);
+    done.insert(next);
+  }
   return out;
 }
 
@@ -92,8 +184,25 @@ void CppGen::header() {
     }
     w += "}  // namespace enums\n";
   }
-  for (const Struct* st : ordered()) struct_decl(*st);
-  for (const Struct* st : ordered()) visit_decl(*st);
+  const std::vector<const Struct*> order = ordered();
+  // Recursive schemas name structs before they are defined: declare them all first.
+  bool forward = false;
+  std::set<const Struct*> done;
+  for (const Struct* st : order) {
+    for (const auto& f : st->fields) {
+      if (f->type.kind == ValueType::Struct && f->in_model() && !done.count(f->type.st) && f->type.st != st) forward = true;
+      if (f->in_model())
+        for (const auto& c : f->cases)
+          if (c.field->type.kind == ValueType::Struct && !done.count(c.field->type.st)) forward = true;
+    }
+    done.insert(st);
+  }
+  if (forward) {
+    for (const Struct* st : order) w += "struct " + st->name + ";";
+    w += "";
+  }
+  for (const Struct* st : order) struct_decl(*st);
+  for (const Struct* st : order) visit_decl(*st);
   w += "// Bytes -> model. Throws binschema::DecodeError naming the offset and field path.";
   w += "{{ROOT}} decode(std::span<const uint8_t> bytes);";
   w += "// The same, and in `layout` what the file's writer chose that the model does not say";
@@ -189,6 +298,7 @@ void CppGen::struct_decl(const Struct& st) {
     w += "struct " + nt + " {";
     w.indent();
     w += "static constexpr const char* type_name = \"" + st.name + "." + nt + "\";";
+    w += "static constexpr bool bit_word = true;  // one integer of " + st.name + ", not a struct (binschema info does not count it)";
     for (const auto& b : f->bits) {
       doc_comment(w, b.doc);
       if (!b.pool.empty()) w += "std::string " + cpp_field(b.name) + ";";

@@ -151,12 +151,19 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
     case Expr::Call:
       if (e.name == "count") {
         std::string path;  // a.b: through single struct fields
+        const Struct* cur = &st;
+        const Field* last = nullptr;
         for (size_t from = 0;;) {
           size_t dot = e.args[0].name.find('.', from);
-          path += "." + cpp_field(e.args[0].name.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+          const std::string step = e.args[0].name.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+          path += "." + cpp_field(step);
+          last = cur ? cur->field(step) : nullptr;
           if (dot == std::string::npos) break;
+          cur = last && last->type.kind == ValueType::Struct ? last->type.st : nullptr;
           from = dot + 1;
         }
+        // The count of a bytes field is its length.
+        if (last && !last->array && last->type.kind == ValueType::Bytes) path += ".data";
         return "uint64_t(" + x + path + ".size())";
       }
       if (e.name == "max") {
@@ -214,6 +221,8 @@ bool CppGen::write_evaluable(const Struct& st, const Expr& e) const {
     const Field* g = s_.find(s_.root)->field(e.name);
     if (g && g->ptr) return false;
   }
+  // A late derived field (size(b), say) is only known once the file is laid out.
+  if (const Field* g = e.kind == Expr::Ident ? st.field(e.name) : nullptr; g && g->derive && is_late(*g->derive)) return false;
   if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
       st.field(e.args[0].name)->array)
     return write_evaluable(*st.field(e.args[0].name)->type.st, e.args[1]);
@@ -486,8 +495,8 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
   std::string x = "x." + cpp_field(f.name);
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
   if (!et && f.fixed_size) {
-    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) c.w.put<" + prim_cpp(f.type.prim) + ">(" + o +
-         " + i * " + std::to_string(prim_size(f.type.prim)) + ", " + x + "[i]);";
+    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " +
+         store_elem(f, o + " + i * " + std::to_string(prim_size(f.type.prim)), x + "[i]");
     return;
   }
   if (et && et->has_children) {
@@ -522,7 +531,7 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
     return;
   }
   w += "for (const auto& e : " + x + ") {";
-  if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
+  if (!et) w += "  " + store_elem(f, "c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + ")", "e");
   else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
   else w += "  put_" + et->name + "(c, e);";
   w += "}";
@@ -640,8 +649,7 @@ void CppGen::put_union(const Field& f, const std::string& o) {
         break;
       case FieldKind::InlineArray: {  // of numbers (validate.cpp)
         uint64_t sz = prim_size(p.type.prim);
-        w += "for (size_t i = 0; i < v.size(); ++i) c.w.put<" + std::string(prim_cpp(p.type.prim)) + ">(" + oo + " + i * " +
-             std::to_string(sz) + ", v[i]);";
+        w += "for (size_t i = 0; i < v.size(); ++i) " + store_elem(p, oo + " + i * " + std::to_string(sz), "v[i]");
         break;
       }
       case FieldKind::InlineStruct: w += "put_" + p.type.st->name + "(c, " + oo + ", v);"; break;  // of fixed size (validate.cpp)
@@ -1086,7 +1094,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     } else if (f.type.kind == ValueType::Prim) {
       uint64_t sz = prim_size(f.type.prim);
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(sz) + ");";
-      w += "for (uint64_t i = 0; i < n; ++i) c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(a + i * " + std::to_string(sz) + ", " + elem + ");";
+      w += "for (uint64_t i = 0; i < n; ++i) " + store_elem(f, "a + i * " + std::to_string(sz), elem);
     } else if (f.type.kind == ValueType::String) {
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.ptr) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) " + string_ref(f.pool, elem, "a + i * " + std::to_string(f.ptr), f.ptr);
