@@ -64,6 +64,12 @@ void add_target(Schema& s, const std::string& array, const std::string& key, con
 }  // namespace
 
 void check_names(Schema& s) {
+  // An enum of enums: that no field names is a leftover or a misspelt enum: (a field's own enum is used by it).
+  for (const Enum& e : s.enums) {
+    bool used = false;
+    each_field(s, [&](Struct&, Field& f) { used = used || f.enum_name == e.name; });
+    if (!used) throw SchemaError(e.loc, "enum '" + e.name + "' is not used by any field (name it with enum: " + e.name + ", or remove it)");
+  }
   each_field(s, [&](Struct& st, Field& f) {
     if (!f.spelled()) {
       if (!f.ref_via.empty() || !f.ref_key.empty())

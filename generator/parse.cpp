@@ -96,7 +96,16 @@ class Parser {
     s->big_endian = endian == "big";
     s->endian_by_bom = endian == "bom";
     if (root["extensions"])
-      for (const auto& e : seq(root["extensions"])) s->extensions.push_back(scalar(e));
+      for (const auto& e : seq(root["extensions"])) {
+        // Compared without case, as the CLI does.
+        std::string low = scalar(e);
+        for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (std::string other : s->extensions) {
+          for (char& c : other) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          if (other == low) fail(e, "extension '" + scalar(e) + "' is listed twice");
+        }
+        s->extensions.push_back(scalar(e));
+      }
     if (root["magic"]) s->magic = unescape(scalar(root["magic"]));
     if (root["magic_offset"]) s->magic_offset = uint(root["magic_offset"]);
     if (root["version_fields"])

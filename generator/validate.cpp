@@ -967,7 +967,8 @@ class Validator {
             size_t dot = path.find('.', from);
             const Field* f = cur->field(path.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
             if (dot == std::string::npos) {
-              if (!f || !f->array) throw SchemaError(e.loc, "count(" + path + "): the last step is no array");
+              if (!f || !(f->array || f->type.kind == ValueType::Bytes))
+                throw SchemaError(e.loc, "count(" + path + "): the last step is no array");
               return;
             }
             if (!f || f->array || f->type.kind != ValueType::Struct || f->null == Field::Null::Allowed || !f->in_model())
@@ -1004,6 +1005,12 @@ class Validator {
         if (!e.args.empty()) {
           if (e.args[0].kind != Expr::Ident || !st.field(e.args[0].name))
             throw SchemaError(e.loc, e.name + "() takes a field of " + st.name);
+        }
+        if (e.name == "count") {
+          // The number of elements of an array, or the length of bytes.
+          const Field* f = st.field(e.args[0].name);
+          if (!f->array && f->type.kind != ValueType::Bytes)
+            throw SchemaError(e.loc, "count() takes an array or a bytes field of " + st.name + "; '" + f->name + "' is neither");
         }
         return;
       }

@@ -222,7 +222,7 @@ BOOST_AUTO_TEST_CASE(leading_zero_integer) {  // 010 was octal 8
 BOOST_AUTO_TEST_CASE(functions_the_writer_cannot_evaluate) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32, derive: \"until(4)\"}\n") ==
              "7:38: until() is only known when reading (count:, size:); derive: cannot use it");
-  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: k, type: u32}\n"
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: k, type: \"u32[2]\"}\n"
                           "      - {name: x, type: u32, if: \"count(k)\"}\n") ==
              "8:34: if: cannot use count(): an if: is evaluated both when reading and when writing");
 }
@@ -441,6 +441,40 @@ BOOST_AUTO_TEST_CASE(has_takes_a_nullable_pointer_to_a_struct) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: d, type: C, ptr: u32, nullable: true}\n      - {name: xs, type: \"u8[]\", count: \"has(d)\"}\n" + c)
                  .find("has() cannot be used when reading") != std::string::npos);
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: d, type: C, ptr: u32, nullable: true}\n      - {name: h, type: u32, derive: \"has(d)\"}\n" + c) == "");
+}
+
+// count() of a number gave C++ that did not compile; count() of bytes is its length (tests/schemas/bools_sizes.yaml).
+BOOST_AUTO_TEST_CASE(count_takes_an_array_or_bytes) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: k, type: u32}\n      - {name: n, type: u32, derive: \"count(k)\"}\n") ==
+             "8:38: count() takes an array or a bytes field of A; 'k' is neither");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u32, derive: \"count(b)\"}\n      - {name: b, type: bytes, size: n}\n") == "");
+}
+
+// Listed twice, an extension was accepted silently (compared without case, as the CLI does).
+BOOST_AUTO_TEST_CASE(extension_listed_twice) {
+  BOOST_TEST(schema_error("format: t\nendian: little\nextensions: [.ab, .cd, .AB]\nroot: A\ntypes: {A: {fields: [{name: x, type: u8}]}}\n") ==
+             "3:24: extension '.AB' is listed twice");
+  BOOST_TEST(schema_error("format: t\nendian: little\nextensions: [.ab, .cd]\nroot: A\ntypes: {A: {fields: [{name: x, type: u8}]}}\n") == "");
+}
+
+// An enum of enums: that no field names was accepted silently (a leftover, or a misspelt enum:).
+BOOST_AUTO_TEST_CASE(enum_no_field_uses) {
+  const std::string top = "format: t\nendian: little\nroot: A\nenums:\n  Op: {0: gt, 1: le}\n  Kind: {0: a, 1: b}\ntypes:\n  A:\n    fields:\n";
+  BOOST_TEST(schema_error(top + "      - {name: x, type: u8, enum: Op}\n") ==
+             "6:3: enum 'Kind' is not used by any field (name it with enum: Kind, or remove it)");
+  BOOST_TEST(schema_error(top + "      - {name: x, type: u8, enum: Op}\n      - {name: k, type: u8, enum: Kind}\n") == "");
+  // Used by a union case only.
+  BOOST_TEST(schema_error(top + "      - {name: x, type: u8, enum: Op}\n      - {name: t, type: u8}\n"
+                          "      - {name: u, type: union, tag: t, cases: [{value: 0, name: k, type: u8, enum: Kind}]}\n") == "");
+}
+
+// Only a pointer breaks a cycle: a struct that holds itself by value has no end.
+BOOST_AUTO_TEST_CASE(struct_holding_itself_by_value) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: a, type: A}\n") ==
+             "5:3: struct 'A' contains itself inline");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: b, type: B}\n  B:\n    fields:\n      - {name: a, type: \"A[2]\"}\n") ==
+             "5:3: struct 'A' contains itself inline");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: a, type: A, ptr: u32, nullable: true}\n") == "");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
