@@ -692,6 +692,10 @@ BOOST_AUTO_TEST_CASE(evnt_al_and_bfevfl_through_the_cli) {
   box.write("a.EVNT", evnt);
   box.write("a.bin", evnt);
   BOOST_TEST(parse_info(box.cli("info a.EVNT").out)["format"] == "evnt");
+  // The counts are of structs: not of the bits: word SoundEvent.sound (once listed as "SoundEvent.Sound: 1").
+  const auto counts = parse_info(box.cli("info a.EVNT").out);
+  BOOST_TEST(counts.at("SoundEvent") == "1");
+  for (const auto& [key, value] : counts) BOOST_TEST(key.find('.') == std::string::npos, key << ": " << value);
   BOOST_TEST(box.cli("info a.bin").code == 1);  // nothing tells the format
   BOOST_TEST(parse_info(box.cli("info a.bin --as evnt").out)["version"] == "2");
   Result r = box.sh(kCli + " decode a.EVNT --format json | " + kCli + " encode - -o b.evnt");
