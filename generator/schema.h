@@ -27,13 +27,20 @@ struct SchemaError : std::runtime_error {
   SchemaError(const Loc& loc, const std::string& msg) : std::runtime_error(loc.str() + ": " + msg) {}
 };
 
-// Expressions in `count:` and `derive:` (see expr.h for the grammar).
+// The functions of expressions (docs/schema-language.md §6), resolved when
+// the expression is parsed: a name that is none of these is a SchemaError
+// there. Stem and Extension are only arguments of Fnv1a32 and Murmur3.
+enum class Fn { None, Count, FileSize, Start, End, Size, Fnv1a32, Murmur3, Until, Items, Sum, Max, Mulhash, Has, Stem, Extension };
+
+// Expressions in `count:` and `derive:` (see expr.cpp for the grammar).
 struct Expr {
   enum Kind { Int, Ident, Call, Unary, Binary, Ternary } kind = Int;
   int64_t value = 0;
-  std::string name;  // Ident name, Call function, Unary/Binary operator
+  std::string name;  // Ident name, Call function (as spelt), Unary/Binary operator
+  Fn fn = Fn::None;  // Call: the function
   std::vector<Expr> args;
   Loc loc;
+  bool calls(Fn f) const { return kind == Call && fn == f; }
 };
 
 enum class Prim { U8, U16, U32, U64, S8, S16, S32, S64, F32, F64, Bool8, Bool32 };
@@ -335,6 +342,12 @@ void check_names(Schema& s);
 // and context: stand.
 void validate(Schema& s, const Loc& root_loc, const Loc& context_loc);
 Expr parse_expr(const std::string& text, const Loc& loc);
+// validate.cpp: whether an expression is known only once the file is laid
+// out (it uses start(), end(), size() or file_size()), and whether it
+// measures a scoped pool (start(), end() or size() of one). The validator's
+// rules and the writer's code both go by these.
+bool is_late(const Expr& e);
+bool uses_scoped_pool(const Schema& s, const Expr& e);
 // An expression as a schema would spell it (for messages and docs).
 std::string expr_text(const Expr& e);
 

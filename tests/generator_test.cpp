@@ -423,6 +423,32 @@ BOOST_AUTO_TEST_CASE(count_of_a_path_and_other_functions) {
              "8:41: max() takes 2 argument(s)");
 }
 
+// Function names are resolved once, when an expression is parsed (expr.cpp):
+// an unknown one is refused at the expression, wherever it stands in it.
+BOOST_AUTO_TEST_CASE(functions_are_resolved_when_parsed) {
+  using binschema::gen::Fn;
+  const binschema::gen::Loc at{"x.yaml", 3, 7};
+  const auto e = binschema::gen::parse_expr("size(r) + (file_size() ? count(a) : max(xs, v))", at);
+  BOOST_TEST(e.args[0].calls(Fn::Size));
+  BOOST_TEST(e.args[1].args[0].calls(Fn::FileSize));
+  BOOST_TEST(e.args[1].args[1].calls(Fn::Count));
+  BOOST_TEST(e.args[1].args[2].calls(Fn::Max));
+  BOOST_TEST((e.args[1].args[2].args[0].kind == binschema::gen::Expr::Ident));  // a name, not a call
+  BOOST_TEST(binschema::gen::parse_expr("murmur3(extension(p))", at).args[0].calls(Fn::Extension));
+  try {
+    binschema::gen::parse_expr("1 + (2 * crc32(a))", at);
+    BOOST_FAIL("crc32() was accepted");
+  } catch (const SchemaError& x) {
+    BOOST_TEST(x.what() == std::string("x.yaml:3:7: unknown function 'crc32'"));
+  }
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"x + crc32(x)\"}\n") ==
+             "8:38: unknown function 'crc32'");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"stem(x)\"}\n") ==
+             "8:38: stem() is only an argument of fnv1a32() or murmur3()");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"1 + extension(x)\"}\n") ==
+             "8:38: extension() is only an argument of fnv1a32() or murmur3()");
+}
+
 // has(F): whether a nullable: true pointer holds its target, on the write side
 // (ASB's selectors count their optional default child).
 BOOST_AUTO_TEST_CASE(has_takes_a_nullable_pointer_to_a_struct) {
