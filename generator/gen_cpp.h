@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "code_writer.h"
+#include "generate.h"
 #include "namer.h"
 #include "schema.h"
 

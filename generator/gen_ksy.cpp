@@ -37,12 +37,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "generate.h"
 #include "namer.h"
-#include "schema.h"
 
 namespace binschema::gen {
-
-std::string generate_ksy(const Schema& s);
 
 namespace {
 

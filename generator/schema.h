@@ -1,7 +1,9 @@
 // The validated model of a schema: what every back end works from.
 //
 // parse.cpp builds it from YAML, validate.cpp checks it and gives each field
-// its shape (FieldKind); the back ends only read it. Nothing here refers to yaml-cpp, so a back
+// its shape (FieldKind); the back ends (generate.h) only read it. These four
+// files are the library binschema::schema, installed as <binschema/schema.h>
+// for tools of other projects. Nothing here refers to yaml-cpp, so a back
 // end never has to think about the source text beyond the Loc kept for
 // messages.
 #pragma once
@@ -332,7 +334,11 @@ struct Schema {
   }
 };
 
-// parse.cpp: YAML -> a validated Schema (it calls validate()).
+// parse.cpp: YAML -> a validated Schema (it calls validate()). The text
+// form parses a schema held in memory; `name` is what its messages and the
+// Schema's `file` call it (name:line:col). load_schema reads the file and
+// gives its path as the name. Both throw SchemaError.
+std::unique_ptr<Schema> load_schema_text(const std::string& text, const std::string& name);
 std::unique_ptr<Schema> load_schema(const std::string& path);
 // names.cpp: the validator's checks of refs, enums, format: bool and
 // hash_of: (validate() calls it last).
@@ -357,12 +363,5 @@ const char* prim_name(Prim p);
 const char* prim_cpp(Prim p);
 bool prim_is_float(Prim p);
 bool prim_is_signed(Prim p);
-
-// Back ends.
-struct CppOutput {
-  std::string header, source;
-};
-CppOutput generate_cpp(const Schema& s);
-std::string generate_markdown(const Schema& s);
 
 }  // namespace binschema::gen
