@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "code_writer.h"
+#include "generate.h"
 #include "namer.h"
 #include "schema.h"
 
@@ -183,7 +184,6 @@ class CppGen {
   // Whether the writer can evaluate e from the model (no layout positions,
   // no read-side-only functions or context pointers).
   bool write_evaluable(const Struct& st, const Expr& e) const;
-  static bool is_late(const Expr& e);
   // C++ for a value known only once the file is laid out, evaluated in
   // finish(): marks, the file size, start(self) and model values.
   std::string late_expr(const Struct& st, const Expr& e) const;
@@ -195,7 +195,6 @@ class CppGen {
   // An inline array of numbers or structs. One of fixed size is written at
   // `o` (reserved by put_); any other is appended element by element.
   void put_inline_array(const Struct& st, const Field& f, const std::string& o);
-  bool uses_scoped_pool(const Expr& e) const;
   // What a field that is absent (its if: is false) must hold in the model.
   std::string absent_check(const Field& f) const;
   void put_fn(const Struct& st);
