@@ -77,6 +77,7 @@ class Validator {
       }
     }
     for (auto& st : s_.structs) compute_size(*st);
+    check_endless();
     for (auto& st : s_.structs) complete_layout(*st);
     for (const auto& p : s_.pools) {
       if (p.scope.empty()) continue;
@@ -621,6 +622,60 @@ class Validator {
       size = one;
     }
     return true;
+  }
+
+  // Recursion must be able to end: a cycle of structs that each always hold
+  // the next has no finite model, and its binschema::Box would construct
+  // forever. Always held: a struct behind a pointer that is not nullable:
+  // true (with if: too: the model still holds one), a fixed array of them,
+  // the first case of a union (a new union holds it). Inline cycles are
+  // compute_size's error.
+  void check_endless() {
+    struct Step {
+      const Field* field;    // where the schema says it
+      const Struct* to;
+      bool union_case;
+    };
+    auto steps = [](const Struct& st) {
+      std::vector<Step> out;
+      for (const auto& f : st.fields) {
+        if (f->type.kind == ValueType::Struct && f->type.st &&
+            (f->array ? f->fixed_count && *f->fixed_count > 0 : f->null != Field::Null::Allowed))
+          out.push_back({f.get(), f->type.st, false});
+        if (f->type.kind == ValueType::Union && !f->cases.empty()) {
+          const Field& c = *f->cases[0].field;
+          if (c.type.kind == ValueType::Struct && c.type.st && !c.array) out.push_back({f.get(), c.type.st, true});
+        }
+      }
+      return out;
+    };
+    std::map<const Struct*, int> state;  // 1 on the path, 2 done
+    std::vector<Step> path;
+    std::function<void(const Struct*)> visit = [&](const Struct* st) {
+      state[st] = 1;
+      for (const Step& step : steps(*st)) {
+        path.push_back(step);
+        if (state[step.to] == 1) {
+          // The cycle: the steps from the one that leaves step.to.
+          size_t i = path.size() - 1;
+          while (i > 0 && path[i - 1].to != step.to) --i;
+          std::string chain;
+          bool via_union = false;
+          for (size_t j = i; j < path.size(); ++j) {
+            chain += std::string(chain.empty() ? "" : " -> ") + path[j].field->name;
+            via_union = via_union || path[j].union_case;
+          }
+          throw SchemaError(step.field->loc, "struct '" + step.to->name + "' always holds itself (" + chain +
+                                                 "): every model would be endless; make a pointer of the cycle nullable: true" +
+                                                 (via_union ? " (a union starts as its first case: put another case first)" : ""));
+        }
+        if (state[step.to] == 0) visit(step.to);
+        path.pop_back();
+      }
+      state[st] = 2;
+    };
+    for (const auto& st : s_.structs)
+      if (state[st.get()] == 0) visit(st.get());
   }
 
   void compute_size(Struct& st) {

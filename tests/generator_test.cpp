@@ -539,6 +539,26 @@ BOOST_AUTO_TEST_CASE(struct_holding_itself_by_value) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: a, type: A, ptr: u32, nullable: true}\n") == "");
 }
 
+// A cycle of pointers that are never null has no finite model (its Box would construct forever).
+BOOST_AUTO_TEST_CASE(struct_always_holding_itself) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: a, type: A, ptr: u32}\n") ==
+             "8:9: struct 'A' always holds itself (a): every model would be endless; make a pointer of the cycle nullable: true");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: b, type: B, ptr: u32}\n  B:\n    fields:\n      - {name: c, type: \"A[1]\", ptr: u32}\n") ==
+             "10:9: struct 'A' always holds itself (b -> c): every model would be endless; make a pointer of the cycle nullable: true");
+  // Under if:, the model still holds one.
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u32}\n      - {name: a, type: A, ptr: u32, if: \"n != 0\"}\n") ==
+             "8:9: struct 'A' always holds itself (a): every model would be endless; make a pointer of the cycle nullable: true");
+  // A new union holds its first case.
+  const std::string u = "      - {name: k, type: u8}\n      - name: u\n        type: union\n        tag: k\n        cases:\n";
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 0, name: sub, type: A, ptr: u32}\n          - {value: 1, name: leaf, type: u32}\n") ==
+             "8:9: struct 'A' always holds itself (u): every model would be endless; make a pointer of the cycle nullable: true"
+             " (a union starts as its first case: put another case first)");
+  // Ended by a nullable pointer, an open array or a later union case.
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: b, type: B, ptr: u32}\n  B:\n    fields:\n      - {name: a, type: A, ptr: u32, nullable: true}\n") == "");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u32}\n      - {name: a, type: \"A[]\", ptr: u32, count: n}\n") == "");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 0, name: leaf, type: u32}\n          - {value: 1, name: sub, type: A, ptr: u32}\n") == "");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---- Former limits (docs/schema-language.md §10 before field shapes): each
