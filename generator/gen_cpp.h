@@ -199,8 +199,10 @@ class CppGen {
   void place_inline_children(const Struct& st, const Field& f);
   // The targets of a shallow-placed field's target, element by element.
   void place_children(const Struct& st, const Field& f);
-  // A string of its own (not pooled) as the target of the pointer at `slot`.
-  void place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what);
+  // A string of its own (not pooled) as the target of the pointer at `slot`
+  // (holding its offset from `base`), where a layout put it if it still fits.
+  void place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what,
+                    const std::string& base = "0");
   // The elements of an inline array of pointers, each placed (aligned) and
   // followed by what it points to, filling the slots in the struct.
   void place_inline_pointers(const Struct& st, const Field& f);

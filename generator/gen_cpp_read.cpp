@@ -614,7 +614,9 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
       case FieldKind::OwnString:
-        w += "try { v = std::string(r.pascal16(r.get<" + raw_uint(p.ptr) + ">(" + o + "))); }";
+        w += "const uint64_t t = " + std::string(p.base == Field::Base::Struct ? "s + " : "") + "r.get<" + raw_uint(p.ptr) + ">(" + o + ");";
+        if (f.fixed_offset) w += note_layout(f, "t");
+        w += "try { v = std::string(r.pascal16(t)); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
       case FieldKind::Scalar:
@@ -647,7 +649,9 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "v.resize(n);";
         w += "for (uint64_t i = 0; i < n; ++i) {";
         if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.elem_ptr));
-        w += "  try { v[i] = std::string(r.pascal16(r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + "))); }";
+        w += "  const uint64_t t = r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + ");";
+        if (f.fixed_offset) w += "  if (r.lay) r.lay->note(s + " + hexs(f.offset) + " + i * " + std::to_string(p.elem_ptr) + ", t);";
+        w += "  try { v[i] = std::string(r.pascal16(t)); }";
         w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
         w += "}";
         advance = padded_n(p.elem_ptr);
@@ -660,7 +664,11 @@ void CppGen::read_union(const Field& f, const std::string& o) {
       case FieldKind::BlockRef: {
         // A pointer to the case's struct (the tag is in the word's top bits with tag_shift).
         const Struct& pt = *p.type.st;
-        w += "const uint64_t t = " + (f.tag_shift ? word + " & " + hexs((1ull << f.tag_shift) - 1) : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+        // base: struct: from the start of the struct holding the union.
+        w += "const uint64_t t = " + std::string(p.base == Field::Base::Struct ? "s + " : "") +
+             (f.tag_shift ? "(" + word + " & " + hexs((1ull << f.tag_shift) - 1) + ")" : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+        // Where the target is, for a layout (a block in a pool is placed with its pool).
+        if (p.kind == FieldKind::Pointer && f.fixed_offset) w += note_layout(f, "t");
         w += "try {";
         w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
         w += "  " + read_call(pt, "t", "v") + ";";
@@ -729,6 +737,7 @@ void CppGen::read_target(const Field& f) {
       break;
     }
     case FieldKind::OwnString:
+      if (f.fixed_offset) w += note_layout(f, base + p);
       w += x + " = std::string(r.pascal16(" + base + p + "));";
       break;
     case FieldKind::PooledString: {

@@ -754,7 +754,8 @@ void CppGen::place_fn(const Struct& st) {
         w += "  case " + std::to_string(i) + ":";
         c_.indent();
         c_.indent();
-        place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"");
+        place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
+                     p.base == Field::Base::Struct ? "s" : "0");
         c_.dedent();
         c_.dedent();
         w += "    break;";
@@ -772,17 +773,22 @@ void CppGen::place_fn(const Struct& st) {
         w += "    break;";
       } else if (p.ptr && p.type.kind == ValueType::Struct && !s_.in_block_pool(p)) {
         // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
+        // With base: struct, the offset is from the start of the struct holding the union.
         const Struct& pt = *p.type.st;
-        std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";
+        const std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";
+        const std::string base = p.base == Field::Base::Struct ? "s" : "0";
+        const uint64_t align = p.align ? p.align : pt.align;
         w += "  case " + std::to_string(i) + ": {";
-        w += "    c.w.to_end();";
-        w += "    c.w.align(" + std::to_string(p.align ? p.align : pt.align) + ");";
+        // Where a layout put it, if it still fits there (docs §11).
+        w += "    c.w.place_block(" + slot + ", " + (pt.fixed_size ? hexs(pt.size) : std::string("0")) + ", " + std::to_string(align) + ");";
+        w += "    c.w.align(" + std::to_string(align) + ");";
         w += "    const uint64_t t = c.w.pos();";
         if (u->tag_shift) {
-          w += "    if (t >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(t) + \" does not fit below its tag\");";
-          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
+          const std::string off = base == "s" ? "t - s" : "t";
+          w += "    if ((" + off + ") >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
+          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", (" + off + ") | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
         } else {
-          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t, 0, " + what + ");";
+          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t, " + base + ", " + what + ");";
         }
         if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
         else w += "    put_" + pt.name + "(c, " + v + ");";
@@ -855,15 +861,17 @@ void CppGen::place_children(const Struct& st, const Field& f) {
   }
 }
 
-// A string of its own (not pooled) as the target of the pointer at `slot`.
-void CppGen::place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what) {
+// A string of its own (not pooled) as the target of the pointer at `slot`
+// (holding its offset from `base`), where a layout put it if it still fits.
+void CppGen::place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what,
+                          const std::string& base) {
   CodeWriter& w = c_;
   w += "{";
   w += "  if (" + v + ".size() > 0xffff) throw binschema::EncodeError(std::string(" + what + ") + \": string longer than 65535 bytes\");";
-  w += "  c.w.to_end();";
+  w += "  c.w.place_block(" + slot + ", 2 + " + v + ".size() + 1, " + std::to_string(align) + ");";
   w += "  c.w.align(" + std::to_string(align) + ");";
   w += "  const uint64_t t = c.w.reserve(2 + " + v + ".size() + 1);";
-  w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, 0, " + what + ");";
+  w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, " + base + ", " + what + ");";
   w += "  c.w.put<uint16_t>(t, static_cast<uint16_t>(" + v + ".size()));";
   w += "  c.w.bytes(t + 2, " + v + ".data(), " + v + ".size());";
   w += "}";
@@ -981,7 +989,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   }
   if (f.type.kind == ValueType::String && f.inline_pascal && !f.array) {
     std::string slot0 = "s + " + hexs(f.offset);
-    place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"");
+    place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"", base);
     return;
   }
   if (f.type.kind == ValueType::Dic) {
