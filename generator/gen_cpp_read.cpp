@@ -325,8 +325,17 @@ void CppGen::read_string_offsets(const Field& f) {
   w += "r.need_array(o, n, 4);";
   if (!f.fixed_count) w += x + ".resize(n);";
   w += "for (uint64_t i = 0; i < n; ++i) {";
-  w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<uint32_t>(o + i * 4)") + "); }";
-  w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
+  const Pool* pool = s_.pool(f.pool);
+  if (!pool->scope.empty()) {
+    // Offsets from the start of the scope's struct, each string noted for the pool's check (read_bytes).
+    w += "  const uint64_t t = r.scope_" + pool->scope + " + r.get<uint32_t>(o + i * 4);";
+    w += "  try { " + x + "[i] = std::string(r.cstring(t)); }";
+    w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
+    w += "  r.refs_" + pool->name + ".emplace_back(t, " + x + "[i].size());";
+  } else {
+    w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<uint32_t>(o + i * 4)") + "); }";
+    w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
+  }
   w += "}";
   w += "o += n * 4;";
   w.dedent();

@@ -354,12 +354,16 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       // Inline u32 offsets of pooled strings.
       w += "{";
       w += "  const uint64_t a = c.w.reserve(" + x + ".size() * 4);";
-      w += "  for (size_t i = 0; i < " + x + ".size(); ++i) " + string_ref(f.pool, x + "[i]", "a + i * 4", 4);
+      if (const Pool* pool = s_.pool(f.pool); !pool->scope.empty())  // offsets from the scope's struct
+        w += "  for (size_t i = 0; i < " + x + ".size(); ++i) c.pool_" + f.pool + ".ref(" + x + "[i], a + i * 4, 4, false, false, 0, c.scope_" +
+             pool->scope + ");";
+      else
+        w += "  for (size_t i = 0; i < " + x + ".size(); ++i) " + string_ref(f.pool, x + "[i]", "a + i * 4", 4);
       w += "}";
       break;
     case FieldKind::InlineArray: put_inline_array(st, f, o); break;
     case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see put_union
-    case FieldKind::Union: put_union(f, o); break;
+    case FieldKind::Union: put_union(st, f, o); break;
   }
   // A field that runs until(E) ends where E says, or the reader would stop
   // elsewhere (or refuse the file): decode and encode agree on what is valid.
