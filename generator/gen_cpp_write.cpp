@@ -887,9 +887,11 @@ void CppGen::place_inline_pointers(const Struct& st, const Field& f) {
   CodeWriter& w = c_;
   const Struct& et = *f.type.st;
   std::string x = "x." + cpp_field(f.name), what = "\"" + st.name + "." + f.name + "\"";
+  // The field's align: (no table here: it is the elements') wins over the struct's own.
+  const uint64_t align = f.align ? f.align : et.align;
   w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
   w += "  c.w.to_end();";
-  w += "  c.w.align(" + std::to_string(et.align) + ");";
+  w += "  c.w.align(" + std::to_string(align) + ");";
   w += "  const uint64_t e = c.w.pos();";
   w += "  c.w.pointer(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
   if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
