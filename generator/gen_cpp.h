@@ -175,6 +175,10 @@ class CppGen {
   // no read-side-only functions or context pointers).
   bool write_evaluable(const Struct& st, const Expr& e) const;
   static bool is_late(const Expr& e);
+  // A pointer of the root named in context: (read back from its slot in late_expr), or null.
+  const Field* context_pointer(const Struct& st, const Expr& e) const;
+  // Whether the writer checks an array's length against this count.
+  bool count_checked(const Struct& st, const Expr& e) const;
   // C++ for a value known only once the file is laid out, evaluated in
   // finish(): marks, the file size, start(self) and model values.
   std::string late_expr(const Struct& st, const Expr& e) const;
@@ -190,7 +194,7 @@ class CppGen {
   // What a field that is absent (its if: is false) must hold in the model.
   std::string absent_check(const Field& f) const;
   void put_fn(const Struct& st);
-  void put_union(const Field& f, const std::string& o);
+  void put_union(const Struct& st, const Field& f, const std::string& o);
   void place_fn(const Struct& st);
   static bool layout_pool(const Pool& p);
   void declare_cond_derived(const Struct& st);

@@ -222,6 +222,29 @@ bool CppGen::write_evaluable(const Struct& st, const Expr& e) const {
   return true;
 }
 
+// Whether the writer checks an array's length against its count: any count
+// it does not write from the array itself (a bare count field does that),
+// over values it knows (no until(): that array ends where its end says).
+bool CppGen::count_checked(const Struct& st, const Expr& e) const {
+  if (e.kind == Expr::Ident) {
+    const Field* c = st.field(e.name);
+    if (c && !c->count_for.empty()) return false;  // written from the array (count_shared: checked on its own)
+    if (c && c->derive && is_late(*c->derive)) return false;  // written once the file is laid out: not a model value
+  }
+  // A derived value known only once the file is laid out has no d_ name here;
+  // a context pointer is read back from the root's slot (late_expr), which
+  // needs the slot at a fixed offset and the name outside a function.
+  const std::function<bool(const Expr&, bool)> unknown = [&](const Expr& x, bool in_call) {
+    if (x.kind == Expr::Ident && st.field(x.name) && st.field(x.name)->derive && is_late(*st.field(x.name)->derive)) return true;
+    if (const Field* g = context_pointer(st, x); g && (in_call || !g->fixed_offset)) return true;
+    if (x.kind == Expr::Call && (x.name == "until" || (x.name == "file_size" && in_call))) return true;
+    for (const auto& a : x.args)
+      if (unknown(a, in_call || x.kind == Expr::Call)) return true;
+    return false;
+  };
+  return !unknown(e, false);
+}
+
 bool CppGen::is_late(const Expr& e) {
   if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size")) return true;
   for (const auto& a : e.args)
@@ -229,10 +252,19 @@ bool CppGen::is_late(const Expr& e) {
   return false;
 }
 
+// A pointer of the root named in context: (its value in the file, read
+// back from the root's slot once placed), or null.
+const Field* CppGen::context_pointer(const Struct& st, const Expr& e) const {
+  if (e.kind != Expr::Ident || st.field(e.name) || e.name.find('.') != std::string::npos) return nullptr;
+  const Field* g = s_.find(s_.root)->field(e.name);
+  return g && g->ptr ? g : nullptr;
+}
+
 // C++ for a value known only once the file is laid out, evaluated in
-// finish(): marks, the file size, start(self) and model values.
+// finish(): marks, the file size, start(self), context pointers and model values.
 std::string CppGen::late_expr(const Struct& st, const Expr& e) const {
   if (e.kind == Expr::Call && e.name == "file_size") return "c.w.pos()";
+  if (const Field* g = context_pointer(st, e)) return "c.w.get_uint(" + hexs(g->offset) + ", " + std::to_string(g->ptr) + ")";
   if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
     if (e.args[0].name == "self") {
       // Only start(self) is accepted (validate.cpp).
@@ -257,11 +289,27 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   std::string what = "\"" + st.name + "." + f.name + "\"";
-  if (f.count && f.count->kind != Expr::Ident && !f.cond && write_evaluable(st, *f.count))
-    // A count the model does not hold: an array of another length would be
-    // read back as a different model.
-    w += "if (const uint64_t want = " + write_expr(st, *f.count) + "; " + x + ".size() != want) throw binschema::EncodeError(std::string(" +
-         what + ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but its count " + expr_text(*f.count) + " is \" + std::to_string(want));";
+  if (f.count && count_checked(st, *f.count)) {
+    // A count the model does not hold (an expression, or a derived or const
+    // field): an array of another length would be read back as a different
+    // model. One over file_size() is checked once the file is laid out.
+    w.set("X", x);
+    w.set("WHAT", what);
+    w.set("COUNT", expr_text(*f.count));
+    const std::string check = "if (const uint64_t want = {{WANT}}; {{X}}.size() != want)\n"
+                              "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+    if (write_evaluable(st, *f.count)) {
+      w.set("WANT", write_expr(st, *f.count));
+      w += check;
+    } else {
+      w.set("WANT", late_expr(st, *f.count));
+      w += "c.w.late_check([=, &c, &x]() {";
+      w.indent();
+      w += check;
+      w.dedent();
+      w += "});";
+    }
+  }
   if (!f.count_shared.empty())
     w += "if (" + x + ".size() != x." + cpp_field(f.count_shared) + ".size()) throw binschema::EncodeError(std::string(" + what +
          ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but " + f.count_shared + " (counted by the same field) has \" + std::to_string(x." +
@@ -605,7 +653,7 @@ void CppGen::put_fn(const Struct& st) {
   w += "}\n";
 }
 
-void CppGen::put_union(const Field& f, const std::string& o) {
+void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   w += "switch (x." + cpp_field(f.name) + ".index()) {";
   w.indent();
@@ -616,6 +664,19 @@ void CppGen::put_union(const Field& f, const std::string& o) {
     w += "case " + std::to_string(i) + ": {";
     w.indent();
     w += "[[maybe_unused]] const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
+    if (p.count) {
+      // A count derived otherwise than items(UNION) need not be the case's length.
+      const Field* n = p.count->kind == Expr::Ident ? st.field(p.count->name) : nullptr;
+      const Expr* d = n && n->derive ? &*n->derive : nullptr;
+      const bool items = d && d->kind == Expr::Call && d->name == "items" && d->args[0].name == f.name;
+      if (!items && count_checked(st, *p.count) && write_evaluable(st, *p.count)) {
+        w.set("WANT", write_expr(st, *p.count));
+        w.set("WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\"");
+        w.set("COUNT", expr_text(*p.count));
+        w += "if (const uint64_t want = {{WANT}}; v.size() != want)\n"
+             "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string(v.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+      }
+    }
     // Where the payload goes: in place, or appended (GCC 12 warns, wrongly,
     // -Wrestrict, when this is assigned "u" later instead).
     const std::string oo = f.fixed_size ? o : std::string(1, 'u');
