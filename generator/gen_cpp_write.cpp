@@ -233,10 +233,10 @@ bool CppGen::count_checked(const Struct& st, const Expr& e) const {
   }
   // A derived value known only once the file is laid out has no d_ name here;
   // a context pointer is read back from the root's slot (late_expr), which
-  // needs the slot at a fixed offset and the name outside a function.
+  // needs the slot at a fixed offset of a root at 0 and the name outside a function.
   const std::function<bool(const Expr&, bool)> unknown = [&](const Expr& x, bool in_call) {
     if (x.kind == Expr::Ident && st.field(x.name) && st.field(x.name)->derive && is_late(*st.field(x.name)->derive)) return true;
-    if (const Field* g = context_pointer(st, x); g && (in_call || !g->fixed_offset)) return true;
+    if (const Field* g = context_pointer(st, x); g && (in_call || !g->fixed_offset || s_.find(s_.root)->has_self)) return true;
     if (x.kind == Expr::Call && (x.name == "until" || (x.name == "file_size" && in_call))) return true;
     for (const auto& a : x.args)
       if (unknown(a, in_call || x.kind == Expr::Call)) return true;
