@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "code_writer.h"
+#include "generate.h"
 #include "namer.h"
 #include "schema.h"
 
@@ -174,7 +175,6 @@ class CppGen {
   // Whether the writer can evaluate e from the model (no layout positions,
   // no read-side-only functions or context pointers).
   bool write_evaluable(const Struct& st, const Expr& e) const;
-  static bool is_late(const Expr& e);
   // A pointer of the root named in context: (read back from its slot in late_expr), or null.
   const Field* context_pointer(const Struct& st, const Expr& e) const;
   // Whether the writer checks an array's length against this count.
@@ -190,7 +190,6 @@ class CppGen {
   // An inline array of numbers or structs. One of fixed size is written at
   // `o` (reserved by put_); any other is appended element by element.
   void put_inline_array(const Struct& st, const Field& f, const std::string& o);
-  bool uses_scoped_pool(const Expr& e) const;
   // What a field that is absent (its if: is false) must hold in the model.
   std::string absent_check(const Field& f) const;
   void put_fn(const Struct& st);

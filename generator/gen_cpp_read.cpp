@@ -32,9 +32,9 @@ std::string CppGen::read_expr(const Expr& e) const {
       return "(" + read_expr(e.args[0]) + " " + e.name + " " + read_expr(e.args[1]) + ")";
     case Expr::Ternary: return "(" + read_expr(e.args[0]) + " ? " + read_expr(e.args[1]) + " : " + read_expr(e.args[2]) + ")";
     case Expr::Call:
-      if (e.name == "until") return "until_(o, " + read_expr(e.args[0]) + ")";
-      if (e.name == "file_size") return "uint64_t(r.size())";
-      if (e.name == "max" || e.name == "sum") {
+      if (e.fn == Fn::Until) return "until_(o, " + read_expr(e.args[0]) + ")";
+      if (e.fn == Fn::FileSize) return "uint64_t(r.size())";
+      if (e.fn == Fn::Max || e.fn == Fn::Sum) {
         const Field* arr = e.args[0].kind == Expr::Ident ? rs_->field(e.args[0].name) : nullptr;
         // Over an array read already: its elements are in the model.
         if (arr && arr->array) return write_expr(*rs_, e, "x");
@@ -444,8 +444,8 @@ bool CppGen::size_check(const Expr& e, bool& uses_size) {
   switch (e.kind) {
     case Expr::Int: return true;
     case Expr::Call:
-      uses_size = uses_size || e.name == "file_size";
-      return e.name == "file_size";
+      uses_size = uses_size || e.fn == Fn::FileSize;
+      return e.fn == Fn::FileSize;
     case Expr::Ident: return false;
     default:
       for (const auto& a : e.args)
@@ -527,7 +527,7 @@ void CppGen::read_fn(const Struct& st) {
   for (const auto& f : st.fields) {
     // A stored hash with a parameter is checked once its name is read: the
     // writer recomputes it, so a stale one would not be written back.
-    if (!f->derive || f->derive->kind != Expr::Call || f->derive->name != "mulhash") continue;
+    if (!f->derive || !f->derive->calls(Fn::Mulhash)) continue;
     const Expr& a = f->derive->args[0];
     size_t dot = a.name.find('.');
     std::string name = "x." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));

@@ -149,7 +149,7 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
     case Expr::Ternary:
       return "(" + write_expr(st, e.args[0], obj) + " ? " + write_expr(st, e.args[1], obj) + " : " + write_expr(st, e.args[2], obj) + ")";
     case Expr::Call:
-      if (e.name == "count") {
+      if (e.fn == Fn::Count) {
         std::string path;  // a.b: through single struct fields
         for (size_t from = 0;;) {
           size_t dot = e.args[0].name.find('.', from);
@@ -159,7 +159,7 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         }
         return "uint64_t(" + x + path + ".size())";
       }
-      if (e.name == "max") {
+      if (e.fn == Fn::Max) {
         const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
         if (arr && arr->array) {
           // The largest value of an expression over the elements (0 for none).
@@ -169,15 +169,15 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         }
         return "std::max<uint64_t>(" + write_expr(st, e.args[0], obj) + ", " + write_expr(st, e.args[1], obj) + ")";
       }
-      if (e.name == "sum") {
+      if (e.fn == Fn::Sum) {
         // The sum of an expression over the elements of an array.
         const Field* arr = st.field(e.args[0].name);
         std::string inner = write_expr(*arr->type.st, e.args[1], "e");
         return "[&]() -> uint64_t { uint64_t t = 0; for (const auto& e : " + x + "." + cpp_field(arr->name) +
                ") t += uint64_t(" + inner + "); return t; }()";
       }
-      if (e.name == "has") return "uint64_t(" + x + "." + cpp_field(e.args[0].name) + ".has_value())";
-      if (e.name == "items") {
+      if (e.fn == Fn::Has) return "uint64_t(" + x + "." + cpp_field(e.args[0].name) + ".has_value())";
+      if (e.fn == Fn::Items) {
         // How many values the active case of a union holds.
         const Field* u = st.field(e.args[0].name);
         std::string r = "[&]() -> uint64_t { switch (" + x + "." + cpp_field(u->name) + ".index()) {";
@@ -189,17 +189,17 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         }
         return r + " } return 0; }()";
       }
-      if (e.name == "mulhash") {
+      if (e.fn == Fn::Mulhash) {
         const Expr& a = e.args[0];
         size_t dot = a.name.find('.');
         std::string arg = x + "." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
         return "binschema::mulhash32(" + arg + ", static_cast<uint32_t>(" + write_expr(st, e.args[1], obj) + "))";
       }
-      if (e.name == "fnv1a32" || e.name == "murmur3") {
+      if (e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3) {
         const Expr& a = e.args[0];
         std::string arg = a.kind == Expr::Call ? "binschema::path_" + a.name + "(" + x + "." + cpp_field(a.args[0].name) + ")"
                                                : x + "." + cpp_field(a.name);
-        return std::string(e.name == "fnv1a32" ? "binschema::fnv1a32(" : "binschema::murmur3_x86_32(") + arg + ")";
+        return std::string(e.fn == Fn::Fnv1a32 ? "binschema::fnv1a32(" : "binschema::murmur3_x86_32(") + arg + ")";
       }
       break;  // layout functions go through late_expr, never inside another call (validate.cpp)
   }
@@ -209,12 +209,12 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
 // Whether the writer can evaluate e from the model (no layout positions,
 // no read-side-only functions or context pointers).
 bool CppGen::write_evaluable(const Struct& st, const Expr& e) const {
-  if (e.kind == Expr::Call && (e.name == "until" || is_late(e))) return false;
+  if (e.calls(Fn::Until) || (e.kind == Expr::Call && is_late(e))) return false;
   if (e.kind == Expr::Ident && !st.field(e.name) && e.name.find('.') == std::string::npos) {
     const Field* g = s_.find(s_.root)->field(e.name);
     if (g && g->ptr) return false;
   }
-  if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
+  if ((e.calls(Fn::Sum) || e.calls(Fn::Max)) && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
       st.field(e.args[0].name)->array)
     return write_evaluable(*st.field(e.args[0].name)->type.st, e.args[1]);
   for (const auto& a : e.args)
@@ -237,19 +237,12 @@ bool CppGen::count_checked(const Struct& st, const Expr& e) const {
   const std::function<bool(const Expr&, bool)> unknown = [&](const Expr& x, bool in_call) {
     if (x.kind == Expr::Ident && st.field(x.name) && st.field(x.name)->derive && is_late(*st.field(x.name)->derive)) return true;
     if (const Field* g = context_pointer(st, x); g && (in_call || !g->fixed_offset || s_.find(s_.root)->has_self)) return true;
-    if (x.kind == Expr::Call && (x.name == "until" || (x.name == "file_size" && in_call))) return true;
+    if (x.calls(Fn::Until) || (x.calls(Fn::FileSize) && in_call)) return true;
     for (const auto& a : x.args)
       if (unknown(a, in_call || x.kind == Expr::Call)) return true;
     return false;
   };
   return !unknown(e, false);
-}
-
-bool CppGen::is_late(const Expr& e) {
-  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size")) return true;
-  for (const auto& a : e.args)
-    if (is_late(a)) return true;
-  return false;
 }
 
 // A pointer of the root named in context: (its value in the file, read
@@ -263,16 +256,16 @@ const Field* CppGen::context_pointer(const Struct& st, const Expr& e) const {
 // C++ for a value known only once the file is laid out, evaluated in
 // finish(): marks, the file size, start(self), context pointers and model values.
 std::string CppGen::late_expr(const Struct& st, const Expr& e) const {
-  if (e.kind == Expr::Call && e.name == "file_size") return "c.w.pos()";
+  if (e.calls(Fn::FileSize)) return "c.w.pos()";
   if (const Field* g = context_pointer(st, e)) return "c.w.get_uint(" + hexs(g->offset) + ", " + std::to_string(g->ptr) + ")";
-  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
+  if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
     if (e.args[0].name == "self") {
       // Only start(self) is accepted (validate.cpp).
       return "s";
     }
     std::string id = std::to_string(s_.region_id(e.args[0].name));
-    if (e.name == "start") return "c.w.start_of(" + id + ")";
-    if (e.name == "end") return "c.w.end_of(" + id + ")";
+    if (e.fn == Fn::Start) return "c.w.start_of(" + id + ")";
+    if (e.fn == Fn::End) return "c.w.end_of(" + id + ")";
     return "(c.w.end_of(" + id + ") - c.w.start_of(" + id + "))";
   }
   switch (e.kind) {
@@ -373,7 +366,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       // Values over the pool (its size, say), now that it is placed; they
       // sit at fixed offsets (validate.cpp).
       for (const auto& g : st.fields) {
-        if (!g->derive || !uses_scoped_pool(*g->derive)) continue;
+        if (!g->derive || !uses_scoped_pool(s_, *g->derive)) continue;
         int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
         w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
              ", \"" + st.name + "." + g->name + "\");";
@@ -423,7 +416,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       if (self(a, self)) return true;
     return false;
   };
-  if (until && until->kind == Expr::Call && until->name == "until" && !f.cond && write_evaluable(st, until->args[0]) &&
+  if (until && until->calls(Fn::Until) && !f.cond && write_evaluable(st, until->args[0]) &&
       !derived(until->args[0], derived)) {
     w.set("END", write_expr(st, until->args[0]));
     w.set("WHAT", what);
@@ -443,7 +436,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
     // The mark's two bytes as the model holds them (0xFEFF: FE FF), in either byte order.
     w += "c.w.at(" + o + ")[0] = uint8_t(" + x + " >> 8);";
     w += "c.w.at(" + o + ")[1] = uint8_t(" + x + ");";
-  } else if (f.derive && uses_scoped_pool(*f.derive)) {
+  } else if (f.derive && uses_scoped_pool(s_, *f.derive)) {
     // Patched right after the pool block is placed (see put_field).
   } else if (f.derive) {
     int width = static_cast<int>(prim_size(f.type.prim));
@@ -587,16 +580,6 @@ std::string CppGen::sort_key(const Struct& et, const std::string& key, const std
   return "uint64_t(" + e + "." + cpp_field(key) + ")";
 }
 
-bool CppGen::uses_scoped_pool(const Expr& e) const {
-  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
-    const Pool* p = s_.pool(e.args[0].name);
-    return p && !p->scope.empty();
-  }
-  for (const auto& a : e.args)
-    if (uses_scoped_pool(a)) return true;
-  return false;
-}
-
 // What a field that is absent (its if: is false) must hold in the model.
 std::string CppGen::absent_check(const Field& f) const {
   std::string x = "x." + cpp_field(f.name);
@@ -668,7 +651,7 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
       // A count derived otherwise than items(UNION) need not be the case's length.
       const Field* n = p.count->kind == Expr::Ident ? st.field(p.count->name) : nullptr;
       const Expr* d = n && n->derive ? &*n->derive : nullptr;
-      const bool items = d && d->kind == Expr::Call && d->name == "items" && d->args[0].name == f.name;
+      const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
       if (!items && count_checked(st, *p.count) && write_evaluable(st, *p.count)) {
         w.set("WANT", write_expr(st, *p.count));
         w.set("WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\"");

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <sstream>
 
-#include "schema.h"
+#include "generate.h"
 
 namespace binschema::gen {
 namespace {
