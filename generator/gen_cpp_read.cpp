@@ -674,8 +674,10 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         // A pointer to the case's struct (the tag is in the word's top bits with tag_shift).
         const Struct& pt = *p.type.st;
         // base: struct: from the start of the struct holding the union.
-        w += "const uint64_t t = " + std::string(p.base == Field::Base::Struct ? "s + " : "") +
-             (f.tag_shift ? "(" + word + " & " + hexs((1ull << f.tag_shift) - 1) + ")" : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+        const bool rel = p.base == Field::Base::Struct;
+        const std::string low = word + " & " + hexs((1ull << f.tag_shift) - 1);
+        w += "const uint64_t t = " + std::string(rel ? "s + " : "") +
+             (f.tag_shift ? (rel ? "(" + low + ")" : low) : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
         // Where the target is, for a layout (a block in a pool is placed with its pool).
         if (p.kind == FieldKind::Pointer && f.fixed_offset) w += note_layout(f, "t");
         w += "try {";
