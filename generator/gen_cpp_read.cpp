@@ -71,7 +71,10 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
       // The pointer word; its target is read after the inline fields (read_target).
       w += "f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
       if (f.ptr == 8 && f.base == Field::Base::File && !f.points_to_chars) w += note_slot(o);
-      targets.push_back(&f);
+      // A string of a scoped pool is read here, in field order as the writer
+      // refers to it: the pool's block may follow in this same struct.
+      if (const Pool* p = f.kind == FieldKind::PooledString ? s_.pool(f.pool) : nullptr; p && !p->scope.empty()) read_target(f);
+      else targets.push_back(&f);
       break;
     case FieldKind::Scalar:
     case FieldKind::BitWord: read_scalar(f, o); break;

@@ -114,21 +114,25 @@ BOOST_AUTO_TEST_CASE(relative_union_cases) {
 
 // An inline string[] in a scoped pool: offsets from the start of the
 // table (the pool's scope), and the table's strings are its pool (they were
-// read as file offsets: "the block holds 0x8 bytes, its strings 0x0").
+// read as file offsets: "the block holds 0x8 bytes, its strings 0x0"). A
+// string (ptr:) of the pool in the table itself is read where it stands, not
+// after the pool's block that follows (which then missed it).
 BOOST_AUTO_TEST_CASE(scoped_inline_strings) {
   Root x;
   x.body = std::string("a");
   x.table = Table{};
   x.table->names = {"ab", "c", "ab"};
+  x.table->title = "tt";
   const auto b = encode(x);
   const uint32_t t = le32(b, 0x10);
   BOOST_TEST(le32(b, t) == 3u);
-  BOOST_TEST(le32(b, t + 4) == 8u);  // keys_size: "ab\0c\0ab\0"
+  BOOST_TEST(le32(b, t + 4) == 0xbu);  // keys_size: "ab\0c\0ab\0tt\0"
   // Not shared: each reference stores its string again, right after the table.
-  BOOST_TEST(le32(b, t + 8) == 0x14u);
-  BOOST_TEST(le32(b, t + 0xc) == 0x17u);
-  BOOST_TEST(le32(b, t + 0x10) == 0x19u);
-  BOOST_TEST(std::string(reinterpret_cast<const char*>(b.data()) + t + 0x14, 8) == std::string("ab\0c\0ab\0", 8));
+  BOOST_TEST(le32(b, t + 8) == 0x18u);
+  BOOST_TEST(le32(b, t + 0xc) == 0x1bu);
+  BOOST_TEST(le32(b, t + 0x10) == 0x1du);
+  BOOST_TEST(le32(b, t + 0x14) == 0x20u);  // title
+  BOOST_TEST(std::string(reinterpret_cast<const char*>(b.data()) + t + 0x18, 0xb) == std::string("ab\0c\0ab\0tt\0", 0xb));
   round_trips(x);
 }
 
