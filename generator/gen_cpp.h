@@ -226,6 +226,7 @@ class CppGen {
   const Schema& s_;
   CodeWriter h_, c_;
   const Struct* rs_ = nullptr;  // the struct whose reader is being generated
+  std::string endian_;          // "little" or "big": the byte order internals() writes for
 };
 
 }  // namespace binschema::gen::cpp

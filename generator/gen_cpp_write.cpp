@@ -301,17 +301,14 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       break;
     }
     case FieldKind::Bytes:
-      w.set("X", x);
       if (f.size_expr && !f.cond && write_evaluable(st, *f.size_expr)) {
         // A size over model fields: bytes of another length would read back
         // as a different model.
-        w.set("WANT", write_expr(st, *f.size_expr));
-        w.set("WHAT", what);
-        w.set("SIZE", expr_text(*f.size_expr));
-        w += "if (const uint64_t want = {{WANT}}; {{X}}.data.size() != want)\n"
-             "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.data.size()) + \" bytes, but its size {{SIZE}} is \" + std::to_string(want));";
+        w.line("if (const uint64_t want = {{WANT}}; {{X}}.data.size() != want)\n"
+               "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.data.size()) + \" bytes, but its size {{SIZE}} is \" + std::to_string(want));",
+               {{"WANT", write_expr(st, *f.size_expr)}, {"X", x}, {"WHAT", what}, {"SIZE", expr_text(*f.size_expr)}});
       }
-      w += "c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());";
+      w.line("c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());", {{"X", x}});
       break;
     case FieldKind::Slice:
       // Placed with its pool; begin and end are written once it is.
@@ -332,10 +329,9 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       }
       break;
     case FieldKind::CString:
-      w.set("X", x);
-      w.set("WHAT", what);
-      w += "if ({{X}}.find('\\0') != std::string::npos) throw binschema::EncodeError(std::string({{WHAT}}) + \": a NUL inside a NUL-terminated string\");\n"
-           "c.w.bytes(c.w.reserve({{X}}.size() + 1), {{X}}.data(), {{X}}.size());";
+      w.line("if ({{X}}.find('\\0') != std::string::npos) throw binschema::EncodeError(std::string({{WHAT}}) + \": a NUL inside a NUL-terminated string\");\n"
+             "c.w.bytes(c.w.reserve({{X}}.size() + 1), {{X}}.data(), {{X}}.size());",
+             {{"X", x}, {"WHAT", what}});
       if (f.pad) w += "c.w.align(" + std::to_string(f.pad) + ");  // pad:";
       break;
     case FieldKind::InlineStruct: {
@@ -373,11 +369,9 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
   };
   if (until && until->kind == Expr::Call && until->name == "until" && !f.cond && write_evaluable(st, until->args[0]) &&
       !derived(until->args[0], derived)) {
-    w.set("END", write_expr(st, until->args[0]));
-    w.set("WHAT", what);
-    w.set("E", expr_text(until->args[0]));
-    w += "if (const uint64_t end = {{END}}; c.w.pos() != end)\n"
-         "  throw binschema::EncodeError(std::string({{WHAT}}) + \": ends at \" + binschema::hex(c.w.pos()) + \", but {{E}} is \" + binschema::hex(end));";
+    w.line("if (const uint64_t end = {{END}}; c.w.pos() != end)\n"
+           "  throw binschema::EncodeError(std::string({{WHAT}}) + \": ends at \" + binschema::hex(c.w.pos()) + \", but {{E}} is \" + binschema::hex(end));",
+           {{"END", write_expr(st, until->args[0])}, {"WHAT", what}, {"E", expr_text(until->args[0])}});
   }
 }
 

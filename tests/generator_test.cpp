@@ -13,6 +13,7 @@
 #include "binschema/hash.h"
 #include "binschema/error.h"
 #include "binschema/reader.h"
+#include "code_writer.h"
 #include "schema.h"
 #include "shapes.h"
 #include "tiny.h"
@@ -592,6 +593,48 @@ BOOST_AUTO_TEST_CASE(back_ends_throw_no_schema_error) {
       BOOST_TEST(line.find("SchemaError") == std::string::npos, name << ":" << n << " names SchemaError: " << line);
   }
   BOOST_TEST(back_ends >= 2);  // at least the C++ and Markdown back ends were read
+}
+
+// Text from the schema is never a template: a doc, a const: string or a title
+// holding {{NAME}} (which the C++ back end's templates use) comes out as
+// written, not replaced by whatever the generator last had for NAME (the
+// writer used to write the const "{{NAME}}" below as "tag", a later field's name).
+BOOST_AUTO_TEST_CASE(schema_text_is_not_a_template) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_braces.yaml";
+  std::ofstream(p) << "format: t\n"
+                      "title: \"T {{NAME}} {{ROOT}}\"\n"
+                      "endian: little\n"
+                      "root: A\n"
+                      "types:\n"
+                      "  A:\n"
+                      "    doc: \"The root {{ROOT}} and {{A}}.\"\n"
+                      "    fields:\n"
+                      "      - {name: magic, type: \"char[8]\", const: \"{{NAME}}\"}\n"
+                      "      - {name: tag, type: \"char[8]\", doc: \"Tag {{NAME}} {{WANT}}.\"}\n";
+  const auto s = binschema::gen::load_schema(p.string());
+  const auto out = binschema::gen::generate_cpp(*s);
+  for (const char* text : {"// The root {{ROOT}} and {{A}}.", "// Tag {{NAME}} {{WANT}}."})
+    BOOST_TEST(out.header.find(text) != std::string::npos, "the header lacks " << text);
+  BOOST_TEST(out.source.find("\"T {{NAME}} {{ROOT}}\"") != std::string::npos);  // the title, in format()
+  // The const string where it is checked (reader) and where it is written (writer).
+  BOOST_TEST(out.source.find("r.chars(s + 0x0, 8) != \"{{NAME}}\"") != std::string::npos);
+  BOOST_TEST(out.source.find("c.w.chars(s + 0x0, \"{{NAME}}\", 8") != std::string::npos);
+}
+
+// A template's {{KEY}} takes its value from the same call only; a key with no
+// value there is a bug in the generator (std::logic_error naming it), and a
+// value is inserted as it is.
+BOOST_AUTO_TEST_CASE(code_writer_templates) {
+  binschema::gen::CodeWriter w;
+  w.line("f({{A}}, {{B}});", {{"A", "{{B}}"}, {"B", "2"}});
+  w += "g({{A}});";
+  BOOST_TEST(w.str() == "f({{B}}, 2);\ng({{A}});\n");
+  BOOST_CHECK_EXCEPTION(w.line("h({{A}}, {{C}});", {{"A", "1"}}), std::logic_error, [](const std::logic_error& e) {
+    return std::string(e.what()).find("{{C}}") != std::string::npos;
+  });
+  BOOST_CHECK_EXCEPTION(w.line("h({{A}});", {}), std::logic_error, [](const std::logic_error& e) {
+    return std::string(e.what()).find("{{A}}") != std::string::npos;
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
