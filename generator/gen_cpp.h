@@ -33,6 +33,15 @@ inline std::string hexs(uint64_t v) {
   return o.str();
 }
 
+// `base` + `offset`, as C++ ("s + 0x10"; just "s" at offset 0).
+inline std::string plus(const std::string& base, uint64_t offset) { return offset ? base + " + " + hexs(offset) : base; }
+
+// `e` rounded up to a multiple of `align` ("(e + 3) / 4 * 4"; just "e" for 1).
+inline std::string round_up(const std::string& e, uint64_t align) {
+  if (align <= 1) return e;
+  return "(" + e + " + " + std::to_string(align - 1) + ") / " + std::to_string(align) + " * " + std::to_string(align);
+}
+
 // An expression as the condition of an `if`: without the parentheses that
 // enclose all of it ("(a == 2)" -> "a == 2"), which the `if` gives already.
 inline std::string condition(const std::string& e) {

@@ -52,7 +52,7 @@ std::string CppGen::note_slot(const std::string& at) const {
 
 // decode(bytes, layout): where the target of f (at a fixed offset of its struct) is.
 std::string CppGen::note_layout(const Field& f, const std::string& target) const {
-  return "if (r.lay) r.lay->note(s + " + hexs(f.offset) + ", " + target + ");";
+  return "if (r.lay) r.lay->note(" + plus("s", f.offset) + ", " + target + ");";
 }
 
 // Reads one inline field; `o` is where it starts ("o" when at the cursor).
@@ -367,7 +367,7 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
   } else {
     w += "try {";
     std::string next = "r.size()";
-    if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, "o + " + hexs(et->size)) + " : r.size()";
+    if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, plus("o", et->size)) + " : r.size()";
     if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
     else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
     if (!f.sort.empty()) {
@@ -445,7 +445,7 @@ void CppGen::read_fn(const Struct& st) {
   for (const auto& p : s_.pools)
     if (p.kind == Pool::Kind::Data && st.name == s_.root) w += "r.slices_" + p.name + ".clear();";
   if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
-  else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = s + " + hexs(st.prefix) + ";";
+  else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = " + plus("s", st.prefix) + ";";
   // Raw values of integer and pointer fields, for counts, tags and conditions.
   for (const auto& f : st.fields) {
     if (f->ptr) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
@@ -474,7 +474,7 @@ void CppGen::read_fn(const Struct& st) {
           else pos += " + uint64_t(f_" + g.count->name + ") * " + hexs(g.type.st->size);
         }
         const uint64_t a = std::max(p.align, p.block_align);
-        w += "r.base_" + p.name + " = (" + pos + " + " + std::to_string(a - 1) + ") / " + std::to_string(a) + " * " + std::to_string(a) + ";";
+        w += "r.base_" + p.name + " = " + round_up(pos, a) + ";";
         w += "r.refs_" + p.name + ".clear();";
       }
     }
@@ -537,7 +537,7 @@ void CppGen::read_fn(const Struct& st) {
     for (const auto& p : s_.pools) {
       if (p.kind != Pool::Kind::Data) continue;
       w += "binschema::check_slices({r.data(), r.size()}, r.slices_" + p.name + ", r.base_" + p.name + ", " +
-           (st.fixed_size ? "s + " + hexs(st.size) : std::string("o")) + ", r.size(), " + std::to_string(p.align) + ", \"" + p.name + "\");";
+           (st.fixed_size ? plus("s", st.size) : std::string("o")) + ", r.size(), " + std::to_string(p.align) + ", \"" + p.name + "\");";
     }
   }
   if (!st.fixed_size) w += "return o;";
@@ -594,7 +594,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
     std::string advance = p.fixed_size ? hexs(padded) : "";
     // The padded size of n elements of `elem` bytes (an open array case).
     auto padded_n = [&](uint64_t elem) {
-      return "(n * " + std::to_string(elem) + " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
+      return round_up("n * " + std::to_string(elem), f.pad_to);
     };
     if (p.ptr == 8) w += note_slot(o);
     switch (p.kind) {
@@ -760,7 +760,7 @@ void CppGen::read_target(const Field& f) {
       w += "const uint64_t n = " + n + ";";
       // An empty array's pointer: null or not, as the writer chose (kept by the layout).
       if (!f.fixed_count && f.null == Field::Null::WhenEmpty && f.fixed_offset)
-        w += "if (n == 0 && " + p + " != 0 && r.lay) r.lay->note(s + " + hexs(f.offset) + ", " + p + ");";
+        w += "if (n == 0 && " + p + " != 0 && r.lay) r.lay->note(" + plus("s", f.offset) + ", " + p + ");";
       if (!f.fixed_count) w += "if (n != 0) {";
       else w += "{";
       w.indent();

@@ -324,7 +324,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       for (const auto& g : st.fields) {
         if (!g->derive || !uses_scoped_pool(*g->derive)) continue;
         int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
-        w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
+        w += "c.w.put_uint(" + plus("s", g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
              ", \"" + st.name + "." + g->name + "\");";
       }
       break;
@@ -613,11 +613,7 @@ void CppGen::put_union(const Field& f, const std::string& o) {
       const uint64_t elem = p.elem_ptr ? p.elem_ptr : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1;
       std::string size = hexs(padded);
       if (!p.fixed_size) {
-        // Built piece by piece: GCC 12 warns (wrongly, -Wrestrict) on one long concatenation here.
-        size = "(v.size() * ";
-        size += std::to_string(elem);
-        size += " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to);
-        size += " * " + std::to_string(f.pad_to);
+        size = round_up("v.size() * " + std::to_string(elem), f.pad_to);
       }
       w += "[[maybe_unused]] const uint64_t u = c.w.reserve(" + size + ");";
     }
@@ -748,7 +744,7 @@ void CppGen::place_fn(const Struct& st) {
         w += "  case " + std::to_string(i) + ":";
         c_.indent();
         c_.indent();
-        place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"");
+        place_pascal(v, plus("s", u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"");
         c_.dedent();
         c_.dedent();
         w += "    break;";
@@ -758,7 +754,7 @@ void CppGen::place_fn(const Struct& st) {
         c_.indent();
         c_.indent();
         c_.indent();
-        place_pascal(v + "[i]", "s + " + hexs(u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
+        place_pascal(v + "[i]", plus("s", u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
                      "\"" + st.name + "." + u->name + "\"");
         c_.dedent();
         c_.dedent();
@@ -767,7 +763,7 @@ void CppGen::place_fn(const Struct& st) {
       } else if (p.ptr && p.type.kind == ValueType::Struct && !s_.in_block_pool(p)) {
         // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
         const Struct& pt = *p.type.st;
-        std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";
+        std::string slot = plus("s", u->offset), what = "\"" + st.name + "." + u->name + "\"";
         w += "  case " + std::to_string(i) + ": {";
         w += "    c.w.to_end();";
         w += "    c.w.align(" + std::to_string(p.align ? p.align : pt.align) + ");";
@@ -784,7 +780,7 @@ void CppGen::place_fn(const Struct& st) {
         w += "    break;";
         w += "  }";
       } else if (!p.ptr && p.type.kind == ValueType::Struct && p.type.st->has_children) {
-        w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", s + " + hexs(u->offset) + "); break;";
+        w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->offset) + "); break;";
       }
     }
     w += "  default: break;";
@@ -896,7 +892,7 @@ std::set<const Struct*> CppGen::preplaced_elements() const {
 // Fills in the pointer of field f (of `obj`, at s) from c.placed.
 void CppGen::patch_field(const Struct& st, const Field& f, const std::string& obj) {
   CodeWriter& w = c_;
-  std::string slot = "s + " + hexs(f.offset), base = f.base == Field::Base::Struct ? "s" : "0";
+  std::string slot = plus("s", f.offset), base = f.base == Field::Base::Struct ? "s" : "0";
   w += "if (auto it = c.placed.find(&" + obj + "." + cpp_field(f.name) + "); it != c.placed.end())";
   w += "  c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", it->second, " + base + ", \"" + st.name + "." + f.name + "\");";
   if (f.register_null) w += "else\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", true);";
@@ -974,7 +970,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     else align = f.ptr;
   }
   if (f.type.kind == ValueType::String && f.inline_pascal && !f.array) {
-    std::string slot0 = "s + " + hexs(f.offset);
+    std::string slot0 = plus("s", f.offset);
     place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"");
     return;
   }

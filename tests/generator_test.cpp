@@ -617,8 +617,29 @@ BOOST_AUTO_TEST_CASE(schema_text_is_not_a_template) {
     BOOST_TEST(out.header.find(text) != std::string::npos, "the header lacks " << text);
   BOOST_TEST(out.source.find("\"T {{NAME}} {{ROOT}}\"") != std::string::npos);  // the title, in format()
   // The const string where it is checked (reader) and where it is written (writer).
-  BOOST_TEST(out.source.find("r.chars(s + 0x0, 8) != \"{{NAME}}\"") != std::string::npos);
-  BOOST_TEST(out.source.find("c.w.chars(s + 0x0, \"{{NAME}}\", 8") != std::string::npos);
+  BOOST_TEST(out.source.find("r.chars(s, 8) != \"{{NAME}}\"") != std::string::npos);
+  BOOST_TEST(out.source.find("c.w.chars(s, \"{{NAME}}\", 8") != std::string::npos);
+}
+
+// Generated code reads like hand-written code: no offset + 0 or rounding to
+// a multiple of 1, and [[maybe_unused]] only on what goes unused.
+BOOST_AUTO_TEST_CASE(constants_folded_and_maybe_unused_where_unused) {
+  const auto gen = [](const char* schema) {
+    return binschema::gen::generate_cpp(*binschema::gen::load_schema(std::string(BINSCHEMA_SOURCE_DIR) + "/" + schema)).source;
+  };
+  const std::string bfevfl = gen("schemas/bfevfl.yaml"), tiny = gen("tests/schemas/tiny.yaml");
+  for (const std::string* src : {&bfevfl, &tiny}) {
+    BOOST_TEST(src->find("s + 0x0") == std::string::npos);
+    BOOST_TEST(src->find("/ 1 * 1") == std::string::npos);
+    BOOST_TEST(src->find(" + 0)") == std::string::npos);
+  }
+  // bfevfl's union of arrays (pad_to 1): the size appended is the array's.
+  BOOST_TEST(bfevfl.find("c.w.reserve(v.size() * 4);") != std::string::npos);
+  // tiny's Record: kind is read (the union's tag); name_hash, derived, is
+  // rewritten from the name and its raw value goes unused; x is filled in.
+  BOOST_TEST(tiny.find("\n  uint8_t f_kind = 0;") != std::string::npos);
+  BOOST_TEST(tiny.find("\n  [[maybe_unused]] uint32_t f_name_hash = 0;") != std::string::npos);
+  BOOST_TEST(tiny.find("void read_Record(const R& r, uint64_t s, Record& x) {") != std::string::npos);
 }
 
 // A template's {{KEY}} takes its value from the same call only; a key with no
