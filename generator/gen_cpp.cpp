@@ -130,8 +130,9 @@ std::string tidy_maybe_unused(const std::string& code) {
 
 CppOutput CppGen::run() {
   header();
+  text_header();
   source();
-  return {tidy_maybe_unused(h_.str()), tidy_maybe_unused(c_.str())};
+  return {tidy_maybe_unused(h_.str()), tidy_maybe_unused(c_.str()), tidy_maybe_unused(t_.str())};
 }
 
 // Fields whose place in the struct is only known while writing it: put_

@@ -1,6 +1,6 @@
 // The C++ back end, shared by its source files:
 //   gen_cpp.cpp        generate_cpp() and what every part uses
-//   gen_cpp_types.cpp  the header: model structs, union case names, visit_fields
+//   gen_cpp_types.cpp  the headers: model structs, union case names (NAME.h); visit_fields (NAME_text.h)
 //   gen_cpp_read.cpp   the reader: read_T, bytes -> model
 //   gen_cpp_write.cpp  the writer: put_T and place_T, model -> bytes
 //   gen_cpp_text.cpp   the source file's frame: contexts, decode, encode, text, format()
@@ -99,6 +99,8 @@ class CppGen {
   // Structs in an order where every by-value member type comes first.
   std::vector<const Struct*> ordered() const;
   void header();
+  // NAME_text.h: the text binding (enums, spellings, visit_fields, to_text, from_text).
+  void text_header();
   void doc_comment(CodeWriter& w, const std::string& doc);
   void struct_decl(const Struct& st);
   static const char* bits_cpp(unsigned width);
@@ -233,7 +235,7 @@ class CppGen {
   void root_tail();
 
   const Schema& s_;
-  CodeWriter h_, c_;
+  CodeWriter h_, c_, t_;  // NAME.h, NAME.cpp, NAME_text.h
   const Struct* rs_ = nullptr;  // the struct whose reader is being generated
   std::string endian_;          // "little" or "big": the byte order internals() writes for
 };

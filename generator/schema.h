@@ -347,7 +347,9 @@ bool prim_is_signed(Prim p);
 
 // Back ends.
 struct CppOutput {
-  std::string header, source;
+  // NAME.h (the models and the binary API), NAME.cpp, and NAME_text.h (the
+  // text binding: visit_fields, to_text, from_text).
+  std::string header, source, text_header;
 };
 CppOutput generate_cpp(const Schema& s);
 std::string generate_markdown(const Schema& s);
