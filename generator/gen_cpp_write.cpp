@@ -765,14 +765,15 @@ void CppGen::place_fn(const Struct& st) {
         const Struct& pt = *p.type.st;
         std::string slot = plus("s", u->offset), what = "\"" + st.name + "." + u->name + "\"";
         w += "  case " + std::to_string(i) + ": {";
-        w += "    c.w.to_end();";
-        w += "    c.w.align(" + std::to_string(p.align ? p.align : pt.align) + ");";
-        w += "    const uint64_t t = c.w.pos();";
-        if (u->tag_shift) {
+        const std::string align = std::to_string(p.align ? p.align : pt.align);
+        if (!u->tag_shift) {
+          w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.append_target(" + slot + ", " + align + ", " + std::to_string(p.ptr) + ", 0, " + what + ");";
+        } else {
+          w += "    c.w.to_end();";
+          w += "    c.w.align(" + align + ");";
+          w += "    const uint64_t t = c.w.pos();";
           w += "    if (t >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(t) + \" does not fit below its tag\");";
           w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
-        } else {
-          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t, 0, " + what + ");";
         }
         if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
         else w += "    put_" + pt.name + "(c, " + v + ");";
@@ -822,12 +823,17 @@ void CppGen::place_children(const Struct& st, const Field& f) {
     int region = f.region.empty() ? -1 : s_.region_id(f.region);
     std::string what = "\"" + st.name + "." + f.name + "\"";
     w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
-    if (et.has_self) w += "  c.w.to_end();\n  pre_place_" + et.name + "(c, " + x + "[i]);";
-    else w += "  c.w.place_block(t_" + f.name + " + i * " + std::to_string(f.elem_ptr) + ", " + (et.fixed_size ? hexs(et.size) : std::string("0")) + ", " + std::to_string(et.align) + ");";
-    w += "  c.w.align(" + std::to_string(et.align) + ");";
-    w += "  const uint64_t e = c.w.pos();";
+    const std::string slot = "t_" + f.name + " + i * " + std::to_string(f.elem_ptr);
+    if (et.has_self) {
+      w += "  c.w.to_end();\n  pre_place_" + et.name + "(c, " + x + "[i]);";
+      w += "  c.w.align(" + std::to_string(et.align) + ");";
+      w += "  const uint64_t e = c.w.pos();";
+      w += "  c.w.pointer(" + slot + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+    } else {
+      w += std::string(et.has_children ? "  const uint64_t e = " : "  ") + "c.w.place_target(" + slot + ", " + (et.fixed_size ? hexs(et.size) : std::string("0")) + ", " +
+           std::to_string(et.align) + ", " + std::to_string(f.elem_ptr) + ", 0, " + what + ");";
+    }
     if (region >= 0) w += "  if (i == 0) c.w.mark_start(" + std::to_string(region) + ");  // the region spans all elements";
-    w += "  c.w.pointer(t_" + f.name + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
     if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
     else w += "  put_" + et.name + "(c, " + x + "[i]);";
     if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
@@ -850,10 +856,8 @@ void CppGen::place_pascal(const std::string& v, const std::string& slot, int wid
   CodeWriter& w = c_;
   w += "{";
   w += "  if (" + v + ".size() > 0xffff) throw binschema::EncodeError(std::string(" + what + ") + \": string longer than 65535 bytes\");";
-  w += "  c.w.to_end();";
-  w += "  c.w.align(" + std::to_string(align) + ");";
-  w += "  const uint64_t t = c.w.reserve(2 + " + v + ".size() + 1);";
-  w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, 0, " + what + ");";
+  w += "  const uint64_t t = c.w.append_target(" + slot + ", " + std::to_string(align) + ", " + std::to_string(width) + ", 0, " + what + ");";
+  w += "  c.w.reserve(2 + " + v + ".size() + 1);";
   w += "  c.w.put<uint16_t>(t, static_cast<uint16_t>(" + v + ".size()));";
   w += "  c.w.bytes(t + 2, " + v + ".data(), " + v + ".size());";
   w += "}";
@@ -866,10 +870,8 @@ void CppGen::place_inline_pointers(const Struct& st, const Field& f) {
   const Struct& et = *f.type.st;
   std::string x = "x." + cpp_field(f.name), what = "\"" + st.name + "." + f.name + "\"";
   w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
-  w += "  c.w.to_end();";
-  w += "  c.w.align(" + std::to_string(et.align) + ");";
-  w += "  const uint64_t e = c.w.pos();";
-  w += "  c.w.pointer(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+  w += std::string(et.has_children ? "  const uint64_t e = " : "  ") + "c.w.append_target(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(et.align) + ", " +
+       std::to_string(f.elem_ptr) + ", 0, " + what + ");";
   if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
   else w += "  put_" + et.name + "(c, " + x + "[i]);";
   if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
@@ -982,10 +984,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "names.reserve(x." + cpp_field(f.keys_array) + ".size());";
     w += "for (const auto& e : x." + cpp_field(f.keys_array) + ") names.push_back(e." + cpp_field(f.keys_field) + ");";
     w += "const auto entries = binschema::dic_words(names);";
-    w += "c.w.to_end();";
-    w += "c.w.align(8);";
-    w += "const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());";
-    w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
+    w += "const uint64_t t = c.w.append_target(" + slot + ", 8, " + std::to_string(f.ptr) + ", " + base + ", " + what + ");";
+    w += "c.w.reserve(8 + 0x10 * entries.size());";
     w += "c.w.bytes(t, \"DIC \", 4);";
     w += "c.w.put<uint32_t>(t + 4, static_cast<uint32_t>(entries.size() - 1));";
     w += "for (size_t i = 0; i < entries.size(); ++i) {";
@@ -1008,9 +1008,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   // An empty array's pointer: null, or what the layout kept (the writer of the file chose).
   const bool hooked = f.fixed_offset && !record;
   if (f.array && f.null == Field::Null::WhenEmpty && hooked)
-    null_branch = "} else if (const uint64_t p = c.w.kept(" + slot + ", 0); p != 0) {\n  c.w.put_uint(" + slot + ", " + std::to_string(f.ptr) +
-                  ", p, " + what + ");\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", false);" +
-                  (null_branch.empty() ? "" : "\n" + null_branch);
+    null_branch = "} else {\n  c.w.empty_target(" + slot + ", " + std::to_string(f.ptr) + ", " + what + ", " +
+                  (null_branch.empty() ? "false" : "true") + ");";
   // The size of the target when known before it is written (room in a kept layout).
   std::string size = "0";
   if (!f.array) {
@@ -1037,14 +1036,26 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "{";
     w.indent();
   }
-  if (!f.array && et && et->has_self) w += "c.w.to_end();\npre_place_" + et->name + "(c, " + x + ");";
-  else if (hooked) w += "c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
-  else w += "c.w.to_end();";
-  w += "c.w.align(" + std::to_string(align) + ");";
-  w += "const uint64_t t = c.w.pos();";
+  const std::string ptr_args = std::to_string(f.ptr) + ", " + base + ", " + what;
+  if (!f.array && et && et->has_self) {
+    w += "c.w.to_end();\npre_place_" + et->name + "(c, " + x + ");";
+  } else if (!record) {
+    // The common case: one call places the target and fills in the pointer;
+    // where the target starts is kept when something below needs it.
+    const bool uses_t = shallow || (!f.array && et->has_children);
+    const std::string t = uses_t ? "const uint64_t t = " : "";
+    if (hooked) w += t + "c.w.place_target(" + slot + ", " + size + ", " + std::to_string(align) + ", " + ptr_args + ");";
+    else w += t + "c.w.append_target(" + slot + ", " + std::to_string(align) + ", " + ptr_args + ");";
+  } else {
+    w += "c.w.to_end();";
+  }
+  if (record || (!f.array && et && et->has_self)) {
+    w += "c.w.align(" + std::to_string(align) + ");";
+    w += "const uint64_t t = c.w.pos();";
+  }
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
   if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
-  else w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
+  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + ptr_args + ");";
   if (shallow) w += "t_" + f.name + " = t;";
   if (!f.array) {
     if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";
@@ -1065,10 +1076,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     } else if (f.elem_ptr) {
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) {";
-      w += "  c.w.place_block(a + i * " + std::to_string(f.elem_ptr) + ", " + (et->fixed_size ? hexs(et->size) : std::string("0")) + ", " + std::to_string(et->align) + ");";
-      w += "  c.w.align(" + std::to_string(et->align) + ");";
-      w += "  const uint64_t e = c.w.pos();";
-      w += "  c.w.pointer(a + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+      w += std::string(et->has_children ? "  const uint64_t e = " : "  ") + "c.w.place_target(a + i * " + std::to_string(f.elem_ptr) + ", " + (et->fixed_size ? hexs(et->size) : std::string("0")) + ", " +
+           std::to_string(et->align) + ", " + std::to_string(f.elem_ptr) + ", 0, " + what + ");";
       if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + elem + ");";
       else w += "  put_" + et->name + "(c, " + elem + ");";
       if (et->has_children) w += "  place_" + et->name + "(c, " + elem + ", e);";
