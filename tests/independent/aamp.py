@@ -353,7 +353,6 @@ def layout(data):
 
 def value_bytes(kind, value):
     """The bytes a value takes in the data section (a buffer's with its count word first)."""
-    name = TYPES[kind][0]
     if kind == 0:
         return struct.pack("<I", 1 if value else 0)
     if kind == 2:

@@ -12,7 +12,8 @@ The document:
   value hash map (0x21)    ("value_hash", {u32 hash: (value, u32 extra)}), in file order
   string (0xA0)            str
   binary (0xA1)            ("binary", bytes)
-  aligned binary (0xA2)    ("binary_aligned", (alignment, bytes))
+  aligned binary (0xA2)    ("binary_aligned", (alignment, bytes)); the bytes follow the u32 size
+                           and the u32 alignment (where oead-derived readers read them)
   bool (0xD0)              True / False
   s32 (0xD1)               int
   f32 (0xD2)               ("f32", bit pattern as int), so NaN and -0.0 compare exactly
@@ -340,6 +341,11 @@ def layout(data):
     referrers = [(first[t][0], first[t][1]) for t in values]
     facts["value_blocks_in_referrer_order"] = referrers == sorted(referrers)
     facts["unaligned_blocks"] = sum(1 for t in first if t % 4)
+    aligned = [t for t in first if first[t][2] == 0xA2]
+    if aligned:  # 0xA2: is the data (8 bytes after the block's start) at a multiple of its alignment?
+        facts["aligned_binaries_with_data_on_their_alignment"] = "%d of %d" % (
+            sum(1 for t in aligned if r.u32(t + 4, "alignment") and (t + 8) % r.u32(t + 4, "alignment") == 0),
+            len(aligned))
     shared = {}
     seen = set()
     for parent, index, target, node_type in r.reference_log:
