@@ -310,6 +310,40 @@ def layout(data):
         for o in r.tree[offset][1]:
             params.extend(r.tree[o])
     param_order(root)
+    # Where each list or object points for its child tables, empty ones included: the
+    # writer's position in that table when it got to the parent's group, in the orders above.
+    predicted, actual = {}, {}
+    cursor = [r.regions["lists"][0] + LIST_SIZE]
+    def list_cursor(offset):
+        predicted[offset + 4] = (offset, cursor[0])
+        cursor[0] += LIST_SIZE * len(r.tree[offset][0])
+        for k in r.tree[offset][0]:
+            list_cursor(k)
+    list_cursor(root)
+    cursor = [r.regions["objects"][0]]
+    def object_cursor(offset):
+        predicted[offset + 8] = (offset, cursor[0])
+        cursor[0] += OBJECT_SIZE * len(r.tree[offset][1])
+        for k in r.tree[offset][0]:
+            object_cursor(k)
+    object_cursor(root)
+    cursor = [r.regions["parameters"][0]]
+    def parameter_cursor(offset):
+        for k in r.tree[offset][0]:
+            parameter_cursor(k)
+        for o in r.tree[offset][1]:
+            predicted[o + 4] = (o, cursor[0])
+            cursor[0] += PARAMETER_SIZE * len(r.tree[o])
+    parameter_cursor(root)
+    for word_at, (parent, _) in predicted.items():
+        actual[word_at] = (parent, parent + 4 * (r.u32(word_at, "child word") & 0xFFFF))
+    empty = [w for w in predicted if r.u32(w, "child word") >> 16 == 0]
+    facts_offsets = {
+        "child_table_offsets_as_described": sum(1 for w in predicted if predicted[w] == actual[w]),
+        "child_table_offsets": len(predicted),
+        "empty_child_tables": len(empty),
+        "empty_child_tables_as_described": sum(1 for w in empty if predicted[w] == actual[w]),
+    }
     table = lambda name: list(range(r.regions[name][0], r.regions[name][1],
                                     {"lists": LIST_SIZE, "objects": OBJECT_SIZE, "parameters": PARAMETER_SIZE}[name]))
     facts = {
@@ -318,6 +352,7 @@ def layout(data):
         "parameters_in_described_order": params == table("parameters"),
         "io_type": r.io_type, "pio_version": r.pio_version,
     }
+    facts.update(facts_offsets)
     # The data section: the order in which values first appear, against the parameter order.
     firsts = []
     seen = set()
@@ -398,7 +433,7 @@ def described_sections(r, top_first=7, interleave=True, ai_program_exception=Tru
             take(o)
     walk(r.list_offsets[0], True)
     values = {p: (kind, s, e) for p, kind, s, e in r.values}
-    data, strings, string_at, whole = bytearray(), bytearray(), {}, {}
+    data, strings, string_at, whole, placed = bytearray(), bytearray(), {}, {}, {}
     for p in order:
         kind, s, e = values[p]
         if kind in STRING_TYPES:
@@ -406,6 +441,7 @@ def described_sections(r, top_first=7, interleave=True, ai_program_exception=Tru
             if text not in string_at:
                 string_at[text] = len(strings)
                 strings += text + b"\0" * (-len(text) % 4)
+            placed[p] = r.regions["strings"][0] + string_at[text] == s
             continue
         raw = r.data[s:e]
         if reuse == "any run":
@@ -418,11 +454,14 @@ def described_sections(r, top_first=7, interleave=True, ai_program_exception=Tru
             if data[at:at + len(raw)] == raw:
                 break
         else:
+            at = len(data)
             whole[len(data)] = len(raw)
             data += raw + b"\0" * (-len(raw) % 4)
+        placed[p] = r.regions["data"][0] + at == s
     lo, hi, _ = r.regions["data"]
     slo, shi, _ = r.regions["strings"]
-    return {"data_section_as_described": bytes(data) == r.data[lo:hi],
+    return {"value_offsets_as_described": "%d of %d" % (sum(placed.values()), len(placed)),
+            "data_section_as_described": bytes(data) == r.data[lo:hi],
             "string_section_as_described": bytes(strings) == r.data[slo:shi]}
 
 

@@ -477,6 +477,11 @@ def test_aamp_sample(path):
                     "data_section_as_described", "string_section_as_described"):
             assert facts[key], key
         assert facts["data_uncovered_nonzero_bytes"] == 0 and facts["strings_uncovered_nonzero_bytes"] == 0
+        # Every child-table offset (empty tables included) and every value offset is where the
+        # described writer puts it.
+        assert facts["child_table_offsets_as_described"] == facts["child_table_offsets"]
+        done, total = facts["value_offsets_as_described"].split(" of ")
+        assert done == total
 
 
 @pytest.mark.skipif(shared_dir() is None, reason=NO_SAMPLES)
