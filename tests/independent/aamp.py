@@ -19,6 +19,8 @@ Values by type name:
   buffer_int buffer_u32       list of int;  buffer_f32  list of f32 bit patterns
   buffer_binary   bytes
 Names are CRC32 numbers (zlib's CRC32 of the name; crc32("param_root") is the root).
+Python's == on two documents ignores the order of dictionary entries; compare their
+to_json() texts to include it.
 
 Command line: aamp.py FILE [--summary | --layout] [--member NAME]
   (a Yaz0 file is decompressed; --member picks a file inside a SARC, see containers.py)

@@ -21,9 +21,10 @@ The document:
   s64, u64 (0xD4, 0xD5)    ("s64", int), ("u64", int)
   f64 (0xD6)               ("f64", bit pattern as int)
   null (0xFF)              None
-An empty document (root offset 0) is None. Nodes that several references share are read
-as copies (equality of values is an encoding matter); a budget on the number of values
-produced refuses files built to amplify.
+An empty document (root offset 0) is None. Nodes that several references share are read as
+copies (equality of values is an encoding matter); a budget on the number of values produced
+refuses files built to amplify. Python's == on two documents ignores the order of dictionary
+entries; compare their to_json() texts to include it.
 
 Command line: byml.py FILE [--summary | --layout] [--member NAME]
   (a Yaz0 file is decompressed; --member picks a file inside a SARC, see containers.py)

@@ -448,6 +448,10 @@ def test_byml_sample(path):
     assert facts["containers_laid_out_depth_first"]
     assert facts["value_blocks_in_referrer_order"]
     assert facts["value_blocks"] == facts["value_blocks_before_root"]
+    # Children of arrays and hash maps are laid out in entry order (dictionaries: not in BotW).
+    for kind in ("array", "hash map"):
+        done, total = facts["containers_whose_container_children_follow_entry_order"].get(kind, "0 of 0").split(" of ")
+        assert done == total, kind
 
 
 @pytest.mark.skipif(shared_dir() is None, reason=NO_SAMPLES)
