@@ -878,6 +878,7 @@ class KsyGen {
       const Field& cf = *c.field;
       if (cf.type.kind != ValueType::Struct || cf.array)
         throw Gap("case `" + c.name + "` is a pointer to something other than one struct");
+      if (cf.base == Field::Base::Struct) throw Gap("case `" + c.name + "` is an offset from its struct (base: struct)");
       Attr a;
       a.id = c.name;
       a.set("io", "_root._io");
@@ -913,7 +914,9 @@ class KsyGen {
       case FieldKind::PooledString:
         if (!f.points_to_chars) return string_ref(f, f.ptr);
         break;
-      case FieldKind::OwnString: return own_string_ref(f.ptr);
+      case FieldKind::OwnString:
+        if (f.base == Field::Base::Struct) throw Gap("is an offset from its struct (base: struct)");
+        return own_string_ref(f.ptr);
       case FieldKind::BitWord:
       case FieldKind::Chars:
       case FieldKind::CString:

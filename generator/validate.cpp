@@ -464,6 +464,7 @@ class Validator {
         resolve_field(st, *c.field, true);
         if (!c.field->ptr || c.field->type.kind != ValueType::Struct || c.field->array)
           throw SchemaError(c.loc, "with tag_shift:, every case is a pointer to a struct (ptr:)");
+        if (c.field->null != Field::Null::Never) throw SchemaError(c.loc, "a union case that points to a struct is never null (no nullable:)");
         if (c.field->ptr * 8 <= static_cast<int>(f.tag_shift) || c.tag < 0 ||
             (c.field->ptr < 8 && (uint64_t(c.tag) >> (c.field->ptr * 8 - f.tag_shift)) != 0))
           throw SchemaError(c.loc, "case value " + std::to_string(c.tag) + " does not fit above bit " + std::to_string(f.tag_shift) + " of the pointer");
@@ -490,8 +491,8 @@ class Validator {
         // array had no writer (the generated C++ did not compile).
         if (c.field->ptr && c.field->array)
           throw SchemaError(c.loc, "a union case cannot point to an array (use elem_ptr: with inline: pascal16 for strings)");
-        if (c.field->ptr && c.field->type.kind == ValueType::Struct && (c.field->null != Field::Null::Never || c.field->base != Field::Base::File))
-          throw SchemaError(c.loc, "a union case that points to a struct is never null and absolute (no nullable:, no base: struct)");
+        if (c.field->ptr && c.field->type.kind == ValueType::Struct && c.field->null != Field::Null::Never)
+          throw SchemaError(c.loc, "a union case that points to a struct is never null (no nullable:)");
       }
     }
   }
