@@ -371,6 +371,46 @@ def layout(data):
             copies["0x%02X" % node_type] = copies.get("0x%02X" % node_type, 0) + 1
         canon.setdefault(key, target)
     facts["equal_blocks_stored_again_by_type"] = copies
+    # Strings in the tables that no node uses.
+    used_keys, used_strings = set(), set()
+    for offset, node_type in list(first.items()):
+        node_type = node_type[2]
+        n = r.u24(offset + 1, "count") if node_type in CONTAINER_TYPES else 0
+        if node_type == 0xC1:
+            used_keys.update(r.u24(offset + 4 + 8 * i, "key") for i in range(n))
+        words = []
+        if node_type == 0xC0:
+            at = offset + 4 + (n + 3) // 4 * 4
+            words = [(r.data[offset + 4 + i], at + 4 * i) for i in range(n)]
+        elif node_type == 0xC1:
+            words = [(r.data[offset + 7 + 8 * i], offset + 8 + 8 * i) for i in range(n)]
+        elif node_type in (0x20, 0x21):
+            size = 8 if node_type == 0x20 else 12
+            words = [(r.data[offset + 4 + size * n + i], offset + 4 + size * i + (4 if node_type == 0x20 else 0))
+                     for i in range(n)]
+        used_strings.update(r.u32(at, "index") for t, at in words if t == 0xA0)
+    facts["unused_keys"] = (0 if r.keys is None else len(r.keys["strings"])) - len(used_keys)
+    facts["unused_strings"] = (0 if r.strings is None else len(r.strings["strings"])) - len(used_strings)
+    # The file as blocks back to back: header, tables, then every block in address order;
+    # report every stretch between two of them that is not zero padding to the next multiple of 4.
+    spans = [(0, HEADER_SIZE)]
+    for table in (r.keys, r.strings):
+        if table is not None:
+            spans.append((table["offset"], table["end"]))
+    for offset, (_, _, node_type) in first.items():
+        n = r.u24(offset + 1, "count") if node_type in CONTAINER_TYPES else 0
+        size = {0xC0: 4 + (n + 3) // 4 * 4 + 4 * n, 0xC1: 4 + 8 * n, 0x20: 4 + 9 * n, 0x21: 4 + 13 * n}.get(node_type)
+        if size is None:
+            size = 8 if node_type in (0xD4, 0xD5, 0xD6) else \
+                r.u32(offset, "size") + (4 if node_type == 0xA1 else 8)
+        spans.append((offset, offset + size))
+    spans.sort()
+    odd = []
+    for (_, end), (start, _) in zip(spans, spans[1:] + [(len(r.data), None)]):
+        gap = r.data[end:start]
+        if start < end or len(gap) >= 4 or any(gap) or (gap and start % 4):
+            odd.append("0x%x+%d" % (end, start - end))
+    facts["stretches_other_than_padding_to_4"] = odd
     return facts
 
 

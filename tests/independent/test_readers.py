@@ -171,6 +171,16 @@ def test_byml_json_is_exact_and_unambiguous():
     assert json.loads(text) == {"@@k": {"@f32": "0x7fc00000"}, "n": {"@u32": 1}}
 
 
+def test_byml_layout_reports_gaps_and_unused_strings():
+    b = BymlBuilder("<", keys=["k", "unused"], strings=["s", "t"])
+    inner = b.array([(0xA0, 0)])
+    b.add(b"\0" * 8)  # a stretch no block covers
+    root = b.dictionary([("k", 0xC0, inner)])
+    facts = byml.layout(b.finish(root))
+    assert (facts["unused_keys"], facts["unused_strings"]) == (1, 1)
+    assert facts["stretches_other_than_padding_to_4"] == ["0x%x+8" % (inner + 12)]
+
+
 def nested_arrays(depth):
     b = BymlBuilder("<")
     at = b.array([])
@@ -448,6 +458,9 @@ def test_byml_sample(path):
     assert facts["containers_laid_out_depth_first"]
     assert facts["value_blocks_in_referrer_order"]
     assert facts["value_blocks"] == facts["value_blocks_before_root"]
+    # The tables hold only used strings; the file is its blocks back to back, padded to 4.
+    assert facts["unused_keys"] == 0 and facts["unused_strings"] == 0
+    assert facts["stretches_other_than_padding_to_4"] == []
     # Children of arrays and hash maps are laid out in entry order (dictionaries: not in BotW).
     for kind in ("array", "hash map"):
         done, total = facts["containers_whose_container_children_follow_entry_order"].get(kind, "0 of 0").split(" of ")
