@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "bools_sizes.h"
+#include "bools_sizes_text.h"
 #include "bytes.h"
-#include "recursion.h"
+#include "recursion_text.h"
 
 namespace rec = binschema::recursion;
 namespace bs = binschema::bools_sizes;
