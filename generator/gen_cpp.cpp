@@ -178,7 +178,7 @@ std::string CppGen::load_type(const Field& f) const {
 }
 
 std::string CppGen::load(const Field& f, const std::string& where) const {
-  return "r.get<" + load_type(f) + ">(" + where + ")";
+  return rget() + load_type(f) + ">(" + where + ")";
 }
 
 // One element of an array of numbers, read at `where` into `dst` (a
@@ -193,8 +193,8 @@ std::string CppGen::load_elem(const Field& f, const std::string& where, const st
 
 // One element of an array of numbers, `v`, written at `where`: a bool as 0 / 1 (or `true:`) in its width.
 std::string CppGen::store_elem(const Field& f, const std::string& where, const std::string& v) const {
-  if (f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32) return "c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + where + ", " + v + ");";
-  return "c.w.put<" + load_type(f) + ">(" + where + ", " + v + " ? " + (f.true_value ? hexs(*f.true_value) : "1") + "u : 0u);";
+  if (f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32) return wput() + prim_cpp(f.type.prim) + ">(" + where + ", " + v + ");";
+  return wput() + load_type(f) + ">(" + where + ", " + v + " ? " + (f.true_value ? hexs(*f.true_value) : "1") + "u : 0u);";
 }
 
 std::string CppGen::raw_uint(int width) const { return width == 4 ? "uint32_t" : width == 8 ? "uint64_t" : width == 2 ? "uint16_t" : "uint8_t"; }
