@@ -286,8 +286,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     // A count the model does not hold (an expression, or a derived or const
     // field): an array of another length would be read back as a different
     // model. One over file_size() is checked once the file is laid out.
-    const char* check = "if (const uint64_t want = {{WANT}}; {{X}}.size() != want)\n"
-                        "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+    const char* check = "binschema::check_count({{WHAT}}, {{X}}.size(), {{WANT}}, \"{{COUNT}}\");";
     const std::string count = expr_text(*f.count);
     if (write_evaluable(st, *f.count)) {
       w.line(check, {{"WANT", write_expr(st, *f.count)}, {"X", x}, {"WHAT", what}, {"COUNT", count}});
@@ -643,8 +642,7 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
       const Expr* d = n && n->derive ? &*n->derive : nullptr;
       const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
       if (!items && count_checked(st, *p.count) && write_evaluable(st, *p.count)) {
-        w.line("if (const uint64_t want = {{WANT}}; v.size() != want)\n"
-               "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string(v.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));",
+        w.line("binschema::check_count({{WHAT}}, v.size(), {{WANT}}, \"{{COUNT}}\");",
                {{"WANT", write_expr(st, *p.count)}, {"WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\""}, {"COUNT", expr_text(*p.count)}});
       }
     }
