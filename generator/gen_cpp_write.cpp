@@ -657,38 +657,24 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
       }
       w += "[[maybe_unused]] const uint64_t u = c.w.reserve(" + size + ");";
     }
-    switch (p.kind) {
-      case FieldKind::PooledString: w += string_ref(p.pool, "v", oo, p.ptr); break;
-      case FieldKind::OwnString:
-      case FieldKind::OwnStrings:
-      case FieldKind::Pointer:
+    switch (c.kind) {
+      case CaseKind::PooledString: w += string_ref(p.pool, "v", oo, p.ptr); break;
+      case CaseKind::OwnString:
+      case CaseKind::OwnStrings:
+      case CaseKind::StructPointer:
         break;  // patched by place_ when the target is placed
-      case FieldKind::BlockRef: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift); break;
-      case FieldKind::Scalar:
+      case CaseKind::PooledBlock: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift); break;
+      case CaseKind::Number:
         if (p.true_value) w += wput() + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
         else w += wput() + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
         break;
-      case FieldKind::InlineArray: {  // of numbers (validate.cpp)
+      case CaseKind::Numbers: {
         uint64_t sz = prim_size(p.type.prim);
         w += "for (size_t i = 0; i < v.size(); ++i) " + wput() + std::string(prim_cpp(p.type.prim)) + ">(" + oo + " + i * " +
              std::to_string(sz) + ", v[i]);";
         break;
       }
-      case FieldKind::InlineStruct: w += "put_" + p.type.st->name + "(c, " + oo + ", v);"; break;  // of fixed size (validate.cpp)
-      // No union case has these shapes (validate.cpp refuses them).
-      case FieldKind::BitWord:
-      case FieldKind::Chars:
-      case FieldKind::CString:
-      case FieldKind::Bytes:
-      case FieldKind::PoolBlock:
-      case FieldKind::Slice:
-      case FieldKind::StringOffsets:
-      case FieldKind::ElemPointers:
-      case FieldKind::ArrayPointer:
-      case FieldKind::Dic:
-      case FieldKind::Union:
-      case FieldKind::Virtual:
-        break;
+      case CaseKind::Struct: w += "put_" + p.type.st->name + "(c, " + oo + ", v);"; break;  // of fixed size
     }
     w += "break;";
     w.dedent();
@@ -769,66 +755,91 @@ void CppGen::place_fn(const Struct& st) {
   // What the active case of a union points to.
   for (const auto& u : st.fields) {
     if (u->type.kind != ValueType::Union) continue;
-    bool any = false;
-    for (const auto& c : u->cases)
-      any = any || ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) ||
-            (c.field->type.kind == ValueType::Struct && !c.field->ptr && c.field->type.st->has_children) ||
-            (c.field->type.kind == ValueType::Struct && c.field->ptr && !s_.in_block_pool(*c.field));
-    if (!any) continue;
+    // The cases whose payload places something: strings of their own, a
+    // struct of its own (not a pooled block), a struct inline that points elsewhere.
+    auto places = [](const Case& c) {
+      switch (c.kind) {
+        case CaseKind::OwnString:
+        case CaseKind::OwnStrings:
+        case CaseKind::StructPointer: return true;
+        case CaseKind::Struct: return c.field->type.st->has_children;
+        case CaseKind::Number:
+        case CaseKind::Numbers:
+        case CaseKind::PooledBlock:
+        case CaseKind::PooledString: return false;
+      }
+      return false;
+    };
+    if (std::none_of(u->cases.begin(), u->cases.end(), places)) continue;
     // Such a union sits at a fixed offset (validate.cpp).
     w += "switch (x." + cpp_field(u->name) + ".index()) {";
     for (size_t i = 0; i < u->cases.size(); ++i) {
-      const Field& p = *u->cases[i].field;
+      const Case& c = u->cases[i];
+      const Field& p = *c.field;
+      if (!places(c)) continue;
       std::string v = "std::get<" + std::to_string(i) + ">(x." + cpp_field(u->name) + ")";
-      if (p.ptr && p.inline_pascal) {
-        w += "  case " + std::to_string(i) + ":";
-        c_.indent();
-        c_.indent();
-        place_pascal(v, plus("s", u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
-                     p.base == Field::Base::Struct ? "s" : "0");
-        c_.dedent();
-        c_.dedent();
-        w += "    break;";
-      } else if (p.elem_ptr && p.inline_pascal) {
-        w += "  case " + std::to_string(i) + ":";
-        w += "    for (size_t i = 0; i < " + v + ".size(); ++i)";
-        c_.indent();
-        c_.indent();
-        c_.indent();
-        place_pascal(v + "[i]", plus("s", u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
-                     "\"" + st.name + "." + u->name + "\"");
-        c_.dedent();
-        c_.dedent();
-        c_.dedent();
-        w += "    break;";
-      } else if (p.ptr && p.type.kind == ValueType::Struct && !s_.in_block_pool(p)) {
-        // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
-        // With base: struct, the offset is from the start of the struct holding the union.
-        const Struct& pt = *p.type.st;
-        const std::string slot = plus("s", u->offset), what = "\"" + st.name + "." + u->name + "\"";
-        const std::string base = p.base == Field::Base::Struct ? "s" : "0";
-        const uint64_t align = p.align ? p.align : pt.align;
-        const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
-        w += "  case " + std::to_string(i) + ": {";
-        // Where a layout put it, if it still fits there (docs §11).
-        if (!u->tag_shift) {
-          w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
-               std::to_string(align) + ", " + std::to_string(p.ptr) + ", " + base + ", " + what + ");";
-        } else {
-          w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
-          w += "    c.w.align(" + std::to_string(align) + ");";
-          w += "    const uint64_t t = c.w.pos();";
-          const std::string off = base == "s" ? "t - s" : "t";
-          w += "    if ((" + off + ") >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
-          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", (" + off + ") | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
+      switch (c.kind) {
+        case CaseKind::OwnString: {
+          w += "  case " + std::to_string(i) + ":";
+          c_.indent();
+          c_.indent();
+          place_pascal(v, plus("s", u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
+                       p.base == Field::Base::Struct ? "s" : "0");
+          c_.dedent();
+          c_.dedent();
+          w += "    break;";
+          break;
         }
-        if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
-        else w += "    put_" + pt.name + "(c, " + v + ");";
-        if (pt.has_children) w += "    place_" + pt.name + "(c, " + v + ", t);";
-        w += "    break;";
-        w += "  }";
-      } else if (!p.ptr && p.type.kind == ValueType::Struct && p.type.st->has_children) {
-        w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->offset) + "); break;";
+        case CaseKind::OwnStrings: {
+          w += "  case " + std::to_string(i) + ":";
+          w += "    for (size_t i = 0; i < " + v + ".size(); ++i)";
+          c_.indent();
+          c_.indent();
+          c_.indent();
+          place_pascal(v + "[i]", plus("s", u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
+                       "\"" + st.name + "." + u->name + "\"");
+          c_.dedent();
+          c_.dedent();
+          c_.dedent();
+          w += "    break;";
+          break;
+        }
+        case CaseKind::StructPointer: {
+          // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
+          // With base: struct, the offset is from the start of the struct holding the union.
+          const Struct& pt = *p.type.st;
+          const std::string slot = plus("s", u->offset), what = "\"" + st.name + "." + u->name + "\"";
+          const std::string base = p.base == Field::Base::Struct ? "s" : "0";
+          const uint64_t align = p.align ? p.align : pt.align;
+          const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
+          w += "  case " + std::to_string(i) + ": {";
+          // Where a layout put it, if it still fits there (docs §11).
+          if (!u->tag_shift) {
+            w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
+                 std::to_string(align) + ", " + std::to_string(p.ptr) + ", " + base + ", " + what + ");";
+          } else {
+            w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
+            w += "    c.w.align(" + std::to_string(align) + ");";
+            w += "    const uint64_t t = c.w.pos();";
+            const std::string off = base == "s" ? "t - s" : "t";
+            w += "    if ((" + off + ") >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
+            w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", (" + off + ") | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
+          }
+          if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
+          else w += "    put_" + pt.name + "(c, " + v + ");";
+          if (pt.has_children) w += "    place_" + pt.name + "(c, " + v + ", t);";
+          w += "    break;";
+          w += "  }";
+          break;
+        }
+        case CaseKind::Struct:
+          w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->offset) + "); break;";
+          break;
+        case CaseKind::Number:
+        case CaseKind::Numbers:
+        case CaseKind::PooledBlock:
+        case CaseKind::PooledString:
+          break;
       }
     }
     w += "  default: break;";

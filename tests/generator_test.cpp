@@ -608,6 +608,30 @@ BOOST_AUTO_TEST_CASE(union_case_shapes) {  // "this kind of union case is not su
   BOOST_TEST(schema_error(u + "          - {value: 1, name: c, type: u32}\n") == "");
 }
 
+// The validator gives each union case the payload the union reader and
+// writer switch on (CaseKind), from its shape.
+BOOST_AUTO_TEST_CASE(union_cases_get_their_payload_kind) {
+  using binschema::gen::CaseKind;
+  const std::string text = std::string(kHead) +
+                           "      - {name: k, type: u32}\n"
+                           "      - name: u\n        type: union\n        tag: k\n        cases:\n"
+                           "          - {value: 0, name: number, type: u32}\n"
+                           "          - {value: 1, name: numbers, type: \"u16[2]\"}\n"
+                           "          - {value: 2, name: inline, type: B}\n"
+                           "          - {value: 3, name: pointer, type: B, ptr: u32}\n"
+                           "          - {value: 4, name: text, type: string, ptr: u32, pool: names}\n"
+                           "  B:\n    size: 4\n    fields: [{name: v, type: u32}]\n"
+                           "pools:\n  names: {kind: cstring}\n";
+  auto s = binschema::gen::load_schema_text(text, "cases.yaml");
+  const auto& cases = s->find("A")->field("u")->cases;
+  BOOST_TEST_REQUIRE(cases.size() == 5u);
+  BOOST_TEST((cases[0].kind == CaseKind::Number));
+  BOOST_TEST((cases[1].kind == CaseKind::Numbers));
+  BOOST_TEST((cases[2].kind == CaseKind::Struct));
+  BOOST_TEST((cases[3].kind == CaseKind::StructPointer));
+  BOOST_TEST((cases[4].kind == CaseKind::PooledString));
+}
+
 // size: rest runs to the end of the file (or, under extent: next, to the
 // next element's target): whatever the writer put after it was read back as
 // part of it, and the file did not round-trip. Now each such schema is
