@@ -293,7 +293,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     case FieldKind::OwnString:
     case FieldKind::Dic:
       // Patched by place_.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       break;
     case FieldKind::Chars: {
       std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
@@ -340,14 +340,14 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       break;
     case FieldKind::InlineStruct: {
       std::string src = f.in_model() ? x : f.type.st->name + "{}";
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
       else w += "put_" + f.type.st->name + "(c, " + src + ");";
       break;
     }
     case FieldKind::ElemPointers:
       // The pointer slots; place_ fills them as the elements land.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
       break;
     case FieldKind::StringOffsets:
@@ -494,7 +494,7 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
     // Their targets are placed by place_ once the whole struct is written;
     // remember where the elements start (fixed-size elements: validate.cpp).
     std::string first = f.fixed_size ? o : "c.w.pos()";
-    if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + first + ");";
+    if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + first + ");";
     else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = " + first + ";";
   }
   if (f.fixed_size) {
