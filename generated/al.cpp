@@ -137,16 +137,16 @@ void read_AnimationEvent(const R& r, uint64_t s, [[maybe_unused]] AnimationEvent
   [[maybe_unused]] uint64_t f_bone_name = 0;
   [[maybe_unused]] uint64_t f_event_name = 0;
   f_bone_name = r.get<uint32_t>(s + 0x0);
-  f_event_name = r.get<uint32_t>(s + 0x4);
-  for (size_t i = 0; i < 16; ++i) x.matrix[i] = r.get<float>(s + 0x8 + i * 4);
   try {
     x.bone_name = std::string(r.cstring(r.scope_Animation + f_bone_name));
     r.refs_event_strings.emplace_back(r.scope_Animation + f_bone_name, x.bone_name.size());
   } catch (DecodeError& e) { e.push_field("bone_name"); throw; }
+  f_event_name = r.get<uint32_t>(s + 0x4);
   try {
     x.event_name = std::string(r.cstring(r.scope_Animation + f_event_name));
     r.refs_event_strings.emplace_back(r.scope_Animation + f_event_name, x.event_name.size());
   } catch (DecodeError& e) { e.push_field("event_name"); throw; }
+  for (size_t i = 0; i < 16; ++i) x.matrix[i] = r.get<float>(s + 0x8 + i * 4);
 }
 
 uint64_t read_Animation(const R& r, uint64_t s, [[maybe_unused]] Animation& x, uint64_t end) {

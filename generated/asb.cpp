@@ -989,6 +989,7 @@ void read_SyncData(const R& r, uint64_t s, [[maybe_unused]] SyncData& x) {
     case 0: {
       auto& v = x.payload.template emplace<0>();
       const uint64_t t = r.get<uint32_t>(s + 0x4);
+      if (r.lay) r.lay->note(s + 0x4, t);
       try {
         r.need_target(t, 0xc);
         read_SyncFade(r, t, v);
@@ -998,6 +999,7 @@ void read_SyncData(const R& r, uint64_t s, [[maybe_unused]] SyncData& x) {
     case 1: {
       auto& v = x.payload.template emplace<1>();
       const uint64_t t = r.get<uint32_t>(s + 0x4);
+      if (r.lay) r.lay->note(s + 0x4, t);
       try {
         r.need_target(t, 0x18);
         read_SyncRange(r, t, v);
@@ -1007,6 +1009,7 @@ void read_SyncData(const R& r, uint64_t s, [[maybe_unused]] SyncData& x) {
     case 3: {
       auto& v = x.payload.template emplace<2>();
       const uint64_t t = r.get<uint32_t>(s + 0x4);
+      if (r.lay) r.lay->note(s + 0x4, t);
       try {
         r.need_target(t, 0x0);
         read_NoBody(r, t, v);
@@ -2839,6 +2842,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 1: {
       auto& v = x.body.template emplace<0>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x14);
         read_FloatSelector(r, t, v);
@@ -2848,6 +2852,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 2: {
       auto& v = x.body.template emplace<1>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x14);
         read_StringSelector(r, t, v);
@@ -2857,6 +2862,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 3: {
       auto& v = x.body.template emplace<2>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x20);
         read_SkeletalAnimation(r, t, v);
@@ -2866,6 +2872,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 4: {
       auto& v = x.body.template emplace<3>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x1);
         read_State(r, t, v);
@@ -2875,6 +2882,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 5: {
       auto& v = x.body.template emplace<4>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x0);
         read_NoBody(r, t, v);
@@ -2884,6 +2892,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 6: {
       auto& v = x.body.template emplace<5>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0xc);
         read_OneDimensionalBlender(r, t, v);
@@ -2893,6 +2902,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 7: {
       auto& v = x.body.template emplace<6>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x18);
         read_Sequential(r, t, v);
@@ -2902,6 +2912,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 8: {
       auto& v = x.body.template emplace<7>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x14);
         read_IntSelector(r, t, v);
@@ -2911,6 +2922,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 9: {
       auto& v = x.body.template emplace<8>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x4);
         read_Simultaneous(r, t, v);
@@ -2920,6 +2932,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 10: {
       auto& v = x.body.template emplace<9>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x4);
         read_Event(r, t, v);
@@ -2929,6 +2942,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 11: {
       auto& v = x.body.template emplace<10>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x1);
         read_MaterialAnimation(r, t, v);
@@ -2938,6 +2952,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 12: {
       auto& v = x.body.template emplace<11>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x68);
         read_FrameController(r, t, v);
@@ -2947,6 +2962,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 13: {
       auto& v = x.body.template emplace<12>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x10);
         read_DummyAnimation(r, t, v);
@@ -2956,6 +2972,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 14: {
       auto& v = x.body.template emplace<13>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x18);
         read_RandomSelector(r, t, v);
@@ -2965,6 +2982,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 15: {
       auto& v = x.body.template emplace<14>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x0);
         read_NoBody(r, t, v);
@@ -2974,6 +2992,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 16: {
       auto& v = x.body.template emplace<15>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x4);
         read_PreviousTagSelector(r, t, v);
@@ -2983,6 +3002,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 17: {
       auto& v = x.body.template emplace<16>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x20);
         read_BonePositionSelector(r, t, v);
@@ -2992,6 +3012,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 18: {
       auto& v = x.body.template emplace<17>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x20);
         read_BoneAnimation(r, t, v);
@@ -3001,6 +3022,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 19: {
       auto& v = x.body.template emplace<18>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x8);
         read_InitialFrame(r, t, v);
@@ -3010,6 +3032,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 20: {
       auto& v = x.body.template emplace<19>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x18);
         read_BoneBlender(r, t, v);
@@ -3019,6 +3042,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 21: {
       auto& v = x.body.template emplace<20>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x14);
         read_BoolSelector(r, t, v);
@@ -3028,6 +3052,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 22: {
       auto& v = x.body.template emplace<21>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x8);
         read_Alert(r, t, v);
@@ -3037,6 +3062,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 23: {
       auto& v = x.body.template emplace<22>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x1);
         read_SubtractAnimation(r, t, v);
@@ -3046,6 +3072,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 24: {
       auto& v = x.body.template emplace<23>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x8);
         read_ShapeAnimation(r, t, v);
@@ -3055,6 +3082,7 @@ void read_Node(const R& r, uint64_t s, [[maybe_unused]] Node& x) {
     case 25: {
       auto& v = x.body.template emplace<24>();
       const uint64_t t = r.get<uint32_t>(s + 0x8);
+      if (r.lay) r.lay->note(s + 0x8, t);
       try {
         r.need_target(t, 0x1);
         read_Unknown25(r, t, v);
@@ -3447,7 +3475,8 @@ uint64_t put_Blackboard(WCtx& c, [[maybe_unused]] const Blackboard& x) {
     put_Vec3(c, c.w.reserve(0xc), e);
   }
   [[maybe_unused]] const uint64_t o_file_refs = c.w.pos();
-  if (const uint64_t want = std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.string_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.int_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.float_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.bool_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.vec3_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.ptr_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()); x.file_refs.size() != want) throw binschema::EncodeError(std::string("Blackboard.file_refs") + ": " + std::to_string(x.file_refs.size()) + " elements, but its count max(max(max(max(max(max(string_entries, word.has_file ? word.file_index + 1 : 0), max(int_entries, word.has_file ? word.file_index + 1 : 0)), max(float_entries, word.has_file ? word.file_index + 1 : 0)), max(bool_entries, word.has_file ? word.file_index + 1 : 0)), max(vec3_entries, word.has_file ? word.file_index + 1 : 0)), max(ptr_entries, word.has_file ? word.file_index + 1 : 0)) is " + std::to_string(want));
+  if (const uint64_t want = std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.string_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.int_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.float_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.bool_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.vec3_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.ptr_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()); x.file_refs.size() != want)
+    throw binschema::EncodeError(std::string("Blackboard.file_refs") + ": " + std::to_string(x.file_refs.size()) + " elements, but its count max(max(max(max(max(max(string_entries, word.has_file ? word.file_index + 1 : 0), max(int_entries, word.has_file ? word.file_index + 1 : 0)), max(float_entries, word.has_file ? word.file_index + 1 : 0)), max(bool_entries, word.has_file ? word.file_index + 1 : 0)), max(vec3_entries, word.has_file ? word.file_index + 1 : 0)), max(ptr_entries, word.has_file ? word.file_index + 1 : 0)) is " + std::to_string(want));
   for (const auto& e : x.file_refs) {
     put_FileRef(c, c.w.reserve(0x10), e);
   }
@@ -4014,7 +4043,8 @@ uint64_t put_FloatSelectorConnections(WCtx& c, [[maybe_unused]] const FloatSelec
   c.at.set(&x.unknowns, 196, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want) throw binschema::EncodeError(std::string("FloatSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want)
+    throw binschema::EncodeError(std::string("FloatSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
   c.at.set(&x.children, 197, o_children);
   c.w.reserve(x.children.size() * 4);
   if (d_child_count != 0ull) {
@@ -4075,7 +4105,8 @@ uint64_t put_StringSelectorConnections(WCtx& c, [[maybe_unused]] const StringSel
   c.at.set(&x.unknowns, 215, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want) throw binschema::EncodeError(std::string("StringSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want)
+    throw binschema::EncodeError(std::string("StringSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
   c.at.set(&x.children, 216, o_children);
   c.w.reserve(x.children.size() * 4);
   if (d_child_count != 0ull) {
@@ -4248,7 +4279,8 @@ uint64_t put_IntSelectorConnections(WCtx& c, [[maybe_unused]] const IntSelectorC
   c.at.set(&x.unknowns, 234, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   [[maybe_unused]] const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want) throw binschema::EncodeError(std::string("IntSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want)
+    throw binschema::EncodeError(std::string("IntSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
   c.at.set(&x.children, 235, o_children);
   c.w.reserve(x.children.size() * 4);
   if (d_child_count != 0ull) {
@@ -4687,7 +4719,8 @@ uint64_t put_File(WCtx& c, [[maybe_unused]] const File& x) {
   c.w.put_uint(s + 0x18, 4, x.partials.size(), "File.partial_count");
   c.w.put_uint(s + 0x1c, 4, x.sync_data.size(), "File.sync_data_count");
   c.w.late({s + 0x24, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "File.string_pool_offset"});
-  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(); x.sync_indices.size() != want) throw binschema::EncodeError(std::string("File.sync_indices") + ": " + std::to_string(x.sync_indices.size()) + " elements, but its count sum(nodes, sync_count) is " + std::to_string(want));
+  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(); x.sync_indices.size() != want)
+    throw binschema::EncodeError(std::string("File.sync_indices") + ": " + std::to_string(x.sync_indices.size()) + " elements, but its count sum(nodes, sync_count) is " + std::to_string(want));
   c.w.put_uint(s + 0x44, 4, x.calc_presets.size(), "File.calc_preset_count");
   c.w.put_uint(s + 0x4c, 4, x.bone_groups.size(), "File.bone_group_count");
   c.w.late({s + 0x50, 4, false, [=, &c]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "File.string_pool_size"});
@@ -4818,7 +4851,7 @@ void place_EventGroup(WCtx& c, [[maybe_unused]] const EventGroup& x, [[maybe_unu
 void place_SyncData(WCtx& c, [[maybe_unused]] const SyncData& x, [[maybe_unused]] uint64_t s) {
   switch (x.payload.index()) {
     case 0: {
-      c.w.to_end();
+      c.w.place_block(s + 0x4, 0xc, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "SyncData.payload");
@@ -4826,7 +4859,7 @@ void place_SyncData(WCtx& c, [[maybe_unused]] const SyncData& x, [[maybe_unused]
       break;
     }
     case 1: {
-      c.w.to_end();
+      c.w.place_block(s + 0x4, 0x18, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "SyncData.payload");
@@ -4834,7 +4867,7 @@ void place_SyncData(WCtx& c, [[maybe_unused]] const SyncData& x, [[maybe_unused]
       break;
     }
     case 2: {
-      c.w.to_end();
+      c.w.place_block(s + 0x4, 0x0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "SyncData.payload");
@@ -5334,7 +5367,7 @@ void place_Unknown25(WCtx& c, [[maybe_unused]] const Unknown25& x, [[maybe_unuse
 void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64_t s) {
   switch (x.body.index()) {
     case 0: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5343,7 +5376,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 1: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5352,7 +5385,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 2: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5361,7 +5394,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 3: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5370,7 +5403,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 4: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0x0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5378,7 +5411,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 5: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5387,7 +5420,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 6: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5396,7 +5429,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 7: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5405,7 +5438,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 8: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5414,7 +5447,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 9: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5423,7 +5456,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 10: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5432,7 +5465,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 11: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5441,7 +5474,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 12: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5450,7 +5483,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 13: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5459,7 +5492,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 14: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0x0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5467,7 +5500,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 15: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5476,7 +5509,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 16: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5485,7 +5518,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 17: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5494,7 +5527,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 18: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5503,7 +5536,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 19: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5512,7 +5545,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 20: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5521,7 +5554,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 21: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5530,7 +5563,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 22: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5539,7 +5572,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 23: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");
@@ -5548,7 +5581,7 @@ void place_Node(WCtx& c, [[maybe_unused]] const Node& x, [[maybe_unused]] uint64
       break;
     }
     case 24: {
-      c.w.to_end();
+      c.w.place_block(s + 0x8, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x8, 4, t, 0, "Node.body");

@@ -115,9 +115,11 @@ void read_ActorIdentifier(const R& r, uint64_t s, [[maybe_unused]] ActorIdentifi
   f_sub_name = r.get<uint64_t>(s + 0x8);
   if (r.slots) r.slots->push_back(s + 0x8);
   try {
+    if (r.lay) r.lay->note(s + 0x0, f_name);
     x.name = std::string(r.pascal16(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
+    if (r.lay) r.lay->note(s + 0x8, f_sub_name);
     x.sub_name = std::string(r.pascal16(f_sub_name));
   } catch (DecodeError& e) { e.push_field("sub_name"); throw; }
 }
@@ -143,7 +145,9 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, [[maybe_unused]] ContainerIt
       auto& v = x.value.template emplace<0>();
       r.need(o, 0x8);
       if (r.slots) r.slots->push_back(s + 0x10);
-      try { v = std::string(r.pascal16(r.get<uint64_t>(s + 0x10))); }
+      const uint64_t t = r.get<uint64_t>(s + 0x10);
+      if (r.lay) r.lay->note(s + 0x10, t);
+      try { v = std::string(r.pascal16(t)); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       o += 0x8;
       break;
@@ -175,7 +179,9 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, [[maybe_unused]] ContainerIt
       auto& v = x.value.template emplace<4>();
       r.need(o, 0x8);
       if (r.slots) r.slots->push_back(s + 0x10);
-      try { v = std::string(r.pascal16(r.get<uint64_t>(s + 0x10))); }
+      const uint64_t t = r.get<uint64_t>(s + 0x10);
+      if (r.lay) r.lay->note(s + 0x10, t);
+      try { v = std::string(r.pascal16(t)); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       o += 0x8;
       break;
@@ -214,7 +220,9 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, [[maybe_unused]] ContainerIt
       v.resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         if (r.slots) r.slots->push_back(s + 0x10 + i * 8);
-        try { v[i] = std::string(r.pascal16(r.get<uint64_t>(s + 0x10 + i * 8))); }
+        const uint64_t t = r.get<uint64_t>(s + 0x10 + i * 8);
+        if (r.lay) r.lay->note(s + 0x10 + i * 8, t);
+        try { v[i] = std::string(r.pascal16(t)); }
         catch (DecodeError& e) { e.push_index(i); e.push_field("value"); throw; }
       }
       o += (n * 8 + 0) / 1 * 1;
@@ -1428,7 +1436,8 @@ void put_Timeline([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe
   c.w.put_uint(s + 0x1c, 2, x.subtimelines.size(), "Timeline.subtimeline_count");
   c.w.put_uint(s + 0x1e, 2, x.cuts.size(), "Timeline.cut_count");
   c.pool_strings.ref(x.name, s + 0x20, 8, false, true);
-  if (const uint64_t want = (uint64_t(x.clips.size()) * 2ull); x.triggers.size() != want) throw binschema::EncodeError(std::string("Timeline.triggers") + ": " + std::to_string(x.triggers.size()) + " elements, but its count clip_count * 2 is " + std::to_string(want));
+  if (const uint64_t want = (uint64_t(x.clips.size()) * 2ull); x.triggers.size() != want)
+    throw binschema::EncodeError(std::string("Timeline.triggers") + ": " + std::to_string(x.triggers.size()) + " elements, but its count clip_count * 2 is " + std::to_string(want));
 }
 
 void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const File& x) {
@@ -1452,7 +1461,7 @@ void put_File([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unu
 void place_ActorIdentifier(WCtx& c, [[maybe_unused]] const ActorIdentifier& x, [[maybe_unused]] uint64_t s) {
   {
     if (x.name.size() > 0xffff) throw binschema::EncodeError(std::string("ActorIdentifier.name") + ": string longer than 65535 bytes");
-    c.w.to_end();
+    c.w.place_block(s + 0x0, 2 + x.name.size() + 1, 2);
     c.w.align(2);
     const uint64_t t = c.w.reserve(2 + x.name.size() + 1);
     c.w.pointer(s + 0x0, 8, t, 0, "ActorIdentifier.name");
@@ -1461,7 +1470,7 @@ void place_ActorIdentifier(WCtx& c, [[maybe_unused]] const ActorIdentifier& x, [
   }
   {
     if (x.sub_name.size() > 0xffff) throw binschema::EncodeError(std::string("ActorIdentifier.sub_name") + ": string longer than 65535 bytes");
-    c.w.to_end();
+    c.w.place_block(s + 0x8, 2 + x.sub_name.size() + 1, 2);
     c.w.align(2);
     const uint64_t t = c.w.reserve(2 + x.sub_name.size() + 1);
     c.w.pointer(s + 0x8, 8, t, 0, "ActorIdentifier.sub_name");
@@ -1475,7 +1484,7 @@ void place_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x, [[may
     case 0:
       {
         if (std::get<0>(x.value).size() > 0xffff) throw binschema::EncodeError(std::string("ContainerItem.value") + ": string longer than 65535 bytes");
-        c.w.to_end();
+        c.w.place_block(s + 0x10, 2 + std::get<0>(x.value).size() + 1, 2);
         c.w.align(2);
         const uint64_t t = c.w.reserve(2 + std::get<0>(x.value).size() + 1);
         c.w.pointer(s + 0x10, 8, t, 0, "ContainerItem.value");
@@ -1486,7 +1495,7 @@ void place_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x, [[may
     case 4:
       {
         if (std::get<4>(x.value).size() > 0xffff) throw binschema::EncodeError(std::string("ContainerItem.value") + ": string longer than 65535 bytes");
-        c.w.to_end();
+        c.w.place_block(s + 0x10, 2 + std::get<4>(x.value).size() + 1, 2);
         c.w.align(2);
         const uint64_t t = c.w.reserve(2 + std::get<4>(x.value).size() + 1);
         c.w.pointer(s + 0x10, 8, t, 0, "ContainerItem.value");
@@ -1498,7 +1507,7 @@ void place_ContainerItem(WCtx& c, [[maybe_unused]] const ContainerItem& x, [[may
       for (size_t i = 0; i < std::get<8>(x.value).size(); ++i)
         {
           if (std::get<8>(x.value)[i].size() > 0xffff) throw binschema::EncodeError(std::string("ContainerItem.value") + ": string longer than 65535 bytes");
-          c.w.to_end();
+          c.w.place_block(s + 0x10 + i * 8, 2 + std::get<8>(x.value)[i].size() + 1, 8);
           c.w.align(8);
           const uint64_t t = c.w.reserve(2 + std::get<8>(x.value)[i].size() + 1);
           c.w.pointer(s + 0x10 + i * 8, 8, t, 0, "ContainerItem.value");

@@ -330,6 +330,7 @@ void read_Item(const R& r, uint64_t s, [[maybe_unused]] Item& x) {
     case 1: {
       auto& v = x.body.template emplace<0>();
       const uint64_t t = r.get<uint32_t>(s + 0x4);
+      if (r.lay) r.lay->note(s + 0x4, t);
       try {
         r.need_target(t, 0x8);
         read_BodyA(r, t, v);
@@ -339,6 +340,7 @@ void read_Item(const R& r, uint64_t s, [[maybe_unused]] Item& x) {
     case 2: {
       auto& v = x.body.template emplace<1>();
       const uint64_t t = r.get<uint32_t>(s + 0x4);
+      if (r.lay) r.lay->note(s + 0x4, t);
       try {
         r.need_target(t, 0x0);
         read_Empty(r, t, v);
@@ -508,7 +510,8 @@ uint64_t put_Box(WCtx& c, [[maybe_unused]] const Box& x) {
     put_PRef(c, c.w.reserve(0x4), e);
   }
   [[maybe_unused]] const uint64_t o_files = c.w.pos();
-  if (const uint64_t want = std::max<uint64_t>(uint64_t(x.refs.size()), 1ull); x.files.size() != want) throw binschema::EncodeError(std::string("Box.files") + ": " + std::to_string(x.files.size()) + " elements, but its count max(count, 1) is " + std::to_string(want));
+  if (const uint64_t want = std::max<uint64_t>(uint64_t(x.refs.size()), 1ull); x.files.size() != want)
+    throw binschema::EncodeError(std::string("Box.files") + ": " + std::to_string(x.files.size()) + " elements, but its count max(count, 1) is " + std::to_string(want));
   for (const auto& e : x.files) {
     put_File(c, c.w.reserve(0xc), e);
   }
@@ -541,7 +544,8 @@ uint64_t put_BodyA(WCtx& c, [[maybe_unused]] const BodyA& x) {
   c.at.set(&x.bs, 23, o_bs);
   c.w.reserve(x.bs.size() * 4);
   [[maybe_unused]] const uint64_t o_slots = c.w.pos();
-  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.as) t = std::max<uint64_t>(t, uint64_t((e.node + 1ull))); return t; }(); x.slots.size() != want) throw binschema::EncodeError(std::string("BodyA.slots") + ": " + std::to_string(x.slots.size()) + " elements, but its count max(as, node + 1) is " + std::to_string(want));
+  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.as) t = std::max<uint64_t>(t, uint64_t((e.node + 1ull))); return t; }(); x.slots.size() != want)
+    throw binschema::EncodeError(std::string("BodyA.slots") + ": " + std::to_string(x.slots.size()) + " elements, but its count max(as, node + 1) is " + std::to_string(want));
   for (const auto& e : x.slots) {
     c.w.put<uint32_t>(c.w.reserve(4), e);
   }
@@ -698,7 +702,7 @@ void place_BodyA(WCtx& c, [[maybe_unused]] const BodyA& x, [[maybe_unused]] uint
 void place_Item(WCtx& c, [[maybe_unused]] const Item& x, [[maybe_unused]] uint64_t s) {
   switch (x.body.index()) {
     case 0: {
-      c.w.to_end();
+      c.w.place_block(s + 0x4, 0, 4);
       c.w.align(4);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "Item.body");
@@ -707,7 +711,7 @@ void place_Item(WCtx& c, [[maybe_unused]] const Item& x, [[maybe_unused]] uint64
       break;
     }
     case 1: {
-      c.w.to_end();
+      c.w.place_block(s + 0x4, 0x0, 1);
       c.w.align(1);
       const uint64_t t = c.w.pos();
       c.w.pointer(s + 0x4, 4, t, 0, "Item.body");

@@ -5,14 +5,27 @@
 //   unary   := ('-' | '!' | '~') unary | primary
 //   primary := integer | name | name '(' [expr (',' expr)*] ')' | '(' expr ')'
 //
-// Names are fields of the struct being read or written; functions are
-// count(f), file_size(), start(r), end(r), size(r), fnv1a32(f), murmur3(f), max(a, e).
+// Names are fields of the struct being read or written; functions are those
+// of Fn (schema.h): count(f), file_size(), start(r), end(r), size(r),
+// fnv1a32(f), murmur3(f), max(a, e), ..., resolved here once (an unknown name
+// is an error at the expression); validate.cpp checks their arguments.
 #include <cctype>
 
 #include "schema.h"
 
 namespace binschema::gen {
 namespace {
+
+Fn function_named(const std::string& name) {
+  static const std::pair<const char*, Fn> fns[] = {
+      {"count", Fn::Count}, {"file_size", Fn::FileSize}, {"start", Fn::Start}, {"end", Fn::End},
+      {"size", Fn::Size},   {"fnv1a32", Fn::Fnv1a32},    {"murmur3", Fn::Murmur3}, {"until", Fn::Until},
+      {"items", Fn::Items}, {"sum", Fn::Sum},            {"max", Fn::Max},       {"mulhash", Fn::Mulhash},
+      {"has", Fn::Has},     {"stem", Fn::Stem},          {"extension", Fn::Extension}};
+  for (const auto& [n, fn] : fns)
+    if (name == n) return fn;
+  return Fn::None;
+}
 
 class ExprParser {
  public:
@@ -127,7 +140,10 @@ class ExprParser {
           while (eat(","));
           if (!eat(")")) fail("expected ')'");
         }
-        return make(Expr::Call, name, std::move(args));
+        Expr call = make(Expr::Call, name, std::move(args));
+        call.fn = function_named(name);
+        if (call.fn == Fn::None) throw SchemaError(loc_, "unknown function '" + name + "'");
+        return call;
       }
       return make(Expr::Ident, name, {});
     }

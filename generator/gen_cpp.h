@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "code_writer.h"
+#include "generate.h"
 #include "namer.h"
 #include "schema.h"
 
@@ -177,7 +178,10 @@ class CppGen {
   // Whether the writer can evaluate e from the model (no layout positions,
   // no read-side-only functions or context pointers).
   bool write_evaluable(const Struct& st, const Expr& e) const;
-  static bool is_late(const Expr& e);
+  // A pointer of the root named in context: (read back from its slot in late_expr), or null.
+  const Field* context_pointer(const Struct& st, const Expr& e) const;
+  // Whether the writer checks an array's length against this count.
+  bool count_checked(const Struct& st, const Expr& e) const;
   // C++ for a value known only once the file is laid out, evaluated in
   // finish(): marks, the file size, start(self) and model values.
   std::string late_expr(const Struct& st, const Expr& e) const;
@@ -189,11 +193,10 @@ class CppGen {
   // An inline array of numbers or structs. One of fixed size is written at
   // `o` (reserved by put_); any other is appended element by element.
   void put_inline_array(const Struct& st, const Field& f, const std::string& o);
-  bool uses_scoped_pool(const Expr& e) const;
   // What a field that is absent (its if: is false) must hold in the model.
   std::string absent_check(const Field& f) const;
   void put_fn(const Struct& st);
-  void put_union(const Field& f, const std::string& o);
+  void put_union(const Struct& st, const Field& f, const std::string& o);
   void place_fn(const Struct& st);
   static bool layout_pool(const Pool& p);
   void declare_cond_derived(const Struct& st);
@@ -202,8 +205,10 @@ class CppGen {
   void place_inline_children(const Struct& st, const Field& f);
   // The targets of a shallow-placed field's target, element by element.
   void place_children(const Struct& st, const Field& f);
-  // A string of its own (not pooled) as the target of the pointer at `slot`.
-  void place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what);
+  // A string of its own (not pooled) as the target of the pointer at `slot`
+  // (holding its offset from `base`), where a layout put it if it still fits.
+  void place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what,
+                    const std::string& base = "0");
   // The elements of an inline array of pointers, each placed (aligned) and
   // followed by what it points to, filling the slots in the struct.
   void place_inline_pointers(const Struct& st, const Field& f);

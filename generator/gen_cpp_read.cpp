@@ -32,9 +32,9 @@ std::string CppGen::read_expr(const Expr& e) const {
       return "(" + read_expr(e.args[0]) + " " + e.name + " " + read_expr(e.args[1]) + ")";
     case Expr::Ternary: return "(" + read_expr(e.args[0]) + " ? " + read_expr(e.args[1]) + " : " + read_expr(e.args[2]) + ")";
     case Expr::Call:
-      if (e.name == "until") return "until_(o, " + read_expr(e.args[0]) + ")";
-      if (e.name == "file_size") return "uint64_t(r.size())";
-      if (e.name == "max" || e.name == "sum") {
+      if (e.fn == Fn::Until) return "until_(o, " + read_expr(e.args[0]) + ")";
+      if (e.fn == Fn::FileSize) return "uint64_t(r.size())";
+      if (e.fn == Fn::Max || e.fn == Fn::Sum) {
         const Field* arr = e.args[0].kind == Expr::Ident ? rs_->field(e.args[0].name) : nullptr;
         // Over an array read already: its elements are in the model.
         if (arr && arr->array) return write_expr(*rs_, e, "x");
@@ -71,7 +71,10 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
       // The pointer word; its target is read after the inline fields (read_target).
       w += "f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
       if (f.ptr == 8 && f.base == Field::Base::File && !f.points_to_chars) w += note_slot(o);
-      targets.push_back(&f);
+      // A string of a scoped pool is read here, in field order as the writer
+      // refers to it: the pool's block may follow in this same struct.
+      if (const Pool* p = f.kind == FieldKind::PooledString ? s_.pool(f.pool) : nullptr; p && !p->scope.empty()) read_target(f);
+      else targets.push_back(&f);
       break;
     case FieldKind::Scalar:
     case FieldKind::BitWord: read_scalar(f, o); break;
@@ -325,8 +328,17 @@ void CppGen::read_string_offsets(const Field& f) {
   w += "r.need_array(o, n, 4);";
   if (!f.fixed_count) w += x + ".resize(n);";
   w += "for (uint64_t i = 0; i < n; ++i) {";
-  w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<uint32_t>(o + i * 4)") + "); }";
-  w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
+  const Pool* pool = s_.pool(f.pool);
+  if (!pool->scope.empty()) {
+    // Offsets from the start of the scope's struct, each string noted for the pool's check (read_bytes).
+    w += "  const uint64_t t = r.scope_" + pool->scope + " + r.get<uint32_t>(o + i * 4);";
+    w += "  try { " + x + "[i] = std::string(r.cstring(t)); }";
+    w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
+    w += "  r.refs_" + pool->name + ".emplace_back(t, " + x + "[i].size());";
+  } else {
+    w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<uint32_t>(o + i * 4)") + "); }";
+    w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
+  }
   w += "}";
   w += "o += n * 4;";
   w.dedent();
@@ -435,8 +447,8 @@ bool CppGen::size_check(const Expr& e, bool& uses_size) {
   switch (e.kind) {
     case Expr::Int: return true;
     case Expr::Call:
-      uses_size = uses_size || e.name == "file_size";
-      return e.name == "file_size";
+      uses_size = uses_size || e.fn == Fn::FileSize;
+      return e.fn == Fn::FileSize;
     case Expr::Ident: return false;
     default:
       for (const auto& a : e.args)
@@ -518,7 +530,7 @@ void CppGen::read_fn(const Struct& st) {
   for (const auto& f : st.fields) {
     // A stored hash with a parameter is checked once its name is read: the
     // writer recomputes it, so a stale one would not be written back.
-    if (!f->derive || f->derive->kind != Expr::Call || f->derive->name != "mulhash") continue;
+    if (!f->derive || !f->derive->calls(Fn::Mulhash)) continue;
     const Expr& a = f->derive->args[0];
     size_t dot = a.name.find('.');
     std::string name = "x." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
@@ -614,7 +626,9 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
       case FieldKind::OwnString:
-        w += "try { v = std::string(r.pascal16(r.get<" + raw_uint(p.ptr) + ">(" + o + "))); }";
+        w += "const uint64_t t = " + std::string(p.base == Field::Base::Struct ? "s + " : "") + "r.get<" + raw_uint(p.ptr) + ">(" + o + ");";
+        if (f.fixed_offset) w += note_layout(f, "t");
+        w += "try { v = std::string(r.pascal16(t)); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
       case FieldKind::Scalar:
@@ -647,7 +661,9 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "v.resize(n);";
         w += "for (uint64_t i = 0; i < n; ++i) {";
         if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.elem_ptr));
-        w += "  try { v[i] = std::string(r.pascal16(r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + "))); }";
+        w += "  const uint64_t t = r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + ");";
+        if (f.fixed_offset) w += "  if (r.lay) r.lay->note(s + " + hexs(f.offset) + " + i * " + std::to_string(p.elem_ptr) + ", t);";
+        w += "  try { v[i] = std::string(r.pascal16(t)); }";
         w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
         w += "}";
         advance = padded_n(p.elem_ptr);
@@ -660,7 +676,13 @@ void CppGen::read_union(const Field& f, const std::string& o) {
       case FieldKind::BlockRef: {
         // A pointer to the case's struct (the tag is in the word's top bits with tag_shift).
         const Struct& pt = *p.type.st;
-        w += "const uint64_t t = " + (f.tag_shift ? word + " & " + hexs((1ull << f.tag_shift) - 1) : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+        // base: struct: from the start of the struct holding the union.
+        const bool rel = p.base == Field::Base::Struct;
+        const std::string low = word + " & " + hexs((1ull << f.tag_shift) - 1);
+        w += "const uint64_t t = " + std::string(rel ? "s + " : "") +
+             (f.tag_shift ? (rel ? "(" + low + ")" : low) : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+        // Where the target is, for a layout (a block in a pool is placed with its pool).
+        if (p.kind == FieldKind::Pointer && f.fixed_offset) w += note_layout(f, "t");
         w += "try {";
         w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
         w += "  " + read_call(pt, "t", "v") + ";";
@@ -729,6 +751,7 @@ void CppGen::read_target(const Field& f) {
       break;
     }
     case FieldKind::OwnString:
+      if (f.fixed_offset) w += note_layout(f, base + p);
       w += x + " = std::string(r.pascal16(" + base + p + "));";
       break;
     case FieldKind::PooledString: {

@@ -149,7 +149,7 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
     case Expr::Ternary:
       return "(" + write_expr(st, e.args[0], obj) + " ? " + write_expr(st, e.args[1], obj) + " : " + write_expr(st, e.args[2], obj) + ")";
     case Expr::Call:
-      if (e.name == "count") {
+      if (e.fn == Fn::Count) {
         std::string path;  // a.b: through single struct fields
         for (size_t from = 0;;) {
           size_t dot = e.args[0].name.find('.', from);
@@ -159,7 +159,7 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         }
         return "uint64_t(" + x + path + ".size())";
       }
-      if (e.name == "max") {
+      if (e.fn == Fn::Max) {
         const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
         if (arr && arr->array) {
           // The largest value of an expression over the elements (0 for none).
@@ -169,15 +169,15 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         }
         return "std::max<uint64_t>(" + write_expr(st, e.args[0], obj) + ", " + write_expr(st, e.args[1], obj) + ")";
       }
-      if (e.name == "sum") {
+      if (e.fn == Fn::Sum) {
         // The sum of an expression over the elements of an array.
         const Field* arr = st.field(e.args[0].name);
         std::string inner = write_expr(*arr->type.st, e.args[1], "e");
         return "[&]() -> uint64_t { uint64_t t = 0; for (const auto& e : " + x + "." + cpp_field(arr->name) +
                ") t += uint64_t(" + inner + "); return t; }()";
       }
-      if (e.name == "has") return "uint64_t(" + x + "." + cpp_field(e.args[0].name) + ".has_value())";
-      if (e.name == "items") {
+      if (e.fn == Fn::Has) return "uint64_t(" + x + "." + cpp_field(e.args[0].name) + ".has_value())";
+      if (e.fn == Fn::Items) {
         // How many values the active case of a union holds.
         const Field* u = st.field(e.args[0].name);
         std::string r = "[&]() -> uint64_t { switch (" + x + "." + cpp_field(u->name) + ".index()) {";
@@ -189,17 +189,17 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         }
         return r + " } return 0; }()";
       }
-      if (e.name == "mulhash") {
+      if (e.fn == Fn::Mulhash) {
         const Expr& a = e.args[0];
         size_t dot = a.name.find('.');
         std::string arg = x + "." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
         return "binschema::mulhash32(" + arg + ", static_cast<uint32_t>(" + write_expr(st, e.args[1], obj) + "))";
       }
-      if (e.name == "fnv1a32" || e.name == "murmur3") {
+      if (e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3) {
         const Expr& a = e.args[0];
         std::string arg = a.kind == Expr::Call ? "binschema::path_" + a.name + "(" + x + "." + cpp_field(a.args[0].name) + ")"
                                                : x + "." + cpp_field(a.name);
-        return std::string(e.name == "fnv1a32" ? "binschema::fnv1a32(" : "binschema::murmur3_x86_32(") + arg + ")";
+        return std::string(e.fn == Fn::Fnv1a32 ? "binschema::fnv1a32(" : "binschema::murmur3_x86_32(") + arg + ")";
       }
       break;  // layout functions go through late_expr, never inside another call (validate.cpp)
   }
@@ -209,12 +209,12 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
 // Whether the writer can evaluate e from the model (no layout positions,
 // no read-side-only functions or context pointers).
 bool CppGen::write_evaluable(const Struct& st, const Expr& e) const {
-  if (e.kind == Expr::Call && (e.name == "until" || is_late(e))) return false;
+  if (e.calls(Fn::Until) || (e.kind == Expr::Call && is_late(e))) return false;
   if (e.kind == Expr::Ident && !st.field(e.name) && e.name.find('.') == std::string::npos) {
     const Field* g = s_.find(s_.root)->field(e.name);
     if (g && g->ptr) return false;
   }
-  if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
+  if ((e.calls(Fn::Sum) || e.calls(Fn::Max)) && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
       st.field(e.args[0].name)->array)
     return write_evaluable(*st.field(e.args[0].name)->type.st, e.args[1]);
   for (const auto& a : e.args)
@@ -222,25 +222,50 @@ bool CppGen::write_evaluable(const Struct& st, const Expr& e) const {
   return true;
 }
 
-bool CppGen::is_late(const Expr& e) {
-  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size")) return true;
-  for (const auto& a : e.args)
-    if (is_late(a)) return true;
-  return false;
+// Whether the writer checks an array's length against its count: any count
+// it does not write from the array itself (a bare count field does that),
+// over values it knows (no until(): that array ends where its end says).
+bool CppGen::count_checked(const Struct& st, const Expr& e) const {
+  if (e.kind == Expr::Ident) {
+    const Field* c = st.field(e.name);
+    if (c && !c->count_for.empty()) return false;  // written from the array (count_shared: checked on its own)
+    if (c && c->derive && is_late(*c->derive)) return false;  // written once the file is laid out: not a model value
+  }
+  // A derived value known only once the file is laid out has no d_ name here;
+  // a context pointer is read back from the root's slot (late_expr), which
+  // needs the slot at a fixed offset of a root at 0 and the name outside a function.
+  const std::function<bool(const Expr&, bool)> unknown = [&](const Expr& x, bool in_call) {
+    if (x.kind == Expr::Ident && st.field(x.name) && st.field(x.name)->derive && is_late(*st.field(x.name)->derive)) return true;
+    if (const Field* g = context_pointer(st, x); g && (in_call || !g->fixed_offset || s_.find(s_.root)->has_self)) return true;
+    if (x.calls(Fn::Until) || (x.calls(Fn::FileSize) && in_call)) return true;
+    for (const auto& a : x.args)
+      if (unknown(a, in_call || x.kind == Expr::Call)) return true;
+    return false;
+  };
+  return !unknown(e, false);
+}
+
+// A pointer of the root named in context: (its value in the file, read
+// back from the root's slot once placed), or null.
+const Field* CppGen::context_pointer(const Struct& st, const Expr& e) const {
+  if (e.kind != Expr::Ident || st.field(e.name) || e.name.find('.') != std::string::npos) return nullptr;
+  const Field* g = s_.find(s_.root)->field(e.name);
+  return g && g->ptr ? g : nullptr;
 }
 
 // C++ for a value known only once the file is laid out, evaluated in
-// finish(): marks, the file size, start(self) and model values.
+// finish(): marks, the file size, start(self), context pointers and model values.
 std::string CppGen::late_expr(const Struct& st, const Expr& e) const {
-  if (e.kind == Expr::Call && e.name == "file_size") return "c.w.pos()";
-  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
+  if (e.calls(Fn::FileSize)) return "c.w.pos()";
+  if (const Field* g = context_pointer(st, e)) return "c.w.get_uint(" + hexs(g->offset) + ", " + std::to_string(g->ptr) + ")";
+  if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
     if (e.args[0].name == "self") {
       // Only start(self) is accepted (validate.cpp).
       return "s";
     }
     std::string id = std::to_string(s_.region_id(e.args[0].name));
-    if (e.name == "start") return "c.w.start_of(" + id + ")";
-    if (e.name == "end") return "c.w.end_of(" + id + ")";
+    if (e.fn == Fn::Start) return "c.w.start_of(" + id + ")";
+    if (e.fn == Fn::End) return "c.w.end_of(" + id + ")";
     return "(c.w.end_of(" + id + ") - c.w.start_of(" + id + "))";
   }
   switch (e.kind) {
@@ -257,11 +282,27 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   std::string what = "\"" + st.name + "." + f.name + "\"";
-  if (f.count && f.count->kind != Expr::Ident && !f.cond && write_evaluable(st, *f.count))
-    // A count the model does not hold: an array of another length would be
-    // read back as a different model.
-    w += "if (const uint64_t want = " + write_expr(st, *f.count) + "; " + x + ".size() != want) throw binschema::EncodeError(std::string(" +
-         what + ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but its count " + expr_text(*f.count) + " is \" + std::to_string(want));";
+  if (f.count && count_checked(st, *f.count)) {
+    // A count the model does not hold (an expression, or a derived or const
+    // field): an array of another length would be read back as a different
+    // model. One over file_size() is checked once the file is laid out.
+    w.set("X", x);
+    w.set("WHAT", what);
+    w.set("COUNT", expr_text(*f.count));
+    const std::string check = "if (const uint64_t want = {{WANT}}; {{X}}.size() != want)\n"
+                              "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+    if (write_evaluable(st, *f.count)) {
+      w.set("WANT", write_expr(st, *f.count));
+      w += check;
+    } else {
+      w.set("WANT", late_expr(st, *f.count));
+      w += "c.w.late_check([=, &c, &x]() {";
+      w.indent();
+      w += check;
+      w.dedent();
+      w += "});";
+    }
+  }
   if (!f.count_shared.empty())
     w += "if (" + x + ".size() != x." + cpp_field(f.count_shared) + ".size()) throw binschema::EncodeError(std::string(" + what +
          ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but " + f.count_shared + " (counted by the same field) has \" + std::to_string(x." +
@@ -325,7 +366,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       // Values over the pool (its size, say), now that it is placed; they
       // sit at fixed offsets (validate.cpp).
       for (const auto& g : st.fields) {
-        if (!g->derive || !uses_scoped_pool(*g->derive)) continue;
+        if (!g->derive || !uses_scoped_pool(s_, *g->derive)) continue;
         int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
         w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
              ", \"" + st.name + "." + g->name + "\");";
@@ -354,12 +395,16 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       // Inline u32 offsets of pooled strings.
       w += "{";
       w += "  const uint64_t a = c.w.reserve(" + x + ".size() * 4);";
-      w += "  for (size_t i = 0; i < " + x + ".size(); ++i) " + string_ref(f.pool, x + "[i]", "a + i * 4", 4);
+      if (const Pool* pool = s_.pool(f.pool); !pool->scope.empty())  // offsets from the scope's struct
+        w += "  for (size_t i = 0; i < " + x + ".size(); ++i) c.pool_" + f.pool + ".ref(" + x + "[i], a + i * 4, 4, false, false, 0, c.scope_" +
+             pool->scope + ");";
+      else
+        w += "  for (size_t i = 0; i < " + x + ".size(); ++i) " + string_ref(f.pool, x + "[i]", "a + i * 4", 4);
       w += "}";
       break;
     case FieldKind::InlineArray: put_inline_array(st, f, o); break;
     case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see put_union
-    case FieldKind::Union: put_union(f, o); break;
+    case FieldKind::Union: put_union(st, f, o); break;
   }
   // A field that runs until(E) ends where E says, or the reader would stop
   // elsewhere (or refuse the file): decode and encode agree on what is valid.
@@ -371,7 +416,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       if (self(a, self)) return true;
     return false;
   };
-  if (until && until->kind == Expr::Call && until->name == "until" && !f.cond && write_evaluable(st, until->args[0]) &&
+  if (until && until->calls(Fn::Until) && !f.cond && write_evaluable(st, until->args[0]) &&
       !derived(until->args[0], derived)) {
     w.set("END", write_expr(st, until->args[0]));
     w.set("WHAT", what);
@@ -391,7 +436,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
     // The mark's two bytes as the model holds them (0xFEFF: FE FF), in either byte order.
     w += "c.w.at(" + o + ")[0] = uint8_t(" + x + " >> 8);";
     w += "c.w.at(" + o + ")[1] = uint8_t(" + x + ");";
-  } else if (f.derive && uses_scoped_pool(*f.derive)) {
+  } else if (f.derive && uses_scoped_pool(s_, *f.derive)) {
     // Patched right after the pool block is placed (see put_field).
   } else if (f.derive) {
     int width = static_cast<int>(prim_size(f.type.prim));
@@ -535,16 +580,6 @@ std::string CppGen::sort_key(const Struct& et, const std::string& key, const std
   return "uint64_t(" + e + "." + cpp_field(key) + ")";
 }
 
-bool CppGen::uses_scoped_pool(const Expr& e) const {
-  if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
-    const Pool* p = s_.pool(e.args[0].name);
-    return p && !p->scope.empty();
-  }
-  for (const auto& a : e.args)
-    if (uses_scoped_pool(a)) return true;
-  return false;
-}
-
 // What a field that is absent (its if: is false) must hold in the model.
 std::string CppGen::absent_check(const Field& f) const {
   std::string x = "x." + cpp_field(f.name);
@@ -601,7 +636,7 @@ void CppGen::put_fn(const Struct& st) {
   w += "}\n";
 }
 
-void CppGen::put_union(const Field& f, const std::string& o) {
+void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   w += "switch (x." + cpp_field(f.name) + ".index()) {";
   w.indent();
@@ -612,6 +647,19 @@ void CppGen::put_union(const Field& f, const std::string& o) {
     w += "case " + std::to_string(i) + ": {";
     w.indent();
     w += "[[maybe_unused]] const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
+    if (p.count) {
+      // A count derived otherwise than items(UNION) need not be the case's length.
+      const Field* n = p.count->kind == Expr::Ident ? st.field(p.count->name) : nullptr;
+      const Expr* d = n && n->derive ? &*n->derive : nullptr;
+      const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
+      if (!items && count_checked(st, *p.count) && write_evaluable(st, *p.count)) {
+        w.set("WANT", write_expr(st, *p.count));
+        w.set("WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\"");
+        w.set("COUNT", expr_text(*p.count));
+        w += "if (const uint64_t want = {{WANT}}; v.size() != want)\n"
+             "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string(v.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+      }
+    }
     // Where the payload goes: in place, or appended (GCC 12 warns, wrongly,
     // -Wrestrict, when this is assigned "u" later instead).
     const std::string oo = f.fixed_size ? o : std::string(1, 'u');
@@ -754,7 +802,8 @@ void CppGen::place_fn(const Struct& st) {
         w += "  case " + std::to_string(i) + ":";
         c_.indent();
         c_.indent();
-        place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"");
+        place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
+                     p.base == Field::Base::Struct ? "s" : "0");
         c_.dedent();
         c_.dedent();
         w += "    break;";
@@ -772,17 +821,22 @@ void CppGen::place_fn(const Struct& st) {
         w += "    break;";
       } else if (p.ptr && p.type.kind == ValueType::Struct && !s_.in_block_pool(p)) {
         // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
+        // With base: struct, the offset is from the start of the struct holding the union.
         const Struct& pt = *p.type.st;
-        std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";
+        const std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";
+        const std::string base = p.base == Field::Base::Struct ? "s" : "0";
+        const uint64_t align = p.align ? p.align : pt.align;
         w += "  case " + std::to_string(i) + ": {";
-        w += "    c.w.to_end();";
-        w += "    c.w.align(" + std::to_string(p.align ? p.align : pt.align) + ");";
+        // Where a layout put it, if it still fits there (docs §11).
+        w += "    c.w.place_block(" + slot + ", " + (pt.fixed_size ? hexs(pt.size) : std::string("0")) + ", " + std::to_string(align) + ");";
+        w += "    c.w.align(" + std::to_string(align) + ");";
         w += "    const uint64_t t = c.w.pos();";
         if (u->tag_shift) {
-          w += "    if (t >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(t) + \" does not fit below its tag\");";
-          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
+          const std::string off = base == "s" ? "t - s" : "t";
+          w += "    if ((" + off + ") >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
+          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", (" + off + ") | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
         } else {
-          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t, 0, " + what + ");";
+          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t, " + base + ", " + what + ");";
         }
         if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
         else w += "    put_" + pt.name + "(c, " + v + ");";
@@ -855,15 +909,17 @@ void CppGen::place_children(const Struct& st, const Field& f) {
   }
 }
 
-// A string of its own (not pooled) as the target of the pointer at `slot`.
-void CppGen::place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what) {
+// A string of its own (not pooled) as the target of the pointer at `slot`
+// (holding its offset from `base`), where a layout put it if it still fits.
+void CppGen::place_pascal(const std::string& v, const std::string& slot, int width, uint64_t align, const std::string& what,
+                          const std::string& base) {
   CodeWriter& w = c_;
   w += "{";
   w += "  if (" + v + ".size() > 0xffff) throw binschema::EncodeError(std::string(" + what + ") + \": string longer than 65535 bytes\");";
-  w += "  c.w.to_end();";
+  w += "  c.w.place_block(" + slot + ", 2 + " + v + ".size() + 1, " + std::to_string(align) + ");";
   w += "  c.w.align(" + std::to_string(align) + ");";
   w += "  const uint64_t t = c.w.reserve(2 + " + v + ".size() + 1);";
-  w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, 0, " + what + ");";
+  w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, " + base + ", " + what + ");";
   w += "  c.w.put<uint16_t>(t, static_cast<uint16_t>(" + v + ".size()));";
   w += "  c.w.bytes(t + 2, " + v + ".data(), " + v + ".size());";
   w += "}";
@@ -875,9 +931,11 @@ void CppGen::place_inline_pointers(const Struct& st, const Field& f) {
   CodeWriter& w = c_;
   const Struct& et = *f.type.st;
   std::string x = "x." + cpp_field(f.name), what = "\"" + st.name + "." + f.name + "\"";
+  // The field's align: (no table here: it is the elements') wins over the struct's own.
+  const uint64_t align = f.align ? f.align : et.align;
   w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
   w += "  c.w.to_end();";
-  w += "  c.w.align(" + std::to_string(et.align) + ");";
+  w += "  c.w.align(" + std::to_string(align) + ");";
   w += "  const uint64_t e = c.w.pos();";
   w += "  c.w.pointer(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
   if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
@@ -981,7 +1039,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   }
   if (f.type.kind == ValueType::String && f.inline_pascal && !f.array) {
     std::string slot0 = "s + " + hexs(f.offset);
-    place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"");
+    place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"", base);
     return;
   }
   if (f.type.kind == ValueType::Dic) {

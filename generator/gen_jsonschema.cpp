@@ -23,12 +23,10 @@
 #include <set>
 #include <utility>
 
+#include "generate.h"
 #include "namer.h"
-#include "schema.h"
 
 namespace binschema::gen {
-
-std::string generate_jsonschema(const Schema& s);
 
 namespace {
 

@@ -37,12 +37,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "generate.h"
 #include "namer.h"
-#include "schema.h"
 
 namespace binschema::gen {
-
-std::string generate_ksy(const Schema& s);
 
 namespace {
 
@@ -363,13 +361,13 @@ class KsyGen {
       }
       case Expr::Ternary: return "(" + expr(e.args[0]) + " ? " + expr(e.args[1]) + " : " + expr(e.args[2]) + ")";
       case Expr::Call:
-        if (e.name == "file_size") return "_root._io.size";
-        if (e.name == "count" && e.args.size() == 1 && e.args[0].kind == Expr::Ident) return expr(e.args[0]) + ".size";
-        if ((e.name == "max" || e.name == "sum") && e.args.size() == 2) {
+        if (e.fn == Fn::FileSize) return "_root._io.size";
+        if (e.fn == Fn::Count && e.args.size() == 1 && e.args[0].kind == Expr::Ident) return expr(e.args[0]) + ".size";
+        if ((e.fn == Fn::Max || e.fn == Fn::Sum) && e.args.size() == 2) {
           // max(array, expr) and sum(array, expr) fold over an array; max(a, b) of two numbers.
           const Field* arr = e.args[0].kind == Expr::Ident ? cur_->field(e.args[0].name) : nullptr;
           if (arr && arr->array) return fold(e, *arr);
-          if (e.name == "max") return "[" + expr(e.args[0]) + ", " + expr(e.args[1]) + "].max";
+          if (e.fn == Fn::Max) return "[" + expr(e.args[0]) + ", " + expr(e.args[1]) + "].max";
         }
         throw Gap("uses " + e.name + "(), which Kaitai cannot compute here");
     }
@@ -390,7 +388,7 @@ class KsyGen {
     const std::string inst = stem + std::to_string(folds_[snake(cur_->name) + "." + stem]++);
     KType t;
     t.id = snake(cur_->name) + "_" + inst;
-    t.doc = "One step of `" + expr_text(e) + "`: `acc` is the " + (e.name == "sum" ? "sum" : "maximum") +
+    t.doc = "One step of `" + expr_text(e) + "`: `acc` is the " + (e.fn == Fn::Sum ? "sum" : "maximum") +
             " up to element `i` of `" + arr.name + "`.";
     t.params = {{"i", "u4"}, {"prev", "s8"}};
     // The element's expression, seen from the step (whose parent is the struct).
@@ -414,7 +412,7 @@ class KsyGen {
     value.doc = "The expression for element `i`.";
     Attr acc;
     acc.id = "acc";
-    acc.set("value", e.name == "sum" ? "prev + v" : "(prev > v ? prev : v)");
+    acc.set("value", e.fn == Fn::Sum ? "prev + v" : "(prev > v ? prev : v)");
     t.instances = {value, acc};
     types_.push_back(t);
     Attr step;
@@ -457,7 +455,7 @@ class KsyGen {
         x.set("repeat", "expr");
         x.set("repeat-expr", std::to_string(*f.fixed_count));
       } else if (f.count) {
-        if (f.count->kind == Expr::Call && f.count->name == "until")
+        if (f.count->calls(Fn::Until))
           throw Gap("runs until the offset `" + expr_text(f.count->args[0]) + "` (the reader stops there)");
         x.set("repeat", "expr");
         x.set("repeat-expr", expr(*f.count));
@@ -508,7 +506,7 @@ class KsyGen {
           break;
         }
         if (!f.size_expr) throw Gap("has no size");
-        if (f.size_expr->kind == Expr::Call && f.size_expr->name == "until")  // up to an offset
+        if (f.size_expr->calls(Fn::Until))  // up to an offset
           a.set("size", expr(f.size_expr->args[0]) + " - _io.pos");
         else
           a.set("size", expr(*f.size_expr));
@@ -880,6 +878,7 @@ class KsyGen {
       const Field& cf = *c.field;
       if (cf.type.kind != ValueType::Struct || cf.array)
         throw Gap("case `" + c.name + "` is a pointer to something other than one struct");
+      if (cf.base == Field::Base::Struct) throw Gap("case `" + c.name + "` is an offset from its struct (base: struct)");
       Attr a;
       a.id = c.name;
       a.set("io", "_root._io");
@@ -915,7 +914,9 @@ class KsyGen {
       case FieldKind::PooledString:
         if (!f.points_to_chars) return string_ref(f, f.ptr);
         break;
-      case FieldKind::OwnString: return own_string_ref(f.ptr);
+      case FieldKind::OwnString:
+        if (f.base == Field::Base::Struct) throw Gap("is an offset from its struct (base: struct)");
+        return own_string_ref(f.ptr);
       case FieldKind::BitWord:
       case FieldKind::Chars:
       case FieldKind::CString:

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <sstream>
 
-#include "schema.h"
+#include "generate.h"
 
 namespace binschema::gen {
 namespace {
@@ -53,6 +53,13 @@ std::string array_text(const Field& f) {
   if (f.fixed_count) t += std::to_string(*f.fixed_count);
   t += ']';
   return t;
+}
+
+// A description, then a note after it (either may be empty).
+std::string trim_join(const std::string& doc, const std::string& note) {
+  if (note.empty()) return doc;
+  if (doc.empty()) return note;
+  return doc + (doc.back() == '.' ? " " : ". ") + note;
 }
 
 std::string type_text(const Field& f) {
@@ -326,7 +333,9 @@ std::string generate_markdown(const Schema& s) {
       for (const auto& c : f->cases)
         o << "| " << (f->tag_shift ? hexs(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag)) << " | `" << c.name << "` | "
           << (c.field->fixed_size ? hexs(c.field->size) : "varies") << " | " << cell(type_text(*c.field)) << " | "
-          << cell(c.doc.empty() ? c.field->doc : c.doc) << " |\n";
+          << cell(trim_join(c.doc.empty() ? c.field->doc : c.doc,
+                            c.field->ptr && c.field->base == Field::Base::Struct ? "Relative to the start of this struct." : ""))
+          << " |\n";
       o << "\nAny other value of " << chooser << " is refused when reading, with its offset.\n\n";
     }
     if (!st.layout.empty() || !case_targets.empty()) {

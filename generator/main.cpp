@@ -15,15 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "schema.h"
+#include "generate.h"
 
 namespace fs = std::filesystem;
-
-namespace binschema::gen {
-// The back ends beside generate_cpp and generate_markdown (schema.h).
-std::string generate_jsonschema(const Schema& s);
-std::string generate_ksy(const Schema& s);
-}  // namespace binschema::gen
 
 static const char* kUsage =
     "usage: binschema-gen SCHEMA.yaml --out DIR [--name NAME] [--emit cpp,md,jsonschema,ksy|all]\n";

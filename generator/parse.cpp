@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <set>
 
 #include "schema.h"
@@ -70,14 +72,12 @@ class Parser {
  public:
   explicit Parser(std::string file) : file_(std::move(file)) {}
 
-  std::unique_ptr<Schema> run() {
+  std::unique_ptr<Schema> run(const std::string& text) {
     YAML::Node root;
     try {
-      root = YAML::LoadFile(file_);
+      root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
       throw SchemaError({file_, e.mark.line + 1, e.mark.column + 1}, e.msg);
-    } catch (const YAML::BadFile&) {
-      throw SchemaError({file_, 0, 0}, "cannot read the schema file");
     }
     auto s = std::make_unique<Schema>();
     s->file = file_;
@@ -656,6 +656,13 @@ class Parser {
 
 }  // namespace
 
-std::unique_ptr<Schema> load_schema(const std::string& path) { return Parser(path).run(); }
+std::unique_ptr<Schema> load_schema_text(const std::string& text, const std::string& name) { return Parser(name).run(text); }
+
+std::unique_ptr<Schema> load_schema(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SchemaError({path, 0, 0}, "cannot read the schema file");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return load_schema_text(text, path);
+}
 
 }  // namespace binschema::gen

@@ -1,7 +1,9 @@
 // The validated model of a schema: what every back end works from.
 //
 // parse.cpp builds it from YAML, validate.cpp checks it and gives each field
-// its shape (FieldKind); the back ends only read it. Nothing here refers to yaml-cpp, so a back
+// its shape (FieldKind); the back ends (generate.h) only read it. These four
+// files are the library binschema::schema, installed as <binschema/schema.h>
+// for tools of other projects. Nothing here refers to yaml-cpp, so a back
 // end never has to think about the source text beyond the Loc kept for
 // messages.
 #pragma once
@@ -27,13 +29,20 @@ struct SchemaError : std::runtime_error {
   SchemaError(const Loc& loc, const std::string& msg) : std::runtime_error(loc.str() + ": " + msg) {}
 };
 
-// Expressions in `count:` and `derive:` (see expr.h for the grammar).
+// The functions of expressions (docs/schema-language.md §6), resolved when
+// the expression is parsed: a name that is none of these is a SchemaError
+// there. Stem and Extension are only arguments of Fnv1a32 and Murmur3.
+enum class Fn { None, Count, FileSize, Start, End, Size, Fnv1a32, Murmur3, Until, Items, Sum, Max, Mulhash, Has, Stem, Extension };
+
+// Expressions in `count:` and `derive:` (see expr.cpp for the grammar).
 struct Expr {
   enum Kind { Int, Ident, Call, Unary, Binary, Ternary } kind = Int;
   int64_t value = 0;
-  std::string name;  // Ident name, Call function, Unary/Binary operator
+  std::string name;  // Ident name, Call function (as spelt), Unary/Binary operator
+  Fn fn = Fn::None;  // Call: the function
   std::vector<Expr> args;
   Loc loc;
+  bool calls(Fn f) const { return kind == Call && fn == f; }
 };
 
 enum class Prim { U8, U16, U32, U64, S8, S16, S32, S64, F32, F64, Bool8, Bool32 };
@@ -325,7 +334,11 @@ struct Schema {
   }
 };
 
-// parse.cpp: YAML -> a validated Schema (it calls validate()).
+// parse.cpp: YAML -> a validated Schema (it calls validate()). The text
+// form parses a schema held in memory; `name` is what its messages and the
+// Schema's `file` call it (name:line:col). load_schema reads the file and
+// gives its path as the name. Both throw SchemaError.
+std::unique_ptr<Schema> load_schema_text(const std::string& text, const std::string& name);
 std::unique_ptr<Schema> load_schema(const std::string& path);
 // names.cpp: the validator's checks of refs, enums, format: bool and
 // hash_of: (validate() calls it last).
@@ -335,6 +348,12 @@ void check_names(Schema& s);
 // and context: stand.
 void validate(Schema& s, const Loc& root_loc, const Loc& context_loc);
 Expr parse_expr(const std::string& text, const Loc& loc);
+// validate.cpp: whether an expression is known only once the file is laid
+// out (it uses start(), end(), size() or file_size()), and whether it
+// measures a scoped pool (start(), end() or size() of one). The validator's
+// rules and the writer's code both go by these.
+bool is_late(const Expr& e);
+bool uses_scoped_pool(const Schema& s, const Expr& e);
 // An expression as a schema would spell it (for messages and docs).
 std::string expr_text(const Expr& e);
 
@@ -344,12 +363,5 @@ const char* prim_name(Prim p);
 const char* prim_cpp(Prim p);
 bool prim_is_float(Prim p);
 bool prim_is_signed(Prim p);
-
-// Back ends.
-struct CppOutput {
-  std::string header, source;
-};
-CppOutput generate_cpp(const Schema& s);
-std::string generate_markdown(const Schema& s);
 
 }  // namespace binschema::gen

@@ -430,13 +430,6 @@ class Validator {
       if (p->kind == Pool::Kind::Block) throw SchemaError(f.loc, "a pool field holds a string pool; block pool '" + f.pool + "' is placed by `pool " + f.pool + "` in a layout");
       if (p->scope != st.name && !placed_pool)
         throw SchemaError(f.loc, "pool '" + f.pool + "' is not scoped to " + st.name + " (scope: " + st.name + ") nor has base: " + f.name);
-      // The reader checks the block against the strings read before it, but
-      // follows the struct's own pointers only after all of its fields.
-      for (const auto& g : st.fields)
-        if (p->scope == st.name && g->type.kind == ValueType::String && g->ptr && g->pool == f.pool)
-          throw SchemaError(g->loc, "'" + g->name + "' is a string of pool '" + f.pool + "', which " + st.name +
-                                        " itself holds: the reader follows " + st.name + "'s pointers after its pool field '" +
-                                        f.name + "', so the strings must be referenced from the structs it holds or points to");
     }
     if (f.size_rest) st.needs_end = true;
     if (f.extent_next && (!f.ptr || f.array || f.type.kind != ValueType::Struct))
@@ -514,6 +507,7 @@ class Validator {
         resolve_field(st, *c.field, true);
         if (!c.field->ptr || c.field->type.kind != ValueType::Struct || c.field->array)
           throw SchemaError(c.loc, "with tag_shift:, every case is a pointer to a struct (ptr:)");
+        if (c.field->null != Field::Null::Never) throw SchemaError(c.loc, "a union case that points to a struct is never null (no nullable:)");
         if (c.field->ptr * 8 <= static_cast<int>(f.tag_shift) || c.tag < 0 ||
             (c.field->ptr < 8 && (uint64_t(c.tag) >> (c.field->ptr * 8 - f.tag_shift)) != 0))
           throw SchemaError(c.loc, "case value " + std::to_string(c.tag) + " does not fit above bit " + std::to_string(f.tag_shift) + " of the pointer");
@@ -540,8 +534,8 @@ class Validator {
         // array had no writer (the generated C++ did not compile).
         if (c.field->ptr && c.field->array)
           throw SchemaError(c.loc, "a union case cannot point to an array (use elem_ptr: with inline: pascal16 for strings)");
-        if (c.field->ptr && c.field->type.kind == ValueType::Struct && (c.field->null != Field::Null::Never || c.field->base != Field::Base::File))
-          throw SchemaError(c.loc, "a union case that points to a struct is never null and absolute (no nullable:, no base: struct)");
+        if (c.field->ptr && c.field->type.kind == ValueType::Struct && c.field->null != Field::Null::Never)
+          throw SchemaError(c.loc, "a union case that points to a struct is never null (no nullable:)");
       }
     }
   }
@@ -837,7 +831,7 @@ class Validator {
                                          "' before it is not known in advance (fixed-size fields, or arrays of fixed-size structs counted by a field of the header)");
         }
       }
-      if (f.derive && f.derive->kind == Expr::Call && f.derive->name == "mulhash" && !f.fixed_offset)
+      if (f.derive && f.derive->calls(Fn::Mulhash) && !f.fixed_offset)
         throw SchemaError(f.loc, "'" + f.name + "' is derive: mulhash(...), which the reader checks: it must sit at a fixed offset of " + st.name);
       if (!f.zero_when_empty.empty()) {
         const Field* n = st.field(f.zero_when_empty);
@@ -847,7 +841,7 @@ class Validator {
       }
       if (!f.also.empty() && (!f.derive || is_late(*f.derive) || !f.fixed_offset || f.cond))
         throw SchemaError(f.loc, "also: is for a derived value the reader can recompute (from fields before it), at a fixed offset of " + st.name);
-      if (f.derive && uses_scoped_pool(*f.derive) && !f.fixed_offset)
+      if (f.derive && uses_scoped_pool(s_, *f.derive) && !f.fixed_offset)
         throw SchemaError(f.loc, "a value over a scoped pool must sit at a fixed offset (it is written once the pool is placed)");
       if (f.kind == FieldKind::Union) check_union_cases(f);
     }
@@ -866,14 +860,6 @@ class Validator {
                                          ", so the layout of " + et.name + " can only use targets, align and zeros");
       }
     }
-  }
-
-  bool uses_scoped_pool(const Expr& e) const {
-    if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size")) {
-      const Pool* p = e.args.empty() ? nullptr : s_.pool(e.args[0].name);
-      return p && !p->scope.empty();
-    }
-    return std::any_of(e.args.begin(), e.args.end(), [&](const Expr& a) { return uses_scoped_pool(a); });
   }
 
   // The shapes a union case can have: what the union reader and writer read
@@ -966,13 +952,12 @@ class Validator {
       case Expr::Int: return;
       case Expr::Ident: check_ident(st, e); return;
       case Expr::Call: {
-        static const std::map<std::string, size_t> arity = {
-            {"count", 1}, {"file_size", 0}, {"start", 1}, {"end", 1},   {"size", 1},  {"fnv1a32", 1},
-            {"murmur3", 1}, {"until", 1},   {"items", 1}, {"sum", 2},   {"max", 2}, {"mulhash", 2}, {"has", 1}};
-        auto it = arity.find(e.name);
-        if (it == arity.end()) throw SchemaError(e.loc, "unknown function '" + e.name + "'");
-        if (e.args.size() != it->second) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(it->second) + " argument(s)");
-        if (e.name == "max") {
+        // parse_expr refused unknown names.
+        if (e.fn == Fn::Stem || e.fn == Fn::Extension)
+          throw SchemaError(e.loc, e.name + "() is only an argument of fnv1a32() or murmur3()");
+        const size_t arity = e.fn == Fn::FileSize ? 0 : e.fn == Fn::Sum || e.fn == Fn::Max || e.fn == Fn::Mulhash ? 2 : 1;
+        if (e.args.size() != arity) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(arity) + " argument(s)");
+        if (e.fn == Fn::Max) {
           // max(ARRAY, expr over its elements), or max(a, b).
           const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
           if (arr && arr->array && arr->type.kind == ValueType::Struct) {
@@ -983,7 +968,7 @@ class Validator {
           }
           return;
         }
-        if (e.name == "mulhash") {
+        if (e.fn == Fn::Mulhash) {
           // mulhash(NAME, MULTIPLIER): NAME a string field or string bit field, the multiplier any expression.
           const Expr& a = e.args[0];
           const Field* nf = a.kind == Expr::Ident ? st.field(a.name.substr(0, a.name.find('.'))) : nullptr;
@@ -1000,15 +985,15 @@ class Validator {
           check_expr(st, e.args[1]);
           return;
         }
-        if ((e.name == "fnv1a32" || e.name == "murmur3") && e.args[0].kind == Expr::Call) {
+        if ((e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3) && e.args[0].kind == Expr::Call) {
           // A hash of part of a path: stem(F) or extension(F).
           const Expr& a = e.args[0];
-          if ((a.name != "stem" && a.name != "extension") || a.args.size() != 1 || a.args[0].kind != Expr::Ident ||
+          if ((a.fn != Fn::Stem && a.fn != Fn::Extension) || a.args.size() != 1 || a.args[0].kind != Expr::Ident ||
               !st.field(a.args[0].name) || st.field(a.args[0].name)->type.kind != ValueType::String)
             throw SchemaError(e.loc, e.name + "() takes a string field, stem(FIELD) or extension(FIELD)");
           return;
         }
-        if (e.name == "count" && e.args[0].kind == Expr::Ident && e.args[0].name.find('.') != std::string::npos) {
+        if (e.fn == Fn::Count && e.args[0].kind == Expr::Ident && e.args[0].name.find('.') != std::string::npos) {
           // count(a.b): an array in the struct that single struct field a holds.
           const std::string& path = e.args[0].name;
           const Struct* cur = &st;
@@ -1026,25 +1011,25 @@ class Validator {
             from = dot + 1;
           }
         }
-        if (e.name == "start" || e.name == "end" || e.name == "size") {
-          if (e.args[0].kind != Expr::Ident || (s_.region_id(e.args[0].name) < 0 && !(e.name == "start" && e.args[0].name == "self")))
+        if (e.fn == Fn::Start || e.fn == Fn::End || e.fn == Fn::Size) {
+          if (e.args[0].kind != Expr::Ident || (s_.region_id(e.args[0].name) < 0 && !(e.fn == Fn::Start && e.args[0].name == "self")))
             throw SchemaError(e.loc, e.name + "() takes a region or pool name");
           if (s_.pool(e.args[0].name) && s_.pool(e.args[0].name)->kind == Pool::Kind::Block)
             throw SchemaError(e.loc, e.name + "() takes a region or string pool; '" + e.args[0].name + "' is a block pool");
           return;
         }
-        if (e.name == "until") {
+        if (e.fn == Fn::Until) {
           check_expr(st, e.args[0]);
           return;
         }
-        if (e.name == "has") {
+        if (e.fn == Fn::Has) {
           // has(F): 1 when the optional target of F is present, else 0.
           const Field* f = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
           if (!f || !f->ptr || f->array || f->null != Field::Null::Allowed || f->type.kind != ValueType::Struct || !f->in_model())
             throw SchemaError(e.loc, "has() takes a nullable: true pointer to a struct of " + st.name + " (a target that may be absent)");
           return;
         }
-        if (e.name == "sum") {
+        if (e.fn == Fn::Sum) {
           const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
           if (!arr || !arr->array || arr->type.kind != ValueType::Struct)
             throw SchemaError(e.loc, "sum() takes an array of structs and an expression over its elements");
@@ -1076,9 +1061,9 @@ class Validator {
 
   void check_read_expr(const Struct& st, const Expr& e, size_t user) {
     // The reader knows the fields read so far, the file's size and until().
-    if (e.kind == Expr::Call && e.name != "until" && e.name != "file_size" && e.name != "sum" && e.name != "max")
+    if (e.kind == Expr::Call && e.fn != Fn::Until && e.fn != Fn::FileSize && e.fn != Fn::Sum && e.fn != Fn::Max)
       throw SchemaError(e.loc, e.name + "() cannot be used when reading (count:, size: and if: can use until(), file_size(), sum() and max())");
-    if (e.kind == Expr::Call && (e.name == "sum" || e.name == "max") && e.args[0].kind == Expr::Ident) {
+    if ((e.calls(Fn::Sum) || e.calls(Fn::Max)) && e.args[0].kind == Expr::Ident) {
       const Field* arr = st.field(e.args[0].name);
       if (arr && arr->array && (arr->ptr || field_index(st, arr->name) >= user))
         throw SchemaError(e.loc, e.name + "(" + arr->name + ", ...) is read before " + arr->name +
@@ -1108,17 +1093,11 @@ class Validator {
   // start(), end(), size() and file_size() are known once the file is laid
   // out: they can be combined with operators, not passed to other functions.
   static void check_late_nesting(const Expr& e, bool in_call) {
-    const bool late = e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size");
+    const bool late = e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size) || e.calls(Fn::FileSize);
     if (late && in_call)
       throw SchemaError(e.loc, e.name + "() is only known once the file is laid out; use it alone or with operators (a - b + constant), not inside another function");
     if (late) return;
     for (const auto& a : e.args) check_late_nesting(a, in_call || e.kind == Expr::Call);
-  }
-
-  static bool is_late(const Expr& e) {
-    if (e.kind == Expr::Call && (e.name == "start" || e.name == "end" || e.name == "size" || e.name == "file_size"))
-      return true;
-    return std::any_of(e.args.begin(), e.args.end(), [](const Expr& a) { return is_late(a); });
   }
 
   // What the writer can evaluate in a derive: or if: of field number `user`
@@ -1147,18 +1126,18 @@ class Validator {
       return;
     }
     if (e.kind == Expr::Call) {
-      if (e.name == "until")
+      if (e.fn == Fn::Until)
         throw SchemaError(e.loc, std::string("until() is only known when reading (count:, size:); ") + key + " cannot use it");
       // An if: is evaluated when reading too, where no function but
       // file_size() and until() is known, and file_size() is late on write.
       if (std::string(key) == "if:")
         throw SchemaError(e.loc, "if: cannot use " + e.name + "(): an if: is evaluated both when reading and when writing");
-      if (e.name == "sum" || (e.name == "max" && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
+      if (e.fn == Fn::Sum || (e.fn == Fn::Max && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
                               st.field(e.args[0].name)->array)) {
         check_write_expr(*st.field(e.args[0].name)->type.st, e.args[1], 0, key, true);
         return;
       }
-      if (e.name == "max") {
+      if (e.fn == Fn::Max) {
         for (const auto& a : e.args) check_write_expr(st, a, user, key, in_sum);
         return;
       }
@@ -1179,6 +1158,19 @@ class Validator {
 };
 
 }  // namespace
+
+bool is_late(const Expr& e) {
+  if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size) || e.calls(Fn::FileSize)) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const Expr& a) { return is_late(a); });
+}
+
+bool uses_scoped_pool(const Schema& s, const Expr& e) {
+  if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
+    const Pool* p = e.args.empty() ? nullptr : s.pool(e.args[0].name);
+    return p && !p->scope.empty();
+  }
+  return std::any_of(e.args.begin(), e.args.end(), [&](const Expr& a) { return uses_scoped_pool(s, a); });
+}
 
 const char* field_kind_name(FieldKind k) {
   switch (k) {

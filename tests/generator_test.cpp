@@ -13,7 +13,7 @@
 #include "binschema/hash.h"
 #include "binschema/error.h"
 #include "binschema/reader.h"
-#include "schema.h"
+#include "generate.h"
 #include "shapes.h"
 #include "tiny.h"
 
@@ -52,6 +52,42 @@ BOOST_AUTO_TEST_SUITE(schema_errors)
 
 BOOST_AUTO_TEST_CASE(valid_schema_loads) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n") == "");
+}
+
+// load_schema_text: a schema from memory, its messages under the name it is
+// given; load_schema reads a file into it.
+BOOST_AUTO_TEST_CASE(a_schema_loads_from_text_under_its_name) {
+  namespace gen = binschema::gen;
+  const std::string text = std::string(kHead) + "      - {name: n, type: u16}\n      - {name: xs, type: \"u8[]\", count: n}\n";
+  const auto s = gen::load_schema_text(text, "mem.yaml");
+  BOOST_TEST(s->file == "mem.yaml");
+  BOOST_TEST(s->root == "A");
+  BOOST_TEST(gen::field_kind_name(s->find("A")->field("xs")->kind) == std::string("inline array"));
+  BOOST_TEST(s->find("A")->field("n")->count_for == "xs");
+  // The same text from a file: the same model, the same C++ but for the name.
+  fs::path p = fs::temp_directory_path() / "mem.yaml";
+  std::ofstream(p) << text;
+  const auto f = gen::load_schema(p.string());
+  BOOST_TEST(f->file == p.string());
+  f->file = "mem.yaml";
+  BOOST_TEST(gen::generate_cpp(*f).source == gen::generate_cpp(*s).source);
+  auto error = [](const std::string& t) {
+    try {
+      gen::load_schema_text(t, "mem.yaml");
+    } catch (const SchemaError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  BOOST_TEST(error(std::string(kHead) + "      - {name: x, type: u33}\n") == "mem.yaml:7:9: unknown type 'u33'");
+  BOOST_TEST(error("format: t\nroot: [A\n") == "mem.yaml:3:1: end of sequence flow not found");
+  BOOST_TEST(error("") == "mem.yaml:0:0: a schema is a map (format:, root:, types:, ...)");
+  try {
+    gen::load_schema((fs::temp_directory_path() / "no-such-schema.yaml").string());
+    BOOST_FAIL("a missing file loaded");
+  } catch (const SchemaError& e) {
+    BOOST_TEST(e.what() == (fs::temp_directory_path() / "no-such-schema.yaml").string() + ":0:0: cannot read the schema file");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(unknown_key) {
@@ -369,7 +405,7 @@ BOOST_AUTO_TEST_CASE(tag_shift_unions_are_checked) {
              "8:9: a union needs cases: and either tag: (the field holding the tag) or tag_shift: (the tag is in its pointers)");
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: k, type: u8}\n"
                           "      - {name: u, type: union, tag: k, cases: [{value: 1, name: a, type: B, ptr: u32, nullable: true}]}\n" + kB) ==
-             "8:48: a union case that points to a struct is never null and absolute (no nullable:, no base: struct)");
+             "8:48: a union case that points to a struct is never null (no nullable:)");
 }
 
 BOOST_AUTO_TEST_CASE(string_bit_fields_are_checked) {
@@ -423,6 +459,32 @@ BOOST_AUTO_TEST_CASE(count_of_a_path_and_other_functions) {
              "8:41: max() takes 2 argument(s)");
 }
 
+// Function names are resolved once, when an expression is parsed (expr.cpp):
+// an unknown one is refused at the expression, wherever it stands in it.
+BOOST_AUTO_TEST_CASE(functions_are_resolved_when_parsed) {
+  using binschema::gen::Fn;
+  const binschema::gen::Loc at{"x.yaml", 3, 7};
+  const auto e = binschema::gen::parse_expr("size(r) + (file_size() ? count(a) : max(xs, v))", at);
+  BOOST_TEST(e.args[0].calls(Fn::Size));
+  BOOST_TEST(e.args[1].args[0].calls(Fn::FileSize));
+  BOOST_TEST(e.args[1].args[1].calls(Fn::Count));
+  BOOST_TEST(e.args[1].args[2].calls(Fn::Max));
+  BOOST_TEST((e.args[1].args[2].args[0].kind == binschema::gen::Expr::Ident));  // a name, not a call
+  BOOST_TEST(binschema::gen::parse_expr("murmur3(extension(p))", at).args[0].calls(Fn::Extension));
+  try {
+    binschema::gen::parse_expr("1 + (2 * crc32(a))", at);
+    BOOST_FAIL("crc32() was accepted");
+  } catch (const SchemaError& x) {
+    BOOST_TEST(x.what() == std::string("x.yaml:3:7: unknown function 'crc32'"));
+  }
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"x + crc32(x)\"}\n") ==
+             "8:38: unknown function 'crc32'");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"stem(x)\"}\n") ==
+             "8:38: stem() is only an argument of fnv1a32() or murmur3()");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"1 + extension(x)\"}\n") ==
+             "8:38: extension() is only an argument of fnv1a32() or murmur3()");
+}
+
 // has(F): whether a nullable: true pointer holds its target, on the write side
 // (ASB's selectors count their optional default child).
 BOOST_AUTO_TEST_CASE(has_takes_a_nullable_pointer_to_a_struct) {
@@ -441,6 +503,20 @@ BOOST_AUTO_TEST_CASE(has_takes_a_nullable_pointer_to_a_struct) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: d, type: C, ptr: u32, nullable: true}\n      - {name: xs, type: \"u8[]\", count: \"has(d)\"}\n" + c)
                  .find("has() cannot be used when reading") != std::string::npos);
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: d, type: C, ptr: u32, nullable: true}\n      - {name: h, type: u32, derive: \"has(d)\"}\n" + c) == "");
+}
+
+// Issue 24: union cases that point to structs are never null, and take
+// base: struct with tag: and tag_shift: alike (tests/edges_test.cpp checks
+// their bytes).
+BOOST_AUTO_TEST_CASE(union_case_pointers) {
+  const std::string kB = "  B:\n    fields: [{name: x, type: u32}]\n";
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: u, type: union, tag_shift: 24, cases: [{value: 1, name: a, type: B, ptr: u32, nullable: true}]}\n" + kB) ==
+             "7:55: a union case that points to a struct is never null (no nullable:)");
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: u, type: union, tag_shift: 24, cases: [{value: 1, name: a, type: B, ptr: u32, base: struct}]}\n" + kB) == "");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: k, type: u8}\n"
+                          "      - {name: u, type: union, tag: k, cases: [{value: 1, name: a, type: B, ptr: u32, base: struct}]}\n" + kB) == "");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -591,22 +667,6 @@ BOOST_AUTO_TEST_CASE(dic_at_a_variable_offset) {
   BOOST_TEST(c.find("c.at.set(&x, ") != std::string::npos);  // its slot, under the struct's address
   BOOST_TEST(c.find("x.d,") == std::string::npos);
   BOOST_TEST(c.find("x.d)") == std::string::npos);
-}
-
-// A string of a scoped pool held by the scope struct itself: the reader checks
-// the pool block against the strings read before it, and follows the struct's
-// own pointers only after all of its fields, so every such file was refused on
-// read ("the block holds 0x7 bytes, its strings 0x0").
-BOOST_AUTO_TEST_CASE(scoped_pool_string_in_its_own_struct) {
-  const std::string head = std::string(schema_errors::kTop) + "pools:\n  p: {kind: cstring, scope: A, shared: false}\ntypes:\n  A:\n    fields:\n"
-                           "      - {name: size, type: u32, derive: size(p)}\n";
-  BOOST_TEST(schema_error(head + "      - {name: name, type: string, ptr: u32, pool: p, base: struct}\n"
-                                 "      - {name: strs, type: pool, pool: p, size: size}\n") ==
-             "10:9: 'name' is a string of pool 'p', which A itself holds: the reader follows A's pointers after its pool "
-             "field 'strs', so the strings must be referenced from the structs it holds or points to");
-  // Through an inline struct read before the block: fine (as AL's events).
-  BOOST_TEST(schema_error(head + "      - {name: nm, type: N}\n      - {name: strs, type: pool, pool: p, size: size}\n"
-                                 "  N:\n    fields:\n      - {name: name, type: string, ptr: u32, pool: p, base: struct}\n") == "");
 }
 
 // A plain pooled string in a pool placed by a root field (base: FIELD): its

@@ -26,7 +26,7 @@
 #include "binschema/compression.h"
 #include "binschema/reader.h"
 #include "bytes.h"
-#include "schema.h"
+#include "generate.h"
 
 using namespace binschema::sarc;
 

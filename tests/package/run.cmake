@@ -7,7 +7,8 @@
 #             mytiny.yaml, roundtrip.cpp, copied there) with find_package(binschema);
 #   subdirectory  build the consumer with add_subdirectory(SOURCE) instead.
 # Then run its C++ round trip and its own CLI (binschema_add_cli) on a file
-# of its own format: encode, decode, encode again, byte for byte.
+# of its own format: encode, decode, encode again, byte for byte; and its
+# schema_info, which loads a schema from text through binschema::schema.
 # The folder is removed when everything passed and kept (named) otherwise.
 cmake_minimum_required(VERSION 3.20)
 foreach(v MODE SOURCE BUILD)
@@ -45,7 +46,7 @@ function(step name)
 endfunction()
 
 set(here "${CMAKE_CURRENT_LIST_DIR}")
-foreach(f CMakeLists.txt mytiny.yaml roundtrip.cpp)
+foreach(f CMakeLists.txt mytiny.yaml roundtrip.cpp schema_info.cpp)
   file(COPY "${here}/${f}" DESTINATION "${work}/src")
 endforeach()
 
@@ -55,6 +56,7 @@ if(MODE STREQUAL "install")
   step("cmake --install" ${CMAKE_COMMAND} --install "${BUILD}" --prefix "${prefix}")
   foreach(f bin/binschema bin/binschema-gen lib/libbinschema_runtime.a lib/libbinschema_cli.a
             lib/libformat_baev.a include/binschema/format.h include/binschema/formats/baev.h
+            lib/libbinschema_schema.a include/binschema/schema.h
             share/binschema/schemas/baev.yaml lib/cmake/binschema/binschemaConfig.cmake
             lib/cmake/binschema/binschemaConfigVersion.cmake lib/cmake/binschema/binschema-functions.cmake
             lib/pkgconfig/binschema-runtime.pc share/man/man1/binschema.1
@@ -98,6 +100,16 @@ endif()
 step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
 step("build the consumer" ${CMAKE_COMMAND} --build "${work}/build" -j${JOBS})
 step("roundtrip (C++ API)" "${work}/build/roundtrip")
+step("schema_info (binschema::schema)" "${work}/build/schema_info")
+set(want "probe, root Head
+Head.count: scalar at 0, the count of values
+Head.flags: scalar at 2
+Head.values: inline array at 4
+probe.yaml:10:9: unknown type 'u33'
+")
+if(NOT step_out STREQUAL want)
+  fail("schema_info printed\n${step_out}instead of\n${want}")
+endif()
 
 set(tool "${work}/build/mytool")
 step("mytool formats" "${tool}" formats)

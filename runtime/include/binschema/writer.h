@@ -176,6 +176,9 @@ class WriterBase {
   uint64_t end_of(int id) const { return mark(ends_, id); }
 
   void late(LateFixup f) { late_.push_back(std::move(f)); }
+  // A check that needs the whole file (an array counted by an expression over
+  // file_size()): finish() runs it once the file is laid out; it throws EncodeError.
+  void late_check(std::function<void()> f) { late_checks_.push_back(std::move(f)); }
 
   const ChunkedList<PointerRecord>& pointers() const { return pointers_; }
 
@@ -305,6 +308,7 @@ class WriterBase {
   bool record_ = true;
   ChunkedList<PointerRecord> pointers_;
   std::vector<LateFixup> late_;
+  std::vector<std::function<void()>> late_checks_;
   std::vector<uint64_t> starts_, ends_;
 };
 
@@ -348,6 +352,7 @@ class Writer : public WriterBase {
   // Resolves every late fix-up and hands over the bytes.
   std::vector<uint8_t> finish() {
     if (lay_) settle_layout();
+    for (const auto& check : late_checks_) check();
     for (const LateFixup& f : late_) {
       uint64_t v = f.value();
       put_uint(f.slot, f.width, v, f.what);
