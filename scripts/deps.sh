@@ -5,6 +5,8 @@ set -eu
 need="cmake make g++ libyaml-cpp-dev libboost-test-dev libcli11-dev libbenchmark-dev libzstd-dev"
 # The JSON Schema test's validator (for /usr/bin/python3).
 need="$need python3-jsonschema python3-yaml"
+# The independent AAMP/BYML readers' tests (tests/independent, ctest independent_readers).
+need="$need python3-pytest"
 # scripts/fuzz.sh (sanitizer builds and fuzz targets): clang and libFuzzer.
 need="$need clang libclang-rt-dev"
 missing=""
