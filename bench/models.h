@@ -4,12 +4,12 @@
 
 #include <cstdint>
 
-#include "al.h"
-#include "asb.h"
-#include "baev.h"
-#include "bfevfl.h"
-#include "evnt.h"
-#include "sarc.h"
+#include "al_text.h"
+#include "asb_text.h"
+#include "baev_text.h"
+#include "bfevfl_text.h"
+#include "evnt_text.h"
+#include "sarc_text.h"
 
 namespace bench {
 

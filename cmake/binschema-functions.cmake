@@ -3,7 +3,9 @@
 # binschema's own CMakeLists.txt and by the installed binschemaConfig.cmake.
 #
 #   binschema_add_format(<target> <schema.yaml> [NO_CLI] [OUTPUT_DIR <dir>])
-#     Generates <name>.h/.cpp/.md (and <name>.schema.json, <name>.ksy) from the
+#     Generates <name>.h (the models and the binary API), <name>_text.h (their
+#     text binding: to_text, from_text), <name>.cpp and <name>.md (and
+#     <name>.schema.json, <name>.ksy) from the
 #     schema at build time (again whenever the schema or binschema-gen changes) and builds a static library <target>
 #     from them, linked to binschema::runtime. <name> is the schema file's name
 #     without extension; it must equal the schema's `format:` (binschema-gen
@@ -50,7 +52,7 @@ function(binschema_add_format target schema)
   endif()
 
   add_custom_command(
-    OUTPUT ${out}/${name}.h ${out}/${name}.cpp ${out}/${name}.md ${out}/${name}.schema.json ${out}/${name}.ksy
+    OUTPUT ${out}/${name}.h ${out}/${name}_text.h ${out}/${name}.cpp ${out}/${name}.md ${out}/${name}.schema.json ${out}/${name}.ksy
     COMMAND ${gen} ${schema_abs} --out ${out} --name ${name} --emit all
     DEPENDS ${gen} ${schema_abs}
     COMMENT "binschema-gen ${name}"
@@ -65,7 +67,7 @@ function(binschema_add_format target schema)
   # CMake, which then builds it: the schema and its folder (whose time
   # changes when a file is added) are configure dependencies.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${schema_abs} ${schema_dir})
-  add_library(${target} STATIC ${out}/${name}.cpp ${out}/${name}.h ${hooks})
+  add_library(${target} STATIC ${out}/${name}.cpp ${out}/${name}.h ${out}/${name}_text.h ${hooks})
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${out}>)
   target_link_libraries(${target} PUBLIC binschema::runtime)
   target_compile_features(${target} PUBLIC cxx_std_20)

@@ -1,29 +1,35 @@
-// Accumulates generated text line by line, with indentation and {{NAME}}
-// substitution, so templates in the back ends read like the code they emit.
+// Accumulates generated text line by line, with indentation, so templates in
+// the back ends read like the code they emit. Two ways in:
+//   w += text;                          text as it is: never substituted
+//   w.line("f({{X}});", {{"X", x}});    a template: each {{KEY}} is replaced
+//                                       by its value given in that same call
+// Values are inserted as they are, never scanned for {{...}} themselves, so
+// text from a schema (docs, const: strings, names) comes out as written
+// whether it goes in through += or as a value. A {{KEY}} with no value in
+// its call is a bug in the generator: std::logic_error naming the key.
 #pragma once
 
-#include <map>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace binschema::gen {
 
 class CodeWriter {
  public:
-  void set(const std::string& key, const std::string& value) { vars_[key] = value; }
+  using Vars = std::initializer_list<std::pair<std::string_view, std::string_view>>;
 
-  // Appends one line (or several separated by '\n'), substituting {{KEY}}.
-  CodeWriter& operator+=(const std::string& text) {
-    std::string line;
-    for (size_t i = 0; i <= text.size(); ++i) {
-      if (i == text.size() || text[i] == '\n') {
-        if (!line.empty()) out_.append(indent_ * 2, ' ');
-        out_ += substitute(line);
-        out_ += '\n';
-        line.clear();
-      } else {
-        line += text[i];
-      }
-    }
+  // Appends one line (or several separated by '\n') as they are.
+  CodeWriter& operator+=(std::string_view text) {
+    append(text);
+    return *this;
+  }
+
+  // Appends a template (one line or several), its {{KEY}}s replaced by `vars`.
+  CodeWriter& line(std::string_view tmpl, Vars vars) {
+    append(substitute(tmpl, vars));
     return *this;
   }
 
@@ -32,24 +38,39 @@ class CodeWriter {
   const std::string& str() const { return out_; }
 
  private:
-  std::string substitute(const std::string& s) const {
-    std::string r;
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (s.compare(i, 2, "{{") == 0) {
-        size_t end = s.find("}}", i);
-        auto it = vars_.find(s.substr(i + 2, end - i - 2));
-        if (end != std::string::npos && it != vars_.end()) {
-          r += it->second;
-          i = end + 1;
-          continue;
-        }
-      }
-      r += s[i];
+  void append(std::string_view text) {
+    size_t start = 0;
+    for (;;) {
+      const size_t nl = text.find('\n', start);
+      const std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+      if (!line.empty()) out_.append(indent_ * 2, ' ');
+      out_ += line;
+      out_ += '\n';
+      if (nl == std::string_view::npos) break;
+      start = nl + 1;
     }
+  }
+
+  static std::string substitute(std::string_view tmpl, Vars vars) {
+    std::string r;
+    size_t i = 0;
+    for (size_t open; (open = tmpl.find("{{", i)) != std::string_view::npos;) {
+      const size_t close = tmpl.find("}}", open + 2);
+      if (close == std::string_view::npos)
+        throw std::logic_error("CodeWriter: unclosed {{ in template: " + std::string(tmpl));
+      const std::string_view key = tmpl.substr(open + 2, close - open - 2);
+      const auto* it = vars.begin();
+      while (it != vars.end() && it->first != key) ++it;
+      if (it == vars.end())
+        throw std::logic_error("CodeWriter: no value for {{" + std::string(key) + "}} in template: " + std::string(tmpl));
+      r.append(tmpl.substr(i, open - i));
+      r.append(it->second);
+      i = close + 2;
+    }
+    r.append(tmpl.substr(i));
     return r;
   }
 
-  std::map<std::string, std::string> vars_;
   std::string out_;
   int indent_ = 0;
 };

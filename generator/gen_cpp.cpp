@@ -1,12 +1,138 @@
 // C++ back end: generate_cpp() and what every part of it uses (see gen_cpp.h).
 #include "gen_cpp.h"
 
+#include <cstring>
+#include <string_view>
+
 namespace binschema::gen::cpp {
+
+namespace {
+
+// A token of generated C++: where it starts and how long it is. String and
+// character literals are one token each; comments are none.
+struct Token {
+  size_t at, len;
+};
+
+std::vector<Token> tokens(const std::string& code) {
+  static const char* const two[] = {"::", "->", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "&&", "||", "++", "--"};
+  std::vector<Token> t;
+  const size_t n = code.size();
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = 0; i < n;) {
+    const char c = code[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (code.compare(i, 2, "//") == 0) {
+      i = code.find('\n', i);
+      if (i == std::string::npos) i = n;
+    } else if (code.compare(i, 2, "/*") == 0) {
+      i = code.find("*/", i + 2);
+      i = i == std::string::npos ? n : i + 2;
+    } else if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < n && code[j] != c) j += code[j] == '\\' ? 2 : 1;
+      t.push_back({i, std::min(j + 1, n) - i});
+      i = j + 1;
+    } else if (word(c)) {
+      size_t j = i;
+      while (j < n && word(code[j])) ++j;
+      t.push_back({i, j - i});
+      i = j;
+    } else {
+      size_t len = 1;
+      for (const char* op : two)
+        if (code.compare(i, 2, op) == 0) len = 2;
+      t.push_back({i, len});
+      i += len;
+    }
+  }
+  return t;
+}
+
+// Takes [[maybe_unused]] off every variable and parameter of generated code
+// that is read within its scope, so that it stays only where the name can
+// really go unused (a struct with no fields to read, a value no check needs).
+// A parameter's scope is its function's (or lambda's) body, a local's the
+// rest of its block; a name that is only assigned counts as unused (GCC's
+// -Wunused-but-set-variable).
+std::string tidy_maybe_unused(const std::string& code) {
+  const std::vector<Token> t = tokens(code);
+  const auto is = [&](size_t k, const char* s) { return k < t.size() && code.compare(t[k].at, t[k].len, s) == 0 && t[k].len == std::strlen(s); };
+  // The token closing each bracket that opens at k.
+  std::vector<size_t> close(t.size(), t.size());
+  std::vector<size_t> open;
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (is(k, "(") || is(k, "{") || is(k, "[")) open.push_back(k);
+    else if ((is(k, ")") || is(k, "}") || is(k, "]")) && !open.empty()) {
+      close[open.back()] = k;
+      open.pop_back();
+    }
+  }
+  std::vector<std::pair<size_t, size_t>> cut;  // [from, to) of code to remove
+  std::vector<size_t> inside;                  // brackets open at token k
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (is(k, ")") || is(k, "}") || is(k, "]")) {
+      if (!inside.empty()) inside.pop_back();
+      continue;
+    }
+    const bool attr = is(k, "[") && is(k + 1, "[") && is(k + 2, "maybe_unused") && is(k + 3, "]") && is(k + 4, "]");
+    if (!attr) {
+      if (is(k, "(") || is(k, "{") || is(k, "[")) inside.push_back(k);
+      continue;
+    }
+    // The declared name: the last identifier before = , ) ; at angle depth 0.
+    size_t name = 0, e = k + 5;
+    for (int angle = 0; e < t.size(); ++e) {
+      if (is(e, "<")) ++angle;
+      else if (is(e, ">")) --angle;
+      else if (angle == 0 && (is(e, "=") || is(e, ",") || is(e, ")") || is(e, ";") || is(e, "{"))) break;
+      else if (std::isalpha(static_cast<unsigned char>(code[t[e].at])) || code[t[e].at] == '_') name = e;
+    }
+    if (!name || inside.empty()) continue;
+    // Its scope: a function's or lambda's body, or the rest of the block.
+    size_t from = e, to = 0;
+    const size_t b = inside.back();
+    if (is(b, "{")) {
+      to = close[b];
+    } else if (is(b, "(") && b > 0 && !is(b - 1, "if") && !is(b - 1, "for") && !is(b - 1, "while") && !is(b - 1, "switch")) {
+      size_t j = close[b];
+      while (j < t.size() && !is(j, "{") && !is(j, ";")) ++j;
+      if (j < t.size() && is(j, "{")) from = j, to = close[j];
+    }
+    if (!to) continue;
+    const std::string_view id(code.data() + t[name].at, t[name].len);
+    bool read = false;
+    for (size_t j = from; j < to && !read; ++j) {
+      if (std::string_view(code.data() + t[j].at, t[j].len) != id) continue;
+      if (is(j - 1, ".") || is(j - 1, "->") || is(j - 1, "::")) continue;  // a member of the same name
+      const bool assigned = is(j + 1, "=") || is(j + 1, "+=") || is(j + 1, "-=") || is(j + 1, "|=") || is(j + 1, "&=");
+      read = !assigned;
+    }
+    if (read) {
+      size_t end = t[k + 4].at + 2;
+      while (end < code.size() && code[end] == ' ') ++end;
+      cut.push_back({t[k].at, end});
+    }
+    k += 4;
+  }
+  std::string r;
+  size_t at = 0;
+  for (const auto& [from, to] : cut) {
+    r.append(code, at, from - at);
+    at = to;
+  }
+  r.append(code, at, std::string::npos);
+  return r;
+}
+
+}  // namespace
 
 CppOutput CppGen::run() {
   header();
+  text_header();
   source();
-  return {h_.str(), c_.str()};
+  return {tidy_maybe_unused(h_.str()), tidy_maybe_unused(c_.str()), tidy_maybe_unused(t_.str())};
 }
 
 // Fields whose place in the struct is only known while writing it: put_
@@ -41,12 +167,12 @@ bool CppGen::uses_at() const {
 // Where field f starts, in place_ (the struct is at s).
 std::string CppGen::field_at(const Struct& st, const Field& f) const {
   if (at_var(st, f)) return "c.at.get(" + at_key(f) + ", " + at_id(st, f) + ")";
-  if (f.fixed_offset) return "s + " + hexs(f.offset);
+  if (f.fixed_offset) return plus("s", f.offset);
   return "c.at_" + st.name + "_" + f.name;  // the root's inline arrays
 }
 
 // Offset expression of a field inside struct starting at `s` (fixed) or at cursor `o`.
-std::string CppGen::at(const Field& f) { return f.fixed_offset ? "s + " + hexs(f.offset) : "o"; }
+std::string CppGen::at(const Field& f) { return f.fixed_offset ? plus("s", f.offset) : "o"; }
 
 std::string CppGen::load_type(const Field& f) const {
   return f.type.prim == Prim::Bool8 ? "uint8_t" : f.type.prim == Prim::Bool32 ? "uint32_t" : prim_cpp(f.type.prim);

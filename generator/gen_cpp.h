@@ -1,6 +1,6 @@
 // The C++ back end, shared by its source files:
 //   gen_cpp.cpp        generate_cpp() and what every part uses
-//   gen_cpp_types.cpp  the header: model structs, union case names, visit_fields
+//   gen_cpp_types.cpp  the headers: model structs, union case names (NAME.h); visit_fields (NAME_text.h)
 //   gen_cpp_read.cpp   the reader: read_T, bytes -> model
 //   gen_cpp_write.cpp  the writer: put_T and place_T, model -> bytes
 //   gen_cpp_text.cpp   the source file's frame: contexts, decode, encode, text, format()
@@ -32,6 +32,15 @@ inline std::string hexs(uint64_t v) {
   std::ostringstream o;
   o << "0x" << std::hex << v;
   return o.str();
+}
+
+// `base` + `offset`, as C++ ("s + 0x10"; just "s" at offset 0).
+inline std::string plus(const std::string& base, uint64_t offset) { return offset ? base + " + " + hexs(offset) : base; }
+
+// `e` rounded up to a multiple of `align` ("(e + 3) / 4 * 4"; just "e" for 1).
+inline std::string round_up(const std::string& e, uint64_t align) {
+  if (align <= 1) return e;
+  return "(" + e + " + " + std::to_string(align - 1) + ") / " + std::to_string(align) + " * " + std::to_string(align);
 }
 
 // An expression as the condition of an `if`: without the parentheses that
@@ -94,6 +103,8 @@ class CppGen {
   // Structs in an order where every by-value member type comes first.
   std::vector<const Struct*> ordered() const;
   void header();
+  // NAME_text.h: the text binding (enums, spellings, visit_fields, to_text, from_text).
+  void text_header();
   void doc_comment(CodeWriter& w, const std::string& doc);
   void struct_decl(const Struct& st);
   static const char* bits_cpp(unsigned width);
@@ -232,8 +243,9 @@ class CppGen {
   void root_tail();
 
   const Schema& s_;
-  CodeWriter h_, c_;
+  CodeWriter h_, c_, t_;  // NAME.h, NAME.cpp, NAME_text.h
   const Struct* rs_ = nullptr;  // the struct whose reader is being generated
+  std::string endian_;          // "little" or "big": the byte order internals() writes for
 };
 
 }  // namespace binschema::gen::cpp

@@ -52,7 +52,7 @@ std::string CppGen::note_slot(const std::string& at) const {
 
 // decode(bytes, layout): where the target of f (at a fixed offset of its struct) is.
 std::string CppGen::note_layout(const Field& f, const std::string& target) const {
-  return "if (r.lay) r.lay->note(s + " + hexs(f.offset) + ", " + target + ");";
+  return "if (r.lay) r.lay->note(" + plus("s", f.offset) + ", " + target + ");";
 }
 
 // Reads one inline field; `o` is where it starts ("o" when at the cursor).
@@ -83,20 +83,16 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
     case FieldKind::Slice: {
       // Begin and end from the data pool's start; the reader checks the
       // slices' places once the whole file is read (check_slices).
-      w.set("O", o);
-      w.set("T", raw_uint(f.ptr));
-      w.set("W", std::to_string(f.ptr));
-      w.set("POOL", f.pool);
-      w.set("NAME", f.name);
-      w.set("X", "x." + cpp_field(f.name));
-      w.set("ALIGN", f.align_field.empty() ? "nullptr" : "&x." + cpp_field(f.align_field));
-      w += "{\n"
-           "  const uint64_t b = r.get<{{T}}>({{O}}), e = r.get<{{T}}>({{O}} + {{W}});\n"
-           "  if (b > e || r.base_{{POOL}} + e > r.size())\n"
-           "    fail({{O}}, \"{{NAME}}\", \"slice \" + hex(b) + \"..\" + hex(e) + \" of pool {{POOL}} (from \" + hex(r.base_{{POOL}}) + \") is not inside the file (\" + hex(r.size()) + \" bytes)\");\n"
-           "  {{X}}.data.assign(r.data() + r.base_{{POOL}} + b, r.data() + r.base_{{POOL}} + e);\n"
-           "  r.slices_{{POOL}}.push_back({r.base_{{POOL}} + b, r.base_{{POOL}} + e, {{O}}, {{ALIGN}}});\n"
-           "}";
+      w.line("{\n"
+             "  const uint64_t b = r.get<{{T}}>({{O}}), e = r.get<{{T}}>({{O}} + {{W}});\n"
+             "  if (b > e || r.base_{{POOL}} + e > r.size())\n"
+             "    fail({{O}}, \"{{NAME}}\", \"slice \" + hex(b) + \"..\" + hex(e) + \" of pool {{POOL}} (from \" + hex(r.base_{{POOL}}) + \") is not inside the file (\" + hex(r.size()) + \" bytes)\");\n"
+             "  {{X}}.data.assign(r.data() + r.base_{{POOL}} + b, r.data() + r.base_{{POOL}} + e);\n"
+             "  r.slices_{{POOL}}.push_back({r.base_{{POOL}} + b, r.base_{{POOL}} + e, {{O}}, {{ALIGN}}});\n"
+             "}",
+             {{"O", o}, {"T", raw_uint(f.ptr)}, {"W", std::to_string(f.ptr)}, {"POOL", f.pool}, {"NAME", f.name},
+              {"X", "x." + cpp_field(f.name)},
+              {"ALIGN", f.align_field.empty() ? "nullptr" : "&x." + cpp_field(f.align_field)}});
       break;
     }
     case FieldKind::PoolBlock:
@@ -104,22 +100,21 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
       else read_bytes(f);
       break;
     case FieldKind::CString:
-      w.set("X", "x." + cpp_field(f.name));
-      w.set("NAME", f.name);
-      w += "try {\n"
-           "  {{X}} = std::string(r.cstring(o));\n"
-           "} catch (DecodeError& e) { e.push_field(\"{{NAME}}\"); throw; }\n"
-           "o += {{X}}.size() + 1;";
+      w.line("try {\n"
+             "  {{X}} = std::string(r.cstring(o));\n"
+             "} catch (DecodeError& e) { e.push_field(\"{{NAME}}\"); throw; }\n"
+             "o += {{X}}.size() + 1;",
+             {{"X", "x." + cpp_field(f.name)}, {"NAME", f.name}});
       if (f.pad) {
         // Zeros up to a multiple of `pad:`: anything else would not be written back.
-        w.set("PAD", std::to_string(f.pad));
-        w += "{\n"
-             "  const uint64_t end = (o + {{PAD}} - 1) / {{PAD}} * {{PAD}};\n"
-             "  r.need(o, end - o);\n"
-             "  for (uint64_t i = o; i < end; ++i)\n"
-             "    if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" after the string is not zero\");\n"
-             "  o = end;\n"
-             "}";
+        w.line("{\n"
+               "  const uint64_t end = (o + {{PAD}} - 1) / {{PAD}} * {{PAD}};\n"
+               "  r.need(o, end - o);\n"
+               "  for (uint64_t i = o; i < end; ++i)\n"
+               "    if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" after the string is not zero\");\n"
+               "  o = end;\n"
+               "}",
+               {{"PAD", std::to_string(f.pad)}, {"NAME", f.name}});
       }
       break;
     case FieldKind::InlineStruct: read_inline_struct(st, f, o); break;
@@ -211,16 +206,13 @@ void CppGen::read_scalar(const Field& f, const std::string& o) {
 
 void CppGen::read_chars(const Field& f, const std::string& o) {
   CodeWriter& w = c_;
-  w.set("O", o);
-  w.set("N", std::to_string(f.type.chars));
-  w.set("X", "x." + cpp_field(f.name));
-  w.set("NAME", f.name);
+  const std::string n = std::to_string(f.type.chars);
   if (f.const_text) {
-    w.set("WANT", cpp_string_literal(*f.const_text));
-    w += "if (r.chars({{O}}, {{N}}) != {{WANT}})\n"
-         "  fail({{O}}, \"{{NAME}}\", \"expected \\\"\" + std::string({{WANT}}) + \"\\\", found \\\"\" + std::string(r.chars({{O}}, {{N}})) + \"\\\"\");";
+    w.line("if (r.chars({{O}}, {{N}}) != {{WANT}})\n"
+           "  fail({{O}}, \"{{NAME}}\", \"expected \\\"\" + std::string({{WANT}}) + \"\\\", found \\\"\" + std::string(r.chars({{O}}, {{N}})) + \"\\\"\");",
+           {{"O", o}, {"N", n}, {"NAME", f.name}, {"WANT", cpp_string_literal(*f.const_text)}});
   } else {
-    w += "{{X}} = std::string(r.chars({{O}}, {{N}}));";
+    w.line("{{X}} = std::string(r.chars({{O}}, {{N}}));", {{"X", "x." + cpp_field(f.name)}, {"O", o}, {"N", n}});
   }
 }
 
@@ -237,14 +229,13 @@ void CppGen::read_bytes(const Field& f) {
   if (f.kind == FieldKind::Bytes) {
     w += x + ".data.assign(r.data() + o, r.data() + o + n);";
   } else {
-    w.set("POOL", f.pool);
-    w.set("NAME", f.name);
-    w += "uint64_t p = o;\n"
-         "for (const auto& [at, len] : r.refs_{{POOL}}) {\n"
-         "  if (at != p) fail(o, \"{{NAME}}\", \"the block is not the referenced strings in order (string at \" + hex(at) + \", expected \" + hex(p) + \")\");\n"
-         "  p += len + 1;\n"
-         "}\n"
-         "if (p != o + n) fail(o, \"{{NAME}}\", \"the block holds \" + hex(n) + \" bytes, its strings \" + hex(p - o));";
+    w.line("uint64_t p = o;\n"
+           "for (const auto& [at, len] : r.refs_{{POOL}}) {\n"
+           "  if (at != p) fail(o, \"{{NAME}}\", \"the block is not the referenced strings in order (string at \" + hex(at) + \", expected \" + hex(p) + \")\");\n"
+           "  p += len + 1;\n"
+           "}\n"
+           "if (p != o + n) fail(o, \"{{NAME}}\", \"the block holds \" + hex(n) + \" bytes, its strings \" + hex(p - o));",
+           {{"POOL", f.pool}, {"NAME", f.name}});
   }
   w += "o += n;";
   w.dedent();
@@ -257,31 +248,29 @@ void CppGen::read_bytes(const Field& f) {
 void CppGen::read_placed_pool(const Field& f) {
   CodeWriter& w = c_;
   const Pool& p = *s_.pool(f.pool);
-  w.set("POOL", p.name);
-  w.set("NAME", f.name);
-  w.set("ALIGN", std::to_string(p.align));
-  w += "{\n"
-       "  r.need(o, r.base_{{POOL}} - o);\n"
-       "  for (uint64_t i = o; i < r.base_{{POOL}}; ++i)\n"
-       "    if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" before the pool is not zero\");\n"
-       "  uint64_t p = r.base_{{POOL}};\n"
-       "  std::unordered_map<std::string_view, uint64_t> seen;\n"
-       "  for (const auto& [at, len] : r.refs_{{POOL}}) {\n"
-       "    const std::string_view t(reinterpret_cast<const char*>(r.data()) + at, len);\n"
-       "    if (const auto it = seen.find(t); it != seen.end()) {\n"
-       "      if (it->second != at) fail(at, \"{{NAME}}\", \"the string '\" + std::string(t) + \"' is stored twice (first at \" + hex(it->second) + \"): the writer stores it once\");\n"
-       "      continue;\n"
-       "    }\n"
-       "    if (at != p) fail(at, \"{{NAME}}\", \"string at \" + hex(at) + \", but the writer would put it at \" + hex(p) + \" (in order of first use, each padded to {{ALIGN}})\");\n"
-       "    seen.emplace(t, at);\n"
-       "    const uint64_t end = (at + len + 1 + {{ALIGN}} - 1) / {{ALIGN}} * {{ALIGN}};\n"
-       "    r.need(at, end - at);\n"
-       "    for (uint64_t i = at + len + 1; i < end; ++i)\n"
-       "      if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" after a string is not zero\");\n"
-       "    p = end;\n"
-       "  }\n"
-       "  o = std::max(p, r.base_{{POOL}});\n"
-       "}";
+  w.line("{\n"
+         "  r.need(o, r.base_{{POOL}} - o);\n"
+         "  for (uint64_t i = o; i < r.base_{{POOL}}; ++i)\n"
+         "    if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" before the pool is not zero\");\n"
+         "  uint64_t p = r.base_{{POOL}};\n"
+         "  std::unordered_map<std::string_view, uint64_t> seen;\n"
+         "  for (const auto& [at, len] : r.refs_{{POOL}}) {\n"
+         "    const std::string_view t(reinterpret_cast<const char*>(r.data()) + at, len);\n"
+         "    if (const auto it = seen.find(t); it != seen.end()) {\n"
+         "      if (it->second != at) fail(at, \"{{NAME}}\", \"the string '\" + std::string(t) + \"' is stored twice (first at \" + hex(it->second) + \"): the writer stores it once\");\n"
+         "      continue;\n"
+         "    }\n"
+         "    if (at != p) fail(at, \"{{NAME}}\", \"string at \" + hex(at) + \", but the writer would put it at \" + hex(p) + \" (in order of first use, each padded to {{ALIGN}})\");\n"
+         "    seen.emplace(t, at);\n"
+         "    const uint64_t end = (at + len + 1 + {{ALIGN}} - 1) / {{ALIGN}} * {{ALIGN}};\n"
+         "    r.need(at, end - at);\n"
+         "    for (uint64_t i = at + len + 1; i < end; ++i)\n"
+         "      if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" after a string is not zero\");\n"
+         "    p = end;\n"
+         "  }\n"
+         "  o = std::max(p, r.base_{{POOL}});\n"
+         "}",
+         {{"POOL", p.name}, {"NAME", f.name}, {"ALIGN", std::to_string(p.align)}});
 }
 
 void CppGen::read_inline_struct(const Struct& st, const Field& f, const std::string& o) {
@@ -390,7 +379,7 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
   } else {
     w += "try {";
     std::string next = "r.size()";
-    if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, "o + " + hexs(et->size)) + " : r.size()";
+    if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, plus("o", et->size)) + " : r.size()";
     if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
     else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
     if (!f.sort.empty()) {
@@ -468,7 +457,7 @@ void CppGen::read_fn(const Struct& st) {
   for (const auto& p : s_.pools)
     if (p.kind == Pool::Kind::Data && st.name == s_.root) w += "r.slices_" + p.name + ".clear();";
   if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
-  else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = s + " + hexs(st.prefix) + ";";
+  else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = " + plus("s", st.prefix) + ";";
   // Raw values of integer and pointer fields, for counts, tags and conditions.
   for (const auto& f : st.fields) {
     if (f->ptr) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
@@ -497,7 +486,7 @@ void CppGen::read_fn(const Struct& st) {
           else pos += " + uint64_t(f_" + g.count->name + ") * " + hexs(g.type.st->size);
         }
         const uint64_t a = std::max(p.align, p.block_align);
-        w += "r.base_" + p.name + " = (" + pos + " + " + std::to_string(a - 1) + ") / " + std::to_string(a) + " * " + std::to_string(a) + ";";
+        w += "r.base_" + p.name + " = " + round_up(pos, a) + ";";
         w += "r.refs_" + p.name + ".clear();";
       }
     }
@@ -560,7 +549,7 @@ void CppGen::read_fn(const Struct& st) {
     for (const auto& p : s_.pools) {
       if (p.kind != Pool::Kind::Data) continue;
       w += "binschema::check_slices({r.data(), r.size()}, r.slices_" + p.name + ", r.base_" + p.name + ", " +
-           (st.fixed_size ? "s + " + hexs(st.size) : std::string("o")) + ", r.size(), " + std::to_string(p.align) + ", \"" + p.name + "\");";
+           (st.fixed_size ? plus("s", st.size) : std::string("o")) + ", r.size(), " + std::to_string(p.align) + ", \"" + p.name + "\");";
     }
   }
   if (!st.fixed_size) w += "return o;";
@@ -617,7 +606,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
     std::string advance = p.fixed_size ? hexs(padded) : "";
     // The padded size of n elements of `elem` bytes (an open array case).
     auto padded_n = [&](uint64_t elem) {
-      return "(n * " + std::to_string(elem) + " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to) + " * " + std::to_string(f.pad_to);
+      return round_up("n * " + std::to_string(elem), f.pad_to);
     };
     if (p.ptr == 8) w += note_slot(o);
     switch (p.kind) {
@@ -796,7 +785,7 @@ void CppGen::read_target(const Field& f) {
       w += "const uint64_t n = " + n + ";";
       // An empty array's pointer: null or not, as the writer chose (kept by the layout).
       if (!f.fixed_count && f.null == Field::Null::WhenEmpty && f.fixed_offset)
-        w += "if (n == 0 && " + p + " != 0 && r.lay) r.lay->note(s + " + hexs(f.offset) + ", " + p + ");";
+        w += "if (n == 0 && " + p + " != 0 && r.lay) r.lay->note(" + plus("s", f.offset) + ", " + p + ");";
       if (!f.fixed_count) w += "if (n != 0) {";
       else w += "{";
       w.indent();

@@ -286,19 +286,15 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     // A count the model does not hold (an expression, or a derived or const
     // field): an array of another length would be read back as a different
     // model. One over file_size() is checked once the file is laid out.
-    w.set("X", x);
-    w.set("WHAT", what);
-    w.set("COUNT", expr_text(*f.count));
-    const std::string check = "if (const uint64_t want = {{WANT}}; {{X}}.size() != want)\n"
-                              "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+    const char* check = "if (const uint64_t want = {{WANT}}; {{X}}.size() != want)\n"
+                        "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+    const std::string count = expr_text(*f.count);
     if (write_evaluable(st, *f.count)) {
-      w.set("WANT", write_expr(st, *f.count));
-      w += check;
+      w.line(check, {{"WANT", write_expr(st, *f.count)}, {"X", x}, {"WHAT", what}, {"COUNT", count}});
     } else {
-      w.set("WANT", late_expr(st, *f.count));
       w += "c.w.late_check([=, &c, &x]() {";
       w.indent();
-      w += check;
+      w.line(check, {{"WANT", late_expr(st, *f.count)}, {"X", x}, {"WHAT", what}, {"COUNT", count}});
       w.dedent();
       w += "});";
     }
@@ -342,17 +338,14 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       break;
     }
     case FieldKind::Bytes:
-      w.set("X", x);
       if (f.size_expr && !f.cond && write_evaluable(st, *f.size_expr)) {
         // A size over model fields: bytes of another length would read back
         // as a different model.
-        w.set("WANT", write_expr(st, *f.size_expr));
-        w.set("WHAT", what);
-        w.set("SIZE", expr_text(*f.size_expr));
-        w += "if (const uint64_t want = {{WANT}}; {{X}}.data.size() != want)\n"
-             "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.data.size()) + \" bytes, but its size {{SIZE}} is \" + std::to_string(want));";
+        w.line("if (const uint64_t want = {{WANT}}; {{X}}.data.size() != want)\n"
+               "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.data.size()) + \" bytes, but its size {{SIZE}} is \" + std::to_string(want));",
+               {{"WANT", write_expr(st, *f.size_expr)}, {"X", x}, {"WHAT", what}, {"SIZE", expr_text(*f.size_expr)}});
       }
-      w += "c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());";
+      w.line("c.w.bytes(c.w.reserve({{X}}.data.size()), {{X}}.data.data(), {{X}}.data.size());", {{"X", x}});
       break;
     case FieldKind::Slice:
       // Placed with its pool; begin and end are written once it is.
@@ -368,15 +361,14 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       for (const auto& g : st.fields) {
         if (!g->derive || !uses_scoped_pool(s_, *g->derive)) continue;
         int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
-        w += "c.w.put_uint(s + " + hexs(g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
+        w += "c.w.put_uint(" + plus("s", g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
              ", \"" + st.name + "." + g->name + "\");";
       }
       break;
     case FieldKind::CString:
-      w.set("X", x);
-      w.set("WHAT", what);
-      w += "if ({{X}}.find('\\0') != std::string::npos) throw binschema::EncodeError(std::string({{WHAT}}) + \": a NUL inside a NUL-terminated string\");\n"
-           "c.w.bytes(c.w.reserve({{X}}.size() + 1), {{X}}.data(), {{X}}.size());";
+      w.line("if ({{X}}.find('\\0') != std::string::npos) throw binschema::EncodeError(std::string({{WHAT}}) + \": a NUL inside a NUL-terminated string\");\n"
+             "c.w.bytes(c.w.reserve({{X}}.size() + 1), {{X}}.data(), {{X}}.size());",
+             {{"X", x}, {"WHAT", what}});
       if (f.pad) w += "c.w.align(" + std::to_string(f.pad) + ");  // pad:";
       break;
     case FieldKind::InlineStruct: {
@@ -418,11 +410,9 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
   };
   if (until && until->calls(Fn::Until) && !f.cond && write_evaluable(st, until->args[0]) &&
       !derived(until->args[0], derived)) {
-    w.set("END", write_expr(st, until->args[0]));
-    w.set("WHAT", what);
-    w.set("E", expr_text(until->args[0]));
-    w += "if (const uint64_t end = {{END}}; c.w.pos() != end)\n"
-         "  throw binschema::EncodeError(std::string({{WHAT}}) + \": ends at \" + binschema::hex(c.w.pos()) + \", but {{E}} is \" + binschema::hex(end));";
+    w.line("if (const uint64_t end = {{END}}; c.w.pos() != end)\n"
+           "  throw binschema::EncodeError(std::string({{WHAT}}) + \": ends at \" + binschema::hex(c.w.pos()) + \", but {{E}} is \" + binschema::hex(end));",
+           {{"END", write_expr(st, until->args[0])}, {"WHAT", what}, {"E", expr_text(until->args[0])}});
   }
 }
 
@@ -653,11 +643,9 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
       const Expr* d = n && n->derive ? &*n->derive : nullptr;
       const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
       if (!items && count_checked(st, *p.count) && write_evaluable(st, *p.count)) {
-        w.set("WANT", write_expr(st, *p.count));
-        w.set("WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\"");
-        w.set("COUNT", expr_text(*p.count));
-        w += "if (const uint64_t want = {{WANT}}; v.size() != want)\n"
-             "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string(v.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+        w.line("if (const uint64_t want = {{WANT}}; v.size() != want)\n"
+               "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string(v.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));",
+               {{"WANT", write_expr(st, *p.count)}, {"WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\""}, {"COUNT", expr_text(*p.count)}});
       }
     }
     // Where the payload goes: in place, or appended (GCC 12 warns, wrongly,
@@ -667,11 +655,7 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
       const uint64_t elem = p.elem_ptr ? p.elem_ptr : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1;
       std::string size = hexs(padded);
       if (!p.fixed_size) {
-        // Built piece by piece: GCC 12 warns (wrongly, -Wrestrict) on one long concatenation here.
-        size = "(v.size() * ";
-        size += std::to_string(elem);
-        size += " + " + std::to_string(f.pad_to - 1) + ") / " + std::to_string(f.pad_to);
-        size += " * " + std::to_string(f.pad_to);
+        size = round_up("v.size() * " + std::to_string(elem), f.pad_to);
       }
       w += "[[maybe_unused]] const uint64_t u = c.w.reserve(" + size + ");";
     }
@@ -802,7 +786,7 @@ void CppGen::place_fn(const Struct& st) {
         w += "  case " + std::to_string(i) + ":";
         c_.indent();
         c_.indent();
-        place_pascal(v, "s + " + hexs(u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
+        place_pascal(v, plus("s", u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
                      p.base == Field::Base::Struct ? "s" : "0");
         c_.dedent();
         c_.dedent();
@@ -813,7 +797,7 @@ void CppGen::place_fn(const Struct& st) {
         c_.indent();
         c_.indent();
         c_.indent();
-        place_pascal(v + "[i]", "s + " + hexs(u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
+        place_pascal(v + "[i]", plus("s", u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
                      "\"" + st.name + "." + u->name + "\"");
         c_.dedent();
         c_.dedent();
@@ -823,20 +807,22 @@ void CppGen::place_fn(const Struct& st) {
         // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
         // With base: struct, the offset is from the start of the struct holding the union.
         const Struct& pt = *p.type.st;
-        const std::string slot = "s + " + hexs(u->offset), what = "\"" + st.name + "." + u->name + "\"";
+        const std::string slot = plus("s", u->offset), what = "\"" + st.name + "." + u->name + "\"";
         const std::string base = p.base == Field::Base::Struct ? "s" : "0";
         const uint64_t align = p.align ? p.align : pt.align;
+        const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
         w += "  case " + std::to_string(i) + ": {";
         // Where a layout put it, if it still fits there (docs §11).
-        w += "    c.w.place_block(" + slot + ", " + (pt.fixed_size ? hexs(pt.size) : std::string("0")) + ", " + std::to_string(align) + ");";
-        w += "    c.w.align(" + std::to_string(align) + ");";
-        w += "    const uint64_t t = c.w.pos();";
-        if (u->tag_shift) {
+        if (!u->tag_shift) {
+          w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
+               std::to_string(align) + ", " + std::to_string(p.ptr) + ", " + base + ", " + what + ");";
+        } else {
+          w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
+          w += "    c.w.align(" + std::to_string(align) + ");";
+          w += "    const uint64_t t = c.w.pos();";
           const std::string off = base == "s" ? "t - s" : "t";
           w += "    if ((" + off + ") >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
           w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", (" + off + ") | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
-        } else {
-          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", t, " + base + ", " + what + ");";
         }
         if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
         else w += "    put_" + pt.name + "(c, " + v + ");";
@@ -844,7 +830,7 @@ void CppGen::place_fn(const Struct& st) {
         w += "    break;";
         w += "  }";
       } else if (!p.ptr && p.type.kind == ValueType::Struct && p.type.st->has_children) {
-        w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", s + " + hexs(u->offset) + "); break;";
+        w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->offset) + "); break;";
       }
     }
     w += "  default: break;";
@@ -886,12 +872,17 @@ void CppGen::place_children(const Struct& st, const Field& f) {
     int region = f.region.empty() ? -1 : s_.region_id(f.region);
     std::string what = "\"" + st.name + "." + f.name + "\"";
     w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
-    if (et.has_self) w += "  c.w.to_end();\n  pre_place_" + et.name + "(c, " + x + "[i]);";
-    else w += "  c.w.place_block(t_" + f.name + " + i * " + std::to_string(f.elem_ptr) + ", " + (et.fixed_size ? hexs(et.size) : std::string("0")) + ", " + std::to_string(et.align) + ");";
-    w += "  c.w.align(" + std::to_string(et.align) + ");";
-    w += "  const uint64_t e = c.w.pos();";
+    const std::string slot = "t_" + f.name + " + i * " + std::to_string(f.elem_ptr);
+    if (et.has_self) {
+      w += "  c.w.to_end();\n  pre_place_" + et.name + "(c, " + x + "[i]);";
+      w += "  c.w.align(" + std::to_string(et.align) + ");";
+      w += "  const uint64_t e = c.w.pos();";
+      w += "  c.w.pointer(" + slot + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+    } else {
+      w += std::string(et.has_children ? "  const uint64_t e = " : "  ") + "c.w.place_target(" + slot + ", " + (et.fixed_size ? hexs(et.size) : std::string("0")) + ", " +
+           std::to_string(et.align) + ", " + std::to_string(f.elem_ptr) + ", 0, " + what + ");";
+    }
     if (region >= 0) w += "  if (i == 0) c.w.mark_start(" + std::to_string(region) + ");  // the region spans all elements";
-    w += "  c.w.pointer(t_" + f.name + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
     if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
     else w += "  put_" + et.name + "(c, " + x + "[i]);";
     if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
@@ -916,10 +907,9 @@ void CppGen::place_pascal(const std::string& v, const std::string& slot, int wid
   CodeWriter& w = c_;
   w += "{";
   w += "  if (" + v + ".size() > 0xffff) throw binschema::EncodeError(std::string(" + what + ") + \": string longer than 65535 bytes\");";
-  w += "  c.w.place_block(" + slot + ", 2 + " + v + ".size() + 1, " + std::to_string(align) + ");";
-  w += "  c.w.align(" + std::to_string(align) + ");";
-  w += "  const uint64_t t = c.w.reserve(2 + " + v + ".size() + 1);";
-  w += "  c.w.pointer(" + slot + ", " + std::to_string(width) + ", t, " + base + ", " + what + ");";
+  w += "  const uint64_t t = c.w.place_target(" + slot + ", 2 + " + v + ".size() + 1, " + std::to_string(align) + ", " + std::to_string(width) + ", " +
+       base + ", " + what + ");";
+  w += "  c.w.reserve(2 + " + v + ".size() + 1);";
   w += "  c.w.put<uint16_t>(t, static_cast<uint16_t>(" + v + ".size()));";
   w += "  c.w.bytes(t + 2, " + v + ".data(), " + v + ".size());";
   w += "}";
@@ -934,10 +924,8 @@ void CppGen::place_inline_pointers(const Struct& st, const Field& f) {
   // The field's align: (no table here: it is the elements') wins over the struct's own.
   const uint64_t align = f.align ? f.align : et.align;
   w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
-  w += "  c.w.to_end();";
-  w += "  c.w.align(" + std::to_string(align) + ");";
-  w += "  const uint64_t e = c.w.pos();";
-  w += "  c.w.pointer(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+  w += std::string(et.has_children ? "  const uint64_t e = " : "  ") + "c.w.append_target(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(align) + ", " +
+       std::to_string(f.elem_ptr) + ", 0, " + what + ");";
   if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
   else w += "  put_" + et.name + "(c, " + x + "[i]);";
   if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
@@ -960,7 +948,7 @@ std::set<const Struct*> CppGen::preplaced_elements() const {
 // Fills in the pointer of field f (of `obj`, at s) from c.placed.
 void CppGen::patch_field(const Struct& st, const Field& f, const std::string& obj) {
   CodeWriter& w = c_;
-  std::string slot = "s + " + hexs(f.offset), base = f.base == Field::Base::Struct ? "s" : "0";
+  std::string slot = plus("s", f.offset), base = f.base == Field::Base::Struct ? "s" : "0";
   w += "if (auto it = c.placed.find(&" + obj + "." + cpp_field(f.name) + "); it != c.placed.end())";
   w += "  c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", it->second, " + base + ", \"" + st.name + "." + f.name + "\");";
   if (f.register_null) w += "else\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", true);";
@@ -1038,7 +1026,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     else align = f.ptr;
   }
   if (f.type.kind == ValueType::String && f.inline_pascal && !f.array) {
-    std::string slot0 = "s + " + hexs(f.offset);
+    std::string slot0 = plus("s", f.offset);
     place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"", base);
     return;
   }
@@ -1050,10 +1038,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "names.reserve(x." + cpp_field(f.keys_array) + ".size());";
     w += "for (const auto& e : x." + cpp_field(f.keys_array) + ") names.push_back(e." + cpp_field(f.keys_field) + ");";
     w += "const auto entries = binschema::dic_words(names);";
-    w += "c.w.to_end();";
-    w += "c.w.align(8);";
-    w += "const uint64_t t = c.w.reserve(8 + 0x10 * entries.size());";
-    w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
+    w += "const uint64_t t = c.w.append_target(" + slot + ", 8, " + std::to_string(f.ptr) + ", " + base + ", " + what + ");";
+    w += "c.w.reserve(8 + 0x10 * entries.size());";
     w += "c.w.bytes(t, \"DIC \", 4);";
     w += "c.w.put<uint32_t>(t + 4, static_cast<uint32_t>(entries.size() - 1));";
     w += "for (size_t i = 0; i < entries.size(); ++i) {";
@@ -1076,9 +1062,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   // An empty array's pointer: null, or what the layout kept (the writer of the file chose).
   const bool hooked = f.fixed_offset && !record;
   if (f.array && f.null == Field::Null::WhenEmpty && hooked)
-    null_branch = "} else if (const uint64_t p = c.w.kept(" + slot + ", 0); p != 0) {\n  c.w.put_uint(" + slot + ", " + std::to_string(f.ptr) +
-                  ", p, " + what + ");\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", false);" +
-                  (null_branch.empty() ? "" : "\n" + null_branch);
+    null_branch = "} else {\n  c.w.empty_target(" + slot + ", " + std::to_string(f.ptr) + ", " + what + ", " +
+                  (null_branch.empty() ? "false" : "true") + ");";
   // The size of the target when known before it is written (room in a kept layout).
   std::string size = "0";
   if (!f.array) {
@@ -1105,14 +1090,26 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "{";
     w.indent();
   }
-  if (!f.array && et && et->has_self) w += "c.w.to_end();\npre_place_" + et->name + "(c, " + x + ");";
-  else if (hooked) w += "c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
-  else w += "c.w.to_end();";
-  w += "c.w.align(" + std::to_string(align) + ");";
-  w += "const uint64_t t = c.w.pos();";
+  const std::string ptr_args = std::to_string(f.ptr) + ", " + base + ", " + what;
+  if (!f.array && et && et->has_self) {
+    w += "c.w.to_end();\npre_place_" + et->name + "(c, " + x + ");";
+  } else if (!record) {
+    // The common case: one call places the target and fills in the pointer;
+    // where the target starts is kept when something below needs it.
+    const bool uses_t = shallow || (!f.array && et->has_children);
+    const std::string t = uses_t ? "const uint64_t t = " : "";
+    if (hooked) w += t + "c.w.place_target(" + slot + ", " + size + ", " + std::to_string(align) + ", " + ptr_args + ");";
+    else w += t + "c.w.append_target(" + slot + ", " + std::to_string(align) + ", " + ptr_args + ");";
+  } else {
+    w += "c.w.to_end();";
+  }
+  if (record || (!f.array && et && et->has_self)) {
+    w += "c.w.align(" + std::to_string(align) + ");";
+    w += "const uint64_t t = c.w.pos();";
+  }
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
   if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
-  else w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
+  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + ptr_args + ");";
   if (shallow) w += "t_" + f.name + " = t;";
   if (!f.array) {
     if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";
@@ -1133,10 +1130,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     } else if (f.elem_ptr) {
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) {";
-      w += "  c.w.place_block(a + i * " + std::to_string(f.elem_ptr) + ", " + (et->fixed_size ? hexs(et->size) : std::string("0")) + ", " + std::to_string(et->align) + ");";
-      w += "  c.w.align(" + std::to_string(et->align) + ");";
-      w += "  const uint64_t e = c.w.pos();";
-      w += "  c.w.pointer(a + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+      w += std::string(et->has_children ? "  const uint64_t e = " : "  ") + "c.w.place_target(a + i * " + std::to_string(f.elem_ptr) + ", " + (et->fixed_size ? hexs(et->size) : std::string("0")) + ", " +
+           std::to_string(et->align) + ", " + std::to_string(f.elem_ptr) + ", 0, " + what + ");";
       if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + elem + ");";
       else w += "  put_" + et->name + "(c, " + elem + ");";
       if (et->has_children) w += "  place_" + et->name + "(c, " + elem + ", e);";

@@ -9,9 +9,10 @@
 
 namespace binschema::gen {
 
-// gen_cpp*.cpp: NAME.h (the model, reader and writer declarations) and NAME.cpp.
+// gen_cpp*.cpp: NAME.h (the model, reader and writer declarations), NAME.cpp,
+// and NAME_text.h (the text binding: visit_fields, to_text, from_text).
 struct CppOutput {
-  std::string header, source;
+  std::string header, source, text_header;
 };
 CppOutput generate_cpp(const Schema& s);
 // gen_markdown.cpp: the format's documentation page.

@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
     if (want_cpp) {
       auto cpp = binschema::gen::generate_cpp(*s);
       files.emplace_back(name + ".h", std::move(cpp.header));
+      files.emplace_back(name + "_text.h", std::move(cpp.text_header));
       files.emplace_back(name + ".cpp", std::move(cpp.source));
     }
     if (want_md) files.emplace_back(name + ".md", binschema::gen::generate_markdown(*s));

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <random>
 
-#include "al.h"
+#include "al_text.h"
 
 using namespace binschema::al;
 

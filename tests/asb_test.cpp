@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "asb.h"
+#include "asb_text.h"
 #include "layout_check.h"
 #include "binschema/format.h"
 #include "binschema/hash.h"

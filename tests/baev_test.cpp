@@ -10,7 +10,7 @@
 #include <cstring>
 #include <random>
 
-#include "baev.h"
+#include "baev_text.h"
 #include "binschema/hash.h"
 
 using namespace binschema::baev;

@@ -4,7 +4,7 @@
 #define BOOST_TEST_MODULE bfevfl_test
 #include <boost/test/unit_test.hpp>
 
-#include "bfevfl.h"
+#include "bfevfl_text.h"
 #include "samples.h"
 
 #include <cmath>

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bytes.h"
-#include "edges.h"
+#include "edges_text.h"
 
 using namespace binschema::edges;
 

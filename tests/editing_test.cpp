@@ -8,11 +8,11 @@
 #include <sstream>
 #include <string>
 
-#include "al.h"
-#include "asb.h"
-#include "baev.h"
-#include "bfevfl.h"
-#include "evnt.h"
+#include "al_text.h"
+#include "asb_text.h"
+#include "baev_text.h"
+#include "bfevfl_text.h"
+#include "evnt_text.h"
 #include "binschema/error.h"
 #include "binschema/text.h"
 

@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "al.h"
-#include "asb.h"
-#include "baev.h"
-#include "bfevfl.h"
+#include "al_text.h"
+#include "asb_text.h"
+#include "baev_text.h"
+#include "bfevfl_text.h"
 #include "binschema/text.h"
-#include "evnt.h"
-#include "sarc.h"
+#include "evnt_text.h"
+#include "sarc_text.h"
 
 namespace fs = std::filesystem;
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "evnt.h"
+#include "evnt_text.h"
 
 using namespace binschema::evnt;
 

@@ -15,7 +15,7 @@
 #include "binschema/hash.h"
 #include "binschema/reader.h"
 #include "bytes.h"
-#include "feats.h"
+#include "feats_text.h"
 
 using namespace binschema::feats;
 using Rd = binschema::Reader<std::endian::little>;

@@ -13,9 +13,10 @@
 #include "binschema/hash.h"
 #include "binschema/error.h"
 #include "binschema/reader.h"
+#include "code_writer.h"
 #include "generate.h"
-#include "shapes.h"
-#include "tiny.h"
+#include "shapes_text.h"
+#include "tiny_text.h"
 
 namespace fs = std::filesystem;
 using binschema::gen::SchemaError;
@@ -725,6 +726,97 @@ BOOST_AUTO_TEST_CASE(back_ends_throw_no_schema_error) {
       BOOST_TEST(line.find("SchemaError") == std::string::npos, name << ":" << n << " names SchemaError: " << line);
   }
   BOOST_TEST(back_ends >= 2);  // at least the C++ and Markdown back ends were read
+}
+
+// Text from the schema is never a template: a doc, a const: string or a title
+// holding {{NAME}} (which the C++ back end's templates use) comes out as
+// written, not replaced by whatever the generator last had for NAME (the
+// writer used to write the const "{{NAME}}" below as "tag", a later field's name).
+BOOST_AUTO_TEST_CASE(schema_text_is_not_a_template) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_braces.yaml";
+  std::ofstream(p) << "format: t\n"
+                      "title: \"T {{NAME}} {{ROOT}}\"\n"
+                      "endian: little\n"
+                      "root: A\n"
+                      "types:\n"
+                      "  A:\n"
+                      "    doc: \"The root {{ROOT}} and {{A}}.\"\n"
+                      "    fields:\n"
+                      "      - {name: magic, type: \"char[8]\", const: \"{{NAME}}\"}\n"
+                      "      - {name: tag, type: \"char[8]\", doc: \"Tag {{NAME}} {{WANT}}.\"}\n";
+  const auto s = binschema::gen::load_schema(p.string());
+  const auto out = binschema::gen::generate_cpp(*s);
+  for (const char* text : {"// The root {{ROOT}} and {{A}}.", "// Tag {{NAME}} {{WANT}}."})
+    BOOST_TEST(out.header.find(text) != std::string::npos, "the header lacks " << text);
+  BOOST_TEST(out.source.find("\"T {{NAME}} {{ROOT}}\"") != std::string::npos);  // the title, in format()
+  // The const string where it is checked (reader) and where it is written (writer).
+  BOOST_TEST(out.source.find("r.chars(s, 8) != \"{{NAME}}\"") != std::string::npos);
+  BOOST_TEST(out.source.find("c.w.chars(s, \"{{NAME}}\", 8") != std::string::npos);
+}
+
+// Generated code reads like hand-written code: no offset + 0 or rounding to
+// a multiple of 1, and [[maybe_unused]] only on what goes unused.
+BOOST_AUTO_TEST_CASE(constants_folded_and_maybe_unused_where_unused) {
+  const auto gen = [](const char* schema) {
+    return binschema::gen::generate_cpp(*binschema::gen::load_schema(std::string(BINSCHEMA_SOURCE_DIR) + "/" + schema)).source;
+  };
+  const std::string bfevfl = gen("schemas/bfevfl.yaml"), tiny = gen("tests/schemas/tiny.yaml");
+  for (const std::string* src : {&bfevfl, &tiny}) {
+    BOOST_TEST(src->find("s + 0x0") == std::string::npos);
+    BOOST_TEST(src->find("/ 1 * 1") == std::string::npos);
+    BOOST_TEST(src->find(" + 0)") == std::string::npos);
+  }
+  // bfevfl's union of arrays (pad_to 1): the size appended is the array's.
+  BOOST_TEST(bfevfl.find("c.w.reserve(v.size() * 4);") != std::string::npos);
+  // tiny's Record: kind is read (the union's tag); name_hash, derived, is
+  // rewritten from the name and its raw value goes unused; x is filled in.
+  BOOST_TEST(tiny.find("\n  uint8_t f_kind = 0;") != std::string::npos);
+  BOOST_TEST(tiny.find("\n  [[maybe_unused]] uint32_t f_name_hash = 0;") != std::string::npos);
+  BOOST_TEST(tiny.find("void read_Record(const R& r, uint64_t s, Record& x) {") != std::string::npos);
+}
+
+// NAME.h holds the models and the binary API and includes none of the text
+// machinery (binschema/text.h, layout.h: ~34k preprocessed lines of ~73k);
+// NAME_text.h holds the text binding and includes NAME.h.
+BOOST_AUTO_TEST_CASE(format_header_leaves_the_text_binding_to_its_own) {
+  const auto out = binschema::gen::generate_cpp(*binschema::gen::load_schema(std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/bfevfl.yaml"));
+  BOOST_TEST(out.header.find("#include \"binschema/model.h\"") != std::string::npos);
+  for (const char* text : {"#include \"binschema/text.h\"", "#include \"binschema/layout.h\"", "#include \"binschema/format.h\"",
+                           "visit_fields", "to_text", "from_text", "binschema::text::"})
+    BOOST_TEST(out.header.find(text) == std::string::npos, "bfevfl.h names " << text);
+  BOOST_TEST(out.header.find("File decode(std::span<const uint8_t> bytes);") != std::string::npos);
+  BOOST_TEST(out.text_header.find("#include \"bfevfl.h\"\n#include \"binschema/text.h\"") != std::string::npos);
+  BOOST_TEST(out.text_header.find("requires std::is_same_v<std::remove_const_t<Self>, File>") != std::string::npos);
+  BOOST_TEST(out.text_header.find("std::string to_text(const File& model, binschema::TextKind kind") != std::string::npos);
+  BOOST_TEST(out.source.find("#include \"bfevfl_text.h\"") != std::string::npos);
+}
+
+// A placed pointer's target is one call of the writer (place_target: where
+// the layout kept it, aligned, the pointer filled in), and an empty array's
+// pointer another (empty_target), not the sequence spelt out at every pointer.
+BOOST_AUTO_TEST_CASE(placed_pointers_are_one_call) {
+  const auto src = binschema::gen::generate_cpp(*binschema::gen::load_schema(std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/baev.yaml")).source;
+  BOOST_TEST(src.find("\n      c.w.place_target(s + 0x8, n * 4, 4, 8, 0, \"Event.action_indices\");") != std::string::npos);
+  BOOST_TEST(src.find("c.w.empty_target(s + 0x8, 8, \"Event.action_indices\", false);") != std::string::npos);
+  BOOST_TEST(src.find("\n        c.w.place_target(a + i * 8, 0, 8, 8, 0, \"Trigger.params\");") != std::string::npos);
+  BOOST_TEST(src.find("c.w.place_block(") == std::string::npos);
+  BOOST_TEST(src.find("c.w.kept(s + 0x8, 0)") == std::string::npos);
+}
+
+// A template's {{KEY}} takes its value from the same call only; a key with no
+// value there is a bug in the generator (std::logic_error naming it), and a
+// value is inserted as it is.
+BOOST_AUTO_TEST_CASE(code_writer_templates) {
+  binschema::gen::CodeWriter w;
+  w.line("f({{A}}, {{B}});", {{"A", "{{B}}"}, {"B", "2"}});
+  w += "g({{A}});";
+  BOOST_TEST(w.str() == "f({{B}}, 2);\ng({{A}});\n");
+  BOOST_CHECK_EXCEPTION(w.line("h({{A}}, {{C}});", {{"A", "1"}}), std::logic_error, [](const std::logic_error& e) {
+    return std::string(e.what()).find("{{C}}") != std::string::npos;
+  });
+  BOOST_CHECK_EXCEPTION(w.line("h({{A}});", {}), std::logic_error, [](const std::logic_error& e) {
+    return std::string(e.what()).find("{{A}}") != std::string::npos;
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -28,15 +28,15 @@
 #include <string>
 #include <vector>
 
-#include "baev.h"
-#include "bfevfl.h"
+#include "baev_text.h"
+#include "bfevfl_text.h"
 #include "binschema/reader.h"
 #include "binschema/text.h"
 #include "bytes.h"
-#include "evnt.h"
-#include "al.h"
-#include "asb.h"
-#include "sarc.h"
+#include "evnt_text.h"
+#include "al_text.h"
+#include "asb_text.h"
+#include "sarc_text.h"
 
 namespace fs = std::filesystem;
 using binschema::TextKind;

@@ -146,6 +146,33 @@ BOOST_AUTO_TEST_CASE(alignment_pads_with_zeros) {
   BOOST_TEST(std::all_of(b.begin(), b.end(), [](uint8_t c) { return c == 0; }));
 }
 
+// place_target: the target of a pointer aligned at the end (no layout), the
+// pointer holding target - base, recorded; empty_target: without a layout
+// the slot stays null, recorded as null only when asked.
+BOOST_AUTO_TEST_CASE(place_target_and_empty_target) {
+  LE w;
+  const uint64_t s = w.reserve(12);  // a struct with three u32 pointer slots
+  w.reserve(1);
+  const uint64_t t = w.place_target(s + 4, 4, 8, 4, s, "A.b");
+  BOOST_TEST(t == 16u);
+  BOOST_TEST(w.pos() == 16u);  // the target itself is the caller's to write
+  w.reserve(4);
+  w.empty_target(s, 4, "A.a", true);
+  w.empty_target(s + 8, 4, "A.c", false);
+  const uint64_t u = w.append_target(s + 8, 16, 4, 0, "A.c");
+  BOOST_TEST(u == 32u);
+  BOOST_TEST(w.pointers().size() == 3u);
+  BOOST_TEST((w.pointers()[0].slot == s + 4 && !w.pointers()[0].null));
+  BOOST_TEST((w.pointers()[1].slot == s && w.pointers()[1].null));
+  BOOST_TEST((w.pointers()[2].slot == s + 8 && !w.pointers()[2].null));
+  const auto b = w.finish();
+  BOOST_TEST(b.size() == 32u);
+  const auto u32 = [&](size_t at) { return binschema::load<uint32_t, std::endian::little>(b.data() + at); };
+  BOOST_TEST(u32(0) == 0u);
+  BOOST_TEST(u32(4) == 16u);
+  BOOST_TEST(u32(8) == 32u);
+}
+
 // A writer that adopts the caller's buffer writes into that allocation and
 // leaves exactly the file in it: the old bytes are gone (what the file does
 // not write reads as zero), the capacity is kept.

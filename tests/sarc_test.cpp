@@ -9,7 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "sarc.h"
+#include "sarc_text.h"
 #include "samples.h"
 
 #include <sys/wait.h>

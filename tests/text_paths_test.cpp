@@ -23,16 +23,16 @@
 #include <string>
 #include <vector>
 
-#include "al.h"
-#include "asb.h"
-#include "baev.h"
-#include "bfevfl.h"
+#include "al_text.h"
+#include "asb_text.h"
+#include "baev_text.h"
+#include "bfevfl_text.h"
 #include "binschema/format.h"
 #include "binschema/layout.h"
 #include "binschema/text.h"
-#include "evnt.h"
+#include "evnt_text.h"
 #include "sandbox.h"
-#include "sarc.h"
+#include "sarc_text.h"
 
 namespace fs = std::filesystem;
 using binschema::TextKind;

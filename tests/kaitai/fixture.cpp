@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "feats.h"
-#include "tiny.h"
+#include "feats_text.h"
+#include "tiny_text.h"
 
 namespace {
 

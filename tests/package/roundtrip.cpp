@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "baev.h"
-#include "mytiny.h"
+#include "mytiny_text.h"
 
 namespace {
 int failures = 0;

@@ -55,7 +55,7 @@ if(MODE STREQUAL "install")
   set(prefix "${work}/prefix")
   step("cmake --install" ${CMAKE_COMMAND} --install "${BUILD}" --prefix "${prefix}")
   foreach(f bin/binschema bin/binschema-gen lib/libbinschema_runtime.a lib/libbinschema_cli.a
-            lib/libformat_baev.a include/binschema/format.h include/binschema/formats/baev.h
+            lib/libformat_baev.a include/binschema/format.h include/binschema/formats/baev.h include/binschema/formats/baev_text.h
             lib/libbinschema_schema.a include/binschema/schema.h
             share/binschema/schemas/baev.yaml lib/cmake/binschema/binschemaConfig.cmake
             lib/cmake/binschema/binschemaConfigVersion.cmake lib/cmake/binschema/binschema-functions.cmake

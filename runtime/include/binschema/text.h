@@ -21,17 +21,12 @@
 
 #include "binschema/error.h"
 #include "binschema/layout.h"
+#include "binschema/model.h"
 #include "binschema/text_doc.h"
 
 namespace binschema {
 
 enum class TextKind { Yaml, Json };
-
-// Opaque bytes (data nobody has decoded yet); text form is a hex string.
-struct Bytes {
-  std::vector<uint8_t> data;
-  bool operator==(const Bytes&) const = default;
-};
 
 namespace text {
 

@@ -349,6 +349,40 @@ class Writer : public WriterBase {
     record_pointer(slot, width, false);
   }
 
+  // The target of the pointer at `slot` (`width` bytes holding target - base),
+  // `size` bytes when known in advance (else 0), aligned to `a`: placed where
+  // the layout put it when it has room there, else at the end; the pointer is
+  // filled in. Returns where the target starts. Generated code calls this
+  // once per pointer it places.
+  [[gnu::always_inline]] uint64_t place_target(uint64_t slot, uint64_t size, uint64_t a, uint8_t width, uint64_t base,
+                                               const char* what) {
+    place_block(slot, size, a);
+    align(a);
+    const uint64_t t = pos();
+    pointer(slot, width, t, base, what);
+    return t;
+  }
+  // The same for a pointer whose slot the layout does not know (one inside a
+  // block placed by hand, say): always at the end of what is written.
+  [[gnu::always_inline]] uint64_t append_target(uint64_t slot, uint64_t a, uint8_t width, uint64_t base, const char* what) {
+    to_end();
+    align(a);
+    const uint64_t t = pos();
+    pointer(slot, width, t, base, what);
+    return t;
+  }
+  // An empty array's pointer: what the layout kept for it (the writer of the
+  // file chose), else null, left as it is; recorded as a null pointer when
+  // `record_null` (a relocation table lists null pointers too).
+  void empty_target(uint64_t slot, uint8_t width, const char* what, bool record_null) {
+    if (const uint64_t p = kept(slot, 0); p != 0) {
+      put_uint(slot, width, p, what);
+      record_pointer(slot, width, false);
+    } else if (record_null) {
+      record_pointer(slot, width, true);
+    }
+  }
+
   // Resolves every late fix-up and hands over the bytes.
   std::vector<uint8_t> finish() {
     if (lay_) settle_layout();
