@@ -1109,7 +1109,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   }
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
   if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
-  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + ptr_args + ");";
+  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
   if (shallow) w += "t_" + f.name + " = t;";
   if (!f.array) {
     if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";

@@ -704,6 +704,20 @@ BOOST_AUTO_TEST_CASE(data_pool_with_other_blocks) {
              "6:3: data pool 'e': a schema has one data pool ('d'), which follows the root directly");
 }
 
+// A single pointer to a struct whose layout uses self: its slot is filled
+// once the struct is written, and the call lost its target (95e2172), so the
+// C++ did not compile.
+BOOST_AUTO_TEST_CASE(pointer_to_a_struct_placed_after_its_targets) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_self.yaml";
+  std::ofstream(p) << "format: t\nendian: little\nroot: A\ntypes:\n  A:\n    fields:\n"
+                      "      - {name: p, type: B, ptr: u64}\n"
+                      "  B:\n    fields:\n      - {name: q, type: C, ptr: u64}\n    layout: [q, self]\n"
+                      "  C:\n    fields:\n      - {name: v, type: u32}\n";
+  auto s = binschema::gen::load_schema(p.string());
+  const std::string c = binschema::gen::generate_cpp(*s).source;
+  BOOST_TEST(c.find("c.w.pointer(s, 8, t, 0, \"A.p\");") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---- The generator's own sources ------------------------------------------------
