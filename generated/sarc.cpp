@@ -17,483 +17,250 @@
 namespace binschema::sarc {
 namespace {
 
-namespace le {  // little-endian
-
-struct R : binschema::Reader<std::endian::little> {
-  using binschema::Reader<std::endian::little>::Reader;
-  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
-  mutable uint64_t base_names = 0;  // where pool names starts (from the root's names)
-  mutable uint64_t base_files = 0;  // where pool files starts (from the root's data_offset)
-  mutable std::vector<binschema::SliceRead> slices_files;  // slices read, in order (check_slices)
-  mutable std::vector<std::pair<uint64_t, size_t>> refs_names;  // strings read, in order (checked where names is)
-  mutable uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
-  std::string_view str_names(uint64_t at) const {
-    const std::string_view t = cstring(at);
-    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
-    return t;
-  }
-};
-using W = binschema::Writer<std::endian::little>;
 using binschema::DecodeError;
 using binschema::hex;
 
 using binschema::until_;
 using binschema::fail;
 
-binschema::StringPool make_pool_names() {
-  return binschema::StringPool(binschema::StringPool::Kind::CString, binschema::StringPool::Order::FirstUse, 4, 0, binschema::StringPool::Header::None, 1, true);
-}
-
-struct WCtx {
-  W w;
-  WCtx() { w.set_record_pointers(false); }  // no relocation table to build
-  binschema::StringPool pool_names = make_pool_names();
-  binschema::DataPool pool_files{4, 1};
-  uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
-};
-
-void read_Node(const R& r, uint64_t s, Node& x);
-void put_Node(WCtx& c, uint64_t s, const Node& x);
-uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x);
-uint64_t put_Sarc(WCtx& c, const Sarc& x);
-
-void read_Node(const R& r, uint64_t s, Node& x) {
-  r.need(s, 0x10);
-  uint32_t f_name_hash = 0;
-  uint32_t f_attributes = 0;
-  [[maybe_unused]] uint64_t f_data = 0;
-  [[maybe_unused]] uint32_t f_alignment = 0;
-  f_name_hash = r.get<uint32_t>(s);
-  f_attributes = r.get<uint32_t>(s + 0x4);
-  try { x.attributes.name = std::string(r.str_names(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
-  catch (DecodeError& e) { e.push_field("name"); e.push_field("attributes"); throw; }
-  x.attributes.has_name = static_cast<uint8_t>(((uint64_t(f_attributes) >> 24) & 0xffull));
-  {
-    const uint64_t b = r.get<uint32_t>(s + 0x8), e = r.get<uint32_t>(s + 0x8 + 4);
-    if (b > e || r.base_files + e > r.size())
-      fail(s + 0x8, "data", "slice " + hex(b) + ".." + hex(e) + " of pool files (from " + hex(r.base_files) + ") is not inside the file (" + hex(r.size()) + " bytes)");
-    x.data.data.assign(r.data() + r.base_files + b, r.data() + r.base_files + e);
-    r.slices_files.push_back({r.base_files + b, r.base_files + e, s + 0x8, &x.alignment});
-  }
-  if (uint64_t(f_name_hash) != uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier))))
-    fail(s, "name_hash", "says " + hex(f_name_hash) + " but mulhash(attributes.name, hash_multiplier) is " + hex(uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier)))));
-}
-
-uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x) {
-  r.slices_files.clear();
-  r.need(s, 0x20);
-  uint64_t o = s + 0x20;
-  uint16_t f_header_size = 0;
-  uint16_t f_bom = 0;
-  uint32_t f_file_size = 0;
-  uint32_t f_data_offset = 0;
-  uint16_t f_version = 0;
-  uint16_t f_reserved = 0;
-  uint16_t f_sfat_header_size = 0;
-  uint16_t f_node_count = 0;
-  uint32_t f_hash_multiplier = 0;
-  uint16_t f_sfnt_header_size = 0;
-  uint16_t f_sfnt_reserved = 0;
-  if (r.chars(s, 4) != "SARC")
-    fail(s, "magic", "expected \"" + std::string("SARC") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
-  f_header_size = r.get<uint16_t>(s + 0x4);
-  if (f_header_size != 20) fail(s + 0x4, "header_size", "expected 20, found " + std::to_string(f_header_size));
-  f_bom = uint16_t(r.data()[s + 0x6] << 8 | r.data()[s + 0x6 + 1]);
-  x.bom = f_bom;
-  f_file_size = r.get<uint32_t>(s + 0x8);
-  if (uint64_t(f_file_size) != uint64_t(uint64_t(r.size()))) fail(s + 0x8, "file_size", "says " + hex(f_file_size) + " but the file has " + hex(r.size()) + " bytes");
-  f_data_offset = r.get<uint32_t>(s + 0xc);
-  r.base_files = f_data_offset;
-  f_version = r.get<uint16_t>(s + 0x10);
-  if (f_version != 256) fail(s + 0x10, "version", "expected 256, found " + std::to_string(f_version));
-  f_reserved = r.get<uint16_t>(s + 0x12);
-  if (f_reserved != 0) fail(s + 0x12, "reserved", "expected 0, found " + std::to_string(f_reserved));
-  if (r.chars(s + 0x14, 4) != "SFAT")
-    fail(s + 0x14, "sfat_magic", "expected \"" + std::string("SFAT") + "\", found \"" + std::string(r.chars(s + 0x14, 4)) + "\"");
-  f_sfat_header_size = r.get<uint16_t>(s + 0x18);
-  if (f_sfat_header_size != 12) fail(s + 0x18, "sfat_header_size", "expected 12, found " + std::to_string(f_sfat_header_size));
-  f_node_count = r.get<uint16_t>(s + 0x1a);
-  f_hash_multiplier = r.get<uint32_t>(s + 0x1c);
-  x.hash_multiplier = f_hash_multiplier;
-  r.g_hash_multiplier = f_hash_multiplier;
-  r.base_names = (o + uint64_t(f_node_count) * 0x10 + 0x4 + 0x2 + 0x2 + 3) / 4 * 4;
-  r.refs_names.clear();
-  try {
-    const uint64_t n = f_node_count;
-    r.need_array(o, n, 0x10);
-    x.nodes.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      try {
-        read_Node(r, o, x.nodes[i]);
-        o += 0x10;
-        const R& c = r;  // context values, as the writer names them
-        auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
-        if (i > 0 && key(x.nodes[i]) < key(x.nodes[i - 1]))
-          fail(o - 0x10, "name_hash", "not sorted: " + hex(key(x.nodes[i])) + " after " + hex(key(x.nodes[i - 1])) + " (the writer puts the elements in order of name_hash)");
-      } catch (DecodeError& e) { e.push_index(i); throw; }
+// The reader and writer for byte order E (the byte order mark picks one).
+template <std::endian E>
+struct Codec {
+  struct R : binschema::Reader<E> {
+    using binschema::Reader<E>::Reader;
+    using binschema::Reader<E>::cstring, binschema::Reader<E>::pascal16;  // called below, from a dependent base
+    binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
+    mutable uint64_t base_names = 0;  // where pool names starts (from the root's names)
+    mutable uint64_t base_files = 0;  // where pool files starts (from the root's data_offset)
+    mutable std::vector<binschema::SliceRead> slices_files;  // slices read, in order (check_slices)
+    mutable std::vector<std::pair<uint64_t, size_t>> refs_names;  // strings read, in order (checked where names is)
+    mutable uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
+    std::string_view str_names(uint64_t at) const {
+      const std::string_view t = cstring(at);
+      if (lay) [[unlikely]] lay->note_string(0, at, t.size());
+      return t;
     }
-  } catch (DecodeError& e) { e.push_field("nodes"); throw; }
-  r.need(o, 0x4);
-  if (r.chars(o, 4) != "SFNT")
-    fail(o, "sfnt_magic", "expected \"" + std::string("SFNT") + "\", found \"" + std::string(r.chars(o, 4)) + "\"");
-  o += 0x4;
-  r.need(o, 0x2);
-  f_sfnt_header_size = r.get<uint16_t>(o);
-  if (f_sfnt_header_size != 8) fail(o, "sfnt_header_size", "expected 8, found " + std::to_string(f_sfnt_header_size));
-  o += 0x2;
-  r.need(o, 0x2);
-  f_sfnt_reserved = r.get<uint16_t>(o);
-  if (f_sfnt_reserved != 0) fail(o, "sfnt_reserved", "expected 0, found " + std::to_string(f_sfnt_reserved));
-  o += 0x2;
-  {
-    r.need(o, r.base_names - o);
-    for (uint64_t i = o; i < r.base_names; ++i)
-      if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " before the pool is not zero");
-    uint64_t p = r.base_names;
-    std::unordered_map<std::string_view, uint64_t> seen;
-    for (const auto& [at, len] : r.refs_names) {
-      const std::string_view t(reinterpret_cast<const char*>(r.data()) + at, len);
-      if (const auto it = seen.find(t); it != seen.end()) {
-        if (it->second != at) fail(at, "names", "the string '" + std::string(t) + "' is stored twice (first at " + hex(it->second) + "): the writer stores it once");
-        continue;
+  };
+  using W = binschema::Writer<E>;
+
+  static binschema::StringPool make_pool_names() {
+    return binschema::StringPool(binschema::StringPool::Kind::CString, binschema::StringPool::Order::FirstUse, 4, 0, binschema::StringPool::Header::None, 1, true);
+  }
+
+  struct WCtx {
+    W w;
+    WCtx() { w.set_record_pointers(false); }  // no relocation table to build
+    binschema::StringPool pool_names = make_pool_names();
+    binschema::DataPool pool_files{4, 1};
+    uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
+  };
+
+  static void read_Node(const R& r, uint64_t s, Node& x) {
+    r.need(s, 0x10);
+    uint32_t f_name_hash = 0;
+    uint32_t f_attributes = 0;
+    [[maybe_unused]] uint64_t f_data = 0;
+    [[maybe_unused]] uint32_t f_alignment = 0;
+    f_name_hash = r.template get<uint32_t>(s);
+    f_attributes = r.template get<uint32_t>(s + 0x4);
+    try { x.attributes.name = std::string(r.str_names(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
+    catch (DecodeError& e) { e.push_field("name"); e.push_field("attributes"); throw; }
+    x.attributes.has_name = static_cast<uint8_t>(((uint64_t(f_attributes) >> 24) & 0xffull));
+    {
+      const uint64_t b = r.template get<uint32_t>(s + 0x8), e = r.template get<uint32_t>(s + 0x8 + 4);
+      if (b > e || r.base_files + e > r.size())
+        fail(s + 0x8, "data", "slice " + hex(b) + ".." + hex(e) + " of pool files (from " + hex(r.base_files) + ") is not inside the file (" + hex(r.size()) + " bytes)");
+      x.data.data.assign(r.data() + r.base_files + b, r.data() + r.base_files + e);
+      r.slices_files.push_back({r.base_files + b, r.base_files + e, s + 0x8, &x.alignment});
+    }
+    if (uint64_t(f_name_hash) != uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier))))
+      fail(s, "name_hash", "says " + hex(f_name_hash) + " but mulhash(attributes.name, hash_multiplier) is " + hex(uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier)))));
+  }
+
+  static uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x) {
+    r.slices_files.clear();
+    r.need(s, 0x20);
+    uint64_t o = s + 0x20;
+    uint16_t f_header_size = 0;
+    uint16_t f_bom = 0;
+    uint32_t f_file_size = 0;
+    uint32_t f_data_offset = 0;
+    uint16_t f_version = 0;
+    uint16_t f_reserved = 0;
+    uint16_t f_sfat_header_size = 0;
+    uint16_t f_node_count = 0;
+    uint32_t f_hash_multiplier = 0;
+    uint16_t f_sfnt_header_size = 0;
+    uint16_t f_sfnt_reserved = 0;
+    if (r.chars(s, 4) != "SARC")
+      fail(s, "magic", "expected \"" + std::string("SARC") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
+    f_header_size = r.template get<uint16_t>(s + 0x4);
+    if (f_header_size != 20) fail(s + 0x4, "header_size", "expected 20, found " + std::to_string(f_header_size));
+    f_bom = uint16_t(r.data()[s + 0x6] << 8 | r.data()[s + 0x6 + 1]);
+    x.bom = f_bom;
+    f_file_size = r.template get<uint32_t>(s + 0x8);
+    if (uint64_t(f_file_size) != uint64_t(uint64_t(r.size()))) fail(s + 0x8, "file_size", "says " + hex(f_file_size) + " but the file has " + hex(r.size()) + " bytes");
+    f_data_offset = r.template get<uint32_t>(s + 0xc);
+    r.base_files = f_data_offset;
+    f_version = r.template get<uint16_t>(s + 0x10);
+    if (f_version != 256) fail(s + 0x10, "version", "expected 256, found " + std::to_string(f_version));
+    f_reserved = r.template get<uint16_t>(s + 0x12);
+    if (f_reserved != 0) fail(s + 0x12, "reserved", "expected 0, found " + std::to_string(f_reserved));
+    if (r.chars(s + 0x14, 4) != "SFAT")
+      fail(s + 0x14, "sfat_magic", "expected \"" + std::string("SFAT") + "\", found \"" + std::string(r.chars(s + 0x14, 4)) + "\"");
+    f_sfat_header_size = r.template get<uint16_t>(s + 0x18);
+    if (f_sfat_header_size != 12) fail(s + 0x18, "sfat_header_size", "expected 12, found " + std::to_string(f_sfat_header_size));
+    f_node_count = r.template get<uint16_t>(s + 0x1a);
+    f_hash_multiplier = r.template get<uint32_t>(s + 0x1c);
+    x.hash_multiplier = f_hash_multiplier;
+    r.g_hash_multiplier = f_hash_multiplier;
+    r.base_names = (o + uint64_t(f_node_count) * 0x10 + 0x4 + 0x2 + 0x2 + 3) / 4 * 4;
+    r.refs_names.clear();
+    try {
+      const uint64_t n = f_node_count;
+      r.need_array(o, n, 0x10);
+      x.nodes.resize(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        try {
+          read_Node(r, o, x.nodes[i]);
+          o += 0x10;
+          const R& c = r;  // context values, as the writer names them
+          auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
+          if (i > 0 && key(x.nodes[i]) < key(x.nodes[i - 1]))
+            fail(o - 0x10, "name_hash", "not sorted: " + hex(key(x.nodes[i])) + " after " + hex(key(x.nodes[i - 1])) + " (the writer puts the elements in order of name_hash)");
+        } catch (DecodeError& e) { e.push_index(i); throw; }
       }
-      if (at != p) fail(at, "names", "string at " + hex(at) + ", but the writer would put it at " + hex(p) + " (in order of first use, each padded to 4)");
-      seen.emplace(t, at);
-      const uint64_t end = (at + len + 1 + 4 - 1) / 4 * 4;
-      r.need(at, end - at);
-      for (uint64_t i = at + len + 1; i < end; ++i)
-        if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " after a string is not zero");
-      p = end;
-    }
-    o = std::max(p, r.base_names);
-  }
-  binschema::check_slices({r.data(), r.size()}, r.slices_files, r.base_files, o, r.size(), 4, "files");
-  return o;
-}
-
-void put_Node(WCtx& c, uint64_t s, const Node& x) {
-  const uint64_t d_name_hash = uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
-  c.w.put_uint(s, 4, d_name_hash, "Node.name_hash");
-  {
-    uint64_t v = 0;
-    c.pool_names.ref_bits(x.attributes.name, s + 0x4, 4, 0, 24, 4);
-    if (uint64_t(x.attributes.has_name) >> 8) throw binschema::EncodeError(std::string("Node.attributes") + ".has_name: value " + std::to_string(x.attributes.has_name) + " does not fit in 8 bits");
-    v |= uint64_t(x.attributes.has_name) << 24;
-    c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(v));
-  }
-  c.pool_files.ref(std::span<const uint8_t>(x.data.data), x.alignment, s + 0x8, 4, "Node.data");
-}
-
-uint64_t put_Sarc(WCtx& c, const Sarc& x) {
-  const uint64_t s = c.w.reserve(0x20);
-  c.w.chars(s, "SARC", 4, false, "Sarc.magic");
-  c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(20));
-  c.w.at(s + 0x6)[0] = uint8_t(x.bom >> 8);
-  c.w.at(s + 0x6)[1] = uint8_t(x.bom);
-  c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
-  c.w.late({s + 0xc, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
-  c.w.put<uint16_t>(s + 0x10, static_cast<uint16_t>(256));
-  c.w.put<uint16_t>(s + 0x12, static_cast<uint16_t>(0));
-  c.w.chars(s + 0x14, "SFAT", 4, false, "Sarc.sfat_magic");
-  c.w.put<uint16_t>(s + 0x18, static_cast<uint16_t>(12));
-  c.w.put_uint(s + 0x1a, 2, x.nodes.size(), "Sarc.node_count");
-  c.w.put<uint32_t>(s + 0x1c, static_cast<uint32_t>(x.hash_multiplier));
-  {
-    std::vector<size_t> order(x.nodes.size());
-    std::vector<uint64_t> keys(x.nodes.size());
-    for (size_t i = 0; i < order.size(); ++i) {
-      const Node& e = x.nodes[i];
-      order[i] = i;
-      keys[i] = uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
-    }
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-    for (size_t i : order) put_Node(c, c.w.reserve(0x10), x.nodes[i]);
-  }
-  const uint64_t o_sfnt_magic = c.w.reserve(0x4);
-  c.w.chars(o_sfnt_magic, "SFNT", 4, false, "Sarc.sfnt_magic");
-  const uint64_t o_sfnt_header_size = c.w.reserve(0x2);
-  c.w.put<uint16_t>(o_sfnt_header_size, static_cast<uint16_t>(8));
-  const uint64_t o_sfnt_reserved = c.w.reserve(0x2);
-  c.w.put<uint16_t>(o_sfnt_reserved, static_cast<uint16_t>(0));
-  [[maybe_unused]] const uint64_t o_names = c.w.pos();
-  c.pool_names.place(c.w);
-  return s;
-}
-
-Sarc decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
-  R r(bytes);
-  r.lay = lay;
-  Sarc x;
-  read_Sarc(r, 0, x);
-  if (lay) {
-    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), r.base_names, 4, false);
-    lay->seen.clear();
-  }
-  return x;
-}
-
-std::vector<uint8_t> encode_root(const Sarc& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
-                                 std::vector<uint8_t>* into) {
-  WCtx c;
-  if (into) c.w.adopt(*into);
-  c.w.use_layout(lay, trace);
-  if (lay) c.pool_names.follow(lay->pool("names"), trace);
-  c.g_hash_multiplier = uint64_t(x.hash_multiplier);
-  const uint64_t s = put_Sarc(c, x);
-  (void)s;
-  c.w.to_end();
-  c.pool_files.place(c.w);
-  c.pool_names.patch(c.w);
-  c.pool_files.patch(c.w);
-  return c.w.finish();
-}
-
-}  // namespace le
-
-namespace be {  // big-endian
-
-struct R : binschema::Reader<std::endian::big> {
-  using binschema::Reader<std::endian::big>::Reader;
-  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
-  mutable uint64_t base_names = 0;  // where pool names starts (from the root's names)
-  mutable uint64_t base_files = 0;  // where pool files starts (from the root's data_offset)
-  mutable std::vector<binschema::SliceRead> slices_files;  // slices read, in order (check_slices)
-  mutable std::vector<std::pair<uint64_t, size_t>> refs_names;  // strings read, in order (checked where names is)
-  mutable uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
-  std::string_view str_names(uint64_t at) const {
-    const std::string_view t = cstring(at);
-    if (lay) [[unlikely]] lay->note_string(0, at, t.size());
-    return t;
-  }
-};
-using W = binschema::Writer<std::endian::big>;
-using binschema::DecodeError;
-using binschema::hex;
-
-using binschema::until_;
-using binschema::fail;
-
-binschema::StringPool make_pool_names() {
-  return binschema::StringPool(binschema::StringPool::Kind::CString, binschema::StringPool::Order::FirstUse, 4, 0, binschema::StringPool::Header::None, 1, true);
-}
-
-struct WCtx {
-  W w;
-  WCtx() { w.set_record_pointers(false); }  // no relocation table to build
-  binschema::StringPool pool_names = make_pool_names();
-  binschema::DataPool pool_files{4, 1};
-  uint64_t g_hash_multiplier = 0;  // the root's hash_multiplier (context:)
-};
-
-void read_Node(const R& r, uint64_t s, Node& x);
-void put_Node(WCtx& c, uint64_t s, const Node& x);
-uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x);
-uint64_t put_Sarc(WCtx& c, const Sarc& x);
-
-void read_Node(const R& r, uint64_t s, Node& x) {
-  r.need(s, 0x10);
-  uint32_t f_name_hash = 0;
-  uint32_t f_attributes = 0;
-  [[maybe_unused]] uint64_t f_data = 0;
-  [[maybe_unused]] uint32_t f_alignment = 0;
-  f_name_hash = r.get<uint32_t>(s);
-  f_attributes = r.get<uint32_t>(s + 0x4);
-  try { x.attributes.name = std::string(r.str_names(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4))); r.refs_names.emplace_back(r.base_names + (((uint64_t(f_attributes) >> 0) & 0xffffffull) * 4), x.attributes.name.size()); }
-  catch (DecodeError& e) { e.push_field("name"); e.push_field("attributes"); throw; }
-  x.attributes.has_name = static_cast<uint8_t>(((uint64_t(f_attributes) >> 24) & 0xffull));
-  {
-    const uint64_t b = r.get<uint32_t>(s + 0x8), e = r.get<uint32_t>(s + 0x8 + 4);
-    if (b > e || r.base_files + e > r.size())
-      fail(s + 0x8, "data", "slice " + hex(b) + ".." + hex(e) + " of pool files (from " + hex(r.base_files) + ") is not inside the file (" + hex(r.size()) + " bytes)");
-    x.data.data.assign(r.data() + r.base_files + b, r.data() + r.base_files + e);
-    r.slices_files.push_back({r.base_files + b, r.base_files + e, s + 0x8, &x.alignment});
-  }
-  if (uint64_t(f_name_hash) != uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier))))
-    fail(s, "name_hash", "says " + hex(f_name_hash) + " but mulhash(attributes.name, hash_multiplier) is " + hex(uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier)))));
-}
-
-uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x) {
-  r.slices_files.clear();
-  r.need(s, 0x20);
-  uint64_t o = s + 0x20;
-  uint16_t f_header_size = 0;
-  uint16_t f_bom = 0;
-  uint32_t f_file_size = 0;
-  uint32_t f_data_offset = 0;
-  uint16_t f_version = 0;
-  uint16_t f_reserved = 0;
-  uint16_t f_sfat_header_size = 0;
-  uint16_t f_node_count = 0;
-  uint32_t f_hash_multiplier = 0;
-  uint16_t f_sfnt_header_size = 0;
-  uint16_t f_sfnt_reserved = 0;
-  if (r.chars(s, 4) != "SARC")
-    fail(s, "magic", "expected \"" + std::string("SARC") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
-  f_header_size = r.get<uint16_t>(s + 0x4);
-  if (f_header_size != 20) fail(s + 0x4, "header_size", "expected 20, found " + std::to_string(f_header_size));
-  f_bom = uint16_t(r.data()[s + 0x6] << 8 | r.data()[s + 0x6 + 1]);
-  x.bom = f_bom;
-  f_file_size = r.get<uint32_t>(s + 0x8);
-  if (uint64_t(f_file_size) != uint64_t(uint64_t(r.size()))) fail(s + 0x8, "file_size", "says " + hex(f_file_size) + " but the file has " + hex(r.size()) + " bytes");
-  f_data_offset = r.get<uint32_t>(s + 0xc);
-  r.base_files = f_data_offset;
-  f_version = r.get<uint16_t>(s + 0x10);
-  if (f_version != 256) fail(s + 0x10, "version", "expected 256, found " + std::to_string(f_version));
-  f_reserved = r.get<uint16_t>(s + 0x12);
-  if (f_reserved != 0) fail(s + 0x12, "reserved", "expected 0, found " + std::to_string(f_reserved));
-  if (r.chars(s + 0x14, 4) != "SFAT")
-    fail(s + 0x14, "sfat_magic", "expected \"" + std::string("SFAT") + "\", found \"" + std::string(r.chars(s + 0x14, 4)) + "\"");
-  f_sfat_header_size = r.get<uint16_t>(s + 0x18);
-  if (f_sfat_header_size != 12) fail(s + 0x18, "sfat_header_size", "expected 12, found " + std::to_string(f_sfat_header_size));
-  f_node_count = r.get<uint16_t>(s + 0x1a);
-  f_hash_multiplier = r.get<uint32_t>(s + 0x1c);
-  x.hash_multiplier = f_hash_multiplier;
-  r.g_hash_multiplier = f_hash_multiplier;
-  r.base_names = (o + uint64_t(f_node_count) * 0x10 + 0x4 + 0x2 + 0x2 + 3) / 4 * 4;
-  r.refs_names.clear();
-  try {
-    const uint64_t n = f_node_count;
-    r.need_array(o, n, 0x10);
-    x.nodes.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      try {
-        read_Node(r, o, x.nodes[i]);
-        o += 0x10;
-        const R& c = r;  // context values, as the writer names them
-        auto key = [&](const Node& e) -> uint64_t { return uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier))); };
-        if (i > 0 && key(x.nodes[i]) < key(x.nodes[i - 1]))
-          fail(o - 0x10, "name_hash", "not sorted: " + hex(key(x.nodes[i])) + " after " + hex(key(x.nodes[i - 1])) + " (the writer puts the elements in order of name_hash)");
-      } catch (DecodeError& e) { e.push_index(i); throw; }
-    }
-  } catch (DecodeError& e) { e.push_field("nodes"); throw; }
-  r.need(o, 0x4);
-  if (r.chars(o, 4) != "SFNT")
-    fail(o, "sfnt_magic", "expected \"" + std::string("SFNT") + "\", found \"" + std::string(r.chars(o, 4)) + "\"");
-  o += 0x4;
-  r.need(o, 0x2);
-  f_sfnt_header_size = r.get<uint16_t>(o);
-  if (f_sfnt_header_size != 8) fail(o, "sfnt_header_size", "expected 8, found " + std::to_string(f_sfnt_header_size));
-  o += 0x2;
-  r.need(o, 0x2);
-  f_sfnt_reserved = r.get<uint16_t>(o);
-  if (f_sfnt_reserved != 0) fail(o, "sfnt_reserved", "expected 0, found " + std::to_string(f_sfnt_reserved));
-  o += 0x2;
-  {
-    r.need(o, r.base_names - o);
-    for (uint64_t i = o; i < r.base_names; ++i)
-      if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " before the pool is not zero");
-    uint64_t p = r.base_names;
-    std::unordered_map<std::string_view, uint64_t> seen;
-    for (const auto& [at, len] : r.refs_names) {
-      const std::string_view t(reinterpret_cast<const char*>(r.data()) + at, len);
-      if (const auto it = seen.find(t); it != seen.end()) {
-        if (it->second != at) fail(at, "names", "the string '" + std::string(t) + "' is stored twice (first at " + hex(it->second) + "): the writer stores it once");
-        continue;
+    } catch (DecodeError& e) { e.push_field("nodes"); throw; }
+    r.need(o, 0x4);
+    if (r.chars(o, 4) != "SFNT")
+      fail(o, "sfnt_magic", "expected \"" + std::string("SFNT") + "\", found \"" + std::string(r.chars(o, 4)) + "\"");
+    o += 0x4;
+    r.need(o, 0x2);
+    f_sfnt_header_size = r.template get<uint16_t>(o);
+    if (f_sfnt_header_size != 8) fail(o, "sfnt_header_size", "expected 8, found " + std::to_string(f_sfnt_header_size));
+    o += 0x2;
+    r.need(o, 0x2);
+    f_sfnt_reserved = r.template get<uint16_t>(o);
+    if (f_sfnt_reserved != 0) fail(o, "sfnt_reserved", "expected 0, found " + std::to_string(f_sfnt_reserved));
+    o += 0x2;
+    {
+      r.need(o, r.base_names - o);
+      for (uint64_t i = o; i < r.base_names; ++i)
+        if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " before the pool is not zero");
+      uint64_t p = r.base_names;
+      std::unordered_map<std::string_view, uint64_t> seen;
+      for (const auto& [at, len] : r.refs_names) {
+        const std::string_view t(reinterpret_cast<const char*>(r.data()) + at, len);
+        if (const auto it = seen.find(t); it != seen.end()) {
+          if (it->second != at) fail(at, "names", "the string '" + std::string(t) + "' is stored twice (first at " + hex(it->second) + "): the writer stores it once");
+          continue;
+        }
+        if (at != p) fail(at, "names", "string at " + hex(at) + ", but the writer would put it at " + hex(p) + " (in order of first use, each padded to 4)");
+        seen.emplace(t, at);
+        const uint64_t end = (at + len + 1 + 4 - 1) / 4 * 4;
+        r.need(at, end - at);
+        for (uint64_t i = at + len + 1; i < end; ++i)
+          if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " after a string is not zero");
+        p = end;
       }
-      if (at != p) fail(at, "names", "string at " + hex(at) + ", but the writer would put it at " + hex(p) + " (in order of first use, each padded to 4)");
-      seen.emplace(t, at);
-      const uint64_t end = (at + len + 1 + 4 - 1) / 4 * 4;
-      r.need(at, end - at);
-      for (uint64_t i = at + len + 1; i < end; ++i)
-        if (r.data()[i] != 0) fail(i, "names", "padding byte " + hex(r.data()[i]) + " after a string is not zero");
-      p = end;
+      o = std::max(p, r.base_names);
     }
-    o = std::max(p, r.base_names);
+    binschema::check_slices({r.data(), r.size()}, r.slices_files, r.base_files, o, r.size(), 4, "files");
+    return o;
   }
-  binschema::check_slices({r.data(), r.size()}, r.slices_files, r.base_files, o, r.size(), 4, "files");
-  return o;
-}
 
-void put_Node(WCtx& c, uint64_t s, const Node& x) {
-  const uint64_t d_name_hash = uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
-  c.w.put_uint(s, 4, d_name_hash, "Node.name_hash");
-  {
-    uint64_t v = 0;
-    c.pool_names.ref_bits(x.attributes.name, s + 0x4, 4, 0, 24, 4);
-    if (uint64_t(x.attributes.has_name) >> 8) throw binschema::EncodeError(std::string("Node.attributes") + ".has_name: value " + std::to_string(x.attributes.has_name) + " does not fit in 8 bits");
-    v |= uint64_t(x.attributes.has_name) << 24;
-    c.w.put<uint32_t>(s + 0x4, static_cast<uint32_t>(v));
-  }
-  c.pool_files.ref(std::span<const uint8_t>(x.data.data), x.alignment, s + 0x8, 4, "Node.data");
-}
-
-uint64_t put_Sarc(WCtx& c, const Sarc& x) {
-  const uint64_t s = c.w.reserve(0x20);
-  c.w.chars(s, "SARC", 4, false, "Sarc.magic");
-  c.w.put<uint16_t>(s + 0x4, static_cast<uint16_t>(20));
-  c.w.at(s + 0x6)[0] = uint8_t(x.bom >> 8);
-  c.w.at(s + 0x6)[1] = uint8_t(x.bom);
-  c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
-  c.w.late({s + 0xc, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
-  c.w.put<uint16_t>(s + 0x10, static_cast<uint16_t>(256));
-  c.w.put<uint16_t>(s + 0x12, static_cast<uint16_t>(0));
-  c.w.chars(s + 0x14, "SFAT", 4, false, "Sarc.sfat_magic");
-  c.w.put<uint16_t>(s + 0x18, static_cast<uint16_t>(12));
-  c.w.put_uint(s + 0x1a, 2, x.nodes.size(), "Sarc.node_count");
-  c.w.put<uint32_t>(s + 0x1c, static_cast<uint32_t>(x.hash_multiplier));
-  {
-    std::vector<size_t> order(x.nodes.size());
-    std::vector<uint64_t> keys(x.nodes.size());
-    for (size_t i = 0; i < order.size(); ++i) {
-      const Node& e = x.nodes[i];
-      order[i] = i;
-      keys[i] = uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
+  static void put_Node(WCtx& c, uint64_t s, const Node& x) {
+    const uint64_t d_name_hash = uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
+    c.w.put_uint(s, 4, d_name_hash, "Node.name_hash");
+    {
+      uint64_t v = 0;
+      c.pool_names.ref_bits(x.attributes.name, s + 0x4, 4, 0, 24, 4);
+      if (uint64_t(x.attributes.has_name) >> 8) throw binschema::EncodeError(std::string("Node.attributes") + ".has_name: value " + std::to_string(x.attributes.has_name) + " does not fit in 8 bits");
+      v |= uint64_t(x.attributes.has_name) << 24;
+      c.w.template put<uint32_t>(s + 0x4, static_cast<uint32_t>(v));
     }
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-    for (size_t i : order) put_Node(c, c.w.reserve(0x10), x.nodes[i]);
+    c.pool_files.ref(std::span<const uint8_t>(x.data.data), x.alignment, s + 0x8, 4, "Node.data");
   }
-  const uint64_t o_sfnt_magic = c.w.reserve(0x4);
-  c.w.chars(o_sfnt_magic, "SFNT", 4, false, "Sarc.sfnt_magic");
-  const uint64_t o_sfnt_header_size = c.w.reserve(0x2);
-  c.w.put<uint16_t>(o_sfnt_header_size, static_cast<uint16_t>(8));
-  const uint64_t o_sfnt_reserved = c.w.reserve(0x2);
-  c.w.put<uint16_t>(o_sfnt_reserved, static_cast<uint16_t>(0));
-  [[maybe_unused]] const uint64_t o_names = c.w.pos();
-  c.pool_names.place(c.w);
-  return s;
-}
 
-Sarc decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
-  R r(bytes);
-  r.lay = lay;
-  Sarc x;
-  read_Sarc(r, 0, x);
-  if (lay) {
-    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), r.base_names, 4, false);
-    lay->seen.clear();
+  static uint64_t put_Sarc(WCtx& c, const Sarc& x) {
+    const uint64_t s = c.w.reserve(0x20);
+    c.w.chars(s, "SARC", 4, false, "Sarc.magic");
+    c.w.template put<uint16_t>(s + 0x4, static_cast<uint16_t>(20));
+    c.w.at(s + 0x6)[0] = uint8_t(x.bom >> 8);
+    c.w.at(s + 0x6)[1] = uint8_t(x.bom);
+    c.w.late({s + 0x8, 4, false, [=, &c]() -> uint64_t { return c.w.pos(); }, "Sarc.file_size"});
+    c.w.late({s + 0xc, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(1); }, "Sarc.data_offset"});
+    c.w.template put<uint16_t>(s + 0x10, static_cast<uint16_t>(256));
+    c.w.template put<uint16_t>(s + 0x12, static_cast<uint16_t>(0));
+    c.w.chars(s + 0x14, "SFAT", 4, false, "Sarc.sfat_magic");
+    c.w.template put<uint16_t>(s + 0x18, static_cast<uint16_t>(12));
+    c.w.put_uint(s + 0x1a, 2, x.nodes.size(), "Sarc.node_count");
+    c.w.template put<uint32_t>(s + 0x1c, static_cast<uint32_t>(x.hash_multiplier));
+    {
+      std::vector<size_t> order(x.nodes.size());
+      std::vector<uint64_t> keys(x.nodes.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        const Node& e = x.nodes[i];
+        order[i] = i;
+        keys[i] = uint64_t(binschema::mulhash32(e.attributes.name, static_cast<uint32_t>(c.g_hash_multiplier)));
+      }
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      for (size_t i : order) put_Node(c, c.w.reserve(0x10), x.nodes[i]);
+    }
+    const uint64_t o_sfnt_magic = c.w.reserve(0x4);
+    c.w.chars(o_sfnt_magic, "SFNT", 4, false, "Sarc.sfnt_magic");
+    const uint64_t o_sfnt_header_size = c.w.reserve(0x2);
+    c.w.template put<uint16_t>(o_sfnt_header_size, static_cast<uint16_t>(8));
+    const uint64_t o_sfnt_reserved = c.w.reserve(0x2);
+    c.w.template put<uint16_t>(o_sfnt_reserved, static_cast<uint16_t>(0));
+    [[maybe_unused]] const uint64_t o_names = c.w.pos();
+    c.pool_names.place(c.w);
+    return s;
   }
-  return x;
-}
 
-std::vector<uint8_t> encode_root(const Sarc& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
-                                 std::vector<uint8_t>* into) {
-  WCtx c;
-  if (into) c.w.adopt(*into);
-  c.w.use_layout(lay, trace);
-  if (lay) c.pool_names.follow(lay->pool("names"), trace);
-  c.g_hash_multiplier = uint64_t(x.hash_multiplier);
-  const uint64_t s = put_Sarc(c, x);
-  (void)s;
-  c.w.to_end();
-  c.pool_files.place(c.w);
-  c.pool_names.patch(c.w);
-  c.pool_files.patch(c.w);
-  return c.w.finish();
-}
+  static Sarc decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
+    R r(bytes);
+    r.lay = lay;
+    Sarc x;
+    read_Sarc(r, 0, x);
+    if (lay) {
+      binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), r.base_names, 4, false);
+      lay->seen.clear();
+    }
+    return x;
+  }
 
-}  // namespace be
+  static std::vector<uint8_t> encode_root(const Sarc& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+                                          std::vector<uint8_t>* into) {
+    WCtx c;
+    if (into) c.w.adopt(*into);
+    c.w.use_layout(lay, trace);
+    if (lay) c.pool_names.follow(lay->pool("names"), trace);
+    c.g_hash_multiplier = uint64_t(x.hash_multiplier);
+    const uint64_t s = put_Sarc(c, x);
+    (void)s;
+    c.w.to_end();
+    c.pool_files.place(c.w);
+    c.pool_names.patch(c.w);
+    c.pool_files.patch(c.w);
+    return c.w.finish();
+  }
+
+};
 
 }  // namespace
 
 namespace {
 Sarc decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
-  return binschema::bom_is_big(bytes, 0x6, "bom") ? be::decode_root(bytes, lay) : le::decode_root(bytes, lay);
+  if (binschema::bom_is_big(bytes, 0x6, "bom")) return Codec<std::endian::big>::decode_root(bytes, lay);
+  return Codec<std::endian::little>::decode_root(bytes, lay);
 }
 
 std::vector<uint8_t> encode_any(const Sarc& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                 std::vector<uint8_t>* into) {
   const Sarc& x = model;
-  return binschema::bom_is_big(x.bom, "Sarc.bom") ? be::encode_root(x, lay, trace, into) : le::encode_root(x, lay, trace, into);
+  if (binschema::bom_is_big(x.bom, "Sarc.bom")) return Codec<std::endian::big>::encode_root(x, lay, trace, into);
+  return Codec<std::endian::little>::encode_root(x, lay, trace, into);
 }
 std::vector<uint8_t> encode_laid(const Sarc& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
   return encode_any(model, lay, trace, nullptr);

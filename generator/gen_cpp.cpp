@@ -179,7 +179,7 @@ std::string CppGen::load_type(const Field& f) const {
 }
 
 std::string CppGen::load(const Field& f, const std::string& where) const {
-  return "r.get<" + load_type(f) + ">(" + where + ")";
+  return rget() + load_type(f) + ">(" + where + ")";
 }
 
 std::string CppGen::raw_uint(int width) const { return width == 4 ? "uint32_t" : width == 8 ? "uint64_t" : width == 2 ? "uint16_t" : "uint8_t"; }

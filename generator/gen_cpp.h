@@ -245,7 +245,15 @@ class CppGen {
   const Schema& s_;
   CodeWriter h_, c_, t_;  // NAME.h, NAME.cpp, NAME_text.h
   const Struct* rs_ = nullptr;  // the struct whose reader is being generated
-  std::string endian_;          // "little" or "big": the byte order internals() writes for
+  std::string endian_;          // "little" or "big": the byte order internals() writes for (unused for `endian: bom`)
+  // What starts a function definition in internals(): "static " inside the
+  // byte-order template of `endian: bom` (the functions are its members).
+  std::string fn_prefix() const { return s_.endian_by_bom ? "static " : ""; }
+  // The start of a load r.get<T>(at) and of a store c.w.put<T>(at, v): in
+  // that template the reader and writer depend on the byte order, and a
+  // member template of theirs is called as `r.template get<T>`.
+  std::string rget() const { return s_.endian_by_bom ? "r.template get<" : "r.get<"; }
+  std::string wput() const { return s_.endian_by_bom ? "c.w.template put<" : "c.w.put<"; }
 };
 
 }  // namespace binschema::gen::cpp

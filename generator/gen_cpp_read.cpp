@@ -69,7 +69,7 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
     case FieldKind::BlockRef:
     case FieldKind::Dic:
       // The pointer word; its target is read after the inline fields (read_target).
-      w += "f_" + f.name + " = r.get<" + raw_uint(f.ptr) + ">(" + o + ");";
+      w += "f_" + f.name + " = " + rget() + raw_uint(f.ptr) + ">(" + o + ");";
       if (f.ptr == 8 && f.base == Field::Base::File && !f.points_to_chars) w += note_slot(o);
       // A string of a scoped pool is read here, in field order as the writer
       // refers to it: the pool's block may follow in this same struct.
@@ -84,13 +84,13 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
       // Begin and end from the data pool's start; the reader checks the
       // slices' places once the whole file is read (check_slices).
       w.line("{\n"
-             "  const uint64_t b = r.get<{{T}}>({{O}}), e = r.get<{{T}}>({{O}} + {{W}});\n"
+             "  const uint64_t b = {{GET}}{{T}}>({{O}}), e = {{GET}}{{T}}>({{O}} + {{W}});\n"
              "  if (b > e || r.base_{{POOL}} + e > r.size())\n"
              "    fail({{O}}, \"{{NAME}}\", \"slice \" + hex(b) + \"..\" + hex(e) + \" of pool {{POOL}} (from \" + hex(r.base_{{POOL}}) + \") is not inside the file (\" + hex(r.size()) + \" bytes)\");\n"
              "  {{X}}.data.assign(r.data() + r.base_{{POOL}} + b, r.data() + r.base_{{POOL}} + e);\n"
              "  r.slices_{{POOL}}.push_back({r.base_{{POOL}} + b, r.base_{{POOL}} + e, {{O}}, {{ALIGN}}});\n"
              "}",
-             {{"O", o}, {"T", raw_uint(f.ptr)}, {"W", std::to_string(f.ptr)}, {"POOL", f.pool}, {"NAME", f.name},
+             {{"O", o}, {"GET", rget()}, {"T", raw_uint(f.ptr)}, {"W", std::to_string(f.ptr)}, {"POOL", f.pool}, {"NAME", f.name},
               {"X", "x." + cpp_field(f.name)},
               {"ALIGN", f.align_field.empty() ? "nullptr" : "&x." + cpp_field(f.align_field)}});
       break;
@@ -295,7 +295,7 @@ void CppGen::read_elem_pointers(const Field& f, const std::string& o, bool curso
   w += "r.need_array(" + o + ", n, " + std::to_string(f.elem_ptr) + ");";
   if (!f.fixed_count) w += x + ".resize(n);";
   w += "for (uint64_t i = 0; i < n; ++i) {";
-  w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(" + o + " + i * " + std::to_string(f.elem_ptr) + ");";
+  w += "  const uint64_t e = " + rget() + raw_uint(f.elem_ptr) + ">(" + o + " + i * " + std::to_string(f.elem_ptr) + ");";
   if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(f.elem_ptr));
   w += "  try {";
   w += "    r.need_target(e, 1);";
@@ -320,12 +320,12 @@ void CppGen::read_string_offsets(const Field& f) {
   const Pool* pool = s_.pool(f.pool);
   if (!pool->scope.empty()) {
     // Offsets from the start of the scope's struct, each string noted for the pool's check (read_bytes).
-    w += "  const uint64_t t = r.scope_" + pool->scope + " + r.get<uint32_t>(o + i * 4);";
+    w += "  const uint64_t t = r.scope_" + pool->scope + " + " + rget() + "uint32_t>(o + i * 4);";
     w += "  try { " + x + "[i] = std::string(r.cstring(t)); }";
     w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
     w += "  r.refs_" + pool->name + ".emplace_back(t, " + x + "[i].size());";
   } else {
-    w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<uint32_t>(o + i * 4)") + "); }";
+    w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, rget() + "uint32_t>(o + i * 4)") + "); }";
     w += "  catch (DecodeError& e) { e.push_index(i); throw; }";
   }
   w += "}";
@@ -426,7 +426,7 @@ std::string CppGen::read_call(const Struct& st, const std::string& at, const std
 std::string CppGen::next_target(const Struct& et, const std::string& elem_i_plus_1) const {
   const Field* f = extent_field(et);
   std::string base = f->base == Field::Base::Struct ? "(" + elem_i_plus_1 + ") + " : "";
-  return base + "r.get<" + raw_uint(f->ptr) + ">(" + elem_i_plus_1 + " + " + hexs(f->offset) + ")";
+  return base + rget() + raw_uint(f->ptr) + ">(" + elem_i_plus_1 + " + " + hexs(f->offset) + ")";
 }
 
 // A derived value the reader can recompute and check: one over the file's
@@ -449,7 +449,7 @@ bool CppGen::size_check(const Expr& e, bool& uses_size) {
 void CppGen::read_fn(const Struct& st) {
   CodeWriter& w = c_;
   rs_ = &st;
-  w += (st.fixed_size ? "void read_" : "uint64_t read_") + st.name + "(const R& r, uint64_t s, [[maybe_unused]] " + st.name + "& x" + read_params(st) + ") {";
+  w += fn_prefix() + (st.fixed_size ? "void read_" : "uint64_t read_") + st.name + "(const R& r, uint64_t s, [[maybe_unused]] " + st.name + "& x" + read_params(st) + ") {";
   w.indent();
   if (st.needs_end) w += "if (end > r.size() || end < s) throw DecodeError(s, \"block at \" + hex(s) + \" ends at \" + hex(end) + \", outside the file\");";
   for (const auto& p : s_.pools)
@@ -587,7 +587,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   const std::string word = "w_" + f.name;  // the pointer word of a tag_shift union
   if (f.tag_shift) {
-    w += "const uint64_t " + word + " = r.get<" + raw_uint(f.cases[0].field->ptr) + ">(" + o + ");";
+    w += "const uint64_t " + word + " = " + rget() + raw_uint(f.cases[0].field->ptr) + ">(" + o + ");";
     w += "switch (" + word + " >> " + std::to_string(f.tag_shift) + ") {";
   } else {
     w += "switch (f_" + f.tag + ") {";
@@ -611,11 +611,11 @@ void CppGen::read_union(const Field& f, const std::string& o) {
     if (p.ptr == 8) w += note_slot(o);
     switch (p.kind) {
       case FieldKind::PooledString:
-        w += "try { v = std::string(" + pool_read(p.pool, "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
+        w += "try { v = std::string(" + pool_read(p.pool, rget() + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
       case FieldKind::OwnString:
-        w += "const uint64_t t = " + std::string(p.base == Field::Base::Struct ? "s + " : "") + "r.get<" + raw_uint(p.ptr) + ">(" + o + ");";
+        w += "const uint64_t t = " + std::string(p.base == Field::Base::Struct ? "s + " : "") + rget() + raw_uint(p.ptr) + ">(" + o + ");";
         if (f.fixed_offset) w += note_layout(f, "t");
         w += "try { v = std::string(r.pascal16(t)); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
@@ -650,7 +650,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "v.resize(n);";
         w += "for (uint64_t i = 0; i < n; ++i) {";
         if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.elem_ptr));
-        w += "  const uint64_t t = r.get<" + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + ");";
+        w += "  const uint64_t t = " + rget() + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + ");";
         if (f.fixed_offset) w += "  if (r.lay) r.lay->note(s + " + hexs(f.offset) + " + i * " + std::to_string(p.elem_ptr) + ", t);";
         w += "  try { v[i] = std::string(r.pascal16(t)); }";
         w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
@@ -669,7 +669,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         const bool rel = p.base == Field::Base::Struct;
         const std::string low = word + " & " + hexs((1ull << f.tag_shift) - 1);
         w += "const uint64_t t = " + std::string(rel ? "s + " : "") +
-             (f.tag_shift ? (rel ? "(" + low + ")" : low) : "r.get<" + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+             (f.tag_shift ? (rel ? "(" + low + ")" : low) : rget() + raw_uint(p.ptr) + ">(" + o + ")") + ";";
         // Where the target is, for a layout (a block in a pool is placed with its pool).
         if (p.kind == FieldKind::Pointer && f.fixed_offset) w += note_layout(f, "t");
         w += "try {";
@@ -725,11 +725,11 @@ void CppGen::read_target(const Field& f) {
       w += "const uint64_t t = " + base + p + ";";
       w += "r.need_target(t, 8);";
       w += "if (r.chars(t, 4) != \"DIC \") throw DecodeError(t, \"no DIC magic at \" + hex(t));";
-      w += "const uint64_t n = r.get<uint32_t>(t + 4);";
+      w += "const uint64_t n = " + rget() + "uint32_t>(t + 4);";
       w += "r.need_array(t + 8, n + 1, 0x10);";
       if (s_.relocation_table) w += note_slot("t + 8 + 8");  // the root entry's name
       w += "for (uint64_t i = 1; i <= n; ++i) {";
-      w += "  const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);";
+      w += "  const uint64_t name = " + rget() + "uint64_t>(t + 8 + 0x10 * i + 8);";
       if (s_.relocation_table) w += "  " + note_slot("t + 8 + 0x10 * i + 8");
       w += std::string("  dic_") + f.name + ".emplace_back(" +
            (layout_pool(*pool) ? "r.str_" + pool->name + "(name)" : pool->kind == Pool::Kind::Pascal16 ? "r.pascal16(name)" : "r.cstring(name)") + ");";
@@ -801,7 +801,7 @@ void CppGen::read_target(const Field& f) {
       if (!f.fixed_count) w += x + ".resize(n);";
       if (f.elem_ptr) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
-        w += "  const uint64_t e = r.get<" + raw_uint(f.elem_ptr) + ">(t + i * " + hexs(stride) + ");";
+        w += "  const uint64_t e = " + rget() + raw_uint(f.elem_ptr) + ">(t + i * " + hexs(stride) + ");";
         if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
         w += "  if (r.lay) r.lay->note(t + i * " + hexs(stride) + ", e);";
         w += "  try {";
@@ -814,7 +814,7 @@ void CppGen::read_target(const Field& f) {
       } else if (f.type.kind == ValueType::String) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
         if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
-        w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, "r.get<" + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + ")") + "); }";
+        w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, rget() + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + ")") + "); }";
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       } else if (f.type.st->fixed_size) {

@@ -7,6 +7,13 @@
 
 namespace binschema::gen::cpp {
 
+namespace {
+// The names the reader and writer code uses unqualified (at namespace scope:
+// before the byte-order template of `endian: bom`, which cannot hold them).
+constexpr const char* kUsings =
+    "using binschema::DecodeError;\nusing binschema::hex;\n\nusing binschema::until_;\nusing binschema::fail;\n";
+}  // namespace
+
 void CppGen::source() {
   CodeWriter& w = c_;
   endian_ = s_.big_endian ? "big" : "little";
@@ -26,16 +33,18 @@ void CppGen::source() {
     internals();
     root_codec();
   } else {
-    // `endian: bom`: the reader and writer twice, one per byte order; the
-    // entry points pick one by the byte order mark.
-    for (const char* e : {"little", "big"}) {
-      const std::string ns = e[0] == 'l' ? "le" : "be";
-      endian_ = e;
-      w += "namespace " + ns + " {  // " + e + "-endian\n";
-      internals();
-      root_codec();
-      w += "}  // namespace " + ns + "\n";
-    }
+    // `endian: bom`: the reader and writer once, as the members of a
+    // template over the byte order; the entry points instantiate it for the
+    // order the byte order mark picks.
+    w += kUsings;
+    w += "// The reader and writer for byte order E (the byte order mark picks one).";
+    w += "template <std::endian E>";
+    w += "struct Codec {";
+    w.indent();
+    internals();
+    root_codec();
+    w.dedent();
+    w += "};\n";
   }
   w += "}  // namespace\n";
   root_fns();
@@ -48,8 +57,11 @@ void CppGen::internals() {
   CodeWriter& w = c_;
   // The reader, plus what scoped pools need: the start of the struct their
   // offsets are relative to, and the strings read so far (to check the block).
-  w += "struct R : binschema::Reader<std::endian::" + endian_ + "> {";
-  w += "  using binschema::Reader<std::endian::" + endian_ + ">::Reader;";
+  const std::string order = s_.endian_by_bom ? "E" : "std::endian::" + endian_;
+  w += "struct R : binschema::Reader<" + order + "> {";
+  w += "  using binschema::Reader<" + order + ">::Reader;";
+  if (s_.endian_by_bom && std::any_of(s_.pools.begin(), s_.pools.end(), [&](const Pool& p) { return layout_pool(p); }))
+    w += "  using binschema::Reader<E>::cstring, binschema::Reader<E>::pascal16;  // called below, from a dependent base";
   w += "  binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held";
   if (s_.relocation_table) w += "  std::vector<uint64_t>* slots = nullptr;  // every 8-byte pointer slot read (pointer_slots())";
   for (const auto& p : s_.pools)
@@ -83,10 +95,12 @@ void CppGen::internals() {
     }
   }
   w += "};";
-  w += "using W = binschema::Writer<std::endian::" + endian_ + ">;";
-  w += "using binschema::DecodeError;\nusing binschema::hex;\n";
-  w += "using binschema::until_;";
-  w += "using binschema::fail;\n";
+  if (!s_.endian_by_bom) {
+    w += "using W = binschema::Writer<" + order + ">;";
+    w += kUsings;
+  } else {
+    w += "using W = binschema::Writer<E>;\n";  // kUsings are before the template
+  }
   // Write context: the writer and the pools.
   int id = 0;
   for (const auto& p : s_.pools) {
@@ -99,7 +113,7 @@ void CppGen::internals() {
       continue;
     }
     const char* order = p.order == Pool::Order::ReversedBits ? "ReversedBits" : p.order == Pool::Order::Sorted ? "Sorted" : "FirstUse";
-    w += "binschema::StringPool make_pool_" + p.name + "() {";
+    w += fn_prefix() + "binschema::StringPool make_pool_" + p.name + "() {";
     w += "  return binschema::StringPool(binschema::StringPool::Kind::" +
          std::string(p.kind == Pool::Kind::CString ? "CString" : "Pascal16") + ", binschema::StringPool::Order::" +
          order + ", " + std::to_string(p.align) + ", " + std::to_string(id++) + ", binschema::StringPool::Header::" +
@@ -137,21 +151,26 @@ void CppGen::internals() {
       w += "uint64_t at_" + root->name + "_" + f->name + " = 0;  // where the root's " + f->name + " start";
   w.dedent();
   w += "};\n";
-  for (const Struct* st : ordered()) {
-    w += (st->fixed_size ? "void read_" : "uint64_t read_") + st->name + "(const R& r, uint64_t s, " + st->name + "& x" + read_params(*st) + ");";
-    w += (st->fixed_size ? "void put_" + st->name + "(WCtx& c, uint64_t s, const " : "uint64_t put_" + st->name + "(WCtx& c, const ") + st->name + "& x);";
-    if (st->has_children) w += "void place_" + st->name + "(WCtx& c, const " + st->name + "& x, uint64_t s);";
-    if (st->has_self) w += "void pre_place_" + st->name + "(WCtx& c, const " + st->name + "& x);";
-    if (preplaced_elements().count(st)) {
-      w += "void preplace_" + st->name + "(WCtx& c, const " + st->name + "& x);";
-      w += "void patch_" + st->name + "(WCtx& c, const " + st->name + "& x, uint64_t s);";
+  // The functions are declared first (they call each other in any order);
+  // as members of the byte-order template of `endian: bom` they need no
+  // declaration.
+  if (!s_.endian_by_bom) {
+    for (const Struct* st : ordered()) {
+      w += (st->fixed_size ? "void read_" : "uint64_t read_") + st->name + "(const R& r, uint64_t s, " + st->name + "& x" + read_params(*st) + ");";
+      w += (st->fixed_size ? "void put_" + st->name + "(WCtx& c, uint64_t s, const " : "uint64_t put_" + st->name + "(WCtx& c, const ") + st->name + "& x);";
+      if (st->has_children) w += "void place_" + st->name + "(WCtx& c, const " + st->name + "& x, uint64_t s);";
+      if (st->has_self) w += "void pre_place_" + st->name + "(WCtx& c, const " + st->name + "& x);";
+      if (preplaced_elements().count(st)) {
+        w += "void preplace_" + st->name + "(WCtx& c, const " + st->name + "& x);";
+        w += "void patch_" + st->name + "(WCtx& c, const " + st->name + "& x, uint64_t s);";
+      }
     }
+    for (const auto& [pool, st] : block_uses())
+      w += "uint32_t block_" + pool->name + "_" + st->name + "(WCtx& c, const " + st->name + "& v);";
+    for (const Struct* st : interned())
+      w += "void intern_" + st->name + "(WCtx& c, const " + st->name + "& x);";
+    w += "";
   }
-  for (const auto& [pool, st] : block_uses())
-    w += "uint32_t block_" + pool->name + "_" + st->name + "(WCtx& c, const " + st->name + "& v);";
-  for (const Struct* st : interned())
-    w += "void intern_" + st->name + "(WCtx& c, const " + st->name + "& x);";
-  w += "";
   for (const Struct* st : ordered()) read_fn(*st);
   for (const Struct* st : ordered()) put_fn(*st);
   for (const Struct* st : interned()) intern_fn(*st);
@@ -169,13 +188,13 @@ void CppGen::internals() {
 // follow.
 void CppGen::root_codec() {
   CodeWriter& w = c_;
-  w += s_.root + " decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {";
+  w += fn_prefix() + s_.root + " decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {";
   w.indent();
   decode_body();
   w.dedent();
   w += "}\n";
-  w += "std::vector<uint8_t> encode_root(const " + s_.root + "& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
-  w += "                                 std::vector<uint8_t>* into) {";
+  w += fn_prefix() + "std::vector<uint8_t> encode_root(const " + s_.root + "& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
+  w += std::string(fn_prefix().size(), ' ') + "                                 std::vector<uint8_t>* into) {";
   w.indent();
   encode_body();
   w.dedent();
@@ -210,7 +229,8 @@ void CppGen::root_fns() {
   w += "namespace {";
   w += s_.root + " decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {";
   if (bom)
-    w += "  return binschema::bom_is_big(bytes, " + hexs(bom->offset) + ", \"" + bom->name + "\") ? be::decode_root(bytes, lay) : le::decode_root(bytes, lay);";
+    w += "  if (binschema::bom_is_big(bytes, " + hexs(bom->offset) + ", \"" + bom->name + "\")) return Codec<std::endian::big>::decode_root(bytes, lay);\n"
+         "  return Codec<std::endian::little>::decode_root(bytes, lay);";
   else
     w += "  return decode_root(bytes, lay);";
   w += "}\n";
@@ -226,7 +246,8 @@ void CppGen::root_fns() {
     w += "const " + s_.root + "& x = model;";
   }
   if (bom)
-    w += "return binschema::bom_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\") ? be::encode_root(x, lay, trace, into) : le::encode_root(x, lay, trace, into);";
+    w += "if (binschema::bom_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\")) return Codec<std::endian::big>::encode_root(x, lay, trace, into);\n"
+         "return Codec<std::endian::little>::encode_root(x, lay, trace, into);";
   else
     w += "return encode_root(x, lay, trace, into);";
   w.dedent();

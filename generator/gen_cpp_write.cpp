@@ -48,7 +48,7 @@ std::vector<const Struct*> CppGen::interned() const {
 
 void CppGen::intern_fn(const Struct& st) {
   CodeWriter& w = c_;
-  w += "void intern_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  w += fn_prefix() + "void intern_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
   w.indent();
   for (const auto& f : st.fields) {
     if (!f->in_model() || f->is_virtual) continue;
@@ -85,7 +85,7 @@ void CppGen::intern_fn(const Struct& st) {
 // equal one is there (shared pools); the block is written when P is placed.
 void CppGen::block_fn(const Pool& p, const Struct& st) {
   CodeWriter& w = c_;
-  w += "uint32_t block_" + p.name + "_" + st.name + "(WCtx& c, const " + st.name + "& v) {";
+  w += fn_prefix() + "uint32_t block_" + p.name + "_" + st.name + "(WCtx& c, const " + st.name + "& v) {";
   w.indent();
   if (p.shared) {
     w += "const size_t h = binschema::text::hash_value(v);";
@@ -456,7 +456,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
     for (const auto& c : u->cases) tags += (tags.empty() ? "" : ", ") + std::to_string(c.tag);
     w += "{";
     w += "  static constexpr " + std::string(prim_cpp(f.type.prim)) + " tags[] = {" + tags + "};";
-    w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
+    w += "  " + wput() + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
     w += "}";
   } else if (f.kind == FieldKind::BitWord) {
     w += "{";
@@ -478,11 +478,11 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       w += "v |= uint64_t(" + m + ") << " + std::to_string(shift) + ";";
       shift += b.width;
     }
-    w += "c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
+    w += wput() + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
     w.dedent();
     w += "}";
   } else if (f.true_value) {
-    w += "c.w.put<" + load_type(f) + ">(" + o + ", " + x + " ? " + hexs(*f.true_value) + "u : 0u);";
+    w += wput() + load_type(f) + ">(" + o + ", " + x + " ? " + hexs(*f.true_value) + "u : 0u);";
   } else {
     std::string t = load_type(f);
     std::string v = f.const_int ? std::to_string(*f.const_int) : x;
@@ -506,7 +506,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       }
       w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + " + shown + " + \" is not one of " + list + "\");";
     }
-    w += "c.w.put<" + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
+    w += wput() + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
     if (!f.zero_when_empty.empty()) {
       w.dedent();
       w += "}";
@@ -521,7 +521,7 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
   std::string x = "x." + cpp_field(f.name);
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
   if (!et && f.fixed_size) {
-    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) c.w.put<" + prim_cpp(f.type.prim) + ">(" + o +
+    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " + wput() + prim_cpp(f.type.prim) + ">(" + o +
          " + i * " + std::to_string(prim_size(f.type.prim)) + ", " + x + "[i]);";
     return;
   }
@@ -557,7 +557,7 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
     return;
   }
   w += "for (const auto& e : " + x + ") {";
-  if (!et) w += "  c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
+  if (!et) w += "  " + wput() + std::string(prim_cpp(f.type.prim)) + ">(c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + "), e);";
   else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
   else w += "  put_" + et->name + "(c, e);";
   w += "}";
@@ -581,8 +581,8 @@ std::string CppGen::absent_check(const Field& f) const {
 
 void CppGen::put_fn(const Struct& st) {
   CodeWriter& w = c_;
-  if (st.fixed_size) w += "void put_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const " + st.name + "& x) {";
-  else w += "uint64_t put_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  if (st.fixed_size) w += fn_prefix() + "void put_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const " + st.name + "& x) {";
+  else w += fn_prefix() + "uint64_t put_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
   w.indent();
   if (!st.fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(st.prefix) + ");";
   for (const auto& p : s_.pools) {
@@ -667,12 +667,12 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
         break;  // patched by place_ when the target is placed
       case FieldKind::BlockRef: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift); break;
       case FieldKind::Scalar:
-        if (p.true_value) w += "c.w.put<" + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
-        else w += "c.w.put<" + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
+        if (p.true_value) w += wput() + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
+        else w += wput() + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
         break;
       case FieldKind::InlineArray: {  // of numbers (validate.cpp)
         uint64_t sz = prim_size(p.type.prim);
-        w += "for (size_t i = 0; i < v.size(); ++i) c.w.put<" + std::string(prim_cpp(p.type.prim)) + ">(" + oo + " + i * " +
+        w += "for (size_t i = 0; i < v.size(); ++i) " + wput() + std::string(prim_cpp(p.type.prim)) + ">(" + oo + " + i * " +
              std::to_string(sz) + ", v[i]);";
         break;
       }
@@ -717,7 +717,7 @@ void CppGen::declare_cond_derived(const Struct& st) {
 
 void CppGen::place_fn(const Struct& st) {
   CodeWriter& w = c_;
-  w += "void place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
+  w += fn_prefix() + "void place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
   w.indent();
   declare_cond_derived(st);
   for (const auto& li : st.layout)
@@ -910,7 +910,7 @@ void CppGen::place_pascal(const std::string& v, const std::string& slot, int wid
   w += "  const uint64_t t = c.w.place_target(" + slot + ", 2 + " + v + ".size() + 1, " + std::to_string(align) + ", " + std::to_string(width) + ", " +
        base + ", " + what + ");";
   w += "  c.w.reserve(2 + " + v + ".size() + 1);";
-  w += "  c.w.put<uint16_t>(t, static_cast<uint16_t>(" + v + ".size()));";
+  w += "  " + wput() + "uint16_t>(t, static_cast<uint16_t>(" + v + ".size()));";
   w += "  c.w.bytes(t + 2, " + v + ".data(), " + v + ".size());";
   w += "}";
 }
@@ -957,7 +957,7 @@ void CppGen::patch_field(const Struct& st, const Field& f, const std::string& ob
 // pre_place_T: what T's layout places before T itself.
 void CppGen::pre_place_fn(const Struct& st) {
   CodeWriter& w = c_;
-  w += "void pre_place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  w += fn_prefix() + "void pre_place_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
   w.indent();
   declare_cond_derived(st);
   for (const auto& li : st.layout) {
@@ -982,7 +982,7 @@ void CppGen::pre_place_fn(const Struct& st) {
 // preplace_E / patch_E: E's targets placed before E, and E's pointers filled in later.
 void CppGen::preplace_fns(const Struct& st) {
   CodeWriter& w = c_;
-  w += "void preplace_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  w += fn_prefix() + "void preplace_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
   w.indent();
   declare_cond_derived(st);
   for (const auto& li : st.layout) {
@@ -999,7 +999,7 @@ void CppGen::preplace_fns(const Struct& st) {
   }
   w.dedent();
   w += "}\n";
-  w += "void patch_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
+  w += fn_prefix() + "void patch_" + st.name + "(WCtx& c, [[maybe_unused]] const " + st.name + "& x, [[maybe_unused]] uint64_t s) {";
   w.indent();
   declare_cond_derived(st);
   for (const auto& li : st.layout)
@@ -1041,12 +1041,12 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "const uint64_t t = c.w.append_target(" + slot + ", 8, " + std::to_string(f.ptr) + ", " + base + ", " + what + ");";
     w += "c.w.reserve(8 + 0x10 * entries.size());";
     w += "c.w.bytes(t, \"DIC \", 4);";
-    w += "c.w.put<uint32_t>(t + 4, static_cast<uint32_t>(entries.size() - 1));";
+    w += wput() + "uint32_t>(t + 4, static_cast<uint32_t>(entries.size() - 1));";
     w += "for (size_t i = 0; i < entries.size(); ++i) {";
     w += "  const uint64_t e = t + 8 + 0x10 * i;";
-    w += "  c.w.put<uint32_t>(e, entries[i].bit);";
-    w += "  c.w.put<uint16_t>(e + 4, entries[i].left);";
-    w += "  c.w.put<uint16_t>(e + 6, entries[i].right);";
+    w += "  " + wput() + "uint32_t>(e, entries[i].bit);";
+    w += "  " + wput() + "uint16_t>(e + 4, entries[i].left);";
+    w += "  " + wput() + "uint16_t>(e + 6, entries[i].right);";
     w += "  " + string_ref(f.pool, "i ? names[i - 1] : std::string_view()", "e + 8", 8);
     w += "}";
     w.dedent();
@@ -1139,7 +1139,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     } else if (f.type.kind == ValueType::Prim) {
       uint64_t sz = prim_size(f.type.prim);
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(sz) + ");";
-      w += "for (uint64_t i = 0; i < n; ++i) c.w.put<" + std::string(prim_cpp(f.type.prim)) + ">(a + i * " + std::to_string(sz) + ", " + elem + ");";
+      w += "for (uint64_t i = 0; i < n; ++i) " + wput() + std::string(prim_cpp(f.type.prim)) + ">(a + i * " + std::to_string(sz) + ", " + elem + ");";
     } else if (f.type.kind == ValueType::String) {
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.ptr) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) " + string_ref(f.pool, elem, "a + i * " + std::to_string(f.ptr), f.ptr);
