@@ -738,6 +738,8 @@ void CppGen::read_target(const Field& f) {
         w += x + " = std::string(r.chars_" + pool->name + "(" + pool_base(f.pool) + base + p + "));";
       } else if (pool && layout_pool(*pool)) {
         w += x + " = std::string(r.str_" + pool->name + "(" + pool_base(f.pool) + base + p + "));";
+        if (placed_pool(*pool))  // the pool's field checks where the strings are (and skips them)
+          w += "r.refs_" + pool->name + ".emplace_back(" + pool_base(f.pool) + base + p + ", " + x + ".size());";
       } else if (pool && pool->kind == Pool::Kind::Pascal16 && !f.points_to_chars) {
         w += x + " = std::string(r.pascal16(" + pool_base(f.pool) + base + p + "));";
       } else {

@@ -329,7 +329,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     case FieldKind::OwnString:
     case FieldKind::Dic:
       // Patched by place_.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       break;
     case FieldKind::Chars: {
       std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
@@ -372,14 +372,14 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       break;
     case FieldKind::InlineStruct: {
       std::string src = f.in_model() ? x : f.type.st->name + "{}";
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
       else w += "put_" + f.type.st->name + "(c, " + src + ");";
       break;
     }
     case FieldKind::ElemPointers:
       // The pointer slots; place_ fills them as the elements land.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
       break;
     case FieldKind::StringOffsets:
@@ -528,7 +528,7 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
     // Their targets are placed by place_ once the whole struct is written;
     // remember where the elements start (fixed-size elements: validate.cpp).
     std::string first = f.fixed_size ? o : "c.w.pos()";
-    if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + first + ");";
+    if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + first + ");";
     else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = " + first + ";";
   }
   if (f.fixed_size) {
@@ -1118,7 +1118,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   }
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
   if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
-  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + ptr_args + ");";
+  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
   if (shallow) w += "t_" + f.name + " = t;";
   if (!f.array) {
     if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";

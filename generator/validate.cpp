@@ -121,6 +121,7 @@ class Validator {
     check_bom();
     check_pad();
     check_rest_blocks();
+    check_data_pools();
     for (auto& st : s_.structs)
       if (st->name == "format" || (st->name == s_.root && st->field("format")))
         throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
@@ -138,6 +139,48 @@ class Validator {
           return true;
       }
     return false;
+  }
+
+  // A data pool (docs §3 "Data pools"): the reader checks its slices from the
+  // end of the root to the end of the file, where the writer puts them, so
+  // nothing else may be written outside the root: no other data pool, no pool
+  // at the end of the file, no pointer target.
+  void check_data_pools() const {
+    const Pool* data = nullptr;
+    for (const auto& p : s_.pools) {
+      if (p.kind != Pool::Kind::Data) continue;
+      if (data)
+        throw SchemaError(p.loc, "data pool '" + p.name + "': a schema has one data pool ('" + data->name +
+                                     "'), which follows the root directly");
+      data = &p;
+    }
+    if (!data) return;
+    const std::string why = ", but data pool '" + data->name + "' follows the root directly (the reader checks its slices from the end of the root to the end of the file)";
+    for (const auto& p : s_.pools) {
+      if (&p == data || !p.scope.empty()) continue;
+      const Struct* root = s_.find(s_.root);
+      const Field* at = p.base.empty() ? nullptr : root->field(p.base);
+      if (!at || at->type.kind != ValueType::PoolBlock)
+        throw SchemaError(p.loc, "pool '" + p.name + "' is written outside the root" + why);
+    }
+    for (const auto& st : s_.structs)
+      for (const auto& f : st->fields) {
+        bool out = false;
+        switch (f->kind) {
+          case FieldKind::Pointer:
+          case FieldKind::ArrayPointer:
+          case FieldKind::ElemPointers:
+          case FieldKind::OwnString:
+          case FieldKind::OwnStrings:
+          case FieldKind::BlockRef:
+          case FieldKind::Dic: out = true; break;
+          case FieldKind::Union:
+            for (const auto& c : f->cases) out = out || c.field->ptr || c.field->elem_ptr;
+            break;
+          default: break;
+        }
+        if (out) throw SchemaError(f->loc, "'" + f->name + "' points to a block written after the root" + why);
+      }
   }
 
   // `endian: bom` and its `bom: true` field (docs §2 `endian`, §5 `bom`):

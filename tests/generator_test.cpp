@@ -673,6 +673,77 @@ BOOST_AUTO_TEST_CASE(size_rest_followed_by_other_blocks) {  // did not read back
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// ---- What the schema corpus (tests/corpus) found ------------------------------------
+
+BOOST_AUTO_TEST_SUITE(corpus_findings)
+
+// A dic (no member of the model) after a variable-size field: its slot was
+// noted in c.at under &x.<dic>, which does not exist (the C++ did not compile).
+BOOST_AUTO_TEST_CASE(dic_at_a_variable_offset) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_dic.yaml";
+  std::ofstream(p) << "format: t\nendian: little\nroot: A\npools:\n  s: {kind: pascal16}\ntypes:\n  A:\n    fields:\n"
+                      "      - {name: label, type: cstring}\n"
+                      "      - {name: es, type: \"E[]\", ptr: u64, count: n}\n"
+                      "      - {name: n, type: u16}\n"
+                      "      - {name: d, type: dic, ptr: u64, keys: es.name, pool: s}\n"
+                      "  E:\n    fields:\n      - {name: name, type: string, virtual: true}\n";
+  auto s = binschema::gen::load_schema(p.string());
+  const std::string c = binschema::gen::generate_cpp(*s).source;
+  BOOST_TEST(c.find("c.at.set(&x, ") != std::string::npos);  // its slot, under the struct's address
+  BOOST_TEST(c.find("x.d,") == std::string::npos);
+  BOOST_TEST(c.find("x.d)") == std::string::npos);
+}
+
+// A plain pooled string in a pool placed by a root field (base: FIELD): its
+// string was not noted for the field's check, so the reader did not skip the
+// pool and read the fields after it from inside the pool.
+BOOST_AUTO_TEST_CASE(pool_placed_by_its_field_then_more_fields) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_placed.yaml";
+  std::ofstream(p) << "format: t\nendian: little\nroot: A\npools:\n  n: {kind: cstring, align: 4, base: names}\ntypes:\n  A:\n    fields:\n"
+                      "      - {name: c, type: u16}\n"
+                      "      - {name: es, type: \"E[]\", count: c}\n"
+                      "      - {name: names, type: pool, pool: n}\n"
+                      "      - {name: after, type: u32}\n"
+                      "  E:\n    size: 4\n    fields:\n      - {name: name, type: string, ptr: u32, pool: n}\n";
+  auto s = binschema::gen::load_schema(p.string());
+  const std::string c = binschema::gen::generate_cpp(*s).source;
+  BOOST_TEST(c.find("r.refs_n.emplace_back(r.base_n + f_name, x.name.size());") != std::string::npos);
+}
+
+// A data pool with anything else outside the root: the reader checks the
+// slices from the end of the root to the end of the file, so every such file
+// was refused on read ("the pool starts at 0x760, but the writer would start
+// it at 0xa0").
+BOOST_AUTO_TEST_CASE(data_pool_with_other_blocks) {
+  const std::string head = std::string(schema_errors::kTop) + "pools:\n  d: {kind: data, base: ds}\n";
+  const std::string fields = "types:\n  A:\n    fields:\n      - {name: ds, type: u32, derive: start(d)}\n"
+                             "      - {name: b, type: bytes, ptr: u32, pool: d}\n";
+  BOOST_TEST(schema_error(head + fields) == "");
+  BOOST_TEST(schema_error(head + fields + "      - {name: p, type: B, ptr: u32}\n" + schema_errors::kB) ==
+             "11:9: 'p' points to a block written after the root, but data pool 'd' follows the root directly "
+             "(the reader checks its slices from the end of the root to the end of the file)");
+  BOOST_TEST(schema_error(head + "  s: {kind: cstring}\n" + fields + "      - {name: n, type: string, ptr: u32, pool: s}\n")
+                 .rfind("6:3: pool 's' is written outside the root, but data pool 'd' follows the root directly", 0) == 0);
+  BOOST_TEST(schema_error(head + "  e: {kind: data, base: ds}\n" + fields) ==
+             "6:3: data pool 'e': a schema has one data pool ('d'), which follows the root directly");
+}
+
+// A single pointer to a struct whose layout uses self: its slot is filled
+// once the struct is written, and the call lost its target (95e2172), so the
+// C++ did not compile.
+BOOST_AUTO_TEST_CASE(pointer_to_a_struct_placed_after_its_targets) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_self.yaml";
+  std::ofstream(p) << "format: t\nendian: little\nroot: A\ntypes:\n  A:\n    fields:\n"
+                      "      - {name: p, type: B, ptr: u64}\n"
+                      "  B:\n    fields:\n      - {name: q, type: C, ptr: u64}\n    layout: [q, self]\n"
+                      "  C:\n    fields:\n      - {name: v, type: u32}\n";
+  auto s = binschema::gen::load_schema(p.string());
+  const std::string c = binschema::gen::generate_cpp(*s).source;
+  BOOST_TEST(c.find("c.w.pointer(s, 8, t, 0, \"A.p\");") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 // ---- The generator's own sources ------------------------------------------------
 
 BOOST_AUTO_TEST_SUITE(generator_sources)
