@@ -3476,8 +3476,7 @@ uint64_t put_Blackboard(WCtx& c, const Blackboard& x) {
     put_Vec3(c, c.w.reserve(0xc), e);
   }
   [[maybe_unused]] const uint64_t o_file_refs = c.w.pos();
-  if (const uint64_t want = std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.string_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.int_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.float_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.bool_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.vec3_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.ptr_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()); x.file_refs.size() != want)
-    throw binschema::EncodeError(std::string("Blackboard.file_refs") + ": " + std::to_string(x.file_refs.size()) + " elements, but its count max(max(max(max(max(max(string_entries, word.has_file ? word.file_index + 1 : 0), max(int_entries, word.has_file ? word.file_index + 1 : 0)), max(float_entries, word.has_file ? word.file_index + 1 : 0)), max(bool_entries, word.has_file ? word.file_index + 1 : 0)), max(vec3_entries, word.has_file ? word.file_index + 1 : 0)), max(ptr_entries, word.has_file ? word.file_index + 1 : 0)) is " + std::to_string(want));
+  binschema::check_count("Blackboard.file_refs", x.file_refs.size(), std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.string_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.int_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.float_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.bool_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.vec3_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.ptr_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), "max(max(max(max(max(max(string_entries, word.has_file ? word.file_index + 1 : 0), max(int_entries, word.has_file ? word.file_index + 1 : 0)), max(float_entries, word.has_file ? word.file_index + 1 : 0)), max(bool_entries, word.has_file ? word.file_index + 1 : 0)), max(vec3_entries, word.has_file ? word.file_index + 1 : 0)), max(ptr_entries, word.has_file ? word.file_index + 1 : 0))");
   for (const auto& e : x.file_refs) {
     put_FileRef(c, c.w.reserve(0x10), e);
   }
@@ -4044,8 +4043,7 @@ uint64_t put_FloatSelectorConnections(WCtx& c, const FloatSelectorConnections& x
   c.at.set(&x.unknowns, 196, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want)
-    throw binschema::EncodeError(std::string("FloatSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  binschema::check_count("FloatSelectorConnections.children", x.children.size(), ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull), "child_count != 0 ? child_count - 1 : 0");
   c.at.set(&x.children, 197, o_children);
   c.w.reserve(x.children.size() * 4);
   if (d_child_count != 0ull) {
@@ -4106,8 +4104,7 @@ uint64_t put_StringSelectorConnections(WCtx& c, const StringSelectorConnections&
   c.at.set(&x.unknowns, 215, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want)
-    throw binschema::EncodeError(std::string("StringSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  binschema::check_count("StringSelectorConnections.children", x.children.size(), ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull), "child_count != 0 ? child_count - 1 : 0");
   c.at.set(&x.children, 216, o_children);
   c.w.reserve(x.children.size() * 4);
   if (d_child_count != 0ull) {
@@ -4280,8 +4277,7 @@ uint64_t put_IntSelectorConnections(WCtx& c, const IntSelectorConnections& x) {
   c.at.set(&x.unknowns, 234, o_unknowns);
   c.w.reserve(x.unknowns.size() * 4);
   const uint64_t o_children = c.w.pos();
-  if (const uint64_t want = ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull); x.children.size() != want)
-    throw binschema::EncodeError(std::string("IntSelectorConnections.children") + ": " + std::to_string(x.children.size()) + " elements, but its count child_count != 0 ? child_count - 1 : 0 is " + std::to_string(want));
+  binschema::check_count("IntSelectorConnections.children", x.children.size(), ((d_child_count != 0ull) ? (d_child_count - 1ull) : 0ull), "child_count != 0 ? child_count - 1 : 0");
   c.at.set(&x.children, 235, o_children);
   c.w.reserve(x.children.size() * 4);
   if (d_child_count != 0ull) {
@@ -4720,8 +4716,7 @@ uint64_t put_File(WCtx& c, const File& x) {
   c.w.put_uint(s + 0x18, 4, x.partials.size(), "File.partial_count");
   c.w.put_uint(s + 0x1c, 4, x.sync_data.size(), "File.sync_data_count");
   c.w.late({s + 0x24, 4, false, [=, &c]() -> uint64_t { return c.w.start_of(0); }, "File.string_pool_offset"});
-  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(); x.sync_indices.size() != want)
-    throw binschema::EncodeError(std::string("File.sync_indices") + ": " + std::to_string(x.sync_indices.size()) + " elements, but its count sum(nodes, sync_count) is " + std::to_string(want));
+  binschema::check_count("File.sync_indices", x.sync_indices.size(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }(), "sum(nodes, sync_count)");
   c.w.put_uint(s + 0x44, 4, x.calc_presets.size(), "File.calc_preset_count");
   c.w.put_uint(s + 0x4c, 4, x.bone_groups.size(), "File.bone_group_count");
   c.w.late({s + 0x50, 4, false, [=, &c]() -> uint64_t { return (c.w.end_of(0) - c.w.start_of(0)); }, "File.string_pool_size"});

@@ -1437,8 +1437,7 @@ void put_Timeline(WCtx& c, uint64_t s, const Timeline& x) {
   c.w.put_uint(s + 0x1c, 2, x.subtimelines.size(), "Timeline.subtimeline_count");
   c.w.put_uint(s + 0x1e, 2, x.cuts.size(), "Timeline.cut_count");
   c.pool_strings.ref(x.name, s + 0x20, 8, false, true);
-  if (const uint64_t want = (uint64_t(x.clips.size()) * 2ull); x.triggers.size() != want)
-    throw binschema::EncodeError(std::string("Timeline.triggers") + ": " + std::to_string(x.triggers.size()) + " elements, but its count clip_count * 2 is " + std::to_string(want));
+  binschema::check_count("Timeline.triggers", x.triggers.size(), (uint64_t(x.clips.size()) * 2ull), "clip_count * 2");
 }
 
 void put_File(WCtx& c, uint64_t s, const File& x) {

@@ -480,35 +480,30 @@ uint64_t put_Counts(WCtx& c, const Counts& x) {
     }
     case 1: {
       const auto& v = std::get<1>(x.u);
-      if (const uint64_t want = d_case_count; v.size() != want)
-        throw binschema::EncodeError(std::string("Counts.u.vals") + ": " + std::to_string(v.size()) + " elements, but its count case_count is " + std::to_string(want));
+      binschema::check_count("Counts.u.vals", v.size(), d_case_count, "case_count");
       const uint64_t u = c.w.reserve(v.size() * 4);
       for (size_t i = 0; i < v.size(); ++i) c.w.put<uint32_t>(u + i * 4, v[i]);
       break;
     }
   }
   [[maybe_unused]] const uint64_t o_a = c.w.pos();
-  if (const uint64_t want = (x.n - 1ull); x.a.size() != want)
-    throw binschema::EncodeError(std::string("Counts.a") + ": " + std::to_string(x.a.size()) + " elements, but its count n - 1 is " + std::to_string(want));
+  binschema::check_count("Counts.a", x.a.size(), (x.n - 1ull), "n - 1");
   for (const auto& e : x.a) {
     c.w.put<uint16_t>(c.w.reserve(2), e);
   }
   [[maybe_unused]] const uint64_t o_b = c.w.pos();
-  if (const uint64_t want = 2ull; x.b.size() != want)
-    throw binschema::EncodeError(std::string("Counts.b") + ": " + std::to_string(x.b.size()) + " elements, but its count k is " + std::to_string(want));
+  binschema::check_count("Counts.b", x.b.size(), 2ull, "k");
   for (const auto& e : x.b) {
     c.w.put<uint32_t>(c.w.reserve(4), e);
   }
   [[maybe_unused]] const uint64_t o_c = c.w.pos();
-  if (const uint64_t want = d_m; x.c.size() != want)
-    throw binschema::EncodeError(std::string("Counts.c") + ": " + std::to_string(x.c.size()) + " elements, but its count m is " + std::to_string(want));
+  binschema::check_count("Counts.c", x.c.size(), d_m, "m");
   for (const auto& e : x.c) {
     c.w.put<uint32_t>(c.w.reserve(4), e);
   }
   if (x.flag != 0ull) {
     [[maybe_unused]] const uint64_t o_d = c.w.pos();
-    if (const uint64_t want = (x.n * 2ull); x.d.size() != want)
-      throw binschema::EncodeError(std::string("Counts.d") + ": " + std::to_string(x.d.size()) + " elements, but its count n * 2 is " + std::to_string(want));
+    binschema::check_count("Counts.d", x.d.size(), (x.n * 2ull), "n * 2");
     for (const auto& e : x.d) {
       c.w.put<uint32_t>(c.w.reserve(4), e);
     }
@@ -516,18 +511,15 @@ uint64_t put_Counts(WCtx& c, const Counts& x) {
     throw binschema::EncodeError("Counts.d: not stored when flag != 0 is false");
   }
   const uint64_t o_e = c.w.reserve(0x4);
-  if (const uint64_t want = (x.n + 1ull); x.e.size() != want)
-    throw binschema::EncodeError(std::string("Counts.e") + ": " + std::to_string(x.e.size()) + " elements, but its count n + 1 is " + std::to_string(want));
+  binschema::check_count("Counts.e", x.e.size(), (x.n + 1ull), "n + 1");
   c.at.set(&x.e, 34, o_e);
   const uint64_t o_f = c.w.pos();
-  if (const uint64_t want = (x.n + 2ull); x.f.size() != want)
-    throw binschema::EncodeError(std::string("Counts.f") + ": " + std::to_string(x.f.size()) + " elements, but its count n + k is " + std::to_string(want));
+  binschema::check_count("Counts.f", x.f.size(), (x.n + 2ull), "n + k");
   c.at.set(&x.f, 35, o_f);
   c.w.reserve(x.f.size() * 4);
   [[maybe_unused]] const uint64_t o_g = c.w.pos();
   c.w.late_check([=, &c, &x]() {
-    if (const uint64_t want = ((c.w.get_uint(0x0, 4) >= uint64_t(1048576ull)) ? uint64_t(1ull) : uint64_t(0ull)); x.g.size() != want)
-      throw binschema::EncodeError(std::string("Counts.g") + ": " + std::to_string(x.g.size()) + " elements, but its count other >= 0x100000 ? 1 : 0 is " + std::to_string(want));
+    binschema::check_count("Counts.g", x.g.size(), ((c.w.get_uint(0x0, 4) >= uint64_t(1048576ull)) ? uint64_t(1ull) : uint64_t(0ull)), "other >= 0x100000 ? 1 : 0");
   });
   for (const auto& e : x.g) {
     c.w.put<uint32_t>(c.w.reserve(4), e);
@@ -559,8 +551,7 @@ uint64_t put_Root(WCtx& c, const Root& x) {
   c.w.reserve(x.wides.size() * 4);
   [[maybe_unused]] const uint64_t o_late = c.w.pos();
   c.w.late_check([=, &c, &x]() {
-    if (const uint64_t want = ((c.w.pos() > uint64_t(1048576ull)) ? uint64_t(1ull) : uint64_t(0ull)); x.late.size() != want)
-      throw binschema::EncodeError(std::string("Root.late") + ": " + std::to_string(x.late.size()) + " elements, but its count file_size() > 0x100000 ? 1 : 0 is " + std::to_string(want));
+    binschema::check_count("Root.late", x.late.size(), ((c.w.pos() > uint64_t(1048576ull)) ? uint64_t(1ull) : uint64_t(0ull)), "file_size() > 0x100000 ? 1 : 0");
   });
   for (const auto& e : x.late) {
     c.w.put<uint32_t>(c.w.reserve(4), e);

@@ -511,8 +511,7 @@ uint64_t put_Box(WCtx& c, const Box& x) {
     put_PRef(c, c.w.reserve(0x4), e);
   }
   [[maybe_unused]] const uint64_t o_files = c.w.pos();
-  if (const uint64_t want = std::max<uint64_t>(uint64_t(x.refs.size()), 1ull); x.files.size() != want)
-    throw binschema::EncodeError(std::string("Box.files") + ": " + std::to_string(x.files.size()) + " elements, but its count max(count, 1) is " + std::to_string(want));
+  binschema::check_count("Box.files", x.files.size(), std::max<uint64_t>(uint64_t(x.refs.size()), 1ull), "max(count, 1)");
   for (const auto& e : x.files) {
     put_File(c, c.w.reserve(0xc), e);
   }
@@ -545,8 +544,7 @@ uint64_t put_BodyA(WCtx& c, const BodyA& x) {
   c.at.set(&x.bs, 23, o_bs);
   c.w.reserve(x.bs.size() * 4);
   [[maybe_unused]] const uint64_t o_slots = c.w.pos();
-  if (const uint64_t want = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.as) t = std::max<uint64_t>(t, uint64_t((e.node + 1ull))); return t; }(); x.slots.size() != want)
-    throw binschema::EncodeError(std::string("BodyA.slots") + ": " + std::to_string(x.slots.size()) + " elements, but its count max(as, node + 1) is " + std::to_string(want));
+  binschema::check_count("BodyA.slots", x.slots.size(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.as) t = std::max<uint64_t>(t, uint64_t((e.node + 1ull))); return t; }(), "max(as, node + 1)");
   for (const auto& e : x.slots) {
     c.w.put<uint32_t>(c.w.reserve(4), e);
   }

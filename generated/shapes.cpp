@@ -247,8 +247,7 @@ uint64_t put_Item(WCtx& c, const Item& x) {
   const uint64_t d_of = uint64_t(c.g_item_count);
   c.w.put<uint32_t>(s, static_cast<uint32_t>(x.value));
   c.w.put_uint(s + 0x4, 2, d_of, "Item.of");
-  if (const uint64_t want = (c.g_version * 2ull); x.extra.size() != want)
-    throw binschema::EncodeError(std::string("Item.extra") + ": " + std::to_string(x.extra.size()) + " elements, but its count version * 2 is " + std::to_string(want));
+  binschema::check_count("Item.extra", x.extra.size(), (c.g_version * 2ull), "version * 2");
   for (const auto& e : x.extra) {
     c.w.put<uint8_t>(c.w.reserve(1), e);
   }

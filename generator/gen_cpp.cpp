@@ -156,6 +156,8 @@ std::string CppGen::at_id(const Struct& st, const Field& f) const {
   return "0";
 }
 
+std::string CppGen::at_key(const Field& f) const { return f.in_model() ? "&x." + cpp_field(f.name) : "&x"; }
+
 bool CppGen::uses_at() const {
   for (const auto& st : s_.structs)
     for (const auto& f : st->fields)
@@ -165,7 +167,7 @@ bool CppGen::uses_at() const {
 
 // Where field f starts, in place_ (the struct is at s).
 std::string CppGen::field_at(const Struct& st, const Field& f) const {
-  if (at_var(st, f)) return "c.at.get(&x." + cpp_field(f.name) + ", " + at_id(st, f) + ")";
+  if (at_var(st, f)) return "c.at.get(" + at_key(f) + ", " + at_id(st, f) + ")";
   if (f.fixed_offset) return plus("s", f.offset);
   return "c.at_" + st.name + "_" + f.name;  // the root's inline arrays
 }

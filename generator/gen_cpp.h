@@ -74,6 +74,9 @@ class CppGen {
   bool at_var(const Struct& st, const Field& f) const;
   // Tells apart fields that share an address (a struct and its first member).
   std::string at_id(const Struct& st, const Field& f) const;
+  // The first half of f's key in c.at: its member, or the struct's address for a
+  // field the model does not hold (a dic, a pointer to a struct of no model fields).
+  std::string at_key(const Field& f) const;
   bool uses_at() const;
   // Where field f starts, in place_ (the struct is at s).
   std::string field_at(const Struct& st, const Field& f) const;

@@ -609,18 +609,18 @@ void CppGen::read_union(const Field& f, const std::string& o) {
       return round_up("n * " + std::to_string(elem), f.pad_to);
     };
     if (p.ptr == 8) w += note_slot(o);
-    switch (p.kind) {
-      case FieldKind::PooledString:
+    switch (c.kind) {
+      case CaseKind::PooledString:
         w += "try { v = std::string(" + pool_read(p.pool, rget() + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
-      case FieldKind::OwnString:
+      case CaseKind::OwnString:
         w += "const uint64_t t = " + std::string(p.base == Field::Base::Struct ? "s + " : "") + rget() + raw_uint(p.ptr) + ">(" + o + ");";
         if (f.fixed_offset) w += note_layout(f, "t");
         w += "try { v = std::string(r.pascal16(t)); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
-      case FieldKind::Scalar:
+      case CaseKind::Number:
         if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
           w += "const auto raw = " + load(p, o) + ";";
           w += read_bool(p, "raw", o, f.name);
@@ -629,7 +629,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
           w += "v = " + load(p, o) + ";";
         }
         break;
-      case FieldKind::InlineArray:  // of numbers (validate.cpp)
+      case CaseKind::Numbers:
         if (p.fixed_count) {
           w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) " +
                load_elem(p, o + " + i * " + std::to_string(prim_size(p.type.prim)), "v[i]");
@@ -643,7 +643,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
           advance = padded_n(sz);
         }
         break;
-      case FieldKind::OwnStrings:
+      case CaseKind::OwnStrings:
         // Pointers to strings of their own, counted by a field of the struct.
         w += "const uint64_t n = " + read_expr(*p.count) + ";";
         w += "r.need_array(" + o + ", n, " + std::to_string(p.elem_ptr) + ");";
@@ -657,12 +657,12 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "}";
         advance = padded_n(p.elem_ptr);
         break;
-      case FieldKind::InlineStruct:
+      case CaseKind::Struct:
         w += "try { " + read_call(*p.type.st, o, "v") + "; }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
-      case FieldKind::Pointer:
-      case FieldKind::BlockRef: {
+      case CaseKind::StructPointer:
+      case CaseKind::PooledBlock: {
         // A pointer to the case's struct (the tag is in the word's top bits with tag_shift).
         const Struct& pt = *p.type.st;
         // base: struct: from the start of the struct holding the union.
@@ -671,27 +671,13 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "const uint64_t t = " + std::string(rel ? "s + " : "") +
              (f.tag_shift ? (rel ? "(" + low + ")" : low) : rget() + raw_uint(p.ptr) + ">(" + o + ")") + ";";
         // Where the target is, for a layout (a block in a pool is placed with its pool).
-        if (p.kind == FieldKind::Pointer && f.fixed_offset) w += note_layout(f, "t");
+        if (c.kind == CaseKind::StructPointer && f.fixed_offset) w += note_layout(f, "t");
         w += "try {";
         w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
         w += "  " + read_call(pt, "t", "v") + ";";
         w += "} catch (DecodeError& e) { e.push_field(\"" + c.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
         break;
       }
-      // No union case has these shapes (validate.cpp refuses them).
-      case FieldKind::BitWord:
-      case FieldKind::Chars:
-      case FieldKind::CString:
-      case FieldKind::Bytes:
-      case FieldKind::PoolBlock:
-      case FieldKind::Slice:
-      case FieldKind::StringOffsets:
-      case FieldKind::ElemPointers:
-      case FieldKind::ArrayPointer:
-      case FieldKind::Dic:
-      case FieldKind::Union:
-      case FieldKind::Virtual:
-        break;
     }
     if (!f.fixed_size) w += "o += " + advance + ";";
     w += "break;";
@@ -752,6 +738,8 @@ void CppGen::read_target(const Field& f) {
         w += x + " = std::string(r.chars_" + pool->name + "(" + pool_base(f.pool) + base + p + "));";
       } else if (pool && layout_pool(*pool)) {
         w += x + " = std::string(r.str_" + pool->name + "(" + pool_base(f.pool) + base + p + "));";
+        if (placed_pool(*pool))  // the pool's field checks where the strings are (and skips them)
+          w += "r.refs_" + pool->name + ".emplace_back(" + pool_base(f.pool) + base + p + ", " + x + ".size());";
       } else if (pool && pool->kind == Pool::Kind::Pascal16 && !f.points_to_chars) {
         w += x + " = std::string(r.pascal16(" + pool_base(f.pool) + base + p + "));";
       } else {

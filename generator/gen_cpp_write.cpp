@@ -295,8 +295,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     // A count the model does not hold (an expression, or a derived or const
     // field): an array of another length would be read back as a different
     // model. One over file_size() is checked once the file is laid out.
-    const char* check = "if (const uint64_t want = {{WANT}}; {{X}}.size() != want)\n"
-                        "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string({{X}}.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));";
+    const char* check = "binschema::check_count({{WHAT}}, {{X}}.size(), {{WANT}}, \"{{COUNT}}\");";
     const std::string count = expr_text(*f.count);
     if (write_evaluable(st, *f.count)) {
       w.line(check, {{"WANT", write_expr(st, *f.count)}, {"X", x}, {"WHAT", what}, {"COUNT", count}});
@@ -339,7 +338,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     case FieldKind::OwnString:
     case FieldKind::Dic:
       // Patched by place_.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       break;
     case FieldKind::Chars: {
       std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
@@ -382,14 +381,14 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       break;
     case FieldKind::InlineStruct: {
       std::string src = f.in_model() ? x : f.type.st->name + "{}";
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       if (f.type.st->fixed_size) w += "put_" + f.type.st->name + "(c, " + o + ", " + src + ");";
       else w += "put_" + f.type.st->name + "(c, " + src + ");";
       break;
     }
     case FieldKind::ElemPointers:
       // The pointer slots; place_ fills them as the elements land.
-      if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + o + ");";
+      if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
       break;
     case FieldKind::StringOffsets:
@@ -538,7 +537,7 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
     // Their targets are placed by place_ once the whole struct is written;
     // remember where the elements start (fixed-size elements: validate.cpp).
     std::string first = f.fixed_size ? o : "c.w.pos()";
-    if (at_var(st, f)) w += "c.at.set(&" + x + ", " + at_id(st, f) + ", " + first + ");";
+    if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + first + ");";
     else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = " + first + ";";
   }
   if (f.fixed_size) {
@@ -652,8 +651,7 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
       const Expr* d = n && n->derive ? &*n->derive : nullptr;
       const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
       if (!items && count_checked(st, *p.count) && write_evaluable(st, *p.count)) {
-        w.line("if (const uint64_t want = {{WANT}}; v.size() != want)\n"
-               "  throw binschema::EncodeError(std::string({{WHAT}}) + \": \" + std::to_string(v.size()) + \" elements, but its count {{COUNT}} is \" + std::to_string(want));",
+        w.line("binschema::check_count({{WHAT}}, v.size(), {{WANT}}, \"{{COUNT}}\");",
                {{"WANT", write_expr(st, *p.count)}, {"WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\""}, {"COUNT", expr_text(*p.count)}});
       }
     }
@@ -668,37 +666,23 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
       }
       w += "[[maybe_unused]] const uint64_t u = c.w.reserve(" + size + ");";
     }
-    switch (p.kind) {
-      case FieldKind::PooledString: w += string_ref(p.pool, "v", oo, p.ptr); break;
-      case FieldKind::OwnString:
-      case FieldKind::OwnStrings:
-      case FieldKind::Pointer:
+    switch (c.kind) {
+      case CaseKind::PooledString: w += string_ref(p.pool, "v", oo, p.ptr); break;
+      case CaseKind::OwnString:
+      case CaseKind::OwnStrings:
+      case CaseKind::StructPointer:
         break;  // patched by place_ when the target is placed
-      case FieldKind::BlockRef: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift); break;
-      case FieldKind::Scalar:
+      case CaseKind::PooledBlock: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift); break;
+      case CaseKind::Number:
         if (p.true_value) w += wput() + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
         else w += wput() + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
         break;
-      case FieldKind::InlineArray: {  // of numbers (validate.cpp)
+      case CaseKind::Numbers: {
         uint64_t sz = prim_size(p.type.prim);
         w += "for (size_t i = 0; i < v.size(); ++i) " + store_elem(p, oo + " + i * " + std::to_string(sz), "v[i]");
         break;
       }
-      case FieldKind::InlineStruct: w += "put_" + p.type.st->name + "(c, " + oo + ", v);"; break;  // of fixed size (validate.cpp)
-      // No union case has these shapes (validate.cpp refuses them).
-      case FieldKind::BitWord:
-      case FieldKind::Chars:
-      case FieldKind::CString:
-      case FieldKind::Bytes:
-      case FieldKind::PoolBlock:
-      case FieldKind::Slice:
-      case FieldKind::StringOffsets:
-      case FieldKind::ElemPointers:
-      case FieldKind::ArrayPointer:
-      case FieldKind::Dic:
-      case FieldKind::Union:
-      case FieldKind::Virtual:
-        break;
+      case CaseKind::Struct: w += "put_" + p.type.st->name + "(c, " + oo + ", v);"; break;  // of fixed size
     }
     w += "break;";
     w.dedent();
@@ -779,66 +763,91 @@ void CppGen::place_fn(const Struct& st) {
   // What the active case of a union points to.
   for (const auto& u : st.fields) {
     if (u->type.kind != ValueType::Union) continue;
-    bool any = false;
-    for (const auto& c : u->cases)
-      any = any || ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) ||
-            (c.field->type.kind == ValueType::Struct && !c.field->ptr && c.field->type.st->has_children) ||
-            (c.field->type.kind == ValueType::Struct && c.field->ptr && !s_.in_block_pool(*c.field));
-    if (!any) continue;
+    // The cases whose payload places something: strings of their own, a
+    // struct of its own (not a pooled block), a struct inline that points elsewhere.
+    auto places = [](const Case& c) {
+      switch (c.kind) {
+        case CaseKind::OwnString:
+        case CaseKind::OwnStrings:
+        case CaseKind::StructPointer: return true;
+        case CaseKind::Struct: return c.field->type.st->has_children;
+        case CaseKind::Number:
+        case CaseKind::Numbers:
+        case CaseKind::PooledBlock:
+        case CaseKind::PooledString: return false;
+      }
+      return false;
+    };
+    if (std::none_of(u->cases.begin(), u->cases.end(), places)) continue;
     // Such a union sits at a fixed offset (validate.cpp).
     w += "switch (x." + cpp_field(u->name) + ".index()) {";
     for (size_t i = 0; i < u->cases.size(); ++i) {
-      const Field& p = *u->cases[i].field;
+      const Case& c = u->cases[i];
+      const Field& p = *c.field;
+      if (!places(c)) continue;
       std::string v = "std::get<" + std::to_string(i) + ">(x." + cpp_field(u->name) + ")";
-      if (p.ptr && p.inline_pascal) {
-        w += "  case " + std::to_string(i) + ":";
-        c_.indent();
-        c_.indent();
-        place_pascal(v, plus("s", u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
-                     p.base == Field::Base::Struct ? "s" : "0");
-        c_.dedent();
-        c_.dedent();
-        w += "    break;";
-      } else if (p.elem_ptr && p.inline_pascal) {
-        w += "  case " + std::to_string(i) + ":";
-        w += "    for (size_t i = 0; i < " + v + ".size(); ++i)";
-        c_.indent();
-        c_.indent();
-        c_.indent();
-        place_pascal(v + "[i]", plus("s", u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
-                     "\"" + st.name + "." + u->name + "\"");
-        c_.dedent();
-        c_.dedent();
-        c_.dedent();
-        w += "    break;";
-      } else if (p.ptr && p.type.kind == ValueType::Struct && !s_.in_block_pool(p)) {
-        // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
-        // With base: struct, the offset is from the start of the struct holding the union.
-        const Struct& pt = *p.type.st;
-        const std::string slot = plus("s", u->offset), what = "\"" + st.name + "." + u->name + "\"";
-        const std::string base = p.base == Field::Base::Struct ? "s" : "0";
-        const uint64_t align = p.align ? p.align : pt.align;
-        const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
-        w += "  case " + std::to_string(i) + ": {";
-        // Where a layout put it, if it still fits there (docs §11).
-        if (!u->tag_shift) {
-          w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
-               std::to_string(align) + ", " + std::to_string(p.ptr) + ", " + base + ", " + what + ");";
-        } else {
-          w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
-          w += "    c.w.align(" + std::to_string(align) + ");";
-          w += "    const uint64_t t = c.w.pos();";
-          const std::string off = base == "s" ? "t - s" : "t";
-          w += "    if ((" + off + ") >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
-          w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", (" + off + ") | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
+      switch (c.kind) {
+        case CaseKind::OwnString: {
+          w += "  case " + std::to_string(i) + ":";
+          c_.indent();
+          c_.indent();
+          place_pascal(v, plus("s", u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
+                       p.base == Field::Base::Struct ? "s" : "0");
+          c_.dedent();
+          c_.dedent();
+          w += "    break;";
+          break;
         }
-        if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
-        else w += "    put_" + pt.name + "(c, " + v + ");";
-        if (pt.has_children) w += "    place_" + pt.name + "(c, " + v + ", t);";
-        w += "    break;";
-        w += "  }";
-      } else if (!p.ptr && p.type.kind == ValueType::Struct && p.type.st->has_children) {
-        w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->offset) + "); break;";
+        case CaseKind::OwnStrings: {
+          w += "  case " + std::to_string(i) + ":";
+          w += "    for (size_t i = 0; i < " + v + ".size(); ++i)";
+          c_.indent();
+          c_.indent();
+          c_.indent();
+          place_pascal(v + "[i]", plus("s", u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
+                       "\"" + st.name + "." + u->name + "\"");
+          c_.dedent();
+          c_.dedent();
+          c_.dedent();
+          w += "    break;";
+          break;
+        }
+        case CaseKind::StructPointer: {
+          // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
+          // With base: struct, the offset is from the start of the struct holding the union.
+          const Struct& pt = *p.type.st;
+          const std::string slot = plus("s", u->offset), what = "\"" + st.name + "." + u->name + "\"";
+          const std::string base = p.base == Field::Base::Struct ? "s" : "0";
+          const uint64_t align = p.align ? p.align : pt.align;
+          const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
+          w += "  case " + std::to_string(i) + ": {";
+          // Where a layout put it, if it still fits there (docs §11).
+          if (!u->tag_shift) {
+            w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
+                 std::to_string(align) + ", " + std::to_string(p.ptr) + ", " + base + ", " + what + ");";
+          } else {
+            w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
+            w += "    c.w.align(" + std::to_string(align) + ");";
+            w += "    const uint64_t t = c.w.pos();";
+            const std::string off = base == "s" ? "t - s" : "t";
+            w += "    if ((" + off + ") >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
+            w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", (" + off + ") | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
+          }
+          if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
+          else w += "    put_" + pt.name + "(c, " + v + ");";
+          if (pt.has_children) w += "    place_" + pt.name + "(c, " + v + ", t);";
+          w += "    break;";
+          w += "  }";
+          break;
+        }
+        case CaseKind::Struct:
+          w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->offset) + "); break;";
+          break;
+        case CaseKind::Number:
+        case CaseKind::Numbers:
+        case CaseKind::PooledBlock:
+        case CaseKind::PooledString:
+          break;
       }
     }
     w += "  default: break;";
@@ -1117,7 +1126,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   }
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
   if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
-  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + ptr_args + ");";
+  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
   if (shallow) w += "t_" + f.name + " = t;";
   if (!f.array) {
     if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";

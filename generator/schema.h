@@ -90,11 +90,26 @@ enum class FieldKind {
 };
 const char* field_kind_name(FieldKind k);
 
+// What a union case holds in place of the union: the validator gives every
+// case one of these (check_union_cases) or refuses it, so the union reader
+// and writer switch over these payloads only.
+enum class CaseKind {
+  Number,         // a scalar (Scalar)
+  Numbers,        // an inline array of numbers (InlineArray of a primitive)
+  Struct,         // a fixed-size struct inline (InlineStruct)
+  StructPointer,  // a pointer to a struct (Pointer)
+  PooledBlock,    // a pointer to a struct in a block pool (BlockRef)
+  PooledString,   // a string in a pool (PooledString)
+  OwnString,      // a pointer to a Pascal string of its own (OwnString)
+  OwnStrings,     // counted pointers to Pascal strings of their own (OwnStrings with count:)
+};
+
 struct Case {
   int64_t tag = 0;
   std::string name, doc;
   Loc loc;
   std::unique_ptr<Field> field;  // the payload, laid out at the union's offset
+  CaseKind kind = CaseKind::Number;  // set by the validator
 };
 
 struct Field {

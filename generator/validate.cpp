@@ -122,6 +122,7 @@ class Validator {
     check_bom();
     check_pad();
     check_rest_blocks();
+    check_data_pools();
     for (auto& st : s_.structs)
       if (st->name == "format" || (st->name == s_.root && st->field("format")))
         throw SchemaError(st->loc, "'format' is reserved for the text form's format key");
@@ -139,6 +140,48 @@ class Validator {
           return true;
       }
     return false;
+  }
+
+  // A data pool (docs §3 "Data pools"): the reader checks its slices from the
+  // end of the root to the end of the file, where the writer puts them, so
+  // nothing else may be written outside the root: no other data pool, no pool
+  // at the end of the file, no pointer target.
+  void check_data_pools() const {
+    const Pool* data = nullptr;
+    for (const auto& p : s_.pools) {
+      if (p.kind != Pool::Kind::Data) continue;
+      if (data)
+        throw SchemaError(p.loc, "data pool '" + p.name + "': a schema has one data pool ('" + data->name +
+                                     "'), which follows the root directly");
+      data = &p;
+    }
+    if (!data) return;
+    const std::string why = ", but data pool '" + data->name + "' follows the root directly (the reader checks its slices from the end of the root to the end of the file)";
+    for (const auto& p : s_.pools) {
+      if (&p == data || !p.scope.empty()) continue;
+      const Struct* root = s_.find(s_.root);
+      const Field* at = p.base.empty() ? nullptr : root->field(p.base);
+      if (!at || at->type.kind != ValueType::PoolBlock)
+        throw SchemaError(p.loc, "pool '" + p.name + "' is written outside the root" + why);
+    }
+    for (const auto& st : s_.structs)
+      for (const auto& f : st->fields) {
+        bool out = false;
+        switch (f->kind) {
+          case FieldKind::Pointer:
+          case FieldKind::ArrayPointer:
+          case FieldKind::ElemPointers:
+          case FieldKind::OwnString:
+          case FieldKind::OwnStrings:
+          case FieldKind::BlockRef:
+          case FieldKind::Dic: out = true; break;
+          case FieldKind::Union:
+            for (const auto& c : f->cases) out = out || c.field->ptr || c.field->elem_ptr;
+            break;
+          default: break;
+        }
+        if (out) throw SchemaError(f->loc, "'" + f->name + "' points to a block written after the root" + why);
+      }
   }
 
   // `endian: bom` and its `bom: true` field (docs §2 `endian`, §5 `bom`):
@@ -855,7 +898,7 @@ class Validator {
         throw SchemaError(f.loc, "also: is for a derived value the reader can recompute (from fields before it), at a fixed offset of " + st.name);
       if (f.derive && uses_scoped_pool(s_, *f.derive) && !f.fixed_offset)
         throw SchemaError(f.loc, "a value over a scoped pool must sit at a fixed offset (it is written once the pool is placed)");
-      if (f.kind == FieldKind::Union) check_union_cases(f);
+      if (f.kind == FieldKind::Union) check_union_cases(*fp);  // gives each case its CaseKind
     }
     // What a struct places before itself, and what the elements of its
     // `children` before self place before themselves.
@@ -876,43 +919,57 @@ class Validator {
 
   // The shapes a union case can have: what the union reader and writer read
   // and write in place of the union (and, for pointers, place elsewhere).
-  void check_union_cases(const Field& u) {
-    bool points = false;
-    for (const auto& c : u.cases) {
-      const Field& p = *c.field;
-      bool ok = false;
-      switch (p.kind) {
-        case FieldKind::Scalar:
-        case FieldKind::PooledString:
-        case FieldKind::OwnString:
-        case FieldKind::Pointer:
-        case FieldKind::BlockRef:
-          ok = true;
-          break;
-        case FieldKind::InlineArray: ok = p.type.kind == ValueType::Prim; break;
-        case FieldKind::InlineStruct: ok = p.type.st->fixed_size; break;
-        case FieldKind::OwnStrings: ok = p.count.has_value(); break;
-        case FieldKind::BitWord:
-        case FieldKind::Chars:
-        case FieldKind::CString:
-        case FieldKind::Bytes:
-        case FieldKind::PoolBlock:
+  // The payload a union case's shape gives, or none: the one place that
+  // says which shapes a case can have.
+  static std::optional<CaseKind> case_kind(const Field& p) {
+    switch (p.kind) {
+      case FieldKind::Scalar: return CaseKind::Number;
+      case FieldKind::PooledString: return CaseKind::PooledString;
+      case FieldKind::OwnString: return CaseKind::OwnString;
+      case FieldKind::Pointer: return CaseKind::StructPointer;
+      case FieldKind::BlockRef: return CaseKind::PooledBlock;
+      case FieldKind::InlineArray:
+        if (p.type.kind == ValueType::Prim) return CaseKind::Numbers;
+        return std::nullopt;
+      case FieldKind::InlineStruct:
+        if (p.type.st->fixed_size) return CaseKind::Struct;
+        return std::nullopt;
+      case FieldKind::OwnStrings:
+        if (p.count) return CaseKind::OwnStrings;
+        return std::nullopt;
+      case FieldKind::BitWord:
+      case FieldKind::Chars:
+      case FieldKind::CString:
+      case FieldKind::Bytes:
+      case FieldKind::PoolBlock:
       case FieldKind::Slice:
-        case FieldKind::StringOffsets:
-        case FieldKind::ElemPointers:
-        case FieldKind::ArrayPointer:
-        case FieldKind::Dic:
-        case FieldKind::Union:
-        case FieldKind::Virtual:
-          break;
-      }
-      if (!ok)
+      case FieldKind::StringOffsets:
+      case FieldKind::ElemPointers:
+      case FieldKind::ArrayPointer:
+      case FieldKind::Dic:
+      case FieldKind::Union:
+      case FieldKind::Virtual:
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // Gives each case of a union its payload kind, refusing the shapes the
+  // union reader and writer cannot read and write in place of the union
+  // (and, for pointers, place elsewhere).
+  void check_union_cases(Field& u) {
+    bool points = false;
+    for (auto& c : u.cases) {
+      const Field& p = *c.field;
+      const std::optional<CaseKind> kind = case_kind(p);
+      if (!kind)
         throw SchemaError(c.loc, std::string("a union case cannot be ") + (std::strchr("aeiou", field_kind_name(p.kind)[0]) ? "an " : "a ") +
                                      field_kind_name(p.kind) +
                                      (p.kind == FieldKind::InlineStruct ? " of variable size" : p.kind == FieldKind::OwnStrings ? " without count:" : "") +
                                      " (a case is a number, an array of numbers, a fixed-size struct, a pointer to a struct or a string)");
-      if (p.kind == FieldKind::OwnString || p.kind == FieldKind::OwnStrings || p.kind == FieldKind::Pointer ||
-          (p.kind == FieldKind::InlineStruct && p.type.st->has_children))
+      c.kind = *kind;
+      if (c.kind == CaseKind::OwnString || c.kind == CaseKind::OwnStrings || c.kind == CaseKind::StructPointer ||
+          (c.kind == CaseKind::Struct && p.type.st->has_children))
         points = true;
     }
     if (points && !u.fixed_offset)

@@ -662,6 +662,30 @@ BOOST_AUTO_TEST_CASE(union_case_shapes) {  // "this kind of union case is not su
   BOOST_TEST(schema_error(u + "          - {value: 1, name: c, type: u32}\n") == "");
 }
 
+// The validator gives each union case the payload the union reader and
+// writer switch on (CaseKind), from its shape.
+BOOST_AUTO_TEST_CASE(union_cases_get_their_payload_kind) {
+  using binschema::gen::CaseKind;
+  const std::string text = std::string(kHead) +
+                           "      - {name: k, type: u32}\n"
+                           "      - name: u\n        type: union\n        tag: k\n        cases:\n"
+                           "          - {value: 0, name: number, type: u32}\n"
+                           "          - {value: 1, name: numbers, type: \"u16[2]\"}\n"
+                           "          - {value: 2, name: inline, type: B}\n"
+                           "          - {value: 3, name: pointer, type: B, ptr: u32}\n"
+                           "          - {value: 4, name: text, type: string, ptr: u32, pool: names}\n"
+                           "  B:\n    size: 4\n    fields: [{name: v, type: u32}]\n"
+                           "pools:\n  names: {kind: cstring}\n";
+  auto s = binschema::gen::load_schema_text(text, "cases.yaml");
+  const auto& cases = s->find("A")->field("u")->cases;
+  BOOST_TEST_REQUIRE(cases.size() == 5u);
+  BOOST_TEST((cases[0].kind == CaseKind::Number));
+  BOOST_TEST((cases[1].kind == CaseKind::Numbers));
+  BOOST_TEST((cases[2].kind == CaseKind::Struct));
+  BOOST_TEST((cases[3].kind == CaseKind::StructPointer));
+  BOOST_TEST((cases[4].kind == CaseKind::PooledString));
+}
+
 // size: rest runs to the end of the file (or, under extent: next, to the
 // next element's target): whatever the writer put after it was read back as
 // part of it, and the file did not round-trip. Now each such schema is
@@ -699,6 +723,77 @@ BOOST_AUTO_TEST_CASE(size_rest_followed_by_other_blocks) {  // did not read back
   BOOST_TEST(schema_error(std::string(kTop) + "pools:\n  s: {}\ntypes:\n  A:\n    fields:\n      - {name: nm, type: string, ptr: u32, pool: s}\n"
                           "      - {name: n, type: u32}\n      - {name: es, type: \"E[]\", count: n}\n    layout: [pool s, children es]\n" +
                           e + "      - {name: pad, type: u32}\n" + tt) == "");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---- What the schema corpus (tests/corpus) found ------------------------------------
+
+BOOST_AUTO_TEST_SUITE(corpus_findings)
+
+// A dic (no member of the model) after a variable-size field: its slot was
+// noted in c.at under &x.<dic>, which does not exist (the C++ did not compile).
+BOOST_AUTO_TEST_CASE(dic_at_a_variable_offset) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_dic.yaml";
+  std::ofstream(p) << "format: t\nendian: little\nroot: A\npools:\n  s: {kind: pascal16}\ntypes:\n  A:\n    fields:\n"
+                      "      - {name: label, type: cstring}\n"
+                      "      - {name: es, type: \"E[]\", ptr: u64, count: n}\n"
+                      "      - {name: n, type: u16}\n"
+                      "      - {name: d, type: dic, ptr: u64, keys: es.name, pool: s}\n"
+                      "  E:\n    fields:\n      - {name: name, type: string, virtual: true}\n";
+  auto s = binschema::gen::load_schema(p.string());
+  const std::string c = binschema::gen::generate_cpp(*s).source;
+  BOOST_TEST(c.find("c.at.set(&x, ") != std::string::npos);  // its slot, under the struct's address
+  BOOST_TEST(c.find("x.d,") == std::string::npos);
+  BOOST_TEST(c.find("x.d)") == std::string::npos);
+}
+
+// A plain pooled string in a pool placed by a root field (base: FIELD): its
+// string was not noted for the field's check, so the reader did not skip the
+// pool and read the fields after it from inside the pool.
+BOOST_AUTO_TEST_CASE(pool_placed_by_its_field_then_more_fields) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_placed.yaml";
+  std::ofstream(p) << "format: t\nendian: little\nroot: A\npools:\n  n: {kind: cstring, align: 4, base: names}\ntypes:\n  A:\n    fields:\n"
+                      "      - {name: c, type: u16}\n"
+                      "      - {name: es, type: \"E[]\", count: c}\n"
+                      "      - {name: names, type: pool, pool: n}\n"
+                      "      - {name: after, type: u32}\n"
+                      "  E:\n    size: 4\n    fields:\n      - {name: name, type: string, ptr: u32, pool: n}\n";
+  auto s = binschema::gen::load_schema(p.string());
+  const std::string c = binschema::gen::generate_cpp(*s).source;
+  BOOST_TEST(c.find("r.refs_n.emplace_back(r.base_n + f_name, x.name.size());") != std::string::npos);
+}
+
+// A data pool with anything else outside the root: the reader checks the
+// slices from the end of the root to the end of the file, so every such file
+// was refused on read ("the pool starts at 0x760, but the writer would start
+// it at 0xa0").
+BOOST_AUTO_TEST_CASE(data_pool_with_other_blocks) {
+  const std::string head = std::string(schema_errors::kTop) + "pools:\n  d: {kind: data, base: ds}\n";
+  const std::string fields = "types:\n  A:\n    fields:\n      - {name: ds, type: u32, derive: start(d)}\n"
+                             "      - {name: b, type: bytes, ptr: u32, pool: d}\n";
+  BOOST_TEST(schema_error(head + fields) == "");
+  BOOST_TEST(schema_error(head + fields + "      - {name: p, type: B, ptr: u32}\n" + schema_errors::kB) ==
+             "11:9: 'p' points to a block written after the root, but data pool 'd' follows the root directly "
+             "(the reader checks its slices from the end of the root to the end of the file)");
+  BOOST_TEST(schema_error(head + "  s: {kind: cstring}\n" + fields + "      - {name: n, type: string, ptr: u32, pool: s}\n")
+                 .rfind("6:3: pool 's' is written outside the root, but data pool 'd' follows the root directly", 0) == 0);
+  BOOST_TEST(schema_error(head + "  e: {kind: data, base: ds}\n" + fields) ==
+             "6:3: data pool 'e': a schema has one data pool ('d'), which follows the root directly");
+}
+
+// A single pointer to a struct whose layout uses self: its slot is filled
+// once the struct is written, and the call lost its target (95e2172), so the
+// C++ did not compile.
+BOOST_AUTO_TEST_CASE(pointer_to_a_struct_placed_after_its_targets) {
+  fs::path p = fs::temp_directory_path() / "binschema_generator_test_self.yaml";
+  std::ofstream(p) << "format: t\nendian: little\nroot: A\ntypes:\n  A:\n    fields:\n"
+                      "      - {name: p, type: B, ptr: u64}\n"
+                      "  B:\n    fields:\n      - {name: q, type: C, ptr: u64}\n    layout: [q, self]\n"
+                      "  C:\n    fields:\n      - {name: v, type: u32}\n";
+  auto s = binschema::gen::load_schema(p.string());
+  const std::string c = binschema::gen::generate_cpp(*s).source;
+  BOOST_TEST(c.find("c.w.pointer(s, 8, t, 0, \"A.p\");") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,4 +11,10 @@ void WriterBase::too_wide(const char* what, uint64_t v, unsigned width) {
                     " bytes");
 }
 
+void count_mismatch(const char* what, uint64_t have, uint64_t want, const char* count) {
+  const auto signed_want = static_cast<int64_t>(want);
+  throw EncodeError(std::string(what) + ": " + std::to_string(have) + " elements, but its count " + count + " is " +
+                    (signed_want < 0 ? "negative (" + std::to_string(signed_want) + ")" : std::to_string(want)));
+}
+
 }  // namespace binschema

@@ -41,6 +41,15 @@ struct LateFixup {
   const char* what = "late value";  // the field, for the error when it does not fit
 };
 
+// An array whose count the model does not hold (an expression, or a
+// derived or const field) must have the length the count gives: `what` names
+// the field, `count` is the expression as the schema spells it. Counts are
+// worked out modulo 2^64, so one that went below zero is reported as negative.
+[[noreturn]] void count_mismatch(const char* what, uint64_t have, uint64_t want, const char* count);
+inline void check_count(const char* what, uint64_t have, uint64_t want, const char* count) {
+  if (have != want) count_mismatch(what, have, want, count);
+}
+
 // The buffer is kept zero-filled beyond the bytes written so far (`len_`),
 // so appending zeros (reserve, align) is a length change, inline; it only
 // calls out to grow the buffer now and then.
