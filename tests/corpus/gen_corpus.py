@@ -94,8 +94,7 @@ def emit_schema(s):
         out += f"context: {scalar(s['context'])}\n"
     if s.get("relocation_table"):
         out += f"relocation_table: {scalar(s['relocation_table'])}\n"
-    if s.get("enums"):
-        out += "enums:\n" + "".join(f"  {n}: {scalar(v)}\n" for n, v in s["enums"].items())
+    enums_at = len(out)  # the enums some field names go here (an unused one is a schema error)
     if s.get("pools"):
         out += "pools:\n" + "".join(f"  {n}: {scalar(p)}\n" for n, p in s["pools"].items())
     out += "types:\n"
@@ -110,6 +109,9 @@ def emit_schema(s):
             out += "    fields:\n" + "".join(emit_field(f, 6) for f in st["fields"])
         if st.get("layout"):
             out += f"    layout: {scalar(st['layout'])}\n"
+    used = {n: v for n, v in (s.get("enums") or {}).items() if re.search(rf"\benum: {n}\b", out[enums_at:])}
+    if used:
+        out = out[:enums_at] + "enums:\n" + "".join(f"  {n}: {scalar(v)}\n" for n, v in used.items()) + out[enums_at:]
     return out
 
 
