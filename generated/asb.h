@@ -21,6 +21,7 @@ struct BBEntry {
   // The bits of 'word', from the least significant up.
   struct Word {
     static constexpr const char* type_name = "BBEntry.Word";
+    static constexpr bool bit_word = true;  // one integer of BBEntry, not a struct (binschema info does not count it)
     // Bits 0-21: the name, as a string pool offset (A, O and T mask 22 bits; P masks 24).
     std::string name;
     // Bits 22-23: unknown.
@@ -112,6 +113,7 @@ struct ParamF {
   // The bits of 'flags', from the least significant up.
   struct Flags {
     static constexpr const char* type_name = "ParamF.Flags";
+    static constexpr bool bit_word = true;  // one integer of ParamF, not a struct (binschema info does not count it)
     // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
     uint16_t index = 0;
     // Bits 16-23: no known meaning (kept).
@@ -153,6 +155,7 @@ struct ParamI {
   // The bits of 'flags', from the least significant up.
   struct Flags {
     static constexpr const char* type_name = "ParamI.Flags";
+    static constexpr bool bit_word = true;  // one integer of ParamI, not a struct (binschema info does not count it)
     // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
     uint16_t index = 0;
     // Bits 16-23: no known meaning (kept).
@@ -276,6 +279,7 @@ struct ParamB {
   // The bits of 'flags', from the least significant up.
   struct Flags {
     static constexpr const char* type_name = "ParamB.Flags";
+    static constexpr bool bit_word = true;  // one integer of ParamB, not a struct (binschema info does not count it)
     // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
     uint16_t index = 0;
     // Bits 16-23: no known meaning (kept).
@@ -307,6 +311,7 @@ struct ParamS {
   // The bits of 'flags', from the least significant up.
   struct Flags {
     static constexpr const char* type_name = "ParamS.Flags";
+    static constexpr bool bit_word = true;  // one integer of ParamS, not a struct (binschema info does not count it)
     // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
     uint16_t index = 0;
     // Bits 16-23: no known meaning (kept).
@@ -552,6 +557,7 @@ struct ParamV3 {
   // The bits of 'flags', from the least significant up.
   struct Flags {
     static constexpr const char* type_name = "ParamV3.Flags";
+    static constexpr bool bit_word = true;  // one integer of ParamV3, not a struct (binschema info does not count it)
     // Bits 0-15: the index, when `indirect` is set (EXB command, calculation preset, command data type or blackboard index).
     uint16_t index = 0;
     // Bits 16-23: no known meaning (kept).

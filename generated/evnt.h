@@ -97,6 +97,7 @@ struct SoundEvent {
   // The bits of 'sound', from the least significant up.
   struct Sound {
     static constexpr const char* type_name = "SoundEvent.Sound";
+    static constexpr bool bit_word = true;  // one integer of SoundEvent, not a struct (binschema info does not count it)
     // Sound id (0xFFFF: none).
     uint16_t id = 0;
     // Unknown bits (0 in known files).

@@ -78,6 +78,7 @@ struct Box {
   // The bits of 'word', from the least significant up.
   struct Word {
     static constexpr const char* type_name = "Box.Word";
+    static constexpr bool bit_word = true;  // one integer of Box, not a struct (binschema info does not count it)
     // Offset of the name in strings.
     std::string name;
     uint8_t unk = 0;

@@ -21,6 +21,7 @@ struct Node {
   // The bits of 'attributes', from the least significant up.
   struct Attributes {
     static constexpr const char* type_name = "Node.Attributes";
+    static constexpr bool bit_word = true;  // one integer of Node, not a struct (binschema info does not count it)
     // The file's path in the archive (`EventFlow/Demo344_1.bfevfl`).
     std::string name;
     // 1: the node has a name (0: none; its name field then reads the first name).
