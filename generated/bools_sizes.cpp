@@ -197,6 +197,9 @@ uint64_t put_Head(WCtx& c, const Head& x) {
   const uint64_t o_blob_count = c.w.reserve(0x4);
   c.w.put_uint(o_blob_count, 4, d_blob_count, "Head.blob_count");
   const uint64_t o_nums = c.w.reserve(0x4);
+  c.w.late_check([=, &c, &x]() {
+    binschema::check_count("Head.nums", x.nums.size(), ((c.w.end_of(0) - c.w.start_of(0)) / uint64_t(2ull)), "span / 2");
+  });
   c.at.set(&x.nums, 15, o_nums);
   [[maybe_unused]] const uint64_t o_blob = c.w.pos();
   c.w.mark_start_at(1, c.w.pos());

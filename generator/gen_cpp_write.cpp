@@ -238,13 +238,14 @@ bool CppGen::count_checked(const Struct& st, const Expr& e) const {
   if (e.kind == Expr::Ident) {
     const Field* c = st.field(e.name);
     if (c && !c->count_for.empty()) return false;  // written from the array (count_shared: checked on its own)
-    if (c && c->derive && is_late(*c->derive)) return false;  // written once the file is laid out: not a model value
   }
-  // A derived value known only once the file is laid out has no d_ name here;
-  // a context pointer is read back from the root's slot (late_expr), which
-  // needs the slot at a fixed offset of a root at 0 and the name outside a function.
+  // A derived value known only once the file is laid out is checked then,
+  // through its derivation (late_expr); a context pointer is read back from
+  // the root's slot, which needs the slot at a fixed offset of a root at 0
+  // and the name outside a function.
   const std::function<bool(const Expr&, bool)> unknown = [&](const Expr& x, bool in_call) {
-    if (x.kind == Expr::Ident && st.field(x.name) && st.field(x.name)->derive && is_late(*st.field(x.name)->derive)) return true;
+    if (const Field* d = x.kind == Expr::Ident ? st.field(x.name) : nullptr; d && d->derive && is_late(*d->derive))
+      return unknown(*d->derive, in_call);
     if (const Field* g = context_pointer(st, x); g && (in_call || !g->fixed_offset || s_.find(s_.root)->has_self)) return true;
     if (x.calls(Fn::Until) || (x.calls(Fn::FileSize) && in_call)) return true;
     for (const auto& a : x.args)
@@ -266,6 +267,9 @@ const Field* CppGen::context_pointer(const Struct& st, const Expr& e) const {
 // finish(): marks, the file size, start(self), context pointers and model values.
 std::string CppGen::late_expr(const Struct& st, const Expr& e) const {
   if (e.calls(Fn::FileSize)) return "c.w.pos()";
+  // A field derived late: its derivation, worked out now.
+  if (const Field* d = e.kind == Expr::Ident ? st.field(e.name) : nullptr; d && d->derive && is_late(*d->derive))
+    return late_expr(st, *d->derive);
   if (const Field* g = context_pointer(st, e)) return "c.w.get_uint(" + hexs(g->offset) + ", " + std::to_string(g->ptr) + ")";
   if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
     if (e.args[0].name == "self") {

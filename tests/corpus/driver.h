@@ -52,6 +52,7 @@ struct Rule {
     len_from,    // length = field(other) * ints[0] + ints[1]
     len_from_len,  // length = length(other) * ints[0] + ints[1] (other is counted by the field the count names)
     len_wrong,   // as len_from, but one model in four gets one element more: the writer must refuse it
+    len_is_wrong,  // length = ints[0], but one model in four gets one element more: the writer must refuse it
     same_len,    // length = length of array `other` (counted by the same field)
     sorted,      // array of structs sorted by field `other`, or of numbers ascending
     unordered,   // the writer sorts by a derived key: compared as a multiset
@@ -269,7 +270,11 @@ class Filler {
     } else if constexpr (binschema::text::is_vector<T>::value) {
       v.clear();
       if (depth_ < 4) v.resize(pick(0, 3));
-      for (auto& e : v) value(e, rs, spell);
+      if constexpr (std::is_same_v<T, std::vector<bool>>) {
+        for (size_t i = 0; i < v.size(); ++i) v[i] = coin();  // no bool& into a vector<bool>
+      } else {
+        for (auto& e : v) value(e, rs, spell);
+      }
     } else if constexpr (binschema::text::is_array<T>::value) {
       for (auto& e : v) value(e, rs, spell);
     } else if constexpr (binschema::text::Union<T>) {
@@ -394,6 +399,7 @@ class Filler {
         f.resize(*this, f.p, r.kind == Rule::len_wrong && pick(0, 3) == 0 ? n + 1 : n);
         break;
       }
+      case Rule::len_is_wrong: f.resize(*this, f.p, pick(0, 3) == 0 ? r.ints[0] + 1 : r.ints[0]); break;
       case Rule::len_from_len:
         if (const FieldRef* o = find(fs, r.other))
           f.resize(*this, f.p, static_cast<long long>(o->length(o->p)) * r.ints[0] + r.ints[1]);
@@ -425,7 +431,11 @@ class Filler {
       size_t old = v.size();
       v.resize(static_cast<size_t>(n));
       ++depth_;
-      for (size_t i = old; i < v.size(); ++i) value(v[i]);
+      if constexpr (std::is_same_v<T, std::vector<bool>>) {
+        for (size_t i = old; i < v.size(); ++i) v[i] = coin();
+      } else {
+        for (size_t i = old; i < v.size(); ++i) value(v[i]);
+      }
       --depth_;
     } else if constexpr (std::is_same_v<T, binschema::Bytes>) {
       v.data.resize(static_cast<size_t>(std::max(0LL, n)));
