@@ -139,10 +139,10 @@ CppOutput CppGen::run() {
 // Fields whose place in the struct is only known while writing it: put_
 // notes it in c.at for place_.
 bool CppGen::at_var(const Struct& st, const Field& f) const {
-  if (placed_by_place(f) && (!f.fixed_offset || f.cond)) return true;
-  if (f.ptr || f.elem_ptr || f.type.kind != ValueType::Struct || !f.type.st->has_children) return false;
-  if (!f.array) return !f.fixed_offset || f.cond;  // an inline struct that points elsewhere
-  return (!f.fixed_offset || f.cond) && st.name != s_.root;
+  if (placed_by_place(f) && (!f.resolved.fixed_offset || f.cond)) return true;
+  if (f.pointer.width || f.pointer.elem_width || f.type.kind != ValueType::Struct || !f.type.st->has_children) return false;
+  if (!f.array.on) return !f.resolved.fixed_offset || f.cond;  // an inline struct that points elsewhere
+  return (!f.resolved.fixed_offset || f.cond) && st.name != s_.root;
 }
 
 // Tells apart fields that share an address (a struct and its first member).
@@ -168,12 +168,12 @@ bool CppGen::uses_at() const {
 // Where field f starts, in place_ (the struct is at s).
 std::string CppGen::field_at(const Struct& st, const Field& f) const {
   if (at_var(st, f)) return "c.at.get(" + at_key(f) + ", " + at_id(st, f) + ")";
-  if (f.fixed_offset) return plus("s", f.offset);
+  if (f.resolved.fixed_offset) return plus("s", f.resolved.offset);
   return "c.at_" + st.name + "_" + f.name;  // the root's inline arrays
 }
 
 // Offset expression of a field inside struct starting at `s` (fixed) or at cursor `o`.
-std::string CppGen::at(const Field& f) { return f.fixed_offset ? plus("s", f.offset) : "o"; }
+std::string CppGen::at(const Field& f) { return f.resolved.fixed_offset ? plus("s", f.resolved.offset) : "o"; }
 
 std::string CppGen::load_type(const Field& f) const {
   return f.type.prim == Prim::Bool8 ? "uint8_t" : f.type.prim == Prim::Bool32 ? "uint32_t" : prim_cpp(f.type.prim);

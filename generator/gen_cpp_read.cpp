@@ -37,7 +37,7 @@ std::string CppGen::read_expr(const Expr& e) const {
       if (e.fn == Fn::Max || e.fn == Fn::Sum) {
         const Field* arr = e.args[0].kind == Expr::Ident ? rs_->field(e.args[0].name) : nullptr;
         // Over an array read already: its elements are in the model.
-        if (arr && arr->array) return write_expr(*rs_, e, "x");
+        if (arr && arr->array.on) return write_expr(*rs_, e, "x");
         return "std::max<uint64_t>(" + read_expr(e.args[0]) + ", " + read_expr(e.args[1]) + ")";
       }
       break;  // no other function where the reader evaluates (validate.cpp)
@@ -52,14 +52,14 @@ std::string CppGen::note_slot(const std::string& at) const {
 
 // decode(bytes, layout): where the target of f (at a fixed offset of its struct) is.
 std::string CppGen::note_layout(const Field& f, const std::string& target) const {
-  return "if (r.lay) r.lay->note(" + plus("s", f.offset) + ", " + target + ");";
+  return "if (r.lay) r.lay->note(" + plus("s", f.resolved.offset) + ", " + target + ");";
 }
 
 // Reads one inline field; `o` is where it starts ("o" when at the cursor).
 void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, bool cursor, std::vector<const Field*>& targets) {
   CodeWriter& w = c_;
   if (f.kind == FieldKind::Virtual) return;  // filled in from the dictionary that holds it
-  if (cursor && f.fixed_size) w += "r.need(o, " + hexs(f.size) + ");";
+  if (cursor && f.resolved.fixed_size) w += "r.need(o, " + hexs(f.resolved.size) + ");";
   switch (f.kind) {
     case FieldKind::Virtual: break;
     case FieldKind::Pointer:
@@ -69,8 +69,8 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
     case FieldKind::BlockRef:
     case FieldKind::Dic:
       // The pointer word; its target is read after the inline fields (read_target).
-      w += "f_" + f.name + " = " + rget() + raw_uint(f.ptr) + ">(" + o + ");";
-      if (f.ptr == 8 && f.base == Field::Base::File && !f.points_to_chars) w += note_slot(o);
+      w += "f_" + f.name + " = " + rget() + raw_uint(f.pointer.width) + ">(" + o + ");";
+      if (f.pointer.width == 8 && f.pointer.base == Field::Base::File && !f.pointer.points_to_chars) w += note_slot(o);
       // A string of a scoped pool is read here, in field order as the writer
       // refers to it: the pool's block may follow in this same struct.
       if (const Pool* p = f.kind == FieldKind::PooledString ? s_.pool(f.pool) : nullptr; p && !p->scope.empty()) read_target(f);
@@ -90,9 +90,9 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
              "  {{X}}.data.assign(r.data() + r.base_{{POOL}} + b, r.data() + r.base_{{POOL}} + e);\n"
              "  r.slices_{{POOL}}.push_back({r.base_{{POOL}} + b, r.base_{{POOL}} + e, {{O}}, {{ALIGN}}});\n"
              "}",
-             {{"O", o}, {"GET", rget()}, {"T", raw_uint(f.ptr)}, {"W", std::to_string(f.ptr)}, {"POOL", f.pool}, {"NAME", f.name},
+             {{"O", o}, {"GET", rget()}, {"T", raw_uint(f.pointer.width)}, {"W", std::to_string(f.pointer.width)}, {"POOL", f.pool}, {"NAME", f.name},
               {"X", "x." + cpp_field(f.name)},
-              {"ALIGN", f.align_field.empty() ? "nullptr" : "&x." + cpp_field(f.align_field)}});
+              {"ALIGN", f.pointer.align_field.empty() ? "nullptr" : "&x." + cpp_field(f.pointer.align_field)}});
       break;
     }
     case FieldKind::PoolBlock:
@@ -124,7 +124,7 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
     case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see read_union
     case FieldKind::Union: read_union(f, o); break;
   }
-  if (cursor && f.fixed_size) w += "o += " + hexs(f.size) + ";";
+  if (cursor && f.resolved.fixed_size) w += "o += " + hexs(f.resolved.size) + ";";
 }
 
 // A number, a bool or a bit word: the raw value goes to f_NAME (for counts,
@@ -136,37 +136,37 @@ void CppGen::read_scalar(const Field& f, const std::string& o) {
     w += "f_" + f.name + " = uint16_t(r.data()[" + o + "] << 8 | r.data()[" + o + " + 1]);";
   else
     w += "f_" + f.name + " = " + load(f, o) + ";";
-  if (f.derive_pointer && prim_size(f.type.prim) == 8) w += note_slot(o);
+  if (f.role.derive_pointer && prim_size(f.type.prim) == 8) w += note_slot(o);
   bool uses_size = false;
-  if (f.derive && size_check(*f.derive, uses_size) && uses_size)
-    w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.derive) + ")) fail(" + o + ", \"" + f.name +
+  if (f.role.derive && size_check(*f.role.derive, uses_size) && uses_size)
+    w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.role.derive) + ")) fail(" + o + ", \"" + f.name +
          "\", \"says \" + hex(f_" + f.name + ") + \" but the file has \" + hex(r.size()) + \" bytes\");";
-  if (!f.also.empty()) {
+  if (!f.role.also.empty()) {
     // A derived value with accepted alternatives: checked, and the file's kept by the layout.
     std::string cond, list;
-    for (int64_t v : f.also) {
+    for (int64_t v : f.role.also) {
       cond += " && uint64_t(f_" + f.name + ") != " + std::to_string(v) + "u";
       list += ", " + hexs(static_cast<uint64_t>(v));
     }
-    w += "if (const uint64_t d = uint64_t(" + read_expr(*f.derive) + "); uint64_t(f_" + f.name + ") != d) {";
+    w += "if (const uint64_t d = uint64_t(" + read_expr(*f.role.derive) + "); uint64_t(f_" + f.name + ") != d) {";
     w += "  if (true" + cond + ") fail(" + o + ", \"" + f.name + "\", \"expected \" + hex(d) + \" (or" + list.substr(1) + "), found \" + hex(f_" + f.name + "));";
     w += "  if (r.lay) r.lay->note(" + o + ", f_" + f.name + ");";
     w += "}";
   }
-  if (f.const_int)
-    w += "if (f_" + f.name + " != " + std::to_string(*f.const_int) + ") fail(" + o + ", \"" + f.name +
-         "\", \"expected " + std::to_string(*f.const_int) + ", found \" + std::to_string(f_" + f.name + "));";
+  if (f.role.const_int)
+    w += "if (f_" + f.name + " != " + std::to_string(*f.role.const_int) + ") fail(" + o + ", \"" + f.name +
+         "\", \"expected " + std::to_string(*f.role.const_int) + ", found \" + std::to_string(f_" + f.name + "));";
   // zero_when_empty: 0 while the array is empty, or what the file has there (kept by the layout).
-  const std::string empty0 = f.zero_when_empty.empty() ? "" : "f_" + f.zero_when_empty + " == 0 && f_" + f.name + " == 0";
+  const std::string empty0 = f.role.zero_when_empty.empty() ? "" : "f_" + f.role.zero_when_empty + " == 0 && f_" + f.name + " == 0";
   if (!empty0.empty())
-    w += "if (f_" + f.zero_when_empty + " == 0 && f_" + f.name + " != 0 && r.lay) r.lay->note(" + o + ", f_" + f.name + ");";
-  if (!f.valid.empty()) {
+    w += "if (f_" + f.role.zero_when_empty + " == 0 && f_" + f.name + " != 0 && r.lay) r.lay->note(" + o + ", f_" + f.name + ");";
+  if (!f.role.valid.empty()) {
     std::string cond = empty0.empty() ? "" : "!(" + empty0 + ")", list;
-    for (int64_t v : f.valid) {
+    for (int64_t v : f.role.valid) {
       cond += (cond.empty() ? "" : " && ") + std::string("f_") + f.name + " != " + std::to_string(v);
-      list += (list.empty() ? "" : ", ") + (f.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
+      list += (list.empty() ? "" : ", ") + (f.spell.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
     }
-    std::string shown = f.hex ? "hex(f_" + f.name + ")" : "std::to_string(f_" + f.name + ")";
+    std::string shown = f.spell.hex ? "hex(f_" + f.name + ")" : "std::to_string(f_" + f.name + ")";
     // A version of the file (version_fields:) says so.
     bool is_version = rs_ && rs_->name == s_.root &&
                       std::find(s_.version_fields.begin(), s_.version_fields.end(), f.name) != s_.version_fields.end();
@@ -207,10 +207,10 @@ void CppGen::read_scalar(const Field& f, const std::string& o) {
 void CppGen::read_chars(const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   const std::string n = std::to_string(f.type.chars);
-  if (f.const_text) {
+  if (f.role.const_text) {
     w.line("if (r.chars({{O}}, {{N}}) != {{WANT}})\n"
            "  fail({{O}}, \"{{NAME}}\", \"expected \\\"\" + std::string({{WANT}}) + \"\\\", found \\\"\" + std::string(r.chars({{O}}, {{N}})) + \"\\\"\");",
-           {{"O", o}, {"N", n}, {"NAME", f.name}, {"WANT", cpp_string_literal(*f.const_text)}});
+           {{"O", o}, {"N", n}, {"NAME", f.name}, {"WANT", cpp_string_literal(*f.role.const_text)}});
   } else {
     w.line("{{X}} = std::string(r.chars({{O}}, {{N}}));", {{"X", "x." + cpp_field(f.name)}, {"O", o}, {"N", n}});
   }
@@ -291,18 +291,18 @@ void CppGen::read_elem_pointers(const Field& f, const std::string& o, bool curso
   std::string x = "x." + cpp_field(f.name);
   w += "try {";
   w.indent();
-  w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
-  w += "r.need_array(" + o + ", n, " + std::to_string(f.elem_ptr) + ");";
-  if (!f.fixed_count) w += x + ".resize(n);";
+  w += "const uint64_t n = " + (f.array.fixed_count ? std::to_string(*f.array.fixed_count) : read_expr(*f.array.count)) + ";";
+  w += "r.need_array(" + o + ", n, " + std::to_string(f.pointer.elem_width) + ");";
+  if (!f.array.fixed_count) w += x + ".resize(n);";
   w += "for (uint64_t i = 0; i < n; ++i) {";
-  w += "  const uint64_t e = " + rget() + raw_uint(f.elem_ptr) + ">(" + o + " + i * " + std::to_string(f.elem_ptr) + ");";
-  if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(f.elem_ptr));
+  w += "  const uint64_t e = " + rget() + raw_uint(f.pointer.elem_width) + ">(" + o + " + i * " + std::to_string(f.pointer.elem_width) + ");";
+  if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(f.pointer.elem_width));
   w += "  try {";
   w += "    r.need_target(e, 1);";
   w += "    " + read_call(*f.type.st, "e", x + "[i]") + ";";
   w += "  } catch (DecodeError& err) { err.push_index(i); throw; }";
   w += "}";
-  if (cursor) w += "o += n * " + std::to_string(f.elem_ptr) + ";";
+  if (cursor) w += "o += n * " + std::to_string(f.pointer.elem_width) + ";";
   w.dedent();
   w += "} catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
 }
@@ -313,9 +313,9 @@ void CppGen::read_string_offsets(const Field& f) {
   std::string x = "x." + cpp_field(f.name);
   w += "try {";
   w.indent();
-  w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+  w += "const uint64_t n = " + (f.array.fixed_count ? std::to_string(*f.array.fixed_count) : read_expr(*f.array.count)) + ";";
   w += "r.need_array(o, n, 4);";
-  if (!f.fixed_count) w += x + ".resize(n);";
+  if (!f.array.fixed_count) w += x + ".resize(n);";
   w += "for (uint64_t i = 0; i < n; ++i) {";
   const Pool* pool = s_.pool(f.pool);
   if (!pool->scope.empty()) {
@@ -341,22 +341,22 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
-  if (!et && f.fixed_count && !cursor) {
-    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " +
+  if (!et && f.array.fixed_count && !cursor) {
+    w += "for (size_t i = 0; i < " + std::to_string(*f.array.fixed_count) + "; ++i) " +
          load_elem(f, o + " + i * " + std::to_string(prim_size(f.type.prim)), x + "[i]");
     return;
   }
-  if (f.fixed_size) {
+  if (f.resolved.fixed_size) {
     // T[N] of fixed-size elements at `o`; the caller moves the cursor past it.
     const uint64_t size = et ? et->size : prim_size(f.type.prim);
-    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) {";
+    w += "for (size_t i = 0; i < " + std::to_string(*f.array.fixed_count) + "; ++i) {";
     w.indent();
     if (!et) {
       w += load_elem(f, o + " + i * " + std::to_string(size), x + "[i]");
     } else {
       std::string next = "r.size()";
       if (extent_field(*et))
-        next = "i + 1 < " + std::to_string(*f.fixed_count) + " ? " + next_target(*et, o + " + (i + 1) * " + hexs(size)) + " : r.size()";
+        next = "i + 1 < " + std::to_string(*f.array.fixed_count) + " ? " + next_target(*et, o + " + (i + 1) * " + hexs(size)) + " : r.size()";
       w += "try { " + read_call(*et, o + " + i * " + hexs(size), x + "[i]", "r.size()", next) + "; }";
       w += "catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
     }
@@ -368,9 +368,9 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
   uint64_t min = et ? (et->fixed_size ? et->size : std::max<uint64_t>(et->prefix, 1)) : prim_size(f.type.prim);
   w += "try {";
   w.indent();
-  w += "const uint64_t n = " + (f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count)) + ";";
+  w += "const uint64_t n = " + (f.array.fixed_count ? std::to_string(*f.array.fixed_count) : read_expr(*f.array.count)) + ";";
   w += "r.need_array(o, n, " + hexs(min) + ");";
-  if (!f.fixed_count) w += x + ".resize(n);";
+  if (!f.array.fixed_count) w += x + ".resize(n);";
   w += "for (uint64_t i = 0; i < n; ++i) {";
   w.indent();
   if (!et) {
@@ -382,13 +382,13 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
     if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, plus("o", et->size)) + " : r.size()";
     if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
     else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
-    if (!f.sort.empty()) {
+    if (!f.array.sort.empty()) {
       // sort: the writer puts the elements in key order; any other order would not be written back.
       w += "  [[maybe_unused]] const R& c = r;  // context values, as the writer names them";
-      w += "  auto key = [&](const " + et->name + "& e) -> uint64_t { return " + sort_key(*et, f.sort, "e") + "; };";
+      w += "  auto key = [&](const " + et->name + "& e) -> uint64_t { return " + sort_key(*et, f.array.sort, "e") + "; };";
       w += "  if (i > 0 && key(" + x + "[i]) < key(" + x + "[i - 1]))";
-      w += "    fail(o - " + hexs(et->size) + ", \"" + f.sort + "\", \"not sorted: \" + hex(key(" + x + "[i])) + \" after \" + hex(key(" + x +
-           "[i - 1])) + \" (the writer puts the elements in order of " + f.sort + ")\");";
+      w += "    fail(o - " + hexs(et->size) + ", \"" + f.array.sort + "\", \"not sorted: \" + hex(key(" + x + "[i])) + \" after \" + hex(key(" + x +
+           "[i - 1])) + \" (the writer puts the elements in order of " + f.array.sort + ")\");";
     }
     w += "} catch (DecodeError& e) { e.push_index(i); throw; }";
   }
@@ -400,7 +400,7 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
 
 const Field* CppGen::extent_field(const Struct& st) {
   for (const auto& f : st.fields)
-    if (f->extent_next) return f.get();
+    if (f->pointer.extent_next) return f.get();
   return nullptr;
 }
 
@@ -425,8 +425,8 @@ std::string CppGen::read_call(const Struct& st, const std::string& at, const std
 // end of element i's target), for fixed-size elements at `first` + i * size.
 std::string CppGen::next_target(const Struct& et, const std::string& elem_i_plus_1) const {
   const Field* f = extent_field(et);
-  std::string base = f->base == Field::Base::Struct ? "(" + elem_i_plus_1 + ") + " : "";
-  return base + rget() + raw_uint(f->ptr) + ">(" + elem_i_plus_1 + " + " + hexs(f->offset) + ")";
+  std::string base = f->pointer.base == Field::Base::Struct ? "(" + elem_i_plus_1 + ") + " : "";
+  return base + rget() + raw_uint(f->pointer.width) + ">(" + elem_i_plus_1 + " + " + hexs(f->resolved.offset) + ")";
 }
 
 // A derived value the reader can recompute and check: one over the file's
@@ -460,8 +460,8 @@ void CppGen::read_fn(const Struct& st) {
   else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = " + plus("s", st.prefix) + ";";
   // Raw values of integer and pointer fields, for counts, tags and conditions.
   for (const auto& f : st.fields) {
-    if (f->ptr) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
-    else if (f->type.kind == ValueType::Prim && !f->array) w += "[[maybe_unused]] " + load_type(*f) + " f_" + f->name + " = 0;";
+    if (f->pointer.width) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
+    else if (f->type.kind == ValueType::Prim && !f->array.on) w += "[[maybe_unused]] " + load_type(*f) + " f_" + f->name + " = 0;";
   }
   for (const auto& f : st.fields)
     if (f->type.kind == ValueType::Dic) w += "std::vector<std::string> dic_" + f->name + ";";
@@ -469,7 +469,7 @@ void CppGen::read_fn(const Struct& st) {
   bool at_cursor = false;
   for (const auto& fp : st.fields) {
     const Field& f = *fp;
-    bool cursor = !f.fixed_offset || f.cond || (!f.fixed_size && f.type.kind != ValueType::Union);
+    bool cursor = !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
     std::string o = cursor ? "o" : at(f);
     if (st.name == s_.root && cursor && !at_cursor) {
       at_cursor = true;
@@ -482,8 +482,8 @@ void CppGen::read_fn(const Struct& st) {
         while (st.fields[i].get() != &f) ++i;
         for (; st.fields[i]->name != p.base; ++i) {
           const Field& g = *st.fields[i];
-          if (g.fixed_size) pos += " + " + hexs(g.size);
-          else pos += " + uint64_t(f_" + g.count->name + ") * " + hexs(g.type.st->size);
+          if (g.resolved.fixed_size) pos += " + " + hexs(g.resolved.size);
+          else pos += " + uint64_t(f_" + g.array.count->name + ") * " + hexs(g.type.st->size);
         }
         const uint64_t a = std::max(p.align, p.block_align);
         w += "r.base_" + p.name + " = " + round_up(pos, a) + ";";
@@ -519,13 +519,13 @@ void CppGen::read_fn(const Struct& st) {
   for (const auto& f : st.fields) {
     // A stored hash with a parameter is checked once its name is read: the
     // writer recomputes it, so a stale one would not be written back.
-    if (!f->derive || !f->derive->calls(Fn::Mulhash)) continue;
-    const Expr& a = f->derive->args[0];
+    if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
+    const Expr& a = f->role.derive->args[0];
     size_t dot = a.name.find('.');
     std::string name = "x." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
-    std::string want = "uint64_t(binschema::mulhash32(" + name + ", static_cast<uint32_t>(" + read_expr(f->derive->args[1]) + ")))";
+    std::string want = "uint64_t(binschema::mulhash32(" + name + ", static_cast<uint32_t>(" + read_expr(f->role.derive->args[1]) + ")))";
     w += "if (uint64_t(f_" + f->name + ") != " + want + ")";
-    w += "  fail(" + at(*f) + ", \"" + f->name + "\", \"says \" + hex(f_" + f->name + ") + \" but " + expr_text(*f->derive) +
+    w += "  fail(" + at(*f) + ", \"" + f->name + "\", \"says \" + hex(f_" + f->name + ") + \" but " + expr_text(*f->role.derive) +
          " is \" + hex(" + want + "));";
   }
   for (const auto& f : st.fields) {
@@ -586,37 +586,37 @@ std::string CppGen::read_bool(const Field& f, const std::string& raw, const std:
 void CppGen::read_union(const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   const std::string word = "w_" + f.name;  // the pointer word of a tag_shift union
-  if (f.tag_shift) {
-    w += "const uint64_t " + word + " = " + rget() + raw_uint(f.cases[0].field->ptr) + ">(" + o + ");";
-    w += "switch (" + word + " >> " + std::to_string(f.tag_shift) + ") {";
+  if (f.variant.tag_shift) {
+    w += "const uint64_t " + word + " = " + rget() + raw_uint(f.variant.cases[0].field->pointer.width) + ">(" + o + ");";
+    w += "switch (" + word + " >> " + std::to_string(f.variant.tag_shift) + ") {";
   } else {
-    w += "switch (f_" + f.tag + ") {";
+    w += "switch (f_" + f.variant.tag + ") {";
   }
   w.indent();
   std::string known;
-  for (size_t i = 0; i < f.cases.size(); ++i) {
-    const Case& c = f.cases[i];
+  for (size_t i = 0; i < f.variant.cases.size(); ++i) {
+    const Case& c = f.variant.cases[i];
     const Field& p = *c.field;
     known += (known.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
-    uint64_t padded = (p.size + f.pad_to - 1) / f.pad_to * f.pad_to;
+    uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
     w += "case " + std::to_string(c.tag) + ": {";
     w.indent();
     w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
-    if (!f.fixed_size && p.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
-    std::string advance = p.fixed_size ? hexs(padded) : "";
+    if (!f.resolved.fixed_size && p.resolved.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
+    std::string advance = p.resolved.fixed_size ? hexs(padded) : "";
     // The padded size of n elements of `elem` bytes (an open array case).
     auto padded_n = [&](uint64_t elem) {
-      return round_up("n * " + std::to_string(elem), f.pad_to);
+      return round_up("n * " + std::to_string(elem), f.variant.pad_to);
     };
-    if (p.ptr == 8) w += note_slot(o);
+    if (p.pointer.width == 8) w += note_slot(o);
     switch (c.kind) {
       case CaseKind::PooledString:
-        w += "try { v = std::string(" + pool_read(p.pool, rget() + raw_uint(p.ptr) + ">(" + o + ")") + "); }";
+        w += "try { v = std::string(" + pool_read(p.pool, rget() + raw_uint(p.pointer.width) + ">(" + o + ")") + "); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
       case CaseKind::OwnString:
-        w += "const uint64_t t = " + std::string(p.base == Field::Base::Struct ? "s + " : "") + rget() + raw_uint(p.ptr) + ">(" + o + ");";
-        if (f.fixed_offset) w += note_layout(f, "t");
+        w += "const uint64_t t = " + std::string(p.pointer.base == Field::Base::Struct ? "s + " : "") + rget() + raw_uint(p.pointer.width) + ">(" + o + ");";
+        if (f.resolved.fixed_offset) w += note_layout(f, "t");
         w += "try { v = std::string(r.pascal16(t)); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
@@ -630,13 +630,13 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         }
         break;
       case CaseKind::Numbers:
-        if (p.fixed_count) {
-          w += "for (size_t i = 0; i < " + std::to_string(*p.fixed_count) + "; ++i) " +
+        if (p.array.fixed_count) {
+          w += "for (size_t i = 0; i < " + std::to_string(*p.array.fixed_count) + "; ++i) " +
                load_elem(p, o + " + i * " + std::to_string(prim_size(p.type.prim)), "v[i]");
         } else {
           // An open array counted by a field of the struct.
           uint64_t sz = prim_size(p.type.prim);
-          w += "const uint64_t n = " + read_expr(*p.count) + ";";
+          w += "const uint64_t n = " + read_expr(*p.array.count) + ";";
           w += "r.need_array(" + o + ", n, " + std::to_string(sz) + ");";
           w += "v.resize(n);";
           w += "for (uint64_t i = 0; i < n; ++i) " + load_elem(p, o + " + i * " + std::to_string(sz), "v[i]");
@@ -645,17 +645,17 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         break;
       case CaseKind::OwnStrings:
         // Pointers to strings of their own, counted by a field of the struct.
-        w += "const uint64_t n = " + read_expr(*p.count) + ";";
-        w += "r.need_array(" + o + ", n, " + std::to_string(p.elem_ptr) + ");";
+        w += "const uint64_t n = " + read_expr(*p.array.count) + ";";
+        w += "r.need_array(" + o + ", n, " + std::to_string(p.pointer.elem_width) + ");";
         w += "v.resize(n);";
         w += "for (uint64_t i = 0; i < n; ++i) {";
-        if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.elem_ptr));
-        w += "  const uint64_t t = " + rget() + raw_uint(p.elem_ptr) + ">(" + o + " + i * " + std::to_string(p.elem_ptr) + ");";
-        if (f.fixed_offset) w += "  if (r.lay) r.lay->note(s + " + hexs(f.offset) + " + i * " + std::to_string(p.elem_ptr) + ", t);";
+        if (s_.relocation_table) w += "  " + note_slot(o + " + i * " + std::to_string(p.pointer.elem_width));
+        w += "  const uint64_t t = " + rget() + raw_uint(p.pointer.elem_width) + ">(" + o + " + i * " + std::to_string(p.pointer.elem_width) + ");";
+        if (f.resolved.fixed_offset) w += "  if (r.lay) r.lay->note(s + " + hexs(f.resolved.offset) + " + i * " + std::to_string(p.pointer.elem_width) + ", t);";
         w += "  try { v[i] = std::string(r.pascal16(t)); }";
         w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
         w += "}";
-        advance = padded_n(p.elem_ptr);
+        advance = padded_n(p.pointer.elem_width);
         break;
       case CaseKind::Struct:
         w += "try { " + read_call(*p.type.st, o, "v") + "; }";
@@ -666,12 +666,12 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         // A pointer to the case's struct (the tag is in the word's top bits with tag_shift).
         const Struct& pt = *p.type.st;
         // base: struct: from the start of the struct holding the union.
-        const bool rel = p.base == Field::Base::Struct;
-        const std::string low = word + " & " + hexs((1ull << f.tag_shift) - 1);
+        const bool rel = p.pointer.base == Field::Base::Struct;
+        const std::string low = word + " & " + hexs((1ull << f.variant.tag_shift) - 1);
         w += "const uint64_t t = " + std::string(rel ? "s + " : "") +
-             (f.tag_shift ? (rel ? "(" + low + ")" : low) : rget() + raw_uint(p.ptr) + ">(" + o + ")") + ";";
+             (f.variant.tag_shift ? (rel ? "(" + low + ")" : low) : rget() + raw_uint(p.pointer.width) + ">(" + o + ")") + ";";
         // Where the target is, for a layout (a block in a pool is placed with its pool).
-        if (c.kind == CaseKind::StructPointer && f.fixed_offset) w += note_layout(f, "t");
+        if (c.kind == CaseKind::StructPointer && f.resolved.fixed_offset) w += note_layout(f, "t");
         w += "try {";
         w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
         w += "  " + read_call(pt, "t", "v") + ";";
@@ -679,29 +679,29 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         break;
       }
     }
-    if (!f.fixed_size) w += "o += " + advance + ";";
+    if (!f.resolved.fixed_size) w += "o += " + advance + ";";
     w += "break;";
     w.dedent();
     w += "}";
   }
   w += "default:";
-  if (f.tag_shift)
-    w += "  fail(" + o + ", \"" + f.name + "\", \"tag \" + hex(" + word + " >> " + std::to_string(f.tag_shift) + ") + \" (bits " +
-         std::to_string(f.tag_shift) + " and up) is not a supported case (known: " + known + ")\");";
+  if (f.variant.tag_shift)
+    w += "  fail(" + o + ", \"" + f.name + "\", \"tag \" + hex(" + word + " >> " + std::to_string(f.variant.tag_shift) + ") + \" (bits " +
+         std::to_string(f.variant.tag_shift) + " and up) is not a supported case (known: " + known + ")\");";
   else
-    w += "  fail(" + o + ", \"" + f.name + "\", \"" + f.tag + " \" + std::to_string(f_" + f.tag + ") + \" is not a supported case (known: " + known + ")\");";
+    w += "  fail(" + o + ", \"" + f.name + "\", \"" + f.variant.tag + " \" + std::to_string(f_" + f.variant.tag + ") + \" is not a supported case (known: " + known + ")\");";
   w.dedent();
   w += "}";
 }
 
 // The end bound passed to a pointer's target: `next` for `extent: next`.
-std::string CppGen::target_end(const Field& f) { return f.extent_next ? "next" : "r.size()"; }
+std::string CppGen::target_end(const Field& f) { return f.pointer.extent_next ? "next" : "r.size()"; }
 
 void CppGen::read_target(const Field& f) {
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   std::string p = "f_" + f.name;
-  std::string base = f.base == Field::Base::Struct ? "s + " : "";
+  std::string base = f.pointer.base == Field::Base::Struct ? "s + " : "";
   w += "try {";
   w.indent();
   switch (f.kind) {
@@ -726,7 +726,7 @@ void CppGen::read_target(const Field& f) {
       break;
     }
     case FieldKind::OwnString:
-      if (f.fixed_offset) w += note_layout(f, base + p);
+      if (f.resolved.fixed_offset) w += note_layout(f, base + p);
       w += x + " = std::string(r.pascal16(" + base + p + "));";
       break;
     case FieldKind::PooledString: {
@@ -734,13 +734,13 @@ void CppGen::read_target(const Field& f) {
       if (pool && !pool->scope.empty()) {
         w += x + " = std::string(r.cstring(r.scope_" + pool->scope + " + " + p + "));";
         w += "r.refs_" + pool->name + ".emplace_back(r.scope_" + pool->scope + " + " + p + ", " + x + ".size());";
-      } else if (pool && layout_pool(*pool) && pool->kind == Pool::Kind::Pascal16 && f.points_to_chars) {
+      } else if (pool && layout_pool(*pool) && pool->kind == Pool::Kind::Pascal16 && f.pointer.points_to_chars) {
         w += x + " = std::string(r.chars_" + pool->name + "(" + pool_base(f.pool) + base + p + "));";
       } else if (pool && layout_pool(*pool)) {
         w += x + " = std::string(r.str_" + pool->name + "(" + pool_base(f.pool) + base + p + "));";
         if (placed_pool(*pool))  // the pool's field checks where the strings are (and skips them)
           w += "r.refs_" + pool->name + ".emplace_back(" + pool_base(f.pool) + base + p + ", " + x + ".size());";
-      } else if (pool && pool->kind == Pool::Kind::Pascal16 && !f.points_to_chars) {
+      } else if (pool && pool->kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
         w += x + " = std::string(r.pascal16(" + pool_base(f.pool) + base + p + "));";
       } else {
         w += x + " = std::string(r.cstring(" + pool_base(f.pool) + base + p + "));";
@@ -751,43 +751,43 @@ void CppGen::read_target(const Field& f) {
     case FieldKind::BlockRef: {
       std::string dst = f.in_model() ? x : "tmp";
       if (!f.in_model()) w += f.type.st->name + " tmp;";
-      if (f.null == Field::Null::Allowed) {
-        w += "if (" + p + " == " + (f.null_value ? hexs(f.null_value) : std::string("0")) + ") " + x + ".reset();";
+      if (f.pointer.null == Field::Null::Allowed) {
+        w += "if (" + p + " == " + (f.pointer.null_value ? hexs(f.pointer.null_value) : std::string("0")) + ") " + x + ".reset();";
         w += "else {";
-        if (f.kind == FieldKind::Pointer && f.fixed_offset) w += "  " + note_layout(f, base + p);
+        if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) w += "  " + note_layout(f, base + p);
         w += "  r.need_target(" + base + p + ", 1);";
         w += "  " + read_call(*f.type.st, base + p, x + ".emplace()", target_end(f)) + ";";
         w += "}";
       } else {
         w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer (in the struct at \" + hex(s) + \")\");";
-        if (f.kind == FieldKind::Pointer && f.fixed_offset) w += note_layout(f, base + p);
+        if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) w += note_layout(f, base + p);
         w += "r.need_target(" + base + p + ", 1);";
         w += read_call(*f.type.st, base + p, dst, target_end(f)) + ";";
       }
       break;
     }
     case FieldKind::ArrayPointer: {
-      std::string n = f.fixed_count ? std::to_string(*f.fixed_count) : read_expr(*f.count);
+      std::string n = f.array.fixed_count ? std::to_string(*f.array.fixed_count) : read_expr(*f.array.count);
       w += "const uint64_t n = " + n + ";";
       // An empty array's pointer: null or not, as the writer chose (kept by the layout).
-      if (!f.fixed_count && f.null == Field::Null::WhenEmpty && f.fixed_offset)
-        w += "if (n == 0 && " + p + " != 0 && r.lay) r.lay->note(" + plus("s", f.offset) + ", " + p + ");";
-      if (!f.fixed_count) w += "if (n != 0) {";
+      if (!f.array.fixed_count && f.pointer.null == Field::Null::WhenEmpty && f.resolved.fixed_offset)
+        w += "if (n == 0 && " + p + " != 0 && r.lay) r.lay->note(" + plus("s", f.resolved.offset) + ", " + p + ");";
+      if (!f.array.fixed_count) w += "if (n != 0) {";
       else w += "{";
       w.indent();
       w += "if (" + p + " == 0) throw DecodeError(s, \"null pointer to \" + std::to_string(n) + \" elements (in the struct at \" + hex(s) + \")\");";
       w += "const uint64_t t = " + base + p + ";";
-      if (f.fixed_offset) w += note_layout(f, "t");
+      if (f.resolved.fixed_offset) w += note_layout(f, "t");
       w += "r.need_target(t, 1);";
-      uint64_t stride = f.elem_ptr ? static_cast<uint64_t>(f.elem_ptr)
+      uint64_t stride = f.pointer.elem_width ? static_cast<uint64_t>(f.pointer.elem_width)
                         : f.type.kind == ValueType::Prim ? prim_size(f.type.prim)
-                        : f.type.kind == ValueType::String ? static_cast<uint64_t>(f.ptr)
+                        : f.type.kind == ValueType::String ? static_cast<uint64_t>(f.pointer.width)
                         : f.type.st->fixed_size ? f.type.st->size : 1;
       w += "r.need_array(t, n, " + hexs(stride) + ");";
-      if (!f.fixed_count) w += x + ".resize(n);";
-      if (f.elem_ptr) {
+      if (!f.array.fixed_count) w += x + ".resize(n);";
+      if (f.pointer.elem_width) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
-        w += "  const uint64_t e = " + rget() + raw_uint(f.elem_ptr) + ">(t + i * " + hexs(stride) + ");";
+        w += "  const uint64_t e = " + rget() + raw_uint(f.pointer.elem_width) + ">(t + i * " + hexs(stride) + ");";
         if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
         w += "  if (r.lay) r.lay->note(t + i * " + hexs(stride) + ", e);";
         w += "  try {";
@@ -800,7 +800,7 @@ void CppGen::read_target(const Field& f) {
       } else if (f.type.kind == ValueType::String) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
         if (s_.relocation_table) w += "  " + note_slot("t + i * " + hexs(stride));
-        w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, rget() + raw_uint(f.ptr) + ">(t + i * " + hexs(stride) + ")") + "); }";
+        w += "  try { " + x + "[i] = std::string(" + pool_read(f.pool, rget() + raw_uint(f.pointer.width) + ">(t + i * " + hexs(stride) + ")") + "); }";
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       } else if (f.type.st->fixed_size) {

@@ -141,13 +141,13 @@ void CppGen::internals() {
     if (!p.scope.empty()) w += "uint64_t scope_" + p.scope + " = 0;";
   }
   for (const auto& g : s_.context)
-    if (!s_.find(s_.root)->field(g)->ptr) w += "uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
+    if (!s_.find(s_.root)->field(g)->pointer.width) w += "uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
   if (uses_at()) w += "binschema::PtrMap at;  // where fields at variable offsets went";
   if (std::any_of(s_.structs.begin(), s_.structs.end(), [](const auto& st) { return st->has_self; }))
     w += "std::unordered_map<const void*, uint64_t> placed;  // targets placed before their pointer exists";
   const Struct* root = s_.find(s_.root);
   for (const auto& f : root->fields)
-    if (!f->ptr && f->array && f->type.kind == ValueType::Struct && f->type.st->has_children && !f->fixed_offset)
+    if (!f->pointer.width && f->array.on && f->type.kind == ValueType::Struct && f->type.st->has_children && !f->resolved.fixed_offset)
       w += "uint64_t at_" + root->name + "_" + f->name + " = 0;  // where the root's " + f->name + " start";
   w.dedent();
   w += "};\n";
@@ -229,7 +229,7 @@ void CppGen::root_fns() {
   w += "namespace {";
   w += s_.root + " decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {";
   if (bom)
-    w += "  if (binschema::bom_is_big(bytes, " + hexs(bom->offset) + ", \"" + bom->name + "\")) return Codec<std::endian::big>::decode_root(bytes, lay);\n"
+    w += "  if (binschema::bom_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\")) return Codec<std::endian::big>::decode_root(bytes, lay);\n"
          "  return Codec<std::endian::little>::decode_root(bytes, lay);";
   else
     w += "  return decode_root(bytes, lay);";
@@ -289,10 +289,10 @@ void CppGen::encode_body() {
   for (const auto& p : s_.pools)
     if (layout_pool(p)) w += "if (lay) c.pool_" + p.name + ".follow(lay->pool(\"" + p.name + "\"), trace);";
   for (const auto& g : s_.context)
-    if (const Field* f = root->field(g); !f->ptr) {
+    if (const Field* f = root->field(g); !f->pointer.width) {
       // The model's value; a const or a count is not in the model.
-      std::string v = f->const_int ? std::to_string(*f->const_int)
-                      : !f->count_for.empty() ? "x." + cpp_field(f->count_for) + ".size()"
+      std::string v = f->role.const_int ? std::to_string(*f->role.const_int)
+                      : !f->resolved.count_for.empty() ? "x." + cpp_field(f->resolved.count_for) + ".size()"
                                               : "x." + cpp_field(g);
       w += "c.g_" + g + " = uint64_t(" + v + ");";
     }
@@ -345,7 +345,7 @@ void CppGen::root_tail() {
     for (const auto& vf : s_.version_fields) {
       // A version the schema shows in hex (0x417) is printed in hex.
       const Field* f = s_.find(s_.root)->field(vf);
-      std::string fn = f && f->hex ? "binschema::hex(x." : "std::to_string(x.";
+      std::string fn = f && f->spell.hex ? "binschema::hex(x." : "std::to_string(x.";
       version += (version.empty() ? "" : " + \".\" + ") + fn + vf + ")";
     }
   }

@@ -25,11 +25,11 @@ std::string CppGen::elem_type(const Field& f, const Struct* owner) const {
 std::string CppGen::model_type(const Field& f, const Struct* owner) const {
   std::string e = elem_type(f, owner);
   if (boxed_.count(&f)) e = "binschema::Box<" + e + ">";  // a struct not complete here (find_boxes)
-  if (f.array) {
-    if (f.fixed_count) return "std::array<" + e + ", " + std::to_string(*f.fixed_count) + ">";
+  if (f.array.on) {
+    if (f.array.fixed_count) return "std::array<" + e + ", " + std::to_string(*f.array.fixed_count) + ">";
     return "std::vector<" + e + ">";
   }
-  if (f.ptr && f.null == Field::Null::Allowed && f.type.kind == ValueType::Struct)
+  if (f.pointer.width && f.pointer.null == Field::Null::Allowed && f.type.kind == ValueType::Struct)
     return "std::optional<" + e + ">";
   return e;
 }
@@ -41,14 +41,14 @@ bool CppGen::owns_memory(const Field& f) const {
 }
 
 std::string CppGen::default_init(const Field& f) const {
-  if (f.default_text) {
+  if (f.role.default_text) {
     if (f.type.kind == ValueType::Chars || f.type.kind == ValueType::String)
-      return " = " + cpp_string_literal(*f.default_text);
-    return " = " + *f.default_text;
+      return " = " + cpp_string_literal(*f.role.default_text);
+    return " = " + *f.role.default_text;
   }
-  if (!f.array && f.type.kind == ValueType::Prim && f.bits.empty())
+  if (!f.array.on && f.type.kind == ValueType::Prim && f.bits.empty())
     return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? " = false" : " = 0";
-  if (f.array && f.fixed_count && f.type.kind == ValueType::Prim) return "{}";  // std::array is not zeroed otherwise
+  if (f.array.on && f.array.fixed_count && f.type.kind == ValueType::Prim) return "{}";  // std::array is not zeroed otherwise
   return "";
 }
 
@@ -57,7 +57,7 @@ std::string CppGen::default_init(const Field& f) const {
 // first. A std::vector does not.
 const Struct* CppGen::held(const Field& f) const {
   if (!f.in_model() || f.type.kind != ValueType::Struct) return nullptr;
-  if (f.array && !f.fixed_count) return nullptr;
+  if (f.array.on && !f.array.fixed_count) return nullptr;
   return f.type.st;
 }
 
@@ -75,9 +75,9 @@ void CppGen::find_boxes() {
   std::vector<Edge> edges;  // every held member
   for (const auto& st : s_.structs)
     for (const auto& f : st->fields) {
-      if (held(*f)) edges.push_back({st.get(), f.get(), f->ptr != 0});
+      if (held(*f)) edges.push_back({st.get(), f.get(), f->pointer.width != 0});
       if (f->in_model())
-        for (const auto& c : f->cases)
+        for (const auto& c : f->variant.cases)
           if (held(*c.field)) edges.push_back({st.get(), c.field.get(), true});
     }
   // Finds one cycle of held members (depth-first) and boxes the last pointer
@@ -132,7 +132,7 @@ std::vector<const Struct*> CppGen::ordered() const {
     };
     for (const auto& f : st->fields) {
       dep(*f);
-      for (const auto& c : f->cases) dep(*c.field);
+      for (const auto& c : f->variant.cases) dep(*c.field);
     }
     pref.push_back(st);
   };
@@ -141,7 +141,7 @@ std::vector<const Struct*> CppGen::ordered() const {
     for (const auto& f : st->fields) {
       const Struct* h = boxed_.count(f.get()) ? nullptr : held(*f);
       if (h && h != st && !done.count(h)) return false;
-      for (const auto& c : f->cases)
+      for (const auto& c : f->variant.cases)
         if (const Struct* hc = boxed_.count(c.field.get()) ? nullptr : held(*c.field); hc && !done.count(hc)) return false;
     }
     return true;
@@ -179,7 +179,7 @@ void CppGen::header() {
     for (const auto& f : st->fields) {
       if (f->type.kind == ValueType::Struct && f->in_model() && !done.count(f->type.st) && f->type.st != st) forward = true;
       if (f->in_model())
-        for (const auto& c : f->cases)
+        for (const auto& c : f->variant.cases)
           if (c.field->type.kind == ValueType::Struct && !done.count(c.field->type.st)) forward = true;
     }
     done.insert(st);
@@ -271,17 +271,17 @@ void CppGen::struct_decl(const Struct& st) {
     if (f->type.kind == ValueType::Union && f->in_model()) {
       std::string nt = cpp_nested_type(f->name);
       std::string alts, names, cases;
-      for (const auto& c : f->cases) {
+      for (const auto& c : f->variant.cases) {
         alts += (alts.empty() ? "" : ", ") + model_type(*c.field);
         names += std::string(names.empty() ? "" : ", ") + "\"" + c.name + "\"";
         cases += (cases.empty() ? "" : ", ") + cpp_field(c.name);
       }
-      w += "// One of the cases of '" + f->name + "', chosen by '" + f->tag + "'.";
+      w += "// One of the cases of '" + f->name + "', chosen by '" + f->variant.tag + "'.";
       w += "struct " + nt + " : std::variant<" + alts + "> {";
       w.indent();
       w += "using Base = std::variant<" + alts + ">;";
       w += "using Base::Base;\nusing Base::operator=;";
-      w += "static constexpr std::array<const char*, " + std::to_string(f->cases.size()) + "> case_names{" + names + "};";
+      w += "static constexpr std::array<const char*, " + std::to_string(f->variant.cases.size()) + "> case_names{" + names + "};";
     // Names for the cases, so that code picks a case by name, not by its
     // position in the schema.
     w.line("// The cases by name, in the order of the alternatives: switch on kind(), read one\n"
@@ -356,13 +356,13 @@ void CppGen::visit_decl(const Struct& st) {
   for (const auto& f : st.fields) {
     if (!f->in_model() || !f->spelled()) continue;
     auto str = [](const std::string& t) { return t.empty() ? std::string("nullptr") : "\"" + t + "\""; };
-    std::string flags = f->hex && f->as_bool ? "binschema::text::kHex | binschema::text::kBool"
-                        : f->hex             ? "binschema::text::kHex"
-                        : f->as_bool         ? "binschema::text::kBool"
+    std::string flags = f->spell.hex && f->spell.as_bool ? "binschema::text::kHex | binschema::text::kBool"
+                        : f->spell.hex             ? "binschema::text::kHex"
+                        : f->spell.as_bool         ? "binschema::text::kBool"
                                              : "binschema::text::kNone";
-    std::string en = f->enum_name.empty() ? "nullptr, 0" : "enums::" + f->enum_name + ", std::size(enums::" + f->enum_name + ")";
+    std::string en = f->spell.enum_name.empty() ? "nullptr, 0" : "enums::" + f->spell.enum_name + ", std::size(enums::" + f->spell.enum_name + ")";
     w += "inline constexpr binschema::text::Spell text_" + st.name + "_" + f->name + "{" + flags + ", " + en + ", " +
-         str(f->enum_name) + ", " + str(f->ref) + ", " + str(f->ref_via) + ", " + str(f->hash_of) + "};";
+         str(f->spell.enum_name) + ", " + str(f->spell.ref) + ", " + str(f->spell.ref_via) + ", " + str(f->spell.hash_of) + "};";
   }
   w += "template <class V, class Self>";
   w += "  requires std::is_same_v<std::remove_const_t<Self>, " + st.name + ">";
@@ -377,13 +377,13 @@ void CppGen::visit_decl(const Struct& st) {
   }
   for (const auto& f : st.fields) {
     if (!f->in_model()) continue;
-    std::string flags = f->spelled() ? ", text_" + st.name + "_" + f->name : f->hex ? ", binschema::text::kHexSpell" : "";
+    std::string flags = f->spelled() ? ", text_" + st.name + "_" + f->name : f->spell.hex ? ", binschema::text::kHexSpell" : "";
     bool bits_default = !f->bits.empty() && std::all_of(f->bits.begin(), f->bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
     if (bits_default) {
       // Every bit field has a default: the word is left out while it holds them all.
       w += "v.field_default(\"" + f->name + "\", x." + cpp_field(f->name) + ", " + st.name + "::" + cpp_nested_type(f->name) + "{}" + flags + ");";
-    } else if (f->default_text) {
-      std::string def = f->type.kind == ValueType::Chars ? cpp_string_literal(*f->default_text) : *f->default_text;
+    } else if (f->role.default_text) {
+      std::string def = f->type.kind == ValueType::Chars ? cpp_string_literal(*f->role.default_text) : *f->role.default_text;
       w += "v.field_default(\"" + f->name + "\", x." + cpp_field(f->name) + ", " + def + flags + ");";
     } else {
       w += "v.field(\"" + f->name + "\", x." + cpp_field(f->name) + flags + ");";

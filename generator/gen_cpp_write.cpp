@@ -17,7 +17,7 @@ std::vector<std::pair<const Pool*, const Struct*>> CppGen::block_uses() const {
   for (const auto& st : s_.structs)
     for (const auto& f : st->fields) {
       note(*f);
-      for (const auto& c : f->cases) note(*c.field);
+      for (const auto& c : f->variant.cases) note(*c.field);
     }
   return out;
 }
@@ -38,7 +38,7 @@ std::vector<const Struct*> CppGen::interned() const {
     out.push_back(st);
     for (const auto& f : st->fields) {
       if (f->type.kind == ValueType::Struct && !s_.in_block_pool(*f)) visit(f->type.st);
-      for (const auto& c : f->cases)
+      for (const auto& c : f->variant.cases)
         if (c.field->type.kind == ValueType::Struct && !s_.in_block_pool(*c.field)) visit(c.field->type.st);
     }
   };
@@ -56,21 +56,21 @@ void CppGen::intern_fn(const Struct& st) {
     for (const auto& b : f->bits)
       if (file_pool(b.pool)) w += "c.pool_" + b.pool + ".keep(" + x + "." + cpp_field(b.name) + ");";
     if (f->type.kind == ValueType::String && file_pool(f->pool)) {
-      if (f->array) w += "for (const auto& e : " + x + ") c.pool_" + f->pool + ".keep(e);";
+      if (f->array.on) w += "for (const auto& e : " + x + ") c.pool_" + f->pool + ".keep(e);";
       else w += "c.pool_" + f->pool + ".keep(" + x + ");";
     } else if (f->type.kind == ValueType::Struct && !s_.in_block_pool(*f)) {
       const std::string fn = "intern_" + f->type.st->name;
-      if (f->array) w += "for (const auto& e : " + x + ") " + fn + "(c, e);";
-      else if (f->ptr && f->null == Field::Null::Allowed) w += "if (" + x + ") " + fn + "(c, *" + x + ");";
+      if (f->array.on) w += "for (const auto& e : " + x + ") " + fn + "(c, e);";
+      else if (f->pointer.width && f->pointer.null == Field::Null::Allowed) w += "if (" + x + ") " + fn + "(c, *" + x + ");";
       else w += fn + "(c, " + x + ");";
     } else if (f->type.kind == ValueType::Union) {
       w += "switch (" + x + ".index()) {";
-      for (size_t i = 0; i < f->cases.size(); ++i) {
-        const Field& p = *f->cases[i].field;
+      for (size_t i = 0; i < f->variant.cases.size(); ++i) {
+        const Field& p = *f->variant.cases[i].field;
         std::string v = "std::get<" + std::to_string(i) + ">(" + x + ")";
-        if (p.type.kind == ValueType::String && file_pool(p.pool) && !p.array)
+        if (p.type.kind == ValueType::String && file_pool(p.pool) && !p.array.on)
           w += "  case " + std::to_string(i) + ": c.pool_" + p.pool + ".keep(" + v + "); break;";
-        else if (p.type.kind == ValueType::Struct && !p.array && !s_.in_block_pool(p))
+        else if (p.type.kind == ValueType::Struct && !p.array.on && !s_.in_block_pool(p))
           w += "  case " + std::to_string(i) + ": intern_" + p.type.st->name + "(c, " + v + "); break;";
       }
       w += "  default: break;";
@@ -117,15 +117,15 @@ std::string CppGen::string_ref(const std::string& pool, const std::string& v, co
 // A pointer into a block pool: the block's index, then the slot to fill.
 std::string CppGen::block_ref(const Field& f, const std::string& v, const std::string& slot, uint64_t tag, unsigned shift) const {
   std::string r = "c.pool_" + f.pool + ".ref(block_" + f.pool + "_" + f.type.st->name + "(c, " + v + "), " + slot + ", " +
-                   std::to_string(f.ptr);
+                   std::to_string(f.pointer.width);
   if (shift) r += ", " + std::to_string(tag) + "u, " + std::to_string(shift);
   return r + ");";
 }
 
 // A field whose target place_ puts down (not a pooled string or block).
 bool CppGen::placed_by_place(const Field& f) const {
-  return (f.ptr || f.elem_ptr) && !f.derive && !s_.in_block_pool(f) &&
-         (f.pool.empty() || f.array || f.type.kind == ValueType::Dic);
+  return (f.pointer.width || f.pointer.elem_width) && !f.role.derive && !s_.in_block_pool(f) &&
+         (f.pool.empty() || f.array.on || f.type.kind == ValueType::Dic);
 }
 
 // C++ for an expression on the write side.
@@ -139,9 +139,9 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         return "uint64_t(" + x + "." + cpp_field(e.name.substr(0, dot)) + "." + cpp_field(e.name.substr(dot + 1)) + ")";
       const Field* f = st.field(e.name);
       if (!f) return "c.g_" + e.name;  // context:
-      if (!f->count_for.empty()) return "uint64_t(" + x + "." + cpp_field(f->count_for) + ".size())";
-      if (f->const_int) return std::to_string(*f->const_int) + "ull";
-      if (f->derive) return "d_" + f->name;
+      if (!f->resolved.count_for.empty()) return "uint64_t(" + x + "." + cpp_field(f->resolved.count_for) + ".size())";
+      if (f->role.const_int) return std::to_string(*f->role.const_int) + "ull";
+      if (f->role.derive) return "d_" + f->name;
       return x + "." + cpp_field(f->name);
     }
     case Expr::Unary: return "(" + e.name + write_expr(st, e.args[0], obj) + ")";
@@ -163,12 +163,12 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
           from = dot + 1;
         }
         // The count of a bytes field is its length.
-        if (last && !last->array && last->type.kind == ValueType::Bytes) path += ".data";
+        if (last && !last->array.on && last->type.kind == ValueType::Bytes) path += ".data";
         return "uint64_t(" + x + path + ".size())";
       }
       if (e.fn == Fn::Max) {
         const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
-        if (arr && arr->array) {
+        if (arr && arr->array.on) {
           // The largest value of an expression over the elements (0 for none).
           std::string inner = write_expr(*arr->type.st, e.args[1], "e");
           return "[&]() -> uint64_t { uint64_t t = 0; for (const auto& e : " + x + "." + cpp_field(arr->name) +
@@ -188,10 +188,10 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         // How many values the active case of a union holds.
         const Field* u = st.field(e.args[0].name);
         std::string r = "[&]() -> uint64_t { switch (" + x + "." + cpp_field(u->name) + ".index()) {";
-        for (size_t i = 0; i < u->cases.size(); ++i) {
-          const Field& p = *u->cases[i].field;
-          std::string n = p.array && !p.fixed_count ? "std::get<" + std::to_string(i) + ">(" + x + "." + cpp_field(u->name) + ").size()"
-                                                    : std::to_string(p.items.value_or(p.fixed_count.value_or(1)));
+        for (size_t i = 0; i < u->variant.cases.size(); ++i) {
+          const Field& p = *u->variant.cases[i].field;
+          std::string n = p.array.on && !p.array.fixed_count ? "std::get<" + std::to_string(i) + ">(" + x + "." + cpp_field(u->name) + ").size()"
+                                                    : std::to_string(p.items.value_or(p.array.fixed_count.value_or(1)));
           r += " case " + std::to_string(i) + ": return " + n + ";";
         }
         return r + " } return 0; }()";
@@ -219,12 +219,12 @@ bool CppGen::write_evaluable(const Struct& st, const Expr& e) const {
   if (e.calls(Fn::Until) || (e.kind == Expr::Call && is_late(e))) return false;
   if (e.kind == Expr::Ident && !st.field(e.name) && e.name.find('.') == std::string::npos) {
     const Field* g = s_.find(s_.root)->field(e.name);
-    if (g && g->ptr) return false;
+    if (g && g->pointer.width) return false;
   }
   // A late derived field (size(b), say) is only known once the file is laid out.
-  if (const Field* g = e.kind == Expr::Ident ? st.field(e.name) : nullptr; g && g->derive && is_late(*g->derive)) return false;
+  if (const Field* g = e.kind == Expr::Ident ? st.field(e.name) : nullptr; g && g->role.derive && is_late(*g->role.derive)) return false;
   if ((e.calls(Fn::Sum) || e.calls(Fn::Max)) && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
-      st.field(e.args[0].name)->array)
+      st.field(e.args[0].name)->array.on)
     return write_evaluable(*st.field(e.args[0].name)->type.st, e.args[1]);
   for (const auto& a : e.args)
     if (!write_evaluable(st, a)) return false;
@@ -237,16 +237,16 @@ bool CppGen::write_evaluable(const Struct& st, const Expr& e) const {
 bool CppGen::count_checked(const Struct& st, const Expr& e) const {
   if (e.kind == Expr::Ident) {
     const Field* c = st.field(e.name);
-    if (c && !c->count_for.empty()) return false;  // written from the array (count_shared: checked on its own)
+    if (c && !c->resolved.count_for.empty()) return false;  // written from the array (count_shared: checked on its own)
   }
   // A derived value known only once the file is laid out is checked then,
   // through its derivation (late_expr); a context pointer is read back from
   // the root's slot, which needs the slot at a fixed offset of a root at 0
   // and the name outside a function.
   const std::function<bool(const Expr&, bool)> unknown = [&](const Expr& x, bool in_call) {
-    if (const Field* d = x.kind == Expr::Ident ? st.field(x.name) : nullptr; d && d->derive && is_late(*d->derive))
-      return unknown(*d->derive, in_call);
-    if (const Field* g = context_pointer(st, x); g && (in_call || !g->fixed_offset || s_.find(s_.root)->has_self)) return true;
+    if (const Field* d = x.kind == Expr::Ident ? st.field(x.name) : nullptr; d && d->role.derive && is_late(*d->role.derive))
+      return unknown(*d->role.derive, in_call);
+    if (const Field* g = context_pointer(st, x); g && (in_call || !g->resolved.fixed_offset || s_.find(s_.root)->has_self)) return true;
     if (x.calls(Fn::Until) || (x.calls(Fn::FileSize) && in_call)) return true;
     for (const auto& a : x.args)
       if (unknown(a, in_call || x.kind == Expr::Call)) return true;
@@ -260,7 +260,7 @@ bool CppGen::count_checked(const Struct& st, const Expr& e) const {
 const Field* CppGen::context_pointer(const Struct& st, const Expr& e) const {
   if (e.kind != Expr::Ident || st.field(e.name) || e.name.find('.') != std::string::npos) return nullptr;
   const Field* g = s_.find(s_.root)->field(e.name);
-  return g && g->ptr ? g : nullptr;
+  return g && g->pointer.width ? g : nullptr;
 }
 
 // C++ for a value known only once the file is laid out, evaluated in
@@ -268,9 +268,9 @@ const Field* CppGen::context_pointer(const Struct& st, const Expr& e) const {
 std::string CppGen::late_expr(const Struct& st, const Expr& e) const {
   if (e.calls(Fn::FileSize)) return "c.w.pos()";
   // A field derived late: its derivation, worked out now.
-  if (const Field* d = e.kind == Expr::Ident ? st.field(e.name) : nullptr; d && d->derive && is_late(*d->derive))
-    return late_expr(st, *d->derive);
-  if (const Field* g = context_pointer(st, e)) return "c.w.get_uint(" + hexs(g->offset) + ", " + std::to_string(g->ptr) + ")";
+  if (const Field* d = e.kind == Expr::Ident ? st.field(e.name) : nullptr; d && d->role.derive && is_late(*d->role.derive))
+    return late_expr(st, *d->role.derive);
+  if (const Field* g = context_pointer(st, e)) return "c.w.get_uint(" + hexs(g->resolved.offset) + ", " + std::to_string(g->pointer.width) + ")";
   if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
     if (e.args[0].name == "self") {
       // Only start(self) is accepted (validate.cpp).
@@ -295,33 +295,33 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   std::string what = "\"" + st.name + "." + f.name + "\"";
-  if (f.count && count_checked(st, *f.count)) {
+  if (f.array.count && count_checked(st, *f.array.count)) {
     // A count the model does not hold (an expression, or a derived or const
     // field): an array of another length would be read back as a different
     // model. One over file_size() is checked once the file is laid out.
     const char* check = "binschema::check_count({{WHAT}}, {{X}}.size(), {{WANT}}, \"{{COUNT}}\");";
-    const std::string count = expr_text(*f.count);
-    if (write_evaluable(st, *f.count)) {
-      w.line(check, {{"WANT", write_expr(st, *f.count)}, {"X", x}, {"WHAT", what}, {"COUNT", count}});
+    const std::string count = expr_text(*f.array.count);
+    if (write_evaluable(st, *f.array.count)) {
+      w.line(check, {{"WANT", write_expr(st, *f.array.count)}, {"X", x}, {"WHAT", what}, {"COUNT", count}});
     } else {
       w += "c.w.late_check([=, &c, &x]() {";
       w.indent();
-      w.line(check, {{"WANT", late_expr(st, *f.count)}, {"X", x}, {"WHAT", what}, {"COUNT", count}});
+      w.line(check, {{"WANT", late_expr(st, *f.array.count)}, {"X", x}, {"WHAT", what}, {"COUNT", count}});
       w.dedent();
       w += "});";
     }
   }
-  if (!f.count_shared.empty())
-    w += "if (" + x + ".size() != x." + cpp_field(f.count_shared) + ".size()) throw binschema::EncodeError(std::string(" + what +
-         ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but " + f.count_shared + " (counted by the same field) has \" + std::to_string(x." +
-         cpp_field(f.count_shared) + ".size()));";
+  if (!f.resolved.count_shared.empty())
+    w += "if (" + x + ".size() != x." + cpp_field(f.resolved.count_shared) + ".size()) throw binschema::EncodeError(std::string(" + what +
+         ") + \": \" + std::to_string(" + x + ".size()) + \" elements, but " + f.resolved.count_shared + " (counted by the same field) has \" + std::to_string(x." +
+         cpp_field(f.resolved.count_shared) + ".size()));";
   switch (f.kind) {
     case FieldKind::Virtual: break;  // stored in a dictionary, not here
     case FieldKind::Scalar:
     case FieldKind::BitWord: put_scalar(st, f, o); break;
     case FieldKind::BlockRef:
-      if (f.null == Field::Null::Allowed) {
-        w += "if (!" + x + ") c.w.put_uint(" + o + ", " + std::to_string(f.ptr) + ", " + hexs(f.null_value) + "u, " + what + ");";
+      if (f.pointer.null == Field::Null::Allowed) {
+        w += "if (!" + x + ") c.w.put_uint(" + o + ", " + std::to_string(f.pointer.width) + ", " + hexs(f.pointer.null_value) + "u, " + what + ");";
         w += "else " + block_ref(f, "*" + x, o);
       } else {
         w += block_ref(f, x, o);
@@ -330,11 +330,11 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     case FieldKind::PooledString: {
       const Pool* pool = s_.pool(f.pool);
       if (!pool->scope.empty())
-        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 0, c.scope_" + pool->scope + ");";
-      else if (f.points_to_chars)
-        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.ptr) + ", false, false, 2);";
+        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.pointer.width) + ", false, false, 0, c.scope_" + pool->scope + ");";
+      else if (f.pointer.points_to_chars)
+        w += "c.pool_" + f.pool + ".ref(" + x + ", " + o + ", " + std::to_string(f.pointer.width) + ", false, false, 2);";
       else
-        w += string_ref(f.pool, x, o, f.ptr);
+        w += string_ref(f.pool, x, o, f.pointer.width);
       break;
     }
     case FieldKind::Pointer:
@@ -345,7 +345,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
       break;
     case FieldKind::Chars: {
-      std::string v = f.const_text ? cpp_string_literal(*f.const_text) : x;
+      std::string v = f.role.const_text ? cpp_string_literal(*f.role.const_text) : x;
       w += "c.w.chars(" + o + ", " + v + ", " + std::to_string(f.type.chars) + ", false, " + what + ");";
       break;
     }
@@ -362,7 +362,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     case FieldKind::Slice:
       // Placed with its pool; begin and end are written once it is.
       w += "c.pool_" + f.pool + ".ref(std::span<const uint8_t>(" + x + ".data), " +
-           (f.align_field.empty() ? std::string("0") : "x." + cpp_field(f.align_field)) + ", " + o + ", " + std::to_string(f.ptr) + ", " + what + ");";
+           (f.pointer.align_field.empty() ? std::string("0") : "x." + cpp_field(f.pointer.align_field)) + ", " + o + ", " + std::to_string(f.pointer.width) + ", " + what + ");";
       break;
     case FieldKind::PoolBlock:
       w += "c.pool_" + f.pool + ".place(c.w);";
@@ -371,9 +371,9 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
       // Values over the pool (its size, say), now that it is placed; they
       // sit at fixed offsets (validate.cpp).
       for (const auto& g : st.fields) {
-        if (!g->derive || !uses_scoped_pool(s_, *g->derive)) continue;
-        int width = g->ptr ? g->ptr : static_cast<int>(prim_size(g->type.prim));
-        w += "c.w.put_uint(" + plus("s", g->offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->derive) +
+        if (!g->role.derive || !uses_scoped_pool(s_, *g->role.derive)) continue;
+        int width = g->pointer.width ? g->pointer.width : static_cast<int>(prim_size(g->type.prim));
+        w += "c.w.put_uint(" + plus("s", g->resolved.offset) + ", " + std::to_string(width) + ", " + late_expr(st, *g->role.derive) +
              ", \"" + st.name + "." + g->name + "\");";
       }
       break;
@@ -393,7 +393,7 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
     case FieldKind::ElemPointers:
       // The pointer slots; place_ fills them as the elements land.
       if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + o + ");";
-      if (!f.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.elem_ptr) + ");";
+      if (!f.resolved.fixed_size) w += "c.w.reserve(" + x + ".size() * " + std::to_string(f.pointer.elem_width) + ");";
       break;
     case FieldKind::StringOffsets:
       // Inline u32 offsets of pooled strings.
@@ -412,10 +412,10 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
   }
   // A field that runs until(E) ends where E says, or the reader would stop
   // elsewhere (or refuse the file): decode and encode agree on what is valid.
-  const Expr* until = f.size_expr ? &*f.size_expr : f.count ? &*f.count : nullptr;
+  const Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
   // (An end derived from the layout is right by construction.)
   const auto derived = [&](const Expr& e, const auto& self) -> bool {
-    if (e.kind == Expr::Ident && st.field(e.name) && st.field(e.name)->derive) return true;
+    if (e.kind == Expr::Ident && st.field(e.name) && st.field(e.name)->role.derive) return true;
     for (const auto& a : e.args)
       if (self(a, self)) return true;
     return false;
@@ -438,19 +438,19 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
     // The mark's two bytes as the model holds them (0xFEFF: FE FF), in either byte order.
     w += "c.w.at(" + o + ")[0] = uint8_t(" + x + " >> 8);";
     w += "c.w.at(" + o + ")[1] = uint8_t(" + x + ");";
-  } else if (f.derive && uses_scoped_pool(s_, *f.derive)) {
+  } else if (f.role.derive && uses_scoped_pool(s_, *f.role.derive)) {
     // Patched right after the pool block is placed (see put_field).
-  } else if (f.derive) {
+  } else if (f.role.derive) {
     int width = static_cast<int>(prim_size(f.type.prim));
-    if (is_late(*f.derive)) {
-      const std::string value = late_expr(st, *f.derive);
-      w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.derive_pointer ? "true" : "false") + ", [=, &c" +
+    if (is_late(*f.role.derive)) {
+      const std::string value = late_expr(st, *f.role.derive);
+      w += "c.w.late({" + o + ", " + std::to_string(width) + ", " + (f.role.derive_pointer ? "true" : "false") + ", [=, &c" +
            (uses_model(value) ? ", &x" : "") + "]() -> uint64_t { return " + value + "; }, " + what + "});";
     } else {
-      if (!f.also.empty()) {
+      if (!f.role.also.empty()) {
         // The file's value when the layout kept one of the accepted alternatives.
         std::string cond;
-        for (int64_t v : f.also) cond += " || v == " + std::to_string(v) + "u";
+        for (int64_t v : f.role.also) cond += " || v == " + std::to_string(v) + "u";
         w += "if (const uint64_t v = c.w.kept(" + o + ", d_" + f.name + "); v == d_" + f.name + cond + ")";
         w += "  c.w.put_uint(" + o + ", " + std::to_string(width) + ", v, " + what + ");";
         w += "else";
@@ -458,14 +458,14 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       } else {
         w += "c.w.put_uint(" + o + ", " + std::to_string(width) + ", d_" + f.name + ", " + what + ");";
       }
-      if (f.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
+      if (f.role.derive_pointer) w += "c.w.record_pointer(" + o + ", " + std::to_string(width) + ", d_" + f.name + " == 0);";
     }
-  } else if (!f.count_for.empty()) {
-    w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.count_for) + ".size(), " + what + ");";
-  } else if (!f.tag_for.empty()) {
-    const Field* u = st.field(f.tag_for);
+  } else if (!f.resolved.count_for.empty()) {
+    w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", x." + cpp_field(f.resolved.count_for) + ".size(), " + what + ");";
+  } else if (!f.resolved.tag_for.empty()) {
+    const Field* u = st.field(f.resolved.tag_for);
     std::string tags;
-    for (const auto& c : u->cases) tags += (tags.empty() ? "" : ", ") + std::to_string(c.tag);
+    for (const auto& c : u->variant.cases) tags += (tags.empty() ? "" : ", ") + std::to_string(c.tag);
     w += "{";
     w += "  static constexpr " + std::string(prim_cpp(f.type.prim)) + " tags[] = {" + tags + "};";
     w += "  " + wput() + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
@@ -497,29 +497,29 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
     w += wput() + load_type(f) + ">(" + o + ", " + x + " ? " + hexs(*f.true_value) + "u : 0u);";
   } else {
     std::string t = load_type(f);
-    std::string v = f.const_int ? std::to_string(*f.const_int) : x;
-    if (!f.zero_when_empty.empty()) {
+    std::string v = f.role.const_int ? std::to_string(*f.role.const_int) : x;
+    if (!f.role.zero_when_empty.empty()) {
       // 0 while the array is empty (or what the layout kept there).
-      w += "if (x." + cpp_field(st.field(f.zero_when_empty)->count_for) + ".empty()) c.w.put_uint(" + o + ", " +
+      w += "if (x." + cpp_field(st.field(f.role.zero_when_empty)->resolved.count_for) + ".empty()) c.w.put_uint(" + o + ", " +
            std::to_string(prim_size(f.type.prim)) + ", c.w.kept(" + o + ", 0), " + what + ");";
       w += "else {";
       w.indent();
     }
-    if (!f.valid.empty() && !f.const_int) {
+    if (!f.role.valid.empty() && !f.role.const_int) {
       std::string cond, list;
-      for (int64_t vv : f.valid) {
+      for (int64_t vv : f.role.valid) {
         cond += (cond.empty() ? "" : " && ") + v + " != " + std::to_string(vv);
         list += (list.empty() ? "" : ", ") + std::to_string(vv);
       }
-      std::string shown = f.hex ? "binschema::hex(" + v + ")" : "std::to_string(" + v + ")";
-      if (f.hex) {
+      std::string shown = f.spell.hex ? "binschema::hex(" + v + ")" : "std::to_string(" + v + ")";
+      if (f.spell.hex) {
         list.clear();
-        for (int64_t vv : f.valid) list += (list.empty() ? "" : ", ") + (vv >= 0 ? hexs(static_cast<uint64_t>(vv)) : std::to_string(vv));
+        for (int64_t vv : f.role.valid) list += (list.empty() ? "" : ", ") + (vv >= 0 ? hexs(static_cast<uint64_t>(vv)) : std::to_string(vv));
       }
       w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + " + shown + " + \" is not one of " + list + "\");";
     }
     w += wput() + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
-    if (!f.zero_when_empty.empty()) {
+    if (!f.role.zero_when_empty.empty()) {
       w.dedent();
       w += "}";
     }
@@ -532,24 +532,24 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
-  if (!et && f.fixed_size) {
-    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) " +
+  if (!et && f.resolved.fixed_size) {
+    w += "for (size_t i = 0; i < " + std::to_string(*f.array.fixed_count) + "; ++i) " +
          store_elem(f, o + " + i * " + std::to_string(prim_size(f.type.prim)), x + "[i]");
     return;
   }
   if (et && et->has_children) {
     // Their targets are placed by place_ once the whole struct is written;
     // remember where the elements start (fixed-size elements: validate.cpp).
-    std::string first = f.fixed_size ? o : "c.w.pos()";
+    std::string first = f.resolved.fixed_size ? o : "c.w.pos()";
     if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", " + first + ");";
-    else if (!f.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = " + first + ";";
+    else if (!f.resolved.fixed_offset) w += "c.at_" + st.name + "_" + f.name + " = " + first + ";";
   }
-  if (f.fixed_size) {
-    w += "for (size_t i = 0; i < " + std::to_string(*f.fixed_count) + "; ++i) put_" + et->name + "(c, " + o + " + i * " + hexs(et->size) +
+  if (f.resolved.fixed_size) {
+    w += "for (size_t i = 0; i < " + std::to_string(*f.array.fixed_count) + "; ++i) put_" + et->name + "(c, " + o + " + i * " + hexs(et->size) +
          ", " + x + "[i]);";
     return;
   }
-  if (et && !f.sort.empty()) {
+  if (et && !f.array.sort.empty()) {
     // sort: the elements in ascending order of the key (stable: equal keys
     // keep the model's order); a derived key is computed from the element.
     w += "{";
@@ -560,7 +560,7 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
     w += "for (size_t i = 0; i < order.size(); ++i) {";
     w += "  const " + et->name + "& e = " + x + "[i];";
     w += "  order[i] = i;";
-    w += "  keys[i] = " + sort_key(*et, f.sort, "e") + ";";
+    w += "  keys[i] = " + sort_key(*et, f.array.sort, "e") + ";";
     w += "}";
     w += "std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });";
     w += "for (size_t i : order) put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + "[i]);";
@@ -578,16 +578,16 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
 // The sort: key of element `e` of struct et: the model's value, or its derive: computed.
 std::string CppGen::sort_key(const Struct& et, const std::string& key, const std::string& e) const {
   const Field* k = et.field(key);
-  if (k->derive) return "uint64_t(" + write_expr(et, *k->derive, e) + ")";
+  if (k->role.derive) return "uint64_t(" + write_expr(et, *k->role.derive, e) + ")";
   return "uint64_t(" + e + "." + cpp_field(key) + ")";
 }
 
 // What a field that is absent (its if: is false) must hold in the model.
 std::string CppGen::absent_check(const Field& f) const {
   std::string x = "x." + cpp_field(f.name);
-  if (f.array && !f.fixed_count) return "!" + x + ".empty()";
-  if (f.type.kind == ValueType::Prim && f.bits.empty() && f.array == false)
-    return x + " != " + (f.default_text ? *f.default_text : std::string("0"));
+  if (f.array.on && !f.array.fixed_count) return "!" + x + ".empty()";
+  if (f.type.kind == ValueType::Prim && f.bits.empty() && f.array.on == false)
+    return x + " != " + (f.role.default_text ? *f.role.default_text : std::string("0"));
   return x + " != decltype(" + x + "){}";
 }
 
@@ -604,11 +604,11 @@ void CppGen::put_fn(const Struct& st) {
   }
   // Derived values that other derived values may use.
   for (const auto& f : st.fields)
-    if (f->derive && !is_late(*f->derive))
-      w += "[[maybe_unused]] const uint64_t d_" + f->name + " = uint64_t(" + write_expr(st, *f->derive) + ");";
+    if (f->role.derive && !is_late(*f->role.derive))
+      w += "[[maybe_unused]] const uint64_t d_" + f->name + " = uint64_t(" + write_expr(st, *f->role.derive) + ");";
   for (const auto& fp : st.fields) {
     const Field& f = *fp;
-    bool cursor = !f.fixed_offset || f.cond;
+    bool cursor = !f.resolved.fixed_offset || f.cond;
     if (f.cond) {
       w += "if (" + condition(write_expr(st, *f.cond)) + ") {";
       w.indent();
@@ -617,13 +617,13 @@ void CppGen::put_fn(const Struct& st) {
     if (cursor) {
       o = "o_" + f.name;
       // Fixed-size fields get their bytes first; variable ones append as they go.
-      w += "[[maybe_unused]] const uint64_t " + o + " = " + (f.fixed_size ? "c.w.reserve(" + hexs(f.size) + ")" : "c.w.pos()") + ";";
+      w += "[[maybe_unused]] const uint64_t " + o + " = " + (f.resolved.fixed_size ? "c.w.reserve(" + hexs(f.resolved.size) + ")" : "c.w.pos()") + ";";
     }
-    int region = !f.ptr && !f.region.empty() ? s_.region_id(f.region) : -1;
-    if (region >= 0) w += "c.w.mark_start_at(" + std::to_string(region) + ", " + (f.fixed_size ? o : "c.w.pos()") + ");";
+    int region = !f.pointer.width && !f.region.empty() ? s_.region_id(f.region) : -1;
+    if (region >= 0) w += "c.w.mark_start_at(" + std::to_string(region) + ", " + (f.resolved.fixed_size ? o : "c.w.pos()") + ");";
     put_field(st, f, o);
     if (region >= 0)
-      w += "c.w.mark_end_at(" + std::to_string(region) + ", " + (f.fixed_size ? o + " + " + hexs(f.size) : "c.w.pos()") + ");";
+      w += "c.w.mark_end_at(" + std::to_string(region) + ", " + (f.resolved.fixed_size ? o + " + " + hexs(f.resolved.size) : "c.w.pos()") + ");";
     if (f.cond) {
       w.dedent();
       if (f.in_model()) {
@@ -642,41 +642,41 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   w += "switch (x." + cpp_field(f.name) + ".index()) {";
   w.indent();
-  for (size_t i = 0; i < f.cases.size(); ++i) {
-    const Case& c = f.cases[i];
+  for (size_t i = 0; i < f.variant.cases.size(); ++i) {
+    const Case& c = f.variant.cases[i];
     const Field& p = *c.field;
-    uint64_t padded = (p.size + f.pad_to - 1) / f.pad_to * f.pad_to;
+    uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
     w += "case " + std::to_string(i) + ": {";
     w.indent();
     w += "[[maybe_unused]] const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
-    if (p.count) {
+    if (p.array.count) {
       // A count derived otherwise than items(UNION) need not be the case's length.
-      const Field* n = p.count->kind == Expr::Ident ? st.field(p.count->name) : nullptr;
-      const Expr* d = n && n->derive ? &*n->derive : nullptr;
+      const Field* n = p.array.count->kind == Expr::Ident ? st.field(p.array.count->name) : nullptr;
+      const Expr* d = n && n->role.derive ? &*n->role.derive : nullptr;
       const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
-      if (!items && count_checked(st, *p.count) && write_evaluable(st, *p.count)) {
+      if (!items && count_checked(st, *p.array.count) && write_evaluable(st, *p.array.count)) {
         w.line("binschema::check_count({{WHAT}}, v.size(), {{WANT}}, \"{{COUNT}}\");",
-               {{"WANT", write_expr(st, *p.count)}, {"WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\""}, {"COUNT", expr_text(*p.count)}});
+               {{"WANT", write_expr(st, *p.array.count)}, {"WHAT", "\"" + st.name + "." + f.name + "." + c.name + "\""}, {"COUNT", expr_text(*p.array.count)}});
       }
     }
     // Where the payload goes: in place, or appended (GCC 12 warns, wrongly,
     // -Wrestrict, when this is assigned "u" later instead).
-    const std::string oo = f.fixed_size ? o : std::string(1, 'u');
-    if (!f.fixed_size) {
-      const uint64_t elem = p.elem_ptr ? p.elem_ptr : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1;
+    const std::string oo = f.resolved.fixed_size ? o : std::string(1, 'u');
+    if (!f.resolved.fixed_size) {
+      const uint64_t elem = p.pointer.elem_width ? p.pointer.elem_width : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1;
       std::string size = hexs(padded);
-      if (!p.fixed_size) {
-        size = round_up("v.size() * " + std::to_string(elem), f.pad_to);
+      if (!p.resolved.fixed_size) {
+        size = round_up("v.size() * " + std::to_string(elem), f.variant.pad_to);
       }
       w += "[[maybe_unused]] const uint64_t u = c.w.reserve(" + size + ");";
     }
     switch (c.kind) {
-      case CaseKind::PooledString: w += string_ref(p.pool, "v", oo, p.ptr); break;
+      case CaseKind::PooledString: w += string_ref(p.pool, "v", oo, p.pointer.width); break;
       case CaseKind::OwnString:
       case CaseKind::OwnStrings:
       case CaseKind::StructPointer:
         break;  // patched by place_ when the target is placed
-      case CaseKind::PooledBlock: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.tag_shift); break;
+      case CaseKind::PooledBlock: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
         if (p.true_value) w += wput() + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
         else w += wput() + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
@@ -702,13 +702,13 @@ void CppGen::declare_cond_derived(const Struct& st) {
   std::set<std::string> need;
   std::function<void(const Expr&)> walk = [&](const Expr& e) {
     if (e.kind == Expr::Ident)
-      if (const Field* f = st.field(e.name); f && f->derive && !is_late(*f->derive) && need.insert(f->name).second) walk(*f->derive);
+      if (const Field* f = st.field(e.name); f && f->role.derive && !is_late(*f->role.derive) && need.insert(f->name).second) walk(*f->role.derive);
     for (const auto& a : e.args) walk(a);
   };
   for (const auto& f : st.fields)
     if (f->cond) walk(*f->cond);
   for (const auto& f : st.fields)
-    if (need.count(f->name)) c_ += "[[maybe_unused]] const uint64_t d_" + f->name + " = uint64_t(" + write_expr(st, *f->derive) + ");";
+    if (need.count(f->name)) c_ += "[[maybe_unused]] const uint64_t d_" + f->name + " = uint64_t(" + write_expr(st, *f->role.derive) + ");";
 }
 
 void CppGen::place_fn(const Struct& st) {
@@ -747,7 +747,7 @@ void CppGen::place_fn(const Struct& st) {
       case LayoutItem::Align: w += "c.w.align(" + std::to_string(li.n) + ");"; continue;
       case LayoutItem::Zeros: w += "c.w.reserve(" + hexs(li.n) + ");"; continue;
       case LayoutItem::Children:
-        if (!st.field(li.name)->ptr && !st.field(li.name)->elem_ptr) place_inline_children(st, *st.field(li.name));
+        if (!st.field(li.name)->pointer.width && !st.field(li.name)->pointer.elem_width) place_inline_children(st, *st.field(li.name));
         else place_children(st, *st.field(li.name));
         continue;
       default: break;
@@ -757,7 +757,7 @@ void CppGen::place_fn(const Struct& st) {
       w += "if (" + condition(write_expr(st, *f.cond)) + ") {";
       w.indent();
     }
-    if (!f.ptr) place_inline_pointers(st, f);
+    if (!f.pointer.width) place_inline_pointers(st, f);
     else place_target(st, f, li.kind == LayoutItem::Shallow);
     if (f.cond) {
       w.dedent();
@@ -782,11 +782,11 @@ void CppGen::place_fn(const Struct& st) {
       }
       return false;
     };
-    if (std::none_of(u->cases.begin(), u->cases.end(), places)) continue;
+    if (std::none_of(u->variant.cases.begin(), u->variant.cases.end(), places)) continue;
     // Such a union sits at a fixed offset (validate.cpp).
     w += "switch (x." + cpp_field(u->name) + ".index()) {";
-    for (size_t i = 0; i < u->cases.size(); ++i) {
-      const Case& c = u->cases[i];
+    for (size_t i = 0; i < u->variant.cases.size(); ++i) {
+      const Case& c = u->variant.cases[i];
       const Field& p = *c.field;
       if (!places(c)) continue;
       std::string v = "std::get<" + std::to_string(i) + ">(x." + cpp_field(u->name) + ")";
@@ -795,8 +795,8 @@ void CppGen::place_fn(const Struct& st) {
           w += "  case " + std::to_string(i) + ":";
           c_.indent();
           c_.indent();
-          place_pascal(v, plus("s", u->offset), p.ptr, p.align ? p.align : 2, "\"" + st.name + "." + u->name + "\"",
-                       p.base == Field::Base::Struct ? "s" : "0");
+          place_pascal(v, plus("s", u->resolved.offset), p.pointer.width, p.pointer.align ? p.pointer.align : 2, "\"" + st.name + "." + u->name + "\"",
+                       p.pointer.base == Field::Base::Struct ? "s" : "0");
           c_.dedent();
           c_.dedent();
           w += "    break;";
@@ -808,7 +808,7 @@ void CppGen::place_fn(const Struct& st) {
           c_.indent();
           c_.indent();
           c_.indent();
-          place_pascal(v + "[i]", plus("s", u->offset) + " + i * " + std::to_string(p.elem_ptr), p.elem_ptr, p.align ? p.align : 2,
+          place_pascal(v + "[i]", plus("s", u->resolved.offset) + " + i * " + std::to_string(p.pointer.elem_width), p.pointer.elem_width, p.pointer.align ? p.pointer.align : 2,
                        "\"" + st.name + "." + u->name + "\"");
           c_.dedent();
           c_.dedent();
@@ -820,22 +820,22 @@ void CppGen::place_fn(const Struct& st) {
           // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
           // With base: struct, the offset is from the start of the struct holding the union.
           const Struct& pt = *p.type.st;
-          const std::string slot = plus("s", u->offset), what = "\"" + st.name + "." + u->name + "\"";
-          const std::string base = p.base == Field::Base::Struct ? "s" : "0";
-          const uint64_t align = p.align ? p.align : pt.align;
+          const std::string slot = plus("s", u->resolved.offset), what = "\"" + st.name + "." + u->name + "\"";
+          const std::string base = p.pointer.base == Field::Base::Struct ? "s" : "0";
+          const uint64_t align = p.pointer.align ? p.pointer.align : pt.align;
           const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
           w += "  case " + std::to_string(i) + ": {";
           // Where a layout put it, if it still fits there (docs §11).
-          if (!u->tag_shift) {
+          if (!u->variant.tag_shift) {
             w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
-                 std::to_string(align) + ", " + std::to_string(p.ptr) + ", " + base + ", " + what + ");";
+                 std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ");";
           } else {
             w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
             w += "    c.w.align(" + std::to_string(align) + ");";
             w += "    const uint64_t t = c.w.pos();";
             const std::string off = base == "s" ? "t - s" : "t";
-            w += "    if ((" + off + ") >> " + std::to_string(u->tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
-            w += "    c.w.pointer(" + slot + ", " + std::to_string(p.ptr) + ", (" + off + ") | (uint64_t(" + std::to_string(u->cases[i].tag) + ") << " + std::to_string(u->tag_shift) + "), 0, " + what + ");";
+            w += "    if ((" + off + ") >> " + std::to_string(u->variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
+            w += "    c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | (uint64_t(" + std::to_string(u->variant.cases[i].tag) + ") << " + std::to_string(u->variant.tag_shift) + "), 0, " + what + ");";
           }
           if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
           else w += "    put_" + pt.name + "(c, " + v + ");";
@@ -845,7 +845,7 @@ void CppGen::place_fn(const Struct& st) {
           break;
         }
         case CaseKind::Struct:
-          w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->offset) + "); break;";
+          w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->resolved.offset) + "); break;";
           break;
         case CaseKind::Number:
         case CaseKind::Numbers:
@@ -858,7 +858,7 @@ void CppGen::place_fn(const Struct& st) {
     w += "}";
   }
   for (const auto& f : st.fields) {
-    if (f->ptr || f->elem_ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
+    if (f->pointer.width || f->pointer.elem_width || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
     bool named = false;  // by a `children F` layout item
     for (const auto& li : st.layout) named = named || (li.kind == LayoutItem::Children && li.name == f->name);
     if (!named) place_inline_children(st, *f);
@@ -874,7 +874,7 @@ void CppGen::place_inline_children(const Struct& st, const Field& f) {
   const Struct& et = *f.type.st;
   if (!et.has_children) return;
   if (f.cond) w += "if (" + condition(write_expr(st, *f.cond)) + ")";
-  if (f.array) {
+  if (f.array.on) {
     w += "for (size_t i = 0; i < x." + cpp_field(f.name) + ".size(); ++i)";
     w += "  place_" + et.name + "(c, x." + cpp_field(f.name) + "[i], " + field_at(st, f) + " + i * " + hexs(et.size) + ");";
   } else {
@@ -888,20 +888,20 @@ void CppGen::place_children(const Struct& st, const Field& f) {
   (void)st;
   const Struct& et = *f.type.st;
   std::string x = "x." + cpp_field(f.name);
-  if (f.elem_ptr) {
+  if (f.pointer.elem_width) {
     // The elements themselves, each followed by what it points to.
     int region = f.region.empty() ? -1 : s_.region_id(f.region);
     std::string what = "\"" + st.name + "." + f.name + "\"";
     w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
-    const std::string slot = "t_" + f.name + " + i * " + std::to_string(f.elem_ptr);
+    const std::string slot = "t_" + f.name + " + i * " + std::to_string(f.pointer.elem_width);
     if (et.has_self) {
       w += "  c.w.to_end();\n  pre_place_" + et.name + "(c, " + x + "[i]);";
       w += "  c.w.align(" + std::to_string(et.align) + ");";
       w += "  const uint64_t e = c.w.pos();";
-      w += "  c.w.pointer(" + slot + ", " + std::to_string(f.elem_ptr) + ", e, 0, " + what + ");";
+      w += "  c.w.pointer(" + slot + ", " + std::to_string(f.pointer.elem_width) + ", e, 0, " + what + ");";
     } else {
       w += std::string(et.has_children ? "  const uint64_t e = " : "  ") + "c.w.place_target(" + slot + ", " + (et.fixed_size ? hexs(et.size) : std::string("0")) + ", " +
-           std::to_string(et.align) + ", " + std::to_string(f.elem_ptr) + ", 0, " + what + ");";
+           std::to_string(et.align) + ", " + std::to_string(f.pointer.elem_width) + ", 0, " + what + ");";
     }
     if (region >= 0) w += "  if (i == 0) c.w.mark_start(" + std::to_string(region) + ");  // the region spans all elements";
     if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
@@ -912,9 +912,9 @@ void CppGen::place_children(const Struct& st, const Field& f) {
     return;
   }
   if (!et.has_children) return;
-  if (f.array) {
+  if (f.array.on) {
     w += "for (size_t i = 0; i < " + x + ".size(); ++i) place_" + et.name + "(c, " + x + "[i], t_" + f.name + " + i * " + hexs(et.size) + ");";
-  } else if (f.null == Field::Null::Allowed) {
+  } else if (f.pointer.null == Field::Null::Allowed) {
     w += "if (" + x + ") place_" + et.name + "(c, *" + x + ", t_" + f.name + ");";
   } else {
     w += "place_" + et.name + "(c, " + x + ", t_" + f.name + ");";
@@ -943,10 +943,10 @@ void CppGen::place_inline_pointers(const Struct& st, const Field& f) {
   const Struct& et = *f.type.st;
   std::string x = "x." + cpp_field(f.name), what = "\"" + st.name + "." + f.name + "\"";
   // The field's align: (no table here: it is the elements') wins over the struct's own.
-  const uint64_t align = f.align ? f.align : et.align;
+  const uint64_t align = f.pointer.align ? f.pointer.align : et.align;
   w += "for (size_t i = 0; i < " + x + ".size(); ++i) {";
-  w += std::string(et.has_children ? "  const uint64_t e = " : "  ") + "c.w.append_target(" + field_at(st, f) + " + i * " + std::to_string(f.elem_ptr) + ", " + std::to_string(align) + ", " +
-       std::to_string(f.elem_ptr) + ", 0, " + what + ");";
+  w += std::string(et.has_children ? "  const uint64_t e = " : "  ") + "c.w.append_target(" + field_at(st, f) + " + i * " + std::to_string(f.pointer.elem_width) + ", " + std::to_string(align) + ", " +
+       std::to_string(f.pointer.elem_width) + ", 0, " + what + ");";
   if (et.fixed_size) w += "  put_" + et.name + "(c, c.w.reserve(" + hexs(et.size) + "), " + x + "[i]);";
   else w += "  put_" + et.name + "(c, " + x + "[i]);";
   if (et.has_children) w += "  place_" + et.name + "(c, " + x + "[i], e);";
@@ -969,10 +969,10 @@ std::set<const Struct*> CppGen::preplaced_elements() const {
 // Fills in the pointer of field f (of `obj`, at s) from c.placed.
 void CppGen::patch_field(const Struct& st, const Field& f, const std::string& obj) {
   CodeWriter& w = c_;
-  std::string slot = plus("s", f.offset), base = f.base == Field::Base::Struct ? "s" : "0";
+  std::string slot = plus("s", f.resolved.offset), base = f.pointer.base == Field::Base::Struct ? "s" : "0";
   w += "if (auto it = c.placed.find(&" + obj + "." + cpp_field(f.name) + "); it != c.placed.end())";
-  w += "  c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", it->second, " + base + ", \"" + st.name + "." + f.name + "\");";
-  if (f.register_null) w += "else\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", true);";
+  w += "  c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", it->second, " + base + ", \"" + st.name + "." + f.name + "\");";
+  if (f.pointer.register_null) w += "else\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", true);";
 }
 
 // pre_place_T: what T's layout places before T itself.
@@ -1034,21 +1034,21 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   (void)st;
   std::string x = f.in_model() ? "x." + cpp_field(f.name) : "empty_" + f.name;
   std::string slot = field_at(st, f);
-  std::string base = f.base == Field::Base::Struct ? "s" : "0";
+  std::string base = f.pointer.base == Field::Base::Struct ? "s" : "0";
   std::string what = "\"" + st.name + "." + f.name + "\"";
   // An array of pointers marks its region at its elements, not at the slots.
-  int region = f.region.empty() || (f.elem_ptr && shallow) ? -1 : s_.region_id(f.region);
-  uint64_t align = f.align;
+  int region = f.region.empty() || (f.pointer.elem_width && shallow) ? -1 : s_.region_id(f.region);
+  uint64_t align = f.pointer.align;
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
   if (!align) {
-    if (f.elem_ptr) align = f.elem_ptr;
+    if (f.pointer.elem_width) align = f.pointer.elem_width;
     else if (et) align = et->align;
     else if (f.type.kind == ValueType::Prim) align = prim_size(f.type.prim);
-    else align = f.ptr;
+    else align = f.pointer.width;
   }
-  if (f.type.kind == ValueType::String && f.inline_pascal && !f.array) {
-    std::string slot0 = plus("s", f.offset);
-    place_pascal("x." + cpp_field(f.name), slot0, f.ptr, f.align ? f.align : 2, "\"" + st.name + "." + f.name + "\"", base);
+  if (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) {
+    std::string slot0 = plus("s", f.resolved.offset);
+    place_pascal("x." + cpp_field(f.name), slot0, f.pointer.width, f.pointer.align ? f.pointer.align : 2, "\"" + st.name + "." + f.name + "\"", base);
     return;
   }
   if (f.type.kind == ValueType::Dic) {
@@ -1059,7 +1059,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "names.reserve(x." + cpp_field(f.keys_array) + ".size());";
     w += "for (const auto& e : x." + cpp_field(f.keys_array) + ") names.push_back(e." + cpp_field(f.keys_field) + ");";
     w += "const auto entries = binschema::dic_words(names);";
-    w += "const uint64_t t = c.w.append_target(" + slot + ", 8, " + std::to_string(f.ptr) + ", " + base + ", " + what + ");";
+    w += "const uint64_t t = c.w.append_target(" + slot + ", 8, " + std::to_string(f.pointer.width) + ", " + base + ", " + what + ");";
     w += "c.w.reserve(8 + 0x10 * entries.size());";
     w += "c.w.bytes(t, \"DIC \", 4);";
     w += wput() + "uint32_t>(t + 4, static_cast<uint32_t>(entries.size() - 1));";
@@ -1077,33 +1077,33 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   w += "{  // " + f.name;
   w.indent();
   if (!f.in_model()) w += "const " + f.type.st->name + " " + x + "{};";
-  std::string null_branch = f.register_null && !record ? "} else {\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.ptr) + ", true);" : "";
-  if (f.null_value && f.null == Field::Null::Allowed && !f.array)
-    null_branch = "} else {\n  c.w.put_uint(" + slot + ", " + std::to_string(f.ptr) + ", " + hexs(f.null_value) + "u, " + what + ");";
+  std::string null_branch = f.pointer.register_null && !record ? "} else {\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", true);" : "";
+  if (f.pointer.null_value && f.pointer.null == Field::Null::Allowed && !f.array.on)
+    null_branch = "} else {\n  c.w.put_uint(" + slot + ", " + std::to_string(f.pointer.width) + ", " + hexs(f.pointer.null_value) + "u, " + what + ");";
   // An empty array's pointer: null, or what the layout kept (the writer of the file chose).
-  const bool hooked = f.fixed_offset && !record;
-  if (f.array && f.null == Field::Null::WhenEmpty && hooked)
-    null_branch = "} else {\n  c.w.empty_target(" + slot + ", " + std::to_string(f.ptr) + ", " + what + ", " +
+  const bool hooked = f.resolved.fixed_offset && !record;
+  if (f.array.on && f.pointer.null == Field::Null::WhenEmpty && hooked)
+    null_branch = "} else {\n  c.w.empty_target(" + slot + ", " + std::to_string(f.pointer.width) + ", " + what + ", " +
                   (null_branch.empty() ? "false" : "true") + ");";
   // The size of the target when known before it is written (room in a kept layout).
   std::string size = "0";
-  if (!f.array) {
+  if (!f.array.on) {
     if (et && et->fixed_size) size = hexs(et->size);
-  } else if (f.elem_ptr) {
-    size = "n * " + std::to_string(f.elem_ptr);
+  } else if (f.pointer.elem_width) {
+    size = "n * " + std::to_string(f.pointer.elem_width);
   } else if (f.type.kind == ValueType::Prim) {
     size = "n * " + std::to_string(prim_size(f.type.prim));
   } else if (f.type.kind == ValueType::String) {
-    size = "n * " + std::to_string(f.ptr);
+    size = "n * " + std::to_string(f.pointer.width);
   } else if (et && et->fixed_size) {
     size = "n * " + hexs(et->size);
   }
-  if (f.array) {
+  if (f.array.on) {
     w += "const uint64_t n = " + x + ".size();";
-    if (f.null == Field::Null::WhenEmpty) w += "if (n != 0) {";
+    if (f.pointer.null == Field::Null::WhenEmpty) w += "if (n != 0) {";
     else w += "{";
     w.indent();
-  } else if (f.null == Field::Null::Allowed) {
+  } else if (f.pointer.null == Field::Null::Allowed) {
     w += "if (" + x + ") {";
     w.indent();
     x = "(*" + x + ")";
@@ -1111,48 +1111,48 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "{";
     w.indent();
   }
-  const std::string ptr_args = std::to_string(f.ptr) + ", " + base + ", " + what;
-  if (!f.array && et && et->has_self) {
+  const std::string ptr_args = std::to_string(f.pointer.width) + ", " + base + ", " + what;
+  if (!f.array.on && et && et->has_self) {
     w += "c.w.to_end();\npre_place_" + et->name + "(c, " + x + ");";
   } else if (!record) {
     // The common case: one call places the target and fills in the pointer;
     // where the target starts is kept when something below needs it.
-    const bool uses_t = shallow || (!f.array && et->has_children);
+    const bool uses_t = shallow || (!f.array.on && et->has_children);
     const std::string t = uses_t ? "const uint64_t t = " : "";
     if (hooked) w += t + "c.w.place_target(" + slot + ", " + size + ", " + std::to_string(align) + ", " + ptr_args + ");";
     else w += t + "c.w.append_target(" + slot + ", " + std::to_string(align) + ", " + ptr_args + ");";
   } else {
     w += "c.w.to_end();";
   }
-  if (record || (!f.array && et && et->has_self)) {
+  if (record || (!f.array.on && et && et->has_self)) {
     w += "c.w.align(" + std::to_string(align) + ");";
     w += "const uint64_t t = c.w.pos();";
   }
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
   if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
-  else if (!f.array && et && et->has_self) w += "c.w.pointer(" + slot + ", " + std::to_string(f.ptr) + ", t, " + base + ", " + what + ");";
+  else if (!f.array.on && et && et->has_self) w += "c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", t, " + base + ", " + what + ");";
   if (shallow) w += "t_" + f.name + " = t;";
-  if (!f.array) {
+  if (!f.array.on) {
     if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";
     else w += "put_" + et->name + "(c, " + x + ");";
     if (et->has_children && !shallow) w += "place_" + et->name + "(c, " + x + ", t);";
   } else {
     // Element order: the model's, or sorted by a key.
     std::string elem = x + "[i]";
-    if (!f.sort.empty()) {
+    if (!f.array.sort.empty()) {
       w += "std::vector<uint32_t> order(n);";
       w += "for (uint32_t i = 0; i < n; ++i) order[i] = i;";
       w += "std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return " + x + "[a]." +
-           cpp_field(f.sort) + " < " + x + "[b]." + cpp_field(f.sort) + "; });";
+           cpp_field(f.array.sort) + " < " + x + "[b]." + cpp_field(f.array.sort) + "; });";
       elem = x + "[order[i]]";
     }
-    if (f.elem_ptr && shallow) {
-      w += "c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");  // slots; the elements come with children " + f.name;
-    } else if (f.elem_ptr) {
-      w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.elem_ptr) + ");";
+    if (f.pointer.elem_width && shallow) {
+      w += "c.w.reserve(n * " + std::to_string(f.pointer.elem_width) + ");  // slots; the elements come with children " + f.name;
+    } else if (f.pointer.elem_width) {
+      w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.pointer.elem_width) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) {";
-      w += std::string(et->has_children ? "  const uint64_t e = " : "  ") + "c.w.place_target(a + i * " + std::to_string(f.elem_ptr) + ", " + (et->fixed_size ? hexs(et->size) : std::string("0")) + ", " +
-           std::to_string(et->align) + ", " + std::to_string(f.elem_ptr) + ", 0, " + what + ");";
+      w += std::string(et->has_children ? "  const uint64_t e = " : "  ") + "c.w.place_target(a + i * " + std::to_string(f.pointer.elem_width) + ", " + (et->fixed_size ? hexs(et->size) : std::string("0")) + ", " +
+           std::to_string(et->align) + ", " + std::to_string(f.pointer.elem_width) + ", 0, " + what + ");";
       if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + elem + ");";
       else w += "  put_" + et->name + "(c, " + elem + ");";
       if (et->has_children) w += "  place_" + et->name + "(c, " + elem + ", e);";
@@ -1162,8 +1162,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(sz) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) " + store_elem(f, "a + i * " + std::to_string(sz), elem);
     } else if (f.type.kind == ValueType::String) {
-      w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.ptr) + ");";
-      w += "for (uint64_t i = 0; i < n; ++i) " + string_ref(f.pool, elem, "a + i * " + std::to_string(f.ptr), f.ptr);
+      w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.pointer.width) + ");";
+      w += "for (uint64_t i = 0; i < n; ++i) " + string_ref(f.pool, elem, "a + i * " + std::to_string(f.pointer.width), f.pointer.width);
     } else if (et->fixed_size) {
       w += "const uint64_t a = c.w.reserve(n * " + hexs(et->size) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) put_" + et->name + "(c, a + i * " + hexs(et->size) + ", " + elem + ");";

@@ -301,7 +301,7 @@ class JsonSchemaGen {
   static J valid_schema(const Field& f) {
     J nums = J::array();
     std::string alts;
-    for (int64_t v : f.valid) {
+    for (int64_t v : f.role.valid) {
       nums.push(prim_is_signed(f.type.prim) ? J::num(v) : J::unum(static_cast<uint64_t>(v)));
       if (v >= 0) {
         std::string h = lower_hex(static_cast<uint64_t>(v)).substr(2), cls;
@@ -315,7 +315,7 @@ class JsonSchemaGen {
     J h = J::object();
     h.set("type", J::str("string"));
     h.set("pattern", J::str("^\\+?0[xX]0*(" + alts + ")$"));
-    if (f.hex) any.push(std::move(h)), any.push(std::move(n));
+    if (f.spell.hex) any.push(std::move(h)), any.push(std::move(n));
     else any.push(std::move(n)), any.push(std::move(h));
     J j = J::object();
     j.set("anyOf", std::move(any));
@@ -328,7 +328,7 @@ class JsonSchemaGen {
       if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) return J::boolean(text == "true");
       if (prim_is_float(f.type.prim)) return J::raw(text);
       const bool neg = !text.empty() && text[0] == '-';
-      if (f.hex && !neg) return J::str(lower_hex(std::strtoull(text.c_str(), nullptr, 0)));
+      if (f.spell.hex && !neg) return J::str(lower_hex(std::strtoull(text.c_str(), nullptr, 0)));
       return neg ? J::num(std::strtoll(text.c_str(), nullptr, 0)) : J::unum(std::strtoull(text.c_str(), nullptr, 0));
     }
     return J::str(text);
@@ -373,13 +373,13 @@ class JsonSchemaGen {
 
   J union_schema(const Field& f) {
     J one = J::array();
-    for (const auto& c : f.cases) {
+    for (const auto& c : f.variant.cases) {
       J alt = J::object();
       alt.set("type", J::str("object"));
       J props = J::object();
       J payload = field_schema(*c.field);
       std::string d = c.doc.empty() ? c.field->doc : c.doc;
-      const std::string tag = f.tag_shift ? lower_hex(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag);
+      const std::string tag = f.variant.tag_shift ? lower_hex(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag);
       d = trim(d);
       if (!d.empty()) d += ' ';
       d += "(Case `";
@@ -421,17 +421,17 @@ class JsonSchemaGen {
   }
 
   J scalar_schema(const Field& f) {
-    J base = !f.valid.empty() && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32
+    J base = !f.role.valid.empty() && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32
                  ? valid_schema(f)
                  : prim_ref(f.type.prim);
     if (!f.spelled()) return base;
     // A name (enum:, ref:, hash_of:) or true/false (format: bool) beside the number.
     J name = J::object();
-    if (const Enum* e = s_.find_enum(f.enum_name)) {
+    if (const Enum* e = s_.find_enum(f.spell.enum_name)) {
       J names = J::array();
       for (const auto& [v, n] : e->values) names.push(J::str(n));
       name.set("enum", std::move(names));
-    } else if (f.as_bool) {
+    } else if (f.spell.as_bool) {
       name.set("type", J::str("boolean"));
     } else {
       name.set("type", J::str("string"));
@@ -520,7 +520,7 @@ class JsonSchemaGen {
       case FieldKind::InlineStruct: return elem_schema(f);
       case FieldKind::Pointer:
       case FieldKind::BlockRef: {
-        if (f.null != Field::Null::Allowed) return elem_schema(f);
+        if (f.pointer.null != Field::Null::Allowed) return elem_schema(f);
         J any = J::array();
         any.push(elem_schema(f));
         J n = J::object();
@@ -538,9 +538,9 @@ class JsonSchemaGen {
         J a = J::object();
         a.set("type", J::str("array"));
         a.set("items", elem_schema(f));
-        if (f.fixed_count) {
-          a.set("minItems", J::unum(*f.fixed_count));
-          a.set("maxItems", J::unum(*f.fixed_count));
+        if (f.array.fixed_count) {
+          a.set("minItems", J::unum(*f.array.fixed_count));
+          a.set("maxItems", J::unum(*f.array.fixed_count));
         }
         return a;
       }
@@ -554,20 +554,20 @@ class JsonSchemaGen {
   std::string field_description(const Field& f) {
     std::string d = trim(f.doc);
     auto add = [&](const std::string& t) { d += (d.empty() ? "" : " ") + t; };
-    if (f.hex) add("Shown in hex.");
-    if (const Enum* e = s_.find_enum(f.enum_name)) {
+    if (f.spell.hex) add("Shown in hex.");
+    if (const Enum* e = s_.find_enum(f.spell.enum_name)) {
       std::string list;
       for (const auto& [v, n] : e->values) list += (list.empty() ? "" : ", ") + std::to_string(v) + " " + n;
       add("Shown by name (" + list + "); any other value as a number.");
     }
-    if (f.as_bool) add("Shown as false/true while 0/1; any other value as a number.");
-    if (!f.ref.empty())
-      add("A reference into " + f.ref + ": the element's " + (f.ref_key.empty() ? std::string("name") : f.ref_key) +
+    if (f.spell.as_bool) add("Shown as false/true while 0/1; any other value as a number.");
+    if (!f.spell.ref.empty())
+      add("A reference into " + f.spell.ref + ": the element's " + (f.spell.ref_key.empty() ? std::string("name") : f.spell.ref_key) +
           " (or its index, shown when the key is missing, not unique or starts like a number).");
-    if (!f.hash_of.empty()) add("The " + f.hash_of + " hash of a name: a name may be written instead (hashed on encode).");
+    if (!f.spell.hash_of.empty()) add("The " + f.spell.hash_of + " hash of a name: a name may be written instead (hashed on encode).");
     if (f.cond) add("Stored only when `" + expr_text(*f.cond) + "`; always in the text.");
-    if ((f.kind == FieldKind::Pointer || f.kind == FieldKind::BlockRef) && f.null == Field::Null::Allowed) add("null when absent.");
-    if (f.default_text) add("Default " + *f.default_text + " (left out of the text when equal).");
+    if ((f.kind == FieldKind::Pointer || f.kind == FieldKind::BlockRef) && f.pointer.null == Field::Null::Allowed) add("null when absent.");
+    if (f.role.default_text) add("Default " + *f.role.default_text + " (left out of the text when equal).");
     return d;
   }
 
@@ -638,8 +638,8 @@ class JsonSchemaGen {
       if (!d.empty()) p.set("description", J::str(d));
       const bool bits_default = !f.bits.empty() &&
           std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
-      if (f.default_text) p.set("default", default_value(f, *f.default_text));
-      if (!f.default_text && !bits_default) req.push(J::str(f.name));
+      if (f.role.default_text) p.set("default", default_value(f, *f.role.default_text));
+      if (!f.role.default_text && !bits_default) req.push(J::str(f.name));
       props.set(f.name, std::move(p));
     }
     j.set("properties", std::move(props));

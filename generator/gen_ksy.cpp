@@ -123,10 +123,10 @@ class KsyGen {
     // relative to themselves); the root starts at 0 and takes none.
     for (const auto& st : s_.structs) {
       bool rel = false;
-      auto look = [&](const Field& f) { rel = rel || ((f.ptr || f.elem_ptr) && f.base == Field::Base::Struct); };
+      auto look = [&](const Field& f) { rel = rel || ((f.pointer.width || f.pointer.elem_width) && f.pointer.base == Field::Base::Struct); };
       for (const auto& f : st->fields) {
         look(*f);
-        for (const auto& c : f->cases) look(*c.field);
+        for (const auto& c : f->variant.cases) look(*c.field);
       }
       if (rel && st.get() != root) needs_start_.insert(st.get());
     }
@@ -140,7 +140,7 @@ class KsyGen {
       for (const auto& arr : p->fields)
         if (arr->kind == FieldKind::InlineArray && arr->type.kind == ValueType::Struct)
           for (const auto& f : arr->type.st->fields)
-            if (f->extent_next && f->kind == FieldKind::Pointer && f->base == Field::Base::File) {
+            if (f->pointer.extent_next && f->kind == FieldKind::Pointer && f->pointer.base == Field::Base::File) {
               needs_index_.insert(arr->type.st);
               extents_.push_back({arr.get(), f.get()});
             }
@@ -155,7 +155,7 @@ class KsyGen {
       const Field* bom = root->field(s_.bom_field);
       Attr peek;
       peek.id = s_.bom_field + "_ahead";
-      peek.set("pos", hexs(bom ? bom->offset : 0));
+      peek.set("pos", hexs(bom ? bom->resolved.offset : 0));
       peek.set("type", "u2be");
       peek.doc = "`" + s_.bom_field + "` read ahead, to pick the byte order of everything else (0xfeff big-endian, 0xfffe little-endian).";
       top.instances.insert(top.instances.begin(), peek);
@@ -169,13 +169,13 @@ class KsyGen {
       bool started = false;
       for (const auto& g : root->fields) {
         if (g.get() == pf) break;
-        bool cursor = !g->fixed_offset || g->cond || (!g->fixed_size && g->type.kind != ValueType::Union);
+        bool cursor = !g->resolved.fixed_offset || g->cond || (!g->resolved.fixed_size && g->type.kind != ValueType::Union);
         if (!started && !cursor) continue;
-        if (!started) pos = hexs(g->offset);
+        if (!started) pos = hexs(g->resolved.offset);
         started = true;
-        pos += g->fixed_size ? " + " + hexs(g->size) : " + " + g->count->name + " * " + hexs(g->type.st->size);
+        pos += g->resolved.fixed_size ? " + " + hexs(g->resolved.size) : " + " + g->array.count->name + " * " + hexs(g->type.st->size);
       }
-      if (!started) pos = hexs(pf->offset);
+      if (!started) pos = hexs(pf->resolved.offset);
       const uint64_t al = std::max(p.align, p.block_align);
       Attr at;
       at.id = p.base + "_start";
@@ -302,7 +302,7 @@ class KsyGen {
     if (scope == cur_) return is_root ? "0" : "struct_start";
     if (scope)
       for (const auto& g : scope->fields)
-        if (g->type.kind == ValueType::Struct && g->type.st == cur_ && !g->elem_ptr)
+        if (g->type.kind == ValueType::Struct && g->type.st == cur_ && !g->pointer.elem_width)
           return is_root ? "0" : "_parent.struct_start";
     throw Gap("is an offset in a string pool per " + p.scope + ", whose start Kaitai cannot reach from " + cur_->name);
   }
@@ -316,7 +316,7 @@ class KsyGen {
     for (const auto& st : s_.structs)
       for (const auto& g : st->fields) {
         if (g->type.kind == ValueType::Struct && g->type.st == cur_) ++refs, only = g.get();
-        for (const auto& c : g->cases)
+        for (const auto& c : g->variant.cases)
           if (c.field->type.kind == ValueType::Struct && c.field->type.st == cur_) ++refs;
       }
     for (const auto& e : extents_)
@@ -346,11 +346,11 @@ class KsyGen {
         if (!f) {
           if (std::find(s_.context.begin(), s_.context.end(), head) != s_.context.end()) {
             const Field* g = s_.find(s_.root)->field(head);
-            return "_root." + std::string(g && g->ptr ? "ofs_" : "") + e.name;
+            return "_root." + std::string(g && g->pointer.width ? "ofs_" : "") + e.name;
           }
           throw Gap("names " + e.name);
         }
-        return up_ + (f->ptr ? "ofs_" + e.name : e.name);
+        return up_ + (f->pointer.width ? "ofs_" + e.name : e.name);
       }
       case Expr::Unary:
         if (e.name == "!") return "(not " + expr(e.args[0]) + ")";
@@ -366,7 +366,7 @@ class KsyGen {
         if ((e.fn == Fn::Max || e.fn == Fn::Sum) && e.args.size() == 2) {
           // max(array, expr) and sum(array, expr) fold over an array; max(a, b) of two numbers.
           const Field* arr = e.args[0].kind == Expr::Ident ? cur_->field(e.args[0].name) : nullptr;
-          if (arr && arr->array) return fold(e, *arr);
+          if (arr && arr->array.on) return fold(e, *arr);
           if (e.fn == Fn::Max) return "[" + expr(e.args[0]) + ", " + expr(e.args[1]) + "].max";
         }
         throw Gap("uses " + e.name + "(), which Kaitai cannot compute here");
@@ -394,7 +394,7 @@ class KsyGen {
     // The element's expression, seen from the step (whose parent is the struct).
     const Struct* saved = cur_;
     const std::string saved_up = up_;
-    up_ = "_parent." + up_ + arr.name + "[i]" + (arr.elem_ptr ? ".target" : "") + ".";
+    up_ = "_parent." + up_ + arr.name + "[i]" + (arr.pointer.elem_width ? ".target" : "") + ".";
     cur_ = arr.type.st;
     std::string v;
     try {
@@ -431,12 +431,12 @@ class KsyGen {
     auto add = [&](const std::string& t) { d += (d.empty() ? "" : " ") + t; };
     if (f.type.kind == ValueType::Prim && (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32))
       add(f.true_value ? "A boolean: true is stored as " + hexs(*f.true_value) + ", false as 0." : "A boolean (0 or 1).");
-    if (f.derive) add("Computed by the writer: `" + expr_text(*f.derive) + "` (shown as stored).");
-    if (!f.count_for.empty()) add("Number of elements of `" + f.count_for + "` (written from the model).");
-    if (!f.tag_for.empty()) add("Selects the case of `" + f.tag_for + "`.");
+    if (f.role.derive) add("Computed by the writer: `" + expr_text(*f.role.derive) + "` (shown as stored).");
+    if (!f.resolved.count_for.empty()) add("Number of elements of `" + f.resolved.count_for + "` (written from the model).");
+    if (!f.resolved.tag_for.empty()) add("Selects the case of `" + f.resolved.tag_for + "`.");
     if (f.cond) add("Present only when `" + expr_text(*f.cond) + "`.");
-    if (!f.sort.empty()) add("Kept sorted by `" + f.sort + "` on write.");
-    if (f.default_text) add("Default " + *f.default_text + ".");
+    if (!f.array.sort.empty()) add("Kept sorted by `" + f.array.sort + "` on write.");
+    if (f.role.default_text) add("Default " + *f.role.default_text + ".");
     return d;
   }
 
@@ -451,14 +451,14 @@ class KsyGen {
     std::string cond = guard;
     if (f.cond) cond = cond.empty() ? expr(*f.cond) : "(" + cond + ") and " + expr(*f.cond);
     auto repeat = [&](Attr& x) {
-      if (f.fixed_count) {
+      if (f.array.fixed_count) {
         x.set("repeat", "expr");
-        x.set("repeat-expr", std::to_string(*f.fixed_count));
-      } else if (f.count) {
-        if (f.count->calls(Fn::Until))
-          throw Gap("runs until the offset `" + expr_text(f.count->args[0]) + "` (the reader stops there)");
+        x.set("repeat-expr", std::to_string(*f.array.fixed_count));
+      } else if (f.array.count) {
+        if (f.array.count->calls(Fn::Until))
+          throw Gap("runs until the offset `" + expr_text(f.array.count->args[0]) + "` (the reader stops there)");
         x.set("repeat", "expr");
-        x.set("repeat-expr", expr(*f.count));
+        x.set("repeat-expr", expr(*f.array.count));
       } else {
         throw Gap("has no count Kaitai can read");
       }
@@ -472,29 +472,29 @@ class KsyGen {
     auto pointer = [&](const char* what) {
       Attr raw;
       raw.id = "ofs_" + id;
-      raw.set("type", ks_uint(f.ptr));
+      raw.set("type", ks_uint(f.pointer.width));
       guarded(raw, "");
-      raw.doc = std::string(f.base == Field::Base::Struct ? "Offset of " : "File offset of ") + what + " `" + id + "`" +
-                (f.base == Field::Base::Struct ? ", from the start of this struct." : ".");
-      if (f.null == Field::Null::Allowed) raw.doc += " " + hexs(f.null_value) + " when absent.";
-      if (f.null == Field::Null::WhenEmpty) raw.doc += " 0 when empty.";
+      raw.doc = std::string(f.pointer.base == Field::Base::Struct ? "Offset of " : "File offset of ") + what + " `" + id + "`" +
+                (f.pointer.base == Field::Base::Struct ? ", from the start of this struct." : ".");
+      if (f.pointer.null == Field::Null::Allowed) raw.doc += " " + hexs(f.pointer.null_value) + " when absent.";
+      if (f.pointer.null == Field::Null::WhenEmpty) raw.doc += " 0 when empty.";
       t.seq.push_back(raw);
       a.set("io", "_root._io");
       const std::string ofs = "ofs_" + id;
-      a.set("pos", f.base == Field::Base::Struct ? start_expr() + " + " + ofs : ofs);
+      a.set("pos", f.pointer.base == Field::Base::Struct ? start_expr() + " + " + ofs : ofs);
       return ofs;
     };
     switch (f.kind) {
       case FieldKind::Scalar:
         a.set("type", f.bom ? std::string("u2be") : ks_prim(f.type.prim));
-        if (f.const_int) a.set("valid", std::to_string(*f.const_int));
+        if (f.role.const_int) a.set("valid", std::to_string(*f.role.const_int));
         break;
       case FieldKind::BitWord: a.set("type", bits_type(f)); break;
       case FieldKind::Chars:
         a.set("type", "strz");
         a.set("size", std::to_string(f.type.chars));
         a.set("encoding", "UTF-8");
-        if (f.const_text) a.doc += (a.doc.empty() ? "" : " ") + ("Always " + q(*f.const_text) + ".");
+        if (f.role.const_text) a.doc += (a.doc.empty() ? "" : " ") + ("Always " + q(*f.role.const_text) + ".");
         break;
       case FieldKind::CString:
         a.set("type", "strz");
@@ -531,14 +531,14 @@ class KsyGen {
         repeat(a);
         break;
       case FieldKind::OwnStrings:
-        a.set("type", own_string_ref(f.elem_ptr));
+        a.set("type", own_string_ref(f.pointer.elem_width));
         repeat(a);
         break;
       case FieldKind::Pointer:
       case FieldKind::BlockRef: {
         const std::string ofs = pointer(f.kind == FieldKind::BlockRef ? "the pooled block" : "the target of");
         a.set("type", type_ref(f.type.st, "_root._io.pos"));
-        guarded(a, f.null == Field::Null::Allowed ? ofs + " != " + std::to_string(f.null_value) : "");
+        guarded(a, f.pointer.null == Field::Null::Allowed ? ofs + " != " + std::to_string(f.pointer.null_value) : "");
         t.instances.push_back(a);
         return;
       }
@@ -546,8 +546,8 @@ class KsyGen {
         pointer("the array");
         switch (f.type.kind) {
           case ValueType::Prim: a.set("type", ks_prim(f.type.prim)); break;
-          case ValueType::Struct: a.set("type", f.elem_ptr ? elem_ref(f) : type_ref(f.type.st, "_root._io.pos")); break;
-          case ValueType::String: a.set("type", string_ref(f, f.ptr)); break;
+          case ValueType::Struct: a.set("type", f.pointer.elem_width ? elem_ref(f) : type_ref(f.type.st, "_root._io.pos")); break;
+          case ValueType::String: a.set("type", string_ref(f, f.pointer.width)); break;
           case ValueType::Chars:
           case ValueType::Bytes:
           case ValueType::Union:
@@ -563,17 +563,17 @@ class KsyGen {
       case FieldKind::PooledString: {
         Attr raw;
         raw.id = "ofs_" + id;
-        raw.set("type", ks_uint(f.ptr));
+        raw.set("type", ks_uint(f.pointer.width));
         guarded(raw, "");
         const Pool* p = s_.pool(f.pool);
         raw.doc = "Offset of the string `" + id + "` in pool `" + f.pool + "`" +
                   (p && !p->base.empty() ? ", from the pool's start (`" + p->base + "`)." : ".") +
-                  (f.points_to_chars ? " It points at the characters, past the length." : "");
+                  (f.pointer.points_to_chars ? " It points at the characters, past the length." : "");
         t.seq.push_back(raw);
         std::string pos = "ofs_" + id;
         if (p && !p->base.empty()) pos = "_root." + p->base + " + " + pos;
         if (p && !p->scope.empty()) pos = scope_start(*p) + " + " + pos;
-        if (f.points_to_chars) pos += " - 2";
+        if (f.pointer.points_to_chars) pos += " - 2";
         a.set("io", "_root._io");
         a.set("pos", pos);
         string_type(a, p);
@@ -587,8 +587,8 @@ class KsyGen {
         Attr b, e;
         b.id = "ofs_" + id;
         e.id = "end_" + id;
-        b.set("type", ks_uint(f.ptr));
-        e.set("type", ks_uint(f.ptr));
+        b.set("type", ks_uint(f.pointer.width));
+        e.set("type", ks_uint(f.pointer.width));
         guarded(b, "");
         guarded(e, "");
         b.doc = "Start of `" + id + "` in data pool `" + f.pool + "`, from its start (`" + p->base + "`).";
@@ -613,18 +613,18 @@ class KsyGen {
         pointer("the dictionary (DIC) of the names of");
         a.set("type", dic_type(f.pool));
         a.doc += (a.doc.empty() ? "" : " ") + ("Entry i + 1 names element i of `" + f.keys_array + "`.");
-        guarded(a, f.null == Field::Null::Never ? "" : "ofs_" + id + " != 0");
+        guarded(a, f.pointer.null == Field::Null::Never ? "" : "ofs_" + id + " != 0");
         t.instances.push_back(a);
         return;
       case FieldKind::Union:
-        if (f.tag_shift) {
+        if (f.variant.tag_shift) {
           a.set("type", pointer_union_type(f));
         } else {
           // switch-on the tag; `<name>_case` shows the case's name.
-          const std::string tag = up_ + f.tag, enum_id = id + "_case";
+          const std::string tag = up_ + f.variant.tag, enum_id = id + "_case";
           std::string cases;
           std::vector<std::pair<int64_t, std::string>> names;
-          for (const auto& c : f.cases) {
+          for (const auto& c : f.variant.cases) {
             try {
               cases += "\n  " + std::to_string(c.tag) + ": " + case_type(f, c);
             } catch (const Gap& g) {
@@ -641,10 +641,10 @@ class KsyGen {
           which.doc = "The case of `" + id + "`, by name.";
           t.instances.push_back(which);
           std::string list;
-          for (const auto& c : f.cases) list += (list.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
-          a.doc += (a.doc.empty() ? "" : " ") + ("Cases by `" + f.tag + "`: " + list + ".");
+          for (const auto& c : f.variant.cases) list += (list.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
+          a.doc += (a.doc.empty() ? "" : " ") + ("Cases by `" + f.variant.tag + "`: " + list + ".");
         }
-        if (f.fixed_size) a.set("size", std::to_string(f.size));
+        if (f.resolved.fixed_size) a.set("size", std::to_string(f.resolved.size));
         break;
       case FieldKind::Virtual: {
         // The dictionary of the struct whose array holds this element.
@@ -654,7 +654,7 @@ class KsyGen {
             const Field* arr = h->field(d->keys_array);
             if (!arr || arr->type.kind != ValueType::Struct || arr->type.st != cur_) continue;
             const Pool* p = s_.pool(d->pool);
-            a.set("value", std::string(arr->elem_ptr ? "_parent._parent." : "_parent.") + d->name + ".entries[elem_index + 1].name" +
+            a.set("value", std::string(arr->pointer.elem_width ? "_parent._parent." : "_parent.") + d->name + ".entries[elem_index + 1].name" +
                                (p && p->kind == Pool::Kind::Pascal16 ? ".value" : ""));
             a.doc += (a.doc.empty() ? "" : " ") + ("Not stored here: entry elem_index + 1 of " + h->name + "." + d->name + ".");
             t.instances.push_back(a);
@@ -755,8 +755,8 @@ class KsyGen {
   // ptr_to_<type>: an element pointer whose `target` is the element.
   std::string elem_ref(const Field& f) {
     if (f.type.kind != ValueType::Struct) throw Gap("is an array of pointers to something other than structs");
-    return ptr_ref(f.type.st, f.elem_ptr, f.base == Field::Base::Struct,
-                   f.null == Field::Null::Allowed ? std::optional<uint64_t>(f.null_value) : std::nullopt);
+    return ptr_ref(f.type.st, f.pointer.elem_width, f.pointer.base == Field::Base::Struct,
+                   f.pointer.null == Field::Null::Allowed ? std::optional<uint64_t>(f.pointer.null_value) : std::nullopt);
   }
 
   std::string ptr_ref(const Struct* st, int width, bool rel, std::optional<uint64_t> null_value) {
@@ -866,25 +866,25 @@ class KsyGen {
     std::string id = snake(cur_->name) + "_" + f.name + "_union";
     KType t;
     t.id = id;
-    t.doc = "The cases of `" + f.name + "`: bits " + std::to_string(f.tag_shift) +
+    t.doc = "The cases of `" + f.name + "`: bits " + std::to_string(f.variant.tag_shift) +
             " and up of the word are the case, the bits below the offset (each case is a field named after it).";
-    const int width = f.cases.empty() ? 4 : f.cases[0].field->ptr;
+    const int width = f.variant.cases.empty() ? 4 : f.variant.cases[0].field->pointer.width;
     Attr raw;
     raw.id = "raw";
     raw.set("type", ks_uint(width));
     t.seq.push_back(raw);
-    const std::string ofs = "(raw & " + hexs((1ull << f.tag_shift) - 1) + ")";
-    for (const auto& c : f.cases) {
+    const std::string ofs = "(raw & " + hexs((1ull << f.variant.tag_shift) - 1) + ")";
+    for (const auto& c : f.variant.cases) {
       const Field& cf = *c.field;
-      if (cf.type.kind != ValueType::Struct || cf.array)
+      if (cf.type.kind != ValueType::Struct || cf.array.on)
         throw Gap("case `" + c.name + "` is a pointer to something other than one struct");
-      if (cf.base == Field::Base::Struct) throw Gap("case `" + c.name + "` is an offset from its struct (base: struct)");
+      if (cf.pointer.base == Field::Base::Struct) throw Gap("case `" + c.name + "` is an offset from its struct (base: struct)");
       Attr a;
       a.id = c.name;
       a.set("io", "_root._io");
       a.set("pos", ofs);
       a.set("type", type_ref(cf.type.st, "_root._io.pos"));
-      a.set("if", "(raw >> " + std::to_string(f.tag_shift) + ") == " + std::to_string(c.tag));
+      a.set("if", "(raw >> " + std::to_string(f.variant.tag_shift) + ") == " + std::to_string(c.tag));
       std::string d = trim(c.doc.empty() ? cf.doc : c.doc);
       a.doc = d + (d.empty() ? "" : " ") + "(Case " + hexs(static_cast<uint64_t>(c.tag)) + ".)";
       t.instances.push_back(a);
@@ -902,7 +902,7 @@ class KsyGen {
     // scalar: Kaitai's C++ back end cannot type a switch that mixes numbers
     // with user types or numbers of different types (AnyType).
     bool same_scalars = true;
-    for (const Case& o : u.cases)
+    for (const Case& o : u.variant.cases)
       same_scalars = same_scalars && o.field->kind == FieldKind::Scalar && o.field->type.prim == f.type.prim;
     switch (f.kind) {
       case FieldKind::Scalar:
@@ -910,13 +910,13 @@ class KsyGen {
         break;
       case FieldKind::InlineStruct: return type_ref(f.type.st, "_io.pos");
       case FieldKind::Pointer:
-      case FieldKind::BlockRef: return ptr_ref(f.type.st, f.ptr, f.base == Field::Base::Struct, f.null == Field::Null::Allowed ? std::optional<uint64_t>(f.null_value) : std::nullopt);
+      case FieldKind::BlockRef: return ptr_ref(f.type.st, f.pointer.width, f.pointer.base == Field::Base::Struct, f.pointer.null == Field::Null::Allowed ? std::optional<uint64_t>(f.pointer.null_value) : std::nullopt);
       case FieldKind::PooledString:
-        if (!f.points_to_chars) return string_ref(f, f.ptr);
+        if (!f.pointer.points_to_chars) return string_ref(f, f.pointer.width);
         break;
       case FieldKind::OwnString:
-        if (f.base == Field::Base::Struct) throw Gap("is an offset from its struct (base: struct)");
-        return own_string_ref(f.ptr);
+        if (f.pointer.base == Field::Base::Struct) throw Gap("is an offset from its struct (base: struct)");
+        return own_string_ref(f.pointer.width);
       case FieldKind::BitWord:
       case FieldKind::Chars:
       case FieldKind::CString:
@@ -963,15 +963,15 @@ class KsyGen {
     int pads = 0;
     for (const auto& fp : st.fields) {
       const Field& f = *fp;
-      if (f.fixed_offset) {
-        if (known && f.offset > at) {
+      if (f.resolved.fixed_offset) {
+        if (known && f.resolved.offset > at) {
           Attr pad;
           pad.id = "gap_" + std::to_string(pads++);
-          pad.set("size", std::to_string(f.offset - at));
+          pad.set("size", std::to_string(f.resolved.offset - at));
           pad.doc = "Bytes no field describes.";
           t.seq.push_back(pad);
         }
-        at = f.offset;
+        at = f.resolved.offset;
         known = true;
       }
       const size_t seq_before = t.seq.size(), inst_before = t.instances.size();
@@ -987,8 +987,8 @@ class KsyGen {
         Attr a;
         a.id = f.name;
         a.doc = notes(f) + (notes(f).empty() ? "" : " ") + "Not described for Kaitai: " + g.what() + ".";
-        if (f.fixed_size && !f.cond) {
-          a.set("size", std::to_string(f.size));
+        if (f.resolved.fixed_size && !f.cond) {
+          a.set("size", std::to_string(f.resolved.size));
           t.seq.push_back(a);
         } else {
           a.set("value", "0");
@@ -997,7 +997,7 @@ class KsyGen {
           known = false;
         }
       }
-      if (known && f.fixed_size && !f.cond) at += f.size;
+      if (known && f.resolved.fixed_size && !f.cond) at += f.resolved.size;
       else known = false;
     }
     for (const auto& e : extents_) {

@@ -50,7 +50,7 @@ std::string array_text(const Field& f) {
   // Appended piece by piece: GCC 12 warns (wrongly, -Wrestrict) on "[" + n + "]" here.
   std::string t = value_text(f);
   t += '[';
-  if (f.fixed_count) t += std::to_string(*f.fixed_count);
+  if (f.array.fixed_count) t += std::to_string(*f.array.fixed_count);
   t += ']';
   return t;
 }
@@ -63,8 +63,8 @@ std::string trim_join(const std::string& doc, const std::string& note) {
 }
 
 std::string type_text(const Field& f) {
-  const std::string word = f.ptr == 4 ? "u32" : "u64";            // a pointer's width
-  const std::string elem_word = f.elem_ptr == 4 ? "u32" : "u64";  // an element pointer's width
+  const std::string word = f.pointer.width == 4 ? "u32" : "u64";            // a pointer's width
+  const std::string elem_word = f.pointer.elem_width == 4 ? "u32" : "u64";  // an element pointer's width
   switch (f.kind) {
     case FieldKind::Scalar:
     case FieldKind::BitWord:
@@ -79,9 +79,9 @@ std::string type_text(const Field& f) {
     case FieldKind::InlineArray: return array_text(f);
     case FieldKind::Slice:
       return "2 " + word + ": begin and end of bytes in data pool `" + f.pool + "`" +
-             (f.align_field.empty() ? std::string() : " (aligned to `" + f.align_field + "`)");
+             (f.pointer.align_field.empty() ? std::string() : " (aligned to `" + f.pointer.align_field + "`)");
     case FieldKind::StringOffsets:
-      return (f.fixed_count ? std::to_string(*f.fixed_count) + " " : std::string()) + "u32 offsets of strings in pool `" + f.pool + "`";
+      return (f.array.fixed_count ? std::to_string(*f.array.fixed_count) + " " : std::string()) + "u32 offsets of strings in pool `" + f.pool + "`";
     case FieldKind::ElemPointers:
     case FieldKind::OwnStrings:
       return elem_word + " pointers to " + array_text(f);
@@ -90,7 +90,7 @@ std::string type_text(const Field& f) {
       return word + " pointer to " + value_text(f);
     case FieldKind::ArrayPointer:
       if (!f.pool.empty()) return word + " offset of a " + array_text(f) + " in pool `" + f.pool + "`";
-      return word + " pointer to " + (f.elem_ptr ? elem_word + " pointers to " : std::string()) + array_text(f);
+      return word + " pointer to " + (f.pointer.elem_width ? elem_word + " pointers to " : std::string()) + array_text(f);
     case FieldKind::PooledString:
     case FieldKind::Dic:
       return word + " offset of a " + value_text(f) + " in pool `" + f.pool + "`";
@@ -103,28 +103,28 @@ std::string type_text(const Field& f) {
 std::string notes(const Schema& s, const Struct& st, const Field& f) {
   std::vector<std::string> n;
   if (!f.doc.empty()) n.push_back(f.doc);
-  if (f.const_int) n.push_back("Always " + (f.hex || *f.const_int > 9 ? hexs(static_cast<uint64_t>(*f.const_int)) : std::to_string(*f.const_int)) + ".");
-  if (f.const_text) n.push_back(f.const_text->empty() ? "Always zero." : "Always `" + *f.const_text + "`.");
+  if (f.role.const_int) n.push_back("Always " + (f.spell.hex || *f.role.const_int > 9 ? hexs(static_cast<uint64_t>(*f.role.const_int)) : std::to_string(*f.role.const_int)) + ".");
+  if (f.role.const_text) n.push_back(f.role.const_text->empty() ? "Always zero." : "Always `" + *f.role.const_text + "`.");
   if (f.pad) n.push_back("Then zero bytes up to a multiple of " + std::to_string(f.pad) + " (from the start of the file).");
-  if (!f.count_for.empty()) {
+  if (!f.resolved.count_for.empty()) {
     // Other arrays counted by the same field (the writer refuses different lengths).
     std::string also;
     for (const auto& g : st.fields)
-      if (g->count_shared == f.count_for) also += " and `" + g->name + "`";
-    n.push_back("Number of elements of `" + f.count_for + "`" + also + " (written from the model).");
+      if (g->resolved.count_shared == f.resolved.count_for) also += " and `" + g->name + "`";
+    n.push_back("Number of elements of `" + f.resolved.count_for + "`" + also + " (written from the model).");
   }
-  if (!f.tag_for.empty()) {
+  if (!f.resolved.tag_for.empty()) {
     std::string cases;
-    const Field* u = st.field(f.tag_for);
-    for (const auto& c : u->cases) cases += (cases.empty() ? "" : ", ") + std::to_string(c.tag) + " = " + c.name;
-    n.push_back("Selects the case of `" + f.tag_for + "`: " + cases + ".");
+    const Field* u = st.field(f.resolved.tag_for);
+    for (const auto& c : u->variant.cases) cases += (cases.empty() ? "" : ", ") + std::to_string(c.tag) + " = " + c.name;
+    n.push_back("Selects the case of `" + f.resolved.tag_for + "`: " + cases + ".");
   }
-  if (f.derive) n.push_back("Computed on write: `" + expr_text(*f.derive) + "`.");
-  if (f.count) n.push_back("Count: `" + expr_text(*f.count) + "`.");
-  if (!f.count_shared.empty()) n.push_back("As many elements as `" + f.count_shared + "` (the writer refuses a different length).");
+  if (f.role.derive) n.push_back("Computed on write: `" + expr_text(*f.role.derive) + "`.");
+  if (f.array.count) n.push_back("Count: `" + expr_text(*f.array.count) + "`.");
+  if (!f.resolved.count_shared.empty()) n.push_back("As many elements as `" + f.resolved.count_shared + "` (the writer refuses a different length).");
   if (f.size_rest) n.push_back("Runs to the end of the block.");
   if (f.size_expr) n.push_back("Size: `" + expr_text(*f.size_expr) + "`.");
-  if (f.extent_next) n.push_back("The target runs up to the next element's target, or to the end of the file.");
+  if (f.pointer.extent_next) n.push_back("The target runs up to the next element's target, or to the end of the file.");
   if (f.cond) n.push_back("Present only when `" + expr_text(*f.cond) + "`.");
   if (!f.bits.empty()) {
     std::string b;
@@ -150,26 +150,26 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
     n.push_back("Bits, from the least significant: " + b + ".");
     if (defaults) n.push_back("A bit field equal to its default is left out of the text form.");
   }
-  if (f.ptr && (f.pool.empty() || s.in_block_pool(f))) {
-    std::string p = f.base == Field::Base::Struct ? "Relative to the start of this struct" : "Absolute offset";
-    if (f.null == Field::Null::WhenEmpty) p += "; 0 when empty";
-    else if (f.null == Field::Null::Allowed) p += "; " + (f.null_value ? hexs(f.null_value) : std::string("0")) + " when absent";
+  if (f.pointer.width && (f.pool.empty() || s.in_block_pool(f))) {
+    std::string p = f.pointer.base == Field::Base::Struct ? "Relative to the start of this struct" : "Absolute offset";
+    if (f.pointer.null == Field::Null::WhenEmpty) p += "; 0 when empty";
+    else if (f.pointer.null == Field::Null::Allowed) p += "; " + (f.pointer.null_value ? hexs(f.pointer.null_value) : std::string("0")) + " when absent";
     n.push_back(p + ".");
   }
-  if (!f.sort.empty()) n.push_back("Kept sorted by `" + f.sort + "` on write.");
-  if (!f.valid.empty()) {
+  if (!f.array.sort.empty()) n.push_back("Kept sorted by `" + f.array.sort + "` on write.");
+  if (!f.role.valid.empty()) {
     std::string v;
-    for (int64_t x : f.valid) v += (v.empty() ? "" : ", ") + (f.hex ? hexs(static_cast<uint64_t>(x)) : std::to_string(x));
+    for (int64_t x : f.role.valid) v += (v.empty() ? "" : ", ") + (f.spell.hex ? hexs(static_cast<uint64_t>(x)) : std::to_string(x));
     n.push_back("Valid values: " + v + ".");
   }
-  if (f.default_text) n.push_back("Default `" + *f.default_text + "` (left out of the text form when equal).");
+  if (f.role.default_text) n.push_back("Default `" + *f.role.default_text + "` (left out of the text form when equal).");
   if (f.true_value) n.push_back("True is stored as " + hexs(*f.true_value) + ", false as 0.");
-  if (!f.enum_name.empty()) n.push_back("Shown by name: enum [" + f.enum_name + "](#enum-" + f.enum_name + ").");
-  if (f.as_bool) n.push_back("Shown as `false`/`true` while 0/1 (any other value as a number).");
-  if (!f.ref.empty())
-    n.push_back("A reference: the index of an element of `" + f.ref + "`" + (f.ref_via.empty() ? "" : " (of the `" + f.ref_via + "` element)") +
-                ", shown as its `" + (f.ref_key.empty() ? std::string("name") : f.ref_key) + "`.");
-  if (!f.hash_of.empty()) n.push_back("The " + f.hash_of + " hash of a name: shown as the name when a name list has it; a name may be written instead.");
+  if (!f.spell.enum_name.empty()) n.push_back("Shown by name: enum [" + f.spell.enum_name + "](#enum-" + f.spell.enum_name + ").");
+  if (f.spell.as_bool) n.push_back("Shown as `false`/`true` while 0/1 (any other value as a number).");
+  if (!f.spell.ref.empty())
+    n.push_back("A reference: the index of an element of `" + f.spell.ref + "`" + (f.spell.ref_via.empty() ? "" : " (of the `" + f.spell.ref_via + "` element)") +
+                ", shown as its `" + (f.spell.ref_key.empty() ? std::string("name") : f.spell.ref_key) + "`.");
+  if (!f.spell.hash_of.empty()) n.push_back("The " + f.spell.hash_of + " hash of a name: shown as the name when a name list has it; a name may be written instead.");
   if (f.is_virtual && f.type.kind == ValueType::Prim)
     n.push_back("Not stored: the alignment of a data slice, which the reader infers from where the slice lies (see the data pool).");
   else if (f.is_virtual)
@@ -276,7 +276,7 @@ std::string generate_markdown(const Schema& s) {
       for (const auto& st : s.structs) {
         for (const auto& f : st->fields) {
           note(*f);
-          for (const auto& c : f->cases) note(*c.field);
+          for (const auto& c : f->variant.cases) note(*c.field);
         }
         for (const auto& li : st->layout)
           if (li.kind == LayoutItem::Pool && li.name == p.name) placed = "by the layout of [" + st->name + "](#" + st->name + ")";
@@ -311,8 +311,8 @@ std::string generate_markdown(const Schema& s) {
     } else {
       o << "| Offset | Size | Type | Field | Description |\n|---|---|---|---|---|\n";
       for (const auto& f : st.fields) {
-        std::string off = f->fixed_offset ? hexs(f->offset) : "…";
-        std::string size = f->fixed_size ? hexs(f->size) : "varies";
+        std::string off = f->resolved.fixed_offset ? hexs(f->resolved.offset) : "…";
+        std::string size = f->resolved.fixed_size ? hexs(f->resolved.size) : "varies";
         o << "| " << off << " | " << size << " | " << cell(type_text(*f)) << " | `" << f->name << "` | " << notes(s, st, *f) << " |\n";
       }
       o << "\n";
@@ -322,19 +322,19 @@ std::string generate_markdown(const Schema& s) {
     for (const auto& f : st.fields) {
       if (f->type.kind != ValueType::Union) continue;
       bool placed = false;
-      for (const auto& c : f->cases) placed = placed || (c.field->ptr && c.field->type.kind == ValueType::Struct && !s.in_block_pool(*c.field));
+      for (const auto& c : f->variant.cases) placed = placed || (c.field->pointer.width && c.field->type.kind == ValueType::Struct && !s.in_block_pool(*c.field));
       if (placed) case_targets.push_back("the target of `" + f->name + "`'s case");
-      const std::string chooser = f->tag_shift ? "bits " + std::to_string(f->tag_shift) + " and up" : "`" + f->tag + "`";
+      const std::string chooser = f->variant.tag_shift ? "bits " + std::to_string(f->variant.tag_shift) + " and up" : "`" + f->variant.tag + "`";
       o << "Cases of `" << f->name << "` (chosen by " << chooser;
-      if (f->tag_shift) o << " of the pointer, whose lower bits hold the offset";
-      if (f->pad_to > 1) o << "; each padded to a multiple of " << f->pad_to << " bytes";
-      o << "):\n\n| " << (f->tag_shift ? "Bits " + std::to_string(f->tag_shift) + "+" : chooser)
+      if (f->variant.tag_shift) o << " of the pointer, whose lower bits hold the offset";
+      if (f->variant.pad_to > 1) o << "; each padded to a multiple of " << f->variant.pad_to << " bytes";
+      o << "):\n\n| " << (f->variant.tag_shift ? "Bits " + std::to_string(f->variant.tag_shift) + "+" : chooser)
         << " | Case | Size | Type | Description |\n|---|---|---|---|---|\n";
-      for (const auto& c : f->cases)
-        o << "| " << (f->tag_shift ? hexs(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag)) << " | `" << c.name << "` | "
-          << (c.field->fixed_size ? hexs(c.field->size) : "varies") << " | " << cell(type_text(*c.field)) << " | "
+      for (const auto& c : f->variant.cases)
+        o << "| " << (f->variant.tag_shift ? hexs(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag)) << " | `" << c.name << "` | "
+          << (c.field->resolved.fixed_size ? hexs(c.field->resolved.size) : "varies") << " | " << cell(type_text(*c.field)) << " | "
           << cell(trim_join(c.doc.empty() ? c.field->doc : c.doc,
-                            c.field->ptr && c.field->base == Field::Base::Struct ? "Relative to the start of this struct." : ""))
+                            c.field->pointer.width && c.field->pointer.base == Field::Base::Struct ? "Relative to the start of this struct." : ""))
           << " |\n";
       o << "\nAny other value of " << chooser << " is refused when reading, with its offset.\n\n";
     }

@@ -21,7 +21,7 @@ void each_field(Schema& s, const std::function<void(Struct&, Field&)>& fn) {
   for (auto& st : s.structs)
     for (auto& f : st->fields) {
       fn(*st, *f);
-      for (auto& c : f->cases)
+      for (auto& c : f->variant.cases)
         if (c.field) fn(*st, *c.field);
     }
 }
@@ -34,7 +34,7 @@ const Struct* target_elem(Schema& s, const std::string& array, bool& found, bool
   const Struct* elem = nullptr;
   for (auto& st : s.structs)
     for (auto& f : st->fields)
-      if (f->name == array && f->array && f->in_model()) {
+      if (f->name == array && f->array.on && f->in_model()) {
         if (f->type.kind == ValueType::Struct) {
           found = true;
           elem = f->type.st;
@@ -48,7 +48,7 @@ const Struct* target_elem(Schema& s, const std::string& array, bool& found, bool
 void add_target(Schema& s, const std::string& array, const std::string& key, const std::string& sub, const Loc& at) {
   for (auto& st : s.structs)
     for (auto& f : st->fields) {
-      if (f->name != array || !f->array || !f->in_model()) continue;
+      if (f->name != array || !f->array.on || !f->in_model()) continue;
       auto it = std::find_if(st->name_targets.begin(), st->name_targets.end(),
                              [&](const Struct::NameTarget& t) { return t.array == array; });
       if (it == st->name_targets.end()) {
@@ -67,57 +67,57 @@ void check_names(Schema& s) {
   // An enum of enums: that no field names is a leftover or a misspelt enum: (a field's own enum is used by it).
   for (const Enum& e : s.enums) {
     bool used = false;
-    each_field(s, [&](Struct&, Field& f) { used = used || f.enum_name == e.name; });
+    each_field(s, [&](Struct&, Field& f) { used = used || f.spell.enum_name == e.name; });
     if (!used) throw SchemaError(e.loc, "enum '" + e.name + "' is not used by any field (name it with enum: " + e.name + ", or remove it)");
   }
   each_field(s, [&](Struct& st, Field& f) {
     if (!f.spelled()) {
-      if (!f.ref_via.empty() || !f.ref_key.empty())
+      if (!f.spell.ref_via.empty() || !f.spell.ref_key.empty())
         throw SchemaError(f.loc, "via: and key: belong to a ref: field");
       return;
     }
     if (!is_int_prim(f))
       throw SchemaError(f.loc, "'" + f.name + "': enum:, format: bool, ref: and hash_of: are for integer fields (or arrays of them)");
-    const int spellings = !f.enum_name.empty() + f.as_bool + !f.ref.empty() + !f.hash_of.empty();
+    const int spellings = !f.spell.enum_name.empty() + f.spell.as_bool + !f.spell.ref.empty() + !f.spell.hash_of.empty();
     if (spellings > 1) throw SchemaError(f.loc, "'" + f.name + "': a field has one of enum:, format: bool, ref: and hash_of:");
-    if (f.as_bool && f.array) throw SchemaError(f.loc, "'" + f.name + "': format: bool is for a single integer");
-    if (!f.enum_name.empty() && !s.find_enum(f.enum_name))
-      throw SchemaError(f.loc, "'" + f.name + "': no enum '" + f.enum_name + "' in enums:");
-    if (!f.hash_of.empty() && prim_size(f.type.prim) < 4)
+    if (f.spell.as_bool && f.array.on) throw SchemaError(f.loc, "'" + f.name + "': format: bool is for a single integer");
+    if (!f.spell.enum_name.empty() && !s.find_enum(f.spell.enum_name))
+      throw SchemaError(f.loc, "'" + f.name + "': no enum '" + f.spell.enum_name + "' in enums:");
+    if (!f.spell.hash_of.empty() && prim_size(f.type.prim) < 4)
       throw SchemaError(f.loc, "'" + f.name + "': a hash_of: field is 32 or 64 bits wide");
-    if (f.ref.empty()) {
-      if (!f.ref_via.empty() || !f.ref_key.empty()) throw SchemaError(f.loc, "via: and key: belong to a ref: field");
+    if (f.spell.ref.empty()) {
+      if (!f.spell.ref_via.empty() || !f.spell.ref_key.empty()) throw SchemaError(f.loc, "via: and key: belong to a ref: field");
       return;
     }
-    const size_t dot = f.ref.find('.');
-    const std::string array = f.ref.substr(0, dot);
-    const std::string list = dot == std::string::npos ? "" : f.ref.substr(dot + 1);
-    const std::string key = f.ref_key.empty() ? "name" : f.ref_key;
+    const size_t dot = f.spell.ref.find('.');
+    const std::string array = f.spell.ref.substr(0, dot);
+    const std::string list = dot == std::string::npos ? "" : f.spell.ref.substr(dot + 1);
+    const std::string key = f.spell.ref_key.empty() ? "name" : f.spell.ref_key;
     bool found = false, strings = false;
     const Struct* elem = target_elem(s, array, found, strings);
     if (!found) throw SchemaError(f.loc, "ref: '" + array + "' is no array of structs or strings in this schema");
     if (list.empty()) {
-      if (!f.ref_via.empty()) throw SchemaError(f.loc, "via: belongs to a ref: ARRAY.LIST (a list held by the element via: picks)");
+      if (!f.spell.ref_via.empty()) throw SchemaError(f.loc, "via: belongs to a ref: ARRAY.LIST (a list held by the element via: picks)");
       if (elem) {
         const Field* k = elem->field(key);
-        if (!k || !k->in_model() || (k->type.kind != ValueType::String && k->type.kind != ValueType::CString && k->type.kind != ValueType::Chars) || k->array)
+        if (!k || !k->in_model() || (k->type.kind != ValueType::String && k->type.kind != ValueType::CString && k->type.kind != ValueType::Chars) || k->array.on)
           throw SchemaError(f.loc, "ref: '" + array + "': its elements (" + elem->name + ") have no string field '" + key + "' to be named by (key:)");
       }
     } else {
-      if (!elem) throw SchemaError(f.loc, "ref: '" + f.ref + "': the elements of '" + array + "' are strings, they hold no list");
+      if (!elem) throw SchemaError(f.loc, "ref: '" + f.spell.ref + "': the elements of '" + array + "' are strings, they hold no list");
       const Field* l = elem->field(list);
-      if (!l || !l->array || !l->in_model() || l->type.kind != ValueType::String)
-        throw SchemaError(f.loc, "ref: '" + f.ref + "': " + elem->name + " has no string[] field '" + list + "'");
-      if (f.ref_via.empty()) throw SchemaError(f.loc, "ref: '" + f.ref + "' needs via: (the sibling field with the index into " + array + ")");
+      if (!l || !l->array.on || !l->in_model() || l->type.kind != ValueType::String)
+        throw SchemaError(f.loc, "ref: '" + f.spell.ref + "': " + elem->name + " has no string[] field '" + list + "'");
+      if (f.spell.ref_via.empty()) throw SchemaError(f.loc, "ref: '" + f.spell.ref + "' needs via: (the sibling field with the index into " + array + ")");
       const Field* via = nullptr;
       for (const auto& g : st.fields) {
         if (g.get() == &f) break;
-        if (g->name == f.ref_via) via = g.get();
-        for (const auto& c : g->cases)
+        if (g->name == f.spell.ref_via) via = g.get();
+        for (const auto& c : g->variant.cases)
           if (c.field.get() == &f) break;
       }
-      if (!via || !is_int_prim(*via) || via->array || !via->in_model())
-        throw SchemaError(f.loc, "via: '" + f.ref_via + "' is no integer field before '" + f.name + "' in " + st.name);
+      if (!via || !is_int_prim(*via) || via->array.on || !via->in_model())
+        throw SchemaError(f.loc, "via: '" + f.spell.ref_via + "' is no integer field before '" + f.name + "' in " + st.name);
     }
     add_target(s, array, strings ? "" : key, list, f.loc);
   });

@@ -60,9 +60,9 @@ bool prim_is_signed(Prim p) {
 }
 
 bool Field::in_model() const {
-  if (is_const() || derive || !count_for.empty() || !tag_for.empty()) return false;
+  if (is_const() || role.derive || !resolved.count_for.empty() || !resolved.tag_for.empty()) return false;
   if (type.kind == ValueType::PoolBlock || type.kind == ValueType::Dic) return false;
-  if (type.kind == ValueType::Struct && type.st && !type.st->has_model && !array) return false;
+  if (type.kind == ValueType::Struct && type.st && !type.st->has_model && !array.on) return false;
   return true;
 }
 
@@ -395,10 +395,10 @@ class Parser {
         }
         return;
       }
-      f.array = true;
+      f.array.on = true;
       if (!inner.empty()) {
         try {
-          f.fixed_count = std::stoull(inner, nullptr, 0);
+          f.array.fixed_count = std::stoull(inner, nullptr, 0);
         } catch (const std::exception&) {
           fail(n, "bad array size in '" + t + "'");
         }
@@ -433,62 +433,62 @@ class Parser {
     }
     f.doc = opt_str(n, "doc", "");
     parse_type(n["type"] ? n["type"] : n, req_str(n, "type"), f);
-    if (n["ptr"]) f.ptr = ptr_width(n["ptr"]);
-    if (n["elem_ptr"]) f.elem_ptr = ptr_width(n["elem_ptr"]);
+    if (n["ptr"]) f.pointer.width = ptr_width(n["ptr"]);
+    if (n["elem_ptr"]) f.pointer.elem_width = ptr_width(n["elem_ptr"]);
     if (n["base"]) {
       std::string b = scalar(n["base"]);
-      if (b == "file") f.base = Field::Base::File;
-      else if (b == "struct") f.base = Field::Base::Struct;
+      if (b == "file") f.pointer.base = Field::Base::File;
+      else if (b == "struct") f.pointer.base = Field::Base::Struct;
       else fail(n["base"], "base is 'file' or 'struct'");
     }
     if (n["nullable"]) {
       std::string v = scalar(n["nullable"]);
-      if (v == "false") f.null = Field::Null::Never;
-      else if (v == "when_empty") f.null = Field::Null::WhenEmpty;
-      else if (v == "true") f.null = Field::Null::Allowed;
+      if (v == "false") f.pointer.null = Field::Null::Never;
+      else if (v == "when_empty") f.pointer.null = Field::Null::WhenEmpty;
+      else if (v == "true") f.pointer.null = Field::Null::Allowed;
       else fail(n["nullable"], "nullable is 'false', 'when_empty' (arrays) or 'true' (a single target)");
     }
     if (n["align"]) {
       // A number, or (on a data slice) the field that holds each one's alignment.
       const std::string a = scalar(n["align"]);
-      if (!a.empty() && !std::isdigit(static_cast<unsigned char>(a[0]))) f.align_field = a;
-      else f.align = uint(n["align"]);
+      if (!a.empty() && !std::isdigit(static_cast<unsigned char>(a[0]))) f.pointer.align_field = a;
+      else f.pointer.align = uint(n["align"]);
     }
     f.pool = opt_str(n, "pool", "");
     f.region = opt_str(n, "region", "");
-    f.sort = opt_str(n, "sort", "");
+    f.array.sort = opt_str(n, "sort", "");
     if (n["count"]) {
-      f.count = parse_expr(scalar(n["count"]), loc(n["count"]));
-      if (f.count->kind == Expr::Int) {
-        f.fixed_count = static_cast<uint64_t>(f.count->value);
-        f.count.reset();
+      f.array.count = parse_expr(scalar(n["count"]), loc(n["count"]));
+      if (f.array.count->kind == Expr::Int) {
+        f.array.fixed_count = static_cast<uint64_t>(f.array.count->value);
+        f.array.count.reset();
       }
     }
-    if (n["derive"]) f.derive = parse_expr(scalar(n["derive"]), loc(n["derive"]));
+    if (n["derive"]) f.role.derive = parse_expr(scalar(n["derive"]), loc(n["derive"]));
     if (n["pointer"]) {
       // Anything but true/false used to mean false silently.
       std::string v = scalar(n["pointer"]);
       if (v != "true" && v != "false") fail(n["pointer"], "pointer is 'true' or 'false'");
-      f.derive_pointer = v == "true";
+      f.role.derive_pointer = v == "true";
     }
     if (n["const"]) {
-      if (f.type.kind == ValueType::Chars) f.const_text = unescape(scalar(n["const"]));
-      else f.const_int = integer(n["const"]);
+      if (f.type.kind == ValueType::Chars) f.role.const_text = unescape(scalar(n["const"]));
+      else f.role.const_int = integer(n["const"]);
       // The reader compares a char[N] up to its first NUL: text after a NUL
       // (or more than N bytes) never reads back. Trailing NULs are padding.
-      if (f.const_text && f.const_text->find_first_not_of('\0', f.const_text->find('\0')) != std::string::npos)
+      if (f.role.const_text && f.role.const_text->find_first_not_of('\0', f.role.const_text->find('\0')) != std::string::npos)
         fail(n["const"], "a char[N] const cannot have text after a NUL (the reader stops at the first NUL)");
-      if (f.const_text && f.const_text->size() > f.type.chars)
-        fail(n["const"], "const '" + *f.const_text + "' is longer than char[" + std::to_string(f.type.chars) + "]");
+      if (f.role.const_text && f.role.const_text->size() > f.type.chars)
+        fail(n["const"], "const '" + *f.role.const_text + "' is longer than char[" + std::to_string(f.type.chars) + "]");
     }
     if (n["reserved"]) {
       if (scalar(n["reserved"]) != "true") fail(n["reserved"], "reserved: true");
-      if (f.type.kind == ValueType::Chars) f.const_text = "";
-      else f.const_int = 0;
+      if (f.type.kind == ValueType::Chars) f.role.const_text = "";
+      else f.role.const_int = 0;
     }
     // A constant is one value: on an array the writer has no element to put it
     // in (the generated C++ did not compile).
-    if (f.array && (n["const"] || n["reserved"]))
+    if (f.array.on && (n["const"] || n["reserved"]))
       fail(n["const"] ? n["const"] : n["reserved"], "const: and reserved: are for a single integer or char[N] field, not an array");
     if (n["pad"]) f.pad = uint(n["pad"]);
     if (n["bom"]) {
@@ -497,46 +497,46 @@ class Parser {
       f.bom = v == "true";
     }
     if (n["valid"])
-      for (const auto& v : seq(n["valid"])) f.valid.push_back(integer(v));
-    if (n["zero_when_empty"]) f.zero_when_empty = n["zero_when_empty"].as<std::string>();
+      for (const auto& v : seq(n["valid"])) f.role.valid.push_back(integer(v));
+    if (n["zero_when_empty"]) f.role.zero_when_empty = n["zero_when_empty"].as<std::string>();
     if (n["also"])
-      for (const auto& v : seq(n["also"])) f.also.push_back(integer(v));
+      for (const auto& v : seq(n["also"])) f.role.also.push_back(integer(v));
     if (n["default"]) {
       // The default is pasted into the C++ as it is written: only numbers,
       // true/false and char[N] text make sense there (a string default did not compile).
-      if (f.array || (f.type.kind != ValueType::Prim && f.type.kind != ValueType::Chars))
+      if (f.array.on || (f.type.kind != ValueType::Prim && f.type.kind != ValueType::Chars))
         fail(n["default"], "default: is for primitive and char[N] fields");
-      f.default_text = scalar(n["default"]);
+      f.role.default_text = scalar(n["default"]);
       // An integer default is checked as any schema integer (it is pasted into the C++).
       if (f.type.kind == ValueType::Prim && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 &&
-          f.type.prim != Prim::Bool32 && !f.array)
+          f.type.prim != Prim::Bool32 && !f.array.on)
         (void)integer(n["default"]);
     }
     if (n["format"]) {
       const std::string fmt = scalar(n["format"]);
       if (fmt != "hex" && fmt != "bool") fail(n["format"], "format is 'hex' or 'bool' (an integer shown as false/true while 0/1)");
-      f.hex = fmt == "hex";
-      f.as_bool = fmt == "bool";
+      f.spell.hex = fmt == "hex";
+      f.spell.as_bool = fmt == "bool";
     }
     if (n["enum"]) {
       const YAML::Node e = n["enum"];
       if (e.IsScalar()) {
-        f.enum_name = scalar(e);
+        f.spell.enum_name = scalar(e);
       } else {
         // An inline enum: named after its struct and field.
         Enum inl = parse_enum(e, struct_name_ + "_" + f.name);
         inl.loc = loc(e);
-        f.enum_name = inl.name;
+        f.spell.enum_name = inl.name;
         enums_->push_back(std::move(inl));
       }
     }
-    f.ref = opt_str(n, "ref", "");
-    f.ref_via = opt_str(n, "via", "");
-    f.ref_key = opt_str(n, "key", "");
-    f.hash_of = opt_str(n, "hash_of", "");
-    if (n["hash_of"] && f.hash_of != "fnv1a32" && f.hash_of != "murmur3")
+    f.spell.ref = opt_str(n, "ref", "");
+    f.spell.ref_via = opt_str(n, "via", "");
+    f.spell.ref_key = opt_str(n, "key", "");
+    f.spell.hash_of = opt_str(n, "hash_of", "");
+    if (n["hash_of"] && f.spell.hash_of != "fnv1a32" && f.spell.hash_of != "murmur3")
       fail(n["hash_of"], "hash_of is 'fnv1a32' or 'murmur3' (the hash of a name)");
-    f.tag = opt_str(n, "tag", "");
+    f.variant.tag = opt_str(n, "tag", "");
     if (n["if"]) f.cond = parse_expr(scalar(n["if"]), loc(n["if"]));
     if (n["size"]) {
       if (f.type.kind != ValueType::Bytes && f.type.kind != ValueType::PoolBlock)
@@ -544,11 +544,11 @@ class Parser {
       if (scalar(n["size"]) == "rest") f.size_rest = true;
       else f.size_expr = parse_expr(scalar(n["size"]), loc(n["size"]));
     }
-    if (n["register_null"]) f.register_null = scalar(n["register_null"]) == "true";
+    if (n["register_null"]) f.pointer.register_null = scalar(n["register_null"]) == "true";
     if (n["virtual"]) f.is_virtual = scalar(n["virtual"]) == "true";
     if (n["inline"]) {
       if (scalar(n["inline"]) != "pascal16") fail(n["inline"], "inline is 'pascal16' (a u16 length, the bytes, a NUL)");
-      f.inline_pascal = true;
+      f.pointer.inline_pascal = true;
     }
     if (n["true"]) {
       if (f.type.kind != ValueType::Prim || (f.type.prim != Prim::Bool32 && f.type.prim != Prim::Bool8))
@@ -565,14 +565,14 @@ class Parser {
     }
     if (n["points_to"]) {
       if (scalar(n["points_to"]) != "chars") fail(n["points_to"], "points_to is 'chars' (past a Pascal string's length)");
-      f.points_to_chars = true;
+      f.pointer.points_to_chars = true;
     }
     if (n["extent"]) {
       if (scalar(n["extent"]) != "next") fail(n["extent"], "extent is 'next'");
-      f.extent_next = true;
+      f.pointer.extent_next = true;
     }
     if (n["bits"]) {
-      if (f.type.kind != ValueType::Prim || prim_is_float(f.type.prim) || f.array)
+      if (f.type.kind != ValueType::Prim || prim_is_float(f.type.prim) || f.array.on)
         fail(n["bits"], "bits: splits an unsigned integer field");
       unsigned total = 0;
       for (const auto& b : seq(n["bits"])) {
@@ -617,14 +617,14 @@ class Parser {
         fail(n["bits"], "bit fields add up to " + std::to_string(total) + " bits, the field has " +
                             std::to_string(prim_size(f.type.prim) * 8));
     }
-    if (n["pad_to"]) f.pad_to = uint(n["pad_to"]);
+    if (n["pad_to"]) f.variant.pad_to = uint(n["pad_to"]);
     if (n["tag_shift"]) {
-      f.tag_shift = static_cast<unsigned>(uint(n["tag_shift"]));
-      if (f.tag_shift == 0 || f.tag_shift >= 64) fail(n["tag_shift"], "tag_shift is the first bit of the tag in the pointer word (1-63)");
+      f.variant.tag_shift = static_cast<unsigned>(uint(n["tag_shift"]));
+      if (f.variant.tag_shift == 0 || f.variant.tag_shift >= 64) fail(n["tag_shift"], "tag_shift is the first bit of the tag in the pointer word (1-63)");
     }
     if (n["null_value"]) {
-      if (!f.ptr || f.array || f.null != Field::Null::Allowed) fail(n["null_value"], "null_value: is the stored value of an absent target (a nullable: true pointer)");
-      f.null_value = uint(n["null_value"]);
+      if (!f.pointer.width || f.array.on || f.pointer.null != Field::Null::Allowed) fail(n["null_value"], "null_value: is the stored value of an absent target (a nullable: true pointer)");
+      f.pointer.null_value = uint(n["null_value"]);
     }
     if (n["cases"]) {
       if (f.type.kind != ValueType::Union) fail(n["cases"], "cases: belongs to a field of type union");
@@ -637,10 +637,10 @@ class Parser {
         cs.doc = opt_str(c, "doc", "");
         cs.field = std::make_unique<Field>();
         parse_field(c, *cs.field, true);
-        f.cases.push_back(std::move(cs));
+        f.variant.cases.push_back(std::move(cs));
       }
     }
-    if (f.type.kind == ValueType::Union && (f.cases.empty() || (f.tag.empty() == !f.tag_shift)))
+    if (f.type.kind == ValueType::Union && (f.variant.cases.empty() || (f.variant.tag.empty() == !f.variant.tag_shift)))
       fail(n, "a union needs cases: and either tag: (the field holding the tag) or tag_shift: (the tag is in its pointers)");
   }
 

@@ -118,63 +118,90 @@ struct Field {
   ValueType type;
   FieldKind kind = FieldKind::Scalar;  // set by the validator
 
-  // Arrays: `T[N]` (fixed), `T[]` with count/until.
-  bool array = false;
-  std::optional<uint64_t> fixed_count;
-  std::optional<Expr> count;
+  // Each part below holds the keys of one concern; the validator reads them
+  // together (a combination that is no FieldKind is refused there) and the
+  // back ends read the parts their shape has.
 
-  // Out-of-line storage: the field is a pointer of this many bytes.
-  int ptr = 0;
-  enum class Base { File, Struct } base = Base::File;
-  enum class Null { Never, WhenEmpty, Allowed } null = Null::Never;
-  uint64_t align = 0;  // of the target; 0 = natural
-  std::string align_field;  // a data slice: the virtual u32 field of the struct that holds its alignment (align: NAME)
+  // Arrays: `T[N]` (fixed), `T[]` with count: (or until/rest forms).
+  struct Array {
+    bool on = false;                      // the type is T[N] or T[]
+    std::optional<uint64_t> fixed_count;  // T[N]
+    std::optional<Expr> count;            // count:
+    std::string sort;                     // sort: kept sorted by this element field on write
+  } array;
+
+  // Out-of-line storage: ptr:, elem_ptr: and what qualifies a pointer.
+  enum class Base { File, Struct };
+  enum class Null { Never, WhenEmpty, Allowed };
+  struct Pointer {
+    int width = 0;       // ptr: the field is a pointer of this many bytes (0: inline)
+    int elem_width = 0;  // elem_ptr: an array of pointers of this many bytes, one per element
+    Base base = Base::File;
+    Null null = Null::Never;
+    uint64_t null_value = 0;     // the value stored for an absent target; 0 unless `null:`
+    bool register_null = false;  // a null pointer is still listed in the pointer record
+    uint64_t align = 0;          // of the target; 0 = natural
+    std::string align_field;     // a data slice: the virtual u32 field of the struct that holds its alignment (align: NAME)
+    // The pointer's target runs up to the next element's target (or the end of
+    // the file): the bound for a `size: rest` field inside it.
+    bool extent_next = false;
+    bool inline_pascal = false;    // a string pointer whose target is a Pascal string of its own (no pool)
+    bool points_to_chars = false;  // a pooled Pascal string referenced past its length
+  } pointer;
+
+  // Unions: one of cases:, chosen by tag: or by the pointer's top bits.
+  struct Variant {
+    std::vector<Case> cases;
+    std::string tag;  // field holding the tag
+    uint64_t pad_to = 1;
+    // Cases that are pointers can keep their tag in the pointer word instead:
+    // bits from tag_shift up are the tag, the bits below it the offset.
+    unsigned tag_shift = 0;
+  } variant;
+
+  // Text spellings (docs/schema-language.md, "References, enums and hash names").
+  struct Spelling {
+    std::string enum_name;  // enum: the name of an enums: entry, or <Struct>_<field> for an inline one
+    bool as_bool = false;   // format: bool: an integer shown as false/true while 0/1
+    std::string ref;        // ref: ARRAY or ARRAY.LIST: an index into that array (or list)
+    std::string ref_via;    // via: the sibling field that picks the element holding LIST
+    std::string ref_key;    // key: the element field that names it (default "name")
+    std::string hash_of;    // hash_of: fnv1a32 | murmur3: the hash of a name
+    bool hex = false;       // format: hex
+  } spell;
+  bool spelled() const { return !spell.enum_name.empty() || spell.as_bool || !spell.ref.empty() || !spell.hash_of.empty(); }
+
+  // Value roles: what the writer computes or checks instead of the model.
+  struct Role {
+    std::optional<Expr> derive;
+    bool derive_pointer = false;  // the derived value is a pointer (recorded)
+    std::optional<std::string> const_text;  // for char[N]
+    std::optional<int64_t> const_int;
+    std::vector<int64_t> valid;
+    // derive: other values a reader accepts in its place; the writer keeps the
+    // file's (a layout choice: an empty array's element size, say).
+    std::vector<int64_t> also;
+    // A model value written as 0 while the array this count field counts is
+    // empty (an element size, as most writers store it); a file's other value
+    // there is kept by the layout.
+    std::string zero_when_empty;
+    std::optional<std::string> default_text;
+  } role;
+  bool is_const() const { return role.const_int || role.const_text; }
+
   std::string pool;    // string stored in this pool
-  int elem_ptr = 0;    // array of pointers to elements
   std::string region;  // name for start()/end()/size()
-  std::string sort;    // array kept sorted by this element field
-  bool register_null = false;  // a null pointer is still listed in the pointer record
-  bool is_virtual = false;     // in the model, not in the struct's bytes (a name kept in a DIC)
-  bool inline_pascal = false;  // a string pointer whose target is a Pascal string of its own (no pool)
+  bool is_virtual = false;             // in the model, not in the struct's bytes (a name kept in a DIC)
   std::optional<uint64_t> true_value;  // bool32 stored as this value when true (0 when false)
   std::optional<uint64_t> items;       // union case: what items() counts for it (default 1; arrays: size)
   std::string keys_array, keys_field;  // dic: the names are keys_array[i].keys_field
-  bool points_to_chars = false;  // a pooled Pascal string referenced past its length
   bool bom = false;  // a u16 byte order mark that picks the byte order (`endian: bom`)
   uint64_t pad = 0;  // an inline cstring followed by zero bytes up to a multiple of this (file offset)
-
-  // Text spellings (docs/schema-language.md, "References, enums and hash names").
-  std::string enum_name;  // enum: the name of an enums: entry, or <Struct>_<field> for an inline one
-  bool as_bool = false;   // format: bool: an integer shown as false/true while 0/1
-  std::string ref;        // ref: ARRAY or ARRAY.LIST: an index into that array (or list)
-  std::string ref_via;    // via: the sibling field that picks the element holding LIST
-  std::string ref_key;    // key: the element field that names it (default "name")
-  std::string hash_of;    // hash_of: fnv1a32 | murmur3: the hash of a name
-  bool spelled() const { return !enum_name.empty() || as_bool || !ref.empty() || !hash_of.empty(); }
-
-  // Value roles.
-  std::optional<Expr> derive;
-  bool derive_pointer = false;  // the derived value is a pointer (recorded)
-  std::optional<std::string> const_text;  // for char[N]
-  std::optional<int64_t> const_int;
-  std::vector<int64_t> valid;
-  // derive: other values a reader accepts in its place; the writer keeps the
-  // file's (a layout choice: an empty array's element size, say).
-  std::vector<int64_t> also;
-  // A model value written as 0 while the array this count field counts is
-  // empty (an element size, as most writers store it); a file's other value
-  // there is kept by the layout.
-  std::string zero_when_empty;
-  std::optional<std::string> default_text;
-  bool hex = false;
 
   // Inline bytes / pool blocks: their size on read (`rest`: up to the end of
   // the block, as bounded by the enclosing pointer's extent).
   std::optional<Expr> size_expr;
   bool size_rest = false;
-  // The pointer's target runs up to the next element's target (or the end of
-  // the file): the bound for a `size: rest` field inside it.
-  bool extent_next = false;
 
   // Present only when this expression (over earlier fields) is true.
   std::optional<Expr> cond;
@@ -191,29 +218,19 @@ struct Field {
   };
   std::vector<Bits> bits;
 
-  // Unions.
-  std::vector<Case> cases;
-  std::string tag;  // field holding the tag
-  uint64_t pad_to = 1;
-  // Cases that are pointers can keep their tag in the pointer word instead:
-  // bits from tag_shift up are the tag, the bits below it the offset.
-  unsigned tag_shift = 0;
-
-  // The value stored for an absent (nullable: true) target; 0 unless `null:`.
-  uint64_t null_value = 0;
-
-  // Filled in by validation.
-  std::string count_for;  // this field is the count of that array
-  std::string count_shared;  // this array's count field already counts that array
-  std::string tag_for;    // this field is the tag of that union
-  bool fixed_size = false;
-  uint64_t size = 0;      // inline size when fixed
-  bool fixed_offset = false;
-  uint64_t offset = 0;
+  // The validator's results (validate.cpp), never set by the parser.
+  struct Resolved {
+    std::string count_for;     // this field is the count of that array
+    std::string count_shared;  // this array's count field already counts that array
+    std::string tag_for;       // this field is the tag of that union
+    bool fixed_size = false;
+    uint64_t size = 0;  // inline size when fixed
+    bool fixed_offset = false;
+    uint64_t offset = 0;
+  } resolved;
 
   // Is it part of the in-memory model?
   bool in_model() const;
-  bool is_const() const { return const_int || const_text; }
 };
 
 // One step of a struct's write layout (see docs/schema-language.md):

@@ -28,12 +28,12 @@ class Validator {
     for (const auto& name : s_.context) {
       const Field* f = root->field(name);
       // The reader keeps the raw value; the writer the model's number.
-      if (!f || f->array || f->cond || (!f->ptr && (f->type.kind != ValueType::Prim || !f->bits.empty() || prim_is_float(f->type.prim))))
+      if (!f || f->array.on || f->cond || (!f->pointer.width && (f->type.kind != ValueType::Prim || !f->bits.empty() || prim_is_float(f->type.prim))))
         throw SchemaError(context_loc_, "context: '" + name + "' is not an integer or pointer field of the root " + s_.root);
       // The reader knows it once it has read it: before anything nested.
       for (const auto& g : root->fields) {
         if (g.get() == f) break;
-        if (!g->ptr && (g->type.kind == ValueType::Struct || g->type.kind == ValueType::Union))
+        if (!g->pointer.width && (g->type.kind == ValueType::Struct || g->type.kind == ValueType::Union))
           throw SchemaError(context_loc_, "context: '" + name + "' must be declared before the root's inline field '" + g->name + "' (it is read first)");
       }
     }
@@ -46,7 +46,7 @@ class Validator {
         const Field* f = root->field(p.base);
         // base: the root's `type: pool` field that places it: offsets from the pool's own start.
         bool placed = f && f->type.kind == ValueType::PoolBlock && f->pool == p.name && !f->cond;
-        if (!placed && (!f || f->array || f->cond || f->ptr || f->type.kind != ValueType::Prim || prim_is_float(f->type.prim)))
+        if (!placed && (!f || f->array.on || f->cond || f->pointer.width || f->type.kind != ValueType::Prim || prim_is_float(f->type.prim)))
           throw SchemaError(p.loc, "pool '" + p.name + "': base: '" + p.base + "' is not an integer field of the root " + s_.root);
         if (placed) p.placed_in_layout = true;  // the field places it, not the end of the file
         if (placed && p.order != Pool::Order::FirstUse)
@@ -62,10 +62,10 @@ class Validator {
     // of the array it counts. A derived value or a union's tag is not known then.
     for (const auto& name : s_.context) {
       const Field* f = root->field(name);
-      if (f->derive)
+      if (f->role.derive)
         throw SchemaError(context_loc_, "context: '" + name + "' is derived: the writer knows it only once the file is laid out (name a field the model holds, a const or a count)");
-      if (!f->tag_for.empty())
-        throw SchemaError(context_loc_, "context: '" + name + "' is the tag of union '" + f->tag_for + "' (the model holds the case, not the tag)");
+      if (!f->resolved.tag_for.empty())
+        throw SchemaError(context_loc_, "context: '" + name + "' is the tag of union '" + f->resolved.tag_for + "' (the model holds the case, not the tag)");
     }
     // Model-ness depends on nested structs: iterate to a fixed point.
     for (bool changed = true; changed;) {
@@ -94,10 +94,10 @@ class Validator {
         for (const auto& st : s_.structs)
           for (const auto& f : st->fields) {
             auto bad = [&](const Field& g) {
-              return g.type.kind == ValueType::Struct && g.type.st == owner && !((g.ptr && !g.array) || g.elem_ptr);
+              return g.type.kind == ValueType::Struct && g.type.st == owner && !((g.pointer.width && !g.array.on) || g.pointer.elem_width);
             };
             bool b = bad(*f);
-            for (const auto& c : f->cases) b = b || bad(*c.field);
+            for (const auto& c : f->variant.cases) b = b || bad(*c.field);
             if (b)
               throw SchemaError(f->loc, "'" + f->name + "' holds " + p.scope + " inline or in a plain array, but " + p.scope +
                                             " has block pool '" + p.name + "' of its own: point to it (ptr:, or elem_ptr: for arrays)");
@@ -130,12 +130,12 @@ class Validator {
 
  private:
   bool field_has_children(const Field& f) const {
-    if (f.ptr) return false;  // its target is placed by the owner's layout
+    if (f.pointer.width) return false;  // its target is placed by the owner's layout
     if (f.type.kind == ValueType::Struct && f.type.st) return f.type.st->has_children;
     if (f.type.kind == ValueType::Union)
-      for (const auto& c : f.cases) {
-        if ((c.field->ptr || c.field->elem_ptr) && c.field->inline_pascal) return true;
-        if (c.field->ptr && c.field->type.kind == ValueType::Struct && c.field->pool.empty()) return true;
+      for (const auto& c : f.variant.cases) {
+        if ((c.field->pointer.width || c.field->pointer.elem_width) && c.field->pointer.inline_pascal) return true;
+        if (c.field->pointer.width && c.field->type.kind == ValueType::Struct && c.field->pool.empty()) return true;
         if (c.field->type.kind == ValueType::Struct && c.field->type.st && c.field->type.st->has_children)
           return true;
       }
@@ -176,7 +176,7 @@ class Validator {
           case FieldKind::BlockRef:
           case FieldKind::Dic: out = true; break;
           case FieldKind::Union:
-            for (const auto& c : f->cases) out = out || c.field->ptr || c.field->elem_ptr;
+            for (const auto& c : f->variant.cases) out = out || c.field->pointer.width || c.field->pointer.elem_width;
             break;
           default: break;
         }
@@ -193,16 +193,16 @@ class Validator {
     };
     for (const auto& st : s_.structs) {
       for (const auto& f : st->fields) {
-        for (const auto& c : f->cases)
+        for (const auto& c : f->variant.cases)
           if (c.field->bom) misuse(*c.field, "a union case cannot be the byte order mark (a field of the root can)");
         if (!f->bom) continue;
         if (!s_.endian_by_bom) misuse(*f, "the schema's endian: is not 'bom'");
         if (st->name != s_.root) misuse(*f, "it is in " + st->name + ", not in the root " + s_.root + " (the byte order is known before any other struct is read)");
         if (found) misuse(*f, "'" + found->name + "' already is the byte order mark");
-        if (f->type.kind != ValueType::Prim || f->type.prim != Prim::U16 || f->array || f->ptr || !f->bits.empty())
+        if (f->type.kind != ValueType::Prim || f->type.prim != Prim::U16 || f->array.on || f->pointer.width || !f->bits.empty())
           misuse(*f, "it is not a single u16");
-        if (!f->fixed_offset || f->cond) misuse(*f, "it is not at a fixed offset of the root (after a variable-size field, or under if:)");
-        if (f->derive || f->is_const() || !f->valid.empty()) misuse(*f, "its value is the byte order (0xFEFF big, 0xFFFE little): no derive:, const:, reserved: or valid:");
+        if (!f->resolved.fixed_offset || f->cond) misuse(*f, "it is not at a fixed offset of the root (after a variable-size field, or under if:)");
+        if (f->role.derive || f->is_const() || !f->role.valid.empty()) misuse(*f, "its value is the byte order (0xFEFF big, 0xFFFE little): no derive:, const:, reserved: or valid:");
         found = f.get();
       }
     }
@@ -274,12 +274,12 @@ class Validator {
     for (const auto& u : p.fields) {
       if (u->type.kind != ValueType::Union || !field_has_children(*u)) continue;
       bool holds = false;
-      for (const auto& c : u->cases) holds = holds || c.field.get() == g;
+      for (const auto& c : u->variant.cases) holds = holds || c.field.get() == g;
       if (found && !holds) return "the target of union '" + u->name + "'";
       found = found || holds;
     }
     for (const auto& f : p.fields) {
-      if (f->ptr || f->elem_ptr || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
+      if (f->pointer.width || f->pointer.elem_width || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
       bool named = false;
       for (const auto& li : p.layout) named = named || (li.kind == LayoutItem::Children && li.name == f->name);
       if (f.get() == g) {
@@ -303,13 +303,13 @@ class Validator {
       std::vector<const Field*> refs;
       for (const auto& f : p.fields) {
         refs.push_back(f.get());
-        for (const auto& c : f->cases) refs.push_back(c.field.get());
+        for (const auto& c : f->variant.cases) refs.push_back(c.field.get());
       }
       for (const Field* g : refs) {
         if (g->type.kind != ValueType::Struct || g->type.st != &st) continue;
         if (!g->pool.empty()) return st.name + " is a block of pool '" + g->pool + "'";
-        if (g->array) return st.name + " is an element of '" + p.name + "." + g->name + "', and only the last element's block ends at the end of the file";
-        if (!g->ptr) {  // held inline: it ends where p ends
+        if (g->array.on) return st.name + " is an element of '" + p.name + "." + g->name + "', and only the last element's block ends at the end of the file";
+        if (!g->pointer.width) {  // held inline: it ends where p ends
           bool past = false;
           for (const auto& f : p.fields) {
             if (f.get() == g) past = true;
@@ -320,7 +320,7 @@ class Validator {
           continue;
         }
         if (std::string what = placed_after(p, g); !what.empty()) return p.name + " places " + what + " after it";
-        if (!g->extent_next) {
+        if (!g->pointer.extent_next) {
           if (std::string why = last_block(p, seen); !why.empty()) return why;
           continue;
         }
@@ -343,7 +343,7 @@ class Validator {
   void check_pad() {
     for (const auto& st : s_.structs)
       for (const auto& f : st->fields) {
-        for (const auto& c : f->cases)
+        for (const auto& c : f->variant.cases)
           if (c.field->pad) throw SchemaError(c.field->loc, "pad: is for an inline cstring field, not a union case");
         if (!f->pad) continue;
         if (f->kind != FieldKind::CString)
@@ -360,10 +360,10 @@ class Validator {
       if (!f.type.st) throw SchemaError(f.loc, "unknown type '" + f.type.struct_name + "'");
     }
     if (f.type.kind == ValueType::Dic) {
-      if (!f.ptr || f.keys_array.empty() || f.pool.empty())
+      if (!f.pointer.width || f.keys_array.empty() || f.pool.empty())
         throw SchemaError(f.loc, "a dic field needs ptr:, keys: ARRAY.FIELD and pool: (where its names go)");
       const Field* arr = st.field(f.keys_array);
-      if (!arr || !arr->array || arr->type.kind != ValueType::Struct)
+      if (!arr || !arr->array.on || arr->type.kind != ValueType::Struct)
         throw SchemaError(f.loc, "keys: '" + f.keys_array + "' is not an array of structs in " + st.name);
       const Struct* et = s_.find(arr->type.struct_name);
       const Field* kf = et ? et->field(f.keys_field) : nullptr;
@@ -374,19 +374,19 @@ class Validator {
       if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
     } else if (!f.pool.empty() && s_.pool(f.pool) && s_.pool(f.pool)->kind == Pool::Kind::Block) {
       const Pool* p = s_.pool(f.pool);
-      if (f.type.kind != ValueType::Struct || f.array || !f.ptr)
+      if (f.type.kind != ValueType::Struct || f.array.on || !f.pointer.width)
         throw SchemaError(f.loc, "a block pool holds structs: the field is a pointer to one struct (ptr:, type: a struct)");
       if (p->block_st && p->block_st != f.type.st)
         throw SchemaError(f.loc, "block pool '" + f.pool + "' holds " + p->block_type + ", not " + f.type.struct_name);
-      if (f.base == Field::Base::Struct) throw SchemaError(f.loc, "a pointer into a block pool is absolute (no base: struct)");
+      if (f.pointer.base == Field::Base::Struct) throw SchemaError(f.loc, "a pointer into a block pool is absolute (no base: struct)");
     } else if (!f.pool.empty() && s_.pool(f.pool) && s_.pool(f.pool)->kind == Pool::Kind::Data) {
-      if (f.type.kind != ValueType::Bytes || !f.ptr)
+      if (f.type.kind != ValueType::Bytes || !f.pointer.width)
         throw SchemaError(f.loc, "data pool '" + f.pool + "' holds bytes: the field is type: bytes with ptr: (a slice: its begin and end)");
     } else if (!f.pool.empty()) {
       if (!s_.pool(f.pool)) throw SchemaError(f.loc, "unknown pool '" + f.pool + "'");
       if (f.type.kind != ValueType::String) throw SchemaError(f.loc, "pool: is for string fields");
       // An inline array of strings is a run of u32 offsets; a single string needs its width.
-      if (!f.ptr && !(f.array && !f.elem_ptr)) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
+      if (!f.pointer.width && !(f.array.on && !f.pointer.elem_width)) throw SchemaError(f.loc, "a pooled string needs ptr: (the width of its offset)");
     }
     for (const auto& b : f.bits)
       if (!b.pool.empty() && (!s_.pool(b.pool) || s_.pool(b.pool)->kind == Pool::Kind::Block || s_.pool(b.pool)->kind == Pool::Kind::Data ||
@@ -399,7 +399,7 @@ class Validator {
         // Every string must start at a multiple of the scale.
         throw SchemaError(b.loc, "'" + b.name + "' has scale: " + std::to_string(b.scale) + ", but pool '" + b.pool + "' aligns its strings to " +
                                      std::to_string(s_.pool(b.pool)->align) + " (align: must be a multiple of the scale)");
-    if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual && !(f.inline_pascal && (f.ptr || f.elem_ptr)))
+    if (f.type.kind == ValueType::String && f.pool.empty() && !f.is_virtual && !(f.pointer.inline_pascal && (f.pointer.width || f.pointer.elem_width)))
       throw SchemaError(f.loc, "string fields need pool: (use cstring for a NUL-terminated string stored inline)");
     const bool placed_pool = f.type.kind == ValueType::PoolBlock && s_.pool(f.pool) && s_.pool(f.pool)->base == f.name &&
                              s_.pool(f.pool)->scope.empty();
@@ -408,23 +408,23 @@ class Validator {
       if (st.name != s_.root) throw SchemaError(f.loc, "pool '" + f.pool + "' has base: '" + f.name + "', a field of the root " + s_.root + " (this is " + st.name + ")");
       if (f.size_expr || f.size_rest) throw SchemaError(f.loc, "'" + f.name + "' places pool '" + f.pool + "' (its base:): no size: (the reader knows the strings)");
     }
-    if (((f.type.kind == ValueType::Bytes && !f.ptr) || (f.type.kind == ValueType::PoolBlock && !placed_pool)) && !f.size_expr && !f.size_rest)
+    if (((f.type.kind == ValueType::Bytes && !f.pointer.width) || (f.type.kind == ValueType::PoolBlock && !placed_pool)) && !f.size_expr && !f.size_rest)
       throw SchemaError(f.loc, "a bytes or pool field needs size: (an expression, or rest)");
-    const bool slice = f.type.kind == ValueType::Bytes && f.ptr && !f.pool.empty() && s_.pool(f.pool) && s_.pool(f.pool)->kind == Pool::Kind::Data;
+    const bool slice = f.type.kind == ValueType::Bytes && f.pointer.width && !f.pool.empty() && s_.pool(f.pool) && s_.pool(f.pool)->kind == Pool::Kind::Data;
     if (slice) {
       // A data slice: two words (begin, end) from the data pool's start; the bytes are in the pool.
-      if (f.array || f.size_expr || f.size_rest || f.derive || f.cond || f.elem_ptr || f.base == Field::Base::Struct || f.null != Field::Null::Never)
+      if (f.array.on || f.size_expr || f.size_rest || f.role.derive || f.cond || f.pointer.elem_width || f.pointer.base == Field::Base::Struct || f.pointer.null != Field::Null::Never)
         throw SchemaError(f.loc, "'" + f.name + "' is a slice of data pool '" + f.pool + "': a single bytes field with ptr: (no size:, if:, arrays, base: or nullable:)");
-      if (!f.align_field.empty()) {
-        const Field* a = st.field(f.align_field);
-        if (!a || !a->is_virtual || a->type.kind != ValueType::Prim || a->type.prim != Prim::U32 || a->array)
-          throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.align_field + "' is not a virtual u32 field of " + st.name +
+      if (!f.pointer.align_field.empty()) {
+        const Field* a = st.field(f.pointer.align_field);
+        if (!a || !a->is_virtual || a->type.kind != ValueType::Prim || a->type.prim != Prim::U32 || a->array.on)
+          throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' is not a virtual u32 field of " + st.name +
                                        " (it holds each slice's alignment)");
       }
-    } else if (!f.align_field.empty()) {
-      throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.align_field + "' names a field, which only a slice of a data pool takes (align: is a number here)");
+    } else if (!f.pointer.align_field.empty()) {
+      throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' names a field, which only a slice of a data pool takes (align: is a number here)");
     }
-    if (f.type.kind == ValueType::Bytes && (f.ptr || f.array) && !slice) throw SchemaError(f.loc, "bytes are stored inline (or, with ptr:, in a data pool: pool: NAME)");
+    if (f.type.kind == ValueType::Bytes && (f.pointer.width || f.array.on) && !slice) throw SchemaError(f.loc, "bytes are stored inline (or, with ptr:, in a data pool: pool: NAME)");
     if (f.type.kind == ValueType::PoolBlock) {
       const Pool* p = s_.pool(f.pool);
       if (!p) throw SchemaError(f.loc, "a pool field names its pool: pool: NAME");
@@ -433,109 +433,109 @@ class Validator {
         throw SchemaError(f.loc, "pool '" + f.pool + "' is not scoped to " + st.name + " (scope: " + st.name + ") nor has base: " + f.name);
     }
     if (f.size_rest) st.needs_end = true;
-    if (f.extent_next && (!f.ptr || f.array || f.type.kind != ValueType::Struct))
+    if (f.pointer.extent_next && (!f.pointer.width || f.array.on || f.type.kind != ValueType::Struct))
       throw SchemaError(f.loc, "extent: next belongs to a pointer to a struct");
-    if (f.type.kind == ValueType::CString && (f.ptr || f.array))
+    if (f.type.kind == ValueType::CString && (f.pointer.width || f.array.on))
       throw SchemaError(f.loc, "cstring is an inline string: no ptr:, no arrays of it");
-    if (f.array && !f.fixed_count && !f.count)
+    if (f.array.on && !f.array.fixed_count && !f.array.count)
       throw SchemaError(f.loc, "'" + f.name + "' is an array without count:");
-    if (f.count && f.count->kind == Expr::Ident) {
+    if (f.array.count && f.array.count->kind == Expr::Ident) {
       Field* c = nullptr;
       for (auto& g : st.fields)
-        if (g->name == f.count->name) c = g.get();
-      if (!c) throw SchemaError(f.count->loc, "count names no field '" + f.count->name + "' in " + st.name);
-      if (c->type.kind != ValueType::Prim || prim_is_float(c->type.prim) || c->array)
-        throw SchemaError(f.count->loc, "count field '" + c->name + "' is not an integer");
-      if (in_case && !c->derive && !f.ptr)
-        throw SchemaError(f.count->loc, "a union case's count must be a derived field (for instance derive: items(UNION))");
-      if (!in_case && !f.ptr && field_index(st, c->name) > field_index(st, f.name))
-        throw SchemaError(f.count->loc, "count field '" + c->name + "' of inline array '" + f.name + "' must be declared before it (it is read first)");
-      if (!in_case && !c->derive && !c->is_const()) {
+        if (g->name == f.array.count->name) c = g.get();
+      if (!c) throw SchemaError(f.array.count->loc, "count names no field '" + f.array.count->name + "' in " + st.name);
+      if (c->type.kind != ValueType::Prim || prim_is_float(c->type.prim) || c->array.on)
+        throw SchemaError(f.array.count->loc, "count field '" + c->name + "' is not an integer");
+      if (in_case && !c->role.derive && !f.pointer.width)
+        throw SchemaError(f.array.count->loc, "a union case's count must be a derived field (for instance derive: items(UNION))");
+      if (!in_case && !f.pointer.width && field_index(st, c->name) > field_index(st, f.name))
+        throw SchemaError(f.array.count->loc, "count field '" + c->name + "' of inline array '" + f.name + "' must be declared before it (it is read first)");
+      if (!in_case && !c->role.derive && !c->is_const()) {
         // A second array counted by the same field must have the same length.
-        if (!c->count_for.empty() && c->count_for != f.name) f.count_shared = c->count_for;
-        else c->count_for = f.name;
+        if (!c->resolved.count_for.empty() && c->resolved.count_for != f.name) f.resolved.count_shared = c->resolved.count_for;
+        else c->resolved.count_for = f.name;
       }
     }
-    if (f.const_int && f.type.kind == ValueType::Prim && !prim_is_float(f.type.prim)) {
+    if (f.role.const_int && f.type.kind == ValueType::Prim && !prim_is_float(f.type.prim)) {
       // A constant the field cannot hold would be written truncated and then refused on read.
       const unsigned bits = static_cast<unsigned>(prim_size(f.type.prim) * 8);
-      const int64_t v = *f.const_int;
+      const int64_t v = *f.role.const_int;
       const bool fits = prim_is_signed(f.type.prim)
                             ? bits == 64 || (v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1)))
                             : v >= 0 && (bits == 64 || uint64_t(v) < (uint64_t(1) << bits));
       if (!fits) throw SchemaError(f.loc, "const: " + std::to_string(v) + " does not fit in " + prim_name(f.type.prim));
     }
-    if (f.elem_ptr && !f.array) throw SchemaError(f.loc, "elem_ptr: is for arrays");
-    if (f.type.kind == ValueType::String && f.elem_ptr && f.ptr)
+    if (f.pointer.elem_width && !f.array.on) throw SchemaError(f.loc, "elem_ptr: is for arrays");
+    if (f.type.kind == ValueType::String && f.pointer.elem_width && f.pointer.width)
       throw SchemaError(f.loc, "a pointer to an array of pointers to strings is not supported by schema v1");
     // The generator has no reader or writer for these (it crashed on them).
-    if (f.ptr && !f.array && (f.type.kind == ValueType::Prim || f.type.kind == ValueType::Chars))
+    if (f.pointer.width && !f.array.on && (f.type.kind == ValueType::Prim || f.type.kind == ValueType::Chars))
       throw SchemaError(f.loc, "ptr: to a single primitive or char[N] is not supported by schema v1 (point to a struct, or to an array)");
-    if (f.elem_ptr && f.type.kind != ValueType::Struct && f.type.kind != ValueType::String)
+    if (f.pointer.elem_width && f.type.kind != ValueType::Struct && f.type.kind != ValueType::String)
       throw SchemaError(f.loc, "elem_ptr: is for arrays of structs or strings");
     // A pool's strings are placed at file offsets: the writer stores them
     // absolute while the reader would add the struct start.
-    if (f.type.kind == ValueType::String && !f.pool.empty() && f.base == Field::Base::Struct &&
+    if (f.type.kind == ValueType::String && !f.pool.empty() && f.pointer.base == Field::Base::Struct &&
         s_.pool(f.pool)->scope.empty())
       throw SchemaError(f.loc, "base: struct on a pooled string needs a scoped pool (scope: " + st.name + ")");
-    if (f.array && f.type.kind == ValueType::String && f.pool.empty() && !(f.elem_ptr && f.inline_pascal))
+    if (f.array.on && f.type.kind == ValueType::String && f.pool.empty() && !(f.pointer.elem_width && f.pointer.inline_pascal))
       throw SchemaError(f.loc, "arrays of strings need a pool, or elem_ptr: with inline: pascal16");
     if (!f.region.empty()) {
       if (s_.region_id(f.region) >= 0) throw SchemaError(f.loc, "region '" + f.region + "' defined twice");
       s_.regions.push_back(f.region);
     }
-    if (!f.sort.empty()) {
-      if (!f.array || f.type.kind != ValueType::Struct || !f.type.st->field(f.sort))
+    if (!f.array.sort.empty()) {
+      if (!f.array.on || f.type.kind != ValueType::Struct || !f.type.st->field(f.array.sort))
         throw SchemaError(f.loc, "sort: names a field of the array's element struct");
-      const Field* k = f.type.st->field(f.sort);
-      if (!f.ptr && !f.elem_ptr) {
+      const Field* k = f.type.st->field(f.array.sort);
+      if (!f.pointer.width && !f.pointer.elem_width) {
         // An inline table: its elements are written in key order, and the
         // reader checks that order (fixed-size elements: checked once sizes are known).
-        if (k->type.kind != ValueType::Prim || k->array || !k->bits.empty() || (!k->in_model() && !k->derive))
-          throw SchemaError(f.loc, "sort: '" + f.sort + "' is not a number of " + f.type.struct_name + " (the model's, or derive:)");
-        if (k->derive && is_late(*k->derive))
-          throw SchemaError(f.loc, "sort: '" + f.sort + "' is known only once the file is laid out");
-      } else if (k->derive) {
-        throw SchemaError(f.loc, "sort: '" + f.sort + "' is derived: only an inline array can be sorted by a derived field");
+        if (k->type.kind != ValueType::Prim || k->array.on || !k->bits.empty() || (!k->in_model() && !k->role.derive))
+          throw SchemaError(f.loc, "sort: '" + f.array.sort + "' is not a number of " + f.type.struct_name + " (the model's, or derive:)");
+        if (k->role.derive && is_late(*k->role.derive))
+          throw SchemaError(f.loc, "sort: '" + f.array.sort + "' is known only once the file is laid out");
+      } else if (k->role.derive) {
+        throw SchemaError(f.loc, "sort: '" + f.array.sort + "' is derived: only an inline array can be sorted by a derived field");
       }
     }
-    if (f.derive && f.is_const()) throw SchemaError(f.loc, "a field is either derive: or const:, not both");
+    if (f.role.derive && f.is_const()) throw SchemaError(f.loc, "a field is either derive: or const:, not both");
     f.kind = shape(f, in_case);
-    if (f.type.kind == ValueType::Union && f.tag_shift) {
+    if (f.type.kind == ValueType::Union && f.variant.tag_shift) {
       std::set<int64_t> seen;
-      for (auto& c : f.cases) {
+      for (auto& c : f.variant.cases) {
         if (!seen.insert(c.tag).second) throw SchemaError(c.loc, "case value repeated");
         resolve_field(st, *c.field, true);
-        if (!c.field->ptr || c.field->type.kind != ValueType::Struct || c.field->array)
+        if (!c.field->pointer.width || c.field->type.kind != ValueType::Struct || c.field->array.on)
           throw SchemaError(c.loc, "with tag_shift:, every case is a pointer to a struct (ptr:)");
-        if (c.field->null != Field::Null::Never) throw SchemaError(c.loc, "a union case that points to a struct is never null (no nullable:)");
-        if (c.field->ptr * 8 <= static_cast<int>(f.tag_shift) || c.tag < 0 ||
-            (c.field->ptr < 8 && (uint64_t(c.tag) >> (c.field->ptr * 8 - f.tag_shift)) != 0))
-          throw SchemaError(c.loc, "case value " + std::to_string(c.tag) + " does not fit above bit " + std::to_string(f.tag_shift) + " of the pointer");
+        if (c.field->pointer.null != Field::Null::Never) throw SchemaError(c.loc, "a union case that points to a struct is never null (no nullable:)");
+        if (c.field->pointer.width * 8 <= static_cast<int>(f.variant.tag_shift) || c.tag < 0 ||
+            (c.field->pointer.width < 8 && (uint64_t(c.tag) >> (c.field->pointer.width * 8 - f.variant.tag_shift)) != 0))
+          throw SchemaError(c.loc, "case value " + std::to_string(c.tag) + " does not fit above bit " + std::to_string(f.variant.tag_shift) + " of the pointer");
       }
     } else if (f.type.kind == ValueType::Union) {
       Field* tag = nullptr;
       for (auto& g : st.fields)
-        if (g->name == f.tag) tag = g.get();
-      if (!tag) throw SchemaError(f.loc, "tag names no field '" + f.tag + "' in " + st.name);
+        if (g->name == f.variant.tag) tag = g.get();
+      if (!tag) throw SchemaError(f.loc, "tag names no field '" + f.variant.tag + "' in " + st.name);
       // A float tag has no switch in C++ (it did not compile).
-      if (tag->type.kind != ValueType::Prim || prim_is_float(tag->type.prim) || tag->array)
+      if (tag->type.kind != ValueType::Prim || prim_is_float(tag->type.prim) || tag->array.on)
         throw SchemaError(tag->loc, "a union tag is an integer field");
       // The reader picks the case from the tag, so the tag must be read first.
       if (field_index(st, tag->name) > field_index(st, f.name))
-        throw SchemaError(f.loc, "tag field '" + f.tag + "' of union '" + f.name + "' must be declared before it");
-      tag->tag_for = f.name;
+        throw SchemaError(f.loc, "tag field '" + f.variant.tag + "' of union '" + f.name + "' must be declared before it");
+      tag->resolved.tag_for = f.name;
       std::set<int64_t> seen;
-      for (auto& c : f.cases) {
+      for (auto& c : f.variant.cases) {
         if (!seen.insert(c.tag).second) throw SchemaError(c.loc, "case value repeated");
-        if (c.field->array && !c.field->fixed_count && !c.field->count)
+        if (c.field->array.on && !c.field->array.fixed_count && !c.field->array.count)
           throw SchemaError(c.loc, "an open array in a union case needs count: (a field of the struct)");
         resolve_field(st, *c.field, true);
         // The union writer stores a single pointer per case: a pointer to an
         // array had no writer (the generated C++ did not compile).
-        if (c.field->ptr && c.field->array)
+        if (c.field->pointer.width && c.field->array.on)
           throw SchemaError(c.loc, "a union case cannot point to an array (use elem_ptr: with inline: pascal16 for strings)");
-        if (c.field->ptr && c.field->type.kind == ValueType::Struct && c.field->null != Field::Null::Never)
+        if (c.field->pointer.width && c.field->type.kind == ValueType::Struct && c.field->pointer.null != Field::Null::Never)
           throw SchemaError(c.loc, "a union case that points to a struct is never null (no nullable:)");
       }
     }
@@ -546,54 +546,54 @@ class Validator {
   FieldKind shape(const Field& f, bool in_case) const {
     auto no = [&](const std::string& why) { throw SchemaError(f.loc, why); };
     if (f.is_virtual) {
-      const bool align_of_slice = f.type.kind == ValueType::Prim && f.type.prim == Prim::U32 && !f.array && f.bits.empty() && !f.derive && !f.is_const();
-      if ((f.type.kind != ValueType::String && !align_of_slice) || f.array || f.ptr || f.elem_ptr || !f.pool.empty() || f.inline_pascal)
+      const bool align_of_slice = f.type.kind == ValueType::Prim && f.type.prim == Prim::U32 && !f.array.on && f.bits.empty() && !f.role.derive && !f.is_const();
+      if ((f.type.kind != ValueType::String && !align_of_slice) || f.array.on || f.pointer.width || f.pointer.elem_width || !f.pool.empty() || f.pointer.inline_pascal)
         no("virtual: true is for a single string with no ptr:, pool: or inline: (a name kept in a dic), or a u32 (a data slice's align:)");
       return FieldKind::Virtual;
     }
-    if (f.inline_pascal && f.type.kind != ValueType::String) no("inline: pascal16 is for strings");
-    if (f.derive && (f.type.kind != ValueType::Prim || f.array || f.ptr || !f.bits.empty()))
+    if (f.pointer.inline_pascal && f.type.kind != ValueType::String) no("inline: pascal16 is for strings");
+    if (f.role.derive && (f.type.kind != ValueType::Prim || f.array.on || f.pointer.width || !f.bits.empty()))
       no("derive: is for a single integer field (use pointer: true for a derived offset)");
-    if (f.points_to_chars) {
+    if (f.pointer.points_to_chars) {
       const Pool* p = f.pool.empty() ? nullptr : s_.pool(f.pool);
-      if (f.type.kind != ValueType::String || !f.ptr || f.array || !p || p->kind != Pool::Kind::Pascal16 || !p->scope.empty())
+      if (f.type.kind != ValueType::String || !f.pointer.width || f.array.on || !p || p->kind != Pool::Kind::Pascal16 || !p->scope.empty())
         no("points_to: chars is for a string pointer into a pascal16 pool that is not scoped (it points past the length)");
     }
     switch (f.type.kind) {
       case ValueType::Dic: return FieldKind::Dic;  // ptr:, keys: and pool: checked above
       case ValueType::Union:
-        if (f.ptr || f.elem_ptr || f.array) no("a union is inline: no ptr:, elem_ptr: or arrays of unions (point to a struct holding it)");
+        if (f.pointer.width || f.pointer.elem_width || f.array.on) no("a union is inline: no ptr:, elem_ptr: or arrays of unions (point to a struct holding it)");
         return FieldKind::Union;
       case ValueType::PoolBlock:
-        if (f.ptr || f.array) no("a pool field is where a scoped pool is placed: no ptr:, no arrays");
+        if (f.pointer.width || f.array.on) no("a pool field is where a scoped pool is placed: no ptr:, no arrays");
         return FieldKind::PoolBlock;
-      case ValueType::Bytes: return f.ptr ? FieldKind::Slice : FieldKind::Bytes;  // checked above
+      case ValueType::Bytes: return f.pointer.width ? FieldKind::Slice : FieldKind::Bytes;  // checked above
       case ValueType::CString: return FieldKind::CString;  // inline, checked above
       case ValueType::Chars: return FieldKind::Chars;      // never an array; ptr: refused above
       case ValueType::Prim:
-        if (f.ptr) return FieldKind::ArrayPointer;  // a single primitive behind ptr: is refused above
-        if (f.array) return FieldKind::InlineArray;
+        if (f.pointer.width) return FieldKind::ArrayPointer;  // a single primitive behind ptr: is refused above
+        if (f.array.on) return FieldKind::InlineArray;
         return f.bits.empty() ? FieldKind::Scalar : FieldKind::BitWord;
       case ValueType::String:
-        if (f.elem_ptr) {
-          if (!f.inline_pascal || !f.pool.empty())
+        if (f.pointer.elem_width) {
+          if (!f.pointer.inline_pascal || !f.pool.empty())
             no("elem_ptr: on strings points to Pascal strings of their own: inline: pascal16, no pool:");
           if (!in_case)
             no("an array of pointers to Pascal strings (elem_ptr: with inline: pascal16) is only supported as a union case");
           return FieldKind::OwnStrings;
         }
-        if (f.inline_pascal && (f.array || !f.pool.empty()))
+        if (f.pointer.inline_pascal && (f.array.on || !f.pool.empty()))
           no("inline: pascal16 is for one string behind ptr: with no pool: (or elem_ptr: in a union case)");
-        if (f.ptr && f.array) return FieldKind::ArrayPointer;
-        if (f.ptr) return f.inline_pascal ? FieldKind::OwnString : FieldKind::PooledString;
-        if (f.array) return FieldKind::StringOffsets;
+        if (f.pointer.width && f.array.on) return FieldKind::ArrayPointer;
+        if (f.pointer.width) return f.pointer.inline_pascal ? FieldKind::OwnString : FieldKind::PooledString;
+        if (f.array.on) return FieldKind::StringOffsets;
         no("a pooled string needs ptr: (the width of its offset)");
         break;
       case ValueType::Struct:
         if (s_.in_block_pool(f)) return FieldKind::BlockRef;  // ptr:, no array: checked above
-        if (f.ptr) return f.array ? FieldKind::ArrayPointer : FieldKind::Pointer;
-        if (f.elem_ptr) return FieldKind::ElemPointers;
-        return f.array ? FieldKind::InlineArray : FieldKind::InlineStruct;
+        if (f.pointer.width) return f.array.on ? FieldKind::ArrayPointer : FieldKind::Pointer;
+        if (f.pointer.elem_width) return FieldKind::ElemPointers;
+        return f.array.on ? FieldKind::InlineArray : FieldKind::InlineStruct;
     }
     no("a field of no known shape");
     return FieldKind::Scalar;
@@ -616,13 +616,13 @@ class Validator {
       align = 1;
       return true;
     }
-    if (f.ptr && f.type.kind == ValueType::Bytes) {  // a data slice: begin and end
-      size = 2 * static_cast<uint64_t>(f.ptr);
-      align = static_cast<uint64_t>(f.ptr);
+    if (f.pointer.width && f.type.kind == ValueType::Bytes) {  // a data slice: begin and end
+      size = 2 * static_cast<uint64_t>(f.pointer.width);
+      align = static_cast<uint64_t>(f.pointer.width);
       return true;
     }
-    if (f.ptr) {
-      size = align = static_cast<uint64_t>(f.ptr);
+    if (f.pointer.width) {
+      size = align = static_cast<uint64_t>(f.pointer.width);
       return true;
     }
     uint64_t one = 0;
@@ -639,12 +639,12 @@ class Validator {
         align = 1;
         bool fixed = true;
         uint64_t common = UINT64_MAX;
-        for (const auto& c : f.cases) {
+        for (const auto& c : f.variant.cases) {
           uint64_t cs = 0, ca = 1;
-          c.field->fixed_size = field_size(*c.field, cs, ca);
-          c.field->size = cs;
-          if (!c.field->fixed_size) fixed = false;
-          cs = (cs + f.pad_to - 1) / f.pad_to * f.pad_to;
+          c.field->resolved.fixed_size = field_size(*c.field, cs, ca);
+          c.field->resolved.size = cs;
+          if (!c.field->resolved.fixed_size) fixed = false;
+          cs = (cs + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
           align = std::max(align, ca);
           if (common == UINT64_MAX) common = cs;
           else if (common != cs) fixed = false;
@@ -659,9 +659,9 @@ class Validator {
       case ValueType::Dic:
         return false;
     }
-    if (f.array) {
-      if (!f.fixed_count) return false;
-      size = one * *f.fixed_count;
+    if (f.array.on) {
+      if (!f.array.fixed_count) return false;
+      size = one * *f.array.fixed_count;
     } else {
       size = one;
     }
@@ -684,11 +684,11 @@ class Validator {
       std::vector<Step> out;
       for (const auto& f : st.fields) {
         if (f->type.kind == ValueType::Struct && f->type.st &&
-            (f->array ? f->fixed_count && *f->fixed_count > 0 : f->null != Field::Null::Allowed))
+            (f->array.on ? f->array.fixed_count && *f->array.fixed_count > 0 : f->pointer.null != Field::Null::Allowed))
           out.push_back({f.get(), f->type.st, false});
-        if (f->type.kind == ValueType::Union && !f->cases.empty()) {
-          const Field& c = *f->cases[0].field;
-          if (c.type.kind == ValueType::Struct && c.type.st && !c.array) out.push_back({f.get(), c.type.st, true});
+        if (f->type.kind == ValueType::Union && !f->variant.cases.empty()) {
+          const Field& c = *f->variant.cases[0].field;
+          if (c.type.kind == ValueType::Struct && c.type.st && !c.array.on) out.push_back({f.get(), c.type.st, true});
         }
       }
       return out;
@@ -730,12 +730,12 @@ class Validator {
     bool fixed = true;
     for (auto& f : st.fields) {
       uint64_t sz = 0, al = 1;
-      f->fixed_offset = fixed;
-      f->offset = off;
-      f->fixed_size = field_size(*f, sz, al);
-      f->size = sz;
+      f->resolved.fixed_offset = fixed;
+      f->resolved.offset = off;
+      f->resolved.fixed_size = field_size(*f, sz, al);
+      f->resolved.size = sz;
       align = std::max(align, al);
-      if (f->fixed_size && !f->cond) {
+      if (f->resolved.fixed_size && !f->cond) {
         off += sz;
       } else if (fixed) {
         fixed = false;
@@ -780,19 +780,19 @@ class Validator {
         // Before self: each element's targets go first, the elements later
         // (shallow, after self) get their pointers filled in.
         const Field* f = st.field(li.name);
-        if (!f || !f->ptr || !f->array || f->type.kind != ValueType::Struct || !f->type.st->fixed_size)
+        if (!f || !f->pointer.width || !f->array.on || f->type.kind != ValueType::Struct || !f->type.st->fixed_size)
           throw SchemaError(li.loc, "children before self is for an array of fixed-size structs");
         pre_children.insert(li.name);
-      } else if (li.kind == LayoutItem::Children && st.field(li.name) && !st.field(li.name)->ptr &&
-                 !st.field(li.name)->elem_ptr && st.field(li.name)->type.kind == ValueType::Struct) {
+      } else if (li.kind == LayoutItem::Children && st.field(li.name) && !st.field(li.name)->pointer.width &&
+                 !st.field(li.name)->pointer.elem_width && st.field(li.name)->type.kind == ValueType::Struct) {
         // An inline struct (or array of them): what its elements point to goes here.
         const Field* f = st.field(li.name);
-        if (f->array && !f->type.st->fixed_size)
+        if (f->array.on && !f->type.st->fixed_size)
           throw SchemaError(li.loc, "children of an inline array is for fixed-size elements");
         if (!inline_children.insert(li.name).second) throw SchemaError(li.loc, "'children " + li.name + "' placed twice");
       } else {
         const Field* f = st.field(li.name);
-        if (!f || !(f->ptr || f->elem_ptr) || (!f->pool.empty() && !f->array && f->type.kind != ValueType::Dic))
+        if (!f || !(f->pointer.width || f->pointer.elem_width) || (!f->pool.empty() && !f->array.on && f->type.kind != ValueType::Dic))
           throw SchemaError(li.loc, "layout names no pointer field '" + li.name + "' of " + st.name);
         if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
           placed.insert(li.name);
@@ -806,7 +806,7 @@ class Validator {
           throw SchemaError(li.loc, "'" + li.name + "' placed twice");
         }
         if (li.kind == LayoutItem::Shallow) {
-          if (f->type.kind != ValueType::Struct || (f->array && !f->type.st->fixed_size && !f->elem_ptr) || !f->sort.empty())
+          if (f->type.kind != ValueType::Struct || (f->array.on && !f->type.st->fixed_size && !f->pointer.elem_width) || !f->array.sort.empty())
             throw SchemaError(li.loc, "shallow placement is for a struct or an array of fixed-size structs");
           shallow.insert(li.name);
         }
@@ -819,7 +819,7 @@ class Validator {
     // A shallow target whose children are never named gets them at the end.
     for (const auto& name : shallow) items.push_back({LayoutItem::Children, name, 0, st.loc});
     for (const auto& f : st.fields)
-      if ((f->ptr || f->elem_ptr) && (f->pool.empty() || f->array || f->type.kind == ValueType::Dic) && !f->derive && !placed.count(f->name))
+      if ((f->pointer.width || f->pointer.elem_width) && (f->pool.empty() || f->array.on || f->type.kind == ValueType::Dic) && !f->role.derive && !placed.count(f->name))
         items.push_back({LayoutItem::FieldTarget, f->name, 0, f->loc});
     st.layout = items;
   }
@@ -834,14 +834,14 @@ class Validator {
       size_t dot = path.find('.', from);
       std::string part = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
       const Field* f = st->field(part);
-      if (!f || !f->in_model() || f->array)
+      if (!f || !f->in_model() || f->array.on)
         throw SchemaError(loc, "version_fields: '" + path + "': '" + part + "' is no single model field of " + st->name);
       if (dot == std::string::npos) {
         if (f->type.kind != ValueType::Prim || !f->bits.empty())
           throw SchemaError(loc, "version_fields: '" + path + "' is not a number field");
         return;
       }
-      if (f->type.kind != ValueType::Struct || f->null == Field::Null::Allowed)
+      if (f->type.kind != ValueType::Struct || f->pointer.null == Field::Null::Allowed)
         throw SchemaError(loc, "version_fields: '" + path + "': '" + part + "' is not a struct that is always present");
       st = f->type.st;
       from = dot + 1;
@@ -855,17 +855,17 @@ class Validator {
       const Field& f = *fp;
       if (f.kind == FieldKind::InlineArray && f.type.kind == ValueType::Struct) {
         const Struct& et = *f.type.st;
-        if (!et.fixed_size && std::any_of(et.fields.begin(), et.fields.end(), [](const auto& g) { return g->extent_next; }))
+        if (!et.fixed_size && std::any_of(et.fields.begin(), et.fields.end(), [](const auto& g) { return g->pointer.extent_next; }))
           throw SchemaError(f.loc, "extent: next in the elements of '" + f.name + "' needs fixed-size elements (" + et.name + " is not)");
         if (!et.fixed_size && et.has_children)
           throw SchemaError(f.loc, "an inline array whose elements point elsewhere needs fixed-size elements (" + et.name + " is not)");
       }
-      if (f.kind == FieldKind::OwnString && f.null == Field::Null::Allowed)
+      if (f.kind == FieldKind::OwnString && f.pointer.null == Field::Null::Allowed)
         throw SchemaError(f.loc, "a string of its own (inline: pascal16) cannot be absent (no nullable: true)");
       if (f.is_virtual && f.type.kind == ValueType::Prim &&
-          std::none_of(st.fields.begin(), st.fields.end(), [&](const auto& g) { return g->align_field == f.name; }))
+          std::none_of(st.fields.begin(), st.fields.end(), [&](const auto& g) { return g->pointer.align_field == f.name; }))
         throw SchemaError(f.loc, "virtual u32 '" + f.name + "' holds a data slice's alignment, but no field of " + st.name + " says align: " + f.name);
-      if (!f.sort.empty() && !f.ptr && !f.elem_ptr && !f.type.st->fixed_size)
+      if (!f.array.sort.empty() && !f.pointer.width && !f.pointer.elem_width && !f.type.st->fixed_size)
         throw SchemaError(f.loc, "sort: on an inline array needs fixed-size elements (" + f.type.struct_name + " is not)");
       if (f.kind == FieldKind::PoolBlock && s_.pool(f.pool)->base == f.name && st.name == s_.root) {
         // The reader needs the pool's start before the strings are read:
@@ -874,29 +874,29 @@ class Validator {
         bool started = false;
         for (const auto& g : st.fields) {
           if (g.get() == &f) break;
-          bool cursor = !g->fixed_offset || g->cond || (!g->fixed_size && g->type.kind != ValueType::Union);
+          bool cursor = !g->resolved.fixed_offset || g->cond || (!g->resolved.fixed_size && g->type.kind != ValueType::Union);
           if (!started && !cursor) continue;
           started = true;
-          bool known = !g->cond && (g->fixed_size ||
+          bool known = !g->cond && (g->resolved.fixed_size ||
                                     (g->kind == FieldKind::InlineArray && g->type.kind == ValueType::Struct && g->type.st->fixed_size &&
-                                     g->count && g->count->kind == Expr::Ident && st.field(g->count->name) &&
-                                     st.field(g->count->name)->fixed_offset && !st.field(g->count->name)->cond));
+                                     g->array.count && g->array.count->kind == Expr::Ident && st.field(g->array.count->name) &&
+                                     st.field(g->array.count->name)->resolved.fixed_offset && !st.field(g->array.count->name)->cond));
           if (!known)
             throw SchemaError(f.loc, "'" + f.name + "' places pool '" + f.pool + "', whose strings are read before it, but the size of '" + g->name +
                                          "' before it is not known in advance (fixed-size fields, or arrays of fixed-size structs counted by a field of the header)");
         }
       }
-      if (f.derive && f.derive->calls(Fn::Mulhash) && !f.fixed_offset)
+      if (f.role.derive && f.role.derive->calls(Fn::Mulhash) && !f.resolved.fixed_offset)
         throw SchemaError(f.loc, "'" + f.name + "' is derive: mulhash(...), which the reader checks: it must sit at a fixed offset of " + st.name);
-      if (!f.zero_when_empty.empty()) {
-        const Field* n = st.field(f.zero_when_empty);
-        if (!n || n->count_for.empty() || !n->fixed_offset || n->offset >= f.offset || !f.in_model() || !f.fixed_offset ||
-            f.type.kind != ValueType::Prim || f.array || f.cond || !f.bits.empty())
+      if (!f.role.zero_when_empty.empty()) {
+        const Field* n = st.field(f.role.zero_when_empty);
+        if (!n || n->resolved.count_for.empty() || !n->resolved.fixed_offset || n->resolved.offset >= f.resolved.offset || !f.in_model() || !f.resolved.fixed_offset ||
+            f.type.kind != ValueType::Prim || f.array.on || f.cond || !f.bits.empty())
           throw SchemaError(f.loc, "zero_when_empty: names the count field (before it, at a fixed offset) of the array whose element size this number of the model is");
       }
-      if (!f.also.empty() && (!f.derive || is_late(*f.derive) || !f.fixed_offset || f.cond))
+      if (!f.role.also.empty() && (!f.role.derive || is_late(*f.role.derive) || !f.resolved.fixed_offset || f.cond))
         throw SchemaError(f.loc, "also: is for a derived value the reader can recompute (from fields before it), at a fixed offset of " + st.name);
-      if (f.derive && uses_scoped_pool(s_, *f.derive) && !f.fixed_offset)
+      if (f.role.derive && uses_scoped_pool(s_, *f.role.derive) && !f.resolved.fixed_offset)
         throw SchemaError(f.loc, "a value over a scoped pool must sit at a fixed offset (it is written once the pool is placed)");
       if (f.kind == FieldKind::Union) check_union_cases(*fp);  // gives each case its CaseKind
     }
@@ -935,7 +935,7 @@ class Validator {
         if (p.type.st->fixed_size) return CaseKind::Struct;
         return std::nullopt;
       case FieldKind::OwnStrings:
-        if (p.count) return CaseKind::OwnStrings;
+        if (p.array.count) return CaseKind::OwnStrings;
         return std::nullopt;
       case FieldKind::BitWord:
       case FieldKind::Chars:
@@ -959,7 +959,7 @@ class Validator {
   // (and, for pointers, place elsewhere).
   void check_union_cases(Field& u) {
     bool points = false;
-    for (auto& c : u.cases) {
+    for (auto& c : u.variant.cases) {
       const Field& p = *c.field;
       const std::optional<CaseKind> kind = case_kind(p);
       if (!kind)
@@ -972,7 +972,7 @@ class Validator {
           (c.kind == CaseKind::Struct && p.type.st->has_children))
         points = true;
     }
-    if (points && !u.fixed_offset)
+    if (points && !u.resolved.fixed_offset)
       throw SchemaError(u.loc, "a union whose cases point elsewhere must sit at a fixed offset");
   }
 
@@ -986,8 +986,8 @@ class Validator {
       for (const auto& owner : s_.structs)
         for (const auto& f : owner->fields) {
           auto uses = [&](const Field& g) { return g.type.kind == ValueType::Struct && g.type.st == st.get(); };
-          bool bad = uses(*f) && !(f->ptr && (!f->array || f->elem_ptr));
-          for (const auto& c : f->cases) bad = bad || uses(*c.field);
+          bool bad = uses(*f) && !(f->pointer.width && (!f->array.on || f->pointer.elem_width));
+          for (const auto& c : f->variant.cases) bad = bad || uses(*c.field);
           if (bad)
             throw SchemaError(f->loc, "'" + f->name + "' holds " + st->name +
                                           " inline or in a plain array, but its layout uses self: point to it (ptr:, or elem_ptr: for arrays)");
@@ -1029,7 +1029,7 @@ class Validator {
         if (e.fn == Fn::Max) {
           // max(ARRAY, expr over its elements), or max(a, b).
           const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
-          if (arr && arr->array && arr->type.kind == ValueType::Struct) {
+          if (arr && arr->array.on && arr->type.kind == ValueType::Struct) {
             check_expr(*arr->type.st, e.args[1]);
           } else {
             check_expr(st, e.args[0]);
@@ -1047,7 +1047,7 @@ class Validator {
             for (const auto& b : nf->bits)
               if (b.name == a.name.substr(a.name.find('.') + 1) && !b.pool.empty()) ok = true;
           } else if (ok) {
-            ok = !nf->array && (nf->type.kind == ValueType::String || nf->type.kind == ValueType::CString || nf->type.kind == ValueType::Chars);
+            ok = !nf->array.on && (nf->type.kind == ValueType::String || nf->type.kind == ValueType::CString || nf->type.kind == ValueType::Chars);
           }
           if (!ok) throw SchemaError(e.loc, "mulhash() takes a string field (or a string bit field F.B) of " + st.name + " and the multiplier");
           if (is_late(e.args[1])) throw SchemaError(e.args[1].loc, "mulhash(): the multiplier cannot depend on the layout");
@@ -1071,11 +1071,11 @@ class Validator {
             size_t dot = path.find('.', from);
             const Field* f = cur->field(path.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
             if (dot == std::string::npos) {
-              if (!f || !(f->array || f->type.kind == ValueType::Bytes))
+              if (!f || !(f->array.on || f->type.kind == ValueType::Bytes))
                 throw SchemaError(e.loc, "count(" + path + "): the last step is no array");
               return;
             }
-            if (!f || f->array || f->type.kind != ValueType::Struct || f->null == Field::Null::Allowed || !f->in_model())
+            if (!f || f->array.on || f->type.kind != ValueType::Struct || f->pointer.null == Field::Null::Allowed || !f->in_model())
               throw SchemaError(e.loc, "count(" + path + "): each step but the last is a single struct field that is always present");
             cur = f->type.st;
             from = dot + 1;
@@ -1095,13 +1095,13 @@ class Validator {
         if (e.fn == Fn::Has) {
           // has(F): 1 when the optional target of F is present, else 0.
           const Field* f = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
-          if (!f || !f->ptr || f->array || f->null != Field::Null::Allowed || f->type.kind != ValueType::Struct || !f->in_model())
+          if (!f || !f->pointer.width || f->array.on || f->pointer.null != Field::Null::Allowed || f->type.kind != ValueType::Struct || !f->in_model())
             throw SchemaError(e.loc, "has() takes a nullable: true pointer to a struct of " + st.name + " (a target that may be absent)");
           return;
         }
         if (e.fn == Fn::Sum) {
           const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
-          if (!arr || !arr->array || arr->type.kind != ValueType::Struct)
+          if (!arr || !arr->array.on || arr->type.kind != ValueType::Struct)
             throw SchemaError(e.loc, "sum() takes an array of structs and an expression over its elements");
           check_expr(*s_.find(arr->type.struct_name), e.args[1]);
           return;
@@ -1113,7 +1113,7 @@ class Validator {
         if (e.fn == Fn::Count) {
           // The number of elements of an array, or the length of bytes.
           const Field* f = st.field(e.args[0].name);
-          if (!f->array && f->type.kind != ValueType::Bytes)
+          if (!f->array.on && f->type.kind != ValueType::Bytes)
             throw SchemaError(e.loc, "count() takes an array or a bytes field of " + st.name + "; '" + f->name + "' is neither");
         }
         return;
@@ -1129,7 +1129,7 @@ class Validator {
   void check_elem_expr(const Struct& et, const Expr& e, const std::string& fn) {
     if (e.kind == Expr::Ident && e.name.find('.') == std::string::npos) {
       const Field* g = et.field(e.name);
-      if (g && g->derive)
+      if (g && g->role.derive)
         throw SchemaError(e.loc, fn + "() cannot use '" + e.name + "': it is derived in " + et.name + " (not in the model)");
     }
     for (const auto& a : e.args) check_elem_expr(et, a, fn);
@@ -1141,10 +1141,10 @@ class Validator {
       throw SchemaError(e.loc, e.name + "() cannot be used when reading (count:, size: and if: can use until(), file_size(), sum() and max())");
     if ((e.calls(Fn::Sum) || e.calls(Fn::Max)) && e.args[0].kind == Expr::Ident) {
       const Field* arr = st.field(e.args[0].name);
-      if (arr && arr->array && (arr->ptr || field_index(st, arr->name) >= user))
+      if (arr && arr->array.on && (arr->pointer.width || field_index(st, arr->name) >= user))
         throw SchemaError(e.loc, e.name + "(" + arr->name + ", ...) is read before " + arr->name +
                                      " when reading: use an inline array declared earlier");
-      if (arr && arr->array && arr->type.kind == ValueType::Struct) check_elem_expr(*arr->type.st, e.args[1], e.name);
+      if (arr && arr->array.on && arr->type.kind == ValueType::Struct) check_elem_expr(*arr->type.st, e.args[1], e.name);
     }
     for (const auto& a : e.args) check_read_expr(st, a, user);
   }
@@ -1152,17 +1152,17 @@ class Validator {
   void check_exprs(const Struct& st) {
     for (size_t i = 0; i < st.fields.size(); ++i) {
       const Field& f = *st.fields[i];
-      if (f.derive) check_expr(st, *f.derive);
-      if (f.count) check_expr(st, *f.count);
+      if (f.role.derive) check_expr(st, *f.role.derive);
+      if (f.array.count) check_expr(st, *f.array.count);
       if (f.cond) check_expr(st, *f.cond);
       if (f.size_expr) check_expr(st, *f.size_expr);
       // A pointer's count is read after all of the struct's inline fields.
       if (f.cond) check_write_expr(st, *f.cond, i, "if:");
-      if (f.count) check_read_expr(st, *f.count, f.ptr ? st.fields.size() : i);
+      if (f.array.count) check_read_expr(st, *f.array.count, f.pointer.width ? st.fields.size() : i);
       if (f.cond) check_read_expr(st, *f.cond, i);
       if (f.size_expr) check_read_expr(st, *f.size_expr, i);
-      if (f.derive) check_write_expr(st, *f.derive, i, "derive:");
-      if (f.derive) check_late_nesting(*f.derive, false);
+      if (f.role.derive) check_write_expr(st, *f.role.derive, i, "derive:");
+      if (f.role.derive) check_late_nesting(*f.role.derive, false);
     }
   }
 
@@ -1184,20 +1184,20 @@ class Validator {
       const Field* g = st.field(e.name);
       if (!g && e.name.find('.') == std::string::npos) {
         const Field* r = s_.find(s_.root)->field(e.name);
-        if (r && r->ptr)
+        if (r && r->pointer.width)
           throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': a pointer in context: is only known when reading (count:, size:)");
       }
       if (!g) return;
-      if (g->ptr && !g->derive)
+      if (g->pointer.width && !g->role.derive)
         throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is a pointer (the model holds its target)");
       // The model holds the union's case, not its tag.
-      if (!g->tag_for.empty())
-        throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is the tag of union '" + g->tag_for + "'");
-      if (g->derive && is_late(*g->derive))
+      if (!g->resolved.tag_for.empty())
+        throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is the tag of union '" + g->resolved.tag_for + "'");
+      if (g->role.derive && is_late(*g->role.derive))
         throw SchemaError(e.loc, std::string(key) + " cannot use '" + e.name + "': it is late (known only once the file is laid out)");
-      if (g->derive && in_sum)
+      if (g->role.derive && in_sum)
         throw SchemaError(e.loc, "sum() cannot use '" + e.name + "': it is derived in " + st.name);
-      if (g->derive && std::string(key) == "derive:" && field_index(st, g->name) >= user)
+      if (g->role.derive && std::string(key) == "derive:" && field_index(st, g->name) >= user)
         throw SchemaError(e.loc, "derive: cannot use '" + e.name + "': a derive: can only use derived fields declared before it");
       return;
     }
@@ -1209,7 +1209,7 @@ class Validator {
       if (std::string(key) == "if:")
         throw SchemaError(e.loc, "if: cannot use " + e.name + "(): an if: is evaluated both when reading and when writing");
       if (e.fn == Fn::Sum || (e.fn == Fn::Max && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) &&
-                              st.field(e.args[0].name)->array)) {
+                              st.field(e.args[0].name)->array.on)) {
         check_write_expr(*st.field(e.args[0].name)->type.st, e.args[1], 0, key, true);
         return;
       }

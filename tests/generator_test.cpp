@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(a_schema_loads_from_text_under_its_name) {
   BOOST_TEST(s->file == "mem.yaml");
   BOOST_TEST(s->root == "A");
   BOOST_TEST(gen::field_kind_name(s->find("A")->field("xs")->kind) == std::string("inline array"));
-  BOOST_TEST(s->find("A")->field("n")->count_for == "xs");
+  BOOST_TEST(s->find("A")->field("n")->resolved.count_for == "xs");
   // The same text from a file: the same model, the same C++ but for the name.
   fs::path p = fs::temp_directory_path() / "mem.yaml";
   std::ofstream(p) << text;
@@ -677,7 +677,7 @@ BOOST_AUTO_TEST_CASE(union_cases_get_their_payload_kind) {
                            "  B:\n    size: 4\n    fields: [{name: v, type: u32}]\n"
                            "pools:\n  names: {kind: cstring}\n";
   auto s = binschema::gen::load_schema_text(text, "cases.yaml");
-  const auto& cases = s->find("A")->field("u")->cases;
+  const auto& cases = s->find("A")->field("u")->variant.cases;
   BOOST_TEST_REQUIRE(cases.size() == 5u);
   BOOST_TEST((cases[0].kind == CaseKind::Number));
   BOOST_TEST((cases[1].kind == CaseKind::Numbers));
