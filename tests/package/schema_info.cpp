@@ -24,7 +24,7 @@ int main() {
   for (const auto& st : s->structs)
     for (const auto& f : st->fields)
       std::cout << st->name << "." << f->name << ": " << gen::field_kind_name(f->kind) << " at " << f->resolved.offset
-                << (f->count_for.empty() ? "" : ", the count of " + f->count_for) << "\n";
+                << (f->resolved.count_for.empty() ? "" : ", the count of " + f->resolved.count_for) << "\n";
   try {
     gen::load_schema_text(text + "      - {name: extra, type: u33}\n", "probe.yaml");
     std::cerr << "a schema with an unknown type was accepted\n";
