@@ -440,29 +440,10 @@ def to_json(doc):
 
 
 def main(argv):
-    import argparse
     import os
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import containers
-    p = argparse.ArgumentParser(description="Read a BYML file independently of binschema.")
-    p.add_argument("file")
-    p.add_argument("--member", help="the file inside a SARC archive")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--summary", action="store_true", help="counts instead of the document")
-    g.add_argument("--layout", action="store_true", help="facts about the writer's layout")
-    args = p.parse_args(argv)
-    data = containers.load(args.file, args.member)
-    try:
-        if args.summary:
-            print(json.dumps(summary(data), sort_keys=True))
-        elif args.layout:
-            print(json.dumps(layout(data), indent=1))
-        else:
-            print(to_json(read(data)))
-    except ValueError as err:
-        print("%s: %s" % (args.file, err), file=sys.stderr)
-        return 1
-    return 0
+    return containers.reader_main(argv, "Read a BYML file independently of binschema.", read, to_json, summary, layout)
 
 
 if __name__ == "__main__":

@@ -137,3 +137,28 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def reader_main(argv, description, read, to_json, summary, layout):
+    """The command line the readers share: FILE [--member PATH] [--summary | --layout]."""
+    import argparse
+    import json
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("file")
+    p.add_argument("--member", help="the file inside a SARC archive")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--summary", action="store_true", help="counts instead of the document")
+    g.add_argument("--layout", action="store_true", help="facts about the writer's layout")
+    args = p.parse_args(argv)
+    data = load(args.file, args.member)
+    try:
+        if args.summary:
+            print(json.dumps(summary(data), sort_keys=True))
+        elif args.layout:
+            print(json.dumps(layout(data), indent=1))
+        else:
+            print(to_json(read(data)))
+    except ValueError as err:
+        print("%s: %s" % (args.file, err), file=sys.stderr)
+        return 1
+    return 0
