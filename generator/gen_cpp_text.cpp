@@ -193,6 +193,20 @@ void CppGen::root_codec() {
   decode_body();
   w.dedent();
   w += "}\n";
+  // The byte map (binschema/trace.h): the same read with a trace, kept up to an error.
+  w += fn_prefix() + "void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {";
+  w += "  R r(bytes);";
+  w += "  r.tr = &tr;";
+  w += "  tr.big_endian = R::kBigEndian;";
+  w += "  " + s_.root + " x;";
+  w += "  try {";
+  w += "    " + read_call(*s_.find(s_.root), "0", "x") + ";";
+  w += "  } catch (...) {";
+  w += "    tr.finish();";
+  w += "    throw;";
+  w += "  }";
+  w += "  tr.finish();";
+  w += "}\n";
   w += fn_prefix() + "std::vector<uint8_t> encode_root(const " + s_.root + "& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
   w += std::string(fn_prefix().size(), ' ') + "                                 std::vector<uint8_t>* into) {";
   w.indent();
@@ -233,6 +247,13 @@ void CppGen::root_fns() {
          "  return Codec<std::endian::little>::decode_root(bytes, lay);";
   else
     w += "  return decode_root(bytes, lay);";
+  w += "}\n";
+  w += "void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {";
+  if (bom)
+    w += "  if (binschema::bom_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\")) return Codec<std::endian::big>::trace_root(bytes, tr);\n"
+         "  Codec<std::endian::little>::trace_root(bytes, tr);";
+  else
+    w += "  trace_root(bytes, tr);";
   w += "}\n";
   // into: the caller's buffer (encode_into; adopted by the writer), or null.
   w += "std::vector<uint8_t> encode_any(const " + s_.root + "& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
@@ -384,7 +405,7 @@ void CppGen::root_tail() {
   w += "      " + cpp_string_literal(s_.format) + ", " + cpp_string_literal(s_.title) + ", " + cpp_string_literal(s_.versions) + ",";
   w += "      {" + exts + "},";
   w += "      std::string_view(" + cpp_string_literal(s_.magic) + ", " + std::to_string(s_.magic.size()) + "), " + std::to_string(s_.magic_offset) + ",";
-  w += "      decode_text, encode_text, info};";
+  w += "      decode_text, encode_text, info, trace_any};";
   w += "  return f;";
   w += "}\n";
 }
