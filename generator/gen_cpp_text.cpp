@@ -198,6 +198,9 @@ void CppGen::root_codec() {
   w += "  R r(bytes);";
   w += "  r.tr = &tr;";
   w += "  tr.big_endian = R::kBigEndian;";
+  bool str_header = false;
+  for (const auto& p : s_.pools) str_header = str_header || p.header_str;
+  if (str_header) w += "  binschema::Layout lay;  // where the pools' strings are (trace_str_header)\n  r.lay = &lay;";
   w += "  " + s_.root + " x;";
   w += "  try {";
   w += "    " + read_call(*s_.find(s_.root), "0", "x") + ";";
@@ -205,6 +208,23 @@ void CppGen::root_codec() {
   w += "    tr.finish();";
   w += "    throw;";
   w += "  }";
+  // The relocation table, which the reader skips: where the header says it is.
+  if (s_.relocation_table)
+    for (const auto& f : s_.find(s_.root)->fields)
+      if (f->role.derive && f->role.derive->kind == Expr::Call && f->role.derive->fn == Fn::Start && !f->role.derive->args.empty() &&
+          f->role.derive->args[0].name == "relocation_table" && f->resolved.fixed_offset && f->type.kind == ValueType::Prim)
+        w += "  binschema::trace_relocation_table(tr, bytes, r.get<" + std::string(prim_cpp(f->type.prim)) + ">(" + hexs(f->resolved.offset) + "));";
+  for (size_t i = 0; i < s_.pools.size(); ++i) {
+    const Pool& p = s_.pools[i];
+    if (!p.header_str) continue;
+    // A pool's "STR " header, which the reader skips: before its first string.
+    w += "  {";
+    w += "    uint64_t first = UINT64_MAX;";
+    w += "    for (const auto& e : lay.seen)";
+    w += "      if (e.pool == " + std::to_string(i) + " && e.at < first) first = e.at;";
+    w += "    if (first != UINT64_MAX) binschema::trace_str_header(tr, bytes, first, " + std::to_string(p.align) + ", " + std::to_string(p.block_align) + ");";
+    w += "  }";
+  }
   w += "  tr.finish();";
   w += "}\n";
   w += fn_prefix() + "std::vector<uint8_t> encode_root(const " + s_.root + "& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,";

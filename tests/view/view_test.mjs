@@ -135,7 +135,9 @@ async function gapChecks(browser) {
 async function screenshot(browser, out) {
   const file = join(work, 'bfevfl-greeting.bfevfl');
   cli('encode', join(args.examples, 'bfevfl-greeting.yaml'), '-o', file);
-  await openPage(browser, file, join(work, 'bfevfl-greeting.html'));
+  // Run in the work folder, so that the page names the file without the folder.
+  execFileSync(resolve(args.cli), ['view', 'bfevfl-greeting.bfevfl', '-o', 'bfevfl-greeting.html'], { cwd: work });
+  await browser.open('file://' + join(work, 'bfevfl-greeting.html'));
   const map = JSON.parse(cli('coverage', '--format', 'json', file));
   const ev = map.fields.find((f) => f.kind === 'struct' && /events\[0\]$/.test(f.path));
   if (ev) {
