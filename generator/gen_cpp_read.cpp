@@ -27,6 +27,8 @@ std::string tr_simple_leaf(const Field& f, const std::string& at) {
     case FieldKind::InlineArray:
       if (f.type.kind != ValueType::Prim || !f.array.fixed_count) return "";
       kind = "Array"; type = prim_name(f.type.prim); break;
+    case FieldKind::InlineStruct:  // the struct's own tr_T finds this node (Trace::open)
+      return "r.tr->leaf(" + tr_str(f.name) + ", binschema::TraceKind::Field, " + at + ", " + hexs(f.resolved.size) + ", nullptr);";
     default: return "";
   }
   return "r.tr->leaf(" + tr_str(f.name) + ", binschema::TraceKind::" + kind + ", " + at + ", " + hexs(f.resolved.size) + ", " + tr_str(type) + ");";
@@ -510,6 +512,28 @@ bool CppGen::size_check(const Expr& e, bool& uses_size) {
 void CppGen::read_fn(const Struct& st) {
   CodeWriter& w = c_;
   rs_ = &st;
+  // The byte map: the struct, and its fields at fixed offsets that need no
+  // reads of their own, reported out of line (the reader calls this only with a trace set).
+  auto tr_in_place = [&](const Field& f) {
+    return !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
+  };
+  // A struct of such fields only, none of them a pointer (nothing read after
+  // them), is reported whole here: the reader then tests r.tr once for it.
+  bool tr_whole = st.fixed_size;
+  for (const auto& f : st.fields) {
+    if (f->kind == FieldKind::Virtual) continue;
+    bool bits_pool = false;
+    for (const auto& b : f->bits) bits_pool = bits_pool || !b.pool.empty();
+    if (tr_in_place(*f) || tr_simple_leaf(*f, at(*f)).empty() || f->pointer.width || bits_pool || f->kind == FieldKind::InlineStruct)
+      tr_whole = false;
+  }
+  w += "[[gnu::cold, gnu::noinline]] " + fn_prefix() + "void tr_" + st.name + "(const R& r, uint64_t s) {";
+  w += "  r.tr->open(nullptr, binschema::TraceKind::Struct, s, " + tr_str(st.name) + ");";
+  for (const auto& f : st.fields)
+    if (f->kind != FieldKind::Virtual && !tr_in_place(*f))
+      if (std::string leaf = tr_simple_leaf(*f, at(*f)); !leaf.empty()) w += "  " + leaf;
+  if (tr_whole) w += "  r.tr->close(" + plus("s", st.size) + ");";
+  w += "}\n";
   w += fn_prefix() + (st.fixed_size ? "void read_" : "uint64_t read_") + st.name + "(const R& r, uint64_t s, [[maybe_unused]] " + st.name + "& x" + read_params(st) + ") {";
   w.indent();
   if (st.needs_end) w += "if (end > r.size() || end < s) throw DecodeError(s, \"block at \" + hex(s) + \" ends at \" + hex(end) + \", outside the file\");";
@@ -519,16 +543,8 @@ void CppGen::read_fn(const Struct& st) {
     if (p.kind == Pool::Kind::Data && st.name == s_.root) w += "r.slices_" + p.name + ".clear();";
   if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
   else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = " + plus("s", st.prefix) + ";";
-  // The byte map: the struct, and its fields at fixed offsets that need no reads of their own.
-  auto tr_in_place = [&](const Field& f) {
-    return !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
-  };
-  w += "if (r.tr) [[unlikely]] {";
-  w += "  r.tr->open(nullptr, binschema::TraceKind::Struct, s, " + tr_str(st.name) + ");";
-  for (const auto& f : st.fields)
-    if (f->kind != FieldKind::Virtual && !tr_in_place(*f))
-      if (std::string leaf = tr_simple_leaf(*f, at(*f)); !leaf.empty()) w += "  " + leaf;
-  w += "}";
+  // The byte map: the struct and its fixed fields (tr_T above).
+  w += "if (r.tr) [[unlikely]] tr_" + st.name + "(r, s);";
   // Raw values of integer and pointer fields, for counts, tags and conditions.
   for (const auto& f : st.fields) {
     if (f->pointer.width) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
@@ -585,9 +601,11 @@ void CppGen::read_fn(const Struct& st) {
       w += "if (" + condition(read_expr(*f->cond)) + ") {";
       w.indent();
     }
-    w += "if (r.tr) [[unlikely]] r.tr->open(" + tr_str(f->name) + ", binschema::TraceKind::Target, 0);";
+    // An array's Target node is opened with the array (read_target): none for an empty one.
+    const bool tr_target = f->kind != FieldKind::ArrayPointer;
+    if (tr_target) w += "if (r.tr) [[unlikely]] r.tr->open(" + tr_str(f->name) + ", binschema::TraceKind::Target, 0);";
     read_target(*f);
-    w += "if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);";
+    if (tr_target) w += "if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);";
     if (f->cond) {
       w.dedent();
       w += "}";
@@ -629,7 +647,7 @@ void CppGen::read_fn(const Struct& st) {
            (st.fixed_size ? plus("s", st.size) : std::string("o")) + ", r.size(), " + std::to_string(p.align) + ", \"" + p.name + "\");";
     }
   }
-  w += "if (r.tr) [[unlikely]] r.tr->close(" + (st.fixed_size ? plus("s", st.size) : std::string("o")) + ");";
+  if (!tr_whole) w += "if (r.tr) [[unlikely]] r.tr->close(" + (st.fixed_size ? plus("s", st.size) : std::string("o")) + ");";
   if (!st.fixed_size) w += "return o;";
   w.dedent();
   w += "}\n";
@@ -680,10 +698,12 @@ void CppGen::read_union(const Field& f, const std::string& o) {
     w += "case " + std::to_string(c.tag) + ": {";
     w.indent();
     w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
-    w += "if (r.tr) [[unlikely]] r.tr->type(" + tr_str(c.name) + ");";  // the byte map: which case
+    // The byte map: which case, and a number's node.
     if (c.kind == CaseKind::Number || (c.kind == CaseKind::Numbers && p.array.fixed_count))
-      w += "if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::" + std::string(c.kind == CaseKind::Number ? "Number" : "Array") + ", " + o + ", " +
-           hexs(p.resolved.size) + ", " + tr_str(prim_name(p.type.prim)) + ");";
+      w += "if (r.tr) [[unlikely]] { r.tr->type(" + tr_str(c.name) + "); r.tr->leaf(nullptr, binschema::TraceKind::" +
+           std::string(c.kind == CaseKind::Number ? "Number" : "Array") + ", " + o + ", " + hexs(p.resolved.size) + ", " + tr_str(prim_name(p.type.prim)) + "); }";
+    else
+      w += "if (r.tr) [[unlikely]] r.tr->type(" + tr_str(c.name) + ");";
     if (!f.resolved.fixed_size && p.resolved.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
     std::string advance = p.resolved.fixed_size ? hexs(padded) : "";
     // The padded size of n elements of `elem` bytes (an open array case).
@@ -876,7 +896,8 @@ void CppGen::read_target(const Field& f) {
       const std::string elem_type = f.type.kind == ValueType::Prim ? tr_str(prim_name(f.type.prim))
                                     : f.pointer.elem_width || f.type.kind == ValueType::String ? tr_str(uint_name(static_cast<int>(stride)))
                                                                                                : "nullptr";
-      w += "if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, " + elem_type + ");";
+      // (the Target node of an array is opened here, with the array: one test)
+      w += "if (r.tr) [[unlikely]] { r.tr->open(\"" + f.name + "\", binschema::TraceKind::Target, 0); r.tr->open(nullptr, binschema::TraceKind::Array, t, " + elem_type + "); }";
       if (f.pointer.elem_width) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
         w += "  const uint64_t e = " + rget() + raw_uint(f.pointer.elem_width) + ">(t + i * " + hexs(stride) + ");";
@@ -910,7 +931,7 @@ void CppGen::read_target(const Field& f) {
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       }
-      w += "if (r.tr) [[unlikely]] r.tr->close(" + std::string(var_elems ? "o2" : "t + n * " + hexs(stride)) + ");";
+      w += "if (r.tr) [[unlikely]] { r.tr->close(" + std::string(var_elems ? "o2" : "t + n * " + hexs(stride)) + "); r.tr->close(binschema::Trace::kNone); }";
       w.dedent();
       w += "}";
       break;

@@ -53,16 +53,32 @@ class Trace {
   std::vector<Node> nodes;
   bool big_endian = false;
 
+  // The reader calls these only with a trace set: out of line and cold, so
+  // that a decode without one pays one test of a pointer and nothing else.
+
   // A node with children: Struct, Target, Array, Union (closed by close()).
-  void open(const char* name, TraceKind kind, uint64_t off, const char* type = nullptr) {
-    // A struct read in place of an inline struct field: one node, the field's.
-    if (!name && kind == TraceKind::Struct && !stack_.empty() && stack_.back().children == 0) {
-      Node& f = nodes[stack_.back().node];
-      if (f.kind == TraceKind::Field && f.off == off) {
+  [[gnu::cold, gnu::noinline]] void open(const char* name, TraceKind kind, uint64_t off, const char* type = nullptr) {
+    if (!name && kind == TraceKind::Struct && !stack_.empty()) {
+      Open& top = stack_.back();
+      // A struct read in place of an inline struct field: one node, the field's.
+      Node& f = nodes[top.node];
+      if (top.children == 0 && f.kind == TraceKind::Field && f.off == off) {
         f.kind = TraceKind::Struct;
         f.type = type;
-        stack_.push_back({stack_.back().node, 0, 0});
+        stack_.push_back({top.node, 0, 0, 0, true});
         return;
+      }
+      // An inline struct at a fixed offset: its field's node, among the
+      // fields its struct reported first (the generated tr_T).
+      for (uint32_t i = top.node + 1; i < top.node + 1 + top.leaves; ++i) {
+        Node& g = nodes[i];
+        if (g.kind == TraceKind::Field && !g.type && g.off == off) {
+          g.kind = TraceKind::Struct;
+          g.type = type;
+          top.run = false;
+          stack_.push_back({i, 0, 0, 0, true});
+          return;
+        }
       }
     }
     Node n;
@@ -71,12 +87,13 @@ class Trace {
     n.name = name;
     n.type = type;
     attach(n);
-    stack_.push_back({static_cast<uint32_t>(nodes.size()), 0, 0});
+    if (!stack_.empty()) stack_.back().run = false;
+    stack_.push_back({static_cast<uint32_t>(nodes.size()), 0, 0, 0, true});
     nodes.push_back(n);
   }
   // Closes the innermost open node; `end` is where its bytes end (kNone: a
   // node without bytes of its own, a Target).
-  void close(uint64_t end) {
+  [[gnu::cold, gnu::noinline]] void close(uint64_t end) {
     if (stack_.empty()) return;
     Node& n = nodes[stack_.back().node];
     stack_.pop_back();
@@ -87,7 +104,7 @@ class Trace {
     }
     n.size = end != kNone && end >= n.off ? end - n.off : 0;
   }
-  void leaf(const char* name, TraceKind kind, uint64_t off, uint64_t size, const char* type = nullptr) {
+  [[gnu::cold, gnu::noinline]] void leaf(const char* name, TraceKind kind, uint64_t off, uint64_t size, const char* type = nullptr) {
     Node n;
     n.off = off;
     n.size = size;
@@ -95,10 +112,11 @@ class Trace {
     n.name = name;
     n.type = type;
     attach(n);
+    if (!stack_.empty() && stack_.back().run) ++stack_.back().leaves;
     nodes.push_back(n);
   }
   // Sets the type of the innermost open node (a union's case).
-  void type(const char* t) {
+  [[gnu::cold, gnu::noinline]] void type(const char* t) {
     if (!stack_.empty()) nodes[stack_.back().node].type = t;
   }
   // After a decode that stopped with an error: closes what is still open.
@@ -128,6 +146,8 @@ class Trace {
     uint32_t node;
     uint32_t elements;  // struct children so far (an array's element numbers)
     uint32_t children;
+    uint32_t leaves;    // leaves reported right after the node opened (its fixed fields)
+    bool run;           // no other child yet: leaves still count
   };
   std::vector<Open> stack_;
 
