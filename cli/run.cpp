@@ -8,7 +8,7 @@
 //   binschema list PACK                       the members of an archive
 //   (IN of decode/info may be PACK:path/in/archive, and encode's -o too;
 //    decode, encode, info and list take --zsdic FILE and --romfs DIR)
-//   binschema hash fnv1a32|murmur3 STRING...
+//   binschema hash fnv1a32|murmur3|crc32 STRING...
 //   binschema help [COMMAND]     binschema --version
 //
 // One input file (and no --out-dir) is converted as it always was; several
@@ -144,7 +144,7 @@ void load_name_lists(const std::vector<std::string>& files) {
 int cmd_hash(const std::string& algo, const std::vector<std::string>& strings) {
   std::string out;
   for (const std::string& s : strings) {
-    uint32_t h = algo == "fnv1a32" ? fnv1a32(s) : murmur3_x86_32(s, 0);
+    uint32_t h = algo == "fnv1a32" ? fnv1a32(s) : algo == "crc32" ? crc32(s) : murmur3_x86_32(s, 0);
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", h);
     out += std::string(buf) + "  " + s + "\n";
@@ -255,9 +255,9 @@ int run(int argc, char** argv, const char* program) {
   add_dictionary_options(list);
 
   CLI::App* hash = app.add_subcommand("hash", "Hash strings as the formats do");
-  hash->add_option("ALGORITHM", algo, "fnv1a32 or murmur3 (x86_32, seed 0)")
+  hash->add_option("ALGORITHM", algo, "fnv1a32, murmur3 (x86_32, seed 0) or crc32 (zlib's)")
       ->required()
-      ->check(CLI::IsMember({"fnv1a32", "murmur3"}));
+      ->check(CLI::IsMember({"fnv1a32", "murmur3", "crc32"}));
   hash->add_option("STRING", strings, "Strings to hash")->required();
 
   CLI::App* help = app.add_subcommand("help", "Show the help of the program or of one command");

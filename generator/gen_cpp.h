@@ -235,6 +235,8 @@ class CppGen {
   // The set of struct types whose elements' targets are placed before them.
   std::set<const Struct*> preplaced_elements() const;
   // Fills in the pointer of field f (of `obj`, at s) from c.placed.
+  std::string pointer_call(const Field& f, const std::string& slot, const std::string& target, const std::string& base,
+                           const std::string& what) const;
   void patch_field(const Struct& st, const Field& f, const std::string& obj);
   // pre_place_T: what T's layout places before T itself.
   void pre_place_fn(const Struct& st);

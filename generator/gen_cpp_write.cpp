@@ -202,11 +202,11 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         std::string arg = x + "." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
         return "binschema::mulhash32(" + arg + ", static_cast<uint32_t>(" + write_expr(st, e.args[1], obj) + "))";
       }
-      if (e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3) {
+      if (e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3 || e.fn == Fn::Crc32) {
         const Expr& a = e.args[0];
         std::string arg = a.kind == Expr::Call ? "binschema::path_" + a.name + "(" + x + "." + cpp_field(a.args[0].name) + ")"
                                                : x + "." + cpp_field(a.name);
-        return std::string(e.fn == Fn::Fnv1a32 ? "binschema::fnv1a32(" : "binschema::murmur3_x86_32(") + arg + ")";
+        return std::string(e.fn == Fn::Fnv1a32 ? "binschema::fnv1a32(" : e.fn == Fn::Crc32 ? "binschema::crc32(" : "binschema::murmur3_x86_32(") + arg + ")";
       }
       break;  // layout functions go through late_expr, never inside another call (validate.cpp)
   }
@@ -822,7 +822,7 @@ void CppGen::place_fn(const Struct& st) {
           const Struct& pt = *p.type.st;
           const std::string slot = plus("s", u->resolved.offset), what = "\"" + st.name + "." + u->name + "\"";
           const std::string base = p.pointer.base == Field::Base::Struct ? "s" : "0";
-          const uint64_t align = p.pointer.align ? p.pointer.align : pt.align;
+          const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);  // a scaled offset needs a multiple of its scale
           const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
           w += "  case " + std::to_string(i) + ": {";
           // Where a layout put it, if it still fits there (docs §11).
@@ -833,7 +833,14 @@ void CppGen::place_fn(const Struct& st) {
             w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
             w += "    c.w.align(" + std::to_string(align) + ");";
             w += "    const uint64_t t = c.w.pos();";
-            const std::string off = base == "s" ? "t - s" : "t";
+            // points_to: FIELD: the word points at that field; scale: N: in units of N bytes.
+            std::string off = base == "s" ? "t - s" : "t";
+            if (p.pointer.points_to_offset) off = "(" + off + ") + " + hexs(p.pointer.points_to_offset);
+            if (p.pointer.scale != 1) {
+              w += "    if ((" + off + ") % " + std::to_string(p.pointer.scale) + ") throw binschema::EncodeError(std::string(" + what +
+                   ") + \": offset \" + hex(" + off + ") + \" is not a multiple of its scale " + std::to_string(p.pointer.scale) + "\");";
+              off = "(" + off + ") / " + std::to_string(p.pointer.scale);
+            }
             w += "    if ((" + off + ") >> " + std::to_string(u->variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
             w += "    c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | (uint64_t(" + std::to_string(u->variant.cases[i].tag) + ") << " + std::to_string(u->variant.tag_shift) + "), 0, " + what + ");";
           }
@@ -966,12 +973,21 @@ std::set<const Struct*> CppGen::preplaced_elements() const {
   return out;
 }
 
+// The call that fills in pointer f's slot with `target` (scaled with scale:).
+std::string CppGen::pointer_call(const Field& f, const std::string& slot, const std::string& target, const std::string& base,
+                                 const std::string& what) const {
+  if (f.pointer.scale == 1)
+    return "c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", " + target + ", " + base + ", " + what + ")";
+  return "c.w.pointer_scaled(" + slot + ", " + std::to_string(f.pointer.width) + ", " + target + ", " + base + ", " +
+         std::to_string(f.pointer.scale) + ", " + what + ")";
+}
+
 // Fills in the pointer of field f (of `obj`, at s) from c.placed.
 void CppGen::patch_field(const Struct& st, const Field& f, const std::string& obj) {
   CodeWriter& w = c_;
   std::string slot = plus("s", f.resolved.offset), base = f.pointer.base == Field::Base::Struct ? "s" : "0";
   w += "if (auto it = c.placed.find(&" + obj + "." + cpp_field(f.name) + "); it != c.placed.end())";
-  w += "  c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", it->second, " + base + ", \"" + st.name + "." + f.name + "\");";
+  w += "  " + pointer_call(f, slot, "it->second", base, "\"" + st.name + "." + f.name + "\"") + ";";
   if (f.pointer.register_null) w += "else\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", true);";
 }
 
@@ -1046,6 +1062,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     else if (f.type.kind == ValueType::Prim) align = prim_size(f.type.prim);
     else align = f.pointer.width;
   }
+  align = std::max(align, f.pointer.scale);  // a scaled offset needs a multiple of its scale
   if (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) {
     std::string slot0 = plus("s", f.resolved.offset);
     place_pascal("x." + cpp_field(f.name), slot0, f.pointer.width, f.pointer.align ? f.pointer.align : 2, "\"" + st.name + "." + f.name + "\"", base);
@@ -1111,7 +1128,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "{";
     w.indent();
   }
-  const std::string ptr_args = std::to_string(f.pointer.width) + ", " + base + ", " + what;
+  const std::string ptr_args = std::to_string(f.pointer.width) + ", " + base + ", " + what +
+                               (f.pointer.scale != 1 ? ", " + std::to_string(f.pointer.scale) : "");
   if (!f.array.on && et && et->has_self) {
     w += "c.w.to_end();\npre_place_" + et->name + "(c, " + x + ");";
   } else if (!record) {
@@ -1130,7 +1148,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   }
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
   if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
-  else if (!f.array.on && et && et->has_self) w += "c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", t, " + base + ", " + what + ");";
+  else if (!f.array.on && et && et->has_self) w += pointer_call(f, slot, "t", base, what) + ";";
   if (shallow) w += "t_" + f.name + " = t;";
   if (!f.array.on) {
     if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";

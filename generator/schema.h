@@ -32,7 +32,7 @@ struct SchemaError : std::runtime_error {
 // The functions of expressions (docs/schema-language.md §6), resolved when
 // the expression is parsed: a name that is none of these is a SchemaError
 // there. Stem and Extension are only arguments of Fnv1a32 and Murmur3.
-enum class Fn { None, Count, FileSize, Start, End, Size, Fnv1a32, Murmur3, Until, Items, Sum, Max, Mulhash, Has, Stem, Extension };
+enum class Fn { None, Count, FileSize, Start, End, Size, Fnv1a32, Murmur3, Crc32, Until, Items, Sum, Max, Mulhash, Has, Stem, Extension };
 
 // Expressions in `count:` and `derive:` (see expr.cpp for the grammar).
 struct Expr {
@@ -147,6 +147,13 @@ struct Field {
     bool extent_next = false;
     bool inline_pascal = false;    // a string pointer whose target is a Pascal string of its own (no pool)
     bool points_to_chars = false;  // a pooled Pascal string referenced past its length
+    // scale: N: the pointer holds the target's offset divided by N (a power of two).
+    uint64_t scale = 1;
+    // points_to: FIELD: the pointer holds the offset of this field of the target
+    // struct (at a fixed offset, resolved into points_to_offset), not of its start.
+    std::string points_to_field;
+    uint64_t points_to_offset = 0;
+    Loc points_to_loc, scale_loc;
   } pointer;
 
   // Unions: one of cases:, chosen by tag: or by the pointer's top bits.
@@ -166,7 +173,7 @@ struct Field {
     std::string ref;        // ref: ARRAY or ARRAY.LIST: an index into that array (or list)
     std::string ref_via;    // via: the sibling field that picks the element holding LIST
     std::string ref_key;    // key: the element field that names it (default "name")
-    std::string hash_of;    // hash_of: fnv1a32 | murmur3: the hash of a name
+    std::string hash_of;    // hash_of: fnv1a32 | murmur3 | crc32: the hash of a name
     bool hex = false;       // format: hex
   } spell;
   bool spelled() const { return !spell.enum_name.empty() || spell.as_bool || !spell.ref.empty() || !spell.hash_of.empty(); }

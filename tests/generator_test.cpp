@@ -481,9 +481,9 @@ BOOST_AUTO_TEST_CASE(functions_are_resolved_when_parsed) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"x + crc32(x)\"}\n") ==
              "8:38: unknown function 'crc32'");
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"stem(x)\"}\n") ==
-             "8:38: stem() is only an argument of fnv1a32() or murmur3()");
+             "8:38: stem() is only an argument of fnv1a32(), murmur3() or crc32()");
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"1 + extension(x)\"}\n") ==
-             "8:38: extension() is only an argument of fnv1a32() or murmur3()");
+             "8:38: extension() is only an argument of fnv1a32(), murmur3() or crc32()");
 }
 
 // has(F): whether a nullable: true pointer holds its target, on the write side

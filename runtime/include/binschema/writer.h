@@ -202,6 +202,8 @@ class WriterBase {
  protected:
   // The error of put_uint(), out of line (writer.cpp).
   [[noreturn, gnu::cold]] static void too_wide(const char* what, uint64_t v, unsigned width);
+  // The error of pointer_scaled(), out of line (writer.cpp).
+  [[noreturn, gnu::cold]] static void not_scaled(const char* what, uint64_t distance, uint64_t scale);
 
   // place_block() with a layout.
   [[gnu::noinline]] void place_laid_block(uint64_t slot, uint64_t size, uint64_t a) {
@@ -357,6 +359,13 @@ class Writer : public WriterBase {
     put_uint(slot, width, target - base, what);
     record_pointer(slot, width, false);
   }
+  // The same for a pointer stored in units of `scale` bytes (`scale:`): the
+  // distance must be a multiple of it.
+  void pointer_scaled(uint64_t slot, uint8_t width, uint64_t target, uint64_t base, uint64_t scale, const char* what) {
+    if (target < base || (target - base) % scale != 0) not_scaled(what, target - base, scale);
+    put_uint(slot, width, (target - base) / scale, what);
+    record_pointer(slot, width, false);
+  }
 
   // The target of the pointer at `slot` (`width` bytes holding target - base),
   // `size` bytes when known in advance (else 0), aligned to `a`: placed where
@@ -364,20 +373,23 @@ class Writer : public WriterBase {
   // filled in. Returns where the target starts. Generated code calls this
   // once per pointer it places.
   [[gnu::always_inline]] uint64_t place_target(uint64_t slot, uint64_t size, uint64_t a, uint8_t width, uint64_t base,
-                                               const char* what) {
+                                               const char* what, uint64_t scale = 1) {
     place_block(slot, size, a);
     align(a);
     const uint64_t t = pos();
-    pointer(slot, width, t, base, what);
+    if (scale == 1) pointer(slot, width, t, base, what);
+    else pointer_scaled(slot, width, t, base, scale, what);
     return t;
   }
   // The same for a pointer whose slot the layout does not know (one inside a
   // block placed by hand, say): always at the end of what is written.
-  [[gnu::always_inline]] uint64_t append_target(uint64_t slot, uint64_t a, uint8_t width, uint64_t base, const char* what) {
+  [[gnu::always_inline]] uint64_t append_target(uint64_t slot, uint64_t a, uint8_t width, uint64_t base, const char* what,
+                                                uint64_t scale = 1) {
     to_end();
     align(a);
     const uint64_t t = pos();
-    pointer(slot, width, t, base, what);
+    if (scale == 1) pointer(slot, width, t, base, what);
+    else pointer_scaled(slot, width, t, base, scale, what);
     return t;
   }
   // An empty array's pointer: what the layout kept for it (the writer of the
