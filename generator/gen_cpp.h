@@ -218,6 +218,19 @@ class CppGen {
   void put_fn(const Struct& st);
   void put_union(const Struct& st, const Field& f, const std::string& o);
   void place_fn(const Struct& st);
+  // Sections (sections:): the pointers whose targets wait in a section's
+  // queue, numbered in schema order; run_sec_NAME writes one of them.
+  struct SectionUse {
+    const Struct* st;
+    const Field* f;  // the pointer field, or the union
+    int case_index;  // the union's case, or -1
+  };
+  std::vector<SectionUse> section_uses(const std::string& name) const;
+  int section_use_id(const std::string& name, const Field* f, int case_index) const;
+  void section_fn(const Section& sec);
+  void enqueue_section(const Struct& st, const Field& f, int case_index, const std::string& section);
+  // The placement of a union's case that points to a struct (v: the case's value).
+  void place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v);
   static bool layout_pool(const Pool& p);
   void declare_cond_derived(const Struct& st);
   // What an inline struct field (or each element of an inline array of

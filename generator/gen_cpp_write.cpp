@@ -696,6 +696,101 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
   w += "}";
 }
 
+// A union case that points to a struct: the struct where the layout put it
+// (or at the end), then what it points to; with tag_shift: the tag rides in
+// the pointer word. With base: struct, the offset is from the start of the
+// struct holding the union (s).
+void CppGen::place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v) {
+  CodeWriter& w = c_;
+  const Field& p = *u.variant.cases[i].field;
+  const Struct& pt = *p.type.st;
+  const std::string slot = plus("s", u.resolved.offset), what = "\"" + st.name + "." + u.name + "\"";
+  const std::string base = p.pointer.base == Field::Base::Struct ? "s" : "0";
+  const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);  // a scaled offset needs a multiple of its scale
+  const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
+  // Where a layout put it, if it still fits there (docs §11).
+  if (!u.variant.tag_shift) {
+    w += std::string(pt.has_children ? "const uint64_t t = " : "") + "c.w.place_target(" + slot + ", " + size + ", " +
+         std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ");";
+  } else {
+    w += "c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
+    w += "c.w.align(" + std::to_string(align) + ");";
+    w += "const uint64_t t = c.w.pos();";
+    // points_to: FIELD: the word points at that field; scale: N: in units of N bytes.
+    std::string off = base == "s" ? "t - s" : "t";
+    if (p.pointer.points_to_offset) off = "(" + off + ") + " + hexs(p.pointer.points_to_offset);
+    if (p.pointer.scale != 1) {
+      w += "if ((" + off + ") % " + std::to_string(p.pointer.scale) + ") throw binschema::EncodeError(std::string(" + what +
+           ") + \": offset \" + hex(" + off + ") + \" is not a multiple of its scale " + std::to_string(p.pointer.scale) + "\");";
+      off = "(" + off + ") / " + std::to_string(p.pointer.scale);
+    }
+    w += "if ((" + off + ") >> " + std::to_string(u.variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
+    w += "c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | (uint64_t(" + std::to_string(u.variant.cases[i].tag) + ") << " + std::to_string(u.variant.tag_shift) + "), 0, " + what + ");";
+  }
+  if (pt.fixed_size) w += "put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
+  else w += "put_" + pt.name + "(c, " + v + ");";
+  if (pt.has_children) w += "place_" + pt.name + "(c, " + v + ", t);";
+}
+
+// The pointers whose targets wait in section `name`, in schema order.
+std::vector<CppGen::SectionUse> CppGen::section_uses(const std::string& name) const {
+  std::vector<SectionUse> out;
+  for (const auto& st : s_.structs)
+    for (const auto& f : st->fields) {
+      if (f->section == name) out.push_back({st.get(), f.get(), -1});
+      for (size_t i = 0; i < f->variant.cases.size(); ++i)
+        if (f->variant.cases[i].field->section == name) out.push_back({st.get(), f.get(), static_cast<int>(i)});
+    }
+  return out;
+}
+
+int CppGen::section_use_id(const std::string& name, const Field* f, int case_index) const {
+  const auto uses = section_uses(name);
+  for (size_t i = 0; i < uses.size(); ++i)
+    if (uses[i].f == f && uses[i].case_index == case_index) return static_cast<int>(i);
+  return -1;
+}
+
+// A target of section `section` waits in its queue (x at s holds the pointer).
+void CppGen::enqueue_section(const Struct& st, const Field& f, int case_index, const std::string& section) {
+  CodeWriter& w = c_;
+  const std::string q = "c.sec_" + section;
+  w += "if (" + q + "_done) throw binschema::EncodeError(\"" + st.name + "." + f.name + ": a target of section '" + section +
+       "' comes after the section was placed (place the section later in the layout)\");";
+  w += q + ".push_back({" + std::to_string(section_use_id(section, &f, case_index)) + ", &x, s});";
+}
+
+// run_sec_NAME: writes one waiting target of the section where it belongs.
+void CppGen::section_fn(const Section& sec) {
+  CodeWriter& w = c_;
+  w += fn_prefix() + "void run_sec_" + sec.name + "(WCtx& c, const binschema::SectionItem& it) {";
+  w.indent();
+  w += "switch (it.which) {";
+  const auto uses = section_uses(sec.name);
+  for (size_t k = 0; k < uses.size(); ++k) {
+    const SectionUse& u = uses[k];
+    w += "  case " + std::to_string(k) + ": {";
+    w.indent();
+    w.indent();
+    w += "const " + u.st->name + "& x = *static_cast<const " + u.st->name + "*>(it.x);";
+    w += "[[maybe_unused]] const uint64_t s = it.s;";
+    if (u.case_index < 0) {
+      place_target(*u.st, *u.f, false);
+    } else {
+      const std::string v = "std::get<" + std::to_string(u.case_index) + ">(x." + cpp_field(u.f->name) + ")";
+      place_case_struct(*u.st, *u.f, static_cast<size_t>(u.case_index), v);
+    }
+    w += "break;";
+    w.dedent();
+    w.dedent();
+    w += "  }";
+  }
+  w += "  default: break;";
+  w += "}";
+  w.dedent();
+  w += "}\n";
+}
+
 // The derived values that an if: of st uses (an if: over a derived count,
 // has() and the like), for the functions besides put_ that evaluate if:.
 void CppGen::declare_cond_derived(const Struct& st) {
@@ -737,6 +832,24 @@ void CppGen::place_fn(const Struct& st) {
     }
     switch (li.kind) {
       case LayoutItem::Pool:
+        if (const Section* sec = s_.section(li.name)) {
+          // The section's targets, first in first out; those they point to
+          // into this section join the queue.
+          const std::string q = "c.sec_" + sec->name;
+          w += "if (" + q + "_done) throw binschema::EncodeError(\"section '" + sec->name + "' placed twice: the layout of " + st.name +
+               " places it, so " + st.name + " must be written exactly once\");";
+          w += "c.w.to_end();";
+          w += "c.w.mark_start(" + std::to_string(s_.region_id(sec->name)) + ");";
+          w += "for (size_t i = 0; i < " + q + ".size(); ++i) {";
+          w += "  const binschema::SectionItem it = " + q + "[i];";
+          w += "  run_sec_" + sec->name + "(c, it);";
+          w += "}";
+          w += q + "_done = true;";
+          w += q + ".clear();";
+          w += "c.w.to_end();";
+          w += "c.w.mark_end(" + std::to_string(s_.region_id(sec->name)) + ");";
+          continue;
+        }
         // A struct written more than once would place the pool again; the
         // runtime's own message ("internal: pool placed twice") names neither.
         w += "if (c.pool_" + li.name + ".placed()) throw binschema::EncodeError(\"pool '" + li.name + "' placed twice: the layout of " +
@@ -758,6 +871,7 @@ void CppGen::place_fn(const Struct& st) {
       w.indent();
     }
     if (!f.pointer.width) place_inline_pointers(st, f);
+    else if (!f.section.empty()) enqueue_section(st, f, -1, f.section);
     else place_target(st, f, li.kind == LayoutItem::Shallow);
     if (f.cond) {
       w.dedent();
@@ -817,36 +931,22 @@ void CppGen::place_fn(const Struct& st) {
           break;
         }
         case CaseKind::StructPointer: {
-          // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
-          // With base: struct, the offset is from the start of the struct holding the union.
-          const Struct& pt = *p.type.st;
-          const std::string slot = plus("s", u->resolved.offset), what = "\"" + st.name + "." + u->name + "\"";
-          const std::string base = p.pointer.base == Field::Base::Struct ? "s" : "0";
-          const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);  // a scaled offset needs a multiple of its scale
-          const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
-          w += "  case " + std::to_string(i) + ": {";
-          // Where a layout put it, if it still fits there (docs §11).
-          if (!u->variant.tag_shift) {
-            w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
-                 std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ");";
-          } else {
-            w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
-            w += "    c.w.align(" + std::to_string(align) + ");";
-            w += "    const uint64_t t = c.w.pos();";
-            // points_to: FIELD: the word points at that field; scale: N: in units of N bytes.
-            std::string off = base == "s" ? "t - s" : "t";
-            if (p.pointer.points_to_offset) off = "(" + off + ") + " + hexs(p.pointer.points_to_offset);
-            if (p.pointer.scale != 1) {
-              w += "    if ((" + off + ") % " + std::to_string(p.pointer.scale) + ") throw binschema::EncodeError(std::string(" + what +
-                   ") + \": offset \" + hex(" + off + ") + \" is not a multiple of its scale " + std::to_string(p.pointer.scale) + "\");";
-              off = "(" + off + ") / " + std::to_string(p.pointer.scale);
-            }
-            w += "    if ((" + off + ") >> " + std::to_string(u->variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
-            w += "    c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | (uint64_t(" + std::to_string(u->variant.cases[i].tag) + ") << " + std::to_string(u->variant.tag_shift) + "), 0, " + what + ");";
+          if (!p.section.empty()) {
+            w += "  case " + std::to_string(i) + ":";
+            c_.indent();
+            c_.indent();
+            enqueue_section(st, *u, static_cast<int>(i), p.section);
+            c_.dedent();
+            c_.dedent();
+            w += "    break;";
+            break;
           }
-          if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
-          else w += "    put_" + pt.name + "(c, " + v + ");";
-          if (pt.has_children) w += "    place_" + pt.name + "(c, " + v + ", t);";
+          w += "  case " + std::to_string(i) + ": {";
+          c_.indent();
+          c_.indent();
+          place_case_struct(st, *u, i, v);
+          c_.dedent();
+          c_.dedent();
           w += "    break;";
           w += "  }";
           break;

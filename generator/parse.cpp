@@ -83,7 +83,7 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums", "sections"});
     s->format = req_str(root, "format");
     // It becomes the C++ namespace binschema::<format>.
     if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
@@ -179,6 +179,27 @@ class Parser {
       }
     }
 
+    if (root["sections"]) {
+      if (!root["sections"].IsMap()) fail(root["sections"], "sections: is a map of section name to {doc: ...}");
+      const YAML::Node secs = root["sections"];
+      for (auto it = secs.begin(); it != secs.end(); ++it) {
+        Section sec;
+        sec.name = scalar(it->first);
+        sec.loc = loc(it->first);
+        if (!is_identifier(sec.name)) fail(it->first, "section name '" + sec.name + "' is not a C++ identifier");
+        if (it->second.IsMap()) {
+          keys(it->second, {"doc"});
+          sec.doc = opt_str(it->second, "doc", "");
+        } else if (!it->second.IsNull()) {
+          fail(it->second, "a section is a map ({doc: ...}) or empty");
+        }
+        for (const auto& p : s->pools)
+          if (p.name == sec.name) fail(it->first, "'" + sec.name + "' is a pool and a section");
+        if (s->section(sec.name)) fail(it->first, "section '" + sec.name + "' is defined twice");
+        s->sections.push_back(sec);
+        s->regions.push_back(sec.name);
+      }
+    }
     if (root["hooks"])
       for (const auto& h : seq(root["hooks"])) {
         keys(h, {"name", "on", "doc"});
@@ -425,7 +446,7 @@ class Parser {
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
              "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
-             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale"});
+             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section"});
     f.loc = loc(n);
     if (named) {
       f.name = req_str(n, "name");
@@ -455,6 +476,7 @@ class Parser {
       else f.pointer.align = uint(n["align"]);
     }
     f.pool = opt_str(n, "pool", "");
+    f.section = opt_str(n, "section", "");
     f.region = opt_str(n, "region", "");
     f.array.sort = opt_str(n, "sort", "");
     if (n["count"]) {

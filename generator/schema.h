@@ -196,6 +196,7 @@ struct Field {
   } role;
   bool is_const() const { return role.const_int || role.const_text; }
 
+  std::string section;  // section: the target is written with the section's other blocks, where a layout places it
   std::string pool;    // string stored in this pool
   std::string region;  // name for start()/end()/size()
   bool is_virtual = false;             // in the model, not in the struct's bytes (a name kept in a DIC)
@@ -307,6 +308,15 @@ struct Pool {
   bool placed_in_layout = false;
 };
 
+// A section (sections:): the targets of the pointers that name it
+// (`section: NAME`) are written together, first in first out, where a
+// layout's `pool NAME` item places the section; a region.
+struct Section {
+  std::string name, doc;
+  Loc loc;
+  bool placed_in_layout = false;  // set by the validator
+};
+
 // A named set of integer values (enums:, or a field's inline enum:).
 struct Enum {
   std::string name, doc;
@@ -331,6 +341,7 @@ struct Schema {
   // Root fields that expressions in every struct may name (a version, say).
   std::vector<std::string> context;
   std::vector<Pool> pools;
+  std::vector<Section> sections;
   std::vector<std::unique_ptr<Struct>> structs;  // in declaration order
   std::vector<std::string> regions;              // mark ids: pools first, then fields
   // Named C++ hooks beside the schema (schemas/<format>.hooks.cpp) for what a
@@ -354,6 +365,11 @@ struct Schema {
   const Struct* find(const std::string& n) const {
     for (const auto& s : structs)
       if (s->name == n) return s.get();
+    return nullptr;
+  }
+  const Section* section(const std::string& n) const {
+    for (const auto& p : sections)
+      if (p.name == n) return &p;
     return nullptr;
   }
   const Pool* pool(const std::string& n) const {

@@ -119,6 +119,8 @@ class Validator {
     for (const auto& st : s_.structs) check_shapes(*st);
     for (size_t i = 0; i < s_.version_fields.size(); ++i) check_version_field(s_.version_fields[i], s_.version_field_locs[i]);
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
+    for (const auto& sec : s_.sections)
+      if (!sec.placed_in_layout) throw SchemaError(sec.loc, "section '" + sec.name + "' is placed by no layout (`pool " + sec.name + "` in one)");
     check_bom();
     check_pad();
     check_rest_blocks();
@@ -768,6 +770,15 @@ class Validator {
         Pool* p = nullptr;
         for (auto& q : s_.pools)
           if (q.name == li.name) p = &q;
+        Section* sec = nullptr;
+        for (auto& q : s_.sections)
+          if (q.name == li.name) sec = &q;
+        if (sec) {
+          if (sec->placed_in_layout) throw SchemaError(li.loc, "section '" + li.name + "' placed twice");
+          sec->placed_in_layout = true;
+          items.push_back(li);
+          continue;
+        }
         if (!p) throw SchemaError(li.loc, "layout names no pool '" + li.name + "'");
         if (p->placed_in_layout) throw SchemaError(li.loc, "pool '" + li.name + "' placed twice");
         p->placed_in_layout = true;
@@ -962,6 +973,15 @@ class Validator {
       const bool ok = tag_shift_case || ((f.kind == FieldKind::Pointer || f.kind == FieldKind::ArrayPointer) && !f.pointer.elem_width);
       if (!ok)
         throw SchemaError(f.pointer.scale_loc, "scale: is for a pointer to a struct or an array (ptr:), a case of a tag_shift: union, or a string bit field");
+    }
+    if (!f.section.empty()) {
+      if (!s_.section(f.section)) throw SchemaError(f.loc, "section: names no section '" + f.section + "' (sections: at the top)");
+      const bool ok = tag_shift_case || ((f.kind == FieldKind::Pointer || f.kind == FieldKind::ArrayPointer) && !f.pointer.elem_width &&
+                                         f.resolved.fixed_offset && !f.cond && f.type.kind == ValueType::Struct &&
+                                         !(f.type.st && f.type.st->has_self) && f.array.sort.empty());
+      if (!ok)
+        throw SchemaError(f.loc, "section: is for a pointer to a struct or an array of structs at a fixed offset (no if:, elem_ptr:, sort:), "
+                                 "or a case of a tag_shift: union");
     }
     if (!f.pointer.points_to_field.empty()) {
       if (!tag_shift_case)

@@ -31,6 +31,15 @@ struct PointerRecord {
   bool null;
 };
 
+// A pointer whose target waits for its section (`section:`): which pointer of
+// the format (a number the generated code gives), the struct that holds it
+// and where that struct is.
+struct SectionItem {
+  uint32_t which;
+  const void* x;
+  uint64_t s;
+};
+
 // A value resolved in finish(), once every block is placed: the file size,
 // where a region starts or ends, and whatever is computed from those.
 struct LateFixup {
