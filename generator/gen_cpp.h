@@ -228,6 +228,7 @@ class CppGen {
   std::vector<SectionUse> section_uses(const std::string& name) const;
   int section_use_id(const std::string& name, const Field* f, int case_index) const;
   void section_fn(const Section& sec);
+  uint64_t section_align(const Section& sec) const;
   void enqueue_section(const Struct& st, const Field& f, int case_index, const std::string& section);
   // The placement of a union's case that points to a struct (v: the case's value).
   void place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v);

@@ -732,6 +732,17 @@ void CppGen::place_case_struct(const Struct& st, const Field& u, size_t i, const
   if (pt.has_children) w += "place_" + pt.name + "(c, " + v + ", t);";
 }
 
+// The largest alignment of a section's targets (each at least its pointer's scale).
+uint64_t CppGen::section_align(const Section& sec) const {
+  uint64_t a = 1;
+  for (const SectionUse& u : section_uses(sec.name)) {
+    const Field& p = u.case_index < 0 ? *u.f : *u.f->variant.cases[static_cast<size_t>(u.case_index)].field;
+    uint64_t pa = p.pointer.align ? p.pointer.align : p.type.st ? p.type.st->align : 1;
+    a = std::max({a, pa, p.pointer.scale});
+  }
+  return a;
+}
+
 // The pointers whose targets wait in section `name`, in schema order.
 std::vector<CppGen::SectionUse> CppGen::section_uses(const std::string& name) const {
   std::vector<SectionUse> out;
@@ -848,6 +859,7 @@ void CppGen::place_fn(const Struct& st) {
           w += q + ".clear();";
           w += "c.w.to_end();";
           w += "c.w.mark_end(" + std::to_string(s_.region_id(sec->name)) + ");";
+          w += "c.w.check_packed(" + std::to_string(s_.region_id(sec->name)) + ", " + std::to_string(section_align(*sec)) + ");";
           continue;
         }
         // A struct written more than once would place the pool again; the

@@ -188,6 +188,23 @@ class WriterBase {
       for (size_t i = span_marks_[id]; i < spans_.size(); ++i) e = std::max(e, spans_[i].second);
     ends_[id] = e;
   }
+  // With a layout, a section (`sections:`) must come out packed as a fresh
+  // one would: from its start, each block after the ones before it, with
+  // gaps only of alignment padding (less than `align` bytes). An edit that
+  // moved or shrank one of its blocks leaves a hole or puts a block
+  // elsewhere; then the whole file is laid out afresh (LayoutConflict).
+  void check_packed(int id, uint64_t align) {
+    if (!lay_ || static_cast<size_t>(id) >= span_marks_.size() || span_marks_[id] == SIZE_MAX) return;
+    std::vector<std::pair<uint64_t, uint64_t>> sp(spans_.begin() + static_cast<std::ptrdiff_t>(span_marks_[id]), spans_.end());
+    std::sort(sp.begin(), sp.end());
+    uint64_t end = starts_[id];
+    for (const auto& [a, b] : sp) {
+      if (a == b) continue;
+      if (a < starts_[id] || (a > end && a - end >= align))
+        throw LayoutConflict("a section's block at " + hex(a) + " is not where a packed section puts it (" + hex(end) + ")");
+      end = std::max(end, b);
+    }
+  }
   void mark_start_at(int id, uint64_t at) { grow_marks(id); starts_[id] = at; }
   void mark_end_at(int id, uint64_t at) { grow_marks(id); ends_[id] = at; }
   uint64_t start_of(int id) const { return mark(starts_, id); }
