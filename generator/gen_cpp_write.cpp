@@ -762,6 +762,16 @@ void CppGen::place_case_struct(const Struct& st, const Field& u, size_t i, const
                 ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");\n";
       return checks + "c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | " + tag + ", 0, " + what + ");";
     };
+    if (leaf && pt.fixed_size) {
+      // A value with no pointers inside may lie inside others (docs §11, shared targets).
+      w += "if (const uint64_t t = c.w.place_leaf_word(" + slot + ", " + size + ", " + std::to_string(align) + ", " + std::to_string(p.pointer.width) +
+           ", " + base + ", " + what + ", " + value + ", " + std::to_string(p.pointer.scale) + ", " + hexs(p.pointer.points_to_offset) + ", " +
+           std::to_string(u.variant.cases[i].tag) + ", " + std::to_string(u.variant.tag_shift) + "); t != binschema::kShared) {";
+      w += "  put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
+      w += "  c.w.leaf_done(t);";
+      w += "}";
+      return;
+    }
     w += "if (const uint64_t u = c.w.shared_at(" + slot + ", " + value + ", " + std::to_string(align) + "); u != binschema::kNotShared) {";
     w.indent();
     w += word("u");

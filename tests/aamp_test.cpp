@@ -268,10 +268,10 @@ BOOST_AUTO_TEST_CASE(every_type_and_deep_nesting) {
   add("v3", std::integral_constant<C, C::vec3>{}, Vec3{.value = {1.0f, 2.0f, 3.0f}});
   add("v4", std::integral_constant<C, C::vec4>{}, Vec4{.value = {1.0f, 2.0f, 3.0f, 4.0f}});
   add("c", std::integral_constant<C, C::color>{}, Color{.value = {0.25f, 0.5f, 0.75f, 1.0f}});
-  add("s32", std::integral_constant<C, C::string32>{}, String32{.value = "short"});
-  add("s64", std::integral_constant<C, C::string64>{}, String64{.value = "a string of sixty-three bytes at most"});
-  add("s256", std::integral_constant<C, C::string256>{}, String256{.value = "long"});
-  add("sref", std::integral_constant<C, C::string_ref>{}, StringRef{.value = "short"});  // equal to s32
+  add("s32", std::integral_constant<C, C::string32>{}, String{.value = "short"});
+  add("s64", std::integral_constant<C, C::string64>{}, String{.value = "a string of sixty-three bytes at most"});
+  add("s256", std::integral_constant<C, C::string256>{}, String{.value = "long"});
+  add("sref", std::integral_constant<C, C::string_ref>{}, String{.value = "short"});  // equal to s32
   Curve cv{.a = 1, .b = 2, .floats = {}};
   for (size_t k = 0; k < 30; ++k) cv.floats[k] = static_cast<float>(k);
   add("cu1", std::integral_constant<C, C::curve1>{}, Curve1{.value = {cv}});

@@ -378,13 +378,13 @@ class WriterBase {
         if (end > hi_) len_ = hi_ = end;
         spans_.emplace_back(k.at, end);
         cover(k.at, end);
-        leaves_.push_back({k.at, std::move(bytes), k.slot, k.width, k.base, k.align});
+        leaves_.push_back({k.at, std::move(bytes), k.slot, k.width, k.base, k.align, k.scale, k.add, k.tag});
         return true;
       }
       for (size_t i = k.spans; i < spans_.size(); ++i) cover(spans_[i].first, spans_[i].second);
     }
     const Tentative& k = tentative_;
-    leaves_.push_back({t, std::string(reinterpret_cast<const char*>(buf_.data() + t), n), k.slot, k.width, k.base, k.align});
+    leaves_.push_back({t, std::string(reinterpret_cast<const char*>(buf_.data() + t), n), k.slot, k.width, k.base, k.align, k.scale, k.add, k.tag});
     return false;
   }
 
@@ -560,6 +560,8 @@ class WriterBase {
     uint64_t slot;  // its pointer: width bytes holding at - base
     uint8_t width;
     uint64_t base, align;
+    // A pointer word of a tag_shift: union case: ((at - base + add) / scale) | tag.
+    uint64_t scale = 1, add = 0, tag = 0;
   };
   std::vector<std::pair<uint64_t, uint64_t>> vacated_;  // where leaves were before finish() moved them
   std::vector<Leaf> leaves_;
@@ -570,6 +572,7 @@ class WriterBase {
     size_t spans = 0;
     uint8_t width = 0;
     uint64_t base = 0, align = 1;
+    uint64_t scale = 1, add = 0, tag = 0;  // the pointer word's encoding (see Leaf)
   } tentative_;
   uint64_t limit_ = 0;              // no position from the layout at or past this
   bool record_ = true;
@@ -671,6 +674,36 @@ class Writer : public WriterBase {
     return t;
   }
 
+  // place_leaf for a tag_shift: union case whose word holds ((target - base
+  // + add) / scale) | (tag << shift) (`scale:`, `points_to:`): AAMP's values,
+  // which a file may store inside other values.
+  template <class T>
+  uint64_t place_leaf_word(uint64_t slot, uint64_t size, uint64_t a, uint8_t width, uint64_t base, const char* what, const T& v,
+                           uint64_t scale, uint64_t add, uint64_t tag, unsigned shift) {
+    auto word = [&](uint64_t at) {
+      const uint64_t off = at - base + add;
+      if (at < base || off % scale != 0 || ((off / scale) >> shift) != 0)
+        throw EncodeError(std::string(what) + ": offset " + hex(off) + " is not a multiple of its scale " + std::to_string(scale) +
+                          " or does not fit below its tag");
+      return (off / scale) | (tag << shift);
+    };
+    if (lay_) {
+      if (const uint64_t u = find_shared(slot, &v, &same_value<T>, a); u != kNotShared) {
+        put_uint(slot, width, word(u), what);
+        return kShared;
+      }
+      place_laid_leaf(slot, size, a, width, base);
+      tentative_.scale = scale;
+      tentative_.add = add;
+      tentative_.tag = tag << shift;
+    }
+    align(a);
+    const uint64_t t = pos();
+    put_uint(slot, width, word(t), what);
+    note_block(t, v);
+    return t;
+  }
+
   // The same for a pointer whose slot the layout does not know (one inside a
   // block placed by hand, say): always at the end of what is written.
   [[gnu::always_inline]] uint64_t append_target(uint64_t slot, uint64_t a, uint8_t width, uint64_t base, const char* what,
@@ -706,7 +739,7 @@ class Writer : public WriterBase {
       align(l.align);
       const uint64_t t = reserve(l.bytes.size());
       bytes(t, l.bytes.data(), l.bytes.size());
-      put_uint(l.slot, l.width, t - l.base, "pointer");
+      put_uint(l.slot, l.width, ((t - l.base + l.add) / l.scale) | l.tag, "pointer");
       l.at = t;
       hi_ = len_;
     }
@@ -715,7 +748,8 @@ class Writer : public WriterBase {
   // After the bytes of a block placed with place_leaf (at t) are written.
   [[gnu::always_inline]] void leaf_done(uint64_t t) {
     if (lay_) [[unlikely]]
-      if (check_leaf(t)) put_uint(tentative_.slot, tentative_.width, tentative_.at - tentative_.base, "pointer");
+      if (check_leaf(t))
+        put_uint(tentative_.slot, tentative_.width, ((tentative_.at - tentative_.base + tentative_.add) / tentative_.scale) | tentative_.tag, "pointer");
   }
 
   // Resolves every late fix-up and hands over the bytes.
