@@ -113,6 +113,7 @@ void read_Record(const R& r, uint64_t s, Record& x) {
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   try {
     const uint64_t n = f_point_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x10, s + f_points);
     if (n != 0) {
       if (f_points == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = s + f_points;
@@ -165,6 +166,7 @@ void read_Header(const R& r, uint64_t s, Header& x) {
   f_names_size = r.get<uint32_t>(s + 0x20);
   try {
     const uint64_t n = f_record_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0xc, f_records);
     if (n != 0) {
       if (f_records == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_records;
@@ -180,6 +182,7 @@ void read_Header(const R& r, uint64_t s, Header& x) {
   } catch (DecodeError& e) { e.push_field("records"); throw; }
   try {
     const uint64_t n = f_tag_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x14, f_tags);
     if (n != 0) {
       if (f_tags == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_tags;
@@ -264,9 +267,11 @@ void place_Record(WCtx& c, const Record& x, uint64_t s) {
   {  // points
     const uint64_t n = x.points.size();
     {
-      c.w.place_target(s + 0x10, n * 0xc, 4, 4, s, "Record.points");
-      const uint64_t a = c.w.reserve(n * 0xc);
-      for (uint64_t i = 0; i < n; ++i) put_Point(c, a + i * 0xc, x.points[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x10, n * 0xc, 4, 4, s, "Record.points", x.points); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0xc);
+        for (uint64_t i = 0; i < n; ++i) put_Point(c, a + i * 0xc, x.points[i]);
+        c.w.leaf_done(t);
+      }
     }
   }
 }
@@ -275,8 +280,10 @@ void place_Header(WCtx& c, const Header& x, uint64_t s) {
   uint64_t t_records = 0;  // where the shallow records went
   {  // extra
     if (x.extra) {
-      c.w.place_target(s + 0x18, 0x10, 16, 4, 0, "Header.extra");
-      put_Extra(c, c.w.reserve(0x10), (*x.extra));
+      if (const uint64_t t = c.w.place_leaf(s + 0x18, 0x10, 16, 4, 0, "Header.extra", static_cast<const Extra&>((*x.extra))); t != binschema::kShared) {
+        put_Extra(c, c.w.reserve(0x10), (*x.extra));
+        c.w.leaf_done(t);
+      }
     }
   }
   {  // records
@@ -291,9 +298,10 @@ void place_Header(WCtx& c, const Header& x, uint64_t s) {
   {  // tags
     const uint64_t n = x.tags.size();
     {
-      c.w.place_target(s + 0x14, n * 4, 4, 4, 0, "Header.tags");
-      const uint64_t a = c.w.reserve(n * 4);
-      for (uint64_t i = 0; i < n; ++i) c.pool_names.ref(x.tags[i], a + i * 4, 4, false, true);
+      if (const uint64_t t = c.w.place_shared(s + 0x14, n * 4, 4, 4, 0, "Header.tags", x.tags); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 4);
+        for (uint64_t i = 0; i < n; ++i) c.pool_names.ref(x.tags[i], a + i * 4, 4, false, true);
+      }
     }
   }
   for (size_t i = 0; i < x.records.size(); ++i) place_Record(c, x.records[i], t_records + i * 0x18);
