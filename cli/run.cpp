@@ -12,7 +12,7 @@
 //   binschema coverage IN [--format text|json]         explained / padding / unexplained bytes
 //   binschema view IN [-o OUT.html]                    the byte map as one HTML page
 //   (explain, coverage and view take --as, --zsdic, --romfs and PACK:path too)
-//   binschema hash fnv1a32|murmur3 STRING...
+//   binschema hash fnv1a32|murmur3|crc32 STRING...
 //   binschema help [COMMAND]     binschema --version
 //
 // One input file (and no --out-dir) is converted as it always was; several
@@ -212,7 +212,7 @@ void load_name_lists(const std::vector<std::string>& files) {
 int cmd_hash(const std::string& algo, const std::vector<std::string>& strings) {
   std::string out;
   for (const std::string& s : strings) {
-    uint32_t h = algo == "fnv1a32" ? fnv1a32(s) : murmur3_x86_32(s, 0);
+    uint32_t h = algo == "fnv1a32" ? fnv1a32(s) : algo == "crc32" ? crc32(s) : murmur3_x86_32(s, 0);
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", h);
     out += std::string(buf) + "  " + s + "\n";
@@ -346,9 +346,9 @@ int run(int argc, char** argv, const char* program) {
   add_dictionary_options(view);
 
   CLI::App* hash = app.add_subcommand("hash", "Hash strings as the formats do");
-  hash->add_option("ALGORITHM", algo, "fnv1a32 or murmur3 (x86_32, seed 0)")
+  hash->add_option("ALGORITHM", algo, "fnv1a32, murmur3 (x86_32, seed 0) or crc32 (zlib's)")
       ->required()
-      ->check(CLI::IsMember({"fnv1a32", "murmur3"}));
+      ->check(CLI::IsMember({"fnv1a32", "murmur3", "crc32"}));
   hash->add_option("STRING", strings, "Strings to hash")->required();
 
   CLI::App* help = app.add_subcommand("help", "Show the help of the program or of one command");

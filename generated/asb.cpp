@@ -1489,6 +1489,7 @@ void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x) {
   x.unknown = f_unknown;
   try {
     const uint64_t n = f_bone_count;
+    if (n == 0 && r.lay) r.lay->note(s, f_bones);
     if (n != 0) {
       if (f_bones == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_bones;
@@ -1640,6 +1641,7 @@ void read_TransitionGroup(const R& r, uint64_t s, TransitionGroup& x) {
   f_entries = r.get<uint32_t>(s + 0x8);
   try {
     const uint64_t n = f_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x8, f_entries);
     if (n != 0) {
       if (f_entries == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_entries;
@@ -4470,6 +4472,7 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   try {
     const uint64_t n = f_event_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x30, f_event_groups);
     if (n != 0) {
       if (f_event_groups == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_event_groups;
@@ -4491,6 +4494,7 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   } catch (DecodeError& e) { e.push_field("event_groups"); throw; }
   try {
     const uint64_t n = f_partial_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x34, f_partials);
     if (n != 0) {
       if (f_partials == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_partials;
@@ -4509,6 +4513,7 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   } catch (DecodeError& e) { e.push_field("partials"); throw; }
   try {
     const uint64_t n = f_sync_data_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x38, f_sync_data);
     if (n != 0) {
       if (f_sync_data == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_sync_data;
@@ -4526,6 +4531,7 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   } catch (DecodeError& e) { e.push_field("sync_data"); throw; }
   try {
     const uint64_t n = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }();
+    if (n == 0 && r.lay) r.lay->note(s + 0x3c, f_sync_indices);
     if (n != 0) {
       if (f_sync_indices == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_sync_indices;
@@ -4540,6 +4546,7 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   } catch (DecodeError& e) { e.push_field("sync_indices"); throw; }
   try {
     const uint64_t n = f_calc_preset_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x40, f_calc_presets);
     if (n != 0) {
       if (f_calc_presets == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_calc_presets;
@@ -4558,6 +4565,7 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   } catch (DecodeError& e) { e.push_field("calc_presets"); throw; }
   try {
     const uint64_t n = f_bone_group_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x48, f_bone_groups);
     if (n != 0) {
       if (f_bone_groups == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_bone_groups;

@@ -624,6 +624,7 @@ void read_ForkEvent(const R& r, uint64_t s, ForkEvent& x) {
   if (f_unused20 != 0) fail(s + 0x16, "unused20", "expected 0, found " + std::to_string(f_unused20));
   try {
     const uint64_t n = f_fork_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x6, f_forks);
     if (n != 0) {
       if (f_forks == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_forks;

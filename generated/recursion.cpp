@@ -68,6 +68,7 @@ void read_Hash(const R& r, uint64_t s, Hash& x) {
   f_entry_count = r.get<uint32_t>(s + 0x4);
   try {
     const uint64_t n = f_entry_count;
+    if (n == 0 && r.lay) r.lay->note(s, f_entries);
     if (n != 0) {
       if (f_entries == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_entries;

@@ -147,6 +147,7 @@ void read_Record(const R& r, uint64_t s, Record& x) {
   if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   try {
     const uint64_t n = f_point_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x10, s + f_points);
     if (n != 0) {
       if (f_points == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = s + f_points;
@@ -226,6 +227,7 @@ void read_Header(const R& r, uint64_t s, Header& x) {
   f_names_size = r.get<uint32_t>(s + 0x20);
   try {
     const uint64_t n = f_record_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0xc, f_records);
     if (n != 0) {
       if (f_records == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_records;
@@ -243,6 +245,7 @@ void read_Header(const R& r, uint64_t s, Header& x) {
   } catch (DecodeError& e) { e.push_field("records"); throw; }
   try {
     const uint64_t n = f_tag_count;
+    if (n == 0 && r.lay) r.lay->note(s + 0x14, f_tags);
     if (n != 0) {
       if (f_tags == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_tags;

@@ -126,7 +126,9 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
     case FieldKind::BlockRef:
     case FieldKind::Dic:
       // The pointer word; its target is read after the inline fields (read_target).
-      w += "f_" + f.name + " = " + rget() + raw_uint(f.pointer.width) + ">(" + o + ");";
+      // scale: N: the word holds the offset in units of N bytes.
+      w += "f_" + f.name + " = " + (f.pointer.scale != 1 ? "uint64_t(" : "") + rget() + raw_uint(f.pointer.width) + ">(" + o + ")" +
+           (f.pointer.scale != 1 ? ") * " + std::to_string(f.pointer.scale) : "") + ";";
       if (f.pointer.width == 8 && f.pointer.base == Field::Base::File && !f.pointer.points_to_chars) w += note_slot(o);
       // A string of a scoped pool is read here, in field order as the writer
       // refers to it: the pool's block may follow in this same struct.
@@ -771,7 +773,16 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         const Struct& pt = *p.type.st;
         // base: struct: from the start of the struct holding the union.
         const bool rel = p.pointer.base == Field::Base::Struct;
-        const std::string low = word + " & " + hexs((1ull << f.variant.tag_shift) - 1);
+        // scale: N: the low bits count units of N bytes; points_to: FIELD: they
+        // point at that field of the struct, not at its start.
+        std::string low = word + " & " + hexs((1ull << f.variant.tag_shift) - 1);
+        if (p.pointer.scale != 1) low = "(" + low + ") * " + std::to_string(p.pointer.scale);
+        if (p.pointer.points_to_offset) {
+          w += "if ((" + low + ") < " + hexs(p.pointer.points_to_offset) + ") fail(" + o + ", \"" + f.name + "\", \"" + c.name +
+               ": offset \" + hex(" + low + ") + \" points before its struct (it points to " + p.pointer.points_to_field + ", at " +
+               hexs(p.pointer.points_to_offset) + ")\");";
+          low = "(" + low + ") - " + hexs(p.pointer.points_to_offset);
+        }
         w += "const uint64_t t = " + std::string(rel ? "s + " : "") +
              (f.variant.tag_shift ? (rel ? "(" + low + ")" : low) : rget() + raw_uint(p.pointer.width) + ">(" + o + ")") + ";";
         // Where the target is, for a layout (a block in a pool is placed with its pool).
@@ -878,6 +889,9 @@ void CppGen::read_target(const Field& f) {
       // An empty array's pointer: null or not, as the writer chose (kept by the layout).
       if (!f.array.fixed_count && f.pointer.null == Field::Null::WhenEmpty && f.resolved.fixed_offset)
         w += "if (n == 0 && " + p + " != 0 && r.lay) r.lay->note(" + plus("s", f.resolved.offset) + ", " + p + ");";
+      // An empty array that is not when_empty still has a place, where its pointer points (a writer's cursor).
+      if (!f.array.fixed_count && f.pointer.null != Field::Null::WhenEmpty && f.resolved.fixed_offset)
+        w += "if (n == 0 && r.lay) r.lay->note(" + plus("s", f.resolved.offset) + ", " + base + p + ");";
       if (!f.array.fixed_count) w += "if (n != 0) {";
       else w += "{";
       w.indent();

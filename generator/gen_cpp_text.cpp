@@ -143,6 +143,10 @@ void CppGen::internals() {
   for (const auto& g : s_.context)
     if (!s_.find(s_.root)->field(g)->pointer.width) w += "uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
   if (uses_at()) w += "binschema::PtrMap at;  // where fields at variable offsets went";
+  for (const auto& sec : s_.sections) {
+    w += "std::vector<binschema::SectionItem> sec_" + sec.name + ";  // section " + sec.name + ": targets waiting, first in first out";
+    w += "bool sec_" + sec.name + "_done = false;";
+  }
   if (std::any_of(s_.structs.begin(), s_.structs.end(), [](const auto& st) { return st->has_self; }))
     w += "std::unordered_map<const void*, uint64_t> placed;  // targets placed before their pointer exists";
   const Struct* root = s_.find(s_.root);
@@ -169,6 +173,7 @@ void CppGen::internals() {
       w += "uint32_t block_" + pool->name + "_" + st->name + "(WCtx& c, const " + st->name + "& v);";
     for (const Struct* st : interned())
       w += "void intern_" + st->name + "(WCtx& c, const " + st->name + "& x);";
+    for (const auto& sec : s_.sections) w += "void run_sec_" + sec.name + "(WCtx& c, const binschema::SectionItem& it);";
     w += "";
   }
   for (const Struct* st : ordered()) read_fn(*st);
@@ -177,6 +182,7 @@ void CppGen::internals() {
   for (const auto& [pool, st] : block_uses()) block_fn(*pool, *st);
   for (const Struct* st : ordered())
     if (st->has_children) place_fn(*st);
+  for (const auto& sec : s_.sections) section_fn(sec);
   for (const Struct* st : ordered()) {
     if (st->has_self) pre_place_fn(*st);
     if (preplaced_elements().count(st)) preplace_fns(*st);
