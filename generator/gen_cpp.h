@@ -169,6 +169,11 @@ class CppGen {
   // that writing it back gives the same bytes.
   std::string read_bool(const Field& f, const std::string& raw, const std::string& at, const std::string& name) const;
   void read_union(const Field& f, const std::string& o);
+  void put_union_one(const Struct& st, const Field& f, const std::string& o, const std::string& xu);
+  // One union at `o` into `target`, its case chosen by `tag` (a union[]
+  // element: tag is f_TAGS[i]).
+  void read_union_one(const Field& f, const std::string& o, const std::string& target, const std::string& tag);
+  void read_union_array(const Field& f);
   // The end bound passed to a pointer's target: `next` for `extent: next`.
   static std::string target_end(const Field& f);
   void read_target(const Field& f);
