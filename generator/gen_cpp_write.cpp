@@ -883,6 +883,9 @@ void CppGen::place_fn(const Struct& st) {
           const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
           w += "  case " + std::to_string(i) + ": {";
           // Where a layout put it, if it still fits there (docs §11).
+          for (const auto& g : pt.fields)  // inline bytes at a multiple of a field's value (align: FIELD)
+            if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+              w += "    c.w.align_inner(" + slot + ", " + v + "." + cpp_field(g->pointer.align_field) + ", " + hexs(g->resolved.offset) + ");";
           if (!u->variant.tag_shift) {
             w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
                  std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ");";
@@ -1177,6 +1180,10 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     // where the target starts is kept when something below needs it.
     const bool uses_t = shallow || (!f.array.on && et->has_children);
     const std::string t = uses_t ? "const uint64_t t = " : "";
+    if (!f.array.on && et)  // inline bytes at a multiple of a field's value (align: FIELD)
+      for (const auto& g : et->fields)
+        if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+          w += "c.w.align_inner(" + slot + ", " + x + "." + cpp_field(g->pointer.align_field) + ", " + hexs(g->resolved.offset) + ");";
     if (hooked) w += t + "c.w.place_target(" + slot + ", " + size + ", " + std::to_string(align) + ", " + ptr_args + ");";
     else w += t + "c.w.append_target(" + slot + ", " + std::to_string(align) + ", " + ptr_args + ");";
   } else {

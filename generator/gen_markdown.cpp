@@ -106,6 +106,8 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
   if (f.role.const_int) n.push_back("Always " + (f.spell.hex || *f.role.const_int > 9 ? hexs(static_cast<uint64_t>(*f.role.const_int)) : std::to_string(*f.role.const_int)) + ".");
   if (f.role.const_text) n.push_back(f.role.const_text->empty() ? "Always zero." : "Always `" + *f.role.const_text + "`.");
   if (f.pad) n.push_back("Then zero bytes up to a multiple of " + std::to_string(f.pad) + " (from the start of the file).");
+  if (f.type.kind == ValueType::Bytes && !f.pointer.width && !f.pointer.align_field.empty())
+    n.push_back("The writer places the struct so that these bytes start at a multiple of `" + f.pointer.align_field + "` (from the start of the file).");
   if (!f.resolved.count_for.empty()) {
     // Other arrays counted by the same field (the writer refuses different lengths).
     std::string also;

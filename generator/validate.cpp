@@ -116,6 +116,7 @@ class Validator {
     for (const auto& h : s_.hooks)
       if (!s_.find(h.on)) throw SchemaError(h.loc, "hook '" + h.name + "' is on no struct '" + h.on + "'");
     check_self_uses();
+    check_inner_align();
     for (const auto& st : s_.structs) check_shapes(*st);
     for (size_t i = 0; i < s_.version_fields.size(); ++i) check_version_field(s_.version_fields[i], s_.version_field_locs[i]);
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
@@ -430,8 +431,15 @@ class Validator {
           throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' is not a virtual u32 field of " + st.name +
                                        " (it holds each slice's alignment)");
       }
+    } else if (!f.pointer.align_field.empty() && f.type.kind == ValueType::Bytes && !f.pointer.width && !f.array.on) {
+      // Inline bytes at a multiple of a field's value (BYML's 0xA2): the writer places the struct so.
+      const Field* a = st.field(f.pointer.align_field);
+      if (!a || a->type.kind != ValueType::Prim || prim_is_float(a->type.prim) || a->array.on || !a->bits.empty() || !a->in_model() ||
+          field_index(st, a->name) > field_index(st, f.name))
+        throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' is not an integer field of " + st.name +
+                                     " the model holds, declared before it (its value is the bytes' alignment)");
     } else if (!f.pointer.align_field.empty()) {
-      throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' names a field, which only a slice of a data pool takes (align: is a number here)");
+      throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' names a field, which only a slice of a data pool or inline bytes take (align: is a number here)");
     }
     if (f.type.kind == ValueType::Bytes && (f.pointer.width || f.array.on) && !slice) throw SchemaError(f.loc, "bytes are stored inline (or, with ptr:, in a data pool: pool: NAME)");
     if (f.type.kind == ValueType::PoolBlock) {
@@ -1029,6 +1037,24 @@ class Validator {
         common = padded;
       }
     }
+  }
+
+  // Inline bytes with align: FIELD sit at a fixed offset of a struct that
+  // only pointers to one struct and union cases point to (where the writer
+  // places the struct so that the bytes land on a multiple of the field's value).
+  void check_inner_align() {
+    for (const auto& st : s_.structs)
+      for (const auto& f : st->fields) {
+        if (f->type.kind != ValueType::Bytes || f->pointer.width || f->pointer.align_field.empty()) continue;
+        if (!f->resolved.fixed_offset || f->cond)
+          throw SchemaError(f->loc, "'" + f->name + "' has align: " + f->pointer.align_field + ", but it is not at a fixed offset of " + st->name);
+        for (const auto& owner : s_.structs)
+          for (const auto& g : owner->fields)
+            if (g->type.kind == ValueType::Struct && g->type.st == st.get() &&
+                (!g->pointer.width || g->array.on || g->pointer.elem_width || g->pointer.base != Field::Base::File || !g->pool.empty()))
+              throw SchemaError(g->loc, "'" + g->name + "' holds " + st->name + ", whose '" + f->name + "' is aligned by a field (align: " +
+                                            f->pointer.align_field + "): only a pointer to one struct or a union case that points to it can place it so");
+      }
   }
 
   // A struct whose layout has `self` places blocks before itself: it can only

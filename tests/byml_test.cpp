@@ -208,6 +208,9 @@ BOOST_AUTO_TEST_CASE(hand_built_documents_read_back_with_the_independent_reader)
       std::string check = kEveryNodeCheck;
       check.replace(check.find("DEPTH"), 5, "40");
       BOOST_TEST(python_check(check, out) == "OK\n");
+      // 0xA2: the bytes at a multiple of the stored alignment (0x1000), right after it.
+      BOOST_TEST(python_check("lay = byml.layout(open(sys.argv[1], 'rb').read())\n"
+                              "print('OK' if lay['aligned_binaries_with_data_on_their_alignment'] == '1 of 1' else lay)", out) == "OK\n");
     }
   }
   // The two byte orders hold the same document.
@@ -297,4 +300,26 @@ BOOST_AUTO_TEST_CASE(edits_through_the_text) {
       "a[first].append(f32(1.5))\n"
       "print('OK' if a == b else 'DIFFERENT')\n";
   BOOST_TEST(python_check(script, bytes, &edited) == "OK\n");
+}
+
+// The CLI recognises both magics (YB, and BY through Format::other_magics),
+// with no telling file name.
+BOOST_AUTO_TEST_CASE(the_cli_detects_both_magics) {
+  for (const std::string magic : {"BY", "YB"}) {
+    BOOST_TEST_CONTEXT(magic) {
+      const fs::path f = temp_file("doc_" + magic + ".bin", encode(from_text(every_node_yaml(magic, 2))));
+      const std::string cmd = std::string(BINSCHEMA_CLI) + " info " + f.string() + " 2>&1";
+      std::string out;
+      int status = -1;
+      if (FILE* p = ::popen(cmd.c_str(), "r")) {
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+        status = ::pclose(p);
+      }
+      fs::remove(f);
+      BOOST_TEST(status == 0, out);
+      BOOST_TEST(out.find("byml") != std::string::npos, out);
+    }
+  }
 }

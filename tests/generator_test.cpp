@@ -1273,3 +1273,22 @@ BOOST_AUTO_TEST_CASE(pad_after_an_inline_array_of_numbers) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(byml_alignment_from_a_field)
+
+BOOST_AUTO_TEST_CASE(inline_bytes_aligned_by_a_field) {
+  const std::string top = "format: t\nendian: little\nroot: A\ntypes:\n  A:\n    fields:\n"
+                          "      - {name: k, type: u8}\n      - {name: u, type: union, tag: k, cases: [{value: 1, name: a, type: Al, ptr: u32}]}\n";
+  const std::string al = "  Al:\n    fields:\n      - {name: size, type: u32}\n      - {name: alignment, type: u32}\n";
+  BOOST_TEST(schema_error(top + al + "      - {name: data, type: bytes, size: size, align: alignment}\n") == "");
+  BOOST_TEST(schema_error(top + al + "      - {name: data, type: bytes, size: size, align: nope}\n") ==
+             "13:9: 'data': align: 'nope' is not an integer field of Al the model holds, declared before it (its value is the bytes' alignment)");
+  BOOST_TEST(schema_error(top + "      - {name: p, type: Al, ptr: u32}\n" + al + "      - {name: data, type: bytes, size: size, align: alignment}\n") == "");
+  BOOST_TEST(schema_error(top + "      - {name: p, type: \"Al[]\", ptr: u32, count: 2}\n" + al + "      - {name: data, type: bytes, size: size, align: alignment}\n") ==
+             "9:9: 'p' holds Al, whose 'data' is aligned by a field (align: alignment): only a pointer to one struct or a union case that points to it can place it so");
+  BOOST_TEST(schema_error(top + "  Al:\n    fields:\n      - {name: size, type: u32}\n      - {name: s, type: cstring}\n      - {name: alignment, type: u32}\n"
+                          "      - {name: data, type: bytes, size: size, align: alignment}\n") ==
+             "14:9: 'data' has align: alignment, but it is not at a fixed offset of Al");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

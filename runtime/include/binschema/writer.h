@@ -130,6 +130,21 @@ class WriterBase {
     return lay_ ? laid_value(slot, fresh) : fresh;
   }
 
+  // A block whose bytes at `inner` from its start go at a multiple of `a` (a
+  // power of two; anything else: no alignment), as `align: FIELD` on inline
+  // bytes asks: zeros before it until they do. A block the layout places
+  // stays where it was (place_block), unmoved by this.
+  void align_inner(uint64_t slot, uint64_t a, uint64_t inner) {
+    if (lay_) {
+      if (lay_->find(slot)) return;
+      to_end();
+    }
+    if (a > 1 && (a & (a - 1)) == 0) {
+      const uint64_t r = (len_ + inner) % a;
+      if (r) bump(a - r);
+    }
+  }
+
   // Back to the end of everything written so far (after a block the layout
   // placed earlier in the file).
   void to_end() {
