@@ -323,3 +323,12 @@ BOOST_AUTO_TEST_CASE(the_cli_detects_both_magics) {
     }
   }
 }
+
+// An empty document: no key table, no string table, no root (offsets 0).
+BOOST_AUTO_TEST_CASE(an_empty_document) {
+  const Bytes out = encode(from_text("format: byml\nmagic: BY\nversion: 2\nkeys: ~\nstrings: ~\nroot: ~\n"));
+  const Bytes want = {'B', 'Y', 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  BOOST_TEST((out == want), first_difference(out, want));
+  BOOST_TEST(python_check("print('OK' if a is None else a)", out) == "OK\n");
+  BOOST_TEST(!decode(out).root.has_value());
+}
