@@ -168,7 +168,7 @@ std::string every_node_yaml(const std::string& magic, int depth) {
          "strings: " + table_yaml({"one", "two"}) + "\n"
          "root:\n  body:\n    dict:\n      entries:\n"
          "        - {key: 0, value: {binary: {size: 2, data: \"abcd\"}}}\n"
-         "        - {key: 1, value: {array: {items: [{int: -1}, {float: 2.5}, {string: 1}, {bool: true}, {\"null\": 0}, {uint: 7},\n"
+         "        - {key: 1, value: {array: {items: [{int: -1}, {float: 2.5}, {string: 1}, {bool: true}, {none: 0}, {uint: 7},\n"
          "            {uint64: {value: 18446744073709551615}}, {dict: {entries: [{key: 0, value: {int: 3}}]}}, {hash_map: {entries: []}}]}}}\n"
          "        - {key: 2, value: {aligned_binary: {size: 3, alignment: 0x1000, data: \"010203\"}}}\n"
          "        - {key: 3, value: " + deep + "}\n"
@@ -205,6 +205,8 @@ BOOST_AUTO_TEST_CASE(hand_built_documents_read_back_with_the_independent_reader)
       BOOST_TEST(std::string(out.begin(), out.begin() + 2) == magic);
       BOOST_TEST((decode(out) == m));
       BOOST_TEST((encode(decode(out)) == out));
+      // Through the text, both kinds.
+      for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) BOOST_TEST((from_text(to_text(m, kind)) == m));
       std::string check = kEveryNodeCheck;
       check.replace(check.find("DEPTH"), 5, "40");
       BOOST_TEST(python_check(check, out) == "OK\n");
