@@ -1221,6 +1221,10 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width);
   const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(*et)) : et && plain_struct(*et));
   const std::string value = f.array.on || !et ? x : "static_cast<const " + et->name + "&>(" + x + ")";
+  if (!f.array.on && et && !(et->has_self) && !record)  // inline bytes at a multiple of a field's value (align: FIELD)
+    for (const auto& g : et->fields)
+      if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+        w += "c.w.align_inner(" + slot + ", " + x + "." + cpp_field(g->pointer.align_field) + ", " + hexs(g->resolved.offset) + ");";
   if (shares) {
     w += "if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " + std::to_string(align) +
          ", " + ptr_args + ", " + value + "); t != binschema::kShared) {";
@@ -1235,10 +1239,6 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     // where the target starts is kept when something below needs it.
     const bool uses_t = shallow || (!f.array.on && et->has_children);
     const std::string t = uses_t ? "const uint64_t t = " : "";
-    if (!f.array.on && et)  // inline bytes at a multiple of a field's value (align: FIELD)
-      for (const auto& g : et->fields)
-        if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
-          w += "c.w.align_inner(" + slot + ", " + x + "." + cpp_field(g->pointer.align_field) + ", " + hexs(g->resolved.offset) + ");";
     if (hooked) w += t + "c.w.place_target(" + slot + ", " + size + ", " + std::to_string(align) + ", " + ptr_args + ");";
     else w += t + "c.w.append_target(" + slot + ", " + std::to_string(align) + ", " + ptr_args + ");";
   } else {
