@@ -387,8 +387,9 @@ uint64_t put_File(WCtx& c, const File& x) {
 void place_Metadata(WCtx& c, const Metadata& x, uint64_t s) {
   {  // animation
     {
-      c.w.place_target(s + 0x90, 0, 1, 4, 0, "Metadata.animation");
-      put_Animation(c, x.animation);
+      if (const uint64_t t = c.w.place_shared(s + 0x90, binschema::kUnknownSize, 1, 4, 0, "Metadata.animation", static_cast<const Animation&>(x.animation)); t != binschema::kShared) {
+        put_Animation(c, x.animation);
+      }
     }
   }
 }
@@ -487,7 +488,7 @@ const binschema::Format& format() {
       "al", "AL: Black & White 2 animation libraries", "animation version 9",
       {".al"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, {}};
   return f;
 }
 

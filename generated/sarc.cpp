@@ -318,7 +318,7 @@ const binschema::Format& format() {
       "sarc", "SARC: Nintendo archive", "0x0100",
       {".sarc", ".pack", ".beventpack", ".bactorpack", ".blarc", ".bgenv"},
       std::string_view("SARC", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, {}};
   return f;
 }
 

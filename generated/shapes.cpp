@@ -435,7 +435,7 @@ const binschema::Format& format() {
       "shapes", "Shapes: a test format", "",
       {},
       std::string_view("SHPE", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, {}};
   return f;
 }
 
