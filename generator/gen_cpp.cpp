@@ -1,4 +1,6 @@
 // C++ back end: generate_cpp() and what every part of it uses (see gen_cpp.h).
+#include <algorithm>
+
 #include "gen_cpp.h"
 
 #include <cstring>
@@ -139,6 +141,8 @@ CppOutput CppGen::run() {
 // Fields whose place in the struct is only known while writing it: put_
 // notes it in c.at for place_.
 bool CppGen::at_var(const Struct& st, const Field& f) const {
+  if (f.type.kind == ValueType::Union && f.array.on)  // union[]: where its elements start
+    return std::any_of(f.variant.cases.begin(), f.variant.cases.end(), [](const Case& c) { return c.kind == CaseKind::StructPointer; });
   if (placed_by_place(f) && (!f.resolved.fixed_offset || f.cond)) return true;
   if (f.pointer.width || f.pointer.elem_width || f.type.kind != ValueType::Struct || !f.type.st->has_children) return false;
   if (!f.array.on) return !f.resolved.fixed_offset || f.cond;  // an inline struct that points elsewhere
@@ -176,7 +180,7 @@ std::string CppGen::field_at(const Struct& st, const Field& f) const {
 std::string CppGen::at(const Field& f) { return f.resolved.fixed_offset ? plus("s", f.resolved.offset) : "o"; }
 
 std::string CppGen::load_type(const Field& f) const {
-  return f.type.prim == Prim::Bool8 ? "uint8_t" : f.type.prim == Prim::Bool32 ? "uint32_t" : prim_cpp(f.type.prim);
+  return f.type.prim == Prim::Bool8 ? "uint8_t" : f.type.prim == Prim::Bool32 ? "uint32_t" : prim_stored(f.type.prim);
 }
 
 std::string CppGen::load(const Field& f, const std::string& where) const {
@@ -195,11 +199,13 @@ std::string CppGen::load_elem(const Field& f, const std::string& where, const st
 
 // One element of an array of numbers, `v`, written at `where`: a bool as 0 / 1 (or `true:`) in its width.
 std::string CppGen::store_elem(const Field& f, const std::string& where, const std::string& v) const {
-  if (f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32) return wput() + prim_cpp(f.type.prim) + ">(" + where + ", " + v + ");";
+  if (f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32) return wput() + prim_stored(f.type.prim) + ">(" + where + ", " + v + ");";
   return wput() + load_type(f) + ">(" + where + ", " + v + " ? " + (f.true_value ? hexs(*f.true_value) : "1") + "u : 0u);";
 }
 
-std::string CppGen::raw_uint(int width) const { return width == 4 ? "uint32_t" : width == 8 ? "uint64_t" : width == 2 ? "uint16_t" : "uint8_t"; }
+std::string CppGen::raw_uint(int width) const {
+  return width == 4 ? "uint32_t" : width == 8 ? "uint64_t" : width == 3 ? "binschema::uint24" : width == 2 ? "uint16_t" : "uint8_t";
+}
 
 }  // namespace binschema::gen::cpp
 

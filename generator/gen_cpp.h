@@ -169,6 +169,11 @@ class CppGen {
   // that writing it back gives the same bytes.
   std::string read_bool(const Field& f, const std::string& raw, const std::string& at, const std::string& name) const;
   void read_union(const Field& f, const std::string& o);
+  void put_union_one(const Struct& st, const Field& f, const std::string& o, const std::string& xu);
+  // One union at `o` into `target`, its case chosen by `tag` (a union[]
+  // element: tag is f_TAGS[i]).
+  void read_union_one(const Field& f, const std::string& o, const std::string& target, const std::string& tag);
+  void read_union_array(const Field& f);
   // The end bound passed to a pointer's target: `next` for `extent: next`.
   static std::string target_end(const Field& f);
   void read_target(const Field& f);
@@ -234,7 +239,7 @@ class CppGen {
   uint64_t section_align(const Section& sec) const;
   void enqueue_section(const Struct& st, const Field& f, int case_index, const std::string& section);
   // The placement of a union's case that points to a struct (v: the case's value).
-  void place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v);
+  void place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v, const std::string& slot);
   static bool layout_pool(const Pool& p);
   void declare_cond_derived(const Struct& st);
   // What an inline struct field (or each element of an inline array of

@@ -183,7 +183,19 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
       }
       break;
     case FieldKind::InlineStruct: read_inline_struct(st, f, o); break;
-    case FieldKind::InlineArray: read_inline_array(f, o, cursor); break;
+    case FieldKind::InlineArray:
+      read_inline_array(f, o, cursor);
+      if (f.pad)
+        // Zeros up to a multiple of `pad:`: anything else would not be written back.
+        w.line("{\n"
+               "  const uint64_t end = (o + {{PAD}} - 1) / {{PAD}} * {{PAD}};\n"
+               "  r.need(o, end - o);\n"
+               "  for (uint64_t i = o; i < end; ++i)\n"
+               "    if (r.data()[i] != 0) fail(i, \"{{NAME}}\", \"padding byte \" + hex(r.data()[i]) + \" after the array is not zero\");\n"
+               "  o = end;\n"
+               "}",
+               {{"PAD", std::to_string(f.pad)}, {"NAME", f.name}});
+      break;
     case FieldKind::StringOffsets: read_string_offsets(f); break;
     case FieldKind::ElemPointers: read_elem_pointers(f, o, cursor); break;
     case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see read_union
@@ -404,7 +416,7 @@ void CppGen::read_string_offsets(const Field& f) {
 // caller; any other follows the cursor.
 void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor) {
   CodeWriter& w = c_;
-  std::string x = "x." + cpp_field(f.name);
+  std::string x = f.resolved.tag_for.empty() ? "x." + cpp_field(f.name) : "f_" + f.name;  // the tags of a union[]: a local
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
   if (!et && f.array.fixed_count && !cursor) {
     w += "for (size_t i = 0; i < " + std::to_string(*f.array.fixed_count) + "; ++i) " +
@@ -550,7 +562,10 @@ void CppGen::read_fn(const Struct& st) {
   // Raw values of integer and pointer fields, for counts, tags and conditions.
   for (const auto& f : st.fields) {
     if (f->pointer.width) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
-    else if (f->type.kind == ValueType::Prim && !f->array.on) w += "[[maybe_unused]] " + load_type(*f) + " f_" + f->name + " = 0;";
+    else if (f->type.kind == ValueType::Prim && !f->array.on)
+      w += "[[maybe_unused]] " + (f->type.prim == Prim::U24 || f->type.prim == Prim::S24 ? std::string(prim_cpp(f->type.prim)) : load_type(*f)) + " f_" + f->name + " = 0;";
+    else if (f->type.kind == ValueType::Prim && !f->resolved.tag_for.empty())
+      w += "std::vector<uint64_t> f_" + f->name + ";  // the tags of " + f->resolved.tag_for;
   }
   for (const auto& f : st.fields)
     if (f->type.kind == ValueType::Dic) w += "std::vector<std::string> dic_" + f->name + ";";
@@ -682,13 +697,67 @@ std::string CppGen::read_bool(const Field& f, const std::string& raw, const std:
 }
 
 void CppGen::read_union(const Field& f, const std::string& o) {
+  if (f.array.on) read_union_array(f);
+  else read_union_one(f, o, "x." + cpp_field(f.name), "f_" + f.variant.tag);
+}
+
+static size_t field_index_of(const Struct& st, const std::string& name) {
+  for (size_t i = 0; i < st.fields.size(); ++i)
+    if (st.fields[i]->name == name) return i;
+  return st.fields.size();
+}
+
+// union[]: n elements of one size at the cursor, element i the case that
+// tag i names.
+void CppGen::read_union_array(const Field& f) {
   CodeWriter& w = c_;
+  uint64_t size = 0;
+  for (const auto& c : f.variant.cases) size = (c.field->resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
+  const std::string x = "x." + cpp_field(f.name);
+  w += "{";
+  w.indent();
+  const Field* tags = nullptr;
+  for (const auto& g : rs_->fields)
+    if (g->name == f.variant.tag) tags = g.get();
+  if (tags && field_index_of(*rs_, tags->name) > field_index_of(*rs_, f.name)) {
+    // The tags follow the elements: read them ahead (the field reads them again).
+    const uint64_t tsz = prim_size(tags->type.prim);
+    w += "{";
+    w += "  const uint64_t n = " + read_expr(*f.array.count) + ";";
+    w += "  r.need_array(o, n, " + hexs(size + tsz) + ");";
+    w += "  f_" + tags->name + ".resize(n);";
+    w += "  for (uint64_t i = 0; i < n; ++i) f_" + tags->name + "[i] = " + load(*tags, "o + n * " + hexs(size) + " + i * " + std::to_string(tsz)) + ";";
+    w += "}";
+  }
+  w += "const uint64_t n = f_" + f.variant.tag + ".size();";
+  w += "r.need_array(o, n, " + hexs(size) + ");";
+  w += "r.need(o, n * " + hexs(size) + ");";
+  w += x + ".resize(n);";
+  w += "for (uint64_t i = 0; i < n; ++i) {";
+  w.indent();
+  w += "const uint64_t e = o + i * " + hexs(size) + ";";
+  w += "try {";
+  w.indent();
+  read_union_one(f, "e", x + "[i]", "f_" + f.variant.tag + "[i]");
+  w.dedent();
+  w += "} catch (DecodeError& err) { err.push_index(i); err.push_field(\"" + f.name + "\"); throw; }";
+  w.dedent();
+  w += "}";
+  w += "o += n * " + hexs(size) + ";";
+  w.dedent();
+  w += "}";
+}
+
+void CppGen::read_union_one(const Field& f, const std::string& o, const std::string& target, const std::string& tag) {
+  CodeWriter& w = c_;
+  // An element of a union[] is named by the array's catch (NAME[i]), not here.
+  const std::string pf = f.array.on ? std::string() : "e.push_field(\"" + f.name + "\"); ";
   const std::string word = "w_" + f.name;  // the pointer word of a tag_shift union
   if (f.variant.tag_shift) {
     w += "const uint64_t " + word + " = " + rget() + raw_uint(f.variant.cases[0].field->pointer.width) + ">(" + o + ");";
     w += "switch (" + word + " >> " + std::to_string(f.variant.tag_shift) + ") {";
   } else {
-    w += "switch (f_" + f.variant.tag + ") {";
+    w += "switch (" + tag + ") {";
   }
   w.indent();
   std::string known;
@@ -699,14 +768,14 @@ void CppGen::read_union(const Field& f, const std::string& o) {
     uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
     w += "case " + std::to_string(c.tag) + ": {";
     w.indent();
-    w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
+    w += "auto& v = " + target + ".template emplace<" + std::to_string(i) + ">();";
     // The byte map: which case, and a number's node.
     if (c.kind == CaseKind::Number || (c.kind == CaseKind::Numbers && p.array.fixed_count))
       w += "if (r.tr) [[unlikely]] { r.tr->type(" + tr_str(c.name) + "); r.tr->leaf(nullptr, binschema::TraceKind::" +
            std::string(c.kind == CaseKind::Number ? "Number" : "Array") + ", " + o + ", " + hexs(p.resolved.size) + ", " + tr_str(prim_name(p.type.prim)) + "); }";
     else
       w += "if (r.tr) [[unlikely]] r.tr->type(" + tr_str(c.name) + ");";
-    if (!f.resolved.fixed_size && p.resolved.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
+    if (!f.resolved.fixed_size && !f.array.on && p.resolved.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
     std::string advance = p.resolved.fixed_size ? hexs(padded) : "";
     // The padded size of n elements of `elem` bytes (an open array case).
     auto padded_n = [&](uint64_t elem) {
@@ -716,14 +785,14 @@ void CppGen::read_union(const Field& f, const std::string& o) {
     switch (c.kind) {
       case CaseKind::PooledString:
         w += "try { v = std::string(" + pool_read(p.pool, rget() + raw_uint(p.pointer.width) + ">(" + o + ")") + "); }";
-        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+        w += "catch (DecodeError& e) { " + pf + "throw; }";
         break;
       case CaseKind::OwnString:
         w += "const uint64_t t = " + std::string(p.pointer.base == Field::Base::Struct ? "s + " : "") + rget() + raw_uint(p.pointer.width) + ">(" + o + ");";
         if (f.resolved.fixed_offset) w += note_layout(f, "t");
         w += "if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, " + o + ", " + std::to_string(p.pointer.width) + ", " + tr_str(uint_name(p.pointer.width)) + "); r.tr->nodes.back().target = t; }";
         w += "try { v = std::string(r.pascal16(t)); }";
-        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+        w += "catch (DecodeError& e) { " + pf + "throw; }";
         break;
       case CaseKind::Number:
         if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
@@ -759,13 +828,19 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "  const uint64_t t = " + rget() + raw_uint(p.pointer.elem_width) + ">(" + o + " + i * " + std::to_string(p.pointer.elem_width) + ");";
         if (f.resolved.fixed_offset) w += "  if (r.lay) r.lay->note(s + " + hexs(f.resolved.offset) + " + i * " + std::to_string(p.pointer.elem_width) + ", t);";
         w += "  try { v[i] = std::string(r.pascal16(t)); }";
-        w += "  catch (DecodeError& e) { e.push_index(i); e.push_field(\"" + f.name + "\"); throw; }";
+        w += "  catch (DecodeError& e) { e.push_index(i); " + pf + "throw; }";
         w += "}";
         advance = padded_n(p.pointer.elem_width);
         break;
       case CaseKind::Struct:
+        if (!p.type.st->fixed_size) {  // the last field: it moves the cursor to its end
+          w += "try { o = " + read_call(*p.type.st, o, "v") + "; }";
+          w += "catch (DecodeError& e) { " + pf + "throw; }";
+          advance.clear();
+          break;
+        }
         w += "try { " + read_call(*p.type.st, o, "v") + "; }";
-        w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
+        w += "catch (DecodeError& e) { " + pf + "throw; }";
         break;
       case CaseKind::StructPointer:
       case CaseKind::PooledBlock: {
@@ -786,16 +861,17 @@ void CppGen::read_union(const Field& f, const std::string& o) {
         w += "const uint64_t t = " + std::string(rel ? "s + " : "") +
              (f.variant.tag_shift ? (rel ? "(" + low + ")" : low) : rget() + raw_uint(p.pointer.width) + ">(" + o + ")") + ";";
         // Where the target is, for a layout (a block in a pool is placed with its pool).
-        if (c.kind == CaseKind::StructPointer && f.resolved.fixed_offset) w += note_layout(f, "t");
+        if (c.kind == CaseKind::StructPointer && f.array.on) w += "if (r.lay) r.lay->note(" + o + ", t);";
+        else if (c.kind == CaseKind::StructPointer && f.resolved.fixed_offset) w += note_layout(f, "t");
         w += "if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, " + o + ", " + std::to_string(p.pointer.width) + ", " + tr_str(uint_name(p.pointer.width)) + "); r.tr->nodes.back().target = t; }";
         w += "try {";
         w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
         w += "  " + read_call(pt, "t", "v") + ";";
-        w += "} catch (DecodeError& e) { e.push_field(\"" + c.name + "\"); e.push_field(\"" + f.name + "\"); throw; }";
+        w += "} catch (DecodeError& e) { e.push_field(\"" + c.name + "\"); " + pf + "throw; }";
         break;
       }
     }
-    if (!f.resolved.fixed_size) w += "o += " + advance + ";";
+    if (!f.resolved.fixed_size && !f.array.on && !advance.empty()) w += "o += " + advance + ";";
     w += "break;";
     w.dedent();
     w += "}";
@@ -805,7 +881,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
     w += "  fail(" + o + ", \"" + f.name + "\", \"tag \" + hex(" + word + " >> " + std::to_string(f.variant.tag_shift) + ") + \" (bits " +
          std::to_string(f.variant.tag_shift) + " and up) is not a supported case (known: " + known + ")\");";
   else
-    w += "  fail(" + o + ", \"" + f.name + "\", \"" + f.variant.tag + " \" + std::to_string(f_" + f.variant.tag + ") + \" is not a supported case (known: " + known + ")\");";
+    w += "  " + (f.array.on ? "throw DecodeError(" + o + ", " : "fail(" + o + ", \"" + f.name + "\", ") + "\"" + f.variant.tag + " \" + std::to_string(" + tag + ") + \" is not a supported case (known: " + known + ")\");";
   w.dedent();
   w += "}";
 }

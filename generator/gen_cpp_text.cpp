@@ -266,9 +266,17 @@ void CppGen::root_fns() {
   CodeWriter& w = c_;
   const Struct* root = s_.find(s_.root);
   const Field* bom = s_.endian_by_bom ? root->field(s_.bom_field) : nullptr;
+  std::string marks;  // bom: {MARK: order}: the marks as a braced list
+  if (bom && !bom->bom_marks.empty()) {
+    for (const auto& [m, big] : bom->bom_marks) marks += std::string(marks.empty() ? "" : ", ") + "{" + cpp_string_literal(m) + ", " + (big ? "true" : "false") + "}";
+    marks = "{" + marks + "}";
+  }
   w += "namespace {";
   w += s_.root + " decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {";
-  if (bom)
+  if (bom && !marks.empty())
+    w += "  if (binschema::mark_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\", " + marks + ")) return Codec<std::endian::big>::decode_root(bytes, lay);\n"
+         "  return Codec<std::endian::little>::decode_root(bytes, lay);";
+  else if (bom)
     w += "  if (binschema::bom_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\")) return Codec<std::endian::big>::decode_root(bytes, lay);\n"
          "  return Codec<std::endian::little>::decode_root(bytes, lay);";
   else
@@ -292,7 +300,10 @@ void CppGen::root_fns() {
   } else {
     w += "const " + s_.root + "& x = model;";
   }
-  if (bom)
+  if (bom && !marks.empty())
+    w += "if (binschema::mark_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\", " + marks + ")) return Codec<std::endian::big>::encode_root(x, lay, trace, into);\n"
+         "return Codec<std::endian::little>::encode_root(x, lay, trace, into);";
+  else if (bom)
     w += "if (binschema::bom_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\")) return Codec<std::endian::big>::encode_root(x, lay, trace, into);\n"
          "return Codec<std::endian::little>::encode_root(x, lay, trace, into);";
   else
@@ -431,7 +442,13 @@ void CppGen::root_tail() {
   w += "      " + cpp_string_literal(s_.format) + ", " + cpp_string_literal(s_.title) + ", " + cpp_string_literal(s_.versions) + ",";
   w += "      {" + exts + "},";
   w += "      std::string_view(" + cpp_string_literal(s_.magic) + ", " + std::to_string(s_.magic.size()) + "), " + std::to_string(s_.magic_offset) + ",";
-  w += "      decode_text, encode_text, info, trace_any};";
+  // The other marks of a magic that picks the byte order (bom: {YB: little, BY: big}).
+  std::string others;
+  if (const Field* b = s_.endian_by_bom ? s_.find(s_.root)->field(s_.bom_field) : nullptr;
+      b && !s_.magic.empty() && b->resolved.offset == s_.magic_offset)
+    for (const auto& [m, big] : b->bom_marks)
+      if (m != s_.magic) others += (others.empty() ? "" : ", ") + ("std::string_view(" + cpp_string_literal(m) + ", " + std::to_string(m.size()) + ")");
+  w += "      decode_text, encode_text, info, trace_any, {" + others + "}};";
   w += "  return f;";
   w += "}\n";
 }

@@ -326,6 +326,19 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   std::string what = "\"" + st.name + "." + f.name + "\"";
+  if (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) {
+    // The tags of a union[]: the tag of each element's case.
+    const Field* u = st.field(f.resolved.tag_for);
+    std::string tags;
+    for (const auto& c : u->variant.cases) tags += (tags.empty() ? "" : ", ") + std::to_string(c.tag);
+    w += "{";
+    w += "  static constexpr " + std::string(prim_cpp(f.type.prim)) + " tags[] = {" + tags + "};";
+    w += "  for (const auto& e : x." + cpp_field(u->name) + ") " + wput() + prim_stored(f.type.prim) + ">(c.w.reserve(" +
+         std::to_string(prim_size(f.type.prim)) + "), tags[e.index()]);";
+    w += "}";
+    if (f.pad) w += "c.w.align(" + std::to_string(f.pad) + ");  // pad:";
+    return;
+  }
   if (f.array.count && count_checked(st, *f.array.count)) {
     // A count the model does not hold (an expression, or a derived or const
     // field): an array of another length would be read back as a different
@@ -437,7 +450,10 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
         w += "  for (size_t i = 0; i < " + x + ".size(); ++i) " + string_ref(f.pool, x + "[i]", "a + i * 4", 4);
       w += "}";
       break;
-    case FieldKind::InlineArray: put_inline_array(st, f, o); break;
+    case FieldKind::InlineArray:
+      put_inline_array(st, f, o);
+      if (f.pad) w += "c.w.align(" + std::to_string(f.pad) + ");  // pad:";
+      break;
     case FieldKind::OwnStrings: break;  // only a union case (validate.cpp): see put_union
     case FieldKind::Union: put_union(st, f, o); break;
   }
@@ -499,7 +515,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
     for (const auto& c : u->variant.cases) tags += (tags.empty() ? "" : ", ") + std::to_string(c.tag);
     w += "{";
     w += "  static constexpr " + std::string(prim_cpp(f.type.prim)) + " tags[] = {" + tags + "};";
-    w += "  " + wput() + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
+    w += "  " + wput() + std::string(prim_stored(f.type.prim)) + ">(" + o + ", tags[x." + cpp_field(u->name) + ".index()]);";
     w += "}";
   } else if (f.kind == FieldKind::BitWord) {
     w += "{";
@@ -521,7 +537,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       w += "v |= uint64_t(" + m + ") << " + std::to_string(shift) + ";";
       shift += b.width;
     }
-    w += wput() + std::string(prim_cpp(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
+    w += wput() + std::string(prim_stored(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
     w.dedent();
     w += "}";
   } else if (f.true_value) {
@@ -549,7 +565,11 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       }
       w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + " + shown + " + \" is not one of " + list + "\");";
     }
-    w += wput() + t + ">(" + o + ", static_cast<" + t + ">(" + v + "));";
+    if (f.type.prim == Prim::U24 && !f.role.const_int)
+      w += "if (" + v + " > 0xFFFFFFu) throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v + ") + \" does not fit in 24 bits\");";
+    if (f.type.prim == Prim::S24 && !f.role.const_int)
+      w += "if (" + v + " < -0x800000 || " + v + " > 0x7FFFFF) throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v + ") + \" does not fit in 24 bits\");";
+    w += wput() + t + ">(" + o + ", static_cast<" + (f.true_value || f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? t : std::string(prim_cpp(f.type.prim))) + ">(" + v + "));";
     if (!f.role.zero_when_empty.empty()) {
       w.dedent();
       w += "}";
@@ -671,7 +691,30 @@ void CppGen::put_fn(const Struct& st) {
 
 void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
-  w += "switch (x." + cpp_field(f.name) + ".index()) {";
+  if (f.array.on) {
+    // union[]: the elements in place, one size each; place_ finds them through c.at.
+    uint64_t size = 0;
+    for (const auto& c : f.variant.cases) size = (c.field->resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
+    w += "{";
+    w.indent();
+    w += "const uint64_t a = c.w.reserve(x." + cpp_field(f.name) + ".size() * " + hexs(size) + ");";
+    if (at_var(st, f)) w += "c.at.set(" + at_key(f) + ", " + at_id(st, f) + ", a);";
+    w += "for (size_t i = 0; i < x." + cpp_field(f.name) + ".size(); ++i) {";
+    w.indent();
+    w += "const uint64_t e = a + i * " + hexs(size) + ";";
+    put_union_one(st, f, "e", "x." + cpp_field(f.name) + "[i]");
+    w.dedent();
+    w += "}";
+    w.dedent();
+    w += "}";
+    return;
+  }
+  put_union_one(st, f, o, "x." + cpp_field(f.name));
+}
+
+void CppGen::put_union_one(const Struct& st, const Field& f, const std::string& o, const std::string& xu) {
+  CodeWriter& w = c_;
+  w += "switch (" + xu + ".index()) {";
   w.indent();
   for (size_t i = 0; i < f.variant.cases.size(); ++i) {
     const Case& c = f.variant.cases[i];
@@ -679,7 +722,7 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
     uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
     w += "case " + std::to_string(i) + ": {";
     w.indent();
-    w += "[[maybe_unused]] const auto& v = std::get<" + std::to_string(i) + ">(x." + cpp_field(f.name) + ");";
+    w += "[[maybe_unused]] const auto& v = std::get<" + std::to_string(i) + ">(" + xu + ");";
     if (p.array.count) {
       // A count derived otherwise than items(UNION) need not be the case's length.
       const Field* n = p.array.count->kind == Expr::Ident ? st.field(p.array.count->name) : nullptr;
@@ -692,8 +735,9 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
     }
     // Where the payload goes: in place, or appended (GCC 12 warns, wrongly,
     // -Wrestrict, when this is assigned "u" later instead).
-    const std::string oo = f.resolved.fixed_size ? o : std::string(1, 'u');
-    if (!f.resolved.fixed_size) {
+    const std::string oo = f.resolved.fixed_size || f.array.on ? o : std::string(1, 'u');
+    const bool tail = c.kind == CaseKind::Struct && !p.type.st->fixed_size;  // appends itself
+    if (!f.resolved.fixed_size && !f.array.on && !tail) {
       const uint64_t elem = p.pointer.elem_width ? p.pointer.elem_width : p.type.kind == ValueType::Prim ? prim_size(p.type.prim) : 1;
       std::string size = hexs(padded);
       if (!p.resolved.fixed_size) {
@@ -717,7 +761,10 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
         w += "for (size_t i = 0; i < v.size(); ++i) " + store_elem(p, oo + " + i * " + std::to_string(sz), "v[i]");
         break;
       }
-      case CaseKind::Struct: w += "put_" + p.type.st->name + "(c, " + oo + ", v);"; break;  // of fixed size
+      case CaseKind::Struct:
+        if (tail) w += "put_" + p.type.st->name + "(c, v);";  // of variable size: the union's last field
+        else w += "put_" + p.type.st->name + "(c, " + oo + ", v);";  // of fixed size
+        break;
     }
     w += "break;";
     w.dedent();
@@ -731,17 +778,20 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
 // (or at the end), then what it points to; with tag_shift: the tag rides in
 // the pointer word. With base: struct, the offset is from the start of the
 // struct holding the union (s).
-void CppGen::place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v) {
+void CppGen::place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v, const std::string& slot) {
   CodeWriter& w = c_;
   const Field& p = *u.variant.cases[i].field;
   const Struct& pt = *p.type.st;
-  const std::string slot = plus("s", u.resolved.offset), what = "\"" + st.name + "." + u.name + "\"";
+  const std::string what = "\"" + st.name + "." + u.name + "\"";
   const std::string base = p.pointer.base == Field::Base::Struct ? "s" : "0";
   const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);  // a scaled offset needs a multiple of its scale
   const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("binschema::kUnknownSize");
   // Shared targets (docs §11): a slot whose layout target is an equal block written earlier points there.
   const std::string value = "static_cast<const " + pt.name + "&>(" + v + ")";
   const bool leaf = plain_struct(pt);
+  for (const auto& g : pt.fields)  // inline bytes at a multiple of a field's value (align: FIELD)
+    if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+      w += "c.w.align_inner(" + slot + ", " + v + "." + cpp_field(g->pointer.align_field) + ", " + hexs(g->resolved.offset) + ");";
   // Where a layout put it, if it still fits there (docs §11).
   if (!u.variant.tag_shift) {
     w += "if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " +
@@ -849,7 +899,7 @@ void CppGen::section_fn(const Section& sec) {
       place_target(*u.st, *u.f, false);
     } else {
       const std::string v = "std::get<" + std::to_string(u.case_index) + ">(x." + cpp_field(u.f->name) + ")";
-      place_case_struct(*u.st, *u.f, static_cast<size_t>(u.case_index), v);
+      place_case_struct(*u.st, *u.f, static_cast<size_t>(u.case_index), v, plus("s", u.f->resolved.offset));
     }
     w += "break;";
     w.dedent();
@@ -969,13 +1019,23 @@ void CppGen::place_fn(const Struct& st) {
       return false;
     };
     if (std::none_of(u->variant.cases.begin(), u->variant.cases.end(), places)) continue;
-    // Such a union sits at a fixed offset (validate.cpp).
-    w += "switch (x." + cpp_field(u->name) + ".index()) {";
+    // Such a union sits at a fixed offset (validate.cpp); a union[] is found through c.at.
+    std::string xu = "x." + cpp_field(u->name), slot0 = plus("s", u->resolved.offset);
+    if (u->array.on) {
+      uint64_t size = 0;
+      for (const auto& c : u->variant.cases) size = (c.field->resolved.size + u->variant.pad_to - 1) / u->variant.pad_to * u->variant.pad_to;
+      w += "if (!" + xu + ".empty()) {";
+      w += "const uint64_t a_" + u->name + " = " + field_at(st, *u) + ";";
+      w += "for (size_t i_" + u->name + " = 0; i_" + u->name + " < " + xu + ".size(); ++i_" + u->name + ") {";
+      slot0 = "a_" + u->name + " + i_" + u->name + " * " + hexs(size);
+      xu += "[i_" + u->name + "]";
+    }
+    w += "switch (" + xu + ".index()) {";
     for (size_t i = 0; i < u->variant.cases.size(); ++i) {
       const Case& c = u->variant.cases[i];
       const Field& p = *c.field;
       if (!places(c)) continue;
-      std::string v = "std::get<" + std::to_string(i) + ">(x." + cpp_field(u->name) + ")";
+      std::string v = "std::get<" + std::to_string(i) + ">(" + xu + ")";
       switch (c.kind) {
         case CaseKind::OwnString: {
           w += "  case " + std::to_string(i) + ":";
@@ -1016,7 +1076,7 @@ void CppGen::place_fn(const Struct& st) {
           w += "  case " + std::to_string(i) + ": {";
           c_.indent();
           c_.indent();
-          place_case_struct(st, *u, i, v);
+          place_case_struct(st, *u, i, v, slot0);
           c_.dedent();
           c_.dedent();
           w += "    break;";
@@ -1024,7 +1084,7 @@ void CppGen::place_fn(const Struct& st) {
           break;
         }
         case CaseKind::Struct:
-          w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + plus("s", u->resolved.offset) + "); break;";
+          w += "  case " + std::to_string(i) + ": place_" + p.type.st->name + "(c, " + v + ", " + slot0 + "); break;";
           break;
         case CaseKind::Number:
         case CaseKind::Numbers:
@@ -1035,6 +1095,7 @@ void CppGen::place_fn(const Struct& st) {
     }
     w += "  default: break;";
     w += "}";
+    if (u->array.on) w += "}\n}";
   }
   for (const auto& f : st.fields) {
     if (f->pointer.width || f->pointer.elem_width || f->type.kind != ValueType::Struct || !f->type.st->has_children || !f->in_model()) continue;
@@ -1311,6 +1372,10 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
                       f.pointer.scale == 1;
   const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(*et)) : et && plain_struct(*et));
   const std::string value = f.array.on || !et ? x : "static_cast<const " + et->name + "&>(" + x + ")";
+  if (!f.array.on && et && !(et->has_self) && !record)  // inline bytes at a multiple of a field's value (align: FIELD)
+    for (const auto& g : et->fields)
+      if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+        w += "c.w.align_inner(" + slot + ", " + x + "." + cpp_field(g->pointer.align_field) + ", " + hexs(g->resolved.offset) + ");";
   if (shares) {
     w += "if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " + std::to_string(align) +
          ", " + ptr_args + ", " + value + "); t != binschema::kShared) {";

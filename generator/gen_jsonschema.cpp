@@ -157,6 +157,7 @@ const char* hex_word(Prim p) {
   switch (p) {
     case Prim::U8: case Prim::S8: return "8";
     case Prim::U16: case Prim::S16: return "16";
+    case Prim::U24: case Prim::S24: return "24";
     case Prim::U32: case Prim::S32: return "32";
     default: return "64";
   }
@@ -544,7 +545,14 @@ class JsonSchemaGen {
         }
         return a;
       }
-      case FieldKind::Union: return union_schema(f);
+      case FieldKind::Union:
+        if (f.array.on) {  // union[]: a list of one-key maps
+          J a = J::object();
+          a.set("type", J::str("array"));
+          a.set("items", union_schema(f));
+          return a;
+        }
+        return union_schema(f);
       case FieldKind::PoolBlock:
       case FieldKind::Dic: break;  // never in the model (in_model() is false)
     }

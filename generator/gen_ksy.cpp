@@ -75,8 +75,15 @@ std::string hexs(uint64_t v) {
   return b;
 }
 
+// How a 24-bit integer reads: Kaitai has no u3, but bit fields of either
+// bit order (b24le, b24be), which the schema's byte order picks; set per run.
+// With the byte order chosen at run time, the big-endian reading is given
+// (field docs say so).
+bool g_big24 = false;
+
 const char* ks_prim(Prim p) {
   switch (p) {
+    case Prim::U24: case Prim::S24: return g_big24 ? "b24be" : "b24le";
     case Prim::U8: case Prim::Bool8: return "u1";
     case Prim::U16: return "u2";
     case Prim::U32: case Prim::Bool32: return "u4";
@@ -92,6 +99,13 @@ const char* ks_prim(Prim p) {
 }
 
 const char* ks_uint(int bytes) { return bytes == 8 ? "u8" : bytes == 2 ? "u2" : bytes == 1 ? "u1" : "u4"; }
+
+// bom: {MARK: order} as text: 'YB' little, 'BY' big.
+std::string marks_text(const Field& f) {
+  std::string t;
+  for (const auto& [m, big] : f.bom_marks) t += std::string(t.empty() ? "" : ", ") + "'" + m + "' " + (big ? "big" : "little") + "-endian";
+  return t;
+}
 
 // Something Kaitai cannot say: the field gets a doc saying so instead.
 struct Gap : std::runtime_error {
@@ -118,6 +132,9 @@ class KsyGen {
   explicit KsyGen(const Schema& s) : s_(s) {}
 
   std::string run() {
+    g_big24 = s_.big_endian;
+    if (s_.endian_by_bom)
+      if (const Field* b = s_.find(s_.root)->field(s_.bom_field); b && !b->bom_marks.empty()) g_big24 = b->bom_marks[0].second;
     const Struct* root = s_.find(s_.root);
     // Which structs need their start as a parameter (they hold offsets
     // relative to themselves); the root starts at 0 and takes none.
@@ -156,8 +173,14 @@ class KsyGen {
       Attr peek;
       peek.id = s_.bom_field + "_ahead";
       peek.set("pos", hexs(bom ? bom->resolved.offset : 0));
-      peek.set("type", "u2be");
-      peek.doc = "`" + s_.bom_field + "` read ahead, to pick the byte order of everything else (0xfeff big-endian, 0xfffe little-endian).";
+      if (bom && !bom->bom_marks.empty()) {
+        // The magic's bytes as a big-endian number (the cases below are its marks).
+        peek.set("type", "u" + std::to_string(bom->type.chars) + "be");
+        peek.doc = "`" + s_.bom_field + "` read ahead, to pick the byte order of everything else (its text: " + marks_text(*bom) + ").";
+      } else {
+        peek.set("type", "u2be");
+        peek.doc = "`" + s_.bom_field + "` read ahead, to pick the byte order of everything else (0xfeff big-endian, 0xfffe little-endian).";
+      }
       top.instances.insert(top.instances.begin(), peek);
     }
     for (const auto& p : s_.pools) {
@@ -212,7 +235,15 @@ class KsyGen {
       for (const auto& e : s_.extensions) o << "    - " << q(e.size() > 1 && e[0] == '.' ? e.substr(1) : e) << "\n";
     }
     o << "  ks-version: 0.11\n";
-    if (s_.endian_by_bom)  // the mark is read as u2be: 0xFEFF for bytes FE FF
+    const Field* bomf = s_.endian_by_bom ? s_.find(s_.root)->field(s_.bom_field) : nullptr;
+    if (bomf && !bomf->bom_marks.empty()) {  // each mark as a big-endian number
+      o << "  endian:\n    switch-on: _root." << s_.bom_field << "_ahead\n    cases:\n";
+      for (const auto& [m, big] : bomf->bom_marks) {
+        uint64_t v = 0;
+        for (unsigned char ch : m) v = v << 8 | ch;
+        o << "      " << hexs(v) << ": " << (big ? "be" : "le") << "\n";
+      }
+    } else if (s_.endian_by_bom)  // the mark is read as u2be: 0xFEFF for bytes FE FF
       o << "  endian:\n    switch-on: _root." << s_.bom_field << "_ahead\n    cases:\n      0xfeff: be\n      0xfffe: le\n";
     else
       o << "  endian: " << (s_.big_endian ? "be" : "le") << "\n";
@@ -624,7 +655,19 @@ class KsyGen {
           a.set("type", pointer_union_type(f));
         } else {
           // switch-on the tag; `<name>_case` shows the case's name.
-          const std::string tag = up_ + f.variant.tag, enum_id = id + "_case";
+          const std::string tag = up_ + f.variant.tag + (f.array.on ? "[_index]" : ""), enum_id = id + "_case";
+          if (f.array.on) {
+            // union[]: element i is the case tags[i] names (tags read before it only).
+            const Field* tf = cur_->field(f.variant.tag);
+            size_t ti = 0, ui = 0;
+            for (size_t k = 0; k < cur_->fields.size(); ++k) {
+              if (cur_->fields[k].get() == tf) ti = k;
+              if (cur_->fields[k].get() == &f) ui = k;
+            }
+            if (ti > ui) throw Gap("takes its tags from `" + f.variant.tag + "`, which follows it");
+            a.set("repeat", "expr");
+            a.set("repeat-expr", up_ + expr_text(*f.array.count));
+          }
           std::string cases;
           std::vector<std::pair<int64_t, std::string>> names;
           for (const auto& c : f.variant.cases) {
@@ -642,12 +685,12 @@ class KsyGen {
           which.set("value", tag);
           which.set("enum", enum_id);
           which.doc = "The case of `" + id + "`, by name.";
-          t.instances.push_back(which);
+          if (!f.array.on) t.instances.push_back(which);  // (a union[] has one per element: no instance)
           std::string list;
           for (const auto& c : f.variant.cases) list += (list.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
           a.doc += (a.doc.empty() ? "" : " ") + ("Cases by `" + f.variant.tag + "`: " + list + ".");
         }
-        if (f.resolved.fixed_size) a.set("size", std::to_string(f.resolved.size));
+        if (f.resolved.fixed_size && !f.array.on) a.set("size", std::to_string(f.resolved.size));
         break;
       case FieldKind::Virtual: {
         // The dictionary of the struct whose array holds this element.

@@ -83,9 +83,9 @@ std::string type_text(const Field& f) {
     case FieldKind::Bytes:
     case FieldKind::PoolBlock:
     case FieldKind::InlineStruct:
-    case FieldKind::Union:
     case FieldKind::Virtual:
       return value_text(f);
+    case FieldKind::Union: return f.array.on ? array_text(f) : value_text(f);
     case FieldKind::InlineArray: return array_text(f);
     case FieldKind::Slice:
       return "2 " + word + ": begin and end of bytes in data pool `" + f.pool + "`" +
@@ -116,6 +116,8 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
   if (f.role.const_int) n.push_back("Always " + (f.spell.hex || *f.role.const_int > 9 ? hexs(static_cast<uint64_t>(*f.role.const_int)) : std::to_string(*f.role.const_int)) + ".");
   if (f.role.const_text) n.push_back(f.role.const_text->empty() ? "Always zero." : "Always `" + *f.role.const_text + "`.");
   if (f.pad) n.push_back("Then zero bytes up to a multiple of " + std::to_string(f.pad) + " (from the start of the file).");
+  if (f.type.kind == ValueType::Bytes && !f.pointer.width && !f.pointer.align_field.empty())
+    n.push_back("The writer places the struct so that these bytes start at a multiple of `" + f.pointer.align_field + "` (from the start of the file).");
   if (!f.resolved.count_for.empty()) {
     // Other arrays counted by the same field (the writer refuses different lengths).
     std::string also;
@@ -127,7 +129,8 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
     std::string cases;
     const Field* u = st.field(f.resolved.tag_for);
     for (const auto& c : u->variant.cases) cases += (cases.empty() ? "" : ", ") + std::to_string(c.tag) + " = " + c.name;
-    n.push_back("Selects the case of `" + f.resolved.tag_for + "`: " + cases + ".");
+    if (f.array.on) n.push_back("One per element of `" + f.resolved.tag_for + "`, not in the model: element i selects the case of `" + f.resolved.tag_for + "`[i]: " + cases + ".");
+    else n.push_back("Selects the case of `" + f.resolved.tag_for + "`: " + cases + ".");
   }
   if (f.role.derive) n.push_back("Computed on write: `" + expr_text(*f.role.derive) + "`.");
   if (f.array.count) n.push_back("Count: `" + expr_text(*f.array.count) + "`.");
@@ -200,7 +203,13 @@ std::string generate_markdown(const Schema& s) {
   if (!s.doc.empty()) o << s.doc << (s.doc.back() == '\n' ? "" : "\n") << "\n";
   o << "| | |\n|---|---|\n";
   o << "| Format name | `" << s.format << "` |\n";
-  if (s.endian_by_bom)
+  const Field* bomf = s.endian_by_bom ? s.find(s.root)->field(s.bom_field) : nullptr;
+  if (bomf && !bomf->bom_marks.empty()) {
+    o << "| Byte order | chosen by `" << s.bom_field << "`:";
+    for (size_t i = 0; i < bomf->bom_marks.size(); ++i)
+      o << (i ? "," : "") << " `" << bomf->bom_marks[i].first << "` " << (bomf->bom_marks[i].second ? "big-endian" : "little-endian");
+    o << " |\n";
+  } else if (s.endian_by_bom)
     o << "| Byte order | chosen by `" << s.bom_field << "`: bytes FE FF big-endian, FF FE little-endian |\n";
   else
     o << "| Byte order | " << (s.big_endian ? "big-endian" : "little-endian") << " |\n";

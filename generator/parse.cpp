@@ -21,14 +21,15 @@ uint64_t prim_size(Prim p) {
   switch (p) {
     case Prim::U8: case Prim::S8: case Prim::Bool8: return 1;
     case Prim::U16: case Prim::S16: return 2;
+    case Prim::U24: case Prim::S24: return 3;
     case Prim::U32: case Prim::S32: case Prim::F32: case Prim::Bool32: return 4;
     default: return 8;
   }
 }
 
 static const std::vector<std::pair<const char*, Prim>> kPrims = {
-    {"u8", Prim::U8},   {"u16", Prim::U16}, {"u32", Prim::U32}, {"u64", Prim::U64},
-    {"s8", Prim::S8},   {"s16", Prim::S16}, {"s32", Prim::S32}, {"s64", Prim::S64},
+    {"u8", Prim::U8},   {"u16", Prim::U16}, {"u24", Prim::U24}, {"u32", Prim::U32}, {"u64", Prim::U64},
+    {"s8", Prim::S8},   {"s16", Prim::S16}, {"s24", Prim::S24}, {"s32", Prim::S32}, {"s64", Prim::S64},
     {"f32", Prim::F32}, {"f64", Prim::F64}, {"bool8", Prim::Bool8}, {"bool32", Prim::Bool32}};
 
 const char* prim_name(Prim p) {
@@ -41,11 +42,11 @@ const char* prim_cpp(Prim p) {
   switch (p) {
     case Prim::U8: return "uint8_t";
     case Prim::U16: return "uint16_t";
-    case Prim::U32: return "uint32_t";
+    case Prim::U24: case Prim::U32: return "uint32_t";
     case Prim::U64: return "uint64_t";
     case Prim::S8: return "int8_t";
     case Prim::S16: return "int16_t";
-    case Prim::S32: return "int32_t";
+    case Prim::S24: case Prim::S32: return "int32_t";
     case Prim::S64: return "int64_t";
     case Prim::F32: return "float";
     case Prim::F64: return "double";
@@ -54,9 +55,15 @@ const char* prim_cpp(Prim p) {
   return "?";
 }
 
+const char* prim_stored(Prim p) {
+  if (p == Prim::U24) return "binschema::uint24";
+  if (p == Prim::S24) return "binschema::int24";
+  return prim_cpp(p);
+}
+
 bool prim_is_float(Prim p) { return p == Prim::F32 || p == Prim::F64; }
 bool prim_is_signed(Prim p) {
-  return p == Prim::S8 || p == Prim::S16 || p == Prim::S32 || p == Prim::S64;
+  return p == Prim::S8 || p == Prim::S16 || p == Prim::S24 || p == Prim::S32 || p == Prim::S64;
 }
 
 bool Field::in_model() const {
@@ -513,7 +520,18 @@ class Parser {
     if (f.array.on && (n["const"] || n["reserved"]))
       fail(n["const"] ? n["const"] : n["reserved"], "const: and reserved: are for a single integer or char[N] field, not an array");
     if (n["pad"]) f.pad = uint(n["pad"]);
-    if (n["bom"]) {
+    if (n["bom"] && n["bom"].IsMap()) {
+      // A magic that picks the byte order: {YB: little, BY: big}.
+      for (const auto& kv : n["bom"]) {
+        const std::string mark = unescape(scalar(kv.first)), order = scalar(kv.second);
+        if (order != "little" && order != "big") fail(kv.second, "bom: each mark picks 'little' or 'big'");
+        for (const auto& [m, big] : f.bom_marks)
+          if (m == mark) fail(kv.first, "bom: mark '" + mark + "' is listed twice");
+        f.bom_marks.emplace_back(mark, order == "big");
+      }
+      if (f.bom_marks.empty()) fail(n["bom"], "bom: a map of marks to byte orders ({YB: little, BY: big})");
+      f.bom = true;
+    } else if (n["bom"]) {
       std::string v = scalar(n["bom"]);
       if (v != "true" && v != "false") fail(n["bom"], "bom is 'true' or 'false'");
       f.bom = v == "true";

@@ -45,7 +45,8 @@ struct Expr {
   bool calls(Fn f) const { return kind == Call && fn == f; }
 };
 
-enum class Prim { U8, U16, U32, U64, S8, S16, S32, S64, F32, F64, Bool8, Bool32 };
+// U24 and S24: 3 bytes in the file, 32 bits in the model.
+enum class Prim { U8, U16, U24, U32, U64, S8, S16, S24, S32, S64, F32, F64, Bool8, Bool32 };
 
 struct Struct;
 
@@ -204,6 +205,9 @@ struct Field {
   std::optional<uint64_t> items;       // union case: what items() counts for it (default 1; arrays: size)
   std::string keys_array, keys_field;  // dic: the names are keys_array[i].keys_field
   bool bom = false;  // a u16 byte order mark that picks the byte order (`endian: bom`)
+  // bom: {MARK: little|big}: a char[N] magic whose text picks the byte order
+  // (true: big-endian), in place of a u16 mark.
+  std::vector<std::pair<std::string, bool>> bom_marks;
   uint64_t pad = 0;  // an inline cstring followed by zero bytes up to a multiple of this (file offset)
 
   // Inline bytes / pool blocks: their size on read (`rest`: up to the end of
@@ -416,6 +420,9 @@ std::string expr_text(const Expr& e);
 uint64_t prim_size(Prim p);
 const char* prim_name(Prim p);
 const char* prim_cpp(Prim p);
+// The type the generated code loads and stores: prim_cpp, but for u24/s24
+// the runtime's binschema::uint24 / int24 (3 bytes).
+const char* prim_stored(Prim p);
 bool prim_is_float(Prim p);
 bool prim_is_signed(Prim p);
 

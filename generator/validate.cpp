@@ -116,6 +116,7 @@ class Validator {
     for (const auto& h : s_.hooks)
       if (!s_.find(h.on)) throw SchemaError(h.loc, "hook '" + h.name + "' is on no struct '" + h.on + "'");
     check_self_uses();
+    check_inner_align();
     for (const auto& st : s_.structs) check_shapes(*st);
     for (size_t i = 0; i < s_.version_fields.size(); ++i) check_version_field(s_.version_fields[i], s_.version_field_locs[i]);
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
@@ -201,7 +202,15 @@ class Validator {
         if (!s_.endian_by_bom) misuse(*f, "the schema's endian: is not 'bom'");
         if (st->name != s_.root) misuse(*f, "it is in " + st->name + ", not in the root " + s_.root + " (the byte order is known before any other struct is read)");
         if (found) misuse(*f, "'" + found->name + "' already is the byte order mark");
-        if (f->type.kind != ValueType::Prim || f->type.prim != Prim::U16 || f->array.on || f->pointer.width || !f->bits.empty())
+        if (!f->bom_marks.empty()) {
+          if (f->type.kind != ValueType::Chars || f->array.on || f->pointer.width)
+            misuse(*f, "its marks are text: it is not a char[N]");
+          if (f->type.chars != 1 && f->type.chars != 2 && f->type.chars != 4 && f->type.chars != 8)
+            misuse(*f, "its marks are not 1, 2, 4 or 8 bytes (char[" + std::to_string(f->type.chars) + "])");
+          for (const auto& [m, big] : f->bom_marks)
+            if (m.size() != f->type.chars)
+              misuse(*f, "mark '" + m + "' is not " + std::to_string(f->type.chars) + " bytes (char[" + std::to_string(f->type.chars) + "])");
+        } else if (f->type.kind != ValueType::Prim || f->type.prim != Prim::U16 || f->array.on || f->pointer.width || !f->bits.empty())
           misuse(*f, "it is not a single u16");
         if (!f->resolved.fixed_offset || f->cond) misuse(*f, "it is not at a fixed offset of the root (after a variable-size field, or under if:)");
         if (f->role.derive || f->is_const() || !f->role.valid.empty()) misuse(*f, "its value is the byte order (0xFEFF big, 0xFFFE little): no derive:, const:, reserved: or valid:");
@@ -348,8 +357,9 @@ class Validator {
         for (const auto& c : f->variant.cases)
           if (c.field->pad) throw SchemaError(c.field->loc, "pad: is for an inline cstring field, not a union case");
         if (!f->pad) continue;
-        if (f->kind != FieldKind::CString)
-          throw SchemaError(f->loc, "'" + f->name + "' has pad: " + std::to_string(f->pad) + ", but pad: is for an inline cstring field (this is a " +
+        const bool numbers = f->kind == FieldKind::InlineArray && f->type.kind == ValueType::Prim && !f->array.fixed_count;
+        if (f->kind != FieldKind::CString && !numbers)
+          throw SchemaError(f->loc, "'" + f->name + "' has pad: " + std::to_string(f->pad) + ", but pad: is for an inline cstring field or an inline counted array of numbers (this is a " +
                                         field_kind_name(f->kind) + ")");
         if (f->pad < 2 || (f->pad & (f->pad - 1)))
           throw SchemaError(f->loc, "'" + f->name + "': pad: " + std::to_string(f->pad) + " is not a power of two of at least 2");
@@ -423,8 +433,15 @@ class Validator {
           throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' is not a virtual u32 field of " + st.name +
                                        " (it holds each slice's alignment)");
       }
+    } else if (!f.pointer.align_field.empty() && f.type.kind == ValueType::Bytes && !f.pointer.width && !f.array.on) {
+      // Inline bytes at a multiple of a field's value (BYML's 0xA2): the writer places the struct so.
+      const Field* a = st.field(f.pointer.align_field);
+      if (!a || a->type.kind != ValueType::Prim || prim_is_float(a->type.prim) || a->array.on || !a->bits.empty() || !a->in_model() ||
+          field_index(st, a->name) > field_index(st, f.name))
+        throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' is not an integer field of " + st.name +
+                                     " the model holds, declared before it (its value is the bytes' alignment)");
     } else if (!f.pointer.align_field.empty()) {
-      throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' names a field, which only a slice of a data pool takes (align: is a number here)");
+      throw SchemaError(f.loc, "'" + f.name + "': align: '" + f.pointer.align_field + "' names a field, which only a slice of a data pool or inline bytes take (align: is a number here)");
     }
     if (f.type.kind == ValueType::Bytes && (f.pointer.width || f.array.on) && !slice) throw SchemaError(f.loc, "bytes are stored inline (or, with ptr:, in a data pool: pool: NAME)");
     if (f.type.kind == ValueType::PoolBlock) {
@@ -521,10 +538,23 @@ class Validator {
         if (g->name == f.variant.tag) tag = g.get();
       if (!tag) throw SchemaError(f.loc, "tag names no field '" + f.variant.tag + "' in " + st.name);
       // A float tag has no switch in C++ (it did not compile).
-      if (tag->type.kind != ValueType::Prim || prim_is_float(tag->type.prim) || tag->array.on)
-        throw SchemaError(tag->loc, "a union tag is an integer field");
-      // The reader picks the case from the tag, so the tag must be read first.
-      if (field_index(st, tag->name) > field_index(st, f.name))
+      if (tag->type.kind != ValueType::Prim || prim_is_float(tag->type.prim) || tag->array.on != f.array.on || !tag->bits.empty())
+        throw SchemaError(tag->loc, f.array.on ? "the tag of an array of unions is an inline array of integers (one tag per element)"
+                                               : "a union tag is an integer field");
+      if (f.array.on) {
+        // union[]: element i is the case tag[i] names; both arrays have one count.
+        if (tag->pointer.width || tag->pointer.elem_width || !tag->array.count || !f.array.count || expr_text(*tag->array.count) != expr_text(*f.array.count))
+          throw SchemaError(f.loc, "union[] '" + f.name + "' and its tags '" + tag->name + "' have one count: both inline, with the same count:");
+        if (!tag->resolved.tag_for.empty()) throw SchemaError(f.loc, "'" + tag->name + "' already holds the tags of '" + tag->resolved.tag_for + "'");
+        // The count field is written from the unions (the tags are not in the model).
+        for (auto& g : st.fields)
+          if (f.array.count->kind == Expr::Ident && g->name == f.array.count->name && g->resolved.count_for == tag->name) g->resolved.count_for = f.name;
+        f.resolved.count_shared.clear();
+        tag->resolved.count_shared.clear();
+      }
+      // The reader picks the case from the tag, so the tag must be read first
+      // (the tags of a union[] may also follow it directly: read ahead).
+      if (field_index(st, tag->name) > field_index(st, f.name) && !(f.array.on && field_index(st, tag->name) == field_index(st, f.name) + 1))
         throw SchemaError(f.loc, "tag field '" + f.variant.tag + "' of union '" + f.name + "' must be declared before it");
       tag->resolved.tag_for = f.name;
       std::set<int64_t> seen;
@@ -564,7 +594,9 @@ class Validator {
     switch (f.type.kind) {
       case ValueType::Dic: return FieldKind::Dic;  // ptr:, keys: and pool: checked above
       case ValueType::Union:
-        if (f.pointer.width || f.pointer.elem_width || f.array.on) no("a union is inline: no ptr:, elem_ptr: or arrays of unions (point to a struct holding it)");
+        if (f.pointer.width || f.pointer.elem_width) no("a union is inline: no ptr: or elem_ptr: (point to a struct holding it)");
+        if (f.array.on && (f.variant.tag_shift || f.array.fixed_count))
+          no("an array of unions (union[]) takes its tags from a parallel array: tag: an inline integer array, count: as that array's");
         return FieldKind::Union;
       case ValueType::PoolBlock:
         if (f.pointer.width || f.array.on) no("a pool field is where a scoped pool is placed: no ptr:, no arrays");
@@ -651,8 +683,13 @@ class Validator {
           if (common == UINT64_MAX) common = cs;
           else if (common != cs) fixed = false;
         }
-        size = common;
-        return fixed;
+        if (!f.array.on) {
+          size = common;
+          return fixed;
+        }
+        if (!fixed) return false;  // union[]: refused with a message in check_union_cases
+        one = common;
+        break;
       }
       case ValueType::String:
       case ValueType::Bytes:
@@ -688,7 +725,7 @@ class Validator {
         if (f->type.kind == ValueType::Struct && f->type.st &&
             (f->array.on ? f->array.fixed_count && *f->array.fixed_count > 0 : f->pointer.null != Field::Null::Allowed))
           out.push_back({f.get(), f->type.st, false});
-        if (f->type.kind == ValueType::Union && !f->variant.cases.empty()) {
+        if (f->type.kind == ValueType::Union && !f->array.on && !f->variant.cases.empty()) {
           const Field& c = *f->variant.cases[0].field;
           if (c.type.kind == ValueType::Struct && c.type.st && !c.array.on) out.push_back({f.get(), c.type.st, true});
         }
@@ -943,9 +980,7 @@ class Validator {
       case FieldKind::InlineArray:
         if (p.type.kind == ValueType::Prim) return CaseKind::Numbers;
         return std::nullopt;
-      case FieldKind::InlineStruct:
-        if (p.type.st->fixed_size) return CaseKind::Struct;
-        return std::nullopt;
+      case FieldKind::InlineStruct: return CaseKind::Struct;  // of variable size: only as the last field (check_union_cases)
       case FieldKind::OwnStrings:
         if (p.array.count) return CaseKind::OwnStrings;
         return std::nullopt;
@@ -1007,13 +1042,59 @@ class Validator {
                                      (p.kind == FieldKind::InlineStruct ? " of variable size" : p.kind == FieldKind::OwnStrings ? " without count:" : "") +
                                      " (a case is a number, an array of numbers, a fixed-size struct, a pointer to a struct or a string)");
       c.kind = *kind;
-      check_scale_points_to(*c.field, u.variant.tag_shift && c.kind == CaseKind::StructPointer);
+      check_scale_points_to(*c.field, u.variant.tag_shift && c.kind == CaseKind::StructPointer && !u.array.on);
+      if (c.kind == CaseKind::Struct && !p.type.st->fixed_size) {
+        // A case of variable size runs to the end of the struct: the union is its last field.
+        const Struct* owner = nullptr;
+        for (const auto& st : s_.structs)
+          for (const auto& g : st->fields)
+            if (g.get() == &u) owner = st.get();
+        if (u.array.on || !owner || owner->fields.back().get() != &u || u.cond)
+          throw SchemaError(c.loc, "a union case cannot be an inline struct of variable size, unless the union is the last field of its struct (not under if:, not union[])");
+      }
       if (c.kind == CaseKind::OwnString || c.kind == CaseKind::OwnStrings || c.kind == CaseKind::StructPointer ||
           (c.kind == CaseKind::Struct && p.type.st->has_children))
         points = true;
     }
-    if (points && !u.resolved.fixed_offset)
+    if (points && !u.resolved.fixed_offset && !u.array.on)
       throw SchemaError(u.loc, "a union whose cases point elsewhere must sit at a fixed offset");
+    if (u.array.on) {
+      // union[]: every element the same size, read and written in place.
+      for (const auto& c : u.variant.cases) {
+        const bool ok = c.kind == CaseKind::Number || c.kind == CaseKind::StructPointer || c.kind == CaseKind::PooledString ||
+                        c.kind == CaseKind::PooledBlock || (c.kind == CaseKind::Numbers && c.field->array.fixed_count) ||
+                        (c.kind == CaseKind::Struct && c.field->type.st->fixed_size);
+        if (!ok)
+          throw SchemaError(c.loc, "a case of union[] '" + u.name + "' is a number, numbers T[N], a fixed-size struct, a pointer to a struct or a pooled string");
+        if (c.field->pointer.base == Field::Base::Struct)
+          throw SchemaError(c.loc, "a case of union[] '" + u.name + "' points from the file's start (no base: struct)");
+      }
+      uint64_t common = UINT64_MAX;
+      for (const auto& c : u.variant.cases) {
+        const uint64_t padded = (c.field->resolved.size + u.variant.pad_to - 1) / u.variant.pad_to * u.variant.pad_to;
+        if (!c.field->resolved.fixed_size || (common != UINT64_MAX && padded != common))
+          throw SchemaError(u.loc, "the cases of union[] '" + u.name + "' differ in size: pad them to one size (pad_to:)");
+        common = padded;
+      }
+    }
+  }
+
+  // Inline bytes with align: FIELD sit at a fixed offset of a struct that
+  // only pointers to one struct and union cases point to (where the writer
+  // places the struct so that the bytes land on a multiple of the field's value).
+  void check_inner_align() {
+    for (const auto& st : s_.structs)
+      for (const auto& f : st->fields) {
+        if (f->type.kind != ValueType::Bytes || f->pointer.width || f->pointer.align_field.empty()) continue;
+        if (!f->resolved.fixed_offset || f->cond)
+          throw SchemaError(f->loc, "'" + f->name + "' has align: " + f->pointer.align_field + ", but it is not at a fixed offset of " + st->name);
+        for (const auto& owner : s_.structs)
+          for (const auto& g : owner->fields)
+            if (g->type.kind == ValueType::Struct && g->type.st == st.get() &&
+                (!g->pointer.width || g->array.on || g->pointer.elem_width || g->pointer.base != Field::Base::File || !g->pool.empty()))
+              throw SchemaError(g->loc, "'" + g->name + "' holds " + st->name + ", whose '" + f->name + "' is aligned by a field (align: " +
+                                            f->pointer.align_field + "): only a pointer to one struct or a union case that points to it can place it so");
+      }
   }
 
   // A struct whose layout has `self` places blocks before itself: it can only

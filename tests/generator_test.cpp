@@ -689,7 +689,8 @@ BOOST_AUTO_TEST_CASE(union_case_shapes) {  // "this kind of union case is not su
   const std::string u = std::string(kHead) + "      - {name: k, type: u8}\n      - name: u\n        type: union\n        tag: k\n        cases:\n";
   BOOST_TEST(schema_error(u + "          - {value: 1, name: c, type: \"char[4]\"}\n").rfind("12:13: a union case cannot be a chars", 0) == 0);
   BOOST_TEST(schema_error(u + "          - {value: 1, name: c, type: cstring}\n").rfind("12:13: a union case cannot be a cstring", 0) == 0);
-  BOOST_TEST(schema_error(u + "          - {value: 1, name: c, type: Var}\n  Var:\n    fields: [{name: s, type: cstring}]\n")
+  // (Allowed as the last field of the struct: see byml_language.)
+  BOOST_TEST(schema_error(u + "          - {value: 1, name: c, type: Var}\n      - {name: after, type: u8}\n  Var:\n    fields: [{name: s, type: cstring}]\n")
                  .rfind("12:13: a union case cannot be an inline struct of variable size", 0) == 0);
   BOOST_TEST(schema_error(u + "          - {value: 1, name: c, type: u32}\n") == "");
 }
@@ -1239,6 +1240,89 @@ BOOST_AUTO_TEST_CASE(bytes_until_a_model_offset_end_there) {
 BOOST_AUTO_TEST_CASE(markdown_shows_true_values) {
   auto s = binschema::gen::load_schema(std::string(BINSCHEMA_SOURCE_DIR) + "/tests/schemas/shapes.yaml");
   BOOST_TEST(binschema::gen::generate_markdown(*s).find("True is stored as 0xFF, false as 0.") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Issue 25 (BYML): u24/s24, a magic that picks the byte order, union[] with a
+// parallel array of tags, a union case of variable size as the last field,
+// pad: on an inline counted array of numbers.
+BOOST_AUTO_TEST_SUITE(byml_language)
+
+using schema_errors::kB;
+using schema_errors::kTop;
+
+const std::string kTags = std::string(kHead) + "      - {name: n, type: u24}\n      - {name: t, type: \"u8[]\", count: n, pad: 4}\n";
+
+BOOST_AUTO_TEST_CASE(u24_and_s24_are_types) {
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: u24}\n      - {name: b, type: s24}\n      - {name: c, type: \"u24[2]\"}\n") == "");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: a, type: u24, const: 0x1000000}\n").find("does not fit") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_magic_picks_the_byte_order) {
+  const std::string head = "format: t\nendian: bom\nroot: A\ntypes:\n  A:\n    fields:\n";
+  BOOST_TEST(schema_error(head + "      - {name: m, type: \"char[2]\", bom: {YB: little, BY: big}}\n") == "");
+  BOOST_TEST(schema_error(head + "      - {name: m, type: \"char[2]\", bom: {YB: little, BY: middle}}\n") ==
+             "7:58: bom: each mark picks 'little' or 'big'");
+  BOOST_TEST(schema_error(head + "      - {name: m, type: \"char[2]\", bom: {YB: little, Y: big}}\n") ==
+             "7:9: 'm' has bom: true, but mark 'Y' is not 2 bytes (char[2])");
+  BOOST_TEST(schema_error(head + "      - {name: m, type: \"char[3]\", bom: {YBX: little}}\n") ==
+             "7:9: 'm' has bom: true, but its marks are not 1, 2, 4 or 8 bytes (char[3])");
+  BOOST_TEST(schema_error(head + "      - {name: m, type: u32, bom: {YB: little}}\n") ==
+             "7:9: 'm' has bom: true, but its marks are text: it is not a char[N]");
+}
+
+BOOST_AUTO_TEST_CASE(union_arrays_take_a_parallel_array_of_tags) {
+  const std::string u = "      - name: u\n        type: \"union[]\"\n        count: n\n        tag: t\n        cases:\n";
+  BOOST_TEST(schema_error(kTags + u + "          - {value: 1, name: a, type: u32}\n          - {value: 2, name: b, type: B, ptr: u32}\n" + kB) == "");
+  // The tags after the elements (BYML's hash maps).
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u24}\n" + u + "          - {value: 1, name: a, type: u32}\n" +
+                          "      - {name: t, type: \"u8[]\", count: n, pad: 4}\n") == "");
+  BOOST_TEST(schema_error(kTags + u + "          - {value: 1, name: a, type: u32}\n          - {value: 2, name: b, type: u16}\n") ==
+             "9:9: the cases of union[] 'u' differ in size: pad them to one size (pad_to:)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u24}\n      - {name: t, type: u8}\n" + u +
+                          "          - {value: 1, name: a, type: u32}\n") ==
+             "8:9: the tag of an array of unions is an inline array of integers (one tag per element)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u24}\n      - {name: t, type: \"u8[]\", count: \"n + 1\"}\n" + u +
+                          "          - {value: 1, name: a, type: u32}\n") ==
+             "9:9: union[] 'u' and its tags 't' have one count: both inline, with the same count:");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: n, type: u24}\n      - {name: u, type: \"union[3]\", tag: t, cases: [{value: 1, name: a, type: u32}]}\n") ==
+             "8:9: an array of unions (union[]) takes its tags from a parallel array: tag: an inline integer array, count: as that array's");
+  BOOST_TEST(schema_error(kTags + u + "          - {value: 1, name: a, type: B, ptr: u32, base: struct}\n" + kB) ==
+             "14:13: a case of union[] 'u' points from the file's start (no base: struct)");
+}
+
+BOOST_AUTO_TEST_CASE(a_case_of_variable_size_is_the_last_field) {
+  const std::string v = "  Var:\n    fields:\n      - {name: n, type: u8}\n      - {name: b, type: \"u8[]\", count: n}\n";
+  const std::string u = std::string(kHead) + "      - {name: k, type: u8}\n      - {name: u, type: union, tag: k, cases: [{value: 1, name: a, type: Var}]}\n";
+  BOOST_TEST(schema_error(u + v) == "");
+  BOOST_TEST(schema_error(u + "      - {name: after, type: u8}\n" + v) ==
+             "8:48: a union case cannot be an inline struct of variable size, unless the union is the last field of its struct (not under if:, not union[])");
+}
+
+BOOST_AUTO_TEST_CASE(pad_after_an_inline_array_of_numbers) {
+  BOOST_TEST(schema_error(kTags) == "");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: t, type: \"u8[4]\", pad: 4}\n") ==
+             "7:9: 't' has pad: 4, but pad: is for an inline cstring field or an inline counted array of numbers (this is a inline array)");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(byml_alignment_from_a_field)
+
+BOOST_AUTO_TEST_CASE(inline_bytes_aligned_by_a_field) {
+  const std::string top = "format: t\nendian: little\nroot: A\ntypes:\n  A:\n    fields:\n"
+                          "      - {name: k, type: u8}\n      - {name: u, type: union, tag: k, cases: [{value: 1, name: a, type: Al, ptr: u32}]}\n";
+  const std::string al = "  Al:\n    fields:\n      - {name: size, type: u32}\n      - {name: alignment, type: u32}\n";
+  BOOST_TEST(schema_error(top + al + "      - {name: data, type: bytes, size: size, align: alignment}\n") == "");
+  BOOST_TEST(schema_error(top + al + "      - {name: data, type: bytes, size: size, align: nope}\n") ==
+             "13:9: 'data': align: 'nope' is not an integer field of Al the model holds, declared before it (its value is the bytes' alignment)");
+  BOOST_TEST(schema_error(top + "      - {name: p, type: Al, ptr: u32}\n" + al + "      - {name: data, type: bytes, size: size, align: alignment}\n") == "");
+  BOOST_TEST(schema_error(top + "      - {name: p, type: \"Al[]\", ptr: u32, count: 2}\n" + al + "      - {name: data, type: bytes, size: size, align: alignment}\n") ==
+             "9:9: 'p' holds Al, whose 'data' is aligned by a field (align: alignment): only a pointer to one struct or a union case that points to it can place it so");
+  BOOST_TEST(schema_error(top + "  Al:\n    fields:\n      - {name: size, type: u32}\n      - {name: s, type: cstring}\n      - {name: alignment, type: u32}\n"
+                          "      - {name: data, type: bytes, size: size, align: alignment}\n") ==
+             "14:9: 'data' has align: alignment, but it is not at a fixed offset of Al");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

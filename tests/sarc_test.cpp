@@ -481,7 +481,7 @@ BOOST_AUTO_TEST_CASE(misuses) {
   BOOST_TEST(schema_error(bom_schema("bom", "      - {name: m, type: u16, bom: maybe}\n")) == "7:35: bom is 'true' or 'false'");
   // pad:
   BOOST_TEST(schema_error(bom_schema("little", "      - {name: x, type: u32, pad: 4}\n")) ==
-             "7:9: 'x' has pad: 4, but pad: is for an inline cstring field (this is a scalar)");
+             "7:9: 'x' has pad: 4, but pad: is for an inline cstring field or an inline counted array of numbers (this is a scalar)");
   BOOST_TEST(schema_error(bom_schema("little", "      - {name: s, type: cstring, pad: 3}\n")) ==
              "7:9: 's': pad: 3 is not a power of two of at least 2");
   BOOST_TEST(schema_error(bom_schema("little", "      - {name: s, type: cstring, pad: 8}\n      - {name: x, type: u8}\n")) == "");
@@ -553,7 +553,9 @@ BOOST_AUTO_TEST_CASE(scale_mulhash_sort_placed_pools_and_data_pools) {
   BOOST_TEST(schema_error(t(data, start + "      - {name: b, type: bytes, ptr: u32, pool: d, align: al}\n      - {name: al, type: u16}\n")) ==
              "10:9: 'b': align: 'al' is not a virtual u32 field of A (it holds each slice's alignment)");
   BOOST_TEST(schema_error(t("", "      - {name: b, type: bytes, size: 4, align: al}\n")) ==
-             "8:9: 'b': align: 'al' names a field, which only a slice of a data pool takes (align: is a number here)");
+             "8:9: 'b': align: 'al' is not an integer field of A the model holds, declared before it (its value is the bytes' alignment)");
+  BOOST_TEST(schema_error(t("", "      - {name: b, type: u32, align: al}\n")) ==
+             "8:9: 'b': align: 'al' names a field, which only a slice of a data pool or inline bytes take (align: is a number here)");
   BOOST_TEST(schema_error(t("", "      - {name: v, type: u32, virtual: true}\n")) ==
              "8:9: virtual u32 'v' holds a data slice's alignment, but no field of A says align: v");
   BOOST_TEST(schema_error(t("", "      - {name: b, type: bytes, ptr: u32}\n")) == "8:9: bytes are stored inline (or, with ptr:, in a data pool: pool: NAME)");

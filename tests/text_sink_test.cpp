@@ -22,6 +22,7 @@
 #include "asb_text.h"
 #include "baev_text.h"
 #include "bfevfl_text.h"
+#include "byml_text.h"
 #include "binschema/text.h"
 #include "evnt_text.h"
 #include "sarc_text.h"
@@ -183,6 +184,7 @@ BOOST_AUTO_TEST_CASE(examples_and_samples_are_written_as_the_emitter_wrote_them)
     else if (format == "asb") compare(binschema::asb::from_text(doc), "asb", what);
     else if (format == "sarc") compare(binschema::sarc::from_text(doc), "sarc", what);
     else if (format == "aamp") compare(binschema::aamp::from_text(doc), "aamp", what);
+    else if (format == "byml") compare(binschema::byml::from_text(doc), "byml", what);
     else BOOST_ERROR("example of an unknown format: " << what);
     ++n;
   }

@@ -19,12 +19,15 @@ static bool ends_with_ci(std::string_view s, std::string_view suffix) {
 }
 
 const Format* detect_format(std::span<const uint8_t> bytes, std::string_view file_name) {
+  auto at = [&](const Format* f, std::string_view magic) {
+    return !magic.empty() && bytes.size() >= f->magic_offset + magic.size() &&
+           std::equal(magic.begin(), magic.end(), bytes.begin() + static_cast<std::ptrdiff_t>(f->magic_offset),
+                      [](char a, uint8_t b) { return static_cast<uint8_t>(a) == b; });
+  };
   for (const Format* f : all_formats()) {
-    if (f->magic.empty()) continue;
-    if (bytes.size() >= f->magic_offset + f->magic.size() &&
-        std::equal(f->magic.begin(), f->magic.end(), bytes.begin() + f->magic_offset,
-                   [](char a, uint8_t b) { return static_cast<uint8_t>(a) == b; }))
-      return f;
+    if (at(f, f->magic)) return f;
+    for (std::string_view m : f->other_magics)
+      if (at(f, m)) return f;
   }
   for (const Format* f : all_formats())
     for (const char* ext : f->extensions)

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "binschema/error.h"
 #include "binschema/trace.h"
@@ -38,26 +39,53 @@ constexpr T byteswap(T v) {
   }
 }
 
+// A 24-bit integer in the file (schema types u24 and s24): 3 bytes there, a
+// uint32_t / int32_t in the model. The generated code names these two as the
+// stored type, `load<uint24, E>` giving a uint32_t.
+struct uint24 { uint8_t b[3]; };
+struct int24 { uint8_t b[3]; };
+template <class T> struct Loaded { using type = T; };
+template <> struct Loaded<uint24> { using type = uint32_t; };
+template <> struct Loaded<int24> { using type = int32_t; };
+template <class T> inline constexpr bool is_int24 = std::is_same_v<T, uint24> || std::is_same_v<T, int24>;
+
 // Load/store of an integer or float of byte order E at an unaligned address.
 template <class T, std::endian E>
-inline T load(const uint8_t* p) {
-  using U = std::conditional_t<sizeof(T) == 1, uint8_t,
-            std::conditional_t<sizeof(T) == 2, uint16_t,
-            std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-  U u;
-  std::memcpy(&u, p, sizeof u);
-  if constexpr (E != std::endian::native) u = byteswap(u);
-  return std::bit_cast<T>(u);
+inline typename Loaded<T>::type load(const uint8_t* p) {
+  if constexpr (is_int24<T>) {
+    const uint32_t u = E == std::endian::little ? uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16
+                                                : uint32_t(p[0]) << 16 | uint32_t(p[1]) << 8 | uint32_t(p[2]);
+    if constexpr (std::is_same_v<T, int24>) return static_cast<int32_t>(u << 8) >> 8;
+    else return u;
+  } else {
+    using U = std::conditional_t<sizeof(T) == 1, uint8_t,
+              std::conditional_t<sizeof(T) == 2, uint16_t,
+              std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    U u;
+    std::memcpy(&u, p, sizeof u);
+    if constexpr (E != std::endian::native) u = byteswap(u);
+    return std::bit_cast<T>(u);
+  }
 }
 
+// A 24-bit store keeps the low 24 bits: callers check the range first.
 template <class T, std::endian E>
-inline void store(uint8_t* p, T v) {
-  using U = std::conditional_t<sizeof(T) == 1, uint8_t,
-            std::conditional_t<sizeof(T) == 2, uint16_t,
-            std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-  U u = std::bit_cast<U>(v);
-  if constexpr (E != std::endian::native) u = byteswap(u);
-  std::memcpy(p, &u, sizeof u);
+inline void store(uint8_t* p, typename Loaded<T>::type v) {
+  if constexpr (is_int24<T>) {
+    const uint32_t u = static_cast<uint32_t>(v);
+    if constexpr (E == std::endian::little) {
+      p[0] = uint8_t(u); p[1] = uint8_t(u >> 8); p[2] = uint8_t(u >> 16);
+    } else {
+      p[0] = uint8_t(u >> 16); p[1] = uint8_t(u >> 8); p[2] = uint8_t(u);
+    }
+  } else {
+    using U = std::conditional_t<sizeof(T) == 1, uint8_t,
+              std::conditional_t<sizeof(T) == 2, uint16_t,
+              std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    U u = std::bit_cast<U>(v);
+    if constexpr (E != std::endian::native) u = byteswap(u);
+    std::memcpy(p, &u, sizeof u);
+  }
 }
 
 [[noreturn, gnu::cold, gnu::noinline]] void fail_budget(uint64_t off, uint64_t budget, uint64_t size);
@@ -116,11 +144,11 @@ class Reader {
 
   // Unchecked loads: call need() first.
   template <class T>
-  T get(uint64_t off) const { return load<T, E>(data_.data() + off); }
+  typename Loaded<T>::type get(uint64_t off) const { return load<T, E>(data_.data() + off); }
 
   // Checked loads.
   template <class T>
-  T at(uint64_t off) const {
+  typename Loaded<T>::type at(uint64_t off) const {
     need(off, sizeof(T));
     return get<T>(off);
   }

@@ -193,6 +193,21 @@ class WriterBase {
     return lay_ ? laid_value(slot, fresh) : fresh;
   }
 
+  // A block whose bytes at `inner` from its start go at a multiple of `a` (a
+  // power of two; anything else: no alignment), as `align: FIELD` on inline
+  // bytes asks: zeros before it until they do. A block the layout places
+  // stays where it was (place_block), unmoved by this.
+  void align_inner(uint64_t slot, uint64_t a, uint64_t inner) {
+    if (lay_) {
+      if (lay_->find(slot)) return;
+      to_end();
+    }
+    if (a > 1 && (a & (a - 1)) == 0) {
+      const uint64_t r = (len_ + inner) % a;
+      if (r) bump(a - r);
+    }
+  }
+
   // Back to the end of everything written so far (after a block the layout
   // placed earlier in the file).
   void to_end() {
@@ -587,8 +602,16 @@ class Writer : public WriterBase {
  public:
   using WriterBase::WriterBase;
 
+  // A 24-bit value that does not fit is refused (the model holds 32 bits).
   template <class T>
-  void put(uint64_t off, T v) { store<T, E>(buf_.data() + off, v); }
+  void put(uint64_t off, typename Loaded<T>::type v) {
+    if constexpr (std::is_same_v<T, uint24>) {
+      if (v > 0xFFFFFFu) [[unlikely]] too_wide("u24", v, 3);
+    } else if constexpr (std::is_same_v<T, int24>) {
+      if (v < -0x800000 || v > 0x7FFFFF) [[unlikely]] too_wide("s24", static_cast<uint64_t>(static_cast<int64_t>(v)), 3);
+    }
+    store<T, E>(buf_.data() + off, v);
+  }
 
   // Writes an unsigned value of `width` bytes (1, 2, 4 or 8), refusing one
   // that does not fit.
@@ -598,6 +621,7 @@ class Writer : public WriterBase {
     switch (width) {
       case 1: put<uint8_t>(off, static_cast<uint8_t>(v)); break;
       case 2: put<uint16_t>(off, static_cast<uint16_t>(v)); break;
+      case 3: put<uint24>(off, static_cast<uint32_t>(v)); break;
       case 4: put<uint32_t>(off, static_cast<uint32_t>(v)); break;
       default: put<uint64_t>(off, v); break;
     }
@@ -608,6 +632,7 @@ class Writer : public WriterBase {
     switch (width) {
       case 1: return load<uint8_t, E>(buf_.data() + off);
       case 2: return load<uint16_t, E>(buf_.data() + off);
+      case 3: return load<uint24, E>(buf_.data() + off);
       case 4: return load<uint32_t, E>(buf_.data() + off);
       default: return load<uint64_t, E>(buf_.data() + off);
     }

@@ -1,0 +1,337 @@
+// BYML (schemas/byml.yaml: one schema, no hooks, both byte orders) over the
+// real files in ../shared/samples/byml/ and the Yaz0 ActorInfo.product.sbyml
+// (fails, saying so, when they are missing), and over hand-built documents.
+// Every file the writer makes is checked by tests/independent/byml.py, a BYML
+// reader written for the tests (not binschema's), run with /usr/bin/python3.
+#define BOOST_TEST_MODULE byml_test
+#include <boost/test/unit_test.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "binschema/compression.h"
+#include "binschema/error.h"
+#include "byml_text.h"
+#include "samples.h"
+
+using namespace binschema::byml;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+std::string first_difference(const Bytes& a, const Bytes& b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return "first difference at " + binschema::hex(i) + " (sizes " + binschema::hex(a.size()) + ", " + binschema::hex(b.size()) + ")";
+  return a.size() == b.size() ? "same" : "sizes differ: " + binschema::hex(a.size()) + " vs " + binschema::hex(b.size());
+}
+
+// The 7 samples, decompressed.
+std::vector<std::pair<std::string, Bytes>> all_samples() {
+  std::vector<std::pair<std::string, Bytes>> out;
+  for (const auto& p : samples::files("byml")) out.emplace_back(p.filename().string(), samples::read(p));
+  const fs::path actor = samples::dir("yaz0") / "ActorInfo.product.sbyml";
+  if (!fs::exists(actor)) BOOST_FAIL("sample " + actor.string() + " is missing (../shared/samples/yaz0)");
+  out.emplace_back("ActorInfo.product.sbyml", binschema::yaz0::decompress(samples::read(actor)));
+  return out;
+}
+
+// Files that share no block (docs/notes/aamp-byml-layout.md §2.2).
+const std::set<std::string> kUnshared = {"USen.byml", "LevelSensor.byml", "MainFieldLocation.byml"};
+
+fs::path temp_file(const std::string& name, const Bytes& b) {
+  const fs::path p = fs::temp_directory_path() / ("byml_test_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  return p;
+}
+
+// The document tests/independent/byml.py reads from `b` (its JSON text; entry
+// order included), or "ERROR: ..." with what it said.
+std::string independent(const Bytes& b, const std::string& name) {
+  const fs::path reader = fs::path(BINSCHEMA_SOURCE_DIR) / "tests" / "independent" / "byml.py";
+  const fs::path f = temp_file(name, b);
+  const std::string cmd = "/usr/bin/python3 " + reader.string() + " " + f.string() + " 2>&1";
+  std::string out;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    if (::pclose(p) != 0) out = "ERROR: " + out.substr(0, 400);
+  } else {
+    out = "ERROR: popen";
+  }
+  fs::remove(f);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_sample_decodes) {
+  for (const auto& [name, bytes] : all_samples()) {
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_CHECK_NO_THROW((void)decode(bytes));
+    }
+  }
+}
+
+// With the layout entry, the same bytes: directly, through YAML and JSON, and
+// through the C++ API; the 4 files whose references share blocks (up to 12,970
+// in ActorInfo) too, through the layout's shared targets (docs §11).
+BOOST_AUTO_TEST_CASE(every_sample_rewrites_byte_for_byte) {
+  for (const auto& [name, bytes] : all_samples()) {
+    BOOST_TEST_CONTEXT(name << (kUnshared.count(name) ? " (shares nothing)" : " (shares blocks)")) {
+      binschema::Layout lay;
+      const Byml m = decode(bytes, lay);
+      const Bytes direct = encode(m, lay);
+      BOOST_TEST((direct == bytes), "direct: " << first_difference(direct, bytes));
+      for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+        binschema::Layout back;
+        const Byml t = from_text_with_layout(to_text(m, kind, &lay), back);
+        BOOST_TEST((t == m));
+        const Bytes again = encode(t, back);
+        BOOST_TEST((again == bytes), (kind == binschema::TextKind::Json ? "json: " : "yaml: ") << first_difference(again, bytes));
+      }
+    }
+  }
+}
+
+// Without the layout entry: a fresh file that the independent reader reads as
+// the same document, and that decodes to the same model.
+BOOST_AUTO_TEST_CASE(fresh_writes_read_as_the_same_document) {
+  for (const auto& [name, bytes] : all_samples()) {
+    BOOST_TEST_CONTEXT(name) {
+      const Byml m = decode(bytes);
+      const Bytes fresh = encode(m);
+      const std::string want = independent(bytes, name);
+      BOOST_REQUIRE(want.rfind("ERROR", 0) != 0);
+      const std::string got = independent(fresh, name + ".fresh");
+      BOOST_TEST((got == want), "the independent reader reads another document: " << got.substr(0, 300));
+      BOOST_TEST((decode(fresh) == m));
+    }
+  }
+}
+
+namespace {
+
+// Runs Python over tests/independent/byml.py: `script` sees `byml`, `a`
+// (the document of file A) and `b` (of file B, when given), and prints OK when
+// its check holds. Returns what it printed.
+std::string python_check(const std::string& script, const Bytes& a, const Bytes* b = nullptr) {
+  const fs::path dir = fs::path(BINSCHEMA_SOURCE_DIR) / "tests" / "independent";
+  const fs::path fa = temp_file("a.byml", a), fb = b ? temp_file("b.byml", *b) : fs::path();
+  const fs::path py = fs::temp_directory_path() / ("byml_test_" + std::to_string(::getpid()) + "_check.py");
+  std::ofstream(py) << "import struct, sys\nsys.path.insert(0, " << '"' << dir.string() << '"' << ")\nimport byml\n"
+                    << "a = byml.read(open(sys.argv[1], 'rb').read())\n"
+                    << "b = byml.read(open(sys.argv[2], 'rb').read()) if len(sys.argv) > 2 else None\n"
+                    << "def f32(x): return ('f32', struct.unpack('<I', struct.pack('<f', x))[0])\n"
+                    << script << "\n";
+  const std::string cmd = "/usr/bin/python3 " + py.string() + " " + fa.string() + (b ? " " + fb.string() : std::string()) + " 2>&1";
+  std::string out;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    ::pclose(p);
+  }
+  fs::remove(fa);
+  if (b) fs::remove(fb);
+  fs::remove(py);
+  return out;
+}
+
+// A string table of the text form: count + 1 offsets from the table's start, then the strings.
+std::string table_yaml(const std::vector<std::string>& s) {
+  uint32_t at = 4 + 4 * static_cast<uint32_t>(s.size() + 1);
+  std::string offsets, strings;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    offsets += (i ? ", " : "") + std::to_string(at);
+    if (i < s.size()) {
+      strings += "{text: \"" + s[i] + "\"}" + std::string(i + 1 < s.size() ? ", " : "");
+      at += static_cast<uint32_t>(s[i].size() + 1);
+    }
+  }
+  return "{offsets: [" + offsets + "], strings: [" + strings + "]}";
+}
+
+// A document with every node type, written by binschema's writer.
+std::string every_node_yaml(const std::string& magic, int depth) {
+  std::string deep = "{int: 42}";
+  for (int i = 0; i < depth; ++i) deep = "{array: {items: [" + deep + "]}}";
+  return "format: byml\nmagic: " + magic + "\nversion: 7\n"
+         "keys: " + table_yaml({"a", "arr", "bin", "deep", "f64", "hm", "i64", "u64", "vhm"}) + "\n"
+         "strings: " + table_yaml({"one", "two"}) + "\n"
+         "root:\n  body:\n    dict:\n      entries:\n"
+         "        - {key: 0, value: {binary: {size: 2, data: \"abcd\"}}}\n"
+         "        - {key: 1, value: {array: {items: [{int: -1}, {float: 2.5}, {string: 1}, {bool: true}, {none: 0}, {uint: 7},\n"
+         "            {uint64: {value: 18446744073709551615}}, {dict: {entries: [{key: 0, value: {int: 3}}]}}, {hash_map: {entries: []}}]}}}\n"
+         "        - {key: 2, value: {aligned_binary: {size: 3, alignment: 0x1000, data: \"010203\"}}}\n"
+         "        - {key: 3, value: " + deep + "}\n"
+         "        - {key: 4, value: {double: {value: -0.5}}}\n"
+         "        - {key: 5, value: {hash_map: {entries: [{int: {hash: 0x10, value: 7}}, {string: {hash: 0x20, value: 0}},\n"
+         "            {array: {hash: 0x30, value: {items: [{bool: false}]}}}]}}}\n"
+         "        - {key: 6, value: {int64: {value: -5}}}\n"
+         "        - {key: 7, value: {uint64: {value: 5}}}\n"
+         "        - {key: 8, value: {value_hash_map: {entries: [{int: {value: 9, hash: 0x40, extra: 0x99}}]}}}\n";
+}
+
+const char* kEveryNodeCheck =
+    "deep = 42\n"
+    "for i in range(DEPTH): deep = [deep]\n"
+    "want = {'a': ('binary', bytes([0xab, 0xcd])),\n"
+    "        'arr': [-1, f32(2.5), 'two', True, None, ('u32', 7), ('u64', 2**64 - 1), {'a': 3}, ('hash', {})],\n"
+    "        'bin': ('binary_aligned', (0x1000, bytes([1, 2, 3]))),\n"
+    "        'deep': deep,\n"
+    "        'f64': ('f64', struct.unpack('<Q', struct.pack('<d', -0.5))[0]),\n"
+    "        'hm': ('hash', {0x10: 7, 0x20: 'one', 0x30: [False]}),\n"
+    "        'i64': ('s64', -5), 'u64': ('u64', 5),\n"
+    "        'vhm': ('value_hash', {0x40: (9, 0x99)})}\n"
+    "print('OK' if a == want else 'DIFFERENT: %r' % (a,))\n";
+
+}  // namespace
+
+// Hand-built: big-endian BY and little-endian YB, every node type (v7 hash
+// maps, 0xA2 with alignment 0x1000, mixed arrays, 64-bit values), 40 levels.
+BOOST_AUTO_TEST_CASE(hand_built_documents_read_back_with_the_independent_reader) {
+  for (const std::string magic : {"BY", "YB"}) {
+    BOOST_TEST_CONTEXT(magic) {
+      const Byml m = from_text(every_node_yaml(magic, 40));
+      const Bytes out = encode(m);
+      BOOST_TEST(std::string(out.begin(), out.begin() + 2) == magic);
+      BOOST_TEST((decode(out) == m));
+      BOOST_TEST((encode(decode(out)) == out));
+      // Through the text, both kinds.
+      for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) BOOST_TEST((from_text(to_text(m, kind)) == m));
+      std::string check = kEveryNodeCheck;
+      check.replace(check.find("DEPTH"), 5, "40");
+      BOOST_TEST(python_check(check, out) == "OK\n");
+      // 0xA2: the bytes at a multiple of the stored alignment (0x1000), right after it.
+      BOOST_TEST(python_check("lay = byml.layout(open(sys.argv[1], 'rb').read())\n"
+                              "print('OK' if lay['aligned_binaries_with_data_on_their_alignment'] == '1 of 1' else lay)", out) == "OK\n");
+    }
+  }
+  // The two byte orders hold the same document.
+  const Bytes be = encode(from_text(every_node_yaml("BY", 3))), le = encode(from_text(every_node_yaml("YB", 3)));
+  BOOST_TEST((be != le));
+  BOOST_TEST(python_check("print('OK' if a == b else 'DIFFERENT')", be, &le) == "OK\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_24_bit_value_that_does_not_fit_is_refused) {
+  Byml m = from_text(every_node_yaml("YB", 1));
+  m.root->body.get<Node::Body::Case::dict>().entries[0].key = 0x1000000;
+  BOOST_CHECK_EXCEPTION(encode(m), binschema::EncodeError, [](const binschema::EncodeError& e) {
+    BOOST_TEST_MESSAGE(e.what());
+    return std::string(e.what()).find("DictEntry.key: value 16777216 does not fit in 24 bits") != std::string::npos;
+  });
+}
+
+BOOST_AUTO_TEST_CASE(a_magic_that_is_no_byte_order_mark_is_refused) {
+  Bytes b = encode(from_text(every_node_yaml("YB", 1)));
+  b[0] = 'X';
+  BOOST_CHECK_EXCEPTION(decode(b), binschema::DecodeError, [](const binschema::DecodeError& e) {
+    BOOST_TEST_MESSAGE(e.what());
+    return std::string(e.what()).find("no byte order mark ('YB' little, 'BY' big)") != std::string::npos;
+  });
+  Byml m = from_text(every_node_yaml("YB", 1));
+  m.magic = "XX";
+  BOOST_CHECK_EXCEPTION(encode(m), binschema::EncodeError, [](const binschema::EncodeError& e) {
+    return std::string(e.what()) == "Byml.magic: 'XX' is no byte order mark ('YB', 'BY')";
+  });
+}
+
+// A tag of an array element that names no node type: refused with the element.
+BOOST_AUTO_TEST_CASE(an_unknown_type_byte_is_refused_with_its_element) {
+  const Bytes b = encode(from_text(every_node_yaml("YB", 1)));
+  // The mixed array: its type bytes follow its 0xC0 and u24 count 9.
+  const uint8_t head[] = {0xC0, 9, 0, 0, 0xD1, 0xD2};
+  const auto at = std::search(b.begin(), b.end(), std::begin(head), std::end(head));
+  BOOST_REQUIRE(at != b.end());
+  Bytes bad = b;
+  bad[static_cast<size_t>(at - b.begin()) + 5] = 0x07;
+  BOOST_CHECK_EXCEPTION(decode(bad), binschema::DecodeError, [](const binschema::DecodeError& e) {
+    BOOST_TEST_MESSAGE(e.what());
+    return std::string(e.what()).find("items[1]: types 7 is not a supported case") != std::string::npos;
+  });
+}
+
+// Edits through the text: a dictionary entry added, an element of another type
+// appended to an array; the independent reader sees those and nothing else.
+BOOST_AUTO_TEST_CASE(edits_through_the_text) {
+  const Bytes bytes = samples::read(samples::dir("byml") / "LevelSensor.byml");
+  YAML::Node doc = YAML::Load(to_text(decode(bytes), binschema::TextKind::Yaml));
+  // The root dictionary's keys, to add one it does not have (in key order).
+  YAML::Node entries = doc["root"]["body"]["dict"]["entries"];
+  std::set<int> used;
+  for (const auto& e : entries) used.insert(e["key"].as<int>());
+  int key = 0;
+  while (used.count(key)) ++key;
+  YAML::Node added;
+  added["key"] = key;
+  added["value"]["int"] = 12345;
+  YAML::Node sorted(YAML::NodeType::Sequence);
+  bool done = false;
+  for (const auto& e : entries) {
+    if (!done && e["key"].as<int>() > key) sorted.push_back(added), done = true;
+    sorted.push_back(e);
+  }
+  if (!done) sorted.push_back(added);
+  doc["root"]["body"]["dict"]["entries"] = sorted;
+  // An element of another type at the end of the first array of dictionaries.
+  YAML::Node arr;
+  for (const auto& e : sorted)
+    if (e["value"]["array"]) {
+      arr = e["value"]["array"]["items"];
+      break;
+    }
+  BOOST_REQUIRE(arr.IsSequence());
+  YAML::Node f;
+  f["float"] = 1.5;
+  arr.push_back(f);
+  YAML::Emitter out;
+  out << doc;
+  const Bytes edited = encode(from_text(out.c_str()));
+  const std::string name = doc["keys"]["strings"][key]["text"].as<std::string>();
+  const std::string script =
+      "first = next(k for k, v in a.items() if isinstance(v, list))\n"
+      "a['" + name + "'] = 12345\n"
+      "a[first].append(f32(1.5))\n"
+      "print('OK' if a == b else 'DIFFERENT')\n";
+  BOOST_TEST(python_check(script, bytes, &edited) == "OK\n");
+}
+
+// The CLI recognises both magics (YB, and BY through Format::other_magics),
+// with no telling file name.
+BOOST_AUTO_TEST_CASE(the_cli_detects_both_magics) {
+  for (const std::string magic : {"BY", "YB"}) {
+    BOOST_TEST_CONTEXT(magic) {
+      const fs::path f = temp_file("doc_" + magic + ".bin", encode(from_text(every_node_yaml(magic, 2))));
+      const std::string cmd = std::string(BINSCHEMA_CLI) + " info " + f.string() + " 2>&1";
+      std::string out;
+      int status = -1;
+      if (FILE* p = ::popen(cmd.c_str(), "r")) {
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+        status = ::pclose(p);
+      }
+      fs::remove(f);
+      BOOST_TEST(status == 0, out);
+      BOOST_TEST(out.find("byml") != std::string::npos, out);
+    }
+  }
+}
+
+// An empty document: no key table, no string table, no root (offsets 0).
+BOOST_AUTO_TEST_CASE(an_empty_document) {
+  const Bytes out = encode(from_text("format: byml\nmagic: BY\nversion: 2\nkeys: ~\nstrings: ~\nroot: ~\n"));
+  const Bytes want = {'B', 'Y', 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  BOOST_TEST((out == want), first_difference(out, want));
+  BOOST_TEST(python_check("print('OK' if a is None else a)", out) == "OK\n");
+  BOOST_TEST(!decode(out).root.has_value());
+}
