@@ -613,7 +613,7 @@ const binschema::Format& format() {
       "al", "AL: Black & White 2 animation libraries", "animation version 9",
       {".al"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

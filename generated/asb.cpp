@@ -6923,7 +6923,7 @@ const binschema::Format& format() {
       "asb", "ASB: EPD Animation Sequence Binary (versions 0x40F, 0x410, 0x417)", "0x40F (Nintendo Switch Sports), 0x410 (Splatoon 3; assumed to be laid out like 0x40F), 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong)",
       {".asb"},
       std::string_view("ASB ", 4), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

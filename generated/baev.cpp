@@ -987,7 +987,7 @@ const binschema::Format& format() {
       "baev", "BAEV: Binary Animation Event (CAS)", "1.0.0 (Tears of the Kingdom), 2.1.0 (Tomodachi Life)",
       {".baev"},
       std::string_view("BFFH", 4), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

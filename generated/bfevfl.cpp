@@ -2508,7 +2508,7 @@ const binschema::Format& format() {
       "bfevfl", "BFEVFL / BFEVTM: Nintendo EventFlow (version 0x0300)", "0x0300",
       {".bfevfl", ".bfevtm"},
       std::string_view("BFEVFL\x00""\x00""", 8), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

@@ -373,7 +373,7 @@ const binschema::Format& format() {
       "bools_sizes", "Bools and sizes: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

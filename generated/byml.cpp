@@ -38,24 +38,40 @@ struct Codec {
     binschema::PtrMap at;  // where fields at variable offsets went
   };
 
+  [[gnu::cold, gnu::noinline]] static void tr_Str(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Str");
+  }
+
   static uint64_t read_Str(const R& r, uint64_t s, Str& x) {
     r.need(s, 0x0);
     uint64_t o = s;
+    if (r.tr) [[unlikely]] tr_Str(r, s);
+    if (r.tr) [[unlikely]] r.tr->open("text", binschema::TraceKind::Field, o, nullptr);
     try {
       x.text = std::string(r.cstring(o));
     } catch (DecodeError& e) { e.push_field("text"); throw; }
     o += x.text.size() + 1;
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_StringTable(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "StringTable");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("count", binschema::TraceKind::Number, s + 0x1, 0x3, "u24");
   }
 
   static uint64_t read_StringTable(const R& r, uint64_t s, StringTable& x) {
     r.need(s, 0x4);
     uint64_t o = s + 0x4;
+    if (r.tr) [[unlikely]] tr_StringTable(r, s);
     uint8_t f_type = 0;
     uint32_t f_count = 0;
     f_type = r.template get<uint8_t>(s);
     if (f_type != 194) fail(s, "type", "expected 194, found " + std::to_string(f_type));
     f_count = r.template get<binschema::uint24>(s + 0x1);
+    if (r.tr) [[unlikely]] r.tr->open("offsets", binschema::TraceKind::Array, o, "u32");
     try {
       const uint64_t n = (f_count + 1);
       r.need_array(o, n, 0x4);
@@ -65,6 +81,8 @@ struct Codec {
         o += 4;
       }
     } catch (DecodeError& e) { e.push_field("offsets"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("strings", binschema::TraceKind::Array, o, nullptr);
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x1);
@@ -75,114 +93,192 @@ struct Codec {
         } catch (DecodeError& e) { e.push_index(i); throw; }
       }
     } catch (DecodeError& e) { e.push_field("strings"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_Binary(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Binary");
+    r.tr->leaf("size", binschema::TraceKind::Number, s, 0x4, "u32");
   }
 
   static uint64_t read_Binary(const R& r, uint64_t s, Binary& x) {
     r.need(s, 0x4);
     uint64_t o = s + 0x4;
+    if (r.tr) [[unlikely]] tr_Binary(r, s);
     uint32_t f_size = 0;
     f_size = r.template get<uint32_t>(s);
     x.size = f_size;
+    if (r.tr) [[unlikely]] r.tr->open("data", binschema::TraceKind::Bytes, o, nullptr);
     {
       const uint64_t n = f_size;
       r.need(o, n);
       x.data.data.assign(r.data() + o, r.data() + o + n);
       o += n;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_AlignedBinary(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "AlignedBinary");
+    r.tr->leaf("size", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("alignment", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
   }
 
   static uint64_t read_AlignedBinary(const R& r, uint64_t s, AlignedBinary& x) {
     r.need(s, 0x8);
     uint64_t o = s + 0x8;
+    if (r.tr) [[unlikely]] tr_AlignedBinary(r, s);
     uint32_t f_size = 0;
     uint32_t f_alignment = 0;
     f_size = r.template get<uint32_t>(s);
     x.size = f_size;
     f_alignment = r.template get<uint32_t>(s + 0x4);
     x.alignment = f_alignment;
+    if (r.tr) [[unlikely]] r.tr->open("data", binschema::TraceKind::Bytes, o, nullptr);
     {
       const uint64_t n = f_size;
       r.need(o, n);
       x.data.data.assign(r.data() + o, r.data() + o + n);
       o += n;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryString(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryString");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->close(s + 0x8);
   }
 
   static void read_HashEntryString(const R& r, uint64_t s, HashEntryString& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryString(r, s);
     uint32_t f_hash = 0;
     uint32_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
     x.value = f_value;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryBinary(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryBinary");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
   }
 
   static void read_HashEntryBinary(const R& r, uint64_t s, HashEntryBinary& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryBinary(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_Binary(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryAlignedBinary(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryAlignedBinary");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
   }
 
   static void read_HashEntryAlignedBinary(const R& r, uint64_t s, HashEntryAlignedBinary& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryAlignedBinary(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_AlignedBinary(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryArray(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryArray");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
   }
 
   static void read_HashEntryArray(const R& r, uint64_t s, HashEntryArray& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryArray(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_Array(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryHashMap(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryHashMap");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
   }
 
   static void read_HashEntryHashMap(const R& r, uint64_t s, HashEntryHashMap& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryHashMap(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_HashMap(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryString(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryString");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->close(s + 0xc);
   }
 
   static void read_ValueHashEntryString(const R& r, uint64_t s, ValueHashEntryString& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryString(r, s);
     uint32_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -194,8 +290,16 @@ struct Codec {
     x.extra = f_extra;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryBinary(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryBinary");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
+
   static void read_ValueHashEntryBinary(const R& r, uint64_t s, ValueHashEntryBinary& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryBinary(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -204,16 +308,27 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_Binary(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryAlignedBinary(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryAlignedBinary");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
   }
 
   static void read_ValueHashEntryAlignedBinary(const R& r, uint64_t s, ValueHashEntryAlignedBinary& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryAlignedBinary(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -222,16 +337,27 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_AlignedBinary(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryArray(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryArray");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
   }
 
   static void read_ValueHashEntryArray(const R& r, uint64_t s, ValueHashEntryArray& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryArray(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -240,16 +366,27 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_Array(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryHashMap(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryHashMap");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
   }
 
   static void read_ValueHashEntryHashMap(const R& r, uint64_t s, ValueHashEntryHashMap& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryHashMap(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -258,16 +395,27 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_HashMap(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryValueHashMap(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryValueHashMap");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
   }
 
   static void read_ValueHashEntryValueHashMap(const R& r, uint64_t s, ValueHashEntryValueHashMap& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryValueHashMap(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -276,16 +424,28 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_ValueHashMap(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryBool(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryBool");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "bool32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->close(s + 0xc);
   }
 
   static void read_ValueHashEntryBool(const R& r, uint64_t s, ValueHashEntryBool& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryBool(r, s);
     uint32_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -298,8 +458,17 @@ struct Codec {
     x.extra = f_extra;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryInt(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryInt");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "s32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->close(s + 0xc);
+  }
+
   static void read_ValueHashEntryInt(const R& r, uint64_t s, ValueHashEntryInt& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryInt(r, s);
     int32_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -311,8 +480,17 @@ struct Codec {
     x.extra = f_extra;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryFloat(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryFloat");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "f32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->close(s + 0xc);
+  }
+
   static void read_ValueHashEntryFloat(const R& r, uint64_t s, ValueHashEntryFloat& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryFloat(r, s);
     float f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -324,8 +502,17 @@ struct Codec {
     x.extra = f_extra;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryUint(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryUint");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->close(s + 0xc);
+  }
+
   static void read_ValueHashEntryUint(const R& r, uint64_t s, ValueHashEntryUint& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryUint(r, s);
     uint32_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -337,15 +524,30 @@ struct Codec {
     x.extra = f_extra;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_Int64(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Int64");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x8, "s64");
+    r.tr->close(s + 0x8);
+  }
+
   static void read_Int64(const R& r, uint64_t s, Int64& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_Int64(r, s);
     int64_t f_value = 0;
     f_value = r.template get<int64_t>(s);
     x.value = f_value;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryInt64(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryInt64");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
+
   static void read_ValueHashEntryInt64(const R& r, uint64_t s, ValueHashEntryInt64& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryInt64(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -354,23 +556,41 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_Int64(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_UInt64(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "UInt64");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x8, "u64");
+    r.tr->close(s + 0x8);
   }
 
   static void read_UInt64(const R& r, uint64_t s, UInt64& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_UInt64(r, s);
     uint64_t f_value = 0;
     f_value = r.template get<uint64_t>(s);
     x.value = f_value;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryUint64(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryUint64");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
+
   static void read_ValueHashEntryUint64(const R& r, uint64_t s, ValueHashEntryUint64& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryUint64(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -379,23 +599,41 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_UInt64(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_Double(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Double");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x8, "f64");
+    r.tr->close(s + 0x8);
   }
 
   static void read_Double(const R& r, uint64_t s, Double& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_Double(r, s);
     double f_value = 0;
     f_value = r.template get<double>(s);
     x.value = f_value;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryDouble(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryDouble");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
+
   static void read_ValueHashEntryDouble(const R& r, uint64_t s, ValueHashEntryDouble& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryDouble(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -404,16 +642,28 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_Double(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryNone(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryNone");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->close(s + 0xc);
   }
 
   static void read_ValueHashEntryNone(const R& r, uint64_t s, ValueHashEntryNone& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryNone(r, s);
     uint32_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -425,8 +675,16 @@ struct Codec {
     x.extra = f_extra;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryBool(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryBool");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "bool32");
+    r.tr->close(s + 0x8);
+  }
+
   static void read_HashEntryBool(const R& r, uint64_t s, HashEntryBool& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryBool(r, s);
     uint32_t f_hash = 0;
     uint32_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
@@ -436,8 +694,16 @@ struct Codec {
     x.value = f_value != 0;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryInt(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryInt");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "s32");
+    r.tr->close(s + 0x8);
+  }
+
   static void read_HashEntryInt(const R& r, uint64_t s, HashEntryInt& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryInt(r, s);
     uint32_t f_hash = 0;
     int32_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
@@ -446,8 +712,16 @@ struct Codec {
     x.value = f_value;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryFloat(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryFloat");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "f32");
+    r.tr->close(s + 0x8);
+  }
+
   static void read_HashEntryFloat(const R& r, uint64_t s, HashEntryFloat& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryFloat(r, s);
     uint32_t f_hash = 0;
     float f_value = 0;
     f_hash = r.template get<uint32_t>(s);
@@ -456,8 +730,16 @@ struct Codec {
     x.value = f_value;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryUint(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryUint");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->close(s + 0x8);
+  }
+
   static void read_HashEntryUint(const R& r, uint64_t s, HashEntryUint& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryUint(r, s);
     uint32_t f_hash = 0;
     uint32_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
@@ -466,53 +748,91 @@ struct Codec {
     x.value = f_value;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryInt64(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryInt64");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+  }
+
   static void read_HashEntryInt64(const R& r, uint64_t s, HashEntryInt64& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryInt64(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_Int64(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryUint64(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryUint64");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
   }
 
   static void read_HashEntryUint64(const R& r, uint64_t s, HashEntryUint64& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryUint64(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_UInt64(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryDouble(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryDouble");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
   }
 
   static void read_HashEntryDouble(const R& r, uint64_t s, HashEntryDouble& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryDouble(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_Double(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryNone(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryNone");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->close(s + 0x8);
   }
 
   static void read_HashEntryNone(const R& r, uint64_t s, HashEntryNone& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryNone(r, s);
     uint32_t f_hash = 0;
     uint32_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
@@ -521,14 +841,22 @@ struct Codec {
     x.value = f_value;
   }
 
+  [[gnu::cold, gnu::noinline]] static void tr_Dict(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Dict");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("count", binschema::TraceKind::Number, s + 0x1, 0x3, "u24");
+  }
+
   static uint64_t read_Dict(const R& r, uint64_t s, Dict& x) {
     r.need(s, 0x4);
     uint64_t o = s + 0x4;
+    if (r.tr) [[unlikely]] tr_Dict(r, s);
     uint8_t f_type = 0;
     uint32_t f_count = 0;
     f_type = r.template get<uint8_t>(s);
     if (f_type != 193) fail(s, "type", "expected 193, found " + std::to_string(f_type));
     f_count = r.template get<binschema::uint24>(s + 0x1);
+    if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Array, o, nullptr);
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x8);
@@ -540,26 +868,46 @@ struct Codec {
         } catch (DecodeError& e) { e.push_index(i); throw; }
       }
     } catch (DecodeError& e) { e.push_field("entries"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryDict(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryDict");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
   }
 
   static void read_HashEntryDict(const R& r, uint64_t s, HashEntryDict& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryDict(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_Dict(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashEntryDict(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashEntryDict");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
   }
 
   static void read_ValueHashEntryDict(const R& r, uint64_t s, ValueHashEntryDict& x) {
     r.need(s, 0xc);
+    if (r.tr) [[unlikely]] tr_ValueHashEntryDict(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
@@ -568,23 +916,34 @@ struct Codec {
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
     x.extra = f_extra;
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s, f_value);
       r.need_target(f_value, 1);
       read_Dict(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashMap(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashMap");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("count", binschema::TraceKind::Number, s + 0x1, 0x3, "u24");
   }
 
   static uint64_t read_ValueHashMap(const R& r, uint64_t s, ValueHashMap& x) {
     r.need(s, 0x4);
     uint64_t o = s + 0x4;
+    if (r.tr) [[unlikely]] tr_ValueHashMap(r, s);
     uint8_t f_type = 0;
     uint32_t f_count = 0;
     std::vector<uint64_t> f_types;  // the tags of entries
     f_type = r.template get<uint8_t>(s);
     if (f_type != 33) fail(s, "type", "expected 33, found " + std::to_string(f_type));
     f_count = r.template get<binschema::uint24>(s + 0x1);
+    if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Union, s + 0x4, nullptr);
     {
       {
         const uint64_t n = f_count;
@@ -602,90 +961,105 @@ struct Codec {
           switch (f_types[i]) {
             case 160: {
               auto& v = x.entries[i].template emplace<0>();
+              if (r.tr) [[unlikely]] r.tr->type("string");
               try { read_ValueHashEntryString(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 161: {
               auto& v = x.entries[i].template emplace<1>();
+              if (r.tr) [[unlikely]] r.tr->type("binary");
               try { read_ValueHashEntryBinary(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 162: {
               auto& v = x.entries[i].template emplace<2>();
+              if (r.tr) [[unlikely]] r.tr->type("aligned_binary");
               try { read_ValueHashEntryAlignedBinary(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 192: {
               auto& v = x.entries[i].template emplace<3>();
+              if (r.tr) [[unlikely]] r.tr->type("array");
               try { read_ValueHashEntryArray(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 193: {
               auto& v = x.entries[i].template emplace<4>();
+              if (r.tr) [[unlikely]] r.tr->type("dict");
               try { read_ValueHashEntryDict(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 32: {
               auto& v = x.entries[i].template emplace<5>();
+              if (r.tr) [[unlikely]] r.tr->type("hash_map");
               try { read_ValueHashEntryHashMap(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 33: {
               auto& v = x.entries[i].template emplace<6>();
+              if (r.tr) [[unlikely]] r.tr->type("value_hash_map");
               try { read_ValueHashEntryValueHashMap(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 208: {
               auto& v = x.entries[i].template emplace<7>();
+              if (r.tr) [[unlikely]] r.tr->type("bool");
               try { read_ValueHashEntryBool(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 209: {
               auto& v = x.entries[i].template emplace<8>();
+              if (r.tr) [[unlikely]] r.tr->type("int");
               try { read_ValueHashEntryInt(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 210: {
               auto& v = x.entries[i].template emplace<9>();
+              if (r.tr) [[unlikely]] r.tr->type("float");
               try { read_ValueHashEntryFloat(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 211: {
               auto& v = x.entries[i].template emplace<10>();
+              if (r.tr) [[unlikely]] r.tr->type("uint");
               try { read_ValueHashEntryUint(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 212: {
               auto& v = x.entries[i].template emplace<11>();
+              if (r.tr) [[unlikely]] r.tr->type("int64");
               try { read_ValueHashEntryInt64(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 213: {
               auto& v = x.entries[i].template emplace<12>();
+              if (r.tr) [[unlikely]] r.tr->type("uint64");
               try { read_ValueHashEntryUint64(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 214: {
               auto& v = x.entries[i].template emplace<13>();
+              if (r.tr) [[unlikely]] r.tr->type("double");
               try { read_ValueHashEntryDouble(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 255: {
               auto& v = x.entries[i].template emplace<14>();
+              if (r.tr) [[unlikely]] r.tr->type("none");
               try { read_ValueHashEntryNone(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
@@ -697,6 +1071,8 @@ struct Codec {
       }
       o += n * 0xc;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("types", binschema::TraceKind::Array, o, "u8");
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x1);
@@ -713,33 +1089,53 @@ struct Codec {
         if (r.data()[i] != 0) fail(i, "types", "padding byte " + hex(r.data()[i]) + " after the array is not zero");
       o = end;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashEntryValueHashMap(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashEntryValueHashMap");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
   }
 
   static void read_HashEntryValueHashMap(const R& r, uint64_t s, HashEntryValueHashMap& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_HashEntryValueHashMap(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
     try {
       if (f_value == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x4, f_value);
       r.need_target(f_value, 1);
       read_ValueHashMap(r, f_value, x.value);
     } catch (DecodeError& e) { e.push_field("value"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashMap(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashMap");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("count", binschema::TraceKind::Number, s + 0x1, 0x3, "u24");
   }
 
   static uint64_t read_HashMap(const R& r, uint64_t s, HashMap& x) {
     r.need(s, 0x4);
     uint64_t o = s + 0x4;
+    if (r.tr) [[unlikely]] tr_HashMap(r, s);
     uint8_t f_type = 0;
     uint32_t f_count = 0;
     std::vector<uint64_t> f_types;  // the tags of entries
     f_type = r.template get<uint8_t>(s);
     if (f_type != 32) fail(s, "type", "expected 32, found " + std::to_string(f_type));
     f_count = r.template get<binschema::uint24>(s + 0x1);
+    if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Union, s + 0x4, nullptr);
     {
       {
         const uint64_t n = f_count;
@@ -757,90 +1153,105 @@ struct Codec {
           switch (f_types[i]) {
             case 160: {
               auto& v = x.entries[i].template emplace<0>();
+              if (r.tr) [[unlikely]] r.tr->type("string");
               try { read_HashEntryString(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 161: {
               auto& v = x.entries[i].template emplace<1>();
+              if (r.tr) [[unlikely]] r.tr->type("binary");
               try { read_HashEntryBinary(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 162: {
               auto& v = x.entries[i].template emplace<2>();
+              if (r.tr) [[unlikely]] r.tr->type("aligned_binary");
               try { read_HashEntryAlignedBinary(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 192: {
               auto& v = x.entries[i].template emplace<3>();
+              if (r.tr) [[unlikely]] r.tr->type("array");
               try { read_HashEntryArray(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 193: {
               auto& v = x.entries[i].template emplace<4>();
+              if (r.tr) [[unlikely]] r.tr->type("dict");
               try { read_HashEntryDict(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 32: {
               auto& v = x.entries[i].template emplace<5>();
+              if (r.tr) [[unlikely]] r.tr->type("hash_map");
               try { read_HashEntryHashMap(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 33: {
               auto& v = x.entries[i].template emplace<6>();
+              if (r.tr) [[unlikely]] r.tr->type("value_hash_map");
               try { read_HashEntryValueHashMap(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 208: {
               auto& v = x.entries[i].template emplace<7>();
+              if (r.tr) [[unlikely]] r.tr->type("bool");
               try { read_HashEntryBool(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 209: {
               auto& v = x.entries[i].template emplace<8>();
+              if (r.tr) [[unlikely]] r.tr->type("int");
               try { read_HashEntryInt(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 210: {
               auto& v = x.entries[i].template emplace<9>();
+              if (r.tr) [[unlikely]] r.tr->type("float");
               try { read_HashEntryFloat(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 211: {
               auto& v = x.entries[i].template emplace<10>();
+              if (r.tr) [[unlikely]] r.tr->type("uint");
               try { read_HashEntryUint(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 212: {
               auto& v = x.entries[i].template emplace<11>();
+              if (r.tr) [[unlikely]] r.tr->type("int64");
               try { read_HashEntryInt64(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 213: {
               auto& v = x.entries[i].template emplace<12>();
+              if (r.tr) [[unlikely]] r.tr->type("uint64");
               try { read_HashEntryUint64(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 214: {
               auto& v = x.entries[i].template emplace<13>();
+              if (r.tr) [[unlikely]] r.tr->type("double");
               try { read_HashEntryDouble(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 255: {
               auto& v = x.entries[i].template emplace<14>();
+              if (r.tr) [[unlikely]] r.tr->type("none");
               try { read_HashEntryNone(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
@@ -852,6 +1263,8 @@ struct Codec {
       }
       o += n * 0x8;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("types", binschema::TraceKind::Array, o, "u8");
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x1);
@@ -868,18 +1281,28 @@ struct Codec {
         if (r.data()[i] != 0) fail(i, "types", "padding byte " + hex(r.data()[i]) + " after the array is not zero");
       o = end;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_Array(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Array");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("count", binschema::TraceKind::Number, s + 0x1, 0x3, "u24");
   }
 
   static uint64_t read_Array(const R& r, uint64_t s, Array& x) {
     r.need(s, 0x4);
     uint64_t o = s + 0x4;
+    if (r.tr) [[unlikely]] tr_Array(r, s);
     uint8_t f_type = 0;
     uint32_t f_count = 0;
     std::vector<uint64_t> f_types;  // the tags of items
     f_type = r.template get<uint8_t>(s);
     if (f_type != 192) fail(s, "type", "expected 192, found " + std::to_string(f_type));
     f_count = r.template get<binschema::uint24>(s + 0x1);
+    if (r.tr) [[unlikely]] r.tr->open("types", binschema::TraceKind::Array, o, "u8");
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x1);
@@ -896,6 +1319,8 @@ struct Codec {
         if (r.data()[i] != 0) fail(i, "types", "padding byte " + hex(r.data()[i]) + " after the array is not zero");
       o = end;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("items", binschema::TraceKind::Union, o, nullptr);
     {
       const uint64_t n = f_types.size();
       r.need_array(o, n, 0x4);
@@ -907,13 +1332,16 @@ struct Codec {
           switch (f_types[i]) {
             case 160: {
               auto& v = x.items[i].template emplace<0>();
+              if (r.tr) [[unlikely]] { r.tr->type("string"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "u32"); }
               v = r.template get<uint32_t>(e);
               break;
             }
             case 161: {
               auto& v = x.items[i].template emplace<1>();
+              if (r.tr) [[unlikely]] r.tr->type("binary");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_Binary(r, t, v);
@@ -922,8 +1350,10 @@ struct Codec {
             }
             case 162: {
               auto& v = x.items[i].template emplace<2>();
+              if (r.tr) [[unlikely]] r.tr->type("aligned_binary");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x8);
                 read_AlignedBinary(r, t, v);
@@ -932,8 +1362,10 @@ struct Codec {
             }
             case 192: {
               auto& v = x.items[i].template emplace<3>();
+              if (r.tr) [[unlikely]] r.tr->type("array");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_Array(r, t, v);
@@ -942,8 +1374,10 @@ struct Codec {
             }
             case 193: {
               auto& v = x.items[i].template emplace<4>();
+              if (r.tr) [[unlikely]] r.tr->type("dict");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_Dict(r, t, v);
@@ -952,8 +1386,10 @@ struct Codec {
             }
             case 32: {
               auto& v = x.items[i].template emplace<5>();
+              if (r.tr) [[unlikely]] r.tr->type("hash_map");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_HashMap(r, t, v);
@@ -962,8 +1398,10 @@ struct Codec {
             }
             case 33: {
               auto& v = x.items[i].template emplace<6>();
+              if (r.tr) [[unlikely]] r.tr->type("value_hash_map");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_ValueHashMap(r, t, v);
@@ -972,6 +1410,7 @@ struct Codec {
             }
             case 208: {
               auto& v = x.items[i].template emplace<7>();
+              if (r.tr) [[unlikely]] { r.tr->type("bool"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "bool32"); }
               const auto raw = r.template get<uint32_t>(e);
               if (raw != 0 && raw != 1u) fail(e, "items", "value " + hex(raw) + " is not a bool (0 or 1)");
               v = raw != 0;
@@ -979,23 +1418,28 @@ struct Codec {
             }
             case 209: {
               auto& v = x.items[i].template emplace<8>();
+              if (r.tr) [[unlikely]] { r.tr->type("int"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "s32"); }
               v = r.template get<int32_t>(e);
               break;
             }
             case 210: {
               auto& v = x.items[i].template emplace<9>();
+              if (r.tr) [[unlikely]] { r.tr->type("float"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "f32"); }
               v = r.template get<float>(e);
               break;
             }
             case 211: {
               auto& v = x.items[i].template emplace<10>();
+              if (r.tr) [[unlikely]] { r.tr->type("uint"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "u32"); }
               v = r.template get<uint32_t>(e);
               break;
             }
             case 212: {
               auto& v = x.items[i].template emplace<11>();
+              if (r.tr) [[unlikely]] r.tr->type("int64");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x8);
                 read_Int64(r, t, v);
@@ -1004,8 +1448,10 @@ struct Codec {
             }
             case 213: {
               auto& v = x.items[i].template emplace<12>();
+              if (r.tr) [[unlikely]] r.tr->type("uint64");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x8);
                 read_UInt64(r, t, v);
@@ -1014,8 +1460,10 @@ struct Codec {
             }
             case 214: {
               auto& v = x.items[i].template emplace<13>();
+              if (r.tr) [[unlikely]] r.tr->type("double");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x8);
                 read_Double(r, t, v);
@@ -1024,6 +1472,7 @@ struct Codec {
             }
             case 255: {
               auto& v = x.items[i].template emplace<14>();
+              if (r.tr) [[unlikely]] { r.tr->type("none"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "u32"); }
               v = r.template get<uint32_t>(e);
               break;
             }
@@ -1034,26 +1483,39 @@ struct Codec {
       }
       o += n * 0x4;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_DictEntry(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "DictEntry");
+    r.tr->leaf("key", binschema::TraceKind::Number, s, 0x3, "u24");
+    r.tr->leaf("type", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
   }
 
   static void read_DictEntry(const R& r, uint64_t s, DictEntry& x) {
     r.need(s, 0x8);
+    if (r.tr) [[unlikely]] tr_DictEntry(r, s);
     uint32_t f_key = 0;
     uint8_t f_type = 0;
     f_key = r.template get<binschema::uint24>(s);
     x.key = f_key;
     f_type = r.template get<uint8_t>(s + 0x3);
+    if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x4, nullptr);
     switch (f_type) {
       case 160: {
         auto& v = x.value.template emplace<0>();
+        if (r.tr) [[unlikely]] { r.tr->type("string"); r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "u32"); }
         v = r.template get<uint32_t>(s + 0x4);
         break;
       }
       case 161: {
         auto& v = x.value.template emplace<1>();
+        if (r.tr) [[unlikely]] r.tr->type("binary");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x4);
           read_Binary(r, t, v);
@@ -1062,8 +1524,10 @@ struct Codec {
       }
       case 162: {
         auto& v = x.value.template emplace<2>();
+        if (r.tr) [[unlikely]] r.tr->type("aligned_binary");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x8);
           read_AlignedBinary(r, t, v);
@@ -1072,8 +1536,10 @@ struct Codec {
       }
       case 192: {
         auto& v = x.value.template emplace<3>();
+        if (r.tr) [[unlikely]] r.tr->type("array");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x4);
           read_Array(r, t, v);
@@ -1082,8 +1548,10 @@ struct Codec {
       }
       case 193: {
         auto& v = x.value.template emplace<4>();
+        if (r.tr) [[unlikely]] r.tr->type("dict");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x4);
           read_Dict(r, t, v);
@@ -1092,8 +1560,10 @@ struct Codec {
       }
       case 32: {
         auto& v = x.value.template emplace<5>();
+        if (r.tr) [[unlikely]] r.tr->type("hash_map");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x4);
           read_HashMap(r, t, v);
@@ -1102,8 +1572,10 @@ struct Codec {
       }
       case 33: {
         auto& v = x.value.template emplace<6>();
+        if (r.tr) [[unlikely]] r.tr->type("value_hash_map");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x4);
           read_ValueHashMap(r, t, v);
@@ -1112,6 +1584,7 @@ struct Codec {
       }
       case 208: {
         auto& v = x.value.template emplace<7>();
+        if (r.tr) [[unlikely]] { r.tr->type("bool"); r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "bool32"); }
         const auto raw = r.template get<uint32_t>(s + 0x4);
         if (raw != 0 && raw != 1u) fail(s + 0x4, "value", "value " + hex(raw) + " is not a bool (0 or 1)");
         v = raw != 0;
@@ -1119,23 +1592,28 @@ struct Codec {
       }
       case 209: {
         auto& v = x.value.template emplace<8>();
+        if (r.tr) [[unlikely]] { r.tr->type("int"); r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "s32"); }
         v = r.template get<int32_t>(s + 0x4);
         break;
       }
       case 210: {
         auto& v = x.value.template emplace<9>();
+        if (r.tr) [[unlikely]] { r.tr->type("float"); r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "f32"); }
         v = r.template get<float>(s + 0x4);
         break;
       }
       case 211: {
         auto& v = x.value.template emplace<10>();
+        if (r.tr) [[unlikely]] { r.tr->type("uint"); r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "u32"); }
         v = r.template get<uint32_t>(s + 0x4);
         break;
       }
       case 212: {
         auto& v = x.value.template emplace<11>();
+        if (r.tr) [[unlikely]] r.tr->type("int64");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x8);
           read_Int64(r, t, v);
@@ -1144,8 +1622,10 @@ struct Codec {
       }
       case 213: {
         auto& v = x.value.template emplace<12>();
+        if (r.tr) [[unlikely]] r.tr->type("uint64");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x8);
           read_UInt64(r, t, v);
@@ -1154,8 +1634,10 @@ struct Codec {
       }
       case 214: {
         auto& v = x.value.template emplace<13>();
+        if (r.tr) [[unlikely]] r.tr->type("double");
         const uint64_t t = r.template get<uint32_t>(s + 0x4);
         if (r.lay) r.lay->note(s + 0x4, t);
+        if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
         try {
           r.need_target(t, 0x8);
           read_Double(r, t, v);
@@ -1164,20 +1646,30 @@ struct Codec {
       }
       case 255: {
         auto& v = x.value.template emplace<14>();
+        if (r.tr) [[unlikely]] { r.tr->type("none"); r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "u32"); }
         v = r.template get<uint32_t>(s + 0x4);
         break;
       }
       default:
         fail(s + 0x4, "value", "type " + std::to_string(f_type) + " is not a supported case (known: 160 string, 161 binary, 162 aligned_binary, 192 array, 193 dict, 32 hash_map, 33 value_hash_map, 208 bool, 209 int, 210 float, 211 uint, 212 int64, 213 uint64, 214 double, 255 none)");
     }
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x4);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ArrayBody(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ArrayBody");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x3, "u24");
   }
 
   static uint64_t read_ArrayBody(const R& r, uint64_t s, ArrayBody& x) {
     r.need(s, 0x3);
     uint64_t o = s + 0x3;
+    if (r.tr) [[unlikely]] tr_ArrayBody(r, s);
     uint32_t f_count = 0;
     std::vector<uint64_t> f_types;  // the tags of items
     f_count = r.template get<binschema::uint24>(s);
+    if (r.tr) [[unlikely]] r.tr->open("types", binschema::TraceKind::Array, o, "u8");
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x1);
@@ -1194,6 +1686,8 @@ struct Codec {
         if (r.data()[i] != 0) fail(i, "types", "padding byte " + hex(r.data()[i]) + " after the array is not zero");
       o = end;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("items", binschema::TraceKind::Union, o, nullptr);
     {
       const uint64_t n = f_types.size();
       r.need_array(o, n, 0x4);
@@ -1205,13 +1699,16 @@ struct Codec {
           switch (f_types[i]) {
             case 160: {
               auto& v = x.items[i].template emplace<0>();
+              if (r.tr) [[unlikely]] { r.tr->type("string"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "u32"); }
               v = r.template get<uint32_t>(e);
               break;
             }
             case 161: {
               auto& v = x.items[i].template emplace<1>();
+              if (r.tr) [[unlikely]] r.tr->type("binary");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_Binary(r, t, v);
@@ -1220,8 +1717,10 @@ struct Codec {
             }
             case 162: {
               auto& v = x.items[i].template emplace<2>();
+              if (r.tr) [[unlikely]] r.tr->type("aligned_binary");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x8);
                 read_AlignedBinary(r, t, v);
@@ -1230,8 +1729,10 @@ struct Codec {
             }
             case 192: {
               auto& v = x.items[i].template emplace<3>();
+              if (r.tr) [[unlikely]] r.tr->type("array");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_Array(r, t, v);
@@ -1240,8 +1741,10 @@ struct Codec {
             }
             case 193: {
               auto& v = x.items[i].template emplace<4>();
+              if (r.tr) [[unlikely]] r.tr->type("dict");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_Dict(r, t, v);
@@ -1250,8 +1753,10 @@ struct Codec {
             }
             case 32: {
               auto& v = x.items[i].template emplace<5>();
+              if (r.tr) [[unlikely]] r.tr->type("hash_map");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_HashMap(r, t, v);
@@ -1260,8 +1765,10 @@ struct Codec {
             }
             case 33: {
               auto& v = x.items[i].template emplace<6>();
+              if (r.tr) [[unlikely]] r.tr->type("value_hash_map");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x4);
                 read_ValueHashMap(r, t, v);
@@ -1270,6 +1777,7 @@ struct Codec {
             }
             case 208: {
               auto& v = x.items[i].template emplace<7>();
+              if (r.tr) [[unlikely]] { r.tr->type("bool"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "bool32"); }
               const auto raw = r.template get<uint32_t>(e);
               if (raw != 0 && raw != 1u) fail(e, "items", "value " + hex(raw) + " is not a bool (0 or 1)");
               v = raw != 0;
@@ -1277,23 +1785,28 @@ struct Codec {
             }
             case 209: {
               auto& v = x.items[i].template emplace<8>();
+              if (r.tr) [[unlikely]] { r.tr->type("int"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "s32"); }
               v = r.template get<int32_t>(e);
               break;
             }
             case 210: {
               auto& v = x.items[i].template emplace<9>();
+              if (r.tr) [[unlikely]] { r.tr->type("float"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "f32"); }
               v = r.template get<float>(e);
               break;
             }
             case 211: {
               auto& v = x.items[i].template emplace<10>();
+              if (r.tr) [[unlikely]] { r.tr->type("uint"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "u32"); }
               v = r.template get<uint32_t>(e);
               break;
             }
             case 212: {
               auto& v = x.items[i].template emplace<11>();
+              if (r.tr) [[unlikely]] r.tr->type("int64");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x8);
                 read_Int64(r, t, v);
@@ -1302,8 +1815,10 @@ struct Codec {
             }
             case 213: {
               auto& v = x.items[i].template emplace<12>();
+              if (r.tr) [[unlikely]] r.tr->type("uint64");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x8);
                 read_UInt64(r, t, v);
@@ -1312,8 +1827,10 @@ struct Codec {
             }
             case 214: {
               auto& v = x.items[i].template emplace<13>();
+              if (r.tr) [[unlikely]] r.tr->type("double");
               const uint64_t t = r.template get<uint32_t>(e);
               if (r.lay) r.lay->note(e, t);
+              if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, e, 4, "u32"); r.tr->nodes.back().target = t; }
               try {
                 r.need_target(t, 0x8);
                 read_Double(r, t, v);
@@ -1322,6 +1839,7 @@ struct Codec {
             }
             case 255: {
               auto& v = x.items[i].template emplace<14>();
+              if (r.tr) [[unlikely]] { r.tr->type("none"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "u32"); }
               v = r.template get<uint32_t>(e);
               break;
             }
@@ -1332,14 +1850,23 @@ struct Codec {
       }
       o += n * 0x4;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_DictBody(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "DictBody");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x3, "u24");
   }
 
   static uint64_t read_DictBody(const R& r, uint64_t s, DictBody& x) {
     r.need(s, 0x3);
     uint64_t o = s + 0x3;
+    if (r.tr) [[unlikely]] tr_DictBody(r, s);
     uint32_t f_count = 0;
     f_count = r.template get<binschema::uint24>(s);
+    if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Array, o, nullptr);
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x8);
@@ -1351,15 +1878,24 @@ struct Codec {
         } catch (DecodeError& e) { e.push_index(i); throw; }
       }
     } catch (DecodeError& e) { e.push_field("entries"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_HashMapBody(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "HashMapBody");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x3, "u24");
   }
 
   static uint64_t read_HashMapBody(const R& r, uint64_t s, HashMapBody& x) {
     r.need(s, 0x3);
     uint64_t o = s + 0x3;
+    if (r.tr) [[unlikely]] tr_HashMapBody(r, s);
     uint32_t f_count = 0;
     std::vector<uint64_t> f_types;  // the tags of entries
     f_count = r.template get<binschema::uint24>(s);
+    if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Union, s + 0x3, nullptr);
     {
       {
         const uint64_t n = f_count;
@@ -1377,90 +1913,105 @@ struct Codec {
           switch (f_types[i]) {
             case 160: {
               auto& v = x.entries[i].template emplace<0>();
+              if (r.tr) [[unlikely]] r.tr->type("string");
               try { read_HashEntryString(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 161: {
               auto& v = x.entries[i].template emplace<1>();
+              if (r.tr) [[unlikely]] r.tr->type("binary");
               try { read_HashEntryBinary(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 162: {
               auto& v = x.entries[i].template emplace<2>();
+              if (r.tr) [[unlikely]] r.tr->type("aligned_binary");
               try { read_HashEntryAlignedBinary(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 192: {
               auto& v = x.entries[i].template emplace<3>();
+              if (r.tr) [[unlikely]] r.tr->type("array");
               try { read_HashEntryArray(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 193: {
               auto& v = x.entries[i].template emplace<4>();
+              if (r.tr) [[unlikely]] r.tr->type("dict");
               try { read_HashEntryDict(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 32: {
               auto& v = x.entries[i].template emplace<5>();
+              if (r.tr) [[unlikely]] r.tr->type("hash_map");
               try { read_HashEntryHashMap(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 33: {
               auto& v = x.entries[i].template emplace<6>();
+              if (r.tr) [[unlikely]] r.tr->type("value_hash_map");
               try { read_HashEntryValueHashMap(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 208: {
               auto& v = x.entries[i].template emplace<7>();
+              if (r.tr) [[unlikely]] r.tr->type("bool");
               try { read_HashEntryBool(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 209: {
               auto& v = x.entries[i].template emplace<8>();
+              if (r.tr) [[unlikely]] r.tr->type("int");
               try { read_HashEntryInt(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 210: {
               auto& v = x.entries[i].template emplace<9>();
+              if (r.tr) [[unlikely]] r.tr->type("float");
               try { read_HashEntryFloat(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 211: {
               auto& v = x.entries[i].template emplace<10>();
+              if (r.tr) [[unlikely]] r.tr->type("uint");
               try { read_HashEntryUint(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 212: {
               auto& v = x.entries[i].template emplace<11>();
+              if (r.tr) [[unlikely]] r.tr->type("int64");
               try { read_HashEntryInt64(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 213: {
               auto& v = x.entries[i].template emplace<12>();
+              if (r.tr) [[unlikely]] r.tr->type("uint64");
               try { read_HashEntryUint64(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 214: {
               auto& v = x.entries[i].template emplace<13>();
+              if (r.tr) [[unlikely]] r.tr->type("double");
               try { read_HashEntryDouble(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 255: {
               auto& v = x.entries[i].template emplace<14>();
+              if (r.tr) [[unlikely]] r.tr->type("none");
               try { read_HashEntryNone(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
@@ -1472,6 +2023,8 @@ struct Codec {
       }
       o += n * 0x8;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("types", binschema::TraceKind::Array, o, "u8");
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x1);
@@ -1488,15 +2041,24 @@ struct Codec {
         if (r.data()[i] != 0) fail(i, "types", "padding byte " + hex(r.data()[i]) + " after the array is not zero");
       o = end;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_ValueHashMapBody(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValueHashMapBody");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x3, "u24");
   }
 
   static uint64_t read_ValueHashMapBody(const R& r, uint64_t s, ValueHashMapBody& x) {
     r.need(s, 0x3);
     uint64_t o = s + 0x3;
+    if (r.tr) [[unlikely]] tr_ValueHashMapBody(r, s);
     uint32_t f_count = 0;
     std::vector<uint64_t> f_types;  // the tags of entries
     f_count = r.template get<binschema::uint24>(s);
+    if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Union, s + 0x3, nullptr);
     {
       {
         const uint64_t n = f_count;
@@ -1514,90 +2076,105 @@ struct Codec {
           switch (f_types[i]) {
             case 160: {
               auto& v = x.entries[i].template emplace<0>();
+              if (r.tr) [[unlikely]] r.tr->type("string");
               try { read_ValueHashEntryString(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 161: {
               auto& v = x.entries[i].template emplace<1>();
+              if (r.tr) [[unlikely]] r.tr->type("binary");
               try { read_ValueHashEntryBinary(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 162: {
               auto& v = x.entries[i].template emplace<2>();
+              if (r.tr) [[unlikely]] r.tr->type("aligned_binary");
               try { read_ValueHashEntryAlignedBinary(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 192: {
               auto& v = x.entries[i].template emplace<3>();
+              if (r.tr) [[unlikely]] r.tr->type("array");
               try { read_ValueHashEntryArray(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 193: {
               auto& v = x.entries[i].template emplace<4>();
+              if (r.tr) [[unlikely]] r.tr->type("dict");
               try { read_ValueHashEntryDict(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 32: {
               auto& v = x.entries[i].template emplace<5>();
+              if (r.tr) [[unlikely]] r.tr->type("hash_map");
               try { read_ValueHashEntryHashMap(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 33: {
               auto& v = x.entries[i].template emplace<6>();
+              if (r.tr) [[unlikely]] r.tr->type("value_hash_map");
               try { read_ValueHashEntryValueHashMap(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 208: {
               auto& v = x.entries[i].template emplace<7>();
+              if (r.tr) [[unlikely]] r.tr->type("bool");
               try { read_ValueHashEntryBool(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 209: {
               auto& v = x.entries[i].template emplace<8>();
+              if (r.tr) [[unlikely]] r.tr->type("int");
               try { read_ValueHashEntryInt(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 210: {
               auto& v = x.entries[i].template emplace<9>();
+              if (r.tr) [[unlikely]] r.tr->type("float");
               try { read_ValueHashEntryFloat(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 211: {
               auto& v = x.entries[i].template emplace<10>();
+              if (r.tr) [[unlikely]] r.tr->type("uint");
               try { read_ValueHashEntryUint(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 212: {
               auto& v = x.entries[i].template emplace<11>();
+              if (r.tr) [[unlikely]] r.tr->type("int64");
               try { read_ValueHashEntryInt64(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 213: {
               auto& v = x.entries[i].template emplace<12>();
+              if (r.tr) [[unlikely]] r.tr->type("uint64");
               try { read_ValueHashEntryUint64(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 214: {
               auto& v = x.entries[i].template emplace<13>();
+              if (r.tr) [[unlikely]] r.tr->type("double");
               try { read_ValueHashEntryDouble(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
             }
             case 255: {
               auto& v = x.entries[i].template emplace<14>();
+              if (r.tr) [[unlikely]] r.tr->type("none");
               try { read_ValueHashEntryNone(r, e, v); }
               catch (DecodeError& e) { throw; }
               break;
@@ -1609,6 +2186,8 @@ struct Codec {
       }
       o += n * 0xc;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("types", binschema::TraceKind::Array, o, "u8");
     try {
       const uint64_t n = f_count;
       r.need_array(o, n, 0x1);
@@ -1625,35 +2204,48 @@ struct Codec {
         if (r.data()[i] != 0) fail(i, "types", "padding byte " + hex(r.data()[i]) + " after the array is not zero");
       o = end;
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_Node(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Node");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x1, "u8");
   }
 
   static uint64_t read_Node(const R& r, uint64_t s, Node& x) {
     r.need(s, 0x1);
     uint64_t o = s + 0x1;
+    if (r.tr) [[unlikely]] tr_Node(r, s);
     uint8_t f_type = 0;
     f_type = r.template get<uint8_t>(s);
+    if (r.tr) [[unlikely]] r.tr->open("body", binschema::TraceKind::Union, s + 0x1, nullptr);
     switch (f_type) {
       case 192: {
         auto& v = x.body.template emplace<0>();
+        if (r.tr) [[unlikely]] r.tr->type("array");
         try { o = read_ArrayBody(r, s + 0x1, v); }
         catch (DecodeError& e) { e.push_field("body"); throw; }
         break;
       }
       case 193: {
         auto& v = x.body.template emplace<1>();
+        if (r.tr) [[unlikely]] r.tr->type("dict");
         try { o = read_DictBody(r, s + 0x1, v); }
         catch (DecodeError& e) { e.push_field("body"); throw; }
         break;
       }
       case 32: {
         auto& v = x.body.template emplace<2>();
+        if (r.tr) [[unlikely]] r.tr->type("hash_map");
         try { o = read_HashMapBody(r, s + 0x1, v); }
         catch (DecodeError& e) { e.push_field("body"); throw; }
         break;
       }
       case 33: {
         auto& v = x.body.template emplace<3>();
+        if (r.tr) [[unlikely]] r.tr->type("value_hash_map");
         try { o = read_ValueHashMapBody(r, s + 0x1, v); }
         catch (DecodeError& e) { e.push_field("body"); throw; }
         break;
@@ -1661,11 +2253,23 @@ struct Codec {
       default:
         fail(s + 0x1, "body", "type " + std::to_string(f_type) + " is not a supported case (known: 192 array, 193 dict, 32 hash_map, 33 value_hash_map)");
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
+  }
+
+  [[gnu::cold, gnu::noinline]] static void tr_Byml(const R& r, uint64_t s) {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Byml");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x2, "char");
+    r.tr->leaf("version", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("keys", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("strings", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+    r.tr->leaf("root", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
   }
 
   static void read_Byml(const R& r, uint64_t s, Byml& x) {
     r.need(s, 0x10);
+    if (r.tr) [[unlikely]] tr_Byml(r, s);
     uint16_t f_version = 0;
     uint64_t f_keys = 0;
     uint64_t f_strings = 0;
@@ -1677,6 +2281,7 @@ struct Codec {
     f_keys = r.template get<uint32_t>(s + 0x4);
     f_strings = r.template get<uint32_t>(s + 0x8);
     f_root = r.template get<uint32_t>(s + 0xc);
+    if (r.tr) [[unlikely]] r.tr->open("keys", binschema::TraceKind::Target, 0);
     try {
       if (f_keys == 0) x.keys.reset();
       else {
@@ -1685,6 +2290,8 @@ struct Codec {
         read_StringTable(r, f_keys, x.keys.emplace());
       }
     } catch (DecodeError& e) { e.push_field("keys"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->open("strings", binschema::TraceKind::Target, 0);
     try {
       if (f_strings == 0) x.strings.reset();
       else {
@@ -1693,6 +2300,8 @@ struct Codec {
         read_StringTable(r, f_strings, x.strings.emplace());
       }
     } catch (DecodeError& e) { e.push_field("strings"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->open("root", binschema::TraceKind::Target, 0);
     try {
       if (f_root == 0) x.root.reset();
       else {
@@ -1701,6 +2310,8 @@ struct Codec {
         read_Node(r, f_root, x.root.emplace());
       }
     } catch (DecodeError& e) { e.push_field("root"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
   }
 
   static uint64_t put_Str(WCtx& c, const Str& x) {
@@ -3136,6 +3747,20 @@ struct Codec {
     return x;
   }
 
+  static void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+    R r(bytes);
+    r.tr = &tr;
+    tr.big_endian = R::kBigEndian;
+    Byml x;
+    try {
+      read_Byml(r, 0, x);
+    } catch (...) {
+      tr.finish();
+      throw;
+    }
+    tr.finish();
+  }
+
   static std::vector<uint8_t> encode_root(const Byml& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                           std::vector<uint8_t>* into) {
     WCtx c;
@@ -3155,6 +3780,11 @@ namespace {
 Byml decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   if (binschema::mark_is_big(bytes, 0x0, "magic", {{"YB", false}, {"BY", true}})) return Codec<std::endian::big>::decode_root(bytes, lay);
   return Codec<std::endian::little>::decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  if (binschema::bom_is_big(bytes, 0x0, "magic")) return Codec<std::endian::big>::trace_root(bytes, tr);
+  Codec<std::endian::little>::trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Byml& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -3219,7 +3849,7 @@ const binschema::Format& format() {
       "byml", "BYML: binary YAML (Nintendo)", "2 to 7",
       {".byml", ".bgyml", ".bcett.byml"},
       std::string_view("YB", 2), 0,
-      decode_text, encode_text, info, {std::string_view("BY", 2)}};
+      decode_text, encode_text, info, trace_any, {std::string_view("BY", 2)}};
   return f;
 }
 

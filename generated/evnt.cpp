@@ -601,7 +601,7 @@ const binschema::Format& format() {
       "evnt", "EVNT: Metroid Prime animation events", "1 (no sound events), 2",
       {".evnt"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

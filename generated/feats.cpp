@@ -1024,7 +1024,7 @@ const binschema::Format& format() {
       "feats", "Feats: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

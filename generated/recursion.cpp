@@ -614,7 +614,7 @@ const binschema::Format& format() {
       "recursion", "Recursion: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

@@ -377,7 +377,7 @@ const binschema::Format& format() {
       "sarc", "SARC: Nintendo archive", "0x0100",
       {".sarc", ".pack", ".beventpack", ".bactorpack", ".blarc", ".bgenv"},
       std::string_view("SARC", 4), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

@@ -535,7 +535,7 @@ const binschema::Format& format() {
       "shapes", "Shapes: a test format", "",
       {},
       std::string_view("SHPE", 4), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 

@@ -491,7 +491,7 @@ const binschema::Format& format() {
       "tiny", "Tiny: a test format", "1",
       {".tiny"},
       std::string_view("TNY\x00""", 4), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, {}};
   return f;
 }
 
