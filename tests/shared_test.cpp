@@ -125,3 +125,36 @@ BOOST_AUTO_TEST_CASE(an_edit_to_an_overlapping_leaf_moves_only_its_pointer) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// A tree of `levels` nodes in which each node's two children are the next
+// node: read as copies, level k is read 2^k times.
+std::vector<uint8_t> doubling_file(uint32_t levels) {
+  LittleBytes b;
+  b.text("SHRD", 4).u32(0x10).u32(0).u32(0);
+  for (uint32_t i = 0; i < levels; ++i) {
+    const uint32_t at = 0x10 + 0x1c * i, next = i + 1 < levels ? at + 0x1c : 0;
+    b.u32(0).u32(i).u32(next).u32(next).u32(0).u32(0).u32(0);
+  }
+  return b.b;
+}
+
+BOOST_AUTO_TEST_SUITE(decode_budget)
+
+// 40 levels, 1,136 bytes: 2^40 nodes as copies. The budget (8 x the file +
+// 1 MiB of bytes read) stops it after about 37,000 nodes.
+BOOST_AUTO_TEST_CASE(shared_references_that_double_are_refused) {
+  const std::vector<uint8_t> file = doubling_file(40);
+  const std::string e = decode_error_of([](const std::vector<uint8_t>& x) { return sh::decode(x); }, file);
+  BOOST_TEST(e.find("decode budget exceeded") != std::string::npos, e);
+  BOOST_TEST(e.find("top.left") != std::string::npos, e);
+  binschema::Layout lay;
+  BOOST_CHECK_THROW(sh::decode(file, lay), binschema::DecodeError);
+  // 12 levels (4,095 nodes as copies) are within the budget, and the layout
+  // gives the 12 shared nodes back.
+  const std::vector<uint8_t> small = doubling_file(12);
+  const sh::Root m = sh::decode(small, lay);
+  BOOST_TEST(sh::encode(m).size() > 4000u * 0x1c);
+  BOOST_TEST((sh::encode(m, lay) == small));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
