@@ -860,11 +860,24 @@ void CppGen::place_fn(const Struct& st) {
           const bool leaf = plain_struct(pt);
           w += "  case " + std::to_string(i) + ": {";
           // Where a layout put it, if it still fits there (docs §11).
+          const std::string tag = "(uint64_t(" + std::to_string(u->variant.cases[i].tag) + ") << " + std::to_string(u->variant.tag_shift) + ")";
+          if (p.pointer.share_equal) {
+            // share: equal: an equal value written before (by any such pointer) is pointed to, not written again.
+            w += "    const size_t h = binschema::text::hash_value(" + value + ");";
+            w += "    if (const uint64_t u = c.w.equal_at(" + slot + ", " + value + ", h); u != binschema::kNotShared) {";
+            if (!u->variant.tag_shift)
+              w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", u, " + base + ", " + what + ");";
+            else
+              w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + (base == "s" ? "u - s" : "u") + ") | " + tag + ", 0, " + what + ");";
+            w += "      break;";
+            w += "    }";
+          }
+          const std::string note = p.pointer.share_equal ? "      c.w.note_equal(t, " + value + ", h);" : "";
           if (!u->variant.tag_shift) {
             w += "    if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " +
                  std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ", " + value + "); t != binschema::kShared) {";
+            if (!note.empty()) w += note;
           } else {
-            const std::string tag = "(uint64_t(" + std::to_string(u->variant.cases[i].tag) + ") << " + std::to_string(u->variant.tag_shift) + ")";
             w += "    if (const uint64_t u = c.w.shared_at(" + slot + ", " + value + ", " + std::to_string(align) + "); u != binschema::kNotShared) {";
             w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + (base == "s" ? "u - s" : "u") + ") | " + tag + ", 0, " + what + ");";
             w += "    } else {";
@@ -875,6 +888,7 @@ void CppGen::place_fn(const Struct& st) {
             w += "      if ((" + off + ") >> " + std::to_string(u->variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
             w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | " + tag + ", 0, " + what + ");";
             w += "      c.w.note_block(t, " + value + ");";
+            if (!note.empty()) w += note;
           }
           if (pt.fixed_size) w += "      put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
           else w += "      put_" + pt.name + "(c, " + v + ");";
@@ -1161,8 +1175,18 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(*et)) : et && plain_struct(*et));
   const std::string value = f.array.on || !et ? x : "static_cast<const " + et->name + "&>(" + x + ")";
   if (shares) {
-    w += "if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " + std::to_string(align) +
-         ", " + ptr_args + ", " + value + "); t != binschema::kShared) {";
+    const std::string place = "const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " +
+                              std::to_string(align) + ", " + ptr_args + ", " + value + "); t != binschema::kShared";
+    if (f.pointer.share_equal) {
+      // share: equal: an equal value written before (by any such pointer) is pointed to, not written again.
+      w += "const size_t h = binschema::text::hash_value(" + value + ");";
+      w += "if (const uint64_t u = c.w.equal_at(" + slot + ", " + value + ", h); u != binschema::kNotShared) {";
+      w += "  c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", u, " + base + ", " + what + ");";
+      w += "} else if (" + place + ") {";
+      w += "  c.w.note_equal(t, " + value + ", h);";
+    } else {
+      w += "if (" + place + ") {";
+    }
     w.indent();
   }
   if (shares) {

@@ -147,6 +147,10 @@ struct Field {
     bool extent_next = false;
     bool inline_pascal = false;    // a string pointer whose target is a Pascal string of its own (no pool)
     bool points_to_chars = false;  // a pooled Pascal string referenced past its length
+    // share: equal: a fresh write stores equal targets (of this and every other
+    // share: equal pointer to the same type) once, all pointing to one copy.
+    bool share_equal = false;
+    Loc share_loc;
   } pointer;
 
   // Unions: one of cases:, chosen by tag: or by the pointer's top bits.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bytes.h"
+#include "share_equal_text.h"
 #include "shared_text.h"
 
 namespace sh = binschema::shared;
@@ -155,6 +156,85 @@ BOOST_AUTO_TEST_CASE(shared_references_that_double_are_refused) {
   const sh::Root m = sh::decode(small, lay);
   BOOST_TEST(sh::encode(m).size() > 4000u * 0x1c);
   BOOST_TEST((sh::encode(m, lay) == small));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// share: equal (tests/schemas/share_equal.yaml): a fresh write stores equal
+// targets once, across the pointers and union cases that have the key.
+namespace se = binschema::share_equal;
+
+namespace {
+
+se::List list_of(std::vector<uint32_t> v) {
+  se::List l;
+  l.values = std::move(v);
+  return l;
+}
+
+se::Root share_model() {
+  se::Root r;
+  se::Item a;
+  a.value.emplace<se::Item::Value::Case::list>(list_of({1, 2, 3}));
+  a.extra = list_of({1, 2, 3});
+  a.plain = list_of({1, 2, 3});
+  se::Item b;
+  b.value.emplace<se::Item::Value::Case::list>(list_of({1, 2, 3}));
+  se::Item c;
+  c.value = uint32_t(5);
+  c.extra = list_of({4});
+  se::Item d;
+  d.value.emplace<se::Item::Value::Case::list>(list_of({4}));
+  r.items = {a, b, c, d};
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(share_equal_key)
+
+// Read back from the bytes: Root {magic, items, item_count}, Item {kind,
+// value, extra, plain} (16 bytes), List {values, n}.
+BOOST_AUTO_TEST_CASE(a_fresh_write_stores_equal_targets_once) {
+  const se::Root m = share_model();
+  const std::vector<uint8_t> b = se::encode(m);
+  const uint32_t items = le32(b, 4);
+  BOOST_TEST(le32(b, 8) == 4u);
+  auto item = [&](int i, int field) { return le32(b, items + 16 * i + 4 * field); };
+  const uint32_t l123 = item(0, 1);
+  BOOST_TEST(item(1, 1) == l123);  // equal union cases: one list
+  BOOST_TEST(item(0, 2) == l123);  // and the extra list of the same value with them
+  BOOST_TEST(item(0, 3) != l123);  // `plain` has no share: its own list...
+  BOOST_TEST(le32(b, item(0, 3)) == le32(b, l123));  // ...whose numbers (share: equal) are the same block
+  BOOST_TEST(le32(b, l123 + 4) == 3u);
+  BOOST_TEST(item(3, 1) == item(2, 2));  // {4} once
+  BOOST_TEST(item(3, 1) != l123);
+  // Lists: l123, plain's, {4}; numbers: [1, 2, 3] and [4]. Header 12, items 64, lists 24, numbers 16.
+  BOOST_TEST(b.size() == 12u + 64u + 24u + 16u);
+  // It reads back as the same model (copies), and writes the same bytes again.
+  const se::Root back = se::decode(b);
+  BOOST_TEST((back == m));
+  BOOST_TEST((se::encode(back) == b));
+  // The file is the writer's own: its layout is empty, and keeps the bytes.
+  binschema::Layout lay;
+  const se::Root laid = se::decode(b, lay);
+  BOOST_TEST(lay.empty(), lay.at_text());
+  BOOST_TEST((se::encode(laid, lay) == b));
+}
+
+// A file that stores equal lists twice (another writer) keeps its copies
+// through the layout; without it, the fresh write stores them once.
+BOOST_AUTO_TEST_CASE(a_layout_keeps_a_files_copies) {
+  LittleBytes f;
+  f.text("SHEQ", 4).u32(0x0c).u32(2);
+  f.u32(1).u32(0x2c).u32(0).u32(0);   // item 0: list at 0x2c
+  f.u32(1).u32(0x34).u32(0).u32(0);   // item 1: an equal list at 0x34
+  f.u32(0x3c).u32(1).u32(0x40).u32(1);  // two lists {7}, each with its own numbers
+  f.u32(7).u32(7);
+  binschema::Layout lay;
+  const se::Root m = se::decode(f.b, lay);
+  BOOST_TEST((se::encode(m, lay) == f.b));
+  BOOST_TEST(se::encode(m).size() < f.b.size());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
