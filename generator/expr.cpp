@@ -21,7 +21,7 @@ Fn function_named(const std::string& name) {
       {"count", Fn::Count}, {"file_size", Fn::FileSize}, {"start", Fn::Start}, {"end", Fn::End},
       {"size", Fn::Size},   {"fnv1a32", Fn::Fnv1a32},    {"murmur3", Fn::Murmur3}, {"until", Fn::Until},
       {"items", Fn::Items}, {"sum", Fn::Sum},            {"max", Fn::Max},       {"mulhash", Fn::Mulhash},
-      {"has", Fn::Has},     {"stem", Fn::Stem},          {"extension", Fn::Extension}};
+      {"has", Fn::Has},     {"stem", Fn::Stem},          {"extension", Fn::Extension}, {"crc32", Fn::Crc32}};
   for (const auto& [n, fn] : fns)
     if (name == n) return fn;
   return Fn::None;

@@ -224,6 +224,20 @@ class CppGen {
   void put_fn(const Struct& st);
   void put_union(const Struct& st, const Field& f, const std::string& o);
   void place_fn(const Struct& st);
+  // Sections (sections:): the pointers whose targets wait in a section's
+  // queue, numbered in schema order; run_sec_NAME writes one of them.
+  struct SectionUse {
+    const Struct* st;
+    const Field* f;  // the pointer field, or the union
+    int case_index;  // the union's case, or -1
+  };
+  std::vector<SectionUse> section_uses(const std::string& name) const;
+  int section_use_id(const std::string& name, const Field* f, int case_index) const;
+  void section_fn(const Section& sec);
+  uint64_t section_align(const Section& sec) const;
+  void enqueue_section(const Struct& st, const Field& f, int case_index, const std::string& section);
+  // The placement of a union's case that points to a struct (v: the case's value).
+  void place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v);
   static bool layout_pool(const Pool& p);
   void declare_cond_derived(const Struct& st);
   // What an inline struct field (or each element of an inline array of
@@ -241,6 +255,8 @@ class CppGen {
   // The set of struct types whose elements' targets are placed before them.
   std::set<const Struct*> preplaced_elements() const;
   // Fills in the pointer of field f (of `obj`, at s) from c.placed.
+  std::string pointer_call(const Field& f, const std::string& slot, const std::string& target, const std::string& base,
+                           const std::string& what) const;
   void patch_field(const Struct& st, const Field& f, const std::string& obj);
   // pre_place_T: what T's layout places before T itself.
   void pre_place_fn(const Struct& st);

@@ -233,11 +233,11 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
         std::string arg = x + "." + cpp_field(a.name.substr(0, dot)) + (dot == std::string::npos ? "" : "." + cpp_field(a.name.substr(dot + 1)));
         return "binschema::mulhash32(" + arg + ", static_cast<uint32_t>(" + write_expr(st, e.args[1], obj) + "))";
       }
-      if (e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3) {
+      if (e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3 || e.fn == Fn::Crc32) {
         const Expr& a = e.args[0];
         std::string arg = a.kind == Expr::Call ? "binschema::path_" + a.name + "(" + x + "." + cpp_field(a.args[0].name) + ")"
                                                : x + "." + cpp_field(a.name);
-        return std::string(e.fn == Fn::Fnv1a32 ? "binschema::fnv1a32(" : "binschema::murmur3_x86_32(") + arg + ")";
+        return std::string(e.fn == Fn::Fnv1a32 ? "binschema::fnv1a32(" : e.fn == Fn::Crc32 ? "binschema::crc32(" : "binschema::murmur3_x86_32(") + arg + ")";
       }
       break;  // layout functions go through late_expr, never inside another call (validate.cpp)
   }
@@ -727,6 +727,164 @@ void CppGen::put_union(const Struct& st, const Field& f, const std::string& o) {
   w += "}";
 }
 
+// A union case that points to a struct: the struct where the layout put it
+// (or at the end), then what it points to; with tag_shift: the tag rides in
+// the pointer word. With base: struct, the offset is from the start of the
+// struct holding the union (s).
+void CppGen::place_case_struct(const Struct& st, const Field& u, size_t i, const std::string& v) {
+  CodeWriter& w = c_;
+  const Field& p = *u.variant.cases[i].field;
+  const Struct& pt = *p.type.st;
+  const std::string slot = plus("s", u.resolved.offset), what = "\"" + st.name + "." + u.name + "\"";
+  const std::string base = p.pointer.base == Field::Base::Struct ? "s" : "0";
+  const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);  // a scaled offset needs a multiple of its scale
+  const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("binschema::kUnknownSize");
+  // Shared targets (docs §11): a slot whose layout target is an equal block written earlier points there.
+  const std::string value = "static_cast<const " + pt.name + "&>(" + v + ")";
+  const bool leaf = plain_struct(pt);
+  // The word: (offset [+ points_to's offset]) [/ scale] | the tag from bit tag_shift up.
+  const std::string tag = "(uint64_t(" + std::to_string(u.variant.cases[i].tag) + ") << " + std::to_string(u.variant.tag_shift) + ")";
+  auto word = [&](const std::string& at) {
+    std::string off = base == "s" ? at + " - s" : at;
+    if (p.pointer.points_to_offset) off = "(" + off + ") + " + hexs(p.pointer.points_to_offset);
+    std::string checks;
+    if (p.pointer.scale != 1) {
+      checks += "if ((" + off + ") % " + std::to_string(p.pointer.scale) + ") throw binschema::EncodeError(std::string(" + what +
+                ") + \": offset \" + hex(" + off + ") + \" is not a multiple of its scale " + std::to_string(p.pointer.scale) + "\");\n";
+      off = "(" + off + ") / " + std::to_string(p.pointer.scale);
+    }
+    checks += "if ((" + off + ") >> " + std::to_string(u.variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what +
+              ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");\n";
+    return checks + "c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | " + tag + ", 0, " + what + ");";
+  };
+  // share: equal: an equal value written before (by any such pointer) is pointed to, not written again.
+  const std::string note = p.pointer.share_equal ? "  c.w.note_equal(t, " + value + ", h);" : "";
+  if (p.pointer.share_equal) {
+    w += "const size_t h = binschema::text::hash_value(" + value + ");";
+    w += "if (const uint64_t u = c.w.equal_at(" + slot + ", " + value + ", h); u != binschema::kNotShared) {";
+    w.indent();
+    if (!u.variant.tag_shift) w += "c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", u, " + base + ", " + what + ");";
+    else w += word("u");
+    w.dedent();
+    w += "} else {";
+    w.indent();
+  }
+  // Where a layout put it, if it still fits there (docs §11).
+  if (!u.variant.tag_shift) {
+    w += "if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " +
+         std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ", " + value + "); t != binschema::kShared) {";
+    if (!note.empty()) w += note;
+  } else {
+    if (leaf && pt.fixed_size) {
+      // A value with no pointers inside may lie inside others (docs §11, shared targets).
+      w += "if (const uint64_t t = c.w.place_leaf_word(" + slot + ", " + size + ", " + std::to_string(align) + ", " + std::to_string(p.pointer.width) +
+           ", " + base + ", " + what + ", " + value + ", " + std::to_string(p.pointer.scale) + ", " + hexs(p.pointer.points_to_offset) + ", " +
+           std::to_string(u.variant.cases[i].tag) + ", " + std::to_string(u.variant.tag_shift) + "); t != binschema::kShared) {";
+      if (!note.empty()) w += note;
+      w += "  put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
+      w += "  c.w.leaf_done(t);";
+      w += "}";
+      if (p.pointer.share_equal) {
+        w.dedent();
+        w += "}";
+      }
+      return;
+    }
+    w += "if (const uint64_t u = c.w.shared_at(" + slot + ", " + value + ", " + std::to_string(align) + "); u != binschema::kNotShared) {";
+    w.indent();
+    w += word("u");
+    w.dedent();
+    w += "} else {";
+    w += "  c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
+    w += "  c.w.align(" + std::to_string(align) + ");";
+    w += "  const uint64_t t = c.w.pos();";
+    w.indent();
+    w += word("t");
+    w.dedent();
+    w += "  c.w.note_block(t, " + value + ");";
+    if (!note.empty()) w += note;
+  }
+  if (pt.fixed_size) w += "  put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
+  else w += "  put_" + pt.name + "(c, " + v + ");";
+  if (pt.has_children) w += "  place_" + pt.name + "(c, " + v + ", t);";
+  if (leaf && !u.variant.tag_shift) w += "  c.w.leaf_done(t);";
+  w += "}";
+  if (p.pointer.share_equal) {
+    w.dedent();
+    w += "}";
+  }
+}
+
+// The largest alignment of a section's targets (each at least its pointer's scale).
+uint64_t CppGen::section_align(const Section& sec) const {
+  uint64_t a = 1;
+  for (const SectionUse& u : section_uses(sec.name)) {
+    const Field& p = u.case_index < 0 ? *u.f : *u.f->variant.cases[static_cast<size_t>(u.case_index)].field;
+    uint64_t pa = p.pointer.align ? p.pointer.align : p.type.st ? p.type.st->align : 1;
+    a = std::max({a, pa, p.pointer.scale});
+  }
+  return a;
+}
+
+// The pointers whose targets wait in section `name`, in schema order.
+std::vector<CppGen::SectionUse> CppGen::section_uses(const std::string& name) const {
+  std::vector<SectionUse> out;
+  for (const auto& st : s_.structs)
+    for (const auto& f : st->fields) {
+      if (f->section == name) out.push_back({st.get(), f.get(), -1});
+      for (size_t i = 0; i < f->variant.cases.size(); ++i)
+        if (f->variant.cases[i].field->section == name) out.push_back({st.get(), f.get(), static_cast<int>(i)});
+    }
+  return out;
+}
+
+int CppGen::section_use_id(const std::string& name, const Field* f, int case_index) const {
+  const auto uses = section_uses(name);
+  for (size_t i = 0; i < uses.size(); ++i)
+    if (uses[i].f == f && uses[i].case_index == case_index) return static_cast<int>(i);
+  return -1;
+}
+
+// A target of section `section` waits in its queue (x at s holds the pointer).
+void CppGen::enqueue_section(const Struct& st, const Field& f, int case_index, const std::string& section) {
+  CodeWriter& w = c_;
+  const std::string q = "c.sec_" + section;
+  w += "if (" + q + "_done) throw binschema::EncodeError(\"" + st.name + "." + f.name + ": a target of section '" + section +
+       "' comes after the section was placed (place the section later in the layout)\");";
+  w += q + ".push_back({" + std::to_string(section_use_id(section, &f, case_index)) + ", &x, s});";
+}
+
+// run_sec_NAME: writes one waiting target of the section where it belongs.
+void CppGen::section_fn(const Section& sec) {
+  CodeWriter& w = c_;
+  w += fn_prefix() + "void run_sec_" + sec.name + "(WCtx& c, const binschema::SectionItem& it) {";
+  w.indent();
+  w += "switch (it.which) {";
+  const auto uses = section_uses(sec.name);
+  for (size_t k = 0; k < uses.size(); ++k) {
+    const SectionUse& u = uses[k];
+    w += "  case " + std::to_string(k) + ": {";
+    w.indent();
+    w.indent();
+    w += "const " + u.st->name + "& x = *static_cast<const " + u.st->name + "*>(it.x);";
+    w += "[[maybe_unused]] const uint64_t s = it.s;";
+    if (u.case_index < 0) {
+      place_target(*u.st, *u.f, false);
+    } else {
+      const std::string v = "std::get<" + std::to_string(u.case_index) + ">(x." + cpp_field(u.f->name) + ")";
+      place_case_struct(*u.st, *u.f, static_cast<size_t>(u.case_index), v);
+    }
+    w += "break;";
+    w.dedent();
+    w.dedent();
+    w += "  }";
+  }
+  w += "  default: break;";
+  w += "}";
+  w.dedent();
+  w += "}\n";
+}
+
 // The derived values that an if: of st uses (an if: over a derived count,
 // has() and the like), for the functions besides put_ that evaluate if:.
 void CppGen::declare_cond_derived(const Struct& st) {
@@ -768,6 +926,25 @@ void CppGen::place_fn(const Struct& st) {
     }
     switch (li.kind) {
       case LayoutItem::Pool:
+        if (const Section* sec = s_.section(li.name)) {
+          // The section's targets, first in first out; those they point to
+          // into this section join the queue.
+          const std::string q = "c.sec_" + sec->name;
+          w += "if (" + q + "_done) throw binschema::EncodeError(\"section '" + sec->name + "' placed twice: the layout of " + st.name +
+               " places it, so " + st.name + " must be written exactly once\");";
+          w += "c.w.to_end();";
+          w += "c.w.mark_start(" + std::to_string(s_.region_id(sec->name)) + ");";
+          w += "for (size_t i = 0; i < " + q + ".size(); ++i) {";
+          w += "  const binschema::SectionItem it = " + q + "[i];";
+          w += "  run_sec_" + sec->name + "(c, it);";
+          w += "}";
+          w += q + "_done = true;";
+          w += q + ".clear();";
+          w += "c.w.to_end();";
+          w += "c.w.mark_end(" + std::to_string(s_.region_id(sec->name)) + ");";
+          w += "c.w.check_packed(" + std::to_string(s_.region_id(sec->name)) + ", " + std::to_string(section_align(*sec)) + ");";
+          continue;
+        }
         // A struct written more than once would place the pool again; the
         // runtime's own message ("internal: pool placed twice") names neither.
         w += "if (c.pool_" + li.name + ".placed()) throw binschema::EncodeError(\"pool '" + li.name + "' placed twice: the layout of " +
@@ -789,6 +966,7 @@ void CppGen::place_fn(const Struct& st) {
       w.indent();
     }
     if (!f.pointer.width) place_inline_pointers(st, f);
+    else if (!f.section.empty()) enqueue_section(st, f, -1, f.section);
     else place_target(st, f, li.kind == LayoutItem::Shallow);
     if (f.cond) {
       w.dedent();
@@ -848,53 +1026,22 @@ void CppGen::place_fn(const Struct& st) {
           break;
         }
         case CaseKind::StructPointer: {
-          // The case's struct, then what it points to; the tag rides in the pointer with tag_shift.
-          // With base: struct, the offset is from the start of the struct holding the union.
-          const Struct& pt = *p.type.st;
-          const std::string slot = plus("s", u->resolved.offset), what = "\"" + st.name + "." + u->name + "\"";
-          const std::string base = p.pointer.base == Field::Base::Struct ? "s" : "0";
-          const uint64_t align = p.pointer.align ? p.pointer.align : pt.align;
-          const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("binschema::kUnknownSize");
-          // Shared targets (docs §11): a slot whose layout target is an equal block written earlier points there.
-          const std::string value = "static_cast<const " + pt.name + "&>(" + v + ")";
-          const bool leaf = plain_struct(pt);
+          if (!p.section.empty()) {
+            w += "  case " + std::to_string(i) + ":";
+            c_.indent();
+            c_.indent();
+            enqueue_section(st, *u, static_cast<int>(i), p.section);
+            c_.dedent();
+            c_.dedent();
+            w += "    break;";
+            break;
+          }
           w += "  case " + std::to_string(i) + ": {";
-          // Where a layout put it, if it still fits there (docs §11).
-          const std::string tag = "(uint64_t(" + std::to_string(u->variant.cases[i].tag) + ") << " + std::to_string(u->variant.tag_shift) + ")";
-          if (p.pointer.share_equal) {
-            // share: equal: an equal value written before (by any such pointer) is pointed to, not written again.
-            w += "    const size_t h = binschema::text::hash_value(" + value + ");";
-            w += "    if (const uint64_t u = c.w.equal_at(" + slot + ", " + value + ", h); u != binschema::kNotShared) {";
-            if (!u->variant.tag_shift)
-              w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", u, " + base + ", " + what + ");";
-            else
-              w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + (base == "s" ? "u - s" : "u") + ") | " + tag + ", 0, " + what + ");";
-            w += "      break;";
-            w += "    }";
-          }
-          const std::string note = p.pointer.share_equal ? "      c.w.note_equal(t, " + value + ", h);" : "";
-          if (!u->variant.tag_shift) {
-            w += "    if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " +
-                 std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ", " + value + "); t != binschema::kShared) {";
-            if (!note.empty()) w += note;
-          } else {
-            w += "    if (const uint64_t u = c.w.shared_at(" + slot + ", " + value + ", " + std::to_string(align) + "); u != binschema::kNotShared) {";
-            w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + (base == "s" ? "u - s" : "u") + ") | " + tag + ", 0, " + what + ");";
-            w += "    } else {";
-            w += "      c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
-            w += "      c.w.align(" + std::to_string(align) + ");";
-            w += "      const uint64_t t = c.w.pos();";
-            const std::string off = base == "s" ? "t - s" : "t";
-            w += "      if ((" + off + ") >> " + std::to_string(u->variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
-            w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | " + tag + ", 0, " + what + ");";
-            w += "      c.w.note_block(t, " + value + ");";
-            if (!note.empty()) w += note;
-          }
-          if (pt.fixed_size) w += "      put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
-          else w += "      put_" + pt.name + "(c, " + v + ");";
-          if (pt.has_children) w += "      place_" + pt.name + "(c, " + v + ", t);";
-          if (leaf && !u->variant.tag_shift) w += "      c.w.leaf_done(t);";
-          w += "    }";
+          c_.indent();
+          c_.indent();
+          place_case_struct(st, *u, i, v);
+          c_.dedent();
+          c_.dedent();
           w += "    break;";
           w += "  }";
           break;
@@ -1021,12 +1168,21 @@ std::set<const Struct*> CppGen::preplaced_elements() const {
   return out;
 }
 
+// The call that fills in pointer f's slot with `target` (scaled with scale:).
+std::string CppGen::pointer_call(const Field& f, const std::string& slot, const std::string& target, const std::string& base,
+                                 const std::string& what) const {
+  if (f.pointer.scale == 1)
+    return "c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", " + target + ", " + base + ", " + what + ")";
+  return "c.w.pointer_scaled(" + slot + ", " + std::to_string(f.pointer.width) + ", " + target + ", " + base + ", " +
+         std::to_string(f.pointer.scale) + ", " + what + ")";
+}
+
 // Fills in the pointer of field f (of `obj`, at s) from c.placed.
 void CppGen::patch_field(const Struct& st, const Field& f, const std::string& obj) {
   CodeWriter& w = c_;
   std::string slot = plus("s", f.resolved.offset), base = f.pointer.base == Field::Base::Struct ? "s" : "0";
   w += "if (auto it = c.placed.find(&" + obj + "." + cpp_field(f.name) + "); it != c.placed.end())";
-  w += "  c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", it->second, " + base + ", \"" + st.name + "." + f.name + "\");";
+  w += "  " + pointer_call(f, slot, "it->second", base, "\"" + st.name + "." + f.name + "\"") + ";";
   if (f.pointer.register_null) w += "else\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", true);";
 }
 
@@ -1101,6 +1257,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     else if (f.type.kind == ValueType::Prim) align = prim_size(f.type.prim);
     else align = f.pointer.width;
   }
+  align = std::max(align, f.pointer.scale);  // a scaled offset needs a multiple of its scale
   if (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) {
     std::string slot0 = plus("s", f.resolved.offset);
     place_pascal("x." + cpp_field(f.name), slot0, f.pointer.width, f.pointer.align ? f.pointer.align : 2, "\"" + st.name + "." + f.name + "\"", base);
@@ -1168,10 +1325,13 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w += "{";
     w.indent();
   }
-  const std::string ptr_args = std::to_string(f.pointer.width) + ", " + base + ", " + what;
+  const std::string ptr_args = std::to_string(f.pointer.width) + ", " + base + ", " + what +
+                               (f.pointer.scale != 1 ? ", " + std::to_string(f.pointer.scale) : "");
   // Shared targets (a layout's slots that point to one block, docs §11): the
-  // value, as the type every pointer to such a block names it.
-  const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width);
+  // value, as the type every pointer to such a block names it. (A scaled
+  // pointer is not shared: its encoding is the writer's place_target's.)
+  const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
+                      f.pointer.scale == 1;
   const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(*et)) : et && plain_struct(*et));
   const std::string value = f.array.on || !et ? x : "static_cast<const " + et->name + "&>(" + x + ")";
   if (shares) {
@@ -1209,7 +1369,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   }
   if (region >= 0) w += "c.w.mark_start(" + std::to_string(region) + ");";
   if (record) w += "c.placed[&x." + cpp_field(f.name) + "] = t;";
-  else if (!f.array.on && et && et->has_self) w += "c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", t, " + base + ", " + what + ");";
+  else if (!f.array.on && et && et->has_self) w += pointer_call(f, slot, "t", base, what) + ";";
   if (shallow) w += "t_" + f.name + " = t;";
   if (!f.array.on) {
     if (et->fixed_size) w += "put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), " + x + ");";

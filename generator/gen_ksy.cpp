@@ -480,8 +480,11 @@ class KsyGen {
       if (f.pointer.null == Field::Null::WhenEmpty) raw.doc += " 0 when empty.";
       t.seq.push_back(raw);
       a.set("io", "_root._io");
+      if (f.pointer.scale != 1) raw.doc += " In units of " + std::to_string(f.pointer.scale) + " bytes.";
+      t.seq.back().doc = raw.doc;
       const std::string ofs = "ofs_" + id;
-      a.set("pos", f.pointer.base == Field::Base::Struct ? start_expr() + " + " + ofs : ofs);
+      const std::string bytes = f.pointer.scale != 1 ? ofs + " * " + std::to_string(f.pointer.scale) : ofs;
+      a.set("pos", f.pointer.base == Field::Base::Struct ? start_expr() + " + " + bytes : bytes);
       return ofs;
     };
     switch (f.kind) {
@@ -879,6 +882,7 @@ class KsyGen {
       if (cf.type.kind != ValueType::Struct || cf.array.on)
         throw Gap("case `" + c.name + "` is a pointer to something other than one struct");
       if (cf.pointer.base == Field::Base::Struct) throw Gap("case `" + c.name + "` is an offset from its struct (base: struct)");
+      if (cf.pointer.scale != 1 || cf.pointer.points_to_offset) throw Gap("case `" + c.name + "` is a scaled offset (scale:) or points inside its struct (points_to:)");
       Attr a;
       a.id = c.name;
       a.set("io", "_root._io");

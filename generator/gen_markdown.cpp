@@ -62,8 +62,18 @@ std::string trim_join(const std::string& doc, const std::string& note) {
   return doc + (doc.back() == '.' ? " " : ". ") + note;
 }
 
+// How a union case's pointer counts (base: struct, scale:, points_to:).
+std::string case_pointer_note(const Field& p) {
+  if (!p.pointer.width) return "";
+  std::string n = p.pointer.base == Field::Base::Struct ? "Relative to the start of this struct" : "";
+  if (p.pointer.scale != 1) n += std::string(n.empty() ? "In" : ", in") + " units of " + std::to_string(p.pointer.scale) + " bytes";
+  if (!p.pointer.points_to_field.empty())
+    n += std::string(n.empty() ? "Points" : "; points") + " to its `" + p.pointer.points_to_field + "` (" + hexs(p.pointer.points_to_offset) + " bytes in)";
+  return n.empty() ? n : n + ".";
+}
+
 std::string type_text(const Field& f) {
-  const std::string word = f.pointer.width == 4 ? "u32" : "u64";            // a pointer's width
+  const std::string word = f.pointer.width == 4 ? "u32" : f.pointer.width == 2 ? "u16" : "u64";  // a pointer's width
   const std::string elem_word = f.pointer.elem_width == 4 ? "u32" : "u64";  // an element pointer's width
   switch (f.kind) {
     case FieldKind::Scalar:
@@ -154,6 +164,7 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
     std::string p = f.pointer.base == Field::Base::Struct ? "Relative to the start of this struct" : "Absolute offset";
     if (f.pointer.null == Field::Null::WhenEmpty) p += "; 0 when empty";
     else if (f.pointer.null == Field::Null::Allowed) p += "; " + (f.pointer.null_value ? hexs(f.pointer.null_value) : std::string("0")) + " when absent";
+    if (f.pointer.scale != 1) p += ", in units of " + std::to_string(f.pointer.scale) + " bytes";
     n.push_back(p + ".");
   }
   if (!f.array.sort.empty()) n.push_back("Kept sorted by `" + f.array.sort + "` on write.");
@@ -334,7 +345,7 @@ std::string generate_markdown(const Schema& s) {
         o << "| " << (f->variant.tag_shift ? hexs(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag)) << " | `" << c.name << "` | "
           << (c.field->resolved.fixed_size ? hexs(c.field->resolved.size) : "varies") << " | " << cell(type_text(*c.field)) << " | "
           << cell(trim_join(c.doc.empty() ? c.field->doc : c.doc,
-                            c.field->pointer.width && c.field->pointer.base == Field::Base::Struct ? "Relative to the start of this struct." : ""))
+                            case_pointer_note(*c.field)))
           << " |\n";
       o << "\nAny other value of " << chooser << " is refused when reading, with its offset.\n\n";
     }

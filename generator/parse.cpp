@@ -83,7 +83,7 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums", "sections"});
     s->format = req_str(root, "format");
     // It becomes the C++ namespace binschema::<format>.
     if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
@@ -179,6 +179,27 @@ class Parser {
       }
     }
 
+    if (root["sections"]) {
+      if (!root["sections"].IsMap()) fail(root["sections"], "sections: is a map of section name to {doc: ...}");
+      const YAML::Node secs = root["sections"];
+      for (auto it = secs.begin(); it != secs.end(); ++it) {
+        Section sec;
+        sec.name = scalar(it->first);
+        sec.loc = loc(it->first);
+        if (!is_identifier(sec.name)) fail(it->first, "section name '" + sec.name + "' is not a C++ identifier");
+        if (it->second.IsMap()) {
+          keys(it->second, {"doc"});
+          sec.doc = opt_str(it->second, "doc", "");
+        } else if (!it->second.IsNull()) {
+          fail(it->second, "a section is a map ({doc: ...}) or empty");
+        }
+        for (const auto& p : s->pools)
+          if (p.name == sec.name) fail(it->first, "'" + sec.name + "' is a pool and a section");
+        if (s->section(sec.name)) fail(it->first, "section '" + sec.name + "' is defined twice");
+        s->sections.push_back(sec);
+        s->regions.push_back(sec.name);
+      }
+    }
     if (root["hooks"])
       for (const auto& h : seq(root["hooks"])) {
         keys(h, {"name", "on", "doc"});
@@ -425,7 +446,7 @@ class Parser {
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
              "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
-             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "share"});
+             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share"});
     f.loc = loc(n);
     if (named) {
       f.name = req_str(n, "name");
@@ -455,6 +476,7 @@ class Parser {
       else f.pointer.align = uint(n["align"]);
     }
     f.pool = opt_str(n, "pool", "");
+    f.section = opt_str(n, "section", "");
     f.region = opt_str(n, "region", "");
     f.array.sort = opt_str(n, "sort", "");
     if (n["count"]) {
@@ -534,8 +556,8 @@ class Parser {
     f.spell.ref_via = opt_str(n, "via", "");
     f.spell.ref_key = opt_str(n, "key", "");
     f.spell.hash_of = opt_str(n, "hash_of", "");
-    if (n["hash_of"] && f.spell.hash_of != "fnv1a32" && f.spell.hash_of != "murmur3")
-      fail(n["hash_of"], "hash_of is 'fnv1a32' or 'murmur3' (the hash of a name)");
+    if (n["hash_of"] && f.spell.hash_of != "fnv1a32" && f.spell.hash_of != "murmur3" && f.spell.hash_of != "crc32")
+      fail(n["hash_of"], "hash_of is 'fnv1a32', 'murmur3' or 'crc32' (the hash of a name)");
     f.variant.tag = opt_str(n, "tag", "");
     if (n["if"]) f.cond = parse_expr(scalar(n["if"]), loc(n["if"]));
     if (n["size"]) {
@@ -568,9 +590,19 @@ class Parser {
       f.keys_array = k.substr(0, dot);
       f.keys_field = k.substr(dot + 1);
     }
+    if (n["scale"]) {
+      // A pointer stored in units of N bytes (AAMP's offsets, in words of 4).
+      f.pointer.scale = uint(n["scale"]);
+      f.pointer.scale_loc = loc(n["scale"]);
+      if (f.pointer.scale < 2 || (f.pointer.scale & (f.pointer.scale - 1)) != 0)
+        fail(n["scale"], "scale: " + std::to_string(f.pointer.scale) + " is not a power of two of at least 2");
+    }
     if (n["points_to"]) {
-      if (scalar(n["points_to"]) != "chars") fail(n["points_to"], "points_to is 'chars' (past a Pascal string's length)");
-      f.pointer.points_to_chars = true;
+      const std::string pt = scalar(n["points_to"]);
+      f.pointer.points_to_loc = loc(n["points_to"]);
+      if (pt == "chars") f.pointer.points_to_chars = true;
+      else if (is_identifier(pt)) f.pointer.points_to_field = pt;
+      else fail(n["points_to"], "points_to is 'chars' (past a Pascal string's length) or a field of the target struct");
     }
     if (n["extent"]) {
       if (scalar(n["extent"]) != "next") fail(n["extent"], "extent is 'next'");
@@ -651,9 +683,10 @@ class Parser {
 
   int ptr_width(const YAML::Node& n) const {
     std::string w = scalar(n);
+    if (w == "u16") return 2;
     if (w == "u32") return 4;
     if (w == "u64") return 8;
-    fail(n, "pointer width is u32 or u64");
+    fail(n, "pointer width is u16, u32 or u64");
   }
 
   static bool is_identifier(const std::string& t) {

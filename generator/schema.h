@@ -32,7 +32,7 @@ struct SchemaError : std::runtime_error {
 // The functions of expressions (docs/schema-language.md §6), resolved when
 // the expression is parsed: a name that is none of these is a SchemaError
 // there. Stem and Extension are only arguments of Fnv1a32 and Murmur3.
-enum class Fn { None, Count, FileSize, Start, End, Size, Fnv1a32, Murmur3, Until, Items, Sum, Max, Mulhash, Has, Stem, Extension };
+enum class Fn { None, Count, FileSize, Start, End, Size, Fnv1a32, Murmur3, Crc32, Until, Items, Sum, Max, Mulhash, Has, Stem, Extension };
 
 // Expressions in `count:` and `derive:` (see expr.cpp for the grammar).
 struct Expr {
@@ -147,6 +147,13 @@ struct Field {
     bool extent_next = false;
     bool inline_pascal = false;    // a string pointer whose target is a Pascal string of its own (no pool)
     bool points_to_chars = false;  // a pooled Pascal string referenced past its length
+    // scale: N: the pointer holds the target's offset divided by N (a power of two).
+    uint64_t scale = 1;
+    // points_to: FIELD: the pointer holds the offset of this field of the target
+    // struct (at a fixed offset, resolved into points_to_offset), not of its start.
+    std::string points_to_field;
+    uint64_t points_to_offset = 0;
+    Loc points_to_loc, scale_loc;
     // share: equal: a fresh write stores equal targets (of this and every other
     // share: equal pointer to the same type) once, all pointing to one copy.
     bool share_equal = false;
@@ -170,7 +177,7 @@ struct Field {
     std::string ref;        // ref: ARRAY or ARRAY.LIST: an index into that array (or list)
     std::string ref_via;    // via: the sibling field that picks the element holding LIST
     std::string ref_key;    // key: the element field that names it (default "name")
-    std::string hash_of;    // hash_of: fnv1a32 | murmur3: the hash of a name
+    std::string hash_of;    // hash_of: fnv1a32 | murmur3 | crc32: the hash of a name
     bool hex = false;       // format: hex
   } spell;
   bool spelled() const { return !spell.enum_name.empty() || spell.as_bool || !spell.ref.empty() || !spell.hash_of.empty(); }
@@ -193,6 +200,7 @@ struct Field {
   } role;
   bool is_const() const { return role.const_int || role.const_text; }
 
+  std::string section;  // section: the target is written with the section's other blocks, where a layout places it
   std::string pool;    // string stored in this pool
   std::string region;  // name for start()/end()/size()
   bool is_virtual = false;             // in the model, not in the struct's bytes (a name kept in a DIC)
@@ -304,6 +312,15 @@ struct Pool {
   bool placed_in_layout = false;
 };
 
+// A section (sections:): the targets of the pointers that name it
+// (`section: NAME`) are written together, first in first out, where a
+// layout's `pool NAME` item places the section; a region.
+struct Section {
+  std::string name, doc;
+  Loc loc;
+  bool placed_in_layout = false;  // set by the validator
+};
+
 // A named set of integer values (enums:, or a field's inline enum:).
 struct Enum {
   std::string name, doc;
@@ -328,6 +345,7 @@ struct Schema {
   // Root fields that expressions in every struct may name (a version, say).
   std::vector<std::string> context;
   std::vector<Pool> pools;
+  std::vector<Section> sections;
   std::vector<std::unique_ptr<Struct>> structs;  // in declaration order
   std::vector<std::string> regions;              // mark ids: pools first, then fields
   // Named C++ hooks beside the schema (schemas/<format>.hooks.cpp) for what a
@@ -351,6 +369,11 @@ struct Schema {
   const Struct* find(const std::string& n) const {
     for (const auto& s : structs)
       if (s->name == n) return s.get();
+    return nullptr;
+  }
+  const Section* section(const std::string& n) const {
+    for (const auto& p : sections)
+      if (p.name == n) return &p;
     return nullptr;
   }
   const Pool* pool(const std::string& n) const {

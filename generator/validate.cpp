@@ -120,6 +120,8 @@ class Validator {
     check_share();
     for (size_t i = 0; i < s_.version_fields.size(); ++i) check_version_field(s_.version_fields[i], s_.version_field_locs[i]);
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
+    for (const auto& sec : s_.sections)
+      if (!sec.placed_in_layout) throw SchemaError(sec.loc, "section '" + sec.name + "' is placed by no layout (`pool " + sec.name + "` in one)");
     check_bom();
     check_pad();
     check_rest_blocks();
@@ -734,11 +736,12 @@ class Validator {
           bool shallow = false;
           for (const auto& li : st->layout) shallow = shallow || (li.kind == LayoutItem::Shallow && li.name == f->name);
           if ((f->kind != FieldKind::Pointer && f->kind != FieldKind::ArrayPointer) || f->pointer.elem_width || !f->resolved.fixed_offset ||
-              !f->region.empty() || st->has_self || shallow || !f->in_model() || (f->type.st && f->type.st->has_self))
+              !f->region.empty() || !f->section.empty() || st->has_self || shallow || !f->in_model() || (f->type.st && f->type.st->has_self))
             throw SchemaError(f->pointer.share_loc, why);
         }
         for (const auto& c : f->variant.cases)
-          if (c.field->pointer.share_equal && c.kind != CaseKind::StructPointer) throw SchemaError(c.field->pointer.share_loc, why);
+          if (c.field->pointer.share_equal && (c.kind != CaseKind::StructPointer || !c.field->section.empty()))
+            throw SchemaError(c.field->pointer.share_loc, why);
       }
   }
 
@@ -788,6 +791,15 @@ class Validator {
         Pool* p = nullptr;
         for (auto& q : s_.pools)
           if (q.name == li.name) p = &q;
+        Section* sec = nullptr;
+        for (auto& q : s_.sections)
+          if (q.name == li.name) sec = &q;
+        if (sec) {
+          if (sec->placed_in_layout) throw SchemaError(li.loc, "section '" + li.name + "' placed twice");
+          sec->placed_in_layout = true;
+          items.push_back(li);
+          continue;
+        }
         if (!p) throw SchemaError(li.loc, "layout names no pool '" + li.name + "'");
         if (p->placed_in_layout) throw SchemaError(li.loc, "pool '" + li.name + "' placed twice");
         p->placed_in_layout = true;
@@ -919,6 +931,7 @@ class Validator {
       if (f.role.derive && uses_scoped_pool(s_, *f.role.derive) && !f.resolved.fixed_offset)
         throw SchemaError(f.loc, "a value over a scoped pool must sit at a fixed offset (it is written once the pool is placed)");
       if (f.kind == FieldKind::Union) check_union_cases(*fp);  // gives each case its CaseKind
+      check_scale_points_to(*fp, false);
     }
     // What a struct places before itself, and what the elements of its
     // `children` before self place before themselves.
@@ -974,6 +987,33 @@ class Validator {
     return std::nullopt;
   }
 
+  // scale: N and points_to: FIELD on pointers (docs §5 `scale`, `points_to`):
+  // where the reader and the writer carry them out.
+  void check_scale_points_to(Field& f, bool tag_shift_case) {
+    if (f.pointer.scale != 1) {
+      const bool ok = tag_shift_case || ((f.kind == FieldKind::Pointer || f.kind == FieldKind::ArrayPointer) && !f.pointer.elem_width);
+      if (!ok)
+        throw SchemaError(f.pointer.scale_loc, "scale: is for a pointer to a struct or an array (ptr:), a case of a tag_shift: union, or a string bit field");
+    }
+    if (!f.section.empty()) {
+      if (!s_.section(f.section)) throw SchemaError(f.loc, "section: names no section '" + f.section + "' (sections: at the top)");
+      const bool ok = tag_shift_case || ((f.kind == FieldKind::Pointer || f.kind == FieldKind::ArrayPointer) && !f.pointer.elem_width &&
+                                         f.resolved.fixed_offset && !f.cond && f.type.kind == ValueType::Struct &&
+                                         !(f.type.st && f.type.st->has_self) && f.array.sort.empty());
+      if (!ok)
+        throw SchemaError(f.loc, "section: is for a pointer to a struct or an array of structs at a fixed offset (no if:, elem_ptr:, sort:), "
+                                 "or a case of a tag_shift: union");
+    }
+    if (!f.pointer.points_to_field.empty()) {
+      if (!tag_shift_case)
+        throw SchemaError(f.pointer.points_to_loc, "points_to: FIELD is for a case of a tag_shift: union that points to a struct (the pointer holds where FIELD of it is)");
+      const Field* g = f.type.st ? f.type.st->field(f.pointer.points_to_field) : nullptr;
+      if (!g || !g->resolved.fixed_offset || g->cond)
+        throw SchemaError(f.pointer.points_to_loc, "points_to: '" + f.pointer.points_to_field + "' is no field of " + f.type.struct_name + " at a fixed offset");
+      f.pointer.points_to_offset = g->resolved.offset;
+    }
+  }
+
   // Gives each case of a union its payload kind, refusing the shapes the
   // union reader and writer cannot read and write in place of the union
   // (and, for pointers, place elsewhere).
@@ -988,6 +1028,7 @@ class Validator {
                                      (p.kind == FieldKind::InlineStruct ? " of variable size" : p.kind == FieldKind::OwnStrings ? " without count:" : "") +
                                      " (a case is a number, an array of numbers, a fixed-size struct, a pointer to a struct or a string)");
       c.kind = *kind;
+      check_scale_points_to(*c.field, u.variant.tag_shift && c.kind == CaseKind::StructPointer);
       if (c.kind == CaseKind::OwnString || c.kind == CaseKind::OwnStrings || c.kind == CaseKind::StructPointer ||
           (c.kind == CaseKind::Struct && p.type.st->has_children))
         points = true;
@@ -1043,7 +1084,7 @@ class Validator {
       case Expr::Call: {
         // parse_expr refused unknown names.
         if (e.fn == Fn::Stem || e.fn == Fn::Extension)
-          throw SchemaError(e.loc, e.name + "() is only an argument of fnv1a32() or murmur3()");
+          throw SchemaError(e.loc, e.name + "() is only an argument of fnv1a32(), murmur3() or crc32()");
         const size_t arity = e.fn == Fn::FileSize ? 0 : e.fn == Fn::Sum || e.fn == Fn::Max || e.fn == Fn::Mulhash ? 2 : 1;
         if (e.args.size() != arity) throw SchemaError(e.loc, e.name + "() takes " + std::to_string(arity) + " argument(s)");
         if (e.fn == Fn::Max) {
@@ -1074,7 +1115,7 @@ class Validator {
           check_expr(st, e.args[1]);
           return;
         }
-        if ((e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3) && e.args[0].kind == Expr::Call) {
+        if ((e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3 || e.fn == Fn::Crc32) && e.args[0].kind == Expr::Call) {
           // A hash of part of a path: stem(F) or extension(F).
           const Expr& a = e.args[0];
           if ((a.fn != Fn::Stem && a.fn != Fn::Extension) || a.args.size() != 1 || a.args[0].kind != Expr::Ident ||

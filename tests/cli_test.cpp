@@ -260,6 +260,15 @@ BOOST_AUTO_TEST_CASE(hash_murmur3) {
                       hex32(binschema::murmur3_x86_32("abc", 0)) + "  abc\n");
 }
 
+BOOST_AUTO_TEST_CASE(hash_crc32) {
+  Sandbox box;
+  Result r = box.cli("hash crc32 123456789 '' param_root");
+  BOOST_TEST_REQUIRE(r.code == 0, r);
+  BOOST_TEST(r.out == "0xcbf43926  123456789\n"  // the CRC-32 check value (zlib's)
+                      "0x00000000  \n"
+                      "0xa4f6cb6c  param_root\n");  // AAMP's root list
+}
+
 // ---- Round trips ---------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(decode_encode_round_trip_is_byte_exact) {

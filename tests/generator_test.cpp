@@ -491,17 +491,49 @@ BOOST_AUTO_TEST_CASE(functions_are_resolved_when_parsed) {
   BOOST_TEST((e.args[1].args[2].args[0].kind == binschema::gen::Expr::Ident));  // a name, not a call
   BOOST_TEST(binschema::gen::parse_expr("murmur3(extension(p))", at).args[0].calls(Fn::Extension));
   try {
-    binschema::gen::parse_expr("1 + (2 * crc32(a))", at);
-    BOOST_FAIL("crc32() was accepted");
+    binschema::gen::parse_expr("1 + (2 * crc64(a))", at);
+    BOOST_FAIL("crc64() was accepted");
   } catch (const SchemaError& x) {
-    BOOST_TEST(x.what() == std::string("x.yaml:3:7: unknown function 'crc32'"));
+    BOOST_TEST(x.what() == std::string("x.yaml:3:7: unknown function 'crc64'"));
   }
-  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"x + crc32(x)\"}\n") ==
-             "8:38: unknown function 'crc32'");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"x + crc64(x)\"}\n") ==
+             "8:38: unknown function 'crc64'");
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"stem(x)\"}\n") ==
-             "8:38: stem() is only an argument of fnv1a32() or murmur3()");
+             "8:38: stem() is only an argument of fnv1a32(), murmur3() or crc32()");
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32}\n      - {name: h, type: u32, derive: \"1 + extension(x)\"}\n") ==
-             "8:38: extension() is only an argument of fnv1a32() or murmur3()");
+             "8:38: extension() is only an argument of fnv1a32(), murmur3() or crc32()");
+}
+
+// AAMP's keys (issue 25): ptr: u16, scale:, points_to: FIELD, sections, hash_of: crc32.
+BOOST_AUTO_TEST_CASE(scale_points_to_sections) {
+  const std::string b = "  B:\n    fields:\n      - {name: n, type: u32}\n      - {name: v, type: \"u32[]\", count: n}\n";
+  const std::string u = "      - name: u\n        type: union\n        tag_shift: 24\n        cases:\n";
+  // What aamp.yaml does.
+  BOOST_TEST(schema_error("format: t\nendian: little\nroot: A\nsections:\n  s: {doc: S.}\ntypes:\n  A:\n    fields:\n" + u +
+                          "          - {value: 1, name: a, type: B, ptr: u32, base: struct, scale: 4, points_to: v, section: s}\n"
+                          "      - {name: bs, type: \"B[]\", ptr: u16, scale: 4, base: struct, count: 2}\n"
+                          "      - {name: h, type: u32, hash_of: crc32}\n"
+                          "    layout: [pool s]\n" + b) == "");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32, scale: 4}\n") ==
+             "7:37: scale: is for a pointer to a struct or an array (ptr:), a case of a tag_shift: union, or a string bit field");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: B, ptr: u32, scale: 3}\n" + b) ==
+             "7:45: scale: 3 is not a power of two of at least 2");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: B, ptr: u24}\n" + b) == "7:33: pointer width is u16, u32 or u64");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: B, ptr: u32, points_to: v}\n" + b) ==
+             "7:49: points_to: FIELD is for a case of a tag_shift: union that points to a struct (the pointer holds where FIELD of it is)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: B, ptr: u32, points_to: w}\n" + b) ==
+             "11:63: points_to: 'w' is no field of B at a fixed offset");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: B, ptr: u32, section: s}\n" + b) ==
+             "7:9: section: names no section 's' (sections: at the top)");
+  BOOST_TEST(schema_error("format: t\nendian: little\nroot: A\nsections:\n  s: {doc: S.}\ntypes:\n  A:\n    fields:\n"
+                          "      - {name: x, type: B, ptr: u32}\n" + b) ==
+             "5:3: section 's' is placed by no layout (`pool s` in one)");
+  BOOST_TEST(schema_error("format: t\nendian: little\nroot: A\nsections:\n  s: {doc: S.}\ntypes:\n  A:\n    fields:\n"
+                          "      - {name: x, type: u32, if: \"1\"}\n      - {name: y, type: B, ptr: u32, section: s}\n    layout: [pool s]\n" + b) ==
+             "10:9: section: is for a pointer to a struct or an array of structs at a fixed offset (no if:, elem_ptr:, sort:), "
+             "or a case of a tag_shift: union");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: h, type: u32, hash_of: crc64}\n") ==
+             "7:39: hash_of is 'fnv1a32', 'murmur3' or 'crc32' (the hash of a name)");
 }
 
 // has(F): whether a nullable: true pointer holds its target, on the write side

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "aamp_text.h"
 #include "al_text.h"
 #include "asb_text.h"
 #include "baev_text.h"
@@ -140,6 +141,7 @@ ByteVec check_library_paths(const std::string& example) {
       return binschema::NS::to_text(m, k, l);                                                                 \
     }                                                                                                         \
   };
+FORMAT_OPS(aamp)
 FORMAT_OPS(al)
 FORMAT_OPS(asb)
 FORMAT_OPS(baev)
@@ -153,6 +155,7 @@ const std::map<std::string, Check> kChecks = {
     {"al", check_library_paths<al_ops>},       {"asb", check_library_paths<asb_ops>},
     {"baev", check_library_paths<baev_ops>},   {"bfevfl", check_library_paths<bfevfl_ops>},
     {"evnt", check_library_paths<evnt_ops>},   {"sarc", check_library_paths<sarc_ops>},
+    {"aamp", check_library_paths<aamp_ops>},
 };
 
 // Every example, its format and the file its broken model writes.

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "aamp_text.h"
 #include "al_text.h"
 #include "asb_text.h"
 #include "baev_text.h"
@@ -181,6 +182,7 @@ BOOST_AUTO_TEST_CASE(examples_and_samples_are_written_as_the_emitter_wrote_them)
     else if (format == "bfevfl") compare(binschema::bfevfl::from_text(doc), "bfevfl", what);
     else if (format == "asb") compare(binschema::asb::from_text(doc), "asb", what);
     else if (format == "sarc") compare(binschema::sarc::from_text(doc), "sarc", what);
+    else if (format == "aamp") compare(binschema::aamp::from_text(doc), "aamp", what);
     else BOOST_ERROR("example of an unknown format: " << what);
     ++n;
   }

@@ -8,6 +8,26 @@ namespace {
 constexpr uint32_t rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 }  // namespace
 
+namespace {
+struct Crc32Table {
+  uint32_t t[256];
+  constexpr Crc32Table() : t{} {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+  }
+};
+constexpr Crc32Table kCrc32;
+}  // namespace
+
+uint32_t crc32(std::string_view s) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (unsigned char b : s) c = kCrc32.t[(c ^ b) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
 uint32_t murmur3_x86_32(std::string_view s, uint32_t seed) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();

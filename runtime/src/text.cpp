@@ -63,7 +63,7 @@ std::string format_int(uint64_t mag, bool negative, bool hex, unsigned digits) {
 
 namespace {
 struct KnownNames {
-  std::unordered_map<uint64_t, std::string> fnv1a32, murmur3;
+  std::unordered_map<uint64_t, std::string> fnv1a32, murmur3, crc32;
 };
 KnownNames& known() {
   static KnownNames k;
@@ -75,6 +75,7 @@ std::optional<uint64_t> hash_name(const char* algo, std::string_view name) {
   const std::string_view a = algo;
   if (a == "fnv1a32") return fnv1a32(name);
   if (a == "murmur3") return murmur3_x86_32(name);
+  if (a == "crc32") return crc32(name);
   return std::nullopt;
 }
 
@@ -83,6 +84,7 @@ void set_known_names(const std::vector<std::string>& names) {
   for (const auto& n : names) {
     k.fnv1a32.emplace(fnv1a32(n), n);  // the first name of a hash wins
     k.murmur3.emplace(murmur3_x86_32(n), n);
+    k.crc32.emplace(crc32(n), n);
   }
   known() = std::move(k);
 }
@@ -95,8 +97,8 @@ bool numbers_only() { return g_numbers_only; }
 
 const std::string* known_name(const char* algo, uint64_t value) {
   const std::string_view a = algo;
-  const auto& m = a == "fnv1a32" ? known().fnv1a32 : known().murmur3;
-  if (a != "fnv1a32" && a != "murmur3") return nullptr;
+  if (a != "fnv1a32" && a != "murmur3" && a != "crc32") return nullptr;
+  const auto& m = a == "fnv1a32" ? known().fnv1a32 : a == "murmur3" ? known().murmur3 : known().crc32;
   auto it = m.find(value);
   return it == m.end() ? nullptr : &it->second;
 }

@@ -11,6 +11,11 @@ void WriterBase::too_wide(const char* what, uint64_t v, unsigned width) {
                     " bytes");
 }
 
+void WriterBase::not_scaled(const char* what, uint64_t distance, uint64_t scale) {
+  throw EncodeError(std::string(what) + ": offset " + hex(distance) + " is not a multiple of its scale " + std::to_string(scale) +
+                    " (or points backwards)");
+}
+
 void count_mismatch(const char* what, uint64_t have, uint64_t want, const char* count) {
   const auto signed_want = static_cast<int64_t>(want);
   throw EncodeError(std::string(what) + ": " + std::to_string(have) + " elements, but its count " + count + " is " +

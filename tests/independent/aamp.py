@@ -22,7 +22,7 @@ Names are CRC32 numbers (zlib's CRC32 of the name; crc32("param_root") is the ro
 Python's == on two documents ignores the order of dictionary entries; compare their
 to_json() texts to include it.
 
-Command line: aamp.py FILE [--summary | --layout] [--member NAME]
+Command line: aamp.py FILE [--summary | --layout] [--member NAME], or aamp.py FILE --diff OTHER
   (a Yaz0 file is decompressed; --member picks a file inside a SARC, see containers.py)
 """
 
@@ -489,10 +489,57 @@ def to_json(doc):
                       ensure_ascii=False, indent=1)
 
 
+def differences(a, b, path="root"):
+    """Where document b differs from document a, one line each (file order of a, then b):
+    "~ PATH: OLD -> NEW" for a changed value, "- PATH" for one only a has, "+ PATH: VALUE" for
+    one only b has; lists and objects are compared by name, so their order is not a difference."""
+    out = []
+    for kind in ("lists", "objects"):
+        ka, kb = a[kind], b[kind]
+        for name, x in ka.items():
+            p = "%s/%s/0x%08x" % (path, kind, name)
+            if name not in kb:
+                out.append("- " + p)
+            elif kind == "lists":
+                out += differences(x, kb[name], p)
+            else:
+                for pname, v in x.items():
+                    q = "%s/0x%08x" % (p, pname)
+                    if pname not in kb[name]:
+                        out.append("- " + q)
+                    elif kb[name][pname] != v:
+                        out.append("~ %s: %r -> %r" % (q, v, kb[name][pname]))
+                for pname, v in kb[name].items():
+                    if pname not in x:
+                        out.append("+ %s/0x%08x: %r" % (p, pname, v))
+        for name, x in kb.items():
+            if name not in ka:
+                out.append("+ %s/%s/0x%08x" % (path, kind, name))
+    return out
+
+
 def main(argv):
     import os
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import containers
+    if "--diff" in argv:
+        # aamp.py A --diff B: the differences of B's document from A's (nothing when equal);
+        # both files are read with every check.
+        i = argv.index("--diff")
+        if len(argv) != 3 or i != 1:
+            print("usage: aamp.py FILE --diff OTHER", file=sys.stderr)
+            return 2
+        docs = []
+        for f in (argv[0], argv[2]):
+            try:
+                docs.append(read(containers.load(f, None)))
+            except ValueError as err:
+                print("%s: %s" % (f, err), file=sys.stderr)
+                return 1
+        top = ["~ %s: %r -> %r" % (k, docs[0][k], docs[1][k]) for k in ("version", "type") if docs[0][k] != docs[1][k]]
+        for line in top + differences(docs[0]["root"], docs[1]["root"]):
+            print(line)
+        return 0
     return containers.reader_main(argv, "Read an AAMP file independently of binschema.", read, to_json, summary, layout)
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import struct
 import subprocess
+import tempfile
 import sys
 import zlib
 
@@ -519,3 +520,27 @@ def test_command_lines_on_a_sample():
     out = subprocess.run([sys.executable, os.path.join(HERE, "aamp.py"), "--summary", pack, "--member", member],
                          capture_output=True, text=True, check=True).stdout
     assert json.loads(out)["lists"] >= 3
+
+
+def test_aamp_differences_name_each_changed_added_and_removed_value():
+    a = {"lists": {crc("l"): {"lists": {}, "objects": {crc("o2"): {crc("p"): ("int", 1)}}}},
+         "objects": {crc("o"): {crc("x"): ("int", 1), crc("y"): ("string_ref", "a")}}}
+    b = {"lists": {crc("l"): {"lists": {}, "objects": {crc("o2"): {crc("p"): ("int", 2)}}}},
+         "objects": {crc("o"): {crc("y"): ("string_ref", "a"), crc("z"): ("bool", True)}}}
+    assert aamp.differences(a, a) == []
+    assert aamp.differences(a, b) == [
+        "~ root/lists/0x%08x/objects/0x%08x/0x%08x: ('int', 1) -> ('int', 2)" % (crc("l"), crc("o2"), crc("p")),
+        "- root/objects/0x%08x/0x%08x" % (crc("o"), crc("x")),
+        "+ root/objects/0x%08x/0x%08x: ('bool', True)" % (crc("o"), crc("z"))]
+    with tempfile.TemporaryDirectory() as d:
+        pa, pb = os.path.join(d, "a.bas"), os.path.join(d, "b.bas")
+        with open(pa, "wb") as f:
+            f.write(aamp_file(a))
+        with open(pb, "wb") as f:
+            f.write(aamp_file(b))
+        out = subprocess.run([sys.executable, os.path.join(HERE, "aamp.py"), pa, "--diff", pb],
+                             capture_output=True, text=True, check=True).stdout
+        assert out.splitlines() == aamp.differences(a, b)
+        out = subprocess.run([sys.executable, os.path.join(HERE, "aamp.py"), pa, "--diff", pa],
+                             capture_output=True, text=True, check=True).stdout
+        assert out == ""

@@ -25,6 +25,10 @@ constexpr uint32_t mulhash32(std::string_view s, uint32_t multiplier) {
   return h;
 }
 
+// CRC-32 as zlib computes it (reflected polynomial 0xEDB88320, initial and
+// final value 0xFFFFFFFF): AAMP's names.
+uint32_t crc32(std::string_view s);
+
 // MurmurHash3, x86 32-bit variant.
 uint32_t murmur3_x86_32(std::string_view s, uint32_t seed = 0);
 

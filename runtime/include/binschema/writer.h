@@ -35,6 +35,15 @@ struct PointerRecord {
   bool null;
 };
 
+// A pointer whose target waits for its section (`section:`): which pointer of
+// the format (a number the generated code gives), the struct that holds it
+// and where that struct is.
+struct SectionItem {
+  uint32_t which;
+  const void* x;
+  uint64_t s;
+};
+
 // A value resolved in finish(), once every block is placed: the file size,
 // where a region starts or ends, and whatever is computed from those.
 struct LateFixup {
@@ -247,6 +256,23 @@ class WriterBase {
       for (size_t i = span_marks_[id]; i < spans_.size(); ++i) e = std::max(e, spans_[i].second);
     ends_[id] = e;
   }
+  // With a layout, a section (`sections:`) must come out packed as a fresh
+  // one would: from its start, each block after the ones before it, with
+  // gaps only of alignment padding (less than `align` bytes). An edit that
+  // moved or shrank one of its blocks leaves a hole or puts a block
+  // elsewhere; then the whole file is laid out afresh (LayoutConflict).
+  void check_packed(int id, uint64_t align) {
+    if (!lay_ || static_cast<size_t>(id) >= span_marks_.size() || span_marks_[id] == SIZE_MAX) return;
+    std::vector<std::pair<uint64_t, uint64_t>> sp(spans_.begin() + static_cast<std::ptrdiff_t>(span_marks_[id]), spans_.end());
+    std::sort(sp.begin(), sp.end());
+    uint64_t end = starts_[id];
+    for (const auto& [a, b] : sp) {
+      if (a == b) continue;
+      if (a < starts_[id] || (a > end && a - end >= align))
+        throw LayoutConflict("a section's block at " + hex(a) + " is not where a packed section puts it (" + hex(end) + ")");
+      end = std::max(end, b);
+    }
+  }
   void mark_start_at(int id, uint64_t at) { grow_marks(id); starts_[id] = at; }
   void mark_end_at(int id, uint64_t at) { grow_marks(id); ends_[id] = at; }
   uint64_t start_of(int id) const { return mark(starts_, id); }
@@ -270,6 +296,8 @@ class WriterBase {
  protected:
   // The error of put_uint(), out of line (writer.cpp).
   [[noreturn, gnu::cold]] static void too_wide(const char* what, uint64_t v, unsigned width);
+  // The error of pointer_scaled(), out of line (writer.cpp).
+  [[noreturn, gnu::cold]] static void not_scaled(const char* what, uint64_t distance, uint64_t scale);
 
   // place_block() with a layout. `size` is kUnknownSize when the block's
   // size is not known in advance.
@@ -381,13 +409,13 @@ class WriterBase {
         if (end > hi_) len_ = hi_ = end;
         spans_.emplace_back(k.at, end);
         cover(k.at, end);
-        leaves_.push_back({k.at, std::move(bytes), k.slot, k.width, k.base, k.align});
+        leaves_.push_back({k.at, std::move(bytes), k.slot, k.width, k.base, k.align, k.scale, k.add, k.tag});
         return true;
       }
       for (size_t i = k.spans; i < spans_.size(); ++i) cover(spans_[i].first, spans_[i].second);
     }
     const Tentative& k = tentative_;
-    leaves_.push_back({t, std::string(reinterpret_cast<const char*>(buf_.data() + t), n), k.slot, k.width, k.base, k.align});
+    leaves_.push_back({t, std::string(reinterpret_cast<const char*>(buf_.data() + t), n), k.slot, k.width, k.base, k.align, k.scale, k.add, k.tag});
     return false;
   }
 
@@ -570,6 +598,8 @@ class WriterBase {
     uint64_t slot;  // its pointer: width bytes holding at - base
     uint8_t width;
     uint64_t base, align;
+    // A pointer word of a tag_shift: union case: ((at - base + add) / scale) | tag.
+    uint64_t scale = 1, add = 0, tag = 0;
   };
   std::vector<std::pair<uint64_t, uint64_t>> vacated_;  // where leaves were before finish() moved them
   std::vector<Leaf> leaves_;
@@ -580,6 +610,7 @@ class WriterBase {
     size_t spans = 0;
     uint8_t width = 0;
     uint64_t base = 0, align = 1;
+    uint64_t scale = 1, add = 0, tag = 0;  // the pointer word's encoding (see Leaf)
   } tentative_;
   uint64_t limit_ = 0;              // no position from the layout at or past this
   bool record_ = true;
@@ -625,6 +656,13 @@ class Writer : public WriterBase {
     put_uint(slot, width, target - base, what);
     record_pointer(slot, width, false);
   }
+  // The same for a pointer stored in units of `scale` bytes (`scale:`): the
+  // distance must be a multiple of it.
+  void pointer_scaled(uint64_t slot, uint8_t width, uint64_t target, uint64_t base, uint64_t scale, const char* what) {
+    if (target < base || (target - base) % scale != 0) not_scaled(what, target - base, scale);
+    put_uint(slot, width, (target - base) / scale, what);
+    record_pointer(slot, width, false);
+  }
 
   // The target of the pointer at `slot` (`width` bytes holding target - base),
   // `size` bytes when known in advance (else 0), aligned to `a`: placed where
@@ -632,11 +670,12 @@ class Writer : public WriterBase {
   // filled in. Returns where the target starts. Generated code calls this
   // once per pointer it places.
   [[gnu::always_inline]] uint64_t place_target(uint64_t slot, uint64_t size, uint64_t a, uint8_t width, uint64_t base,
-                                               const char* what) {
+                                               const char* what, uint64_t scale = 1) {
     place_block(slot, size, a);
     align(a);
     const uint64_t t = pos();
-    pointer(slot, width, t, base, what);
+    if (scale == 1) pointer(slot, width, t, base, what);
+    else pointer_scaled(slot, width, t, base, scale, what);
     return t;
   }
   // place_target for the block of model value v (of type T): kShared when
@@ -673,13 +712,45 @@ class Writer : public WriterBase {
     return t;
   }
 
+  // place_leaf for a tag_shift: union case whose word holds ((target - base
+  // + add) / scale) | (tag << shift) (`scale:`, `points_to:`): AAMP's values,
+  // which a file may store inside other values.
+  template <class T>
+  uint64_t place_leaf_word(uint64_t slot, uint64_t size, uint64_t a, uint8_t width, uint64_t base, const char* what, const T& v,
+                           uint64_t scale, uint64_t add, uint64_t tag, unsigned shift) {
+    auto word = [&](uint64_t at) {
+      const uint64_t off = at - base + add;
+      if (at < base || off % scale != 0 || ((off / scale) >> shift) != 0)
+        throw EncodeError(std::string(what) + ": offset " + hex(off) + " is not a multiple of its scale " + std::to_string(scale) +
+                          " or does not fit below its tag");
+      return (off / scale) | (tag << shift);
+    };
+    if (lay_) {
+      if (const uint64_t u = find_shared(slot, &v, &same_value<T>, a); u != kNotShared) {
+        put_uint(slot, width, word(u), what);
+        return kShared;
+      }
+      place_laid_leaf(slot, size, a, width, base);
+      tentative_.scale = scale;
+      tentative_.add = add;
+      tentative_.tag = tag << shift;
+    }
+    align(a);
+    const uint64_t t = pos();
+    put_uint(slot, width, word(t), what);
+    note_block(t, v);
+    return t;
+  }
+
   // The same for a pointer whose slot the layout does not know (one inside a
   // block placed by hand, say): always at the end of what is written.
-  [[gnu::always_inline]] uint64_t append_target(uint64_t slot, uint64_t a, uint8_t width, uint64_t base, const char* what) {
+  [[gnu::always_inline]] uint64_t append_target(uint64_t slot, uint64_t a, uint8_t width, uint64_t base, const char* what,
+                                                uint64_t scale = 1) {
     to_end();
     align(a);
     const uint64_t t = pos();
-    pointer(slot, width, t, base, what);
+    if (scale == 1) pointer(slot, width, t, base, what);
+    else pointer_scaled(slot, width, t, base, scale, what);
     return t;
   }
   // An empty array's pointer: what the layout kept for it (the writer of the
@@ -706,7 +777,7 @@ class Writer : public WriterBase {
       align(l.align);
       const uint64_t t = reserve(l.bytes.size());
       bytes(t, l.bytes.data(), l.bytes.size());
-      put_uint(l.slot, l.width, t - l.base, "pointer");
+      put_uint(l.slot, l.width, ((t - l.base + l.add) / l.scale) | l.tag, "pointer");
       l.at = t;
       hi_ = len_;
     }
@@ -715,7 +786,8 @@ class Writer : public WriterBase {
   // After the bytes of a block placed with place_leaf (at t) are written.
   [[gnu::always_inline]] void leaf_done(uint64_t t) {
     if (lay_) [[unlikely]]
-      if (check_leaf(t)) put_uint(tentative_.slot, tentative_.width, tentative_.at - tentative_.base, "pointer");
+      if (check_leaf(t))
+        put_uint(tentative_.slot, tentative_.width, ((tentative_.at - tentative_.base + tentative_.add) / tentative_.scale) | tentative_.tag, "pointer");
   }
 
   // Resolves every late fix-up and hands over the bytes.

@@ -1,0 +1,379 @@
+// AAMP (schemas/aamp.yaml, no C++ of its own) over the real parameter
+// archives: the 13 files in ../shared/samples/aamp/ and the 7 .bas members of
+// ../shared/samples/yaz0/Demo344_1.sbeventpack (Yaz0, then SARC). The tests
+// fail, saying so, when ../shared is missing.
+//
+// The independent reader tests/independent/aamp.py (plain Python, not
+// binschema's code) is the judge of what binschema writes: a file encoded
+// without its layout entry, an edited text, and hand-built values of every
+// type are read by it and compared with the expected document.
+#define BOOST_TEST_MODULE aamp_test
+#include <boost/test/unit_test.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include "aamp_text.h"
+#include "sarc.h"
+#include "samples.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "binschema/compression.h"
+#include "binschema/hash.h"
+
+using namespace binschema::aamp;
+namespace fs = std::filesystem;
+using ByteVec = std::vector<uint8_t>;
+
+namespace {
+
+struct Sample {
+  std::string name;
+  ByteVec bytes;
+};
+
+// The 13 loose files and the 7 .bas members of the event pack.
+std::vector<Sample> all_samples() {
+  std::vector<Sample> out;
+  for (const fs::path& p : samples::files("aamp")) out.push_back({p.filename().string(), samples::read(p)});
+  const ByteVec pack = binschema::yaz0::decompress(samples::read(samples::dir("yaz0") / "Demo344_1.sbeventpack"));
+  const binschema::sarc::Sarc sarc = binschema::sarc::decode(pack);
+  size_t members = 0;
+  for (const auto& node : sarc.nodes) {
+    const std::string& n = node.attributes.name;
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".bas") == 0) {
+      out.push_back({"Demo344_1.sbeventpack:" + n, node.data.data});
+      ++members;
+    }
+  }
+  BOOST_REQUIRE_EQUAL(members, 7u);
+  BOOST_REQUIRE_EQUAL(out.size(), 20u);
+  return out;
+}
+
+std::string first_difference(const ByteVec& a, const ByteVec& b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return "first difference at " + binschema::hex(i) + " (sizes " + binschema::hex(a.size()) + ", " + binschema::hex(b.size()) + ")";
+  return a.size() == b.size() ? "same" : "sizes differ: " + binschema::hex(a.size()) + " vs " + binschema::hex(b.size());
+}
+
+// A scratch folder for the files the independent reader reads.
+fs::path scratch() {
+  static const fs::path d = [] {
+    fs::path p = fs::temp_directory_path() / ("aamp_test_" + std::to_string(::getpid()));
+    fs::create_directories(p);
+    return p;
+  }();
+  return d;
+}
+
+fs::path write_file(const std::string& name, const ByteVec& bytes) {
+  fs::path p = scratch() / name;
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return p;
+}
+
+struct Run {
+  int status = -1;
+  std::string out;
+};
+
+// tests/independent/aamp.py with these arguments (stdout; stderr goes to the log).
+Run aamp_py(const std::string& args) {
+  const std::string cmd = std::string(BINSCHEMA_PYTHON3) + " " + BINSCHEMA_SOURCE_DIR + "/tests/independent/aamp.py " + args;
+  Run r;
+  FILE* f = ::popen(cmd.c_str(), "r");
+  BOOST_REQUIRE(f);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
+  const int st = ::pclose(f);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+// The differences aamp.py finds between two files' documents (both read with every check).
+Run diff(const ByteVec& a, const ByteVec& b) {
+  const fs::path pa = write_file("a.aamp", a), pb = write_file("b.aamp", b);
+  return aamp_py(pa.string() + " --diff " + pb.string());
+}
+
+// aamp.py's document of a file, as a YAML node (its JSON).
+YAML::Node independent_doc(const ByteVec& bytes) {
+  const Run r = aamp_py(write_file("doc.aamp", bytes).string());
+  BOOST_REQUIRE_MESSAGE(r.status == 0, "aamp.py refused the file (see its message above)");
+  return YAML::Load(r.out);
+}
+
+std::string name_hex(const char* name) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", binschema::crc32(name));
+  return b;
+}
+
+std::string without_layout(const std::string& text) {
+  const size_t at = text.find("\nlayout:");
+  return at == std::string::npos ? text : text.substr(0, at + 1);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(samples_)
+
+BOOST_AUTO_TEST_CASE(every_sample_decodes) {
+  for (const Sample& s : all_samples()) {
+    BOOST_TEST_CONTEXT(s.name) {
+      File m;
+      BOOST_CHECK_NO_THROW(m = decode(s.bytes));
+      BOOST_TEST(m.root.name == binschema::crc32("param_root"));
+      binschema::Layout lay;
+      BOOST_CHECK_NO_THROW(decode(s.bytes, lay));
+    }
+  }
+}
+
+// With the layout entry: the same bytes, directly, through YAML and JSON, and
+// through a copy of the C++ model.
+BOOST_AUTO_TEST_CASE(every_sample_round_trips_byte_for_byte) {
+  for (const Sample& s : all_samples()) {
+    BOOST_TEST_CONTEXT(s.name) {
+      binschema::Layout lay;
+      const File m = decode(s.bytes, lay);
+      const ByteVec direct = encode(m, lay);
+      BOOST_TEST(first_difference(direct, s.bytes) == "same");
+      for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+        binschema::Layout back;
+        const File t = from_text_with_layout(to_text(m, kind, &lay), back);
+        BOOST_TEST((t == m));
+        BOOST_TEST(first_difference(encode(t, back), s.bytes) == "same");
+      }
+      File copy = m;  // the C++ API: a model built up or changed in code
+      BOOST_TEST(first_difference(encode(copy, lay), s.bytes) == "same");
+    }
+  }
+}
+
+// Without the layout entry: a fresh file, in Nintendo's sections, that the
+// independent reader reads as the same document and that decodes again.
+BOOST_AUTO_TEST_CASE(fresh_layout_is_the_same_document) {
+  for (const Sample& s : all_samples()) {
+    BOOST_TEST_CONTEXT(s.name) {
+      const File m = decode(s.bytes);
+      const ByteVec fresh = encode(from_text(without_layout(to_text(m, binschema::TextKind::Yaml))));
+      const Run r = diff(s.bytes, fresh);
+      BOOST_TEST(r.status == 0);
+      BOOST_TEST(r.out == "");
+      BOOST_TEST((decode(fresh) == m));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(editing)
+
+const char* const kEpona = "Horse_Link_Appear_Epona.bas";
+
+// A value changed in the text: the independent reader sees that change and no other.
+BOOST_AUTO_TEST_CASE(change_a_value_in_the_text) {
+  const ByteVec orig = samples::read(samples::dir("aamp") / kEpona);
+  binschema::Layout lay;
+  const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
+  const std::string edited = std::regex_replace(text, std::regex("value: 24\\.0"), "value: 25.5");
+  BOOST_REQUIRE(edited != text);
+  for (const std::string& t : {edited, without_layout(edited)}) {
+    binschema::Layout back;
+    const ByteVec out = encode(from_text_with_layout(t, back), back);
+    const Run r = diff(orig, out);
+    BOOST_TEST(r.status == 0);
+    // 24.0 is 0x41c00000, 25.5 is 0x41cc0000.
+    BOOST_TEST(r.out == "~ root/lists/0xbd3c650b/lists/0x52e97521/lists/0x3c154c1a/lists/0xeed95a7e/objects/0x43885a40/0x59f80dc0: "
+                        "('f32', 1103101952) -> ('f32', 1103888384)\n");
+  }
+}
+
+// A parameter added to an object in the text (with and without the layout
+// entry): the independent reader finds it, and nothing else changed.
+BOOST_AUTO_TEST_CASE(add_a_parameter_in_the_text) {
+  const ByteVec orig = samples::read(samples::dir("aamp") / kEpona);
+  binschema::Layout lay;
+  const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
+  // The root's object 0x9dd3076b holds one bool; add a string and a vec3 after it.
+  const std::string anchor = "          value:\n            bool:\n              value: false\n";
+  BOOST_REQUIRE(text.find(anchor) != std::string::npos);
+  const std::string added = anchor +
+                            "        - name: " + name_hex("Added") + "\n          value:\n            string_ref:\n              value: Hello\n" +
+                            "        - name: " + name_hex("AddedVec") + "\n          value:\n            vec3:\n              value: [1.0, 2.0, 3.0]\n";
+  const std::string edited = std::string(text).replace(text.find(anchor), anchor.size(), added);
+  for (const std::string& t : {edited, without_layout(edited)}) {
+    binschema::Layout back;
+    const ByteVec out = encode(from_text_with_layout(t, back), back);
+    const Run r = diff(orig, out);
+    BOOST_TEST(r.status == 0);
+    BOOST_TEST(r.out == "+ root/objects/0x9dd3076b/" + name_hex("Added") + ": ('string_ref', 'Hello')\n" +
+                            "+ root/objects/0x9dd3076b/" + name_hex("AddedVec") + ": ('vec3', (1065353216, 1073741824, 1077936128))\n");
+  }
+}
+
+// A parameter removed in the text, with the layout entry: its table would
+// keep a hole (and the header count it), so the file is laid out afresh; the
+// independent reader finds that parameter gone and nothing else changed.
+BOOST_AUTO_TEST_CASE(remove_a_parameter_in_the_text) {
+  const ByteVec orig = samples::read(samples::dir("aamp") / kEpona);
+  binschema::Layout lay;
+  const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
+  BOOST_REQUIRE(text.find("\nlayout:") != std::string::npos);
+  const std::string gone = "                - name: 0x49697fb5\n                  value:\n                    int:\n                      value: 67\n";
+  BOOST_REQUIRE(text.find(gone) != std::string::npos);
+  const std::string edited = std::string(text).erase(text.find(gone), gone.size());
+  binschema::Layout back;
+  const ByteVec out = encode(from_text_with_layout(edited, back), back);
+  const Run r = diff(orig, out);
+  BOOST_TEST(r.status == 0);
+  BOOST_TEST(r.out == "- root/lists/0xbd3c650b/lists/0x52e97521/objects/0x49ce4b2e/0x49697fb5\n");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(edge_cases)
+
+Parameter param(const char* name, Parameter::Value v) { return Parameter{.value = std::move(v), .name = binschema::crc32(name)}; }
+
+// Every parameter type, buffers and curves included, and lists nested 40
+// deep, written by binschema's writer and read by the independent reader.
+BOOST_AUTO_TEST_CASE(every_type_and_deep_nesting) {
+  File m;
+  m.io_type = "xml";
+  m.root.name = binschema::crc32("param_root");
+  ParameterObject o{.params = {}, .name = binschema::crc32("Values")};
+  auto add = [&](const char* n, auto kind, auto value) {
+    Parameter::Value v;
+    v.emplace<decltype(kind)::value>(value);
+    o.params.push_back(param(n, std::move(v)));
+  };
+  using C = Parameter::Value::Case;
+  add("b", std::integral_constant<C, C::bool_>{}, Bool{.value = true});
+  add("f", std::integral_constant<C, C::f32>{}, F32{.value = 0.5f});
+  add("i", std::integral_constant<C, C::int_>{}, Int{.value = -7});
+  add("v2", std::integral_constant<C, C::vec2>{}, Vec2{.value = {1.0f, 2.0f}});
+  add("v3", std::integral_constant<C, C::vec3>{}, Vec3{.value = {1.0f, 2.0f, 3.0f}});
+  add("v4", std::integral_constant<C, C::vec4>{}, Vec4{.value = {1.0f, 2.0f, 3.0f, 4.0f}});
+  add("c", std::integral_constant<C, C::color>{}, Color{.value = {0.25f, 0.5f, 0.75f, 1.0f}});
+  add("s32", std::integral_constant<C, C::string32>{}, String{.value = "short"});
+  add("s64", std::integral_constant<C, C::string64>{}, String{.value = "a string of sixty-three bytes at most"});
+  add("s256", std::integral_constant<C, C::string256>{}, String{.value = "long"});
+  add("sref", std::integral_constant<C, C::string_ref>{}, String{.value = "short"});  // equal to s32
+  Curve cv{.a = 1, .b = 2, .floats = {}};
+  for (size_t k = 0; k < 30; ++k) cv.floats[k] = static_cast<float>(k);
+  add("cu1", std::integral_constant<C, C::curve1>{}, Curve1{.value = {cv}});
+  add("cu2", std::integral_constant<C, C::curve2>{}, Curve2{.value = {cv, cv}});
+  add("cu3", std::integral_constant<C, C::curve3>{}, Curve3{.value = {cv, cv, cv}});
+  add("cu4", std::integral_constant<C, C::curve4>{}, Curve4{.value = {cv, cv, cv, cv}});
+  add("bi", std::integral_constant<C, C::buffer_int>{}, BufferInt{.values = {-1, 2, -3}});
+  add("bf", std::integral_constant<C, C::buffer_f32>{}, BufferF32{.values = {1.5f}});
+  add("bu", std::integral_constant<C, C::buffer_u32>{}, BufferU32{.values = {}});
+  add("bb", std::integral_constant<C, C::buffer_binary>{}, BufferBinary{.values = {1, 2, 3, 4, 5}});
+  add("q", std::integral_constant<C, C::quat>{}, Quat{.value = {0.0f, 0.0f, 0.0f, 1.0f}});
+  add("u", std::integral_constant<C, C::u32>{}, U32{.value = 0xFFFFFFFFu});
+  m.root.objects.push_back(o);
+  // 40 lists deep, each with an object of one int.
+  ParameterList deep{.lists = {}, .objects = {}, .name = binschema::crc32("Deep")};
+  for (int d = 39; d >= 0; --d) {
+    ParameterList up{.lists = {}, .objects = {}, .name = binschema::crc32(("L" + std::to_string(d)).c_str())};
+    Parameter::Value v;
+    v.emplace<C::int_>(Int{.value = d});
+    up.objects.push_back(ParameterObject{.params = {param("depth", std::move(v))}, .name = binschema::crc32("O")});
+    if (d < 39) up.lists.push_back(std::move(deep));
+    deep = std::move(up);
+  }
+  m.root.lists.push_back(std::move(deep));
+
+  const ByteVec bytes = encode(m);
+  BOOST_TEST((decode(bytes) == m));
+  const YAML::Node doc = independent_doc(bytes);
+  const YAML::Node v = doc["root"]["objects"][name_hex("Values")];
+  auto at = [&](const char* n, const char* type) { return v[name_hex(n)][type]; };
+  BOOST_TEST(at("b", "bool").as<bool>() == true);
+  BOOST_TEST(at("f", "f32").as<std::string>() == "0x3f000000");
+  BOOST_TEST(at("i", "int").as<int>() == -7);
+  BOOST_TEST(at("v2", "vec2")[1].as<std::string>() == "0x40000000");
+  BOOST_TEST(at("v3", "vec3")[2].as<std::string>() == "0x40400000");
+  BOOST_TEST(at("v4", "vec4")[3].as<std::string>() == "0x40800000");
+  BOOST_TEST(at("c", "color")[0].as<std::string>() == "0x3e800000");
+  BOOST_TEST(at("s32", "string32").as<std::string>() == "short");
+  BOOST_TEST(at("s64", "string64").as<std::string>() == "a string of sixty-three bytes at most");
+  BOOST_TEST(at("s256", "string256").as<std::string>() == "long");
+  BOOST_TEST(at("sref", "string_ref").as<std::string>() == "short");
+  BOOST_TEST(at("cu1", "curve1").size() == 1u);
+  BOOST_TEST(at("cu4", "curve4").size() == 4u);
+  BOOST_TEST(at("cu3", "curve3")[2]["a"].as<int>() == 1);
+  BOOST_TEST(at("cu3", "curve3")[2]["b"].as<int>() == 2);
+  BOOST_TEST(at("cu2", "curve2")[1]["floats"][29].as<std::string>() == "0x41e80000");  // 29.0
+  BOOST_TEST(at("bi", "buffer_int").size() == 3u);
+  BOOST_TEST(at("bi", "buffer_int")[2].as<int>() == -3);
+  BOOST_TEST(at("bf", "buffer_f32")[0].as<std::string>() == "0x3fc00000");
+  BOOST_TEST(at("bu", "buffer_u32").size() == 0u);
+  BOOST_TEST(at("bb", "buffer_binary").as<std::string>() == "0102030405");
+  BOOST_TEST(at("q", "quat")[3].as<std::string>() == "0x3f800000");
+  BOOST_TEST(at("u", "u32").as<uint64_t>() == 0xFFFFFFFFull);
+  YAML::Node l = doc["root"];
+  for (int d = 0; d < 40; ++d) {
+    l = l["lists"][name_hex(("L" + std::to_string(d)).c_str())];
+    BOOST_REQUIRE_MESSAGE(l.IsMap(), "list L" << d << " missing");
+    BOOST_TEST(l["objects"][name_hex("O")][name_hex("depth")]["int"].as<int>() == d);
+  }
+}
+
+// A scaled offset that does not fit its 16 bits is an encode error naming the
+// field, not a wrong file: 0x10000 words of 4 past the list are out of reach.
+BOOST_AUTO_TEST_CASE(offset_too_far_is_refused) {
+  File m;
+  m.io_type = "xml";
+  m.root.name = binschema::crc32("param_root");
+  ParameterObject o{.params = {}, .name = 1};
+  for (int k = 0; k < 0x9000; ++k) {
+    Parameter::Value v;
+    v.emplace<Parameter::Value::Case::u32>(U32{.value = static_cast<uint32_t>(k)});
+    o.params.push_back(param("p", std::move(v)));
+  }
+  // Many objects before the last list's object group: its offset grows past 0xFFFF words.
+  for (int k = 0; k < 2; ++k) m.root.objects.push_back(o);
+  ParameterList child{.lists = {}, .objects = {o}, .name = 2};
+  m.root.lists.push_back(child);
+  try {
+    encode(m);
+    BOOST_FAIL("encoded an offset that does not fit");
+  } catch (const binschema::EncodeError& e) {
+    BOOST_TEST_MESSAGE(e.what());
+    BOOST_TEST(std::string(e.what()).find("does not fit") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(crc32_names)
+
+// zlib's CRC-32 and the names in the text: a name list shows the name, and a
+// name in the text is hashed.
+BOOST_AUTO_TEST_CASE(crc32_and_names) {
+  BOOST_TEST(binschema::crc32("") == 0u);
+  BOOST_TEST(binschema::crc32("123456789") == 0xcbf43926u);  // the check value of CRC-32
+  BOOST_TEST(binschema::crc32("param_root") == 0xa4f6cb6cu);
+  const ByteVec orig = samples::read(samples::dir("aamp") / "Horse_Link_Appear_Epona.bas");
+  binschema::text::set_known_names({"param_root"});
+  const std::string text = to_text(decode(orig), binschema::TextKind::Yaml);
+  binschema::text::set_known_names({});
+  BOOST_TEST(text.find("name: param_root") != std::string::npos);
+  BOOST_TEST(first_difference(encode(from_text(text)), encode(decode(orig))) == "same");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
