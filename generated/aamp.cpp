@@ -99,51 +99,106 @@ void run_sec_params(WCtx& c, const binschema::SectionItem& it);
 void run_sec_data(WCtx& c, const binschema::SectionItem& it);
 void run_sec_strings(WCtx& c, const binschema::SectionItem& it);
 
+[[gnu::cold, gnu::noinline]] void tr_Bool(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Bool");
+  r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "bool32");
+  r.tr->close(s + 0x4);
+}
+
 void read_Bool(const R& r, uint64_t s, Bool& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] tr_Bool(r, s);
   uint32_t f_value = 0;
   f_value = r.get<uint32_t>(s);
   if (f_value != 0 && f_value != 1u) fail(s, "value", "value " + hex(f_value) + " is not a bool (0 or 1)");
   x.value = f_value != 0;
 }
 
+[[gnu::cold, gnu::noinline]] void tr_F32(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "F32");
+  r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "f32");
+  r.tr->close(s + 0x4);
+}
+
 void read_F32(const R& r, uint64_t s, F32& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] tr_F32(r, s);
   float f_value = 0;
   f_value = r.get<float>(s);
   x.value = f_value;
 }
 
+[[gnu::cold, gnu::noinline]] void tr_Int(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Int");
+  r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "s32");
+  r.tr->close(s + 0x4);
+}
+
 void read_Int(const R& r, uint64_t s, Int& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] tr_Int(r, s);
   int32_t f_value = 0;
   f_value = r.get<int32_t>(s);
   x.value = f_value;
 }
 
+[[gnu::cold, gnu::noinline]] void tr_Vec2(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Vec2");
+  r.tr->leaf("value", binschema::TraceKind::Array, s, 0x8, "f32");
+  r.tr->close(s + 0x8);
+}
+
 void read_Vec2(const R& r, uint64_t s, Vec2& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] tr_Vec2(r, s);
   for (size_t i = 0; i < 2; ++i) x.value[i] = r.get<float>(s + i * 4);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Vec3(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Vec3");
+  r.tr->leaf("value", binschema::TraceKind::Array, s, 0xc, "f32");
+  r.tr->close(s + 0xc);
 }
 
 void read_Vec3(const R& r, uint64_t s, Vec3& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] tr_Vec3(r, s);
   for (size_t i = 0; i < 3; ++i) x.value[i] = r.get<float>(s + i * 4);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Vec4(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Vec4");
+  r.tr->leaf("value", binschema::TraceKind::Array, s, 0x10, "f32");
+  r.tr->close(s + 0x10);
 }
 
 void read_Vec4(const R& r, uint64_t s, Vec4& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] tr_Vec4(r, s);
   for (size_t i = 0; i < 4; ++i) x.value[i] = r.get<float>(s + i * 4);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Color(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Color");
+  r.tr->leaf("value", binschema::TraceKind::Array, s, 0x10, "f32");
+  r.tr->close(s + 0x10);
 }
 
 void read_Color(const R& r, uint64_t s, Color& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] tr_Color(r, s);
   for (size_t i = 0; i < 4; ++i) x.value[i] = r.get<float>(s + i * 4);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_String(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "String");
 }
 
 uint64_t read_String(const R& r, uint64_t s, String& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] tr_String(r, s);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Field, o, nullptr);
   try {
     x.value = std::string(r.cstring(o));
   } catch (DecodeError& e) { e.push_field("value"); throw; }
@@ -155,11 +210,22 @@ uint64_t read_String(const R& r, uint64_t s, String& x) {
       if (r.data()[i] != 0) fail(i, "value", "padding byte " + hex(r.data()[i]) + " after the string is not zero");
     o = end;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Curve(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Curve");
+  r.tr->leaf("a", binschema::TraceKind::Number, s, 0x4, "u32");
+  r.tr->leaf("b", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  r.tr->leaf("floats", binschema::TraceKind::Array, s + 0x8, 0x78, "f32");
+  r.tr->close(s + 0x80);
 }
 
 void read_Curve(const R& r, uint64_t s, Curve& x) {
   r.need(s, 0x80);
+  if (r.tr) [[unlikely]] tr_Curve(r, s);
   uint32_t f_a = 0;
   uint32_t f_b = 0;
   f_a = r.get<uint32_t>(s);
@@ -169,43 +235,82 @@ void read_Curve(const R& r, uint64_t s, Curve& x) {
   for (size_t i = 0; i < 30; ++i) x.floats[i] = r.get<float>(s + 0x8 + i * 4);
 }
 
+[[gnu::cold, gnu::noinline]] void tr_Curve1(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Curve1");
+}
+
 void read_Curve1(const R& r, uint64_t s, Curve1& x) {
   r.need(s, 0x80);
+  if (r.tr) [[unlikely]] tr_Curve1(r, s);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Array, s, nullptr);
   for (size_t i = 0; i < 1; ++i) {
     try { read_Curve(r, s + i * 0x80, x.value[i]); }
     catch (DecodeError& e) { e.push_index(i); e.push_field("value"); throw; }
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x80);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x80);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Curve2(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Curve2");
 }
 
 void read_Curve2(const R& r, uint64_t s, Curve2& x) {
   r.need(s, 0x100);
+  if (r.tr) [[unlikely]] tr_Curve2(r, s);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Array, s, nullptr);
   for (size_t i = 0; i < 2; ++i) {
     try { read_Curve(r, s + i * 0x80, x.value[i]); }
     catch (DecodeError& e) { e.push_index(i); e.push_field("value"); throw; }
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x100);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x100);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Curve3(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Curve3");
 }
 
 void read_Curve3(const R& r, uint64_t s, Curve3& x) {
   r.need(s, 0x180);
+  if (r.tr) [[unlikely]] tr_Curve3(r, s);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Array, s, nullptr);
   for (size_t i = 0; i < 3; ++i) {
     try { read_Curve(r, s + i * 0x80, x.value[i]); }
     catch (DecodeError& e) { e.push_index(i); e.push_field("value"); throw; }
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x180);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x180);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Curve4(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Curve4");
 }
 
 void read_Curve4(const R& r, uint64_t s, Curve4& x) {
   r.need(s, 0x200);
+  if (r.tr) [[unlikely]] tr_Curve4(r, s);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Array, s, nullptr);
   for (size_t i = 0; i < 4; ++i) {
     try { read_Curve(r, s + i * 0x80, x.value[i]); }
     catch (DecodeError& e) { e.push_index(i); e.push_field("value"); throw; }
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x200);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x200);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_BufferInt(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BufferInt");
+  r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
 }
 
 uint64_t read_BufferInt(const R& r, uint64_t s, BufferInt& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] tr_BufferInt(r, s);
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("values", binschema::TraceKind::Array, o, "s32");
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x4);
@@ -215,14 +320,23 @@ uint64_t read_BufferInt(const R& r, uint64_t s, BufferInt& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
+}
+
+[[gnu::cold, gnu::noinline]] void tr_BufferF32(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BufferF32");
+  r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
 }
 
 uint64_t read_BufferF32(const R& r, uint64_t s, BufferF32& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] tr_BufferF32(r, s);
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("values", binschema::TraceKind::Array, o, "f32");
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x4);
@@ -232,26 +346,49 @@ uint64_t read_BufferF32(const R& r, uint64_t s, BufferF32& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Quat(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Quat");
+  r.tr->leaf("value", binschema::TraceKind::Array, s, 0x10, "f32");
+  r.tr->close(s + 0x10);
 }
 
 void read_Quat(const R& r, uint64_t s, Quat& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] tr_Quat(r, s);
   for (size_t i = 0; i < 4; ++i) x.value[i] = r.get<float>(s + i * 4);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_U32(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "U32");
+  r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "u32");
+  r.tr->close(s + 0x4);
 }
 
 void read_U32(const R& r, uint64_t s, U32& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] tr_U32(r, s);
   uint32_t f_value = 0;
   f_value = r.get<uint32_t>(s);
   x.value = f_value;
 }
 
+[[gnu::cold, gnu::noinline]] void tr_BufferU32(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BufferU32");
+  r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+}
+
 uint64_t read_BufferU32(const R& r, uint64_t s, BufferU32& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] tr_BufferU32(r, s);
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("values", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x4);
@@ -261,14 +398,23 @@ uint64_t read_BufferU32(const R& r, uint64_t s, BufferU32& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
+}
+
+[[gnu::cold, gnu::noinline]] void tr_BufferBinary(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BufferBinary");
+  r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
 }
 
 uint64_t read_BufferBinary(const R& r, uint64_t s, BufferBinary& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] tr_BufferBinary(r, s);
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("values", binschema::TraceKind::Array, o, "u8");
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x1);
@@ -278,20 +424,31 @@ uint64_t read_BufferBinary(const R& r, uint64_t s, BufferBinary& x) {
       o += 1;
     }
   } catch (DecodeError& e) { e.push_field("values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Parameter(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Parameter");
+  r.tr->leaf("name", binschema::TraceKind::Number, s, 0x4, "u32");
 }
 
 void read_Parameter(const R& r, uint64_t s, Parameter& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] tr_Parameter(r, s);
   uint32_t f_name = 0;
   f_name = r.get<uint32_t>(s);
   x.name = f_name;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x4, nullptr);
   const uint64_t w_value = r.get<uint32_t>(s + 0x4);
   switch (w_value >> 24) {
     case 0: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("bool");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_Bool(r, t, v);
@@ -300,8 +457,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 1: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("f32");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_F32(r, t, v);
@@ -310,8 +469,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 2: {
       auto& v = x.value.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("int");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_Int(r, t, v);
@@ -320,8 +481,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 3: {
       auto& v = x.value.template emplace<3>();
+      if (r.tr) [[unlikely]] r.tr->type("vec2");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_Vec2(r, t, v);
@@ -330,8 +493,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 4: {
       auto& v = x.value.template emplace<4>();
+      if (r.tr) [[unlikely]] r.tr->type("vec3");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0xc);
         read_Vec3(r, t, v);
@@ -340,8 +505,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 5: {
       auto& v = x.value.template emplace<5>();
+      if (r.tr) [[unlikely]] r.tr->type("vec4");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x10);
         read_Vec4(r, t, v);
@@ -350,8 +517,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 6: {
       auto& v = x.value.template emplace<6>();
+      if (r.tr) [[unlikely]] r.tr->type("color");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x10);
         read_Color(r, t, v);
@@ -360,8 +529,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 7: {
       auto& v = x.value.template emplace<7>();
+      if (r.tr) [[unlikely]] r.tr->type("string32");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x1);
         read_String(r, t, v);
@@ -370,8 +541,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 8: {
       auto& v = x.value.template emplace<8>();
+      if (r.tr) [[unlikely]] r.tr->type("string64");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x1);
         read_String(r, t, v);
@@ -380,8 +553,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 9: {
       auto& v = x.value.template emplace<9>();
+      if (r.tr) [[unlikely]] r.tr->type("curve1");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x80);
         read_Curve1(r, t, v);
@@ -390,8 +565,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 10: {
       auto& v = x.value.template emplace<10>();
+      if (r.tr) [[unlikely]] r.tr->type("curve2");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x100);
         read_Curve2(r, t, v);
@@ -400,8 +577,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 11: {
       auto& v = x.value.template emplace<11>();
+      if (r.tr) [[unlikely]] r.tr->type("curve3");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x180);
         read_Curve3(r, t, v);
@@ -410,8 +589,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 12: {
       auto& v = x.value.template emplace<12>();
+      if (r.tr) [[unlikely]] r.tr->type("curve4");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x200);
         read_Curve4(r, t, v);
@@ -420,9 +601,11 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 13: {
       auto& v = x.value.template emplace<13>();
+      if (r.tr) [[unlikely]] r.tr->type("buffer_int");
       if (((w_value & 0xffffff) * 4) < 0x4) fail(s + 0x4, "value", "buffer_int: offset " + hex((w_value & 0xffffff) * 4) + " points before its struct (it points to values, at 0x4)");
       const uint64_t t = s + (((w_value & 0xffffff) * 4) - 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_BufferInt(r, t, v);
@@ -431,9 +614,11 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 14: {
       auto& v = x.value.template emplace<14>();
+      if (r.tr) [[unlikely]] r.tr->type("buffer_f32");
       if (((w_value & 0xffffff) * 4) < 0x4) fail(s + 0x4, "value", "buffer_f32: offset " + hex((w_value & 0xffffff) * 4) + " points before its struct (it points to values, at 0x4)");
       const uint64_t t = s + (((w_value & 0xffffff) * 4) - 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_BufferF32(r, t, v);
@@ -442,8 +627,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 15: {
       auto& v = x.value.template emplace<15>();
+      if (r.tr) [[unlikely]] r.tr->type("string256");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x1);
         read_String(r, t, v);
@@ -452,8 +639,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 16: {
       auto& v = x.value.template emplace<16>();
+      if (r.tr) [[unlikely]] r.tr->type("quat");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x10);
         read_Quat(r, t, v);
@@ -462,8 +651,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 17: {
       auto& v = x.value.template emplace<17>();
+      if (r.tr) [[unlikely]] r.tr->type("u32");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_U32(r, t, v);
@@ -472,9 +663,11 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 18: {
       auto& v = x.value.template emplace<18>();
+      if (r.tr) [[unlikely]] r.tr->type("buffer_u32");
       if (((w_value & 0xffffff) * 4) < 0x4) fail(s + 0x4, "value", "buffer_u32: offset " + hex((w_value & 0xffffff) * 4) + " points before its struct (it points to values, at 0x4)");
       const uint64_t t = s + (((w_value & 0xffffff) * 4) - 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_BufferU32(r, t, v);
@@ -483,9 +676,11 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 19: {
       auto& v = x.value.template emplace<19>();
+      if (r.tr) [[unlikely]] r.tr->type("buffer_binary");
       if (((w_value & 0xffffff) * 4) < 0x4) fail(s + 0x4, "value", "buffer_binary: offset " + hex((w_value & 0xffffff) * 4) + " points before its struct (it points to values, at 0x4)");
       const uint64_t t = s + (((w_value & 0xffffff) * 4) - 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_BufferBinary(r, t, v);
@@ -494,8 +689,10 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 20: {
       auto& v = x.value.template emplace<20>();
+      if (r.tr) [[unlikely]] r.tr->type("string_ref");
       const uint64_t t = s + ((w_value & 0xffffff) * 4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x1);
         read_String(r, t, v);
@@ -505,10 +702,20 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
     default:
       fail(s + 0x4, "value", "tag " + hex(w_value >> 24) + " (bits 24 and up) is not a supported case (known: 0 bool, 1 f32, 2 int, 3 vec2, 4 vec3, 5 vec4, 6 color, 7 string32, 8 string64, 9 curve1, 10 curve2, 11 curve3, 12 curve4, 13 buffer_int, 14 buffer_f32, 15 string256, 16 quat, 17 u32, 18 buffer_u32, 19 buffer_binary, 20 string_ref)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_ParameterObject(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ParameterObject");
+  r.tr->leaf("name", binschema::TraceKind::Number, s, 0x4, "u32");
+  r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x4, 0x2, "u16");
+  r.tr->leaf("param_count", binschema::TraceKind::Number, s + 0x6, 0x2, "u16");
 }
 
 void read_ParameterObject(const R& r, uint64_t s, ParameterObject& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] tr_ParameterObject(r, s);
   uint32_t f_name = 0;
   uint64_t f_params = 0;
   uint16_t f_param_count = 0;
@@ -526,16 +733,30 @@ void read_ParameterObject(const R& r, uint64_t s, ParameterObject& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.params.resize(n);
+      if (r.tr) [[unlikely]] { r.tr->open("params", binschema::TraceKind::Target, 0); r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr); }
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Parameter(r, t + i * 0x8, x.params[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] { r.tr->close(t + n * 0x8); r.tr->close(binschema::Trace::kNone); }
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_ParameterList(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ParameterList");
+  r.tr->leaf("name", binschema::TraceKind::Number, s, 0x4, "u32");
+  r.tr->leaf("lists", binschema::TraceKind::Pointer, s + 0x4, 0x2, "u16");
+  r.tr->leaf("list_count", binschema::TraceKind::Number, s + 0x6, 0x2, "u16");
+  r.tr->leaf("objects", binschema::TraceKind::Pointer, s + 0x8, 0x2, "u16");
+  r.tr->leaf("object_count", binschema::TraceKind::Number, s + 0xa, 0x2, "u16");
 }
 
 void read_ParameterList(const R& r, uint64_t s, ParameterList& x) {
+  const binschema::Nested nested(r.nest, s, "ParameterList");
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] tr_ParameterList(r, s);
   uint32_t f_name = 0;
   uint64_t f_lists = 0;
   uint16_t f_list_count = 0;
@@ -557,10 +778,12 @@ void read_ParameterList(const R& r, uint64_t s, ParameterList& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0xc);
       x.lists.resize(n);
+      if (r.tr) [[unlikely]] { r.tr->open("lists", binschema::TraceKind::Target, 0); r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr); }
       for (uint64_t i = 0; i < n; ++i) {
         try { read_ParameterList(r, t + i * 0xc, x.lists[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] { r.tr->close(t + n * 0xc); r.tr->close(binschema::Trace::kNone); }
     }
   } catch (DecodeError& e) { e.push_field("lists"); throw; }
   try {
@@ -573,17 +796,37 @@ void read_ParameterList(const R& r, uint64_t s, ParameterList& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.objects.resize(n);
+      if (r.tr) [[unlikely]] { r.tr->open("objects", binschema::TraceKind::Target, 0); r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr); }
       for (uint64_t i = 0; i < n; ++i) {
         try { read_ParameterObject(r, t + i * 0x8, x.objects[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] { r.tr->close(t + n * 0x8); r.tr->close(binschema::Trace::kNone); }
     }
   } catch (DecodeError& e) { e.push_field("objects"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_File(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "File");
+  r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+  r.tr->leaf("version", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  r.tr->leaf("flags", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  r.tr->leaf("file_size", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+  r.tr->leaf("pio_version", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+  r.tr->leaf("pio_offset", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  r.tr->leaf("list_count", binschema::TraceKind::Number, s + 0x18, 0x4, "u32");
+  r.tr->leaf("object_count", binschema::TraceKind::Number, s + 0x1c, 0x4, "u32");
+  r.tr->leaf("param_count", binschema::TraceKind::Number, s + 0x20, 0x4, "u32");
+  r.tr->leaf("data_size", binschema::TraceKind::Number, s + 0x24, 0x4, "u32");
+  r.tr->leaf("string_size", binschema::TraceKind::Number, s + 0x28, 0x4, "u32");
+  r.tr->leaf("extra_count", binschema::TraceKind::Padding, s + 0x2c, 0x4, "u32");
 }
 
 uint64_t read_File(const R& r, uint64_t s, File& x) {
   r.need(s, 0x30);
   uint64_t o = s + 0x30;
+  if (r.tr) [[unlikely]] tr_File(r, s);
   uint32_t f_version = 0;
   uint32_t f_flags = 0;
   uint32_t f_file_size = 0;
@@ -613,6 +856,7 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   f_string_size = r.get<uint32_t>(s + 0x28);
   f_extra_count = r.get<uint32_t>(s + 0x2c);
   if (f_extra_count != 0) fail(s + 0x2c, "extra_count", "expected 0, found " + std::to_string(f_extra_count));
+  if (r.tr) [[unlikely]] r.tr->open("io_type", binschema::TraceKind::Field, o, nullptr);
   try {
     x.io_type = std::string(r.cstring(o));
   } catch (DecodeError& e) { e.push_field("io_type"); throw; }
@@ -624,11 +868,15 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       if (r.data()[i] != 0) fail(i, "io_type", "padding byte " + hex(r.data()[i]) + " after the string is not zero");
     o = end;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("root", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0xc);
   try {
     read_ParameterList(r, o, x.root);
   } catch (DecodeError& e) { e.push_field("root"); throw; }
   o += 0xc;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
@@ -1375,6 +1623,20 @@ File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  File x;
+  try {
+    read_File(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -1390,6 +1652,10 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
 namespace {
 File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -1453,7 +1719,7 @@ const binschema::Format& format() {
       "aamp", "AAMP: Nintendo binary parameter archive (version 2)", "2 (parameter IO version 0 and others kept as read)",
       {".bas", ".baslist", ".bxml", ".baiprog", ".bdrop", ".bphysics", ".bmodellist", ".bbonectrl", ".bdmgparam", ".batcl", ".bdemo", ".bgparamlist", ".baischedule", ".bawareness", ".bchemical", ".blifecondition", ".bumii", ".brgconfiglist", ".bshop", ".brecipe", ".bslink", ".bxlink"},
       std::string_view("AAMP", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any};
   return f;
 }
 

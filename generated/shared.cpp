@@ -45,8 +45,17 @@ void read_Root(const R& r, uint64_t s, Root& x);
 void put_Root(WCtx& c, uint64_t s, const Root& x);
 void place_Root(WCtx& c, const Root& x, uint64_t s);
 
+[[gnu::cold, gnu::noinline]] void tr_Vec3(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Vec3");
+  r.tr->leaf("x", binschema::TraceKind::Number, s, 0x4, "f32");
+  r.tr->leaf("y", binschema::TraceKind::Number, s + 0x4, 0x4, "f32");
+  r.tr->leaf("z", binschema::TraceKind::Number, s + 0x8, 0x4, "f32");
+  r.tr->close(s + 0xc);
+}
+
 void read_Vec3(const R& r, uint64_t s, Vec3& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] tr_Vec3(r, s);
   float f_x = 0;
   float f_y = 0;
   float f_z = 0;
@@ -58,8 +67,16 @@ void read_Vec3(const R& r, uint64_t s, Vec3& x) {
   x.z = f_z;
 }
 
+[[gnu::cold, gnu::noinline]] void tr_List(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "List");
+  r.tr->leaf("items", binschema::TraceKind::Pointer, s, 0x4, "u32");
+  r.tr->leaf("item_count", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+}
+
 void read_List(const R& r, uint64_t s, List& x) {
+  const binschema::Nested nested(r.nest, s, "List");
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] tr_List(r, s);
   uint64_t f_items = 0;
   uint32_t f_item_count = 0;
   f_items = r.get<uint32_t>(s);
@@ -74,23 +91,45 @@ void read_List(const R& r, uint64_t s, List& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x1c);
       x.items.resize(n);
+      if (r.tr) [[unlikely]] { r.tr->open("items", binschema::TraceKind::Target, 0); r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr); }
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Node(r, t + i * 0x1c, x.items[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] { r.tr->close(t + n * 0x1c); r.tr->close(binschema::Trace::kNone); }
     }
   } catch (DecodeError& e) { e.push_field("items"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Word(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Word");
+  r.tr->leaf("w", binschema::TraceKind::Number, s, 0x4, "u32");
+  r.tr->close(s + 0x4);
 }
 
 void read_Word(const R& r, uint64_t s, Word& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] tr_Word(r, s);
   uint32_t f_w = 0;
   f_w = r.get<uint32_t>(s);
   x.w = f_w;
 }
 
+[[gnu::cold, gnu::noinline]] void tr_Node(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Node");
+  r.tr->leaf("kind", binschema::TraceKind::Number, s, 0x4, "u32");
+  r.tr->leaf("left", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+  r.tr->leaf("right", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
+  r.tr->leaf("data", binschema::TraceKind::Pointer, s + 0x10, 0x4, "u32");
+  r.tr->leaf("data_count", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  r.tr->leaf("word", binschema::TraceKind::Pointer, s + 0x18, 0x4, "u32");
+}
+
 void read_Node(const R& r, uint64_t s, Node& x) {
+  const binschema::Nested nested(r.nest, s, "Node");
   r.need(s, 0x1c);
+  if (r.tr) [[unlikely]] tr_Node(r, s);
   uint32_t f_kind = 0;
   uint64_t f_left = 0;
   uint64_t f_right = 0;
@@ -98,16 +137,20 @@ void read_Node(const R& r, uint64_t s, Node& x) {
   uint32_t f_data_count = 0;
   uint64_t f_word = 0;
   f_kind = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x4, nullptr);
   switch (f_kind) {
     case 0: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] { r.tr->type("num"); r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "u32"); }
       v = r.get<uint32_t>(s + 0x4);
       break;
     }
     case 1: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("vec");
       const uint64_t t = r.get<uint32_t>(s + 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0xc);
         read_Vec3(r, t, v);
@@ -116,8 +159,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 2: {
       auto& v = x.value.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("list");
       const uint64_t t = r.get<uint32_t>(s + 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_List(r, t, v);
@@ -127,11 +172,13 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     default:
       fail(s + 0x4, "value", "kind " + std::to_string(f_kind) + " is not a supported case (known: 0 num, 1 vec, 2 list)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x4);
   f_left = r.get<uint32_t>(s + 0x8);
   f_right = r.get<uint32_t>(s + 0xc);
   f_data = r.get<uint32_t>(s + 0x10);
   f_data_count = r.get<uint32_t>(s + 0x14);
   f_word = r.get<uint32_t>(s + 0x18);
+  if (r.tr) [[unlikely]] r.tr->open("left", binschema::TraceKind::Target, 0);
   try {
     if (f_left == 0) x.left.reset();
     else {
@@ -140,6 +187,8 @@ void read_Node(const R& r, uint64_t s, Node& x) {
       read_Node(r, f_left, x.left.emplace());
     }
   } catch (DecodeError& e) { e.push_field("left"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("right", binschema::TraceKind::Target, 0);
   try {
     if (f_right == 0) x.right.reset();
     else {
@@ -148,9 +197,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
       read_Node(r, f_right, x.right.emplace());
     }
   } catch (DecodeError& e) { e.push_field("right"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   try {
     const uint64_t n = f_data_count;
-    if (n == 0 && r.lay) r.lay->note(s + 0x10, f_data);
+    if (n == 0 && f_data != 0 && r.lay) r.lay->note(s + 0x10, f_data);
     if (n != 0) {
       if (f_data == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_data;
@@ -158,9 +208,12 @@ void read_Node(const R& r, uint64_t s, Node& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.data.resize(n);
+      if (r.tr) [[unlikely]] { r.tr->open("data", binschema::TraceKind::Target, 0); r.tr->open(nullptr, binschema::TraceKind::Array, t, "u32"); }
       for (uint64_t i = 0; i < n; ++i) x.data[i] = r.get<uint32_t>(t + i * 0x4);
+      if (r.tr) [[unlikely]] { r.tr->close(t + n * 0x4); r.tr->close(binschema::Trace::kNone); }
     }
   } catch (DecodeError& e) { e.push_field("data"); throw; }
+  if (r.tr) [[unlikely]] r.tr->open("word", binschema::TraceKind::Target, 0);
   try {
     if (f_word == 0) x.word.reset();
     else {
@@ -169,10 +222,21 @@ void read_Node(const R& r, uint64_t s, Node& x) {
       read_Word(r, f_word, x.word.emplace());
     }
   } catch (DecodeError& e) { e.push_field("word"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x1c);
+}
+
+[[gnu::cold, gnu::noinline]] void tr_Root(const R& r, uint64_t s) {
+  r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Root");
+  r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+  r.tr->leaf("top", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+  r.tr->leaf("words", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+  r.tr->leaf("word_count", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
 }
 
 void read_Root(const R& r, uint64_t s, Root& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] tr_Root(r, s);
   uint64_t f_top = 0;
   uint64_t f_words = 0;
   uint32_t f_word_count = 0;
@@ -181,15 +245,17 @@ void read_Root(const R& r, uint64_t s, Root& x) {
   f_top = r.get<uint32_t>(s + 0x4);
   f_words = r.get<uint32_t>(s + 0x8);
   f_word_count = r.get<uint32_t>(s + 0xc);
+  if (r.tr) [[unlikely]] r.tr->open("top", binschema::TraceKind::Target, 0);
   try {
     if (f_top == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x4, f_top);
     r.need_target(f_top, 1);
     read_Node(r, f_top, x.top);
   } catch (DecodeError& e) { e.push_field("top"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   try {
     const uint64_t n = f_word_count;
-    if (n == 0 && r.lay) r.lay->note(s + 0x8, f_words);
+    if (n == 0 && f_words != 0 && r.lay) r.lay->note(s + 0x8, f_words);
     if (n != 0) {
       if (f_words == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_words;
@@ -197,9 +263,12 @@ void read_Root(const R& r, uint64_t s, Root& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.words.resize(n);
+      if (r.tr) [[unlikely]] { r.tr->open("words", binschema::TraceKind::Target, 0); r.tr->open(nullptr, binschema::TraceKind::Array, t, "u32"); }
       for (uint64_t i = 0; i < n; ++i) x.words[i] = r.get<uint32_t>(t + i * 0x4);
+      if (r.tr) [[unlikely]] { r.tr->close(t + n * 0x4); r.tr->close(binschema::Trace::kNone); }
     }
   } catch (DecodeError& e) { e.push_field("words"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void put_Vec3(WCtx& c, uint64_t s, const Vec3& x) {
@@ -276,12 +345,14 @@ void place_Node(WCtx& c, const Node& x, uint64_t s) {
   }
   {  // data
     const uint64_t n = x.data.size();
-    {
+    if (n != 0) {
       if (const uint64_t t = c.w.place_leaf(s + 0x10, n * 4, 4, 4, 0, "Node.data", x.data); t != binschema::kShared) {
         const uint64_t a = c.w.reserve(n * 4);
         for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.data[i]);
         c.w.leaf_done(t);
       }
+    } else {
+      c.w.empty_target(s + 0x10, 4, "Node.data", false);
     }
   }
   {  // word
@@ -322,12 +393,14 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
   }
   {  // words
     const uint64_t n = x.words.size();
-    {
+    if (n != 0) {
       if (const uint64_t t = c.w.place_leaf(s + 0x8, n * 4, 4, 4, 0, "Root.words", x.words); t != binschema::kShared) {
         const uint64_t a = c.w.reserve(n * 4);
         for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.words[i]);
         c.w.leaf_done(t);
       }
+    } else {
+      c.w.empty_target(s + 0x8, 4, "Root.words", false);
     }
   }
 }
@@ -338,6 +411,20 @@ Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   Root x;
   read_Root(r, 0, x);
   return x;
+}
+
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  Root x;
+  try {
+    read_Root(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
 }
 
 std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -356,6 +443,10 @@ std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, bi
 namespace {
 Root decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Root& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -419,7 +510,7 @@ const binschema::Format& format() {
       "shared", "Shared: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any};
   return f;
 }
 
