@@ -60,6 +60,7 @@ void place_Root(WCtx& c, const Root& x, uint64_t s);
 }
 
 void read_Hash(const R& r, uint64_t s, Hash& x) {
+  const binschema::Nested nested(r.nest, s, "Hash");
   r.need(s, 0x8);
   if (r.tr) [[unlikely]] tr_Hash(r, s);
   uint64_t f_entries = 0;
@@ -95,6 +96,7 @@ void read_Hash(const R& r, uint64_t s, Hash& x) {
 }
 
 void read_Entry(const R& r, uint64_t s, Entry& x) {
+  const binschema::Nested nested(r.nest, s, "Entry");
   r.need(s, 0x10);
   if (r.tr) [[unlikely]] tr_Entry(r, s);
   uint32_t f_key = 0;
@@ -148,6 +150,7 @@ void read_Entry(const R& r, uint64_t s, Entry& x) {
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
+  const binschema::Nested nested(r.nest, s, "Node");
   r.need(s, 0x8);
   if (r.tr) [[unlikely]] tr_Node(r, s);
   uint32_t f_value = 0;
@@ -176,6 +179,7 @@ void read_Node(const R& r, uint64_t s, Node& x) {
 }
 
 void read_B(const R& r, uint64_t s, B& x) {
+  const binschema::Nested nested(r.nest, s, "B");
   r.need(s, 0x8);
   if (r.tr) [[unlikely]] tr_B(r, s);
   uint16_t f_y = 0;
@@ -206,6 +210,7 @@ void read_B(const R& r, uint64_t s, B& x) {
 }
 
 void read_A(const R& r, uint64_t s, A& x) {
+  const binschema::Nested nested(r.nest, s, "A");
   r.need(s, 0x8);
   if (r.tr) [[unlikely]] tr_A(r, s);
   uint32_t f_x = 0;
@@ -234,6 +239,7 @@ void read_A(const R& r, uint64_t s, A& x) {
 }
 
 void read_Tree(const R& r, uint64_t s, Tree& x) {
+  const binschema::Nested nested(r.nest, s, "Tree");
   r.need(s, 0x8);
   if (r.tr) [[unlikely]] tr_Tree(r, s);
   uint8_t f_kind = 0;

@@ -17,7 +17,7 @@ seq:
     doc: "File offset of the target of `top`."
   - id: ofs_words
     type: u4
-    doc: "File offset of the array `words`."
+    doc: "File offset of the array `words`. 0 when empty."
   - id: word_count
     type: u4
     doc: "Number of elements of `words` (written from the model)."
@@ -83,7 +83,7 @@ types:
         doc: "File offset of the target of `right`. 0x0 when absent."
       - id: ofs_data
         type: u4
-        doc: "File offset of the array `data`."
+        doc: "File offset of the array `data`. 0 when empty."
       - id: data_count
         type: u4
         doc: "Number of elements of `data` (written from the model)."

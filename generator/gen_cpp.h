@@ -161,6 +161,9 @@ class CppGen {
   // padded file is caught even where the rest of its bytes are opaque.
   static bool size_check(const Expr& e, bool& uses_size);
   void read_fn(const Struct& st);
+  // Whether st can hold itself (through pointers, arrays or union cases): its
+  // reader counts the nesting and refuses cycles (docs §4, "Decode errors" in §8).
+  bool recursive(const Struct& st) const;
   // Reads a pooled string the pool's way (Pascal or NUL-terminated).
   std::string pool_read(const std::string& pool, const std::string& at) const;
   // What a pool-relative offset is added to ("" for absolute offsets).

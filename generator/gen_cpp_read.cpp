@@ -523,6 +523,24 @@ bool CppGen::size_check(const Expr& e, bool& uses_size) {
   }
 }
 
+bool CppGen::recursive(const Struct& st) const {
+  std::set<const Struct*> seen;
+  std::function<bool(const Struct&)> reaches = [&](const Struct& from) {
+    for (const auto& f : from.fields) {
+      std::vector<const Struct*> held;
+      if (f->type.kind == ValueType::Struct && f->type.st) held.push_back(f->type.st);
+      for (const auto& c : f->variant.cases)
+        if (c.field->type.kind == ValueType::Struct && c.field->type.st) held.push_back(c.field->type.st);
+      for (const Struct* h : held) {
+        if (h == &st) return true;
+        if (seen.insert(h).second && reaches(*h)) return true;
+      }
+    }
+    return false;
+  };
+  return reaches(st);
+}
+
 void CppGen::read_fn(const Struct& st) {
   CodeWriter& w = c_;
   rs_ = &st;
@@ -550,6 +568,9 @@ void CppGen::read_fn(const Struct& st) {
   w += "}\n";
   w += fn_prefix() + (st.fixed_size ? "void read_" : "uint64_t read_") + st.name + "(const R& r, uint64_t s, [[maybe_unused]] " + st.name + "& x" + read_params(st) + ") {";
   w.indent();
+  // A struct that can hold itself: the depth of nesting is bounded, and a
+  // pointer back to a block being read is a cycle (both refused).
+  if (recursive(st)) w += "const binschema::Nested nested(r.nest, s, \"" + st.name + "\");";
   if (st.needs_end) w += "if (end > r.size() || end < s) throw DecodeError(s, \"block at \" + hex(s) + \" ends at \" + hex(end) + \", outside the file\");";
   for (const auto& p : s_.pools)
     if (p.scope == st.name && p.kind != Pool::Kind::Block) w += "r.scope_" + st.name + " = s;\nr.refs_" + p.name + ".clear();";

@@ -792,34 +792,52 @@ void CppGen::place_case_struct(const Struct& st, const Field& u, size_t i, const
   for (const auto& g : pt.fields)  // inline bytes at a multiple of a field's value (align: FIELD)
     if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
       w += "c.w.align_inner(" + slot + ", " + v + "." + cpp_field(g->pointer.align_field) + ", " + hexs(g->resolved.offset) + ");";
+  // The word: (offset [+ points_to's offset]) [/ scale] | the tag from bit tag_shift up.
+  const std::string tag = "(uint64_t(" + std::to_string(u.variant.cases[i].tag) + ") << " + std::to_string(u.variant.tag_shift) + ")";
+  auto word = [&](const std::string& at) {
+    std::string off = base == "s" ? at + " - s" : at;
+    if (p.pointer.points_to_offset) off = "(" + off + ") + " + hexs(p.pointer.points_to_offset);
+    std::string checks;
+    if (p.pointer.scale != 1) {
+      checks += "if ((" + off + ") % " + std::to_string(p.pointer.scale) + ") throw binschema::EncodeError(std::string(" + what +
+                ") + \": offset \" + hex(" + off + ") + \" is not a multiple of its scale " + std::to_string(p.pointer.scale) + "\");\n";
+      off = "(" + off + ") / " + std::to_string(p.pointer.scale);
+    }
+    checks += "if ((" + off + ") >> " + std::to_string(u.variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what +
+              ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");\n";
+    return checks + "c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | " + tag + ", 0, " + what + ");";
+  };
+  // share: equal: an equal value written before (by any such pointer) is pointed to, not written again.
+  const std::string note = p.pointer.share_equal ? "  c.w.note_equal(t, " + value + ", h);" : "";
+  if (p.pointer.share_equal) {
+    w += "const size_t h = binschema::text::hash_value(" + value + ");";
+    w += "if (const uint64_t u = c.w.equal_at(" + slot + ", " + value + ", h); u != binschema::kNotShared) {";
+    w.indent();
+    if (!u.variant.tag_shift) w += "c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", u, " + base + ", " + what + ");";
+    else w += word("u");
+    w.dedent();
+    w += "} else {";
+    w.indent();
+  }
   // Where a layout put it, if it still fits there (docs §11).
   if (!u.variant.tag_shift) {
     w += "if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " +
          std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ", " + value + "); t != binschema::kShared) {";
+    if (!note.empty()) w += note;
   } else {
-    // The word: (offset [+ points_to's offset]) [/ scale] | the tag from bit tag_shift up.
-    const std::string tag = "(uint64_t(" + std::to_string(u.variant.cases[i].tag) + ") << " + std::to_string(u.variant.tag_shift) + ")";
-    auto word = [&](const std::string& at) {
-      std::string off = base == "s" ? at + " - s" : at;
-      if (p.pointer.points_to_offset) off = "(" + off + ") + " + hexs(p.pointer.points_to_offset);
-      std::string checks;
-      if (p.pointer.scale != 1) {
-        checks += "if ((" + off + ") % " + std::to_string(p.pointer.scale) + ") throw binschema::EncodeError(std::string(" + what +
-                  ") + \": offset \" + hex(" + off + ") + \" is not a multiple of its scale " + std::to_string(p.pointer.scale) + "\");\n";
-        off = "(" + off + ") / " + std::to_string(p.pointer.scale);
-      }
-      checks += "if ((" + off + ") >> " + std::to_string(u.variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what +
-                ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");\n";
-      return checks + "c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | " + tag + ", 0, " + what + ");";
-    };
     if (leaf && pt.fixed_size) {
       // A value with no pointers inside may lie inside others (docs §11, shared targets).
       w += "if (const uint64_t t = c.w.place_leaf_word(" + slot + ", " + size + ", " + std::to_string(align) + ", " + std::to_string(p.pointer.width) +
            ", " + base + ", " + what + ", " + value + ", " + std::to_string(p.pointer.scale) + ", " + hexs(p.pointer.points_to_offset) + ", " +
            std::to_string(u.variant.cases[i].tag) + ", " + std::to_string(u.variant.tag_shift) + "); t != binschema::kShared) {";
+      if (!note.empty()) w += note;
       w += "  put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
       w += "  c.w.leaf_done(t);";
       w += "}";
+      if (p.pointer.share_equal) {
+        w.dedent();
+        w += "}";
+      }
       return;
     }
     w += "if (const uint64_t u = c.w.shared_at(" + slot + ", " + value + ", " + std::to_string(align) + "); u != binschema::kNotShared) {";
@@ -834,12 +852,17 @@ void CppGen::place_case_struct(const Struct& st, const Field& u, size_t i, const
     w += word("t");
     w.dedent();
     w += "  c.w.note_block(t, " + value + ");";
+    if (!note.empty()) w += note;
   }
   if (pt.fixed_size) w += "  put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
   else w += "  put_" + pt.name + "(c, " + v + ");";
   if (pt.has_children) w += "  place_" + pt.name + "(c, " + v + ", t);";
   if (leaf && !u.variant.tag_shift) w += "  c.w.leaf_done(t);";
   w += "}";
+  if (p.pointer.share_equal) {
+    w.dedent();
+    w += "}";
+  }
 }
 
 // The largest alignment of a section's targets (each at least its pointer's scale).
@@ -1377,8 +1400,18 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
       if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
         w += "c.w.align_inner(" + slot + ", " + x + "." + cpp_field(g->pointer.align_field) + ", " + hexs(g->resolved.offset) + ");";
   if (shares) {
-    w += "if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " + std::to_string(align) +
-         ", " + ptr_args + ", " + value + "); t != binschema::kShared) {";
+    const std::string place = "const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " +
+                              std::to_string(align) + ", " + ptr_args + ", " + value + "); t != binschema::kShared";
+    if (f.pointer.share_equal) {
+      // share: equal: an equal value written before (by any such pointer) is pointed to, not written again.
+      w += "const size_t h = binschema::text::hash_value(" + value + ");";
+      w += "if (const uint64_t u = c.w.equal_at(" + slot + ", " + value + ", h); u != binschema::kNotShared) {";
+      w += "  c.w.pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", u, " + base + ", " + what + ");";
+      w += "} else if (" + place + ") {";
+      w += "  c.w.note_equal(t, " + value + ", h);";
+    } else {
+      w += "if (" + place + ") {";
+    }
     w.indent();
   }
   if (shares) {

@@ -453,7 +453,7 @@ class Parser {
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
              "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
-             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section"});
+             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share"});
     f.loc = loc(n);
     if (named) {
       f.name = req_str(n, "name");
@@ -585,6 +585,11 @@ class Parser {
       else f.size_expr = parse_expr(scalar(n["size"]), loc(n["size"]));
     }
     if (n["register_null"]) f.pointer.register_null = scalar(n["register_null"]) == "true";
+    if (n["share"]) {
+      if (scalar(n["share"]) != "equal") fail(n["share"], "share is 'equal' (a fresh write stores equal targets once)");
+      f.pointer.share_equal = true;
+      f.pointer.share_loc = loc(n["share"]);
+    }
     if (n["virtual"]) f.is_virtual = scalar(n["virtual"]) == "true";
     if (n["inline"]) {
       if (scalar(n["inline"]) != "pascal16") fail(n["inline"], "inline is 'pascal16' (a u16 length, the bytes, a NUL)");

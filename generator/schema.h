@@ -155,6 +155,10 @@ struct Field {
     std::string points_to_field;
     uint64_t points_to_offset = 0;
     Loc points_to_loc, scale_loc;
+    // share: equal: a fresh write stores equal targets (of this and every other
+    // share: equal pointer to the same type) once, all pointing to one copy.
+    bool share_equal = false;
+    Loc share_loc;
   } pointer;
 
   // Unions: one of cases:, chosen by tag: or by the pointer's top bits.

@@ -118,6 +118,7 @@ class Validator {
     check_self_uses();
     check_inner_align();
     for (const auto& st : s_.structs) check_shapes(*st);
+    check_share();
     for (size_t i = 0; i < s_.version_fields.size(); ++i) check_version_field(s_.version_fields[i], s_.version_field_locs[i]);
     if (s_.relocation_table && s_.big_endian) throw SchemaError(root_loc_, "relocation tables are little-endian (RELT): this schema is big-endian");
     for (const auto& sec : s_.sections)
@@ -759,6 +760,26 @@ class Validator {
     };
     for (const auto& st : s_.structs)
       if (state[st.get()] == 0) visit(st.get());
+  }
+
+  // share: equal: on a pointer that its struct's layout places (to a struct
+  // or an array, at a fixed offset), or on a union case that points to a struct.
+  void check_share() const {
+    const char* why = "share: equal is for a pointer to a struct or an array (ptr:) that its struct places, or a union case "
+                      "that points to a struct (block pools store equal blocks once with shared: true)";
+    for (const auto& st : s_.structs)
+      for (const auto& f : st->fields) {
+        if (f->pointer.share_equal) {
+          bool shallow = false;
+          for (const auto& li : st->layout) shallow = shallow || (li.kind == LayoutItem::Shallow && li.name == f->name);
+          if ((f->kind != FieldKind::Pointer && f->kind != FieldKind::ArrayPointer) || f->pointer.elem_width || !f->resolved.fixed_offset ||
+              !f->region.empty() || !f->section.empty() || st->has_self || shallow || !f->in_model() || (f->type.st && f->type.st->has_self))
+            throw SchemaError(f->pointer.share_loc, why);
+        }
+        for (const auto& c : f->variant.cases)
+          if (c.field->pointer.share_equal && (c.kind != CaseKind::StructPointer || !c.field->section.empty()))
+            throw SchemaError(c.field->pointer.share_loc, why);
+      }
   }
 
   void compute_size(Struct& st) {

@@ -98,6 +98,24 @@ BOOST_AUTO_TEST_CASE(unknown_key) {
                  .rfind("4:1: unknown key 'sizes'", 0) == 0);
 }
 
+// share: equal: on pointers to structs or arrays and union cases that point to a struct only.
+BOOST_AUTO_TEST_CASE(share_equal_where_it_applies) {
+  const std::string why = "share: equal is for a pointer to a struct or an array (ptr:) that its struct places, or a union case "
+                          "that points to a struct (block pools store equal blocks once with shared: true)";
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32, share: equal}\n") == "7:37: " + why);
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: B, ptr: u32, share: yes}\n  B:\n    fields: [{name: y, type: u8}]\n") ==
+             "7:45: share is 'equal' (a fresh write stores equal targets once)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: B, ptr: u32, share: equal}\n  B:\n    fields: [{name: y, type: u8}]\n") == "");
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: n, type: u32}\n"
+                          "      - {name: xs, type: \"B[]\", ptr: u32, elem_ptr: u32, count: n, share: equal}\n"
+                          "  B:\n    fields: [{name: y, type: u8}]\n") == "8:75: " + why);
+  BOOST_TEST(schema_error(std::string(kHead) +
+                          "      - {name: k, type: u8}\n"
+                          "      - name: u\n        type: union\n        tag: k\n        cases:\n"
+                          "          - {value: 0, name: a, type: u32, share: equal}\n") == "12:51: " + why);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_type) {
   BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: Missing}\n") ==
              "7:9: unknown type 'Missing'");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "binschema/reader.h"
 #include "bools_sizes_text.h"
 #include "bytes.h"
 #include "recursion_text.h"
@@ -309,6 +310,85 @@ BOOST_AUTO_TEST_CASE(bool_arrays_in_text) {
   BOOST_TEST((h.flags == std::vector<bool>{false, true}));
   BOOST_TEST((h.three == std::array<bool, 3>{true, true, false}));
   bs_round_trip(h);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// A list `depth` nodes long (Root.list -> Node -> Node ...), each node's next
+// pointing to the one after it; `loop_to` makes the last node's next point
+// back to that node (0-based) instead of ending.
+std::vector<uint8_t> list_file(uint32_t depth, int64_t loop_to = -1) {
+  LittleBytes b;
+  b.text("RECU", 4).u32(0x14).u32(0x1c).u32(0).u32(0);
+  b.u32(0).u32(0);  // Root.hash -> an empty Hash
+  for (uint32_t i = 0; i < depth; ++i) {
+    const uint32_t at = 0x1c + 8 * i;
+    const uint32_t next = i + 1 < depth ? at + 8 : loop_to >= 0 ? 0x1c + 8 * uint32_t(loop_to) : 0;
+    b.u32(i).u32(next);
+  }
+  return b.b;
+}
+
+BOOST_AUTO_TEST_SUITE(nesting)
+
+// Nesting within the limit reads; one more level is refused with the offset
+// and the field path of the struct that is one too deep.
+BOOST_AUTO_TEST_CASE(nesting_up_to_the_limit_reads) {
+  const size_t limit = binschema::kDecodeDepthLimit;
+  const rec::Root ok = rec::decode(list_file(uint32_t(limit)));
+  size_t n = 0;
+  for (const rec::Node* p = ok.list ? &*ok.list : nullptr; p; p = p->next ? &**p->next : nullptr) ++n;
+  BOOST_TEST(n == limit);
+  const std::string e = decode_error_of([](const std::vector<uint8_t>& x) { return rec::decode(x); }, list_file(uint32_t(limit + 1)));
+  const std::string at = binschema::hex(0x1c + 8 * limit);
+  BOOST_TEST(e.find("Node at " + at + " is nested deeper than 256 levels") != std::string::npos, e);
+  BOOST_TEST(e.find("list.next.next.next") != std::string::npos, e);
+  try {
+    rec::decode(list_file(uint32_t(limit + 1)));
+    BOOST_FAIL("decoded");
+  } catch (const binschema::DecodeError& err) {
+    BOOST_TEST(err.offset() == 0x1c + 8 * limit);
+  }
+}
+
+// 100,000 levels: refused at the limit, without exhausting the stack (the
+// reader recurses at most kDecodeDepthLimit structs deep).
+BOOST_AUTO_TEST_CASE(a_file_nested_100000_deep_is_refused) {
+  const std::string e = decode_error_of([](const std::vector<uint8_t>& x) { return rec::decode(x); }, list_file(100000));
+  BOOST_TEST(e.find("nested deeper than 256 levels of structs that hold themselves") != std::string::npos, e);
+  binschema::Layout lay;
+  BOOST_CHECK_THROW(rec::decode(list_file(100000), lay), binschema::DecodeError);
+}
+
+// A pointer back to a node being read: a cycle, refused where it closes.
+BOOST_AUTO_TEST_CASE(cycles_are_refused_with_offset_and_path) {
+  // The third node points back to the second.
+  std::string e = decode_error_of([](const std::vector<uint8_t>& x) { return rec::decode(x); }, list_file(3, 1));
+  BOOST_TEST(e.find("cycle: the Node at 0x24 holds itself") != std::string::npos, e);
+  BOOST_TEST(e.find("list.next.next.next") != std::string::npos, e);
+  // A node whose next is itself.
+  e = decode_error_of([](const std::vector<uint8_t>& x) { return rec::decode(x); }, list_file(1, 0));
+  BOOST_TEST(e.find("cycle: the Node at 0x1c holds itself") != std::string::npos, e);
+  BOOST_TEST(e.find("list.next:") != std::string::npos, e);
+  // A -> B -> A through two types: Root.a at 0x24, its b at 0x2c, whose a points back.
+  LittleBytes b;
+  b.text("RECU", 4).u32(0x14).u32(0).u32(0x1c).u32(0);
+  b.u32(0).u32(0);        // the empty Hash at 0x14
+  b.u32(1).u32(0x24);     // A at 0x1c: x, b
+  b.u16(2).u16(0).u32(0x1c);  // B at 0x24: y, pad, a -> the A being read
+  e = decode_error_of([](const std::vector<uint8_t>& x) { return rec::decode(x); }, b.b);
+  BOOST_TEST(e.find("cycle: the A at 0x1c holds itself") != std::string::npos, e);
+  BOOST_TEST(e.find("a.b.a") != std::string::npos, e);
+  // A block reached twice on different paths is no cycle: the entry's union
+  // case and its `sub` are one Hash (at 0x2c), read once for each.
+  LittleBytes twice;
+  twice.text("RECU", 4).u32(0x14).u32(0).u32(0).u32(0);
+  twice.u32(0x1c).u32(1);                   // Hash at 0x14: one entry at 0x1c
+  twice.u32(5).u32(1).u32(0x2c).u32(0x2c);  // Entry: key 5, kind 1 (hash) -> 0x2c, sub -> 0x2c
+  twice.u32(0).u32(0);                      // the empty Hash at 0x2c
+  const rec::Root m = rec::decode(twice.b);
+  BOOST_TEST(m.hash.entries.at(0).sub.has_value());
+  BOOST_TEST(m.hash.entries.at(0).value.index() == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

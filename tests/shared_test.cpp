@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bytes.h"
+#include "share_equal_text.h"
 #include "shared_text.h"
 
 namespace sh = binschema::shared;
@@ -122,6 +123,118 @@ BOOST_AUTO_TEST_CASE(an_edit_to_an_overlapping_leaf_moves_only_its_pointer) {
   BOOST_TEST((diff[1].first >= 0x38u && diff[1].second <= 0x3cu));
   BOOST_TEST(le32(out, 0x20) >= file.size());
   BOOST_TEST(le32(out, 0x40) == 7u);  // the child's data still reads 7, 8
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// A tree of `levels` nodes in which each node's two children are the next
+// node: read as copies, level k is read 2^k times.
+std::vector<uint8_t> doubling_file(uint32_t levels) {
+  LittleBytes b;
+  b.text("SHRD", 4).u32(0x10).u32(0).u32(0);
+  for (uint32_t i = 0; i < levels; ++i) {
+    const uint32_t at = 0x10 + 0x1c * i, next = i + 1 < levels ? at + 0x1c : 0;
+    b.u32(0).u32(i).u32(next).u32(next).u32(0).u32(0).u32(0);
+  }
+  return b.b;
+}
+
+BOOST_AUTO_TEST_SUITE(decode_budget)
+
+// 40 levels, 1,136 bytes: 2^40 nodes as copies. The budget (8 x the file +
+// 1 MiB of bytes read) stops it after about 37,000 nodes.
+BOOST_AUTO_TEST_CASE(shared_references_that_double_are_refused) {
+  const std::vector<uint8_t> file = doubling_file(40);
+  const std::string e = decode_error_of([](const std::vector<uint8_t>& x) { return sh::decode(x); }, file);
+  BOOST_TEST(e.find("decode budget exceeded") != std::string::npos, e);
+  BOOST_TEST(e.find("top.left") != std::string::npos, e);
+  binschema::Layout lay;
+  BOOST_CHECK_THROW(sh::decode(file, lay), binschema::DecodeError);
+  // 12 levels (4,095 nodes as copies) are within the budget, and the layout
+  // gives the 12 shared nodes back.
+  const std::vector<uint8_t> small = doubling_file(12);
+  const sh::Root m = sh::decode(small, lay);
+  BOOST_TEST(sh::encode(m).size() > 4000u * 0x1c);
+  BOOST_TEST((sh::encode(m, lay) == small));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// share: equal (tests/schemas/share_equal.yaml): a fresh write stores equal
+// targets once, across the pointers and union cases that have the key.
+namespace se = binschema::share_equal;
+
+namespace {
+
+se::List list_of(std::vector<uint32_t> v) {
+  se::List l;
+  l.values = std::move(v);
+  return l;
+}
+
+se::Root share_model() {
+  se::Root r;
+  se::Item a;
+  a.value.emplace<se::Item::Value::Case::list>(list_of({1, 2, 3}));
+  a.extra = list_of({1, 2, 3});
+  a.plain = list_of({1, 2, 3});
+  se::Item b;
+  b.value.emplace<se::Item::Value::Case::list>(list_of({1, 2, 3}));
+  se::Item c;
+  c.value = uint32_t(5);
+  c.extra = list_of({4});
+  se::Item d;
+  d.value.emplace<se::Item::Value::Case::list>(list_of({4}));
+  r.items = {a, b, c, d};
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(share_equal_key)
+
+// Read back from the bytes: Root {magic, items, item_count}, Item {kind,
+// value, extra, plain} (16 bytes), List {values, n}.
+BOOST_AUTO_TEST_CASE(a_fresh_write_stores_equal_targets_once) {
+  const se::Root m = share_model();
+  const std::vector<uint8_t> b = se::encode(m);
+  const uint32_t items = le32(b, 4);
+  BOOST_TEST(le32(b, 8) == 4u);
+  auto item = [&](int i, int field) { return le32(b, items + 16 * i + 4 * field); };
+  const uint32_t l123 = item(0, 1);
+  BOOST_TEST(item(1, 1) == l123);  // equal union cases: one list
+  BOOST_TEST(item(0, 2) == l123);  // and the extra list of the same value with them
+  BOOST_TEST(item(0, 3) != l123);  // `plain` has no share: its own list...
+  BOOST_TEST(le32(b, item(0, 3)) == le32(b, l123));  // ...whose numbers (share: equal) are the same block
+  BOOST_TEST(le32(b, l123 + 4) == 3u);
+  BOOST_TEST(item(3, 1) == item(2, 2));  // {4} once
+  BOOST_TEST(item(3, 1) != l123);
+  // Lists: l123, plain's, {4}; numbers: [1, 2, 3] and [4]. Header 12, items 64, lists 24, numbers 16.
+  BOOST_TEST(b.size() == 12u + 64u + 24u + 16u);
+  // It reads back as the same model (copies), and writes the same bytes again.
+  const se::Root back = se::decode(b);
+  BOOST_TEST((back == m));
+  BOOST_TEST((se::encode(back) == b));
+  // The file is the writer's own: its layout is empty, and keeps the bytes.
+  binschema::Layout lay;
+  const se::Root laid = se::decode(b, lay);
+  BOOST_TEST(lay.empty(), lay.at_text());
+  BOOST_TEST((se::encode(laid, lay) == b));
+}
+
+// A file that stores equal lists twice (another writer) keeps its copies
+// through the layout; without it, the fresh write stores them once.
+BOOST_AUTO_TEST_CASE(a_layout_keeps_a_files_copies) {
+  LittleBytes f;
+  f.text("SHEQ", 4).u32(0x0c).u32(2);
+  f.u32(1).u32(0x2c).u32(0).u32(0);   // item 0: list at 0x2c
+  f.u32(1).u32(0x34).u32(0).u32(0);   // item 1: an equal list at 0x34
+  f.u32(0x3c).u32(1).u32(0x40).u32(1);  // two lists {7}, each with its own numbers
+  f.u32(7).u32(7);
+  binschema::Layout lay;
+  const se::Root m = se::decode(f.b, lay);
+  BOOST_TEST((se::encode(m, lay) == f.b));
+  BOOST_TEST(se::encode(m).size() < f.b.size());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "binschema/error.h"
 #include "binschema/trace.h"
@@ -94,6 +96,43 @@ inline void store(uint8_t* p, typename Loaded<T>::type v) {
 inline constexpr uint64_t kDecodeBudgetFactor = 8;
 inline constexpr uint64_t kDecodeBudgetSlack = uint64_t(1) << 20;
 
+// Nesting of structs that can hold themselves (a tree): the reader refuses
+// a file nested deeper than this many such structs on one path, and a
+// pointer back to a block it is reading (a cycle), so that no file can
+// exhaust the stack of the (recursive) generated reader.
+inline constexpr size_t kDecodeDepthLimit = 256;
+
+class NestPath {
+ public:
+  // Entering the struct `type` (its name) at `s`.
+  void enter(uint64_t s, const char* type) {
+    if (path_.size() >= kDecodeDepthLimit) [[unlikely]]
+      fail_depth(s, type);
+    for (const auto& [at, t] : path_)
+      if (at == s && t == type) [[unlikely]]
+        fail_cycle(s, type);
+    path_.emplace_back(s, type);
+  }
+  void leave() { path_.pop_back(); }
+
+ private:
+  [[noreturn, gnu::cold, gnu::noinline]] static void fail_depth(uint64_t s, const char* type);
+  [[noreturn, gnu::cold, gnu::noinline]] static void fail_cycle(uint64_t s, const char* type);
+  std::vector<std::pair<uint64_t, const char*>> path_;
+};
+
+// Generated readers hold one while reading a struct that can hold itself.
+class Nested {
+ public:
+  Nested(NestPath& p, uint64_t s, const char* type) : p_(p) { p_.enter(s, type); }
+  ~Nested() { p_.leave(); }
+  Nested(const Nested&) = delete;
+  Nested& operator=(const Nested&) = delete;
+
+ private:
+  NestPath& p_;
+};
+
 template <std::endian E>
 class Reader {
  public:
@@ -107,6 +146,9 @@ class Reader {
 
   // Bytes the decode may still copy into the model.
   uint64_t budget_left() const { return budget_; }
+
+  // The structs that can hold themselves being read, outermost first.
+  mutable NestPath nest;
 
   size_t size() const { return data_.size(); }
   const uint8_t* data() const { return data_.data(); }

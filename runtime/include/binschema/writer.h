@@ -177,6 +177,20 @@ class WriterBase {
   [[gnu::always_inline]] void note_block(uint64_t t, const T& v) {
     if (lay_) [[unlikely]] blocks_.emplace(t, Block{&v, &same_value<T>});
   }
+  // share: equal (a fresh write stores equal targets once): the position of a
+  // block written earlier for a share: equal pointer whose value is equal to
+  // v (`h`: its hash, binschema::text::hash_value), or kNotShared. A slot the
+  // layout names keeps the layout's target (a file's copies stay copies).
+  template <class T>
+  uint64_t equal_at(uint64_t slot, const T& v, size_t h) {
+    return find_equal(slot, &v, &same_value<T>, h);
+  }
+  // After writing the block of a share: equal pointer at t.
+  template <class T>
+  void note_equal(uint64_t t, const T& v, size_t h) {
+    equal_.emplace(h, Equal{&v, &same_value<T>, t});
+  }
+
   // A block with no pointers inside (its bytes are final once written): the
   // caller places it with place_leaf (Writer) and calls leaf_done(t) once its
   // bytes are written. When its layout position lies on bytes written
@@ -337,6 +351,23 @@ class WriterBase {
       return *at;
     }
     return kNotShared;
+  }
+
+  // equal_at().
+  [[gnu::noinline]] uint64_t find_equal(uint64_t slot, const void* v, SameValue same, size_t h) {
+    uint64_t pos = kNotShared;
+    for (auto [it, end] = equal_.equal_range(h); it != end; ++it)
+      if (it->second.same == same && same(it->second.value, v)) {
+        pos = it->second.at;
+        break;
+      }
+    if (lay_) {
+      if (std::optional<uint64_t> at = lay_->find(slot)) {
+        if (pos == kNotShared || *at != pos) return kNotShared;
+        if (trace_) trace_->placed.emplace_back(slot, true);  // what the writer does anyway
+      }
+    }
+    return pos;
   }
 
   // place_leaf() with a layout: where the layout put the block, unless bytes
@@ -567,6 +598,13 @@ class WriterBase {
     SameValue same;
   };
   std::unordered_multimap<uint64_t, Block> blocks_;
+  // share: equal: blocks written, by the hash of their value.
+  struct Equal {
+    const void* value;
+    SameValue same;
+    uint64_t at;
+  };
+  std::unordered_multimap<size_t, Equal> equal_;
   std::map<uint64_t, uint64_t> cover_;  // the bytes of blocks written so far: start -> end, disjoint
   // Blocks without pointers, with their bytes as written (checked in settle_layout).
   struct Leaf {
