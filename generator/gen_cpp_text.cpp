@@ -376,6 +376,11 @@ void CppGen::root_tail() {
   w += "  const " + s_.root + " x = decode(bytes, layout);";
   w += "  return to_text(x, kind, &layout);";
   w += "}";
+  w += "std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {";
+  w += "  binschema::Layout layout;";
+  w += "  const " + s_.root + " x = decode(bytes, layout);";
+  w += "  return encode(x, layout);";
+  w += "}";
   w += "}  // namespace\n";
   std::string exts;
   for (const auto& e : s_.extensions) exts += (exts.empty() ? "" : ", ") + cpp_string_literal(e);
@@ -384,7 +389,7 @@ void CppGen::root_tail() {
   w += "      " + cpp_string_literal(s_.format) + ", " + cpp_string_literal(s_.title) + ", " + cpp_string_literal(s_.versions) + ",";
   w += "      {" + exts + "},";
   w += "      std::string_view(" + cpp_string_literal(s_.magic) + ", " + std::to_string(s_.magic.size()) + "), " + std::to_string(s_.magic_offset) + ",";
-  w += "      decode_text, encode_text, info};";
+  w += "      decode_text, encode_text, info, roundtrip};";
   w += "  return f;";
   w += "}\n";
 }
