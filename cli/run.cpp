@@ -281,7 +281,7 @@ int run(int argc, char** argv, const char* program) {
   CLI::App* diff = app.add_subcommand("diff", "Changes between two files by field path (binary or text; archives member by member)");
   diff->add_option("A", base, "The old file")->required();
   diff->add_option("B", ours, "The new file")->required();
-  diff->add_option("--format", kind, "Output: text or json")->check(CLI::IsMember({"text", "json", "yaml"}));
+  diff->add_option("--format", kind, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   add_dictionary_options(diff);
   diff->footer("Exit status: 0 the same, 1 different, 2 trouble (as diff(1)).");
 
@@ -296,7 +296,7 @@ int run(int argc, char** argv, const char* program) {
 
   CLI::App* verify = app.add_subcommand("verify", "Decode and encode every file (folders, archives inside) and say which do not come back");
   verify->add_option("PATH", inputs, "Files or folders")->required();
-  verify->add_option("--format", kind, "Output: text or json")->check(CLI::IsMember({"text", "json", "yaml"}));
+  verify->add_option("--format", kind, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   verify->add_option("-j,--jobs", jobs, "Worker threads (default: all cores)")->check(CLI::Range(1u, 64u));
   verify->add_flag("--all", verify_all, "List every file, not only those that do not come back");
   add_dictionary_options(verify);

@@ -128,6 +128,7 @@ BOOST_AUTO_TEST_CASE(members_added_removed_and_renamed) {
   fs::rename(s.path("dir/Actor/ActorLink/ActorObserverByActorTagTag.bxml"), s.path("dir/Actor/ActorLink/Renamed.bxml"));
   // Added: a raw file, and a document of a known format (encoded on the way in).
   s.write("dir/Extra/hello.txt", std::string("hello\n"));
+  s.write("dir/Extra/notes.yaml", std::string("a: 1\n"));  // YAML, but no binschema document: a file as it is
   const fs::path flow = samples::dir("bfevfl") / "GanonQuest.bfevfl";
   fs::create_directories(s.path("dir/EventFlow"));
   Result r = s.cli("decode " + q(flow.string()) + " -o dir/EventFlow/New.bfevfl.yaml");
@@ -136,7 +137,7 @@ BOOST_AUTO_TEST_CASE(members_added_removed_and_renamed) {
   BOOST_REQUIRE_MESSAGE(r.code == 0, r);
   BOOST_TEST((members(s, "out.sarc") ==
               std::vector<std::string>{"Actor/AIProgram/ActorObserverByActorTagTag.baiprog", "Actor/ActorLink/Renamed.bxml",
-                                       "EventFlow/New.bfevfl", "Extra/hello.txt"}));
+                                       "EventFlow/New.bfevfl", "Extra/hello.txt", "Extra/notes.yaml"}));
   // The raw member's bytes, and the document's bytes, as given.
   r = s.cli("decode out.sarc");
   BOOST_REQUIRE(r.code == 0);

@@ -4,7 +4,7 @@ _binschema() {
   local cur prev cmd opts
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local commands="formats decode encode info list hash help"
+  local commands="formats decode encode info list unpack pack diff merge verify hash help"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -15,7 +15,12 @@ _binschema() {
       # The format names of this very program (downstream builds add their own).
       COMPREPLY=($(compgen -W "$(command "${COMP_WORDS[0]}" formats 2>/dev/null | cut -f1)" -- "$cur"))
       return ;;
-    --format) COMPREPLY=($(compgen -W "yaml json" -- "$cur")); return ;;
+    --format)
+      case "$cmd" in
+        diff|verify) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+        *) COMPREPLY=($(compgen -W "yaml json" -- "$cur")) ;;
+      esac
+      return ;;
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --out-dir|--romfs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --zsdic|--names) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -26,6 +31,11 @@ _binschema() {
     encode) opts="-o --output --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
     info) opts="--as --zsdic --romfs --help" ;;
     list) opts="--zsdic --romfs --help" ;;
+    unpack) opts="--force --zsdic --romfs --help" ;;
+    pack) opts="-o --output --zsdic --romfs --help" ;;
+    diff) opts="--format --zsdic --romfs --help" ;;
+    merge) opts="-o --output --force --zsdic --romfs --help" ;;
+    verify) opts="--format -j --jobs --all --zsdic --romfs --help" ;;
     formats) opts="--help" ;;
     hash)
       [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "fnv1a32 murmur3" -- "$cur"))
