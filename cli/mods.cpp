@@ -543,6 +543,13 @@ Loaded load_bytes(std::vector<uint8_t> stored, const std::string& name, const st
 }
 
 Loaded load_path(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    // A folder of `binschema unpack` (or any folder): the archive it packs into.
+    Packer p;
+    Loaded l = load_bytes(p.archive(path, 0, ""), path, path);
+    return l;
+  }
   if (!text_suffix(path).empty()) {
     Loaded l;
     l.where = path;
@@ -595,14 +602,15 @@ void diff_loaded(const Loaded& a, const Loaded& b, const std::string& prefix, st
   if (a.doc && b.doc) return diff_values(*a.doc, *b.doc, prefix, out);
   if (!a.text && !b.text && a.plain == b.plain) return;
   auto what = [](const Loaded& l) -> Value {
-    std::string s = l.archive ? "an archive" : l.format ? std::string("a ") + l.format->name + " file" : "bytes";
-    if (!l.text) s += " (" + std::to_string(l.plain.size()) + " bytes)";
+    const std::string size = std::to_string(l.plain.size()) + " bytes";
+    std::string s = l.archive ? "an archive (" + size + ")"
+                    : l.format ? std::string("a ") + l.format->name + " " + (l.text ? "text" : "file (" + size + ")")
+                               : size;
     return Value{Value::Kind::Scalar, s, {}, {}};
   };
   Value before = what(a), after = what(b);
-  if (!a.archive && !b.archive && !a.doc && !b.doc) {
-    before.text += ", first difference at " + hex(first_difference(a.plain, b.plain));
-  }
+  if (!a.archive && !b.archive && !a.doc && !b.doc)
+    after.text += " (first difference at " + hex(first_difference(a.plain, b.plain)) + ")";
   out.push_back({Change::Kind::Changed, at, std::move(before), std::move(after)});
 }
 

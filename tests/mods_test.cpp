@@ -161,6 +161,44 @@ BOOST_AUTO_TEST_CASE(members_added_removed_and_renamed) {
   BOOST_TEST(renamed_aligned);
 }
 
+BOOST_AUTO_TEST_CASE(a_zstd_pack_and_an_archive_inside_an_archive_come_back) {
+  Sandbox s;
+  const fs::path sarc = samples::dir("sarc") / "ActorObserverByActorTagTag.sarc";
+  // zstd (no dictionary, level 3): the parameters reproduce the stream, so nothing is kept.
+  BOOST_REQUIRE(s.cli("decode " + q(sarc.string()) + " -o a.yaml").code == 0);
+  BOOST_REQUIRE(s.cli("encode a.yaml -o a.sarc.zs").code == 0);
+  Result r = s.cli("unpack a.sarc.zs za");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  BOOST_TEST(s.read_text("za/.binschema/manifest.yaml").find("compression: {layer: zstd, level: 3}") != std::string::npos);
+  BOOST_TEST(!s.exists("za/.binschema/kept"));
+  BOOST_REQUIRE(s.cli("pack za -o za.sarc.zs").code == 0);
+  BOOST_TEST((s.read("za.sarc.zs") == s.read("a.sarc.zs")));
+  // A folder without a manifest is a fresh archive; a Yaz0 SARC in it is
+  // unpacked as a folder of its own (binschema's own Yaz0: nothing kept).
+  fs::create_directories(s.path("fresh/Inner"));
+  fs::create_directories(s.path("fresh/Pack"));
+  s.write("fresh/Inner/x.bin", std::string("inner member\n"));
+  BOOST_REQUIRE(s.cli("pack fresh/Inner -o fresh/Pack/Inner.ssarc").code == 0);
+  fs::remove_all(s.path("fresh/Inner"));
+  s.write("fresh/readme.txt", std::string("outer member\n"));
+  BOOST_REQUIRE(s.cli("pack fresh -o outer.sarc").code == 0);
+  BOOST_TEST((members(s, "outer.sarc") == std::vector<std::string>{"Pack/Inner.ssarc", "readme.txt"}));
+  r = s.cli("unpack outer.sarc nested");
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r);
+  BOOST_TEST(s.read_text("nested/Pack/Inner.ssarc/x.bin") == "inner member\n");
+  BOOST_TEST(s.read_text("nested/Pack/Inner.ssarc/.binschema/manifest.yaml").find("{layer: yaz0, alignment: 0x0}") !=
+             std::string::npos);
+  BOOST_REQUIRE(s.cli("pack nested -o back.sarc").code == 0);
+  BOOST_TEST((s.read("back.sarc") == s.read("outer.sarc")));
+  // Edited inside: diff names the member inside the member; a folder compares as its pack.
+  s.write("nested/Pack/Inner.ssarc/x.bin", std::string("edited\n"));
+  BOOST_REQUIRE(s.cli("pack nested -o edited.sarc").code == 0);
+  r = s.cli("diff outer.sarc edited.sarc");
+  BOOST_TEST(r.code == 1);
+  BOOST_TEST(r.out == "~ Pack/Inner.ssarc:x.bin: 13 bytes -> 7 bytes (first difference at 0x0)\n", r.out);
+  BOOST_TEST(s.cli("diff edited.sarc nested").code == 0);
+}
+
 BOOST_AUTO_TEST_CASE(unpack_and_pack_never_overwrite_what_they_should_not) {
   Sandbox s;
   s.write("dir/mine.txt", std::string("keep me"));
