@@ -294,7 +294,7 @@ class Unpacker {
         files.erase(m.name + ".yaml");
       }
       if (!take(m.name, false))
-        throw Failure{kBadData, mwhere + ": another member already needs the path " + m.name + " in the folder"};
+        throw Failure{kBadData, mwhere + ": its path in the folder collides with another member's (a file and a folder of one name)"};
       write_file(dir / m.name, m.bytes);
       manifest += entry + ", file: " + json_quote(m.name) + ", as: raw, sum: " + json_quote(content_sum(m.bytes)) + "}\n";
       ++raw_members;

@@ -227,6 +227,25 @@ BOOST_AUTO_TEST_CASE(unpack_and_pack_never_overwrite_what_they_should_not) {
   BOOST_TEST(!s.exists("out.sbeventpack"));
 }
 
+BOOST_AUTO_TEST_CASE(member_names_that_are_no_paths_are_refused) {
+  Sandbox s;
+  s.write("evil.yaml", std::string("format: sarc\nbom: 0xfffe\nnodes:\n  - attributes: {name: ../evil.txt}\n    data: \"41\"\n"));
+  s.write("dup.yaml", std::string("format: sarc\nbom: 0xfffe\nnodes:\n  - attributes: {name: a}\n    data: \"41\"\n"
+                                  "  - attributes: {name: a/b}\n    data: \"42\"\n"));
+  BOOST_REQUIRE(s.cli("encode evil.yaml -o evil.sarc").code == 0);
+  BOOST_REQUIRE(s.cli("encode dup.yaml -o dup.sarc").code == 0);
+  Result r = s.cli("unpack evil.sarc out");
+  BOOST_TEST(r.code == 1);
+  BOOST_TEST(r.err == "binschema: evil.sarc: the member name '../evil.txt' has an empty, '.' or '..' part: it cannot be a "
+                      "file of a folder\n");
+  r = s.cli("unpack dup.sarc out");
+  BOOST_TEST(r.code == 1);
+  BOOST_TEST(r.err.find("dup.sarc:a/b: its path in the folder collides") != std::string::npos, r.err);
+  // Nothing made, nothing left beside (no temporary folder), nothing outside.
+  BOOST_TEST((s.files() == std::vector<std::string>{"dup.sarc", "dup.yaml", "evil.sarc", "evil.yaml"}));
+  BOOST_TEST(!fs::exists(s.path("").parent_path() / "evil.txt"));
+}
+
 // ---- diff -----------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_a_bfevfl_file) {
