@@ -8,6 +8,10 @@
 //   binschema list PACK                       the members of an archive
 //   (IN of decode/info may be PACK:path/in/archive, and encode's -o too;
 //    decode, encode, info and list take --zsdic FILE and --romfs DIR)
+//   binschema explain IN OFFSET [--format text|json]   the field at a byte
+//   binschema coverage IN [--format text|json]         explained / padding / unexplained bytes
+//   binschema view IN [-o OUT.html]                    the byte map as one HTML page
+//   (explain, coverage and view take --as, --zsdic, --romfs and PACK:path too)
 //   binschema unpack PACK DIR [--force]      an archive as a folder (docs/mods.md)
 //   binschema pack DIR -o PACK                and back
 //   binschema diff A B [--format json]        changes by field path (exit 0 same, 1 different, 2 trouble)
@@ -44,6 +48,7 @@
 #include "convert.h"
 #include "io.h"
 #include "archive.h"
+#include "byte_map.h"
 #include "layers.h"
 #include "mods.h"
 
@@ -116,6 +121,69 @@ int cmd_info(const std::string& in, const std::string& as) {
 int cmd_list(const std::string& in) {
   write_output("-", list_members(in));
   return 0;
+}
+
+// The byte map of IN (byte_map.h). A file that does not decode to the end
+// still gets the map of what was read before the error, and the run ends
+// with that error (exit 1).
+struct MapRun {
+  std::vector<uint8_t> bytes;
+  ByteMap map;
+};
+void make_map(MapRun& run, const std::string& in, const std::string& as) {
+  run.bytes = read_binary(in);
+  const Format* f = format_for_bytes(as, run.bytes, in);
+  run.map = build_byte_map(*f, run.bytes);
+}
+int map_status(const MapRun& run, const std::string& in) {
+  if (run.map.error.empty()) return 0;
+  throw Failure{kBadData, display_name(in) + ": " + run.map.error};
+}
+
+uint64_t parse_offset(const std::string& text) {
+  size_t used = 0;
+  uint64_t v = 0;
+  try {
+    v = std::stoull(text, &used, 0);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || text[0] == '-')
+    throw Failure{kUsage, "OFFSET '" + text + "' is not a number (decimal, or hex with 0x)"};
+  return v;
+}
+
+int cmd_explain(const std::string& in, const std::string& offset_text, const std::string& as, bool json) {
+  const uint64_t offset = parse_offset(offset_text);
+  MapRun run;
+  make_map(run, in, as);
+  if (offset >= run.bytes.size())
+    throw Failure{kUsage, display_name(in) + ": offset " + hex(offset) + " is past the end (" + hex(run.bytes.size()) + " bytes)"};
+  write_output("-", json ? explain_json(run.map, offset) : explain_text(run.map, offset));
+  return map_status(run, in);
+}
+
+int cmd_coverage(const std::string& in, const std::string& as, bool json) {
+  MapRun run;
+  make_map(run, in, as);
+  write_output("-", json ? coverage_json(run.map, display_name(in)) : coverage_text(run.map, display_name(in)));
+  return map_status(run, in);
+}
+
+int cmd_view(const std::string& in, std::string out, const std::string& as, bool force) {
+  if (out.empty()) {
+    if (in == "-") throw Failure{kUsage, "view: -o OUT.html is required for stdin"};
+    // Beside the file; for PACK:path, the member's name in the current folder.
+    const auto m = split_member_path(in);
+    out = m ? std::filesystem::path(m->member).filename().string() + ".html" : in + ".html";
+  }
+  refuse_overwriting_input(in, out, force);
+  MapRun run;
+  make_map(run, in, as);
+  if (run.bytes.size() >= (uint64_t(1) << 32))
+    throw Failure{kUsage, display_name(in) + ": view takes files under 4 GiB"};
+  write_output(out, view_html(run.map, display_name(in)));
+  return map_status(run, in);
 }
 
 const char* const kDefaultNamesHelp = "$XDG_CONFIG_HOME/binschema/names.txt, or ~/.config/binschema/names.txt";
@@ -260,6 +328,28 @@ int run(int argc, char** argv, const char* program) {
   list->add_option("PACK", in, "Archive file")->required();
   add_dictionary_options(list);
 
+  std::string offset_text, map_kind = "text";
+  CLI::App* explain = app.add_subcommand("explain", "The field at a byte: its path, value and struct (the byte map)");
+  explain->add_option("IN", in, "Input file (or PACK:path; '-' = stdin)")->required();
+  explain->add_option("OFFSET", offset_text, "Byte offset (decimal, or hex with 0x)")->required();
+  explain->add_option("--format", map_kind, "Output kind")->check(CLI::IsMember({"text", "json"}));
+  explain->add_option("--as", as, "Format name (default: detect)")->check(format_name);
+  add_dictionary_options(explain);
+
+  CLI::App* coverage = app.add_subcommand("coverage", "Which bytes the schema explains: explained, padding and unexplained ranges");
+  coverage->add_option("IN", in, "Input file (or PACK:path; '-' = stdin)")->required();
+  coverage->add_option("--format", map_kind, "Output kind: json adds every field (offset, size, path, kind)")
+      ->check(CLI::IsMember({"text", "json"}));
+  coverage->add_option("--as", as, "Format name (default: detect)")->check(format_name);
+  add_dictionary_options(coverage);
+  coverage->footer("Padding: bytes of reserved fields, and zero bytes no field covers; unexplained: non-zero bytes no field covers.");
+
+  CLI::App* view = app.add_subcommand("view", "The byte map as one HTML page: hex view and field tree, offline");
+  view->add_option("IN", in, "Input file (or PACK:path)")->required();
+  view->add_option("-o,--output", out, "Output page (default: IN.html; for PACK:path, MEMBER.html here)");
+  view->add_option("--as", as, "Format name (default: detect)")->check(format_name);
+  view->add_flag("--force", force, "Allow OUT to be the input file");
+  add_dictionary_options(view);
   std::string dir, base, ours, theirs;
   bool verify_all = false;
   CLI::App* unpack = app.add_subcommand("unpack", "An archive as a folder: members of known formats as YAML, archives in it as folders");
@@ -394,6 +484,9 @@ int run(int argc, char** argv, const char* program) {
     if (*decode) return cmd_decode(in, out, text_kind, as, force, no_clobber);
     if (*encode) return cmd_encode(in, out, as, force, no_clobber);
     if (*info) return cmd_info(in, as);
+    if (*explain) return cmd_explain(in, offset_text, as, map_kind == "json");
+    if (*coverage) return cmd_coverage(in, as, map_kind == "json");
+    if (*view) return cmd_view(in, out, as, force);
     if (*hash) return cmd_hash(algo, strings);
     if (*unpack) return cmd_unpack(in, dir, force);
     if (*pack) {

@@ -5,6 +5,61 @@
 
 namespace binschema::gen::cpp {
 
+// ---- The byte map's trace (binschema/trace.h): calls made only when r.tr is set.
+namespace {
+std::string tr_str(const std::string& s) { return "\"" + s + "\""; }
+const char* uint_name(int width) { return width == 8 ? "u64" : width == 2 ? "u16" : width == 1 ? "u8" : "u32"; }
+bool tr_reserved(const Field& f) { return (f.role.const_int && *f.role.const_int == 0) || (f.role.const_text && f.role.const_text->empty()); }
+// The node of a field at a fixed offset whose bytes the struct's check covers
+// (no reads of its own): reported once per struct, at its start. "" otherwise.
+std::string tr_simple_leaf(const Field& f, const std::string& at) {
+  std::string kind, type;
+  switch (f.kind) {
+    case FieldKind::Scalar: kind = tr_reserved(f) ? "Padding" : "Number"; type = prim_name(f.type.prim); break;
+    case FieldKind::BitWord: kind = "Bits"; type = prim_name(f.type.prim); break;
+    case FieldKind::Chars: kind = tr_reserved(f) ? "Padding" : "Chars"; type = "char"; break;
+    case FieldKind::Pointer:
+    case FieldKind::ArrayPointer:
+    case FieldKind::PooledString:
+    case FieldKind::OwnString:
+    case FieldKind::BlockRef:
+    case FieldKind::Dic: kind = "Pointer"; type = uint_name(f.pointer.width); break;
+    case FieldKind::InlineArray:
+      if (f.type.kind != ValueType::Prim || !f.array.fixed_count) return "";
+      kind = "Array"; type = prim_name(f.type.prim); break;
+    default: return "";
+  }
+  return "r.tr->leaf(" + tr_str(f.name) + ", binschema::TraceKind::" + kind + ", " + at + ", " + hexs(f.resolved.size) + ", " + tr_str(type) + ");";
+}
+// The kind of the node around a field read in place (at the cursor, or one with reads of its own).
+std::string tr_open_kind(const Field& f) {
+  switch (f.kind) {
+    case FieldKind::InlineArray:
+    case FieldKind::ElemPointers:
+    case FieldKind::StringOffsets: return "Array";
+    case FieldKind::Union: return "Union";
+    case FieldKind::Bytes: return "Bytes";
+    case FieldKind::PoolBlock: return "Pool";
+    case FieldKind::Scalar: return tr_reserved(f) ? "Padding" : "Number";
+    case FieldKind::BitWord: return "Bits";
+    case FieldKind::Chars: return tr_reserved(f) ? "Padding" : "Chars";
+    case FieldKind::Pointer:
+    case FieldKind::ArrayPointer:
+    case FieldKind::PooledString:
+    case FieldKind::OwnString:
+    case FieldKind::BlockRef:
+    case FieldKind::Dic: return "Pointer";
+    default: return "Field";
+  }
+}
+std::string tr_open_type(const Field& f) {
+  if (f.type.kind == ValueType::Prim) return tr_str(prim_name(f.type.prim));
+  if (f.kind == FieldKind::Chars) return "\"char\"";
+  if (f.pointer.width && f.kind != FieldKind::Slice && f.kind != FieldKind::Union) return tr_str(uint_name(f.pointer.width));
+  return "nullptr";
+}
+}  // namespace
+
 // C++ for an expression on the read side: names are the locals f_<name>
 // (of struct rs_), bit fields are taken out of them, context names come
 // from the reader.
@@ -88,9 +143,15 @@ void CppGen::read_field(const Struct& st, const Field& f, const std::string& o, 
              "  if (b > e || r.base_{{POOL}} + e > r.size())\n"
              "    fail({{O}}, \"{{NAME}}\", \"slice \" + hex(b) + \"..\" + hex(e) + \" of pool {{POOL}} (from \" + hex(r.base_{{POOL}}) + \") is not inside the file (\" + hex(r.size()) + \" bytes)\");\n"
              "  {{X}}.data.assign(r.data() + r.base_{{POOL}} + b, r.data() + r.base_{{POOL}} + e);\n"
+             "  if (r.tr) [[unlikely]] {\n"
+             "    r.tr->leaf(\"{{NAME}}\", binschema::TraceKind::Pointer, {{O}}, {{W2}}, \"{{UT}}\");\n"
+             "    r.tr->nodes.back().target = r.base_{{POOL}} + b;\n"
+             "    r.tr->leaf(\"{{NAME}}\", binschema::TraceKind::Data, r.base_{{POOL}} + b, e - b, \"bytes\");\n"
+             "  }\n"
              "  r.slices_{{POOL}}.push_back({r.base_{{POOL}} + b, r.base_{{POOL}} + e, {{O}}, {{ALIGN}}});\n"
              "}",
              {{"O", o}, {"GET", rget()}, {"T", raw_uint(f.pointer.width)}, {"W", std::to_string(f.pointer.width)}, {"POOL", f.pool}, {"NAME", f.name},
+              {"W2", std::to_string(2 * f.pointer.width)}, {"UT", uint_name(f.pointer.width)},
               {"X", "x." + cpp_field(f.name)},
               {"ALIGN", f.pointer.align_field.empty() ? "nullptr" : "&x." + cpp_field(f.pointer.align_field)}});
       break;
@@ -458,6 +519,16 @@ void CppGen::read_fn(const Struct& st) {
     if (p.kind == Pool::Kind::Data && st.name == s_.root) w += "r.slices_" + p.name + ".clear();";
   if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
   else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = " + plus("s", st.prefix) + ";";
+  // The byte map: the struct, and its fields at fixed offsets that need no reads of their own.
+  auto tr_in_place = [&](const Field& f) {
+    return !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
+  };
+  w += "if (r.tr) [[unlikely]] {";
+  w += "  r.tr->open(nullptr, binschema::TraceKind::Struct, s, " + tr_str(st.name) + ");";
+  for (const auto& f : st.fields)
+    if (f->kind != FieldKind::Virtual && !tr_in_place(*f))
+      if (std::string leaf = tr_simple_leaf(*f, at(*f)); !leaf.empty()) w += "  " + leaf;
+  w += "}";
   // Raw values of integer and pointer fields, for counts, tags and conditions.
   for (const auto& f : st.fields) {
     if (f->pointer.width) w += "[[maybe_unused]] uint64_t f_" + f->name + " = 0;";
@@ -494,7 +565,11 @@ void CppGen::read_fn(const Struct& st) {
       w += "if (" + condition(read_expr(*f.cond)) + ") {";
       w.indent();
     }
+    // The byte map: a node around a field with reads of its own or at the cursor.
+    const bool tr_wrap = f.kind != FieldKind::Virtual && f.kind != FieldKind::Slice && (cursor || tr_simple_leaf(f, o).empty());
+    if (tr_wrap) w += "if (r.tr) [[unlikely]] r.tr->open(" + tr_str(f.name) + ", binschema::TraceKind::" + tr_open_kind(f) + ", " + o + ", " + tr_open_type(f) + ");";
     read_field(st, f, o, cursor, targets);
+    if (tr_wrap) w += "if (r.tr) [[unlikely]] r.tr->close(" + (cursor || !f.resolved.fixed_size ? std::string("o") : plus(o, f.resolved.size)) + ");";
     if (st.name == s_.root) {
       if (std::find(s_.context.begin(), s_.context.end(), f.name) != s_.context.end()) w += "r.g_" + f.name + " = f_" + f.name + ";";
       for (const auto& p : s_.pools)
@@ -510,7 +585,9 @@ void CppGen::read_fn(const Struct& st) {
       w += "if (" + condition(read_expr(*f->cond)) + ") {";
       w.indent();
     }
+    w += "if (r.tr) [[unlikely]] r.tr->open(" + tr_str(f->name) + ", binschema::TraceKind::Target, 0);";
     read_target(*f);
+    w += "if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);";
     if (f->cond) {
       w.dedent();
       w += "}";
@@ -552,6 +629,7 @@ void CppGen::read_fn(const Struct& st) {
            (st.fixed_size ? plus("s", st.size) : std::string("o")) + ", r.size(), " + std::to_string(p.align) + ", \"" + p.name + "\");";
     }
   }
+  w += "if (r.tr) [[unlikely]] r.tr->close(" + (st.fixed_size ? plus("s", st.size) : std::string("o")) + ");";
   if (!st.fixed_size) w += "return o;";
   w.dedent();
   w += "}\n";
@@ -602,6 +680,10 @@ void CppGen::read_union(const Field& f, const std::string& o) {
     w += "case " + std::to_string(c.tag) + ": {";
     w.indent();
     w += "auto& v = x." + cpp_field(f.name) + ".template emplace<" + std::to_string(i) + ">();";
+    w += "if (r.tr) [[unlikely]] r.tr->type(" + tr_str(c.name) + ");";  // the byte map: which case
+    if (c.kind == CaseKind::Number || (c.kind == CaseKind::Numbers && p.array.fixed_count))
+      w += "if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::" + std::string(c.kind == CaseKind::Number ? "Number" : "Array") + ", " + o + ", " +
+           hexs(p.resolved.size) + ", " + tr_str(prim_name(p.type.prim)) + ");";
     if (!f.resolved.fixed_size && p.resolved.fixed_size) w += "r.need(o, " + hexs(padded) + ");";
     std::string advance = p.resolved.fixed_size ? hexs(padded) : "";
     // The padded size of n elements of `elem` bytes (an open array case).
@@ -617,6 +699,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
       case CaseKind::OwnString:
         w += "const uint64_t t = " + std::string(p.pointer.base == Field::Base::Struct ? "s + " : "") + rget() + raw_uint(p.pointer.width) + ">(" + o + ");";
         if (f.resolved.fixed_offset) w += note_layout(f, "t");
+        w += "if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, " + o + ", " + std::to_string(p.pointer.width) + ", " + tr_str(uint_name(p.pointer.width)) + "); r.tr->nodes.back().target = t; }";
         w += "try { v = std::string(r.pascal16(t)); }";
         w += "catch (DecodeError& e) { e.push_field(\"" + f.name + "\"); throw; }";
         break;
@@ -639,6 +722,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
           w += "const uint64_t n = " + read_expr(*p.array.count) + ";";
           w += "r.need_array(" + o + ", n, " + std::to_string(sz) + ");";
           w += "v.resize(n);";
+          w += "if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Array, " + o + ", n * " + std::to_string(sz) + ", " + tr_str(prim_name(p.type.prim)) + ");";
           w += "for (uint64_t i = 0; i < n; ++i) " + load_elem(p, o + " + i * " + std::to_string(sz), "v[i]");
           advance = padded_n(sz);
         }
@@ -672,6 +756,7 @@ void CppGen::read_union(const Field& f, const std::string& o) {
              (f.variant.tag_shift ? (rel ? "(" + low + ")" : low) : rget() + raw_uint(p.pointer.width) + ">(" + o + ")") + ";";
         // Where the target is, for a layout (a block in a pool is placed with its pool).
         if (c.kind == CaseKind::StructPointer && f.resolved.fixed_offset) w += note_layout(f, "t");
+        w += "if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, " + o + ", " + std::to_string(p.pointer.width) + ", " + tr_str(uint_name(p.pointer.width)) + "); r.tr->nodes.back().target = t; }";
         w += "try {";
         w += "  r.need_target(t, " + hexs(pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1)) + ");";
         w += "  " + read_call(pt, "t", "v") + ";";
@@ -713,6 +798,7 @@ void CppGen::read_target(const Field& f) {
       w += "if (r.chars(t, 4) != \"DIC \") throw DecodeError(t, \"no DIC magic at \" + hex(t));";
       w += "const uint64_t n = " + rget() + "uint32_t>(t + 4);";
       w += "r.need_array(t + 8, n + 1, 0x10);";
+      w += "if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Dic, t, 8 + 0x10 * (n + 1), \"dic\");";
       if (s_.relocation_table) w += note_slot("t + 8 + 8");  // the root entry's name
       w += "for (uint64_t i = 1; i <= n; ++i) {";
       w += "  const uint64_t name = " + rget() + "uint64_t>(t + 8 + 0x10 * i + 8);";
@@ -785,6 +871,12 @@ void CppGen::read_target(const Field& f) {
                         : f.type.st->fixed_size ? f.type.st->size : 1;
       w += "r.need_array(t, n, " + hexs(stride) + ");";
       if (!f.array.fixed_count) w += x + ".resize(n);";
+      // The byte map: the array's own bytes (elements of a variable size end where the last one ends).
+      const bool var_elems = !f.pointer.elem_width && f.type.kind == ValueType::Struct && !f.type.st->fixed_size;
+      const std::string elem_type = f.type.kind == ValueType::Prim ? tr_str(prim_name(f.type.prim))
+                                    : f.pointer.elem_width || f.type.kind == ValueType::String ? tr_str(uint_name(static_cast<int>(stride)))
+                                                                                               : "nullptr";
+      w += "if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, " + elem_type + ");";
       if (f.pointer.elem_width) {
         w += "for (uint64_t i = 0; i < n; ++i) {";
         w += "  const uint64_t e = " + rget() + raw_uint(f.pointer.elem_width) + ">(t + i * " + hexs(stride) + ");";
@@ -818,6 +910,7 @@ void CppGen::read_target(const Field& f) {
         w += "  catch (DecodeError& err) { err.push_index(i); throw; }";
         w += "}";
       }
+      w += "if (r.tr) [[unlikely]] r.tr->close(" + std::string(var_elems ? "o2" : "t + n * " + hexs(stride)) + ");";
       w.dedent();
       w += "}";
       break;

@@ -193,6 +193,40 @@ void CppGen::root_codec() {
   decode_body();
   w.dedent();
   w += "}\n";
+  // The byte map (binschema/trace.h): the same read with a trace, kept up to an error.
+  w += fn_prefix() + "void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {";
+  w += "  R r(bytes);";
+  w += "  r.tr = &tr;";
+  w += "  tr.big_endian = R::kBigEndian;";
+  bool str_header = false;
+  for (const auto& p : s_.pools) str_header = str_header || p.header_str;
+  if (str_header) w += "  binschema::Layout lay;  // where the pools' strings are (trace_str_header)\n  r.lay = &lay;";
+  w += "  " + s_.root + " x;";
+  w += "  try {";
+  w += "    " + read_call(*s_.find(s_.root), "0", "x") + ";";
+  w += "  } catch (...) {";
+  w += "    tr.finish();";
+  w += "    throw;";
+  w += "  }";
+  // The relocation table, which the reader skips: where the header says it is.
+  if (s_.relocation_table)
+    for (const auto& f : s_.find(s_.root)->fields)
+      if (f->role.derive && f->role.derive->kind == Expr::Call && f->role.derive->fn == Fn::Start && !f->role.derive->args.empty() &&
+          f->role.derive->args[0].name == "relocation_table" && f->resolved.fixed_offset && f->type.kind == ValueType::Prim)
+        w += "  binschema::trace_relocation_table(tr, bytes, r.get<" + std::string(prim_cpp(f->type.prim)) + ">(" + hexs(f->resolved.offset) + "));";
+  for (size_t i = 0; i < s_.pools.size(); ++i) {
+    const Pool& p = s_.pools[i];
+    if (!p.header_str) continue;
+    // A pool's "STR " header, which the reader skips: before its first string.
+    w += "  {";
+    w += "    uint64_t first = UINT64_MAX;";
+    w += "    for (const auto& e : lay.seen)";
+    w += "      if (e.pool == " + std::to_string(i) + " && e.at < first) first = e.at;";
+    w += "    if (first != UINT64_MAX) binschema::trace_str_header(tr, bytes, first, " + std::to_string(p.align) + ", " + std::to_string(p.block_align) + ");";
+    w += "  }";
+  }
+  w += "  tr.finish();";
+  w += "}\n";
   w += fn_prefix() + "std::vector<uint8_t> encode_root(const " + s_.root + "& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
   w += std::string(fn_prefix().size(), ' ') + "                                 std::vector<uint8_t>* into) {";
   w.indent();
@@ -233,6 +267,13 @@ void CppGen::root_fns() {
          "  return Codec<std::endian::little>::decode_root(bytes, lay);";
   else
     w += "  return decode_root(bytes, lay);";
+  w += "}\n";
+  w += "void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {";
+  if (bom)
+    w += "  if (binschema::bom_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\")) return Codec<std::endian::big>::trace_root(bytes, tr);\n"
+         "  Codec<std::endian::little>::trace_root(bytes, tr);";
+  else
+    w += "  trace_root(bytes, tr);";
   w += "}\n";
   // into: the caller's buffer (encode_into; adopted by the writer), or null.
   w += "std::vector<uint8_t> encode_any(const " + s_.root + "& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
@@ -389,7 +430,7 @@ void CppGen::root_tail() {
   w += "      " + cpp_string_literal(s_.format) + ", " + cpp_string_literal(s_.title) + ", " + cpp_string_literal(s_.versions) + ",";
   w += "      {" + exts + "},";
   w += "      std::string_view(" + cpp_string_literal(s_.magic) + ", " + std::to_string(s_.magic.size()) + "), " + std::to_string(s_.magic_offset) + ",";
-  w += "      decode_text, encode_text, info, roundtrip};";
+  w += "      decode_text, encode_text, info, trace_any, roundtrip};";
   w += "  return f;";
   w += "}\n";
 }

@@ -7,6 +7,8 @@ need="cmake make g++ libyaml-cpp-dev libboost-test-dev libcli11-dev libbenchmark
 need="$need python3-jsonschema python3-yaml"
 # The independent AAMP/BYML readers' tests (tests/independent, ctest independent_readers).
 need="$need python3-pytest"
+# The byte map's page test (ctest view_test): headless Chromium, driven by node.
+need="$need chromium"
 # scripts/fuzz.sh (sanitizer builds and fuzz targets): clang and libFuzzer.
 need="$need clang libclang-rt-dev"
 missing=""

@@ -4,7 +4,7 @@ _binschema() {
   local cur prev cmd opts
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local commands="formats decode encode info list unpack pack diff merge verify hash help"
+  local commands="formats decode encode info list explain coverage view unpack pack diff merge verify hash help"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -17,7 +17,7 @@ _binschema() {
       return ;;
     --format)
       case "$cmd" in
-        diff|verify) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+        explain|coverage|diff|verify) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "yaml json" -- "$cur")) ;;
       esac
       return ;;
@@ -31,6 +31,8 @@ _binschema() {
     encode) opts="-o --output --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
     info) opts="--as --zsdic --romfs --help" ;;
     list) opts="--zsdic --romfs --help" ;;
+    explain|coverage) opts="--format --as --zsdic --romfs --help" ;;
+    view) opts="-o --output --as --force --zsdic --romfs --help" ;;
     unpack) opts="--force --zsdic --romfs --help" ;;
     pack) opts="-o --output --zsdic --romfs --help" ;;
     diff) opts="--format --zsdic --romfs --help" ;;

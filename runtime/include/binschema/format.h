@@ -3,6 +3,7 @@
 #pragma once
 
 #include "binschema/text.h"
+#include "binschema/trace.h"
 
 #include <cstdint>
 #include <span>
@@ -28,6 +29,9 @@ struct Format {
   std::vector<uint8_t> (*encode)(const text::Doc& doc);
   // Bytes -> summary lines (name, value). Throws DecodeError.
   std::vector<std::pair<std::string, std::string>> (*info)(std::span<const uint8_t> bytes);
+  // Bytes -> the field trace of the byte map (binschema/trace.h): every
+  // field read, where. Throws DecodeError, with the trace kept up to it.
+  void (*trace)(std::span<const uint8_t> bytes, Trace& trace) = nullptr;
   // Bytes -> model -> bytes, with the file's layout: what `binschema verify`
   // checks first (nullptr: not given). Throws DecodeError or EncodeError.
   std::vector<uint8_t> (*roundtrip)(std::span<const uint8_t> bytes) = nullptr;

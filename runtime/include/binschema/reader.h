@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "binschema/error.h"
+#include "binschema/trace.h"
 
 namespace binschema {
 
@@ -70,6 +71,11 @@ class Reader {
  public:
   explicit Reader(std::span<const uint8_t> data)
       : data_(data), budget_(kDecodeBudgetFactor * data.size() + kDecodeBudgetSlack) {}
+
+  static constexpr bool kBigEndian = E == std::endian::big;
+
+  // The byte map's field trace (binschema/trace.h): null unless asked for.
+  Trace* tr = nullptr;
 
   // Bytes the decode may still copy into the model.
   uint64_t budget_left() const { return budget_; }
@@ -127,6 +133,7 @@ class Reader {
     if (!end) throw DecodeError(off, "string at " + hex(off) + " has no terminating NUL");
     const size_t len = static_cast<const uint8_t*>(end) - (data_.data() + off);
     charge(off, len);
+    if (tr) [[unlikely]] tr->leaf(nullptr, TraceKind::String, off, len + 1, "cstring");
     return std::string_view(reinterpret_cast<const char*>(data_.data() + off), len);
   }
 
@@ -138,6 +145,7 @@ class Reader {
     need(off + 2, uint64_t(n) + 1);
     if (data_[off + 2 + n] != 0) throw DecodeError(off, "string at " + hex(off) + " is not NUL-terminated");
     charge(off, n);
+    if (tr) [[unlikely]] tr->leaf(nullptr, TraceKind::String, off, uint64_t(n) + 3, "pascal16");
     return std::string_view(reinterpret_cast<const char*>(data_.data() + off + 2), n);
   }
 

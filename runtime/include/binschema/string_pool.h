@@ -5,10 +5,13 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "binschema/trace.h"
 #include "binschema/writer.h"
 
 namespace binschema {
@@ -282,5 +285,33 @@ class StringPool {
   ChunkedList<Ref> refs_;
   std::vector<uint64_t> offsets_;
 };
+
+// The byte map (binschema/trace.h): the "STR " header of a pool (header:
+// str) as fields, for a schema's trace (the reader reads the strings, not the
+// header). The header is the block-aligned "STR " (u32 0, u64 0, u32 count)
+// before `first`, the lowest string read from the pool, with only whole
+// (pascal16) strings between it and `first`; none found, nothing is added.
+inline void trace_str_header(Trace& tr, std::span<const uint8_t> b, uint64_t first, uint64_t align, uint64_t block_align) {
+  const uint64_t a = std::max<uint64_t>(1, std::max(align, block_align));
+  if (first > b.size() || first < 0x14) return;
+  for (uint64_t p = (first - 0x14) / a * a, tries = 0; tries < 64; p -= a, ++tries) {
+    if (std::memcmp(b.data() + p, "STR ", 4) == 0) {
+      // Strings from the header's end up to `first`, each padded to `align`.
+      uint64_t q = p + 0x14;
+      while (q + 3 <= first) {
+        const uint64_t n = uint64_t(b[q]) | uint64_t(b[q + 1]) << 8;
+        q = (q + 2 + n + 1 + std::max<uint64_t>(align, 1) - 1) / std::max<uint64_t>(align, 1) * std::max<uint64_t>(align, 1);
+      }
+      if (q != first) return;
+      tr.open("string_pool_header", TraceKind::Struct, p, "STR");
+      tr.leaf("magic", TraceKind::Chars, p, 4, "char");
+      tr.leaf("reserved", TraceKind::Padding, p + 4, 12, "bytes");
+      tr.leaf("count", TraceKind::Number, p + 0x10, 4, "u32");
+      tr.close(p + 0x14);
+      return;
+    }
+    if (p < a) return;
+  }
+}
 
 }  // namespace binschema
