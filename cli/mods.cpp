@@ -20,6 +20,7 @@
 #include "binschema/format.h"
 #include "binschema/hash.h"
 #include "binschema/text_doc.h"
+#include "byte_map.h"
 #include "convert.h"
 #include "doctree.h"
 #include "io.h"
@@ -736,7 +737,8 @@ struct Check {
   enum class Result { Back, NotBack, Fails, Skipped } result = Result::Skipped;
   std::string route;    // "direct", "yaml", "json"
   uint64_t offset = 0;  // first differing offset
-  std::string field;    // the first field path whose value differs, when the documents differ
+  std::string field;    // the field at that offset (the byte map)
+  std::string change;   // the first field whose value differs, when the documents differ
   std::string message;
 };
 
@@ -760,7 +762,7 @@ class Verifier {
     try {
       stored = read_input(path);
     } catch (const Failure& f) {
-      out.push_back({path, "", Check::Result::Fails, "", 0, "", f.line});
+      out.push_back({path, "", Check::Result::Fails, "", 0, "", "", f.line});
       return;
     }
     bytes(path, path, std::move(stored), out, 0);
@@ -777,13 +779,13 @@ class Verifier {
       try {
         plain = remove_layer(stored, layer, where);
       } catch (const Failure& f) {
-        out.push_back({where, compression_name(layer.layer), Check::Result::Fails, "", 0, "", f.line});
+        out.push_back({where, compression_name(layer.layer), Check::Result::Fails, "", 0, "", "", f.line});
         return;
       }
     }
     const Format* f = detect_format(plain, compression_for_name(name).inner_name);
     if (!f) {
-      out.push_back({where, "", Check::Result::Skipped, "", 0, "", ""});
+      out.push_back({where, "", Check::Result::Skipped, "", 0, "", "", ""});
       return;
     }
     out.push_back(check(where, *f, plain));
@@ -799,7 +801,7 @@ class Verifier {
   }
 
   Check check(const std::string& where, const Format& f, std::span<const uint8_t> plain) {
-    Check c{where, f.name, Check::Result::Back, "", 0, "", ""};
+    Check c{where, f.name, Check::Result::Back, "", 0, "", "", ""};
     std::optional<Value> doc;
     struct R {
       const char* name;
@@ -825,19 +827,27 @@ class Verifier {
       c.route = r.name;
       c.offset = first_difference(plain, back);
       c.message = back.size() == plain.size() ? "" : "size " + hex(plain.size()) + " -> " + hex(back.size());
-      // The field: where the documents of the two files first differ.
+      // The field at that offset (the byte map of the file), and where the
+      // documents of the two files first differ.
+      if (f.trace) {
+        try {
+          c.field = field_path_at(build_byte_map(f, plain), c.offset);
+        } catch (const std::exception& e) {
+          c.field = std::string("(") + e.what() + ")";
+        }
+      }
       try {
         std::vector<Change> changes;
         diff_values(document_of(f, plain), document_of(f, back), "", changes);
         if (!changes.empty())
-          c.field = changes.front().path + " (" + brief(changes.front().before, 40) + " -> " +
-                    brief(changes.front().after, 40) + ")";
+          c.change = changes.front().path + " (" + brief(changes.front().before, 40) + " -> " +
+                     brief(changes.front().after, 40) + ")";
         else
-          c.field = "(the documents are equal: only the layout differs)";
+          c.change = "none: the documents are equal, only the layout differs";
       } catch (const DecodeError& e) {
-        c.field = "(what came back does not decode: " + decode_error_line(e) + ")";
+        c.change = "what came back does not decode: " + decode_error_line(e);
       } catch (const std::exception& e) {
-        c.field = std::string("(") + e.what() + ")";
+        c.change = e.what();
       }
       return c;
     }
@@ -1023,7 +1033,8 @@ int cmd_verify(const std::vector<std::string>& paths, TextKind kind, unsigned jo
         out += std::string(first ? "\n  " : ",\n  ") + "{\"path\": " + json_quote(c.path) + ", \"format\": " + json_quote(c.format) +
                ", \"result\": \"" + result_name(c.result) + "\"";
         if (c.result == Check::Result::NotBack)
-          out += ", \"route\": \"" + c.route + "\", \"offset\": " + std::to_string(c.offset) + ", \"field\": " + json_quote(c.field);
+          out += ", \"route\": \"" + c.route + "\", \"offset\": " + std::to_string(c.offset) + ", \"field\": " + json_quote(c.field) +
+                 ", \"change\": " + json_quote(c.change);
         if (!c.message.empty()) out += ", \"message\": " + json_quote(c.message);
         out += "}";
         first = false;
@@ -1038,7 +1049,8 @@ int cmd_verify(const std::vector<std::string>& paths, TextKind kind, unsigned jo
           break;
         case Check::Result::NotBack:
           out += one_line("DIFFERS  " + c.path + " (" + c.format + ", " + c.route + "): first difference at " +
-                          hex(c.offset) + (c.message.empty() ? "" : ", " + c.message) + "; field " + c.field) + "\n";
+                          hex(c.offset) + (c.field.empty() ? "" : " (" + c.field + ")") +
+                          (c.message.empty() ? "" : ", " + c.message) + "; first value changed: " + c.change) + "\n";
           break;
         case Check::Result::Fails:
           out += one_line("FAILS    " + c.path + (c.format.empty() ? "" : " (" + c.format + ")") + ": " + c.message) + "\n";

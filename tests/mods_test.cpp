@@ -398,22 +398,35 @@ BOOST_AUTO_TEST_CASE(verify_names_offset_and_field_of_a_file_that_does_not_come_
   // CompleteDungeon's entry point stores 1 as its sub flow event where the
   // writer computes 0 (the hook recomputes the list): it decodes, and does
   // not come back.
-  ByteVec b = samples::read(samples::dir("bfevfl") / "CompleteDungeon.bfevfl");
+  const ByteVec original = samples::read(samples::dir("bfevfl") / "CompleteDungeon.bfevfl");
+  ByteVec b = original;
   BOOST_REQUIRE(b.size() > 0x1e8 && b[0x1e8] == 0);
   b[0x1e8] = 1;
   s.write("dump/bad.bfevfl", b);
+  // The relocation table's offset one off: the same document, another layout.
+  b = original;
+  b[0x18] ^= 1;
+  s.write("dump/moved.bfevfl", b);
   s.write("dump/good.bfevfl", samples::read(samples::dir("bfevfl") / "GanonQuest.bfevfl"));
   s.write("dump/notes.txt", std::string("not a game file\n"));
   Result r = s.cli("verify dump");
   BOOST_TEST(r.code == 1, r);
   const std::vector<std::string> l = lines(r.out);
-  BOOST_REQUIRE(l.size() == 2u);
-  BOOST_TEST(l[0].find("dump/bad.bfevfl (bfevfl, direct): first difference at 0x1e8") != std::string::npos, l[0]);
-  BOOST_TEST(l[0].find("field flowcharts[CompleteDungeon].entry_points[Talk].sub_flow_events[0]") != std::string::npos, l[0]);
-  BOOST_TEST(l[1] == "verify: 1 given back, 1 not given back, 0 do not decode, 1 skipped (no known format)");
-  r = s.cli("verify --format json dump");
+  BOOST_REQUIRE(l.size() == 3u);
+  BOOST_TEST(l[0] ==
+             "DIFFERS  dump/bad.bfevfl (bfevfl, direct): first difference at 0x1e8 (flowcharts[0].entry_points[0]."
+             "sub_flow_events); first value changed: flowcharts[CompleteDungeon].entry_points[Talk].sub_flow_events[0] "
+             "(1 -> Event0)");
+  BOOST_TEST(l[1] ==
+             "DIFFERS  dump/moved.bfevfl (bfevfl, direct): first difference at 0x18 (relocation_table_offset); first "
+             "value changed: none: the documents are equal, only the layout differs");
+  BOOST_TEST(l[2] == "verify: 1 given back, 2 not given back, 0 do not decode, 1 skipped (no known format)");
+  r = s.cli("verify --format json -j 2 dump");
   YAML::Node j = YAML::Load(r.out);
-  BOOST_REQUIRE(j["files"].size() == 3u);
+  BOOST_REQUIRE(j["files"].size() == 4u);
   BOOST_TEST(j["files"][0]["result"].as<std::string>() == "differs");
   BOOST_TEST(j["files"][0]["offset"].as<uint64_t>() == 0x1e8u);
+  BOOST_TEST(j["files"][0]["field"].as<std::string>() == "flowcharts[0].entry_points[0].sub_flow_events");
+  BOOST_TEST(j["files"][2]["field"].as<std::string>() == "relocation_table_offset");
+  BOOST_TEST(j["files"][3]["result"].as<std::string>() == "skipped");
 }
