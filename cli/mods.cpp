@@ -891,8 +891,12 @@ int cmd_unpack(const std::string& pack, const std::string& dir_name, bool force)
   if (fs::exists(dir, ec)) {
     if (!force) throw Failure{kUsage, dir_name + ": exists; refusing to replace it (use --force)"};
     if (!fs::is_directory(dir, ec)) throw Failure{kUsage, dir_name + ": exists and is not a folder"};
-    if (fs::exists(pack, ec) && fs::equivalent(pack, dir, ec))
-      throw Failure{kUsage, dir_name + ": is the input"};
+    if (pack != "-") {
+      const fs::path p = fs::weakly_canonical(fs::absolute(pack), ec), d = fs::weakly_canonical(fs::absolute(dir), ec);
+      const std::string rel = p.lexically_relative(d).generic_string();
+      if (!rel.empty() && rel.rfind("..", 0) != 0)
+        throw Failure{kUsage, dir_name + ": holds the input " + pack + "; refusing to replace it"};
+    }
   }
   const std::vector<uint8_t> stored = read_input(pack);
   const LayerParams layer = layer_of(stored);

@@ -210,6 +210,13 @@ BOOST_AUTO_TEST_CASE(unpack_and_pack_never_overwrite_what_they_should_not) {
   r = s.cli("unpack --force " + q(sample_pack().string()) + " dir");
   BOOST_REQUIRE_MESSAGE(r.code == 0, r);
   BOOST_TEST(!s.exists("dir/mine.txt"));
+  // Not even with --force when DIR holds PACK.
+  fs::copy_file(sample_pack(), s.path("dir/" + kPack));
+  r = s.cli("unpack --force dir/" + kPack + " dir");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(r.err.find("holds the input") != std::string::npos, r.err);
+  BOOST_TEST((s.read("dir/" + kPack) == samples::read(sample_pack())));
+  fs::remove(s.path("dir/" + kPack));
   // OUT inside DIR would be packed into the archive next time.
   r = s.cli("pack dir -o dir/x.sbeventpack");
   BOOST_TEST(r.code == 2);
