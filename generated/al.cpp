@@ -59,20 +59,32 @@ void place_File(WCtx& c, const File& x, uint64_t s);
 
 void read_Bone(const R& r, uint64_t s, Bone& x) {
   r.need(s, 0x24);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Bone");
+    r.tr->leaf("name", binschema::TraceKind::Chars, s, 0x20, "char");
+    r.tr->leaf("parent", binschema::TraceKind::Number, s + 0x20, 0x4, "s32");
+  }
   int32_t f_parent = 0;
   x.name = std::string(r.chars(s, 32));
   f_parent = r.get<int32_t>(s + 0x20);
   x.parent = f_parent;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x24);
 }
 
 uint64_t read_Skeleton(const R& r, uint64_t s, Skeleton& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Skeleton");
+    r.tr->leaf("bone_count", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_bone_count = 0;
   uint32_t f_unknown = 0;
   f_bone_count = r.get<uint32_t>(s);
   f_unknown = r.get<uint32_t>(s + 0x4);
   x.unknown = f_unknown;
+  if (r.tr) [[unlikely]] r.tr->open("bones", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_bone_count;
     r.need_array(o, n, 0x24);
@@ -84,11 +96,32 @@ uint64_t read_Skeleton(const R& r, uint64_t s, Skeleton& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("bones"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_AnimationHeader(const R& r, uint64_t s, AnimationHeader& x) {
   r.need(s, 0x90);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "AnimationHeader");
+    r.tr->leaf("magic", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("version", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("name", binschema::TraceKind::Chars, s + 0x8, 0x40, "char");
+    r.tr->leaf("type", binschema::TraceKind::Number, s + 0x48, 0x4, "u32");
+    r.tr->leaf("event_string_size", binschema::TraceKind::Number, s + 0x4c, 0x4, "u32");
+    r.tr->leaf("unknowns1", binschema::TraceKind::Array, s + 0x50, 0xc, "u32");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x5c, 0x4, "u32");
+    r.tr->leaf("bone_count", binschema::TraceKind::Number, s + 0x60, 0x4, "u32");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0x64, 0x4, "u32");
+    r.tr->leaf("sampling_rate", binschema::TraceKind::Number, s + 0x68, 0x4, "f32");
+    r.tr->leaf("duration", binschema::TraceKind::Number, s + 0x6c, 0x4, "f32");
+    r.tr->leaf("distance", binschema::TraceKind::Number, s + 0x70, 0x4, "f32");
+    r.tr->leaf("is_cyclic", binschema::TraceKind::Number, s + 0x74, 0x1, "u8");
+    r.tr->leaf("is_hierarchical", binschema::TraceKind::Number, s + 0x75, 0x1, "u8");
+    r.tr->leaf("flags", binschema::TraceKind::Number, s + 0x76, 0x2, "u16");
+    r.tr->leaf("unknowns2", binschema::TraceKind::Array, s + 0x78, 0x18, "u32");
+  }
   uint32_t f_magic = 0;
   uint32_t f_version = 0;
   uint32_t f_type = 0;
@@ -131,10 +164,17 @@ void read_AnimationHeader(const R& r, uint64_t s, AnimationHeader& x) {
   f_flags = r.get<uint16_t>(s + 0x76);
   x.flags = f_flags;
   for (size_t i = 0; i < 6; ++i) x.unknowns2[i] = r.get<uint32_t>(s + 0x78 + i * 4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x90);
 }
 
 void read_AnimationEvent(const R& r, uint64_t s, AnimationEvent& x) {
   r.need(s, 0x48);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "AnimationEvent");
+    r.tr->leaf("bone_name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("event_name", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("matrix", binschema::TraceKind::Array, s + 0x8, 0x40, "f32");
+  }
   uint64_t f_bone_name = 0;
   uint64_t f_event_name = 0;
   f_bone_name = r.get<uint32_t>(s);
@@ -148,6 +188,7 @@ void read_AnimationEvent(const R& r, uint64_t s, AnimationEvent& x) {
     r.refs_event_strings.emplace_back(r.scope_Animation + f_event_name, x.event_name.size());
   } catch (DecodeError& e) { e.push_field("event_name"); throw; }
   for (size_t i = 0; i < 16; ++i) x.matrix[i] = r.get<float>(s + 0x8 + i * 4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x48);
 }
 
 uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
@@ -156,6 +197,25 @@ uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
   r.refs_event_strings.clear();
   r.need(s, 0x90);
   uint64_t o = s + 0x90;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Animation");
+    r.tr->leaf("magic", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("version", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("name", binschema::TraceKind::Chars, s + 0x8, 0x40, "char");
+    r.tr->leaf("type", binschema::TraceKind::Number, s + 0x48, 0x4, "u32");
+    r.tr->leaf("event_string_size", binschema::TraceKind::Number, s + 0x4c, 0x4, "u32");
+    r.tr->leaf("unknowns1", binschema::TraceKind::Array, s + 0x50, 0xc, "u32");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x5c, 0x4, "u32");
+    r.tr->leaf("bone_count", binschema::TraceKind::Number, s + 0x60, 0x4, "u32");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0x64, 0x4, "u32");
+    r.tr->leaf("sampling_rate", binschema::TraceKind::Number, s + 0x68, 0x4, "f32");
+    r.tr->leaf("duration", binschema::TraceKind::Number, s + 0x6c, 0x4, "f32");
+    r.tr->leaf("distance", binschema::TraceKind::Number, s + 0x70, 0x4, "f32");
+    r.tr->leaf("is_cyclic", binschema::TraceKind::Number, s + 0x74, 0x1, "u8");
+    r.tr->leaf("is_hierarchical", binschema::TraceKind::Number, s + 0x75, 0x1, "u8");
+    r.tr->leaf("flags", binschema::TraceKind::Number, s + 0x76, 0x2, "u16");
+    r.tr->leaf("unknowns2", binschema::TraceKind::Array, s + 0x78, 0x18, "u32");
+  }
   uint32_t f_magic = 0;
   uint32_t f_version = 0;
   uint32_t f_type = 0;
@@ -196,6 +256,7 @@ uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
   f_flags = r.get<uint16_t>(s + 0x76);
   x.flags = f_flags;
   for (size_t i = 0; i < 6; ++i) x.unknowns2[i] = r.get<uint32_t>(s + 0x78 + i * 4);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_event_count;
     r.need_array(o, n, 0x48);
@@ -207,6 +268,8 @@ uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("event_strings", binschema::TraceKind::Pool, o, nullptr);
   {
     const uint64_t n = f_event_string_size;
     r.need(o, n);
@@ -218,33 +281,57 @@ uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
     if (p != o + n) fail(o, "event_strings", "the block holds " + hex(n) + " bytes, its strings " + hex(p - o));
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("keyframes", binschema::TraceKind::Bytes, o, nullptr);
   {
     const uint64_t n = until_(o, end);
     r.need(o, n);
     x.keyframes.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Metadata(const R& r, uint64_t s, Metadata& x, uint64_t next) {
   r.need(s, 0x94);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Metadata");
+    r.tr->leaf("animation", binschema::TraceKind::Pointer, s + 0x90, 0x4, "u32");
+  }
   uint64_t f_animation = 0;
+  if (r.tr) [[unlikely]] r.tr->open("header", binschema::TraceKind::Field, s, nullptr);
   try {
     read_AnimationHeader(r, s, x.header);
   } catch (DecodeError& e) { e.push_field("header"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x90);
   f_animation = r.get<uint32_t>(s + 0x90);
+  if (r.tr) [[unlikely]] r.tr->open("animation", binschema::TraceKind::Target, 0);
   try {
     if (f_animation == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x90, f_animation);
     r.need_target(f_animation, 1);
     read_Animation(r, f_animation, x.animation, next);
   } catch (DecodeError& e) { e.push_field("animation"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x94);
 }
 
 uint64_t read_File(const R& r, uint64_t s, File& x) {
   r.need(s, 0x60);
   uint64_t o = s + 0x60;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "File");
+    r.tr->leaf("magic", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("unknown0", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("name", binschema::TraceKind::Chars, s + 0x8, 0x40, "char");
+    r.tr->leaf("metadata_offset", binschema::TraceKind::Number, s + 0x48, 0x4, "u32");
+    r.tr->leaf("size", binschema::TraceKind::Number, s + 0x4c, 0x4, "u32");
+    r.tr->leaf("animation_data_offset", binschema::TraceKind::Number, s + 0x50, 0x4, "u32");
+    r.tr->leaf("animation_count", binschema::TraceKind::Number, s + 0x54, 0x4, "u32");
+    r.tr->leaf("unknown1", binschema::TraceKind::Array, s + 0x58, 0x8, "f32");
+  }
   uint32_t f_magic = 0;
   uint32_t f_unknown0 = 0;
   uint32_t f_metadata_offset = 0;
@@ -263,15 +350,20 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   x.animation_data_offset = f_animation_data_offset;
   f_animation_count = r.get<uint32_t>(s + 0x54);
   for (size_t i = 0; i < 2; ++i) x.unknown1[i] = r.get<float>(s + 0x58 + i * 4);
+  if (r.tr) [[unlikely]] r.tr->open("skeleton", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Skeleton(r, o, x.skeleton);
   } catch (DecodeError& e) { e.push_field("skeleton"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("skeleton_extra", binschema::TraceKind::Bytes, o, nullptr);
   {
     const uint64_t n = until_(o, (f_metadata_offset + 96));
     r.need(o, n);
     x.skeleton_extra.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("metadata", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_animation_count;
     r.need_array(o, n, 0x94);
@@ -283,6 +375,8 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("metadata"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
@@ -387,8 +481,9 @@ uint64_t put_File(WCtx& c, const File& x) {
 void place_Metadata(WCtx& c, const Metadata& x, uint64_t s) {
   {  // animation
     {
-      c.w.place_target(s + 0x90, 0, 1, 4, 0, "Metadata.animation");
-      put_Animation(c, x.animation);
+      if (const uint64_t t = c.w.place_shared(s + 0x90, binschema::kUnknownSize, 1, 4, 0, "Metadata.animation", static_cast<const Animation&>(x.animation)); t != binschema::kShared) {
+        put_Animation(c, x.animation);
+      }
     }
   }
 }
@@ -406,6 +501,20 @@ File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  File x;
+  try {
+    read_File(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -421,6 +530,10 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
 namespace {
 File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -480,6 +593,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -487,7 +605,7 @@ const binschema::Format& format() {
       "al", "AL: Black & White 2 animation libraries", "animation version 9",
       {".al"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -278,6 +278,10 @@ void intern_ParamS(WCtx& c, const ParamS& x);
 
 void read_BBEntry(const R& r, uint64_t s, BBEntry& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BBEntry");
+    r.tr->leaf("word", binschema::TraceKind::Bits, s, 0x4, "u32");
+  }
   uint32_t f_word = 0;
   f_word = r.get<uint32_t>(s);
   try { x.word.name = std::string(r.str_strings(r.base_strings + ((uint64_t(f_word) >> 0) & 0x3fffffull))); }
@@ -285,10 +289,17 @@ void read_BBEntry(const R& r, uint64_t s, BBEntry& x) {
   x.word.unknown = static_cast<uint8_t>(((uint64_t(f_word) >> 22) & 0x3ull));
   x.word.file_index = static_cast<uint8_t>(((uint64_t(f_word) >> 24) & 0x7full));
   x.word.has_file = ((uint64_t(f_word) >> 31) & 0x1ull) != 0;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 void read_Vec3(const R& r, uint64_t s, Vec3& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Vec3");
+    r.tr->leaf("x", binschema::TraceKind::Number, s, 0x4, "f32");
+    r.tr->leaf("y", binschema::TraceKind::Number, s + 0x4, 0x4, "f32");
+    r.tr->leaf("z", binschema::TraceKind::Number, s + 0x8, 0x4, "f32");
+  }
   float f_x = 0;
   float f_y = 0;
   float f_z = 0;
@@ -298,10 +309,18 @@ void read_Vec3(const R& r, uint64_t s, Vec3& x) {
   x.y = f_y;
   f_z = r.get<float>(s + 0x8);
   x.z = f_z;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 void read_FileRef(const R& r, uint64_t s, FileRef& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "FileRef");
+    r.tr->leaf("path", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("path_hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("stem_hash", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("extension_hash", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+  }
   uint64_t f_path = 0;
   [[maybe_unused]] uint32_t f_path_hash = 0;
   [[maybe_unused]] uint32_t f_stem_hash = 0;
@@ -310,14 +329,44 @@ void read_FileRef(const R& r, uint64_t s, FileRef& x) {
   f_path_hash = r.get<uint32_t>(s + 0x4);
   f_stem_hash = r.get<uint32_t>(s + 0x8);
   f_extension_hash = r.get<uint32_t>(s + 0xc);
+  if (r.tr) [[unlikely]] r.tr->open("path", binschema::TraceKind::Target, 0);
   try {
     x.path = std::string(r.str_strings(r.base_strings + f_path));
   } catch (DecodeError& e) { e.push_field("path"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
   r.need(s, 0x30);
   uint64_t o = s + 0x30;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Blackboard");
+    r.tr->leaf("string_count", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("string_base", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("string_value_offset", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("string_pad", binschema::TraceKind::Padding, s + 0x6, 0x2, "u16");
+    r.tr->leaf("int_count", binschema::TraceKind::Number, s + 0x8, 0x2, "u16");
+    r.tr->leaf("int_base", binschema::TraceKind::Number, s + 0xa, 0x2, "u16");
+    r.tr->leaf("int_value_offset", binschema::TraceKind::Number, s + 0xc, 0x2, "u16");
+    r.tr->leaf("int_pad", binschema::TraceKind::Padding, s + 0xe, 0x2, "u16");
+    r.tr->leaf("float_count", binschema::TraceKind::Number, s + 0x10, 0x2, "u16");
+    r.tr->leaf("float_base", binschema::TraceKind::Number, s + 0x12, 0x2, "u16");
+    r.tr->leaf("float_value_offset", binschema::TraceKind::Number, s + 0x14, 0x2, "u16");
+    r.tr->leaf("float_pad", binschema::TraceKind::Padding, s + 0x16, 0x2, "u16");
+    r.tr->leaf("bool_count", binschema::TraceKind::Number, s + 0x18, 0x2, "u16");
+    r.tr->leaf("bool_base", binschema::TraceKind::Number, s + 0x1a, 0x2, "u16");
+    r.tr->leaf("bool_value_offset", binschema::TraceKind::Number, s + 0x1c, 0x2, "u16");
+    r.tr->leaf("bool_pad", binschema::TraceKind::Padding, s + 0x1e, 0x2, "u16");
+    r.tr->leaf("vec3_count", binschema::TraceKind::Number, s + 0x20, 0x2, "u16");
+    r.tr->leaf("vec3_base", binschema::TraceKind::Number, s + 0x22, 0x2, "u16");
+    r.tr->leaf("vec3_value_offset", binschema::TraceKind::Number, s + 0x24, 0x2, "u16");
+    r.tr->leaf("vec3_pad", binschema::TraceKind::Padding, s + 0x26, 0x2, "u16");
+    r.tr->leaf("ptr_count", binschema::TraceKind::Number, s + 0x28, 0x2, "u16");
+    r.tr->leaf("ptr_base", binschema::TraceKind::Number, s + 0x2a, 0x2, "u16");
+    r.tr->leaf("ptr_value_offset", binschema::TraceKind::Number, s + 0x2c, 0x2, "u16");
+    r.tr->leaf("ptr_pad", binschema::TraceKind::Padding, s + 0x2e, 0x2, "u16");
+  }
   uint16_t f_string_count = 0;
   [[maybe_unused]] uint16_t f_string_base = 0;
   [[maybe_unused]] uint16_t f_string_value_offset = 0;
@@ -372,6 +421,7 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
   f_ptr_value_offset = r.get<uint16_t>(s + 0x2c);
   f_ptr_pad = r.get<uint16_t>(s + 0x2e);
   if (f_ptr_pad != 0) fail(s + 0x2e, "ptr_pad", "expected 0, found " + std::to_string(f_ptr_pad));
+  if (r.tr) [[unlikely]] r.tr->open("string_entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_string_count;
     r.need_array(o, n, 0x4);
@@ -383,6 +433,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("string_entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("int_entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_int_count;
     r.need_array(o, n, 0x4);
@@ -394,6 +446,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("int_entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("float_entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_float_count;
     r.need_array(o, n, 0x4);
@@ -405,6 +459,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("float_entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("bool_entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_bool_count;
     r.need_array(o, n, 0x4);
@@ -416,6 +472,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("bool_entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("vec3_entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_vec3_count;
     r.need_array(o, n, 0x4);
@@ -427,6 +485,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("vec3_entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("ptr_entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_ptr_count;
     r.need_array(o, n, 0x4);
@@ -438,6 +498,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("ptr_entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("string_values", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_string_count;
     r.need_array(o, n, 4);
@@ -448,6 +510,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("string_values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("int_values", binschema::TraceKind::Array, o, "s32");
   try {
     const uint64_t n = f_int_count;
     r.need_array(o, n, 0x4);
@@ -457,6 +521,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("int_values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("float_values", binschema::TraceKind::Array, o, "f32");
   try {
     const uint64_t n = f_float_count;
     r.need_array(o, n, 0x4);
@@ -466,6 +532,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("float_values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("bool_values", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = f_bool_count;
     r.need_array(o, n, 0x4);
@@ -475,6 +543,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("bool_values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("vec3_values", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_vec3_count;
     r.need_array(o, n, 0xc);
@@ -486,6 +556,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("vec3_values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("file_refs", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>(std::max<uint64_t>([&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.string_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }(), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.int_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.float_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.bool_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.vec3_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }()), [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.ptr_entries) t = std::max<uint64_t>(t, uint64_t((uint64_t(e.word.has_file) ? (uint64_t(e.word.file_index) + 1ull) : 0ull))); return t; }());
     r.need_array(o, n, 0x10);
@@ -497,11 +569,19 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("file_refs"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_EnumResolve(const R& r, uint64_t s, EnumResolve& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "EnumResolve");
+    r.tr->leaf("target", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("enum_class", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("enum_value", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+  }
   uint32_t f_target = 0;
   uint64_t f_enum_class = 0;
   uint64_t f_enum_value = 0;
@@ -509,19 +589,29 @@ void read_EnumResolve(const R& r, uint64_t s, EnumResolve& x) {
   x.target = f_target;
   f_enum_class = r.get<uint32_t>(s + 0x4);
   f_enum_value = r.get<uint32_t>(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("enum_class", binschema::TraceKind::Target, 0);
   try {
     x.enum_class = std::string(r.str_strings(r.base_strings + f_enum_class));
   } catch (DecodeError& e) { e.push_field("enum_class"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("enum_value", binschema::TraceKind::Target, 0);
   try {
     x.enum_value = std::string(r.str_strings(r.base_strings + f_enum_value));
   } catch (DecodeError& e) { e.push_field("enum_value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 uint64_t read_EnumResolveTable(const R& r, uint64_t s, EnumResolveTable& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "EnumResolveTable");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0xc);
@@ -533,11 +623,18 @@ uint64_t read_EnumResolveTable(const R& r, uint64_t s, EnumResolveTable& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_ParamF(const R& r, uint64_t s, ParamF& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ParamF");
+    r.tr->leaf("flags", binschema::TraceKind::Bits, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "f32");
+  }
   uint32_t f_flags = 0;
   float f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -551,20 +648,34 @@ void read_ParamF(const R& r, uint64_t s, ParamF& x) {
   x.flags.indirect = ((uint64_t(f_flags) >> 31) & 0x1ull) != 0;
   f_value = r.get<float>(s + 0x4);
   x.value = f_value;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_Float2(const R& r, uint64_t s, Float2& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Float2");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("a", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.a);
   } catch (DecodeError& e) { e.push_field("a"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("b", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamF(r, s + 0x8, x.b);
   } catch (DecodeError& e) { e.push_field("b"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void read_ParamI(const R& r, uint64_t s, ParamI& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ParamI");
+    r.tr->leaf("flags", binschema::TraceKind::Bits, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "s32");
+  }
   uint32_t f_flags = 0;
   int32_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -578,65 +689,99 @@ void read_ParamI(const R& r, uint64_t s, ParamI& x) {
   x.flags.indirect = ((uint64_t(f_flags) >> 31) & 0x1ull) != 0;
   f_value = r.get<int32_t>(s + 0x4);
   x.value = f_value;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_Int2(const R& r, uint64_t s, Int2& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Int2");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("a", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamI(r, s, x.a);
   } catch (DecodeError& e) { e.push_field("a"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("b", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamI(r, s + 0x8, x.b);
   } catch (DecodeError& e) { e.push_field("b"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void read_ParamRaw(const R& r, uint64_t s, ParamRaw& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ParamRaw");
+    r.tr->leaf("flags", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_flags = 0;
   uint32_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
   x.flags = f_flags;
   f_value = r.get<uint32_t>(s + 0x4);
   x.value = f_value;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_Raw2(const R& r, uint64_t s, Raw2& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Raw2");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("a", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamRaw(r, s, x.a);
   } catch (DecodeError& e) { e.push_field("a"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("b", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamRaw(r, s + 0x8, x.b);
   } catch (DecodeError& e) { e.push_field("b"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void read_Condition(const R& r, uint64_t s, Condition& x) {
   r.need(s, 0x14);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Condition");
+    r.tr->leaf("value_type", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("op", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+  }
   uint16_t f_value_type = 0;
   uint16_t f_op = 0;
   f_value_type = r.get<uint16_t>(s);
   f_op = r.get<uint16_t>(s + 0x2);
   x.op = f_op;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x4, nullptr);
   switch (f_value_type) {
     case 0: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("none");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Array, s + 0x4, 0x10, "u32");
       for (size_t i = 0; i < 4; ++i) v[i] = r.get<uint32_t>(s + 0x4 + i * 4);
       break;
     }
     case 1: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("float");
       try { read_Float2(r, s + 0x4, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
     }
     case 2: {
       auto& v = x.value.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("int");
       try { read_Int2(r, s + 0x4, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
     }
     case 3: {
       auto& v = x.value.template emplace<3>();
+      if (r.tr) [[unlikely]] r.tr->type("raw");
       try { read_Raw2(r, s + 0x4, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
@@ -644,10 +789,22 @@ void read_Condition(const R& r, uint64_t s, Condition& x) {
     default:
       fail(s + 0x4, "value", "value_type " + std::to_string(f_value_type) + " is not a supported case (known: 0 none, 1 float, 2 int, 3 raw)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x10);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x14);
 }
 
 void read_StateTransition(const R& r, uint64_t s, StateTransition& x) {
   r.need(s, 0x60);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "StateTransition");
+    r.tr->leaf("current_node", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("target_node", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("check_type", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("to_next", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("skip", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("unknown_0a", binschema::TraceKind::Number, s + 0xa, 0x2, "u16");
+    r.tr->leaf("unknown_0c", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+  }
   uint16_t f_current_node = 0;
   uint16_t f_target_node = 0;
   uint32_t f_check_type = 0;
@@ -669,25 +826,39 @@ void read_StateTransition(const R& r, uint64_t s, StateTransition& x) {
   x.unknown_0a = f_unknown_0a;
   f_unknown_0c = r.get<uint32_t>(s + 0xc);
   x.unknown_0c = f_unknown_0c;
+  if (r.tr) [[unlikely]] r.tr->open("condition1", binschema::TraceKind::Field, s + 0x10, nullptr);
   try {
     read_Condition(r, s + 0x10, x.condition1);
   } catch (DecodeError& e) { e.push_field("condition1"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10 + 0x14);
+  if (r.tr) [[unlikely]] r.tr->open("condition2", binschema::TraceKind::Field, s + 0x24, nullptr);
   try {
     read_Condition(r, s + 0x24, x.condition2);
   } catch (DecodeError& e) { e.push_field("condition2"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x24 + 0x14);
+  if (r.tr) [[unlikely]] r.tr->open("condition3", binschema::TraceKind::Field, s + 0x38, nullptr);
   try {
     read_Condition(r, s + 0x38, x.condition3);
   } catch (DecodeError& e) { e.push_field("condition3"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x38 + 0x14);
+  if (r.tr) [[unlikely]] r.tr->open("condition4", binschema::TraceKind::Field, s + 0x4c, nullptr);
   try {
     read_Condition(r, s + 0x4c, x.condition4);
   } catch (DecodeError& e) { e.push_field("condition4"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4c + 0x14);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x60);
 }
 
 uint64_t read_StateTransitions(const R& r, uint64_t s, StateTransitions& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "StateTransitions");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x60);
@@ -699,11 +870,18 @@ uint64_t read_StateTransitions(const R& r, uint64_t s, StateTransitions& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_ParamB(const R& r, uint64_t s, ParamB& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ParamB");
+    r.tr->leaf("flags", binschema::TraceKind::Bits, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "bool32");
+  }
   uint32_t f_flags = 0;
   uint32_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -718,10 +896,16 @@ void read_ParamB(const R& r, uint64_t s, ParamB& x) {
   f_value = r.get<uint32_t>(s + 0x4);
   if (f_value != 0 && f_value != 1u) fail(s + 0x4, "value", "value " + hex(f_value) + " is not a bool (0 or 1)");
   x.value = f_value != 0;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_ParamS(const R& r, uint64_t s, ParamS& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ParamS");
+    r.tr->leaf("flags", binschema::TraceKind::Bits, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_flags = 0;
   uint64_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -734,18 +918,27 @@ void read_ParamS(const R& r, uint64_t s, ParamS& x) {
   x.flags.preset = ((uint64_t(f_flags) >> 30) & 0x1ull) != 0;
   x.flags.indirect = ((uint64_t(f_flags) >> 31) & 0x1ull) != 0;
   f_value = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
   try {
     x.value = std::string(r.str_strings(r.base_strings + f_value));
   } catch (DecodeError& e) { e.push_field("value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_EventParam(const R& r, uint64_t s, EventParam& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "EventParam");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s, nullptr);
   const uint64_t w_value = r.get<uint32_t>(s);
   switch (w_value >> 24) {
     case 16: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("bool");
       const uint64_t t = w_value & 0xffffff;
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_ParamB(r, t, v);
@@ -754,7 +947,9 @@ void read_EventParam(const R& r, uint64_t s, EventParam& x) {
     }
     case 32: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("int");
       const uint64_t t = w_value & 0xffffff;
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_ParamI(r, t, v);
@@ -763,7 +958,9 @@ void read_EventParam(const R& r, uint64_t s, EventParam& x) {
     }
     case 48: {
       auto& v = x.value.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("float");
       const uint64_t t = w_value & 0xffffff;
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_ParamF(r, t, v);
@@ -772,7 +969,9 @@ void read_EventParam(const R& r, uint64_t s, EventParam& x) {
     }
     case 64: {
       auto& v = x.value.template emplace<3>();
+      if (r.tr) [[unlikely]] r.tr->type("string");
       const uint64_t t = w_value & 0xffffff;
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_ParamS(r, t, v);
@@ -782,13 +981,20 @@ void read_EventParam(const R& r, uint64_t s, EventParam& x) {
     default:
       fail(s, "value", "tag " + hex(w_value >> 24) + " (bits 24 and up) is not a supported case (known: 16 bool, 32 int, 48 float, 64 string)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 uint64_t read_EventParams(const R& r, uint64_t s, EventParams& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "EventParams");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("values", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x4);
@@ -800,11 +1006,22 @@ uint64_t read_EventParams(const R& r, uint64_t s, EventParams& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("values"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Trigger(const R& r, uint64_t s, Trigger& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Trigger");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+    r.tr->leaf("param_size", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+    r.tr->leaf("start", binschema::TraceKind::Number, s + 0x14, 0x4, "f32");
+  }
   uint64_t f_name = 0;
   uint32_t f_unknown = 0;
   uint64_t f_params = 0;
@@ -820,19 +1037,34 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
   x.hash = f_hash;
   f_start = r.get<float>(s + 0x14);
   x.start = f_start;
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x8, f_params);
     r.need_target(f_params, 1);
     read_EventParams(r, f_params, x.params);
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 void read_Hold(const R& r, uint64_t s, Hold& x) {
   r.need(s, 0x1c);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Hold");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+    r.tr->leaf("param_size", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+    r.tr->leaf("start", binschema::TraceKind::Number, s + 0x14, 0x4, "f32");
+    r.tr->leaf("end", binschema::TraceKind::Number, s + 0x18, 0x4, "f32");
+  }
   uint64_t f_name = 0;
   uint32_t f_unknown = 0;
   uint64_t f_params = 0;
@@ -851,24 +1083,35 @@ void read_Hold(const R& r, uint64_t s, Hold& x) {
   x.start = f_start;
   f_end = r.get<float>(s + 0x18);
   x.end = f_end;
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x8, f_params);
     r.need_target(f_params, 1);
     read_EventParams(r, f_params, x.params);
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x1c);
 }
 
 uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "EventGroup");
+    r.tr->leaf("trigger_count", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("hold_count", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_trigger_count = 0;
   uint32_t f_hold_count = 0;
   f_trigger_count = r.get<uint32_t>(s);
   f_hold_count = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("triggers", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_trigger_count;
     r.need_array(o, n, 0x18);
@@ -880,6 +1123,8 @@ uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("triggers"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("holds", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_hold_count;
     r.need_array(o, n, 0x1c);
@@ -891,11 +1136,19 @@ uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("holds"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_PartialBone(const R& r, uint64_t s, PartialBone& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "PartialBone");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("unknown1", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("unknown2", binschema::TraceKind::Number, s + 0x6, 0x2, "u16");
+  }
   uint64_t f_name = 0;
   uint16_t f_unknown1 = 0;
   uint16_t f_unknown2 = 0;
@@ -904,14 +1157,24 @@ void read_PartialBone(const R& r, uint64_t s, PartialBone& x) {
   x.unknown1 = f_unknown1;
   f_unknown2 = r.get<uint16_t>(s + 0x6);
   x.unknown2 = f_unknown2;
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 uint64_t read_Partial(const R& r, uint64_t s, Partial& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Partial");
+    r.tr->leaf("bone_count", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("is_material_slot", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("second_name", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+  }
   uint16_t f_bone_count = 0;
   uint16_t f_is_material_slot = 0;
   uint64_t f_name = 0;
@@ -921,6 +1184,7 @@ uint64_t read_Partial(const R& r, uint64_t s, Partial& x) {
   x.is_material_slot = f_is_material_slot;
   f_name = r.get<uint32_t>(s + 0x4);
   f_second_name = r.get<uint32_t>(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("bones", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_bone_count;
     r.need_array(o, n, 0x8);
@@ -932,44 +1196,78 @@ uint64_t read_Partial(const R& r, uint64_t s, Partial& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("bones"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("second_name", binschema::TraceKind::Target, 0);
   try {
     x.second_name = std::string(r.str_strings(r.base_strings + f_second_name));
   } catch (DecodeError& e) { e.push_field("second_name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_SyncFade(const R& r, uint64_t s, SyncFade& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SyncFade");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
   uint32_t f_unknown = 0;
+  if (r.tr) [[unlikely]] r.tr->open("fade_in", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.fade_in);
   } catch (DecodeError& e) { e.push_field("fade_in"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
   f_unknown = r.get<uint32_t>(s + 0x8);
   x.unknown = f_unknown;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 void read_SyncRange(const R& r, uint64_t s, SyncRange& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SyncRange");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("start", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.start);
   } catch (DecodeError& e) { e.push_field("start"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("normalized_start", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamF(r, s + 0x8, x.normalized_start);
   } catch (DecodeError& e) { e.push_field("normalized_start"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("unknown", binschema::TraceKind::Field, s + 0x10, nullptr);
   try {
     read_ParamF(r, s + 0x10, x.unknown);
   } catch (DecodeError& e) { e.push_field("unknown"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 void read_NoBody(const R& r, uint64_t s, [[maybe_unused]] NoBody& x) {
   r.need(s, 0x0);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "NoBody");
+  }
+  if (r.tr) [[unlikely]] r.tr->close(s);
 }
 
 void read_Guid(const R& r, uint64_t s, Guid& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Guid");
+    r.tr->leaf("data1", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("data2", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("data3", binschema::TraceKind::Number, s + 0x6, 0x2, "u16");
+    r.tr->leaf("data4", binschema::TraceKind::Array, s + 0x8, 0x8, "u8");
+  }
   uint32_t f_data1 = 0;
   uint16_t f_data2 = 0;
   uint16_t f_data3 = 0;
@@ -980,17 +1278,25 @@ void read_Guid(const R& r, uint64_t s, Guid& x) {
   f_data3 = r.get<uint16_t>(s + 0x6);
   x.data3 = f_data3;
   for (size_t i = 0; i < 8; ++i) x.data4[i] = r.get<uint8_t>(s + 0x8 + i * 1);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void read_SyncData(const R& r, uint64_t s, SyncData& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SyncData");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_type = 0;
   f_type = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("payload", binschema::TraceKind::Union, s + 0x4, nullptr);
   switch (f_type) {
     case 0: {
       auto& v = x.payload.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("fade");
       const uint64_t t = r.get<uint32_t>(s + 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0xc);
         read_SyncFade(r, t, v);
@@ -999,8 +1305,10 @@ void read_SyncData(const R& r, uint64_t s, SyncData& x) {
     }
     case 1: {
       auto& v = x.payload.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("range");
       const uint64_t t = r.get<uint32_t>(s + 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x18);
         read_SyncRange(r, t, v);
@@ -1009,8 +1317,10 @@ void read_SyncData(const R& r, uint64_t s, SyncData& x) {
     }
     case 3: {
       auto& v = x.payload.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("none");
       const uint64_t t = r.get<uint32_t>(s + 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x0);
         read_NoBody(r, t, v);
@@ -1020,14 +1330,23 @@ void read_SyncData(const R& r, uint64_t s, SyncData& x) {
     default:
       fail(s + 0x4, "payload", "type " + std::to_string(f_type) + " is not a supported case (known: 0 fade, 1 range, 3 none)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("guid", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_Guid(r, s + 0x8, x.guid);
   } catch (DecodeError& e) { e.push_field("guid"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x10);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 uint64_t read_CalcPreset(const R& r, uint64_t s, CalcPreset& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "CalcPreset");
+    r.tr->leaf("source", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("adjust", binschema::TraceKind::Number, s + 0x4, 0x4, "f32");
+  }
   uint32_t f_source = 0;
   float f_adjust = 0;
   uint32_t f_mode = 0;
@@ -1041,48 +1360,76 @@ uint64_t read_CalcPreset(const R& r, uint64_t s, CalcPreset& x) {
   f_adjust = r.get<float>(s + 0x4);
   x.adjust = f_adjust;
   if (r.g_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("mode", binschema::TraceKind::Number, o, "u32");
     r.need(o, 0x4);
     f_mode = r.get<uint32_t>(o);
     x.mode = f_mode;
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("default_value", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_default_value = r.get<float>(o);
   x.default_value = f_default_value;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("rate", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_rate = r.get<float>(o);
   x.rate = f_rate;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("base_result", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_base_result = r.get<float>(o);
   x.base_result = f_base_result;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("min", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_min = r.get<float>(o);
   x.min = f_min;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("max", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_max = r.get<float>(o);
   x.max = f_max;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_BoneWeight(const R& r, uint64_t s, BoneWeight& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BoneWeight");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("weight", binschema::TraceKind::Number, s + 0x4, 0x4, "f32");
+  }
   uint64_t f_name = 0;
   float f_weight = 0;
   f_name = r.get<uint32_t>(s);
   f_weight = r.get<float>(s + 0x4);
   x.weight = f_weight;
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BoneGroup");
+    r.tr->leaf("bones", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("bone_count", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+  }
   uint64_t f_bones = 0;
   uint64_t f_name = 0;
   uint32_t f_bone_count = 0;
@@ -1092,6 +1439,7 @@ void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x) {
   f_bone_count = r.get<uint32_t>(s + 0x8);
   f_unknown = r.get<uint32_t>(s + 0xc);
   x.unknown = f_unknown;
+  if (r.tr) [[unlikely]] r.tr->open("bones", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_bone_count;
     if (n != 0) {
@@ -1101,19 +1449,30 @@ void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.bones.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_BoneWeight(r, t + i * 0x8, x.bones[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x8);
     }
   } catch (DecodeError& e) { e.push_field("bones"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void read_ParamV3(const R& r, uint64_t s, ParamV3& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ParamV3");
+    r.tr->leaf("flags", binschema::TraceKind::Bits, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Array, s + 0x4, 0xc, "f32");
+  }
   uint32_t f_flags = 0;
   f_flags = r.get<uint32_t>(s);
   x.flags.index = static_cast<uint16_t>(((uint64_t(f_flags) >> 0) & 0xffffull));
@@ -1125,10 +1484,20 @@ void read_ParamV3(const R& r, uint64_t s, ParamV3& x) {
   x.flags.preset = ((uint64_t(f_flags) >> 30) & 0x1ull) != 0;
   x.flags.indirect = ((uint64_t(f_flags) >> 31) & 0x1ull) != 0;
   for (size_t i = 0; i < 3; ++i) x.value[i] = r.get<float>(s + 0x4 + i * 4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void read_Transition(const R& r, uint64_t s, Transition& x) {
   r.need(s, 0x20);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Transition");
+    r.tr->leaf("current", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("next", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("param_type", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("allow_multiple", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("command_group", binschema::TraceKind::Number, s + 0xa, 0x2, "u16");
+    r.tr->leaf("parameter", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
+  }
   uint64_t f_current = 0;
   uint64_t f_next = 0;
   uint8_t f_param_type = 0;
@@ -1143,33 +1512,39 @@ void read_Transition(const R& r, uint64_t s, Transition& x) {
   f_command_group = r.get<uint16_t>(s + 0xa);
   x.command_group = f_command_group;
   f_parameter = r.get<uint32_t>(s + 0xc);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x10, nullptr);
   switch (f_param_type) {
     case 0: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("int");
       try { read_ParamI(r, s + 0x10, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
     }
     case 1: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("string");
       try { read_ParamS(r, s + 0x10, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
     }
     case 2: {
       auto& v = x.value.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("float");
       try { read_ParamF(r, s + 0x10, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
     }
     case 3: {
       auto& v = x.value.template emplace<3>();
+      if (r.tr) [[unlikely]] r.tr->type("bool");
       try { read_ParamB(r, s + 0x10, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
     }
     case 4: {
       auto& v = x.value.template emplace<4>();
+      if (r.tr) [[unlikely]] r.tr->type("vec3");
       try { read_ParamV3(r, s + 0x10, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
@@ -1177,19 +1552,33 @@ void read_Transition(const R& r, uint64_t s, Transition& x) {
     default:
       fail(s + 0x10, "value", "param_type " + std::to_string(f_param_type) + " is not a supported case (known: 0 int, 1 string, 2 float, 3 bool, 4 vec3)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10 + 0x10);
+  if (r.tr) [[unlikely]] r.tr->open("current", binschema::TraceKind::Target, 0);
   try {
     x.current = std::string(r.str_strings(r.base_strings + f_current));
   } catch (DecodeError& e) { e.push_field("current"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("next", binschema::TraceKind::Target, 0);
   try {
     x.next = std::string(r.str_strings(r.base_strings + f_next));
   } catch (DecodeError& e) { e.push_field("next"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("parameter", binschema::TraceKind::Target, 0);
   try {
     x.parameter = std::string(r.str_strings(r.base_strings + f_parameter));
   } catch (DecodeError& e) { e.push_field("parameter"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x20);
 }
 
 void read_TransitionGroup(const R& r, uint64_t s, TransitionGroup& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "TransitionGroup");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x4, 0x4, "s32");
+    r.tr->leaf("entries", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   int32_t f_unknown = 0;
   uint64_t f_entries = 0;
@@ -1197,6 +1586,7 @@ void read_TransitionGroup(const R& r, uint64_t s, TransitionGroup& x) {
   f_unknown = r.get<int32_t>(s + 0x4);
   x.unknown = f_unknown;
   f_entries = r.get<uint32_t>(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_count;
     if (n != 0) {
@@ -1206,22 +1596,32 @@ void read_TransitionGroup(const R& r, uint64_t s, TransitionGroup& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x20);
       x.entries.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Transition(r, t + i * 0x20, x.entries[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x20);
     }
   } catch (DecodeError& e) { e.push_field("entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 uint64_t read_Transitions(const R& r, uint64_t s, Transitions& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Transitions");
+    r.tr->leaf("group_count", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_group_count = 0;
   uint32_t f_unknown = 0;
   f_group_count = r.get<uint32_t>(s);
   f_unknown = r.get<uint32_t>(s + 0x4);
   x.unknown = f_unknown;
+  if (r.tr) [[unlikely]] r.tr->open("groups", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_group_count;
     r.need_array(o, n, 0xc);
@@ -1233,14 +1633,21 @@ uint64_t read_Transitions(const R& r, uint64_t s, Transitions& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("groups"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_ValidTags(const R& r, uint64_t s, ValidTags& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ValidTags");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 4);
@@ -1251,33 +1658,53 @@ uint64_t read_ValidTags(const R& r, uint64_t s, ValidTags& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_AsMarking(const R& r, uint64_t s, AsMarking& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "AsMarking");
+    r.tr->leaf("kind", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("label", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+  }
   uint64_t f_kind = 0;
   uint64_t f_label = 0;
   uint64_t f_name = 0;
   f_kind = r.get<uint32_t>(s);
   f_label = r.get<uint32_t>(s + 0x4);
   f_name = r.get<uint32_t>(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("kind", binschema::TraceKind::Target, 0);
   try {
     x.kind = std::string(r.str_strings(r.base_strings + f_kind));
   } catch (DecodeError& e) { e.push_field("kind"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("label", binschema::TraceKind::Target, 0);
   try {
     x.label = std::string(r.str_strings(r.base_strings + f_label));
   } catch (DecodeError& e) { e.push_field("label"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 uint64_t read_AsMarkings(const R& r, uint64_t s, AsMarkings& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "AsMarkings");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0xc);
@@ -1289,28 +1716,42 @@ uint64_t read_AsMarkings(const R& r, uint64_t s, AsMarkings& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Exb(const R& r, uint64_t s, Exb& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Exb");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+  }
   if (r.chars(s, 4) != "EXB ")
     fail(s, "magic", "expected \"" + std::string("EXB ") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
+  if (r.tr) [[unlikely]] r.tr->open("data", binschema::TraceKind::Bytes, o, nullptr);
   {
     const uint64_t n = until_(o, r.g_as_markings);
     r.need(o, n);
     x.data.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_CommandGroup(const R& r, uint64_t s, CommandGroup& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "CommandGroup");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("commands", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 4);
@@ -1321,14 +1762,21 @@ uint64_t read_CommandGroup(const R& r, uint64_t s, CommandGroup& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("commands"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_CommandGroups(const R& r, uint64_t s, CommandGroups& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "CommandGroups");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("groups", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 4);
@@ -1342,26 +1790,41 @@ uint64_t read_CommandGroups(const R& r, uint64_t s, CommandGroups& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("groups"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_MaterialBlend(const R& r, uint64_t s, MaterialBlend& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "MaterialBlend");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("blend_start", binschema::TraceKind::Number, s + 0x4, 0x4, "f32");
+  }
   uint64_t f_name = 0;
   float f_blend_start = 0;
   f_name = r.get<uint32_t>(s);
   f_blend_start = r.get<float>(s + 0x4);
   x.blend_start = f_blend_start;
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 uint64_t read_MaterialBlends(const R& r, uint64_t s, MaterialBlends& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "MaterialBlends");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x8);
@@ -1373,14 +1836,21 @@ uint64_t read_MaterialBlends(const R& r, uint64_t s, MaterialBlends& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_TagGroup(const R& r, uint64_t s, TagGroup& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "TagGroup");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 4);
@@ -1391,12 +1861,18 @@ uint64_t read_TagGroup(const R& r, uint64_t s, TagGroup& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Command(const R& r, uint64_t s, Command& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Command");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+  }
   uint64_t f_name = 0;
   uint64_t f_tags = 0;
   uint32_t f_interpolation_type = 0;
@@ -1404,41 +1880,58 @@ uint64_t read_Command(const R& r, uint64_t s, Command& x) {
   uint16_t f_unknown_2e = 0;
   f_name = r.get<uint32_t>(s);
   if (r.g_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Pointer, o, "u32");
     r.need(o, 0x4);
     f_tags = r.get<uint32_t>(o);
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("unknown_param", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_ParamF(r, o, x.unknown_param);
   } catch (DecodeError& e) { e.push_field("unknown_param"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("ignore_same_command", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_ParamI(r, o, x.ignore_same_command);
   } catch (DecodeError& e) { e.push_field("ignore_same_command"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("interpolation_type", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_interpolation_type = r.get<uint32_t>(o);
   x.interpolation_type = f_interpolation_type;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("guid", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x10);
   try {
     read_Guid(r, o, x.guid);
   } catch (DecodeError& e) { e.push_field("guid"); throw; }
   o += 0x10;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("root_node", binschema::TraceKind::Number, o, "u16");
   r.need(o, 0x2);
   f_root_node = r.get<uint16_t>(o);
   x.root_node = f_root_node;
   o += 0x2;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknown_2e", binschema::TraceKind::Number, o, "u16");
   r.need(o, 0x2);
   f_unknown_2e = r.get<uint16_t>(o);
   x.unknown_2e = f_unknown_2e;
   o += 0x2;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   if (r.g_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Target, 0);
     try {
       if (f_tags == 0) x.tags.reset();
       else {
@@ -1446,67 +1939,115 @@ uint64_t read_Command(const R& r, uint64_t s, Command& x) {
         read_TagGroup(r, f_tags, x.tags.emplace());
       }
     } catch (DecodeError& e) { e.push_field("tags"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_NodeRef(const R& r, uint64_t s, NodeRef& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "NodeRef");
+    r.tr->leaf("node", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_node = 0;
   f_node = r.get<uint32_t>(s);
   x.node = f_node;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 void read_FloatChild(const R& r, uint64_t s, FloatChild& x) {
   r.need(s, 0x14);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "FloatChild");
+    r.tr->leaf("node", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+  }
   uint32_t f_node = 0;
+  if (r.tr) [[unlikely]] r.tr->open("min", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.min);
   } catch (DecodeError& e) { e.push_field("min"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("max", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamF(r, s + 0x8, x.max);
   } catch (DecodeError& e) { e.push_field("max"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
   f_node = r.get<uint32_t>(s + 0x10);
   x.node = f_node;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x14);
 }
 
 void read_FloatDefault(const R& r, uint64_t s, FloatDefault& x) {
   r.need(s, 0x14);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "FloatDefault");
+    r.tr->leaf("reserved1", binschema::TraceKind::Padding, s + 0x8, 0x4, "u32");
+    r.tr->leaf("reserved2", binschema::TraceKind::Padding, s + 0xc, 0x4, "u32");
+    r.tr->leaf("node", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+  }
   uint32_t f_reserved1 = 0;
   uint32_t f_reserved2 = 0;
   uint32_t f_node = 0;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.value);
   } catch (DecodeError& e) { e.push_field("value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
   f_reserved1 = r.get<uint32_t>(s + 0x8);
   if (f_reserved1 != 0) fail(s + 0x8, "reserved1", "expected 0, found " + std::to_string(f_reserved1));
   f_reserved2 = r.get<uint32_t>(s + 0xc);
   if (f_reserved2 != 0) fail(s + 0xc, "reserved2", "expected 0, found " + std::to_string(f_reserved2));
   f_node = r.get<uint32_t>(s + 0x10);
   x.node = f_node;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x14);
 }
 
 uint64_t read_StateTransitionRef(const R& r, uint64_t s, StateTransitionRef& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "StateTransitionRef");
+  }
   int32_t f_index = 0;
   uint32_t f_node = 0;
   if (r.g_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("index", binschema::TraceKind::Number, o, "s32");
     r.need(o, 0x4);
     f_index = r.get<int32_t>(o);
     x.index = f_index;
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("node", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_node = r.get<uint32_t>(o);
   x.node = f_node;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConnections& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "FloatSelectorConnections");
+    r.tr->leaf("state_count", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("state_base", binschema::TraceKind::Number, s + 0x1, 0x1, "u8");
+    r.tr->leaf("unknown_count", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("unknown_base", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
+    r.tr->leaf("child_count", binschema::TraceKind::Number, s + 0x4, 0x1, "u8");
+    r.tr->leaf("child_base", binschema::TraceKind::Number, s + 0x5, 0x1, "u8");
+    r.tr->leaf("transition_count", binschema::TraceKind::Number, s + 0x6, 0x1, "u8");
+    r.tr->leaf("transition_base", binschema::TraceKind::Number, s + 0x7, 0x1, "u8");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("event_base", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0xa, 0x1, "u8");
+    r.tr->leaf("frame_base", binschema::TraceKind::Number, s + 0xb, 0x1, "u8");
+  }
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
   uint8_t f_unknown_count = 0;
@@ -1532,6 +2073,7 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
   f_event_base = r.get<uint8_t>(s + 0x9);
   f_frame_count = r.get<uint8_t>(s + 0xa);
   f_frame_base = r.get<uint8_t>(s + 0xb);
+  if (r.tr) [[unlikely]] r.tr->open("states", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_state_count;
     r.need_array(o, n, 4);
@@ -1545,6 +2087,8 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("states"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknowns", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_unknown_count;
     r.need_array(o, n, 4);
@@ -1558,6 +2102,8 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("children", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = ((f_child_count != 0) ? binschema::minus_(f_child_count, 1, "child_count - 1", s) : 0);
     r.need_array(o, n, 4);
@@ -1571,11 +2117,15 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (f_child_count != 0) {
+    if (r.tr) [[unlikely]] r.tr->open("default_child", binschema::TraceKind::Pointer, o, "u32");
     r.need(o, 0x4);
     f_default_child = r.get<uint32_t>(o);
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("transitions", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -1589,6 +2139,8 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_event_count;
     r.need_array(o, n, 4);
@@ -1602,6 +2154,8 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("frames", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_frame_count;
     r.need_array(o, n, 4);
@@ -1615,7 +2169,9 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (f_child_count != 0) {
+    if (r.tr) [[unlikely]] r.tr->open("default_child", binschema::TraceKind::Target, 0);
     try {
       if (f_default_child == 0) x.default_child.reset();
       else {
@@ -1623,41 +2179,76 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
         read_FloatDefault(r, f_default_child, x.default_child.emplace());
       }
     } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_FloatSelector(const R& r, uint64_t s, FloatSelector& x) {
   r.need(s, 0x14);
   uint64_t o = s + 0x14;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "FloatSelector");
+    r.tr->leaf("force_run", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+  }
   uint32_t f_force_run = 0;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.value);
   } catch (DecodeError& e) { e.push_field("value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("is_sync", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamB(r, s + 0x8, x.is_sync);
   } catch (DecodeError& e) { e.push_field("is_sync"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
   f_force_run = r.get<uint32_t>(s + 0x10);
   x.force_run = f_force_run;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_FloatSelectorConnections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_StringChild(const R& r, uint64_t s, StringChild& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "StringChild");
+    r.tr->leaf("node", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
   uint32_t f_node = 0;
+  if (r.tr) [[unlikely]] r.tr->open("condition", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.condition);
   } catch (DecodeError& e) { e.push_field("condition"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
   f_node = r.get<uint32_t>(s + 0x8);
   x.node = f_node;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorConnections& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "StringSelectorConnections");
+    r.tr->leaf("state_count", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("state_base", binschema::TraceKind::Number, s + 0x1, 0x1, "u8");
+    r.tr->leaf("unknown_count", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("unknown_base", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
+    r.tr->leaf("child_count", binschema::TraceKind::Number, s + 0x4, 0x1, "u8");
+    r.tr->leaf("child_base", binschema::TraceKind::Number, s + 0x5, 0x1, "u8");
+    r.tr->leaf("transition_count", binschema::TraceKind::Number, s + 0x6, 0x1, "u8");
+    r.tr->leaf("transition_base", binschema::TraceKind::Number, s + 0x7, 0x1, "u8");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("event_base", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0xa, 0x1, "u8");
+    r.tr->leaf("frame_base", binschema::TraceKind::Number, s + 0xb, 0x1, "u8");
+  }
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
   uint8_t f_unknown_count = 0;
@@ -1683,6 +2274,7 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
   f_event_base = r.get<uint8_t>(s + 0x9);
   f_frame_count = r.get<uint8_t>(s + 0xa);
   f_frame_base = r.get<uint8_t>(s + 0xb);
+  if (r.tr) [[unlikely]] r.tr->open("states", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_state_count;
     r.need_array(o, n, 4);
@@ -1696,6 +2288,8 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("states"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknowns", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_unknown_count;
     r.need_array(o, n, 4);
@@ -1709,6 +2303,8 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("children", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = ((f_child_count != 0) ? binschema::minus_(f_child_count, 1, "child_count - 1", s) : 0);
     r.need_array(o, n, 4);
@@ -1722,11 +2318,15 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (f_child_count != 0) {
+    if (r.tr) [[unlikely]] r.tr->open("default_child", binschema::TraceKind::Pointer, o, "u32");
     r.need(o, 0x4);
     f_default_child = r.get<uint32_t>(o);
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("transitions", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -1740,6 +2340,8 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_event_count;
     r.need_array(o, n, 4);
@@ -1753,6 +2355,8 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("frames", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_frame_count;
     r.need_array(o, n, 4);
@@ -1766,7 +2370,9 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (f_child_count != 0) {
+    if (r.tr) [[unlikely]] r.tr->open("default_child", binschema::TraceKind::Target, 0);
     try {
       if (f_default_child == 0) x.default_child.reset();
       else {
@@ -1774,31 +2380,59 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
         read_StringChild(r, f_default_child, x.default_child.emplace());
       }
     } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_StringSelector(const R& r, uint64_t s, StringSelector& x) {
   r.need(s, 0x14);
   uint64_t o = s + 0x14;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "StringSelector");
+    r.tr->leaf("force_run", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+  }
   uint32_t f_force_run = 0;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.value);
   } catch (DecodeError& e) { e.push_field("value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("is_sync", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamB(r, s + 0x8, x.is_sync);
   } catch (DecodeError& e) { e.push_field("is_sync"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
   f_force_run = r.get<uint32_t>(s + 0x10);
   x.force_run = f_force_run;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_StringSelectorConnections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Connections");
+    r.tr->leaf("state_count", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("state_base", binschema::TraceKind::Number, s + 0x1, 0x1, "u8");
+    r.tr->leaf("unknown_count", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("unknown_base", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
+    r.tr->leaf("child_count", binschema::TraceKind::Number, s + 0x4, 0x1, "u8");
+    r.tr->leaf("child_base", binschema::TraceKind::Number, s + 0x5, 0x1, "u8");
+    r.tr->leaf("transition_count", binschema::TraceKind::Number, s + 0x6, 0x1, "u8");
+    r.tr->leaf("transition_base", binschema::TraceKind::Number, s + 0x7, 0x1, "u8");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("event_base", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0xa, 0x1, "u8");
+    r.tr->leaf("frame_base", binschema::TraceKind::Number, s + 0xb, 0x1, "u8");
+  }
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
   uint8_t f_unknown_count = 0;
@@ -1823,6 +2457,7 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
   f_event_base = r.get<uint8_t>(s + 0x9);
   f_frame_count = r.get<uint8_t>(s + 0xa);
   f_frame_base = r.get<uint8_t>(s + 0xb);
+  if (r.tr) [[unlikely]] r.tr->open("states", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_state_count;
     r.need_array(o, n, 4);
@@ -1836,6 +2471,8 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("states"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknowns", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_unknown_count;
     r.need_array(o, n, 4);
@@ -1849,6 +2486,8 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("children", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_child_count;
     r.need_array(o, n, 4);
@@ -1862,6 +2501,8 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("transitions", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -1875,6 +2516,8 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_event_count;
     r.need_array(o, n, 4);
@@ -1888,6 +2531,8 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("frames", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_frame_count;
     r.need_array(o, n, 4);
@@ -1901,45 +2546,82 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_SkeletalAnimation(const R& r, uint64_t s, SkeletalAnimation& x) {
   r.need(s, 0x20);
   uint64_t o = s + 0x20;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SkeletalAnimation");
+    r.tr->leaf("unknown1", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("unknown2", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+  }
   uint32_t f_unknown1 = 0;
   uint32_t f_unknown2 = 0;
+  if (r.tr) [[unlikely]] r.tr->open("animation", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.animation);
   } catch (DecodeError& e) { e.push_field("animation"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
   f_unknown1 = r.get<uint32_t>(s + 0x8);
   x.unknown1 = f_unknown1;
   f_unknown2 = r.get<uint32_t>(s + 0xc);
   x.unknown2 = f_unknown2;
+  if (r.tr) [[unlikely]] r.tr->open("unknown3", binschema::TraceKind::Field, s + 0x10, nullptr);
   try {
     read_ParamB(r, s + 0x10, x.unknown3);
   } catch (DecodeError& e) { e.push_field("unknown3"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("unknown4", binschema::TraceKind::Field, s + 0x18, nullptr);
   try {
     read_ParamF(r, s + 0x18, x.unknown4);
   } catch (DecodeError& e) { e.push_field("unknown4"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_State(const R& r, uint64_t s, State& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "State");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BlenderConnections");
+    r.tr->leaf("state_count", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("state_base", binschema::TraceKind::Number, s + 0x1, 0x1, "u8");
+    r.tr->leaf("unknown_count", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("unknown_base", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
+    r.tr->leaf("child_count", binschema::TraceKind::Number, s + 0x4, 0x1, "u8");
+    r.tr->leaf("child_base", binschema::TraceKind::Number, s + 0x5, 0x1, "u8");
+    r.tr->leaf("transition_count", binschema::TraceKind::Number, s + 0x6, 0x1, "u8");
+    r.tr->leaf("transition_base", binschema::TraceKind::Number, s + 0x7, 0x1, "u8");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("event_base", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0xa, 0x1, "u8");
+    r.tr->leaf("frame_base", binschema::TraceKind::Number, s + 0xb, 0x1, "u8");
+  }
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
   uint8_t f_unknown_count = 0;
@@ -1964,6 +2646,7 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
   f_event_base = r.get<uint8_t>(s + 0x9);
   f_frame_count = r.get<uint8_t>(s + 0xa);
   f_frame_base = r.get<uint8_t>(s + 0xb);
+  if (r.tr) [[unlikely]] r.tr->open("states", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_state_count;
     r.need_array(o, n, 4);
@@ -1977,6 +2660,8 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("states"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknowns", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_unknown_count;
     r.need_array(o, n, 4);
@@ -1990,6 +2675,8 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("children", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_child_count;
     r.need_array(o, n, 4);
@@ -2003,6 +2690,8 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("transitions", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -2016,6 +2705,8 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_event_count;
     r.need_array(o, n, 4);
@@ -2029,6 +2720,8 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("frames", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_frame_count;
     r.need_array(o, n, 4);
@@ -2042,55 +2735,100 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_OneDimensionalBlender(const R& r, uint64_t s, OneDimensionalBlender& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "OneDimensionalBlender");
+    r.tr->leaf("lerp_mode", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
   uint32_t f_lerp_mode = 0;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.value);
   } catch (DecodeError& e) { e.push_field("value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
   f_lerp_mode = r.get<uint32_t>(s + 0x8);
   x.lerp_mode = f_lerp_mode;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_BlenderConnections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Sequential(const R& r, uint64_t s, Sequential& x) {
   r.need(s, 0x18);
   uint64_t o = s + 0x18;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Sequential");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("use_sync_range_multiplier", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamB(r, s, x.use_sync_range_multiplier);
   } catch (DecodeError& e) { e.push_field("use_sync_range_multiplier"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("multiplier", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamI(r, s + 0x8, x.multiplier);
   } catch (DecodeError& e) { e.push_field("multiplier"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("unknown", binschema::TraceKind::Field, s + 0x10, nullptr);
   try {
     read_ParamI(r, s + 0x10, x.unknown);
   } catch (DecodeError& e) { e.push_field("unknown"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_IntChild(const R& r, uint64_t s, IntChild& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "IntChild");
+    r.tr->leaf("node", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
   uint32_t f_node = 0;
+  if (r.tr) [[unlikely]] r.tr->open("condition", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamI(r, s, x.condition);
   } catch (DecodeError& e) { e.push_field("condition"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
   f_node = r.get<uint32_t>(s + 0x8);
   x.node = f_node;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnections& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "IntSelectorConnections");
+    r.tr->leaf("state_count", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("state_base", binschema::TraceKind::Number, s + 0x1, 0x1, "u8");
+    r.tr->leaf("unknown_count", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("unknown_base", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
+    r.tr->leaf("child_count", binschema::TraceKind::Number, s + 0x4, 0x1, "u8");
+    r.tr->leaf("child_base", binschema::TraceKind::Number, s + 0x5, 0x1, "u8");
+    r.tr->leaf("transition_count", binschema::TraceKind::Number, s + 0x6, 0x1, "u8");
+    r.tr->leaf("transition_base", binschema::TraceKind::Number, s + 0x7, 0x1, "u8");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("event_base", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0xa, 0x1, "u8");
+    r.tr->leaf("frame_base", binschema::TraceKind::Number, s + 0xb, 0x1, "u8");
+  }
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
   uint8_t f_unknown_count = 0;
@@ -2116,6 +2854,7 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
   f_event_base = r.get<uint8_t>(s + 0x9);
   f_frame_count = r.get<uint8_t>(s + 0xa);
   f_frame_base = r.get<uint8_t>(s + 0xb);
+  if (r.tr) [[unlikely]] r.tr->open("states", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_state_count;
     r.need_array(o, n, 4);
@@ -2129,6 +2868,8 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("states"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknowns", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_unknown_count;
     r.need_array(o, n, 4);
@@ -2142,6 +2883,8 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("children", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = ((f_child_count != 0) ? binschema::minus_(f_child_count, 1, "child_count - 1", s) : 0);
     r.need_array(o, n, 4);
@@ -2155,11 +2898,15 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (f_child_count != 0) {
+    if (r.tr) [[unlikely]] r.tr->open("default_child", binschema::TraceKind::Pointer, o, "u32");
     r.need(o, 0x4);
     f_default_child = r.get<uint32_t>(o);
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("transitions", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -2173,6 +2920,8 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_event_count;
     r.need_array(o, n, 4);
@@ -2186,6 +2935,8 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("frames", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_frame_count;
     r.need_array(o, n, 4);
@@ -2199,7 +2950,9 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (f_child_count != 0) {
+    if (r.tr) [[unlikely]] r.tr->open("default_child", binschema::TraceKind::Target, 0);
     try {
       if (f_default_child == 0) x.default_child.reset();
       else {
@@ -2207,174 +2960,283 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
         read_IntChild(r, f_default_child, x.default_child.emplace());
       }
     } catch (DecodeError& e) { e.push_field("default_child"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_IntSelector(const R& r, uint64_t s, IntSelector& x) {
   r.need(s, 0x14);
   uint64_t o = s + 0x14;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "IntSelector");
+    r.tr->leaf("force_run", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+  }
   uint32_t f_force_run = 0;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamI(r, s, x.value);
   } catch (DecodeError& e) { e.push_field("value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("is_sync", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamB(r, s + 0x8, x.is_sync);
   } catch (DecodeError& e) { e.push_field("is_sync"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
   f_force_run = r.get<uint32_t>(s + 0x10);
   x.force_run = f_force_run;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_IntSelectorConnections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Simultaneous(const R& r, uint64_t s, Simultaneous& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Simultaneous");
+    r.tr->leaf("finish_with_child", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_finish_with_child = 0;
   f_finish_with_child = r.get<uint32_t>(s);
   x.finish_with_child = f_finish_with_child;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Event(const R& r, uint64_t s, Event& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Event");
+    r.tr->leaf("event_group", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_event_group = 0;
   f_event_group = r.get<uint32_t>(s);
   x.event_group = f_event_group;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_MaterialAnimation(const R& r, uint64_t s, MaterialAnimation& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "MaterialAnimation");
+  }
   uint32_t f_material_blend = 0;
   if (r.g_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("material_blend", binschema::TraceKind::Number, o, "u32");
     r.need(o, 0x4);
     f_material_blend = r.get<uint32_t>(o);
     x.material_blend = f_material_blend;
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("animation", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_ParamS(r, o, x.animation);
   } catch (DecodeError& e) { e.push_field("animation"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("loop", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_ParamB(r, o, x.loop);
   } catch (DecodeError& e) { e.push_field("loop"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_FrameController(const R& r, uint64_t s, FrameController& x) {
   r.need(s, 0x68);
   uint64_t o = s + 0x68;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "FrameController");
+    r.tr->leaf("loop_flags", binschema::TraceKind::Number, s + 0x18, 0x4, "u32");
+    r.tr->leaf("include_initial_loop", binschema::TraceKind::Number, s + 0x5c, 0x4, "u32");
+  }
   uint32_t f_loop_flags = 0;
   uint32_t f_include_initial_loop = 0;
   uint32_t f_unknown4 = 0;
   uint32_t f_unknown5 = 0;
+  if (r.tr) [[unlikely]] r.tr->open("rate", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.rate);
   } catch (DecodeError& e) { e.push_field("rate"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("start", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamF(r, s + 0x8, x.start);
   } catch (DecodeError& e) { e.push_field("start"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("end", binschema::TraceKind::Field, s + 0x10, nullptr);
   try {
     read_ParamF(r, s + 0x10, x.end);
   } catch (DecodeError& e) { e.push_field("end"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10 + 0x8);
   f_loop_flags = r.get<uint32_t>(s + 0x18);
   x.loop_flags = f_loop_flags;
+  if (r.tr) [[unlikely]] r.tr->open("loop_cancel", binschema::TraceKind::Field, s + 0x1c, nullptr);
   try {
     read_ParamB(r, s + 0x1c, x.loop_cancel);
   } catch (DecodeError& e) { e.push_field("loop_cancel"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x1c + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("unknown1", binschema::TraceKind::Field, s + 0x24, nullptr);
   try {
     read_ParamB(r, s + 0x24, x.unknown1);
   } catch (DecodeError& e) { e.push_field("unknown1"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x24 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("loop_count", binschema::TraceKind::Field, s + 0x2c, nullptr);
   try {
     read_ParamI(r, s + 0x2c, x.loop_count);
   } catch (DecodeError& e) { e.push_field("loop_count"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x2c + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("max_random_loops", binschema::TraceKind::Field, s + 0x34, nullptr);
   try {
     read_ParamI(r, s + 0x34, x.max_random_loops);
   } catch (DecodeError& e) { e.push_field("max_random_loops"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x34 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("no_random_bonus_loop", binschema::TraceKind::Field, s + 0x3c, nullptr);
   try {
     read_ParamB(r, s + 0x3c, x.no_random_bonus_loop);
   } catch (DecodeError& e) { e.push_field("no_random_bonus_loop"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x3c + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("freeze_point", binschema::TraceKind::Field, s + 0x44, nullptr);
   try {
     read_ParamF(r, s + 0x44, x.freeze_point);
   } catch (DecodeError& e) { e.push_field("freeze_point"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x44 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("freeze_frame", binschema::TraceKind::Field, s + 0x4c, nullptr);
   try {
     read_ParamF(r, s + 0x4c, x.freeze_frame);
   } catch (DecodeError& e) { e.push_field("freeze_frame"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4c + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("loop_duration", binschema::TraceKind::Field, s + 0x54, nullptr);
   try {
     read_ParamF(r, s + 0x54, x.loop_duration);
   } catch (DecodeError& e) { e.push_field("loop_duration"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x54 + 0x8);
   f_include_initial_loop = r.get<uint32_t>(s + 0x5c);
   x.include_initial_loop = f_include_initial_loop;
+  if (r.tr) [[unlikely]] r.tr->open("unknown2", binschema::TraceKind::Field, s + 0x60, nullptr);
   try {
     read_ParamF(r, s + 0x60, x.unknown2);
   } catch (DecodeError& e) { e.push_field("unknown2"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x60 + 0x8);
   if (r.g_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("unknown3", binschema::TraceKind::Field, o, nullptr);
     r.need(o, 0x8);
     try {
       read_ParamB(r, o, x.unknown3);
     } catch (DecodeError& e) { e.push_field("unknown3"); throw; }
     o += 0x8;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("unknown4", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_unknown4 = r.get<uint32_t>(o);
   x.unknown4 = f_unknown4;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknown5", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_unknown5 = r.get<uint32_t>(o);
   x.unknown5 = f_unknown5;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_DummyAnimation(const R& r, uint64_t s, DummyAnimation& x) {
   r.need(s, 0x10);
   uint64_t o = s + 0x10;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "DummyAnimation");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("length", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.length);
   } catch (DecodeError& e) { e.push_field("length"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("loop", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamB(r, s + 0x8, x.loop);
   } catch (DecodeError& e) { e.push_field("loop"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_WeightChild(const R& r, uint64_t s, WeightChild& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "WeightChild");
+    r.tr->leaf("node", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
   uint32_t f_node = 0;
+  if (r.tr) [[unlikely]] r.tr->open("weight", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamF(r, s, x.weight);
   } catch (DecodeError& e) { e.push_field("weight"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
   f_node = r.get<uint32_t>(s + 0x8);
   x.node = f_node;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorConnections& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "RandomSelectorConnections");
+    r.tr->leaf("state_count", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("state_base", binschema::TraceKind::Number, s + 0x1, 0x1, "u8");
+    r.tr->leaf("unknown_count", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("unknown_base", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
+    r.tr->leaf("child_count", binschema::TraceKind::Number, s + 0x4, 0x1, "u8");
+    r.tr->leaf("child_base", binschema::TraceKind::Number, s + 0x5, 0x1, "u8");
+    r.tr->leaf("transition_count", binschema::TraceKind::Number, s + 0x6, 0x1, "u8");
+    r.tr->leaf("transition_base", binschema::TraceKind::Number, s + 0x7, 0x1, "u8");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("event_base", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0xa, 0x1, "u8");
+    r.tr->leaf("frame_base", binschema::TraceKind::Number, s + 0xb, 0x1, "u8");
+  }
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
   uint8_t f_unknown_count = 0;
@@ -2399,6 +3261,7 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
   f_event_base = r.get<uint8_t>(s + 0x9);
   f_frame_count = r.get<uint8_t>(s + 0xa);
   f_frame_base = r.get<uint8_t>(s + 0xb);
+  if (r.tr) [[unlikely]] r.tr->open("states", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_state_count;
     r.need_array(o, n, 4);
@@ -2412,6 +3275,8 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("states"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknowns", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_unknown_count;
     r.need_array(o, n, 4);
@@ -2425,6 +3290,8 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("children", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_child_count;
     r.need_array(o, n, 4);
@@ -2438,6 +3305,8 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("transitions", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -2451,6 +3320,8 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_event_count;
     r.need_array(o, n, 4);
@@ -2464,6 +3335,8 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("frames", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_frame_count;
     r.need_array(o, n, 4);
@@ -2477,37 +3350,57 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_RandomSelector(const R& r, uint64_t s, RandomSelector& x) {
   r.need(s, 0x18);
   uint64_t o = s + 0x18;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "RandomSelector");
+    r.tr->leaf("select", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("force_run", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  }
   uint32_t f_select = 0;
   uint32_t f_force_run = 0;
   f_select = r.get<uint32_t>(s);
   x.select = f_select;
+  if (r.tr) [[unlikely]] r.tr->open("is_sync", binschema::TraceKind::Field, s + 0x4, nullptr);
   try {
     read_ParamB(r, s + 0x4, x.is_sync);
   } catch (DecodeError& e) { e.push_field("is_sync"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("max_cached_selections", binschema::TraceKind::Field, s + 0xc, nullptr);
   try {
     read_ParamI(r, s + 0xc, x.max_cached_selections);
   } catch (DecodeError& e) { e.push_field("max_cached_selections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc + 0x8);
   f_force_run = r.get<uint32_t>(s + 0x14);
   x.force_run = f_force_run;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_RandomSelectorConnections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_TagChild(const R& r, uint64_t s, TagChild& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "TagChild");
+    r.tr->leaf("tags", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("node", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   uint64_t f_tags = 0;
   uint32_t f_node = 0;
   f_tags = r.get<uint32_t>(s);
   f_node = r.get<uint32_t>(s + 0x4);
   x.node = f_node;
+  if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Target, 0);
   try {
     if (f_tags == 0xffffffff) x.tags.reset();
     else {
@@ -2515,11 +3408,28 @@ void read_TagChild(const R& r, uint64_t s, TagChild& x) {
       read_TagGroup(r, f_tags, x.tags.emplace());
     }
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnections& x) {
   r.need(s, 0xc);
   uint64_t o = s + 0xc;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "TagSelectorConnections");
+    r.tr->leaf("state_count", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("state_base", binschema::TraceKind::Number, s + 0x1, 0x1, "u8");
+    r.tr->leaf("unknown_count", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("unknown_base", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
+    r.tr->leaf("child_count", binschema::TraceKind::Number, s + 0x4, 0x1, "u8");
+    r.tr->leaf("child_base", binschema::TraceKind::Number, s + 0x5, 0x1, "u8");
+    r.tr->leaf("transition_count", binschema::TraceKind::Number, s + 0x6, 0x1, "u8");
+    r.tr->leaf("transition_base", binschema::TraceKind::Number, s + 0x7, 0x1, "u8");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("event_base", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("frame_count", binschema::TraceKind::Number, s + 0xa, 0x1, "u8");
+    r.tr->leaf("frame_base", binschema::TraceKind::Number, s + 0xb, 0x1, "u8");
+  }
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
   uint8_t f_unknown_count = 0;
@@ -2544,6 +3454,7 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
   f_event_base = r.get<uint8_t>(s + 0x9);
   f_frame_count = r.get<uint8_t>(s + 0xa);
   f_frame_base = r.get<uint8_t>(s + 0xb);
+  if (r.tr) [[unlikely]] r.tr->open("states", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_state_count;
     r.need_array(o, n, 4);
@@ -2557,6 +3468,8 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("states"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unknowns", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_unknown_count;
     r.need_array(o, n, 4);
@@ -2570,6 +3483,8 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("unknowns"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("children", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_child_count;
     r.need_array(o, n, 4);
@@ -2583,6 +3498,8 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("children"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("transitions", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_transition_count;
     r.need_array(o, n, 4);
@@ -2596,6 +3513,8 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_event_count;
     r.need_array(o, n, 4);
@@ -2609,6 +3528,8 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("frames", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_frame_count;
     r.need_array(o, n, 4);
@@ -2622,69 +3543,111 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("frames"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_PreviousTagSelector(const R& r, uint64_t s, PreviousTagSelector& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "PreviousTagSelector");
+    r.tr->leaf("tag_set", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_tag_set = 0;
   f_tag_set = r.get<uint32_t>(s);
   x.tag_set = f_tag_set;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_TagSelectorConnections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_BonePositionSelector(const R& r, uint64_t s, BonePositionSelector& x) {
   r.need(s, 0x20);
   uint64_t o = s + 0x20;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BonePositionSelector");
+    r.tr->leaf("axis", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+    r.tr->leaf("select", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  }
   uint32_t f_axis = 0;
   uint32_t f_select = 0;
+  if (r.tr) [[unlikely]] r.tr->open("bone1", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.bone1);
   } catch (DecodeError& e) { e.push_field("bone1"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("bone2", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamS(r, s + 0x8, x.bone2);
   } catch (DecodeError& e) { e.push_field("bone2"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
   f_axis = r.get<uint32_t>(s + 0x10);
   x.axis = f_axis;
   f_select = r.get<uint32_t>(s + 0x14);
   x.select = f_select;
+  if (r.tr) [[unlikely]] r.tr->open("is_sync", binschema::TraceKind::Field, s + 0x18, nullptr);
   try {
     read_ParamB(r, s + 0x18, x.is_sync);
   } catch (DecodeError& e) { e.push_field("is_sync"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_FloatSelectorConnections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_BoneAnimation(const R& r, uint64_t s, BoneAnimation& x) {
   r.need(s, 0x20);
   uint64_t o = s + 0x20;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BoneAnimation");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("animation", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.animation);
   } catch (DecodeError& e) { e.push_field("animation"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("loop", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamB(r, s + 0x8, x.loop);
   } catch (DecodeError& e) { e.push_field("loop"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("unknown1", binschema::TraceKind::Field, s + 0x10, nullptr);
   try {
     read_ParamRaw(r, s + 0x10, x.unknown1);
   } catch (DecodeError& e) { e.push_field("unknown1"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("unknown2", binschema::TraceKind::Field, s + 0x18, nullptr);
   try {
     read_ParamF(r, s + 0x18, x.unknown2);
   } catch (DecodeError& e) { e.push_field("unknown2"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18 + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_InitialFrame(const R& r, uint64_t s, InitialFrame& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "InitialFrame");
+    r.tr->leaf("calc_mode", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("tags", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_calc_mode = 0;
   uint64_t f_tags = 0;
   uint32_t f_axis = 0;
@@ -2692,39 +3655,54 @@ uint64_t read_InitialFrame(const R& r, uint64_t s, InitialFrame& x) {
   x.calc_mode = f_calc_mode;
   f_tags = r.get<uint32_t>(s + 0x4);
   if (r.g_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("unknown1", binschema::TraceKind::Field, o, nullptr);
     r.need(o, 0x8);
     try {
       read_ParamB(r, o, x.unknown1);
     } catch (DecodeError& e) { e.push_field("unknown1"); throw; }
     o += 0x8;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("bone1", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_ParamS(r, o, x.bone1);
   } catch (DecodeError& e) { e.push_field("bone1"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("bone2", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_ParamS(r, o, x.bone2);
   } catch (DecodeError& e) { e.push_field("bone2"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("axis", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_axis = r.get<uint32_t>(o);
   x.axis = f_axis;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("calc_loop", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_ParamB(r, o, x.calc_loop);
   } catch (DecodeError& e) { e.push_field("calc_loop"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("exclude_random_loops", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_ParamB(r, o, x.exclude_random_loops);
   } catch (DecodeError& e) { e.push_field("exclude_random_loops"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Target, 0);
   try {
     if (f_tags == 0) x.tags.reset();
     else {
@@ -2732,99 +3710,165 @@ uint64_t read_InitialFrame(const R& r, uint64_t s, InitialFrame& x) {
       read_TagGroup(r, f_tags, x.tags.emplace());
     }
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_BoneBlender(const R& r, uint64_t s, BoneBlender& x) {
   r.need(s, 0x18);
   uint64_t o = s + 0x18;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BoneBlender");
+    r.tr->leaf("base_child", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("compare_type", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  }
   uint32_t f_base_child = 0;
   uint32_t f_compare_type = 0;
   uint32_t f_unknown = 0;
+  if (r.tr) [[unlikely]] r.tr->open("bone_group", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.bone_group);
   } catch (DecodeError& e) { e.push_field("bone_group"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
   f_base_child = r.get<uint32_t>(s + 0x8);
   x.base_child = f_base_child;
+  if (r.tr) [[unlikely]] r.tr->open("blend_rate", binschema::TraceKind::Field, s + 0xc, nullptr);
   try {
     read_ParamF(r, s + 0xc, x.blend_rate);
   } catch (DecodeError& e) { e.push_field("blend_rate"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc + 0x8);
   f_compare_type = r.get<uint32_t>(s + 0x14);
   x.compare_type = f_compare_type;
   if (r.g_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("unknown", binschema::TraceKind::Number, o, "u32");
     r.need(o, 0x4);
     f_unknown = r.get<uint32_t>(o);
     x.unknown = f_unknown;
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_BoolSelector(const R& r, uint64_t s, BoolSelector& x) {
   r.need(s, 0x14);
   uint64_t o = s + 0x14;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BoolSelector");
+    r.tr->leaf("force_run", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+  }
   uint32_t f_force_run = 0;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamB(r, s, x.value);
   } catch (DecodeError& e) { e.push_field("value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("is_sync", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_ParamB(r, s + 0x8, x.is_sync);
   } catch (DecodeError& e) { e.push_field("is_sync"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x8);
   f_force_run = r.get<uint32_t>(s + 0x10);
   x.force_run = f_force_run;
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Alert(const R& r, uint64_t s, Alert& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Alert");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("message", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.message);
   } catch (DecodeError& e) { e.push_field("message"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_SubtractAnimation(const R& r, uint64_t s, SubtractAnimation& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SubtractAnimation");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_ShapeAnimation(const R& r, uint64_t s, ShapeAnimation& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ShapeAnimation");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("animation", binschema::TraceKind::Field, s, nullptr);
   try {
     read_ParamS(r, s, x.animation);
   } catch (DecodeError& e) { e.push_field("animation"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Unknown25(const R& r, uint64_t s, Unknown25& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Unknown25");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("connections", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_Connections(r, o, x.connections);
   } catch (DecodeError& e) { e.push_field("connections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
   r.need(s, 0x24);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Node");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("sync_count", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("no_state_transition", binschema::TraceKind::Number, s + 0x3, 0x1, "u8");
+    r.tr->leaf("tags", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("calc_index", binschema::TraceKind::Number, s + 0xc, 0x2, "u16");
+    r.tr->leaf("calc_count", binschema::TraceKind::Number, s + 0xe, 0x2, "u16");
+    r.tr->leaf("sync_index", binschema::TraceKind::Number, s + 0x10, 0x2, "u16");
+    r.tr->leaf("as_marking", binschema::TraceKind::Number, s + 0x12, 0x2, "u16");
+  }
   uint16_t f_type = 0;
   uint8_t f_sync_count = 0;
   uint8_t f_no_state_transition = 0;
@@ -2839,11 +3883,14 @@ void read_Node(const R& r, uint64_t s, Node& x) {
   f_no_state_transition = r.get<uint8_t>(s + 0x3);
   x.no_state_transition = f_no_state_transition;
   f_tags = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("body", binschema::TraceKind::Union, s + 0x8, nullptr);
   switch (f_type) {
     case 1: {
       auto& v = x.body.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("float_selector");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x14);
         read_FloatSelector(r, t, v);
@@ -2852,8 +3899,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 2: {
       auto& v = x.body.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("string_selector");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x14);
         read_StringSelector(r, t, v);
@@ -2862,8 +3911,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 3: {
       auto& v = x.body.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("skeletal_animation");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x20);
         read_SkeletalAnimation(r, t, v);
@@ -2872,8 +3923,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 4: {
       auto& v = x.body.template emplace<3>();
+      if (r.tr) [[unlikely]] r.tr->type("state");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x1);
         read_State(r, t, v);
@@ -2882,8 +3935,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 5: {
       auto& v = x.body.template emplace<4>();
+      if (r.tr) [[unlikely]] r.tr->type("unknown5");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x0);
         read_NoBody(r, t, v);
@@ -2892,8 +3947,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 6: {
       auto& v = x.body.template emplace<5>();
+      if (r.tr) [[unlikely]] r.tr->type("one_dimensional_blender");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0xc);
         read_OneDimensionalBlender(r, t, v);
@@ -2902,8 +3959,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 7: {
       auto& v = x.body.template emplace<6>();
+      if (r.tr) [[unlikely]] r.tr->type("sequential");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x18);
         read_Sequential(r, t, v);
@@ -2912,8 +3971,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 8: {
       auto& v = x.body.template emplace<7>();
+      if (r.tr) [[unlikely]] r.tr->type("int_selector");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x14);
         read_IntSelector(r, t, v);
@@ -2922,8 +3983,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 9: {
       auto& v = x.body.template emplace<8>();
+      if (r.tr) [[unlikely]] r.tr->type("simultaneous");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_Simultaneous(r, t, v);
@@ -2932,8 +3995,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 10: {
       auto& v = x.body.template emplace<9>();
+      if (r.tr) [[unlikely]] r.tr->type("event");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_Event(r, t, v);
@@ -2942,8 +4007,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 11: {
       auto& v = x.body.template emplace<10>();
+      if (r.tr) [[unlikely]] r.tr->type("material_animation");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x1);
         read_MaterialAnimation(r, t, v);
@@ -2952,8 +4019,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 12: {
       auto& v = x.body.template emplace<11>();
+      if (r.tr) [[unlikely]] r.tr->type("frame_controller");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x68);
         read_FrameController(r, t, v);
@@ -2962,8 +4031,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 13: {
       auto& v = x.body.template emplace<12>();
+      if (r.tr) [[unlikely]] r.tr->type("dummy_animation");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x10);
         read_DummyAnimation(r, t, v);
@@ -2972,8 +4043,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 14: {
       auto& v = x.body.template emplace<13>();
+      if (r.tr) [[unlikely]] r.tr->type("random_selector");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x18);
         read_RandomSelector(r, t, v);
@@ -2982,8 +4055,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 15: {
       auto& v = x.body.template emplace<14>();
+      if (r.tr) [[unlikely]] r.tr->type("unknown15");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x0);
         read_NoBody(r, t, v);
@@ -2992,8 +4067,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 16: {
       auto& v = x.body.template emplace<15>();
+      if (r.tr) [[unlikely]] r.tr->type("previous_tag_selector");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_PreviousTagSelector(r, t, v);
@@ -3002,8 +4079,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 17: {
       auto& v = x.body.template emplace<16>();
+      if (r.tr) [[unlikely]] r.tr->type("bone_position_selector");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x20);
         read_BonePositionSelector(r, t, v);
@@ -3012,8 +4091,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 18: {
       auto& v = x.body.template emplace<17>();
+      if (r.tr) [[unlikely]] r.tr->type("bone_animation");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x20);
         read_BoneAnimation(r, t, v);
@@ -3022,8 +4103,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 19: {
       auto& v = x.body.template emplace<18>();
+      if (r.tr) [[unlikely]] r.tr->type("initial_frame");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_InitialFrame(r, t, v);
@@ -3032,8 +4115,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 20: {
       auto& v = x.body.template emplace<19>();
+      if (r.tr) [[unlikely]] r.tr->type("bone_blender");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x18);
         read_BoneBlender(r, t, v);
@@ -3042,8 +4127,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 21: {
       auto& v = x.body.template emplace<20>();
+      if (r.tr) [[unlikely]] r.tr->type("bool_selector");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x14);
         read_BoolSelector(r, t, v);
@@ -3052,8 +4139,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 22: {
       auto& v = x.body.template emplace<21>();
+      if (r.tr) [[unlikely]] r.tr->type("alert");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_Alert(r, t, v);
@@ -3062,8 +4151,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 23: {
       auto& v = x.body.template emplace<22>();
+      if (r.tr) [[unlikely]] r.tr->type("subtract_animation");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x1);
         read_SubtractAnimation(r, t, v);
@@ -3072,8 +4163,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 24: {
       auto& v = x.body.template emplace<23>();
+      if (r.tr) [[unlikely]] r.tr->type("shape_animation");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_ShapeAnimation(r, t, v);
@@ -3082,8 +4175,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 25: {
       auto& v = x.body.template emplace<24>();
+      if (r.tr) [[unlikely]] r.tr->type("unknown25");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x1);
         read_Unknown25(r, t, v);
@@ -3093,6 +4188,7 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     default:
       fail(s + 0x8, "body", "type " + std::to_string(f_type) + " is not a supported case (known: 1 float_selector, 2 string_selector, 3 skeletal_animation, 4 state, 5 unknown5, 6 one_dimensional_blender, 7 sequential, 8 int_selector, 9 simultaneous, 10 event, 11 material_animation, 12 frame_controller, 13 dummy_animation, 14 random_selector, 15 unknown15, 16 previous_tag_selector, 17 bone_position_selector, 18 bone_animation, 19 initial_frame, 20 bone_blender, 21 bool_selector, 22 alert, 23 subtract_animation, 24 shape_animation, 25 unknown25)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x4);
   f_calc_index = r.get<uint16_t>(s + 0xc);
   x.calc_index = f_calc_index;
   f_calc_count = r.get<uint16_t>(s + 0xe);
@@ -3101,9 +4197,12 @@ void read_Node(const R& r, uint64_t s, Node& x) {
   x.sync_index = f_sync_index;
   f_as_marking = r.get<uint16_t>(s + 0x12);
   x.as_marking = f_as_marking;
+  if (r.tr) [[unlikely]] r.tr->open("guid", binschema::TraceKind::Field, s + 0x14, nullptr);
   try {
     read_Guid(r, s + 0x14, x.guid);
   } catch (DecodeError& e) { e.push_field("guid"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x14 + 0x10);
+  if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Target, 0);
   try {
     if (f_tags == 0) x.tags.reset();
     else {
@@ -3111,11 +4210,42 @@ void read_Node(const R& r, uint64_t s, Node& x) {
       read_TagGroup(r, f_tags, x.tags.emplace());
     }
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x24);
 }
 
 uint64_t read_File(const R& r, uint64_t s, File& x) {
   r.need(s, 0x68);
   uint64_t o = s + 0x68;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "File");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("version", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("file_name", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+    r.tr->leaf("command_count", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("node_count", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+    r.tr->leaf("partial_count", binschema::TraceKind::Number, s + 0x18, 0x4, "u32");
+    r.tr->leaf("sync_data_count", binschema::TraceKind::Number, s + 0x1c, 0x4, "u32");
+    r.tr->leaf("blackboard", binschema::TraceKind::Pointer, s + 0x20, 0x4, "u32");
+    r.tr->leaf("string_pool_offset", binschema::TraceKind::Number, s + 0x24, 0x4, "u32");
+    r.tr->leaf("enum_resolves", binschema::TraceKind::Pointer, s + 0x28, 0x4, "u32");
+    r.tr->leaf("state_transitions", binschema::TraceKind::Pointer, s + 0x2c, 0x4, "u32");
+    r.tr->leaf("event_groups", binschema::TraceKind::Pointer, s + 0x30, 0x4, "u32");
+    r.tr->leaf("partials", binschema::TraceKind::Pointer, s + 0x34, 0x4, "u32");
+    r.tr->leaf("sync_data", binschema::TraceKind::Pointer, s + 0x38, 0x4, "u32");
+    r.tr->leaf("sync_indices", binschema::TraceKind::Pointer, s + 0x3c, 0x4, "u32");
+    r.tr->leaf("calc_presets", binschema::TraceKind::Pointer, s + 0x40, 0x4, "u32");
+    r.tr->leaf("calc_preset_count", binschema::TraceKind::Number, s + 0x44, 0x4, "u32");
+    r.tr->leaf("bone_groups", binschema::TraceKind::Pointer, s + 0x48, 0x4, "u32");
+    r.tr->leaf("bone_group_count", binschema::TraceKind::Number, s + 0x4c, 0x4, "u32");
+    r.tr->leaf("string_pool_size", binschema::TraceKind::Number, s + 0x50, 0x4, "u32");
+    r.tr->leaf("transitions", binschema::TraceKind::Pointer, s + 0x54, 0x4, "u32");
+    r.tr->leaf("valid_tags", binschema::TraceKind::Pointer, s + 0x58, 0x4, "u32");
+    r.tr->leaf("as_markings", binschema::TraceKind::Pointer, s + 0x5c, 0x4, "u32");
+    r.tr->leaf("exb", binschema::TraceKind::Pointer, s + 0x60, 0x4, "u32");
+    r.tr->leaf("command_groups", binschema::TraceKind::Pointer, s + 0x64, 0x4, "u32");
+  }
   uint32_t f_version = 0;
   uint64_t f_file_name = 0;
   uint32_t f_command_count = 0;
@@ -3175,10 +4305,13 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
   f_exb = r.get<uint32_t>(s + 0x60);
   f_command_groups = r.get<uint32_t>(s + 0x64);
   if (f_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("material_blends", binschema::TraceKind::Pointer, o, "u32");
     r.need(o, 0x4);
     f_material_blends = r.get<uint32_t>(o);
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("commands", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_command_count;
     r.need_array(o, n, 0x4);
@@ -3189,6 +4322,8 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("commands"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("nodes", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_node_count;
     r.need_array(o, n, 0x24);
@@ -3200,27 +4335,37 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("nodes"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("file_name", binschema::TraceKind::Target, 0);
   try {
     x.file_name = std::string(r.str_strings(r.base_strings + f_file_name));
   } catch (DecodeError& e) { e.push_field("file_name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("blackboard", binschema::TraceKind::Target, 0);
   try {
     if (f_blackboard == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x20, f_blackboard);
     r.need_target(f_blackboard, 1);
     read_Blackboard(r, f_blackboard, x.blackboard);
   } catch (DecodeError& e) { e.push_field("blackboard"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("enum_resolves", binschema::TraceKind::Target, 0);
   try {
     if (f_enum_resolves == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x28, f_enum_resolves);
     r.need_target(f_enum_resolves, 1);
     read_EnumResolveTable(r, f_enum_resolves, x.enum_resolves);
   } catch (DecodeError& e) { e.push_field("enum_resolves"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("state_transitions", binschema::TraceKind::Target, 0);
   try {
     if (f_state_transitions == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x2c, f_state_transitions);
     r.need_target(f_state_transitions, 1);
     read_StateTransitions(r, f_state_transitions, x.state_transitions);
   } catch (DecodeError& e) { e.push_field("state_transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("event_groups", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_event_count;
     if (n != 0) {
@@ -3230,6 +4375,7 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.event_groups.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u32");
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint32_t>(t + i * 0x4);
         if (r.lay) r.lay->note(t + i * 0x4, e);
@@ -3238,8 +4384,11 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
           read_EventGroup(r, e, x.event_groups[i]);
         } catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x4);
     }
   } catch (DecodeError& e) { e.push_field("event_groups"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("partials", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_partial_count;
     if (n != 0) {
@@ -3249,13 +4398,17 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x1);
       x.partials.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       uint64_t o2 = t;
       for (uint64_t i = 0; i < n; ++i) {
         try { o2 = read_Partial(r, o2, x.partials[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(o2);
     }
   } catch (DecodeError& e) { e.push_field("partials"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("sync_data", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_sync_data_count;
     if (n != 0) {
@@ -3265,12 +4418,16 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.sync_data.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_SyncData(r, t + i * 0x18, x.sync_data[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("sync_data"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("sync_indices", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.nodes) t += uint64_t(e.sync_count); return t; }();
     if (n != 0) {
@@ -3280,9 +4437,13 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.sync_indices.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u32");
       for (uint64_t i = 0; i < n; ++i) x.sync_indices[i] = r.get<uint32_t>(t + i * 0x4);
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x4);
     }
   } catch (DecodeError& e) { e.push_field("sync_indices"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("calc_presets", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_calc_preset_count;
     if (n != 0) {
@@ -3292,13 +4453,17 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x1);
       x.calc_presets.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       uint64_t o2 = t;
       for (uint64_t i = 0; i < n; ++i) {
         try { o2 = read_CalcPreset(r, o2, x.calc_presets[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(o2);
     }
   } catch (DecodeError& e) { e.push_field("calc_presets"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("bone_groups", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_bone_group_count;
     if (n != 0) {
@@ -3308,30 +4473,40 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x10);
       x.bone_groups.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_BoneGroup(r, t + i * 0x10, x.bone_groups[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x10);
     }
   } catch (DecodeError& e) { e.push_field("bone_groups"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("transitions", binschema::TraceKind::Target, 0);
   try {
     if (f_transitions == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x54, f_transitions);
     r.need_target(f_transitions, 1);
     read_Transitions(r, f_transitions, x.transitions);
   } catch (DecodeError& e) { e.push_field("transitions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("valid_tags", binschema::TraceKind::Target, 0);
   try {
     if (f_valid_tags == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x58, f_valid_tags);
     r.need_target(f_valid_tags, 1);
     read_ValidTags(r, f_valid_tags, x.valid_tags);
   } catch (DecodeError& e) { e.push_field("valid_tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("as_markings", binschema::TraceKind::Target, 0);
   try {
     if (f_as_markings == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x5c, f_as_markings);
     r.need_target(f_as_markings, 1);
     read_AsMarkings(r, f_as_markings, x.as_markings);
   } catch (DecodeError& e) { e.push_field("as_markings"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("exb", binschema::TraceKind::Target, 0);
   try {
     if (f_exb == 0) x.exb.reset();
     else {
@@ -3340,6 +4515,8 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       read_Exb(r, f_exb, x.exb.emplace());
     }
   } catch (DecodeError& e) { e.push_field("exb"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("command_groups", binschema::TraceKind::Target, 0);
   try {
     if (f_command_groups == 0) x.command_groups.reset();
     else {
@@ -3348,14 +4525,18 @@ uint64_t read_File(const R& r, uint64_t s, File& x) {
       read_CommandGroups(r, f_command_groups, x.command_groups.emplace());
     }
   } catch (DecodeError& e) { e.push_field("command_groups"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   if (f_version >= 1047) {
+    if (r.tr) [[unlikely]] r.tr->open("material_blends", binschema::TraceKind::Target, 0);
     try {
       if (f_material_blends == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x68, f_material_blends);
       r.need_target(f_material_blends, 1);
       read_MaterialBlends(r, f_material_blends, x.material_blends);
     } catch (DecodeError& e) { e.push_field("material_blends"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
@@ -4813,8 +5994,9 @@ uint32_t block_event_values_ParamS(WCtx& c, const ParamS& v) {
 void place_Trigger(WCtx& c, const Trigger& x, uint64_t s) {
   {  // params
     {
-      c.w.place_target(s + 0x8, 0, 4, 4, 0, "Trigger.params");
-      put_EventParams(c, x.params);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Trigger.params", static_cast<const EventParams&>(x.params)); t != binschema::kShared) {
+        put_EventParams(c, x.params);
+      }
     }
   }
 }
@@ -4822,8 +6004,9 @@ void place_Trigger(WCtx& c, const Trigger& x, uint64_t s) {
 void place_Hold(WCtx& c, const Hold& x, uint64_t s) {
   {  // params
     {
-      c.w.place_target(s + 0x8, 0, 4, 4, 0, "Hold.params");
-      put_EventParams(c, x.params);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Hold.params", static_cast<const EventParams&>(x.params)); t != binschema::kShared) {
+        put_EventParams(c, x.params);
+      }
     }
   }
 }
@@ -4841,18 +6024,24 @@ void place_EventGroup(WCtx& c, const EventGroup& x, uint64_t s) {
 void place_SyncData(WCtx& c, const SyncData& x, uint64_t s) {
   switch (x.payload.index()) {
     case 0: {
-      c.w.place_target(s + 0x4, 0xc, 4, 4, 0, "SyncData.payload");
-      put_SyncFade(c, c.w.reserve(0xc), std::get<0>(x.payload));
+      if (const uint64_t t = c.w.place_leaf(s + 0x4, 0xc, 4, 4, 0, "SyncData.payload", static_cast<const SyncFade&>(std::get<0>(x.payload))); t != binschema::kShared) {
+        put_SyncFade(c, c.w.reserve(0xc), std::get<0>(x.payload));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 1: {
-      c.w.place_target(s + 0x4, 0x18, 4, 4, 0, "SyncData.payload");
-      put_SyncRange(c, c.w.reserve(0x18), std::get<1>(x.payload));
+      if (const uint64_t t = c.w.place_leaf(s + 0x4, 0x18, 4, 4, 0, "SyncData.payload", static_cast<const SyncRange&>(std::get<1>(x.payload))); t != binschema::kShared) {
+        put_SyncRange(c, c.w.reserve(0x18), std::get<1>(x.payload));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 2: {
-      c.w.place_target(s + 0x4, 0x0, 1, 4, 0, "SyncData.payload");
-      put_NoBody(c, c.w.reserve(0x0), std::get<2>(x.payload));
+      if (const uint64_t t = c.w.place_leaf(s + 0x4, 0x0, 1, 4, 0, "SyncData.payload", static_cast<const NoBody&>(std::get<2>(x.payload))); t != binschema::kShared) {
+        put_NoBody(c, c.w.reserve(0x0), std::get<2>(x.payload));
+        c.w.leaf_done(t);
+      }
       break;
     }
     default: break;
@@ -4863,9 +6052,10 @@ void place_BoneGroup(WCtx& c, const BoneGroup& x, uint64_t s) {
   {  // bones
     const uint64_t n = x.bones.size();
     {
-      c.w.place_target(s, n * 0x8, 4, 4, 0, "BoneGroup.bones");
-      const uint64_t a = c.w.reserve(n * 0x8);
-      for (uint64_t i = 0; i < n; ++i) put_BoneWeight(c, a + i * 0x8, x.bones[i]);
+      if (const uint64_t t = c.w.place_shared(s, n * 0x8, 4, 4, 0, "BoneGroup.bones", x.bones); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x8);
+        for (uint64_t i = 0; i < n; ++i) put_BoneWeight(c, a + i * 0x8, x.bones[i]);
+      }
     }
   }
 }
@@ -4874,9 +6064,10 @@ void place_TransitionGroup(WCtx& c, const TransitionGroup& x, uint64_t s) {
   {  // entries
     const uint64_t n = x.entries.size();
     {
-      c.w.place_target(s + 0x8, n * 0x20, 4, 4, 0, "TransitionGroup.entries");
-      const uint64_t a = c.w.reserve(n * 0x20);
-      for (uint64_t i = 0; i < n; ++i) put_Transition(c, a + i * 0x20, x.entries[i]);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, n * 0x20, 4, 4, 0, "TransitionGroup.entries", x.entries); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x20);
+        for (uint64_t i = 0; i < n; ++i) put_Transition(c, a + i * 0x20, x.entries[i]);
+      }
     }
   }
 }
@@ -5204,151 +6395,178 @@ void place_Unknown25(WCtx& c, const Unknown25& x, uint64_t s) {
 void place_Node(WCtx& c, const Node& x, uint64_t s) {
   switch (x.body.index()) {
     case 0: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_FloatSelector(c, std::get<0>(x.body));
-      place_FloatSelector(c, std::get<0>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const FloatSelector&>(std::get<0>(x.body))); t != binschema::kShared) {
+        put_FloatSelector(c, std::get<0>(x.body));
+        place_FloatSelector(c, std::get<0>(x.body), t);
+      }
       break;
     }
     case 1: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_StringSelector(c, std::get<1>(x.body));
-      place_StringSelector(c, std::get<1>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const StringSelector&>(std::get<1>(x.body))); t != binschema::kShared) {
+        put_StringSelector(c, std::get<1>(x.body));
+        place_StringSelector(c, std::get<1>(x.body), t);
+      }
       break;
     }
     case 2: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_SkeletalAnimation(c, std::get<2>(x.body));
-      place_SkeletalAnimation(c, std::get<2>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const SkeletalAnimation&>(std::get<2>(x.body))); t != binschema::kShared) {
+        put_SkeletalAnimation(c, std::get<2>(x.body));
+        place_SkeletalAnimation(c, std::get<2>(x.body), t);
+      }
       break;
     }
     case 3: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_State(c, std::get<3>(x.body));
-      place_State(c, std::get<3>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const State&>(std::get<3>(x.body))); t != binschema::kShared) {
+        put_State(c, std::get<3>(x.body));
+        place_State(c, std::get<3>(x.body), t);
+      }
       break;
     }
     case 4: {
-      c.w.place_target(s + 0x8, 0x0, 1, 4, 0, "Node.body");
-      put_NoBody(c, c.w.reserve(0x0), std::get<4>(x.body));
+      if (const uint64_t t = c.w.place_leaf(s + 0x8, 0x0, 1, 4, 0, "Node.body", static_cast<const NoBody&>(std::get<4>(x.body))); t != binschema::kShared) {
+        put_NoBody(c, c.w.reserve(0x0), std::get<4>(x.body));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 5: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_OneDimensionalBlender(c, std::get<5>(x.body));
-      place_OneDimensionalBlender(c, std::get<5>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const OneDimensionalBlender&>(std::get<5>(x.body))); t != binschema::kShared) {
+        put_OneDimensionalBlender(c, std::get<5>(x.body));
+        place_OneDimensionalBlender(c, std::get<5>(x.body), t);
+      }
       break;
     }
     case 6: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Sequential(c, std::get<6>(x.body));
-      place_Sequential(c, std::get<6>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Sequential&>(std::get<6>(x.body))); t != binschema::kShared) {
+        put_Sequential(c, std::get<6>(x.body));
+        place_Sequential(c, std::get<6>(x.body), t);
+      }
       break;
     }
     case 7: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_IntSelector(c, std::get<7>(x.body));
-      place_IntSelector(c, std::get<7>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const IntSelector&>(std::get<7>(x.body))); t != binschema::kShared) {
+        put_IntSelector(c, std::get<7>(x.body));
+        place_IntSelector(c, std::get<7>(x.body), t);
+      }
       break;
     }
     case 8: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Simultaneous(c, std::get<8>(x.body));
-      place_Simultaneous(c, std::get<8>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Simultaneous&>(std::get<8>(x.body))); t != binschema::kShared) {
+        put_Simultaneous(c, std::get<8>(x.body));
+        place_Simultaneous(c, std::get<8>(x.body), t);
+      }
       break;
     }
     case 9: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Event(c, std::get<9>(x.body));
-      place_Event(c, std::get<9>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Event&>(std::get<9>(x.body))); t != binschema::kShared) {
+        put_Event(c, std::get<9>(x.body));
+        place_Event(c, std::get<9>(x.body), t);
+      }
       break;
     }
     case 10: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_MaterialAnimation(c, std::get<10>(x.body));
-      place_MaterialAnimation(c, std::get<10>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const MaterialAnimation&>(std::get<10>(x.body))); t != binschema::kShared) {
+        put_MaterialAnimation(c, std::get<10>(x.body));
+        place_MaterialAnimation(c, std::get<10>(x.body), t);
+      }
       break;
     }
     case 11: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_FrameController(c, std::get<11>(x.body));
-      place_FrameController(c, std::get<11>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const FrameController&>(std::get<11>(x.body))); t != binschema::kShared) {
+        put_FrameController(c, std::get<11>(x.body));
+        place_FrameController(c, std::get<11>(x.body), t);
+      }
       break;
     }
     case 12: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_DummyAnimation(c, std::get<12>(x.body));
-      place_DummyAnimation(c, std::get<12>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const DummyAnimation&>(std::get<12>(x.body))); t != binschema::kShared) {
+        put_DummyAnimation(c, std::get<12>(x.body));
+        place_DummyAnimation(c, std::get<12>(x.body), t);
+      }
       break;
     }
     case 13: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_RandomSelector(c, std::get<13>(x.body));
-      place_RandomSelector(c, std::get<13>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const RandomSelector&>(std::get<13>(x.body))); t != binschema::kShared) {
+        put_RandomSelector(c, std::get<13>(x.body));
+        place_RandomSelector(c, std::get<13>(x.body), t);
+      }
       break;
     }
     case 14: {
-      c.w.place_target(s + 0x8, 0x0, 1, 4, 0, "Node.body");
-      put_NoBody(c, c.w.reserve(0x0), std::get<14>(x.body));
+      if (const uint64_t t = c.w.place_leaf(s + 0x8, 0x0, 1, 4, 0, "Node.body", static_cast<const NoBody&>(std::get<14>(x.body))); t != binschema::kShared) {
+        put_NoBody(c, c.w.reserve(0x0), std::get<14>(x.body));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 15: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_PreviousTagSelector(c, std::get<15>(x.body));
-      place_PreviousTagSelector(c, std::get<15>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const PreviousTagSelector&>(std::get<15>(x.body))); t != binschema::kShared) {
+        put_PreviousTagSelector(c, std::get<15>(x.body));
+        place_PreviousTagSelector(c, std::get<15>(x.body), t);
+      }
       break;
     }
     case 16: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_BonePositionSelector(c, std::get<16>(x.body));
-      place_BonePositionSelector(c, std::get<16>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const BonePositionSelector&>(std::get<16>(x.body))); t != binschema::kShared) {
+        put_BonePositionSelector(c, std::get<16>(x.body));
+        place_BonePositionSelector(c, std::get<16>(x.body), t);
+      }
       break;
     }
     case 17: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_BoneAnimation(c, std::get<17>(x.body));
-      place_BoneAnimation(c, std::get<17>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const BoneAnimation&>(std::get<17>(x.body))); t != binschema::kShared) {
+        put_BoneAnimation(c, std::get<17>(x.body));
+        place_BoneAnimation(c, std::get<17>(x.body), t);
+      }
       break;
     }
     case 18: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_InitialFrame(c, std::get<18>(x.body));
-      place_InitialFrame(c, std::get<18>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const InitialFrame&>(std::get<18>(x.body))); t != binschema::kShared) {
+        put_InitialFrame(c, std::get<18>(x.body));
+        place_InitialFrame(c, std::get<18>(x.body), t);
+      }
       break;
     }
     case 19: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_BoneBlender(c, std::get<19>(x.body));
-      place_BoneBlender(c, std::get<19>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const BoneBlender&>(std::get<19>(x.body))); t != binschema::kShared) {
+        put_BoneBlender(c, std::get<19>(x.body));
+        place_BoneBlender(c, std::get<19>(x.body), t);
+      }
       break;
     }
     case 20: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_BoolSelector(c, std::get<20>(x.body));
-      place_BoolSelector(c, std::get<20>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const BoolSelector&>(std::get<20>(x.body))); t != binschema::kShared) {
+        put_BoolSelector(c, std::get<20>(x.body));
+        place_BoolSelector(c, std::get<20>(x.body), t);
+      }
       break;
     }
     case 21: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Alert(c, std::get<21>(x.body));
-      place_Alert(c, std::get<21>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Alert&>(std::get<21>(x.body))); t != binschema::kShared) {
+        put_Alert(c, std::get<21>(x.body));
+        place_Alert(c, std::get<21>(x.body), t);
+      }
       break;
     }
     case 22: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_SubtractAnimation(c, std::get<22>(x.body));
-      place_SubtractAnimation(c, std::get<22>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const SubtractAnimation&>(std::get<22>(x.body))); t != binschema::kShared) {
+        put_SubtractAnimation(c, std::get<22>(x.body));
+        place_SubtractAnimation(c, std::get<22>(x.body), t);
+      }
       break;
     }
     case 23: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_ShapeAnimation(c, std::get<23>(x.body));
-      place_ShapeAnimation(c, std::get<23>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const ShapeAnimation&>(std::get<23>(x.body))); t != binschema::kShared) {
+        put_ShapeAnimation(c, std::get<23>(x.body));
+        place_ShapeAnimation(c, std::get<23>(x.body), t);
+      }
       break;
     }
     case 24: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Unknown25(c, std::get<24>(x.body));
-      place_Unknown25(c, std::get<24>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Unknown25&>(std::get<24>(x.body))); t != binschema::kShared) {
+        put_Unknown25(c, std::get<24>(x.body));
+        place_Unknown25(c, std::get<24>(x.body), t);
+      }
       break;
     }
     default: break;
@@ -5370,24 +6588,28 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
   {  // sync_indices
     const uint64_t n = x.sync_indices.size();
     {
-      c.w.place_target(s + 0x3c, n * 4, 4, 4, 0, "File.sync_indices");
-      const uint64_t a = c.w.reserve(n * 4);
-      for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.sync_indices[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x3c, n * 4, 4, 4, 0, "File.sync_indices", x.sync_indices); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 4);
+        for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.sync_indices[i]);
+        c.w.leaf_done(t);
+      }
     }
   }
   {  // sync_data
     const uint64_t n = x.sync_data.size();
     {
-      c.w.place_target(s + 0x38, n * 0x18, 4, 4, 0, "File.sync_data");
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_SyncData(c, a + i * 0x18, x.sync_data[i]);
-      for (uint64_t i = 0; i < n; ++i) place_SyncData(c, x.sync_data[i], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x38, n * 0x18, 4, 4, 0, "File.sync_data", x.sync_data); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_SyncData(c, a + i * 0x18, x.sync_data[i]);
+        for (uint64_t i = 0; i < n; ++i) place_SyncData(c, x.sync_data[i], a + i * 0x18);
+      }
     }
   }
   {  // state_transitions
     {
-      c.w.place_target(s + 0x2c, 0, 4, 4, 0, "File.state_transitions");
-      put_StateTransitions(c, x.state_transitions);
+      if (const uint64_t t = c.w.place_shared(s + 0x2c, binschema::kUnknownSize, 4, 4, 0, "File.state_transitions", static_cast<const StateTransitions&>(x.state_transitions)); t != binschema::kShared) {
+        put_StateTransitions(c, x.state_transitions);
+      }
     }
   }
   for (size_t i = 0; i < x.event_groups.size(); ++i) {
@@ -5397,53 +6619,60 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
   }
   {  // transitions
     {
-      const uint64_t t = c.w.place_target(s + 0x54, 0, 4, 4, 0, "File.transitions");
-      put_Transitions(c, x.transitions);
-      place_Transitions(c, x.transitions, t);
+      if (const uint64_t t = c.w.place_shared(s + 0x54, binschema::kUnknownSize, 4, 4, 0, "File.transitions", static_cast<const Transitions&>(x.transitions)); t != binschema::kShared) {
+        put_Transitions(c, x.transitions);
+        place_Transitions(c, x.transitions, t);
+      }
     }
   }
   {  // command_groups
     if (x.command_groups) {
-      const uint64_t t = c.w.place_target(s + 0x64, 0, 4, 4, 0, "File.command_groups");
-      put_CommandGroups(c, (*x.command_groups));
-      place_CommandGroups(c, (*x.command_groups), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x64, binschema::kUnknownSize, 4, 4, 0, "File.command_groups", static_cast<const CommandGroups&>((*x.command_groups))); t != binschema::kShared) {
+        put_CommandGroups(c, (*x.command_groups));
+        place_CommandGroups(c, (*x.command_groups), t);
+      }
     }
   }
   {  // blackboard
     {
-      c.w.place_target(s + 0x20, 0, 4, 4, 0, "File.blackboard");
-      put_Blackboard(c, x.blackboard);
+      if (const uint64_t t = c.w.place_shared(s + 0x20, binschema::kUnknownSize, 4, 4, 0, "File.blackboard", static_cast<const Blackboard&>(x.blackboard)); t != binschema::kShared) {
+        put_Blackboard(c, x.blackboard);
+      }
     }
   }
   {  // partials
     const uint64_t n = x.partials.size();
     {
-      c.w.place_target(s + 0x34, 0, 4, 4, 0, "File.partials");
-      std::vector<uint64_t> starts(n);
-      for (uint64_t i = 0; i < n; ++i) starts[i] = put_Partial(c, x.partials[i]);
+      if (const uint64_t t = c.w.place_shared(s + 0x34, (n ? binschema::kUnknownSize : 0), 4, 4, 0, "File.partials", x.partials); t != binschema::kShared) {
+        std::vector<uint64_t> starts(n);
+        for (uint64_t i = 0; i < n; ++i) starts[i] = put_Partial(c, x.partials[i]);
+      }
     }
   }
   {  // bone_groups
     const uint64_t n = x.bone_groups.size();
     {
-      c.w.place_target(s + 0x48, n * 0x10, 4, 4, 0, "File.bone_groups");
-      const uint64_t a = c.w.reserve(n * 0x10);
-      for (uint64_t i = 0; i < n; ++i) put_BoneGroup(c, a + i * 0x10, x.bone_groups[i]);
-      for (uint64_t i = 0; i < n; ++i) place_BoneGroup(c, x.bone_groups[i], a + i * 0x10);
+      if (const uint64_t t = c.w.place_shared(s + 0x48, n * 0x10, 4, 4, 0, "File.bone_groups", x.bone_groups); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x10);
+        for (uint64_t i = 0; i < n; ++i) put_BoneGroup(c, a + i * 0x10, x.bone_groups[i]);
+        for (uint64_t i = 0; i < n; ++i) place_BoneGroup(c, x.bone_groups[i], a + i * 0x10);
+      }
     }
   }
   {  // calc_presets
     const uint64_t n = x.calc_presets.size();
     {
-      c.w.place_target(s + 0x40, 0, 4, 4, 0, "File.calc_presets");
-      std::vector<uint64_t> starts(n);
-      for (uint64_t i = 0; i < n; ++i) starts[i] = put_CalcPreset(c, x.calc_presets[i]);
+      if (const uint64_t t = c.w.place_shared(s + 0x40, (n ? binschema::kUnknownSize : 0), 4, 4, 0, "File.calc_presets", x.calc_presets); t != binschema::kShared) {
+        std::vector<uint64_t> starts(n);
+        for (uint64_t i = 0; i < n; ++i) starts[i] = put_CalcPreset(c, x.calc_presets[i]);
+      }
     }
   }
   {  // valid_tags
     {
-      c.w.place_target(s + 0x58, 0, 4, 4, 0, "File.valid_tags");
-      put_ValidTags(c, x.valid_tags);
+      if (const uint64_t t = c.w.place_shared(s + 0x58, binschema::kUnknownSize, 4, 4, 0, "File.valid_tags", static_cast<const ValidTags&>(x.valid_tags)); t != binschema::kShared) {
+        put_ValidTags(c, x.valid_tags);
+      }
     }
   }
   if (c.pool_tag_groups.placed()) throw binschema::EncodeError("pool 'tag_groups' placed twice: the layout of File places it, so File must be written exactly once");
@@ -5451,28 +6680,32 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
   c.pool_tag_groups.place(c.w);
   {  // exb
     if (x.exb) {
-      c.w.place_target(s + 0x60, 0, 1, 4, 0, "File.exb");
-      put_Exb(c, (*x.exb));
+      if (const uint64_t t = c.w.place_shared(s + 0x60, binschema::kUnknownSize, 1, 4, 0, "File.exb", static_cast<const Exb&>((*x.exb))); t != binschema::kShared) {
+        put_Exb(c, (*x.exb));
+      }
     }
   }
   {  // as_markings
     {
-      c.w.place_target(s + 0x5c, 0, 1, 4, 0, "File.as_markings");
-      put_AsMarkings(c, x.as_markings);
+      if (const uint64_t t = c.w.place_shared(s + 0x5c, binschema::kUnknownSize, 1, 4, 0, "File.as_markings", static_cast<const AsMarkings&>(x.as_markings)); t != binschema::kShared) {
+        put_AsMarkings(c, x.as_markings);
+      }
     }
   }
   if (x.version >= 1047ull) {
     {  // material_blends
       {
-        c.w.place_target(c.at.get(&x.material_blends, 27), 0, 1, 4, 0, "File.material_blends");
-        put_MaterialBlends(c, x.material_blends);
+        if (const uint64_t t = c.w.place_shared(c.at.get(&x.material_blends, 27), binschema::kUnknownSize, 1, 4, 0, "File.material_blends", static_cast<const MaterialBlends&>(x.material_blends)); t != binschema::kShared) {
+          put_MaterialBlends(c, x.material_blends);
+        }
       }
     }
   }
   {  // enum_resolves
     {
-      c.w.place_target(s + 0x28, 0, 1, 4, 0, "File.enum_resolves");
-      put_EnumResolveTable(c, x.enum_resolves);
+      if (const uint64_t t = c.w.place_shared(s + 0x28, binschema::kUnknownSize, 1, 4, 0, "File.enum_resolves", static_cast<const EnumResolveTable&>(x.enum_resolves)); t != binschema::kShared) {
+        put_EnumResolveTable(c, x.enum_resolves);
+      }
     }
   }
   if (c.pool_strings.placed()) throw binschema::EncodeError("pool 'strings' placed twice: the layout of File places it, so File must be written exactly once");
@@ -5490,6 +6723,20 @@ File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
     lay->seen.clear();
   }
   return x;
+}
+
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  File x;
+  try {
+    read_File(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
 }
 
 std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -5510,6 +6757,10 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
 namespace {
 File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -5566,6 +6817,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -5573,7 +6829,7 @@ const binschema::Format& format() {
       "asb", "ASB: EPD Animation Sequence Binary (versions 0x40F, 0x410, 0x417)", "0x40F (Nintendo Switch Sports), 0x410 (Splatoon 3; assumed to be laid out like 0x40F), 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong)",
       {".asb"},
       std::string_view("ASB ", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -70,6 +70,15 @@ void place_File(WCtx& c, const File& x, uint64_t s);
 
 void read_DefaultSectionHeader(const R& r, uint64_t s, [[maybe_unused]] DefaultSectionHeader& x) {
   r.need(s, 0x28);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "DefaultSectionHeader");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("offset", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("size", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("alignment", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("pointer", binschema::TraceKind::Number, s + 0x10, 0x8, "u64");
+    r.tr->leaf("name", binschema::TraceKind::Chars, s + 0x18, 0x10, "char");
+  }
   [[maybe_unused]] uint32_t f_offset = 0;
   [[maybe_unused]] uint32_t f_size = 0;
   uint32_t f_alignment = 0;
@@ -84,10 +93,20 @@ void read_DefaultSectionHeader(const R& r, uint64_t s, [[maybe_unused]] DefaultS
 
   if (r.chars(s + 0x18, 16) != "Default")
     fail(s + 0x18, "name", "expected \"" + std::string("Default") + "\", found \"" + std::string(r.chars(s + 0x18, 16)) + "\"");
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x28);
 }
 
 void read_StringPoolSectionHeader(const R& r, uint64_t s, [[maybe_unused]] StringPoolSectionHeader& x) {
   r.need(s, 0x28);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "StringPoolSectionHeader");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("offset", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("size", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("alignment", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("pointer", binschema::TraceKind::Number, s + 0x10, 0x8, "u64");
+    r.tr->leaf("name", binschema::TraceKind::Chars, s + 0x18, 0x10, "char");
+  }
   [[maybe_unused]] uint32_t f_offset = 0;
   [[maybe_unused]] uint32_t f_size = 0;
   uint32_t f_alignment = 0;
@@ -102,22 +121,39 @@ void read_StringPoolSectionHeader(const R& r, uint64_t s, [[maybe_unused]] Strin
 
   if (r.chars(s + 0x18, 16) != "StringPool")
     fail(s + 0x18, "name", "expected \"" + std::string("StringPool") + "\", found \"" + std::string(r.chars(s + 0x18, 16)) + "\"");
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x28);
 }
 
 void read_SectionHeaders(const R& r, uint64_t s, [[maybe_unused]] SectionHeaders& x) {
   r.need(s, 0x50);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SectionHeaders");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("default_section", binschema::TraceKind::Field, s, nullptr);
   DefaultSectionHeader tmp_default_section;
   try {
     read_DefaultSectionHeader(r, s, tmp_default_section);
   } catch (DecodeError& e) { e.push_field("default_section"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x28);
+  if (r.tr) [[unlikely]] r.tr->open("string_pool_section", binschema::TraceKind::Field, s + 0x28, nullptr);
   StringPoolSectionHeader tmp_string_pool_section;
   try {
     read_StringPoolSectionHeader(r, s + 0x28, tmp_string_pool_section);
   } catch (DecodeError& e) { e.push_field("string_pool_section"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x28 + 0x28);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x50);
 }
 
 void read_Event(const R& r, uint64_t s, Event& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Event");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x4, 0x4, "u32");
+    r.tr->leaf("action_indices", binschema::TraceKind::Pointer, s + 0x8, 0x8, "u64");
+    r.tr->leaf("index_count", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+    r.tr->leaf("index_size", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  }
   uint32_t f_hash = 0;
   uint32_t f_padding = 0;
   uint64_t f_action_indices = 0;
@@ -135,6 +171,7 @@ void read_Event(const R& r, uint64_t s, Event& x) {
     if (true && uint64_t(f_index_size) != 4u) fail(s + 0x14, "index_size", "expected " + hex(d) + " (or 0x4), found " + hex(f_index_size));
     if (r.lay) r.lay->note(s + 0x14, f_index_size);
   }
+  if (r.tr) [[unlikely]] r.tr->open("action_indices", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_index_count;
     if (n == 0 && f_action_indices != 0 && r.lay) r.lay->note(s + 0x8, f_action_indices);
@@ -145,22 +182,34 @@ void read_Event(const R& r, uint64_t s, Event& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.action_indices.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u32");
       for (uint64_t i = 0; i < n; ++i) x.action_indices[i] = r.get<uint32_t>(t + i * 0x4);
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x4);
     }
   } catch (DecodeError& e) { e.push_field("action_indices"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 uint64_t read_Parameter(const R& r, uint64_t s, Parameter& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Parameter");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_type = 0;
   uint32_t f_padding = 0;
   f_type = r.get<uint32_t>(s);
   f_padding = r.get<uint32_t>(s + 0x4);
   if (f_padding != 0) fail(s + 0x4, "padding", "expected 0, found " + std::to_string(f_padding));
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x8, nullptr);
   switch (f_type) {
     case 0: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("int");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x8, 0x4, "s32");
       r.need(o, 0x8);
       v = r.get<int32_t>(s + 0x8);
       o += 0x8;
@@ -168,6 +217,8 @@ uint64_t read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 1: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("float");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x8, 0x4, "f32");
       r.need(o, 0x8);
       v = r.get<float>(s + 0x8);
       o += 0x8;
@@ -175,6 +226,8 @@ uint64_t read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 3: {
       auto& v = x.value.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("vec3");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Array, s + 0x8, 0xc, "f32");
       r.need(o, 0x10);
       for (size_t i = 0; i < 3; ++i) v[i] = r.get<float>(s + 0x8 + i * 4);
       o += 0x10;
@@ -182,6 +235,7 @@ uint64_t read_Parameter(const R& r, uint64_t s, Parameter& x) {
     }
     case 5: {
       auto& v = x.value.template emplace<3>();
+      if (r.tr) [[unlikely]] r.tr->type("string");
       r.need(o, 0x8);
 
       try { v = std::string(r.str_strings(r.get<uint64_t>(s + 0x8))); }
@@ -192,11 +246,21 @@ uint64_t read_Parameter(const R& r, uint64_t s, Parameter& x) {
     default:
       fail(s + 0x8, "value", "type " + std::to_string(f_type) + " is not a supported case (known: 0 int, 1 float, 3 vec3, 5 string)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Trigger(const R& r, uint64_t s, Trigger& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Trigger");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s, 0x8, "u64");
+    r.tr->leaf("param_count", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("param_pointer_size", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("start_frame", binschema::TraceKind::Number, s + 0x10, 0x4, "f32");
+    r.tr->leaf("end_frame", binschema::TraceKind::Number, s + 0x14, 0x4, "f32");
+  }
   uint64_t f_params = 0;
   uint32_t f_param_count = 0;
   uint32_t f_param_pointer_size = 0;
@@ -213,6 +277,7 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
   x.start_frame = f_start_frame;
   f_end_frame = r.get<float>(s + 0x14);
   x.end_frame = f_end_frame;
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_param_count;
     if (n == 0 && f_params != 0 && r.lay) r.lay->note(s, f_params);
@@ -223,6 +288,7 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.params.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u64");
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint64_t>(t + i * 0x8);
         if (r.lay) r.lay->note(t + i * 0x8, e);
@@ -231,12 +297,27 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
           read_Parameter(r, e, x.params[i]);
         } catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x8);
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 void read_Animation(const R& r, uint64_t s, Animation& x) {
   r.need(s, 0x30);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Animation");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x8, "u64");
+    r.tr->leaf("triggers", binschema::TraceKind::Pointer, s + 0x8, 0x8, "u64");
+    r.tr->leaf("trigger_count", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+    r.tr->leaf("trigger_size", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+    r.tr->leaf("holds", binschema::TraceKind::Pointer, s + 0x18, 0x8, "u64");
+    r.tr->leaf("hold_count", binschema::TraceKind::Number, s + 0x20, 0x4, "u32");
+    r.tr->leaf("hold_size", binschema::TraceKind::Number, s + 0x24, 0x4, "u32");
+    r.tr->leaf("unknown1", binschema::TraceKind::Number, s + 0x28, 0x4, "u32");
+    r.tr->leaf("unknown2", binschema::TraceKind::Number, s + 0x2c, 0x4, "u32");
+  }
   uint64_t f_name = 0;
   uint64_t f_triggers = 0;
   uint32_t f_trigger_count = 0;
@@ -268,9 +349,12 @@ void read_Animation(const R& r, uint64_t s, Animation& x) {
   x.unknown1 = f_unknown1;
   f_unknown2 = r.get<uint32_t>(s + 0x2c);
   x.unknown2 = f_unknown2;
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("triggers", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_trigger_count;
     if (n == 0 && f_triggers != 0 && r.lay) r.lay->note(s + 0x8, f_triggers);
@@ -281,12 +365,16 @@ void read_Animation(const R& r, uint64_t s, Animation& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.triggers.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Trigger(r, t + i * 0x18, x.triggers[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("triggers"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("holds", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_hold_count;
     if (n == 0 && f_holds != 0 && r.lay) r.lay->note(s + 0x18, f_holds);
@@ -297,16 +385,28 @@ void read_Animation(const R& r, uint64_t s, Animation& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.holds.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Trigger(r, t + i * 0x18, x.holds[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("holds"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x30);
 }
 
 void read_Action(const R& r, uint64_t s, Action& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Action");
+    r.tr->leaf("animations", binschema::TraceKind::Pointer, s, 0x8, "u64");
+    r.tr->leaf("animation_count", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("animation_size", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("hash", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  }
   uint64_t f_animations = 0;
   uint32_t f_animation_count = 0;
   uint32_t f_animation_size = 0;
@@ -324,6 +424,7 @@ void read_Action(const R& r, uint64_t s, Action& x) {
   x.hash = f_hash;
   f_unknown = r.get<uint32_t>(s + 0x14);
   x.unknown = f_unknown;
+  if (r.tr) [[unlikely]] r.tr->open("animations", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_animation_count;
     if (n == 0 && f_animations != 0 && r.lay) r.lay->note(s, f_animations);
@@ -334,16 +435,35 @@ void read_Action(const R& r, uint64_t s, Action& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x30);
       x.animations.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Animation(r, t + i * 0x30, x.animations[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x30);
     }
   } catch (DecodeError& e) { e.push_field("animations"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 void read_Default(const R& r, uint64_t s, Default& x) {
   r.need(s, 0x38);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Default");
+    r.tr->leaf("reserved", binschema::TraceKind::Padding, s, 0x8, "u64");
+    r.tr->leaf("micro_version", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("minor_version", binschema::TraceKind::Number, s + 0x9, 0x1, "u8");
+    r.tr->leaf("major_version", binschema::TraceKind::Number, s + 0xa, 0x2, "u16");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0xc, 0x4, "u32");
+    r.tr->leaf("string_pool", binschema::TraceKind::Number, s + 0x10, 0x8, "u64");
+    r.tr->leaf("events", binschema::TraceKind::Pointer, s + 0x18, 0x8, "u64");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x20, 0x4, "u32");
+    r.tr->leaf("event_size", binschema::TraceKind::Number, s + 0x24, 0x4, "u32");
+    r.tr->leaf("actions", binschema::TraceKind::Pointer, s + 0x28, 0x8, "u64");
+    r.tr->leaf("action_count", binschema::TraceKind::Number, s + 0x30, 0x4, "u32");
+    r.tr->leaf("action_size", binschema::TraceKind::Number, s + 0x34, 0x4, "u32");
+  }
   uint64_t f_reserved = 0;
   uint8_t f_micro_version = 0;
   uint8_t f_minor_version = 0;
@@ -385,6 +505,7 @@ void read_Default(const R& r, uint64_t s, Default& x) {
     if (true && uint64_t(f_action_size) != 24u) fail(s + 0x34, "action_size", "expected " + hex(d) + " (or 0x18), found " + hex(f_action_size));
     if (r.lay) r.lay->note(s + 0x34, f_action_size);
   }
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_event_count;
     if (n == 0 && f_events != 0 && r.lay) r.lay->note(s + 0x18, f_events);
@@ -395,12 +516,16 @@ void read_Default(const R& r, uint64_t s, Default& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.events.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Event(r, t + i * 0x18, x.events[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("actions", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_action_count;
     if (n == 0 && f_actions != 0 && r.lay) r.lay->note(s + 0x28, f_actions);
@@ -411,16 +536,32 @@ void read_Default(const R& r, uint64_t s, Default& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.actions.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Action(r, t + i * 0x18, x.actions[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("actions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x38);
 }
 
 void read_File(const R& r, uint64_t s, File& x) {
   r.need(s, 0xa8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "File");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("file_size", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("alignment", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("sections", binschema::TraceKind::Pointer, s + 0x10, 0x8, "u64");
+    r.tr->leaf("section_count", binschema::TraceKind::Number, s + 0x18, 0x4, "u32");
+    r.tr->leaf("section_header_size", binschema::TraceKind::Number, s + 0x1c, 0x4, "u32");
+    r.tr->leaf("data", binschema::TraceKind::Pointer, s + 0x20, 0x8, "u64");
+    r.tr->leaf("class_name", binschema::TraceKind::Chars, s + 0x28, 0x80, "char");
+  }
   uint32_t f_unknown = 0;
   uint32_t f_file_size = 0;
   uint32_t f_alignment = 0;
@@ -446,6 +587,7 @@ void read_File(const R& r, uint64_t s, File& x) {
 
   if (r.chars(s + 0x28, 128) != "Nintendo.AnimationEvent.ResourceConverter.Resource.AnimationEventArchiveResData")
     fail(s + 0x28, "class_name", "expected \"" + std::string("Nintendo.AnimationEvent.ResourceConverter.Resource.AnimationEventArchiveResData") + "\", found \"" + std::string(r.chars(s + 0x28, 128)) + "\"");
+  if (r.tr) [[unlikely]] r.tr->open("sections", binschema::TraceKind::Target, 0);
   try {
     SectionHeaders tmp;
     if (f_sections == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
@@ -453,12 +595,16 @@ void read_File(const R& r, uint64_t s, File& x) {
     r.need_target(f_sections, 1);
     read_SectionHeaders(r, f_sections, tmp);
   } catch (DecodeError& e) { e.push_field("sections"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("data", binschema::TraceKind::Target, 0);
   try {
     if (f_data == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x20, f_data);
     r.need_target(f_data, 1);
     read_Default(r, f_data, x.data);
   } catch (DecodeError& e) { e.push_field("data"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xa8);
 }
 
 void put_DefaultSectionHeader(WCtx& c, uint64_t s, [[maybe_unused]] const DefaultSectionHeader& x) {
@@ -607,9 +753,11 @@ void place_Event(WCtx& c, const Event& x, uint64_t s) {
   {  // action_indices
     const uint64_t n = x.action_indices.size();
     if (n != 0) {
-      c.w.place_target(s + 0x8, n * 4, 4, 8, 0, "Event.action_indices");
-      const uint64_t a = c.w.reserve(n * 4);
-      for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.action_indices[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x8, n * 4, 4, 8, 0, "Event.action_indices", x.action_indices); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 4);
+        for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.action_indices[i]);
+        c.w.leaf_done(t);
+      }
     } else {
       c.w.empty_target(s + 0x8, 8, "Event.action_indices", false);
     }
@@ -636,10 +784,11 @@ void place_Animation(WCtx& c, const Animation& x, uint64_t s) {
   {  // triggers
     const uint64_t n = x.triggers.size();
     if (n != 0) {
-      c.w.place_target(s + 0x8, n * 0x18, 8, 8, 0, "Animation.triggers");
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.triggers[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.triggers[i], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, n * 0x18, 8, 8, 0, "Animation.triggers", x.triggers); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.triggers[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.triggers[i], a + i * 0x18);
+      }
     } else {
       c.w.empty_target(s + 0x8, 8, "Animation.triggers", false);
     }
@@ -647,10 +796,11 @@ void place_Animation(WCtx& c, const Animation& x, uint64_t s) {
   {  // holds
     const uint64_t n = x.holds.size();
     if (n != 0) {
-      c.w.place_target(s + 0x18, n * 0x18, 8, 8, 0, "Animation.holds");
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.holds[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.holds[i], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x18, n * 0x18, 8, 8, 0, "Animation.holds", x.holds); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.holds[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.holds[i], a + i * 0x18);
+      }
     } else {
       c.w.empty_target(s + 0x18, 8, "Animation.holds", false);
     }
@@ -661,10 +811,11 @@ void place_Action(WCtx& c, const Action& x, uint64_t s) {
   {  // animations
     const uint64_t n = x.animations.size();
     if (n != 0) {
-      c.w.place_target(s, n * 0x30, 8, 8, 0, "Action.animations");
-      const uint64_t a = c.w.reserve(n * 0x30);
-      for (uint64_t i = 0; i < n; ++i) put_Animation(c, a + i * 0x30, x.animations[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Animation(c, x.animations[i], a + i * 0x30);
+      if (const uint64_t t = c.w.place_shared(s, n * 0x30, 8, 8, 0, "Action.animations", x.animations); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x30);
+        for (uint64_t i = 0; i < n; ++i) put_Animation(c, a + i * 0x30, x.animations[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Animation(c, x.animations[i], a + i * 0x30);
+      }
     } else {
       c.w.empty_target(s, 8, "Action.animations", false);
     }
@@ -675,13 +826,14 @@ void place_Default(WCtx& c, const Default& x, uint64_t s) {
   {  // events
     const uint64_t n = x.events.size();
     if (n != 0) {
-      c.w.place_target(s + 0x18, n * 0x18, 8, 8, 0, "Default.events");
-      std::vector<uint32_t> order(n);
-      for (uint32_t i = 0; i < n; ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return x.events[a].hash < x.events[b].hash; });
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_Event(c, a + i * 0x18, x.events[order[i]]);
-      for (uint64_t i = 0; i < n; ++i) place_Event(c, x.events[order[i]], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x18, n * 0x18, 8, 8, 0, "Default.events", x.events); t != binschema::kShared) {
+        std::vector<uint32_t> order(n);
+        for (uint32_t i = 0; i < n; ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return x.events[a].hash < x.events[b].hash; });
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_Event(c, a + i * 0x18, x.events[order[i]]);
+        for (uint64_t i = 0; i < n; ++i) place_Event(c, x.events[order[i]], a + i * 0x18);
+      }
     } else {
       c.w.empty_target(s + 0x18, 8, "Default.events", false);
     }
@@ -689,10 +841,11 @@ void place_Default(WCtx& c, const Default& x, uint64_t s) {
   {  // actions
     const uint64_t n = x.actions.size();
     if (n != 0) {
-      c.w.place_target(s + 0x28, n * 0x18, 8, 8, 0, "Default.actions");
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_Action(c, a + i * 0x18, x.actions[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Action(c, x.actions[i], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x28, n * 0x18, 8, 8, 0, "Default.actions", x.actions); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_Action(c, a + i * 0x18, x.actions[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Action(c, x.actions[i], a + i * 0x18);
+      }
     } else {
       c.w.empty_target(s + 0x28, 8, "Default.actions", false);
     }
@@ -733,6 +886,20 @@ File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  File x;
+  try {
+    read_File(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -752,6 +919,10 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
 namespace {
 File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -808,6 +979,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -815,7 +991,7 @@ const binschema::Format& format() {
       "baev", "BAEV: Binary Animation Event (CAS)", "1.0.0 (Tears of the Kingdom), 2.1.0 (Tomodachi Life)",
       {".baev"},
       std::string_view("BFFH", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

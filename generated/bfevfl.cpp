@@ -109,25 +109,43 @@ void place_File(WCtx& c, const File& x, uint64_t s);
 
 void read_ActorIdentifier(const R& r, uint64_t s, ActorIdentifier& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ActorIdentifier");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x8, "u64");
+    r.tr->leaf("sub_name", binschema::TraceKind::Pointer, s + 0x8, 0x8, "u64");
+  }
   uint64_t f_name = 0;
   uint64_t f_sub_name = 0;
   f_name = r.get<uint64_t>(s);
   if (r.slots) r.slots->push_back(s);
   f_sub_name = r.get<uint64_t>(s + 0x8);
   if (r.slots) r.slots->push_back(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     if (r.lay) r.lay->note(s, f_name);
     x.name = std::string(r.pascal16(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("sub_name", binschema::TraceKind::Target, 0);
   try {
     if (r.lay) r.lay->note(s + 0x8, f_sub_name);
     x.sub_name = std::string(r.pascal16(f_sub_name));
   } catch (DecodeError& e) { e.push_field("sub_name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
   r.need(s, 0x10);
   uint64_t o = s + 0x10;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ContainerItem");
+    r.tr->leaf("type", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x1, 0x1, "u8");
+    r.tr->leaf("count", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("padding4", binschema::TraceKind::Padding, s + 0x4, 0x4, "u32");
+    r.tr->leaf("dic", binschema::TraceKind::Padding, s + 0x8, 0x8, "u64");
+  }
   uint8_t f_type = 0;
   uint8_t f_padding = 0;
   uint16_t f_count = 0;
@@ -141,13 +159,16 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
   if (f_padding4 != 0) fail(s + 0x4, "padding4", "expected 0, found " + std::to_string(f_padding4));
   f_dic = r.get<uint64_t>(s + 0x8);
   if (f_dic != 0) fail(s + 0x8, "dic", "expected 0, found " + std::to_string(f_dic));
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x10, nullptr);
   switch (f_type) {
     case 0: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("argument");
       r.need(o, 0x8);
       if (r.slots) r.slots->push_back(s + 0x10);
       const uint64_t t = r.get<uint64_t>(s + 0x10);
       if (r.lay) r.lay->note(s + 0x10, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x10, 8, "u64"); r.tr->nodes.back().target = t; }
       try { v = std::string(r.pascal16(t)); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       o += 0x8;
@@ -155,6 +176,8 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
     }
     case 2: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("int");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x10, 0x4, "s32");
       r.need(o, 0x4);
       v = r.get<int32_t>(s + 0x10);
       o += 0x4;
@@ -162,6 +185,8 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
     }
     case 3: {
       auto& v = x.value.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("bool");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x10, 0x4, "bool32");
       r.need(o, 0x4);
       const auto raw = r.get<uint32_t>(s + 0x10);
       if (raw != 0 && raw != 0x80000001u) fail(s + 0x10, "value", "value " + hex(raw) + " is not a bool (0 or 0x80000001)");
@@ -171,6 +196,8 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
     }
     case 4: {
       auto& v = x.value.template emplace<3>();
+      if (r.tr) [[unlikely]] r.tr->type("float");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x10, 0x4, "f32");
       r.need(o, 0x4);
       v = r.get<float>(s + 0x10);
       o += 0x4;
@@ -178,10 +205,12 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
     }
     case 5: {
       auto& v = x.value.template emplace<4>();
+      if (r.tr) [[unlikely]] r.tr->type("string");
       r.need(o, 0x8);
       if (r.slots) r.slots->push_back(s + 0x10);
       const uint64_t t = r.get<uint64_t>(s + 0x10);
       if (r.lay) r.lay->note(s + 0x10, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x10, 8, "u64"); r.tr->nodes.back().target = t; }
       try { v = std::string(r.pascal16(t)); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       o += 0x8;
@@ -189,33 +218,40 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
     }
     case 7: {
       auto& v = x.value.template emplace<5>();
+      if (r.tr) [[unlikely]] r.tr->type("int_array");
       const uint64_t n = f_count;
       r.need_array(s + 0x10, n, 4);
       v.resize(n);
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Array, s + 0x10, n * 4, "s32");
       for (uint64_t i = 0; i < n; ++i) v[i] = r.get<int32_t>(s + 0x10 + i * 4);
       o += n * 4;
       break;
     }
     case 8: {
       auto& v = x.value.template emplace<6>();
+      if (r.tr) [[unlikely]] r.tr->type("bool_array");
       const uint64_t n = f_count;
       r.need_array(s + 0x10, n, 4);
       v.resize(n);
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Array, s + 0x10, n * 4, "u32");
       for (uint64_t i = 0; i < n; ++i) v[i] = r.get<uint32_t>(s + 0x10 + i * 4);
       o += n * 4;
       break;
     }
     case 9: {
       auto& v = x.value.template emplace<7>();
+      if (r.tr) [[unlikely]] r.tr->type("float_array");
       const uint64_t n = f_count;
       r.need_array(s + 0x10, n, 4);
       v.resize(n);
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Array, s + 0x10, n * 4, "f32");
       for (uint64_t i = 0; i < n; ++i) v[i] = r.get<float>(s + 0x10 + i * 4);
       o += n * 4;
       break;
     }
     case 10: {
       auto& v = x.value.template emplace<8>();
+      if (r.tr) [[unlikely]] r.tr->type("string_array");
       const uint64_t n = f_count;
       r.need_array(s + 0x10, n, 8);
       v.resize(n);
@@ -231,6 +267,7 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
     }
     case 12: {
       auto& v = x.value.template emplace<9>();
+      if (r.tr) [[unlikely]] r.tr->type("actor_identifier");
       r.need(o, 0x10);
       try { read_ActorIdentifier(r, s + 0x10, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
@@ -240,12 +277,22 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
     default:
       fail(s + 0x10, "value", "type " + std::to_string(f_type) + " is not a supported case (known: 0 argument, 2 int, 3 bool, 4 float, 5 string, 7 int_array, 8 bool_array, 9 float_array, 10 string_array, 12 actor_identifier)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Container(const R& r, uint64_t s, Container& x) {
   r.need(s, 0x10);
   uint64_t o = s + 0x10;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Container");
+    r.tr->leaf("kind", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x1, 0x1, "u8");
+    r.tr->leaf("item_count", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("padding4", binschema::TraceKind::Padding, s + 0x4, 0x4, "u32");
+    r.tr->leaf("dic", binschema::TraceKind::Pointer, s + 0x8, 0x8, "u64");
+  }
   uint8_t f_kind = 0;
   uint8_t f_padding = 0;
   uint16_t f_item_count = 0;
@@ -261,6 +308,7 @@ uint64_t read_Container(const R& r, uint64_t s, Container& x) {
   if (f_padding4 != 0) fail(s + 0x4, "padding4", "expected 0, found " + std::to_string(f_padding4));
   f_dic = r.get<uint64_t>(s + 0x8);
   if (r.slots) r.slots->push_back(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("items", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_item_count;
     r.need_array(o, n, 8);
@@ -275,6 +323,8 @@ uint64_t read_Container(const R& r, uint64_t s, Container& x) {
     }
     o += n * 8;
   } catch (DecodeError& e) { e.push_field("items"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("dic", binschema::TraceKind::Target, 0);
   try {
     if (f_dic == 0) throw DecodeError(s, "null dictionary pointer (in the struct at " + hex(s) + ")");
     const uint64_t t = f_dic;
@@ -282,6 +332,7 @@ uint64_t read_Container(const R& r, uint64_t s, Container& x) {
     if (r.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
     const uint64_t n = r.get<uint32_t>(t + 4);
     r.need_array(t + 8, n + 1, 0x10);
+    if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Dic, t, 8 + 0x10 * (n + 1), "dic");
     if (r.slots) r.slots->push_back(t + 8 + 8);
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
@@ -290,16 +341,31 @@ uint64_t read_Container(const R& r, uint64_t s, Container& x) {
     }
     binschema::check_dic(r, t, dic_dic);
   } catch (DecodeError& e) { e.push_field("dic"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   if (dic_dic.size() != x.items.size())
     fail(s, "dic", "the dictionary has " + std::to_string(dic_dic.size()) + " names for " + std::to_string(x.items.size()) + " elements of items");
   for (size_t i = 0; i < dic_dic.size(); ++i) {
     x.items[i].key = std::move(dic_dic[i]);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Actor(const R& r, uint64_t s, Actor& x) {
   r.need(s, 0x38);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Actor");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x8, "u64");
+    r.tr->leaf("sub_name", binschema::TraceKind::Pointer, s + 0x8, 0x8, "u64");
+    r.tr->leaf("argument_name", binschema::TraceKind::Pointer, s + 0x10, 0x8, "u64");
+    r.tr->leaf("actions", binschema::TraceKind::Pointer, s + 0x18, 0x8, "u64");
+    r.tr->leaf("queries", binschema::TraceKind::Pointer, s + 0x20, 0x8, "u64");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x28, 0x8, "u64");
+    r.tr->leaf("action_count", binschema::TraceKind::Number, s + 0x30, 0x2, "u16");
+    r.tr->leaf("query_count", binschema::TraceKind::Number, s + 0x32, 0x2, "u16");
+    r.tr->leaf("entry_point_index", binschema::TraceKind::Number, s + 0x34, 0x2, "u16");
+    r.tr->leaf("concurrent_clips", binschema::TraceKind::Number, s + 0x36, 0x2, "u16");
+  }
   uint64_t f_name = 0;
   uint64_t f_sub_name = 0;
   uint64_t f_argument_name = 0;
@@ -328,15 +394,22 @@ void read_Actor(const R& r, uint64_t s, Actor& x) {
   x.entry_point_index = f_entry_point_index;
   f_concurrent_clips = r.get<uint16_t>(s + 0x36);
   x.concurrent_clips = f_concurrent_clips;
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("sub_name", binschema::TraceKind::Target, 0);
   try {
     x.sub_name = std::string(r.str_strings(f_sub_name));
   } catch (DecodeError& e) { e.push_field("sub_name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("argument_name", binschema::TraceKind::Target, 0);
   try {
     x.argument_name = std::string(r.str_strings(f_argument_name));
   } catch (DecodeError& e) { e.push_field("argument_name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("actions", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_action_count;
     if (n == 0 && f_actions != 0 && r.lay) r.lay->note(s + 0x18, f_actions);
@@ -347,13 +420,17 @@ void read_Actor(const R& r, uint64_t s, Actor& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.actions.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u64");
       for (uint64_t i = 0; i < n; ++i) {
         if (r.slots) r.slots->push_back(t + i * 0x8);
         try { x.actions[i] = std::string(r.str_strings(r.get<uint64_t>(t + i * 0x8))); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x8);
     }
   } catch (DecodeError& e) { e.push_field("actions"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("queries", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_query_count;
     if (n == 0 && f_queries != 0 && r.lay) r.lay->note(s + 0x20, f_queries);
@@ -364,13 +441,17 @@ void read_Actor(const R& r, uint64_t s, Actor& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.queries.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u64");
       for (uint64_t i = 0; i < n; ++i) {
         if (r.slots) r.slots->push_back(t + i * 0x8);
         try { x.queries[i] = std::string(r.str_strings(r.get<uint64_t>(t + i * 0x8))); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x8);
     }
   } catch (DecodeError& e) { e.push_field("queries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -379,10 +460,21 @@ void read_Actor(const R& r, uint64_t s, Actor& x) {
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x38);
 }
 
 void read_ActionEvent(const R& r, uint64_t s, ActionEvent& x) {
   r.need(s, 0x1e);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ActionEvent");
+    r.tr->leaf("next", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("actor", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("action", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x6, 0x8, "u64");
+    r.tr->leaf("unused18", binschema::TraceKind::Padding, s + 0xe, 0x8, "u64");
+    r.tr->leaf("unused20", binschema::TraceKind::Padding, s + 0x16, 0x8, "u64");
+  }
   uint16_t f_next = 0;
   uint16_t f_actor = 0;
   uint16_t f_action = 0;
@@ -401,6 +493,7 @@ void read_ActionEvent(const R& r, uint64_t s, ActionEvent& x) {
   if (f_unused18 != 0) fail(s + 0xe, "unused18", "expected 0, found " + std::to_string(f_unused18));
   f_unused20 = r.get<uint64_t>(s + 0x16);
   if (f_unused20 != 0) fail(s + 0x16, "unused20", "expected 0, found " + std::to_string(f_unused20));
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -409,10 +502,18 @@ void read_ActionEvent(const R& r, uint64_t s, ActionEvent& x) {
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x1e);
 }
 
 void read_SwitchCase(const R& r, uint64_t s, SwitchCase& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SwitchCase");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("event", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x6, 0x2, "u16");
+  }
   uint32_t f_value = 0;
   uint16_t f_event = 0;
   uint16_t f_padding = 0;
@@ -422,10 +523,20 @@ void read_SwitchCase(const R& r, uint64_t s, SwitchCase& x) {
   x.event = f_event;
   f_padding = r.get<uint16_t>(s + 0x6);
   if (f_padding != 0) fail(s + 0x6, "padding", "expected 0, found " + std::to_string(f_padding));
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_SwitchEvent(const R& r, uint64_t s, SwitchEvent& x) {
   r.need(s, 0x1e);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SwitchEvent");
+    r.tr->leaf("case_count", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("actor", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("query", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x6, 0x8, "u64");
+    r.tr->leaf("cases", binschema::TraceKind::Pointer, s + 0xe, 0x8, "u64");
+    r.tr->leaf("unused20", binschema::TraceKind::Padding, s + 0x16, 0x8, "u64");
+  }
   uint16_t f_case_count = 0;
   uint16_t f_actor = 0;
   uint16_t f_query = 0;
@@ -443,6 +554,7 @@ void read_SwitchEvent(const R& r, uint64_t s, SwitchEvent& x) {
   if (r.slots) r.slots->push_back(s + 0xe);
   f_unused20 = r.get<uint64_t>(s + 0x16);
   if (f_unused20 != 0) fail(s + 0x16, "unused20", "expected 0, found " + std::to_string(f_unused20));
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -451,6 +563,8 @@ void read_SwitchEvent(const R& r, uint64_t s, SwitchEvent& x) {
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("cases", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_case_count;
     if (n == 0 && f_cases != 0 && r.lay) r.lay->note(s + 0xe, f_cases);
@@ -461,16 +575,29 @@ void read_SwitchEvent(const R& r, uint64_t s, SwitchEvent& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.cases.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_SwitchCase(r, t + i * 0x8, x.cases[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x8);
     }
   } catch (DecodeError& e) { e.push_field("cases"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x1e);
 }
 
 void read_ForkEvent(const R& r, uint64_t s, ForkEvent& x) {
   r.need(s, 0x1e);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "ForkEvent");
+    r.tr->leaf("fork_count", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("join", binschema::TraceKind::Number, s + 0x2, 0x2, "u16");
+    r.tr->leaf("unused0e", binschema::TraceKind::Padding, s + 0x4, 0x2, "u16");
+    r.tr->leaf("forks", binschema::TraceKind::Pointer, s + 0x6, 0x8, "u64");
+    r.tr->leaf("unused18", binschema::TraceKind::Padding, s + 0xe, 0x8, "u64");
+    r.tr->leaf("unused20", binschema::TraceKind::Padding, s + 0x16, 0x8, "u64");
+  }
   uint16_t f_fork_count = 0;
   uint16_t f_join = 0;
   uint16_t f_unused0e = 0;
@@ -488,6 +615,7 @@ void read_ForkEvent(const R& r, uint64_t s, ForkEvent& x) {
   if (f_unused18 != 0) fail(s + 0xe, "unused18", "expected 0, found " + std::to_string(f_unused18));
   f_unused20 = r.get<uint64_t>(s + 0x16);
   if (f_unused20 != 0) fail(s + 0x16, "unused20", "expected 0, found " + std::to_string(f_unused20));
+  if (r.tr) [[unlikely]] r.tr->open("forks", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_fork_count;
     if (n != 0) {
@@ -497,13 +625,26 @@ void read_ForkEvent(const R& r, uint64_t s, ForkEvent& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x2);
       x.forks.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u16");
       for (uint64_t i = 0; i < n; ++i) x.forks[i] = r.get<uint16_t>(t + i * 0x2);
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x2);
     }
   } catch (DecodeError& e) { e.push_field("forks"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x1e);
 }
 
 void read_JoinEvent(const R& r, uint64_t s, JoinEvent& x) {
   r.need(s, 0x1e);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "JoinEvent");
+    r.tr->leaf("next", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("unused0c", binschema::TraceKind::Padding, s + 0x2, 0x2, "u16");
+    r.tr->leaf("unused0e", binschema::TraceKind::Padding, s + 0x4, 0x2, "u16");
+    r.tr->leaf("unused10", binschema::TraceKind::Padding, s + 0x6, 0x8, "u64");
+    r.tr->leaf("unused18", binschema::TraceKind::Padding, s + 0xe, 0x8, "u64");
+    r.tr->leaf("unused20", binschema::TraceKind::Padding, s + 0x16, 0x8, "u64");
+  }
   uint16_t f_next = 0;
   uint16_t f_unused0c = 0;
   uint16_t f_unused0e = 0;
@@ -522,10 +663,20 @@ void read_JoinEvent(const R& r, uint64_t s, JoinEvent& x) {
   if (f_unused18 != 0) fail(s + 0xe, "unused18", "expected 0, found " + std::to_string(f_unused18));
   f_unused20 = r.get<uint64_t>(s + 0x16);
   if (f_unused20 != 0) fail(s + 0x16, "unused20", "expected 0, found " + std::to_string(f_unused20));
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x1e);
 }
 
 void read_SubFlowEvent(const R& r, uint64_t s, SubFlowEvent& x) {
   r.need(s, 0x1e);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SubFlowEvent");
+    r.tr->leaf("next", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("unused0c", binschema::TraceKind::Padding, s + 0x2, 0x2, "u16");
+    r.tr->leaf("unused0e", binschema::TraceKind::Padding, s + 0x4, 0x2, "u16");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x6, 0x8, "u64");
+    r.tr->leaf("flowchart", binschema::TraceKind::Pointer, s + 0xe, 0x8, "u64");
+    r.tr->leaf("entry_point", binschema::TraceKind::Pointer, s + 0x16, 0x8, "u64");
+  }
   uint16_t f_next = 0;
   uint16_t f_unused0c = 0;
   uint16_t f_unused0e = 0;
@@ -544,6 +695,7 @@ void read_SubFlowEvent(const R& r, uint64_t s, SubFlowEvent& x) {
   if (r.slots) r.slots->push_back(s + 0xe);
   f_entry_point = r.get<uint64_t>(s + 0x16);
   if (r.slots) r.slots->push_back(s + 0x16);
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -552,16 +704,28 @@ void read_SubFlowEvent(const R& r, uint64_t s, SubFlowEvent& x) {
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("flowchart", binschema::TraceKind::Target, 0);
   try {
     x.flowchart = std::string(r.str_strings(f_flowchart));
   } catch (DecodeError& e) { e.push_field("flowchart"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("entry_point", binschema::TraceKind::Target, 0);
   try {
     x.entry_point = std::string(r.str_strings(f_entry_point));
   } catch (DecodeError& e) { e.push_field("entry_point"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x1e);
 }
 
 void read_Event(const R& r, uint64_t s, Event& x) {
   r.need(s, 0x28);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Event");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x8, "u64");
+    r.tr->leaf("type", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x9, 0x1, "u8");
+  }
   uint64_t f_name = 0;
   uint8_t f_type = 0;
   uint8_t f_padding = 0;
@@ -570,33 +734,39 @@ void read_Event(const R& r, uint64_t s, Event& x) {
   f_type = r.get<uint8_t>(s + 0x8);
   f_padding = r.get<uint8_t>(s + 0x9);
   if (f_padding != 0) fail(s + 0x9, "padding", "expected 0, found " + std::to_string(f_padding));
+  if (r.tr) [[unlikely]] r.tr->open("data", binschema::TraceKind::Union, s + 0xa, nullptr);
   switch (f_type) {
     case 0: {
       auto& v = x.data.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("action");
       try { read_ActionEvent(r, s + 0xa, v); }
       catch (DecodeError& e) { e.push_field("data"); throw; }
       break;
     }
     case 1: {
       auto& v = x.data.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("switch");
       try { read_SwitchEvent(r, s + 0xa, v); }
       catch (DecodeError& e) { e.push_field("data"); throw; }
       break;
     }
     case 2: {
       auto& v = x.data.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("fork");
       try { read_ForkEvent(r, s + 0xa, v); }
       catch (DecodeError& e) { e.push_field("data"); throw; }
       break;
     }
     case 3: {
       auto& v = x.data.template emplace<3>();
+      if (r.tr) [[unlikely]] r.tr->type("join");
       try { read_JoinEvent(r, s + 0xa, v); }
       catch (DecodeError& e) { e.push_field("data"); throw; }
       break;
     }
     case 4: {
       auto& v = x.data.template emplace<4>();
+      if (r.tr) [[unlikely]] r.tr->type("sub_flow");
       try { read_SubFlowEvent(r, s + 0xa, v); }
       catch (DecodeError& e) { e.push_field("data"); throw; }
       break;
@@ -604,13 +774,27 @@ void read_Event(const R& r, uint64_t s, Event& x) {
     default:
       fail(s + 0xa, "data", "type " + std::to_string(f_type) + " is not a supported case (known: 0 action, 1 switch, 2 fork, 3 join, 4 sub_flow)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xa + 0x1e);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x28);
 }
 
 void read_EntryPoint(const R& r, uint64_t s, EntryPoint& x) {
   r.need(s, 0x20);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "EntryPoint");
+    r.tr->leaf("sub_flow_events", binschema::TraceKind::Pointer, s, 0x8, "u64");
+    r.tr->leaf("variable_dic", binschema::TraceKind::Padding, s + 0x8, 0x8, "u64");
+    r.tr->leaf("variable_defs", binschema::TraceKind::Number, s + 0x10, 0x8, "u64");
+    r.tr->leaf("sub_flow_count", binschema::TraceKind::Number, s + 0x18, 0x2, "u16");
+    r.tr->leaf("variable_def_count", binschema::TraceKind::Padding, s + 0x1a, 0x2, "u16");
+    r.tr->leaf("main_event", binschema::TraceKind::Number, s + 0x1c, 0x2, "u16");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x1e, 0x2, "u16");
+  }
   uint64_t f_sub_flow_events = 0;
   uint64_t f_variable_dic = 0;
   [[maybe_unused]] uint64_t f_variable_defs = 0;
@@ -631,6 +815,7 @@ void read_EntryPoint(const R& r, uint64_t s, EntryPoint& x) {
   x.main_event = f_main_event;
   f_padding = r.get<uint16_t>(s + 0x1e);
   if (f_padding != 0) fail(s + 0x1e, "padding", "expected 0, found " + std::to_string(f_padding));
+  if (r.tr) [[unlikely]] r.tr->open("sub_flow_events", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_sub_flow_count;
     if (n == 0 && f_sub_flow_events != 0 && r.lay) r.lay->note(s, f_sub_flow_events);
@@ -641,13 +826,37 @@ void read_EntryPoint(const R& r, uint64_t s, EntryPoint& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x2);
       x.sub_flow_events.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u16");
       for (uint64_t i = 0; i < n; ++i) x.sub_flow_events[i] = r.get<uint16_t>(t + i * 0x2);
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x2);
     }
   } catch (DecodeError& e) { e.push_field("sub_flow_events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x20);
 }
 
 void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
   r.need(s, 0x48);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Flowchart");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("string_pool_offset", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("unknown8", binschema::TraceKind::Padding, s + 0x8, 0x4, "u32");
+    r.tr->leaf("unknownc", binschema::TraceKind::Padding, s + 0xc, 0x4, "u32");
+    r.tr->leaf("actor_count", binschema::TraceKind::Number, s + 0x10, 0x2, "u16");
+    r.tr->leaf("action_count", binschema::TraceKind::Number, s + 0x12, 0x2, "u16");
+    r.tr->leaf("query_count", binschema::TraceKind::Number, s + 0x14, 0x2, "u16");
+    r.tr->leaf("event_count", binschema::TraceKind::Number, s + 0x16, 0x2, "u16");
+    r.tr->leaf("entry_point_count", binschema::TraceKind::Number, s + 0x18, 0x2, "u16");
+    r.tr->leaf("unknown1a", binschema::TraceKind::Padding, s + 0x1a, 0x2, "u16");
+    r.tr->leaf("unknown1c", binschema::TraceKind::Padding, s + 0x1c, 0x2, "u16");
+    r.tr->leaf("unknown1e", binschema::TraceKind::Padding, s + 0x1e, 0x2, "u16");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s + 0x20, 0x8, "u64");
+    r.tr->leaf("actors", binschema::TraceKind::Pointer, s + 0x28, 0x8, "u64");
+    r.tr->leaf("events", binschema::TraceKind::Pointer, s + 0x30, 0x8, "u64");
+    r.tr->leaf("entry_point_dic", binschema::TraceKind::Pointer, s + 0x38, 0x8, "u64");
+    r.tr->leaf("entry_points", binschema::TraceKind::Pointer, s + 0x40, 0x8, "u64");
+  }
   [[maybe_unused]] uint32_t f_string_pool_offset = 0;
   uint32_t f_unknown8 = 0;
   uint32_t f_unknownc = 0;
@@ -693,9 +902,12 @@ void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
   if (r.slots) r.slots->push_back(s + 0x38);
   f_entry_points = r.get<uint64_t>(s + 0x40);
   if (r.slots) r.slots->push_back(s + 0x40);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("actors", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_actor_count;
     if (n == 0 && f_actors != 0 && r.lay) r.lay->note(s + 0x28, f_actors);
@@ -706,12 +918,16 @@ void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x38);
       x.actors.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Actor(r, t + i * 0x38, x.actors[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x38);
     }
   } catch (DecodeError& e) { e.push_field("actors"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("events", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_event_count;
     if (n == 0 && f_events != 0 && r.lay) r.lay->note(s + 0x30, f_events);
@@ -722,12 +938,16 @@ void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x28);
       x.events.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Event(r, t + i * 0x28, x.events[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x28);
     }
   } catch (DecodeError& e) { e.push_field("events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("entry_point_dic", binschema::TraceKind::Target, 0);
   try {
     if (f_entry_point_dic == 0) throw DecodeError(s, "null dictionary pointer (in the struct at " + hex(s) + ")");
     const uint64_t t = f_entry_point_dic;
@@ -735,6 +955,7 @@ void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
     if (r.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
     const uint64_t n = r.get<uint32_t>(t + 4);
     r.need_array(t + 8, n + 1, 0x10);
+    if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Dic, t, 8 + 0x10 * (n + 1), "dic");
     if (r.slots) r.slots->push_back(t + 8 + 8);
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
@@ -743,6 +964,8 @@ void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
     }
     binschema::check_dic(r, t, dic_entry_point_dic);
   } catch (DecodeError& e) { e.push_field("entry_point_dic"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("entry_points", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_entry_point_count;
     if (n == 0 && f_entry_points != 0 && r.lay) r.lay->note(s + 0x40, f_entry_points);
@@ -753,21 +976,36 @@ void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x20);
       x.entry_points.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_EntryPoint(r, t + i * 0x20, x.entry_points[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x20);
     }
   } catch (DecodeError& e) { e.push_field("entry_points"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   if (dic_entry_point_dic.size() != x.entry_points.size())
     fail(s, "entry_point_dic", "the dictionary has " + std::to_string(dic_entry_point_dic.size()) + " names for " + std::to_string(x.entry_points.size()) + " elements of entry_points");
   for (size_t i = 0; i < dic_entry_point_dic.size(); ++i) {
     x.entry_points[i].name = std::move(dic_entry_point_dic[i]);
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x48);
 }
 
 void read_Clip(const R& r, uint64_t s, Clip& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Clip");
+    r.tr->leaf("start", binschema::TraceKind::Number, s, 0x4, "f32");
+    r.tr->leaf("duration", binschema::TraceKind::Number, s + 0x4, 0x4, "f32");
+    r.tr->leaf("actor", binschema::TraceKind::Number, s + 0x8, 0x2, "u16");
+    r.tr->leaf("action", binschema::TraceKind::Number, s + 0xa, 0x2, "u16");
+    r.tr->leaf("slot", binschema::TraceKind::Number, s + 0xc, 0x1, "u8");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0xd, 0x1, "u8");
+    r.tr->leaf("padding2", binschema::TraceKind::Padding, s + 0xe, 0x2, "u16");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x10, 0x8, "u64");
+  }
   float f_start = 0;
   float f_duration = 0;
   uint16_t f_actor = 0;
@@ -792,6 +1030,7 @@ void read_Clip(const R& r, uint64_t s, Clip& x) {
   if (f_padding2 != 0) fail(s + 0xe, "padding2", "expected 0, found " + std::to_string(f_padding2));
   f_params = r.get<uint64_t>(s + 0x10);
   if (r.slots) r.slots->push_back(s + 0x10);
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -800,10 +1039,20 @@ void read_Clip(const R& r, uint64_t s, Clip& x) {
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 void read_Oneshot(const R& r, uint64_t s, Oneshot& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Oneshot");
+    r.tr->leaf("time", binschema::TraceKind::Number, s, 0x4, "f32");
+    r.tr->leaf("actor", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("action", binschema::TraceKind::Number, s + 0x6, 0x2, "u16");
+    r.tr->leaf("unused08", binschema::TraceKind::Padding, s + 0x8, 0x8, "u64");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x10, 0x8, "u64");
+  }
   float f_time = 0;
   uint16_t f_actor = 0;
   uint16_t f_action = 0;
@@ -819,6 +1068,7 @@ void read_Oneshot(const R& r, uint64_t s, Oneshot& x) {
   if (f_unused08 != 0) fail(s + 0x8, "unused08", "expected 0, found " + std::to_string(f_unused08));
   f_params = r.get<uint64_t>(s + 0x10);
   if (r.slots) r.slots->push_back(s + 0x10);
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -827,10 +1077,18 @@ void read_Oneshot(const R& r, uint64_t s, Oneshot& x) {
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 void read_Trigger(const R& r, uint64_t s, Trigger& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Trigger");
+    r.tr->leaf("clip", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("kind", binschema::TraceKind::Number, s + 0x2, 0x1, "u8");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x3, 0x1, "u8");
+  }
   uint16_t f_clip = 0;
   uint8_t f_kind = 0;
   uint8_t f_padding = 0;
@@ -840,20 +1098,35 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
   x.kind = f_kind;
   f_padding = r.get<uint8_t>(s + 0x3);
   if (f_padding != 0) fail(s + 0x3, "padding", "expected 0, found " + std::to_string(f_padding));
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 void read_Subtimeline(const R& r, uint64_t s, Subtimeline& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Subtimeline");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x8, "u64");
+  }
   uint64_t f_name = 0;
   f_name = r.get<uint64_t>(s);
   if (r.slots) r.slots->push_back(s);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_Cut(const R& r, uint64_t s, Cut& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Cut");
+    r.tr->leaf("start", binschema::TraceKind::Number, s, 0x4, "f32");
+    r.tr->leaf("unknown", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s + 0x8, 0x8, "u64");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x10, 0x8, "u64");
+  }
   float f_start = 0;
   uint32_t f_unknown = 0;
   uint64_t f_name = 0;
@@ -866,9 +1139,12 @@ void read_Cut(const R& r, uint64_t s, Cut& x) {
   if (r.slots) r.slots->push_back(s + 0x8);
   f_params = r.get<uint64_t>(s + 0x10);
   if (r.slots) r.slots->push_back(s + 0x10);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -877,10 +1153,34 @@ void read_Cut(const R& r, uint64_t s, Cut& x) {
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 void read_Timeline(const R& r, uint64_t s, Timeline& x) {
   r.need(s, 0x60);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Timeline");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("string_pool_offset", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("unknown8", binschema::TraceKind::Padding, s + 0x8, 0x4, "u32");
+    r.tr->leaf("unknownc", binschema::TraceKind::Padding, s + 0xc, 0x4, "u32");
+    r.tr->leaf("duration", binschema::TraceKind::Number, s + 0x10, 0x4, "f32");
+    r.tr->leaf("actor_count", binschema::TraceKind::Number, s + 0x14, 0x2, "u16");
+    r.tr->leaf("action_count", binschema::TraceKind::Number, s + 0x16, 0x2, "u16");
+    r.tr->leaf("clip_count", binschema::TraceKind::Number, s + 0x18, 0x2, "u16");
+    r.tr->leaf("oneshot_count", binschema::TraceKind::Number, s + 0x1a, 0x2, "u16");
+    r.tr->leaf("subtimeline_count", binschema::TraceKind::Number, s + 0x1c, 0x2, "u16");
+    r.tr->leaf("cut_count", binschema::TraceKind::Number, s + 0x1e, 0x2, "u16");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s + 0x20, 0x8, "u64");
+    r.tr->leaf("actors", binschema::TraceKind::Pointer, s + 0x28, 0x8, "u64");
+    r.tr->leaf("clips", binschema::TraceKind::Pointer, s + 0x30, 0x8, "u64");
+    r.tr->leaf("oneshots", binschema::TraceKind::Pointer, s + 0x38, 0x8, "u64");
+    r.tr->leaf("triggers", binschema::TraceKind::Pointer, s + 0x40, 0x8, "u64");
+    r.tr->leaf("subtimelines", binschema::TraceKind::Pointer, s + 0x48, 0x8, "u64");
+    r.tr->leaf("cuts", binschema::TraceKind::Pointer, s + 0x50, 0x8, "u64");
+    r.tr->leaf("params", binschema::TraceKind::Pointer, s + 0x58, 0x8, "u64");
+  }
   [[maybe_unused]] uint32_t f_string_pool_offset = 0;
   uint32_t f_unknown8 = 0;
   uint32_t f_unknownc = 0;
@@ -930,9 +1230,12 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
   if (r.slots) r.slots->push_back(s + 0x50);
   f_params = r.get<uint64_t>(s + 0x58);
   if (r.slots) r.slots->push_back(s + 0x58);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("actors", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_actor_count;
     if (n == 0 && f_actors != 0 && r.lay) r.lay->note(s + 0x28, f_actors);
@@ -943,12 +1246,16 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x38);
       x.actors.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Actor(r, t + i * 0x38, x.actors[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x38);
     }
   } catch (DecodeError& e) { e.push_field("actors"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("clips", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_clip_count;
     if (n == 0 && f_clips != 0 && r.lay) r.lay->note(s + 0x30, f_clips);
@@ -959,12 +1266,16 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.clips.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Clip(r, t + i * 0x18, x.clips[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("clips"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("oneshots", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_oneshot_count;
     if (n == 0 && f_oneshots != 0 && r.lay) r.lay->note(s + 0x38, f_oneshots);
@@ -975,12 +1286,16 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.oneshots.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Oneshot(r, t + i * 0x18, x.oneshots[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("oneshots"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("triggers", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = (f_clip_count * 2);
     if (n == 0 && f_triggers != 0 && r.lay) r.lay->note(s + 0x40, f_triggers);
@@ -991,12 +1306,16 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.triggers.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Trigger(r, t + i * 0x4, x.triggers[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x4);
     }
   } catch (DecodeError& e) { e.push_field("triggers"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("subtimelines", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_subtimeline_count;
     if (n == 0 && f_subtimelines != 0 && r.lay) r.lay->note(s + 0x48, f_subtimelines);
@@ -1007,12 +1326,16 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.subtimelines.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Subtimeline(r, t + i * 0x8, x.subtimelines[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x8);
     }
   } catch (DecodeError& e) { e.push_field("subtimelines"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("cuts", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_cut_count;
     if (n == 0 && f_cuts != 0 && r.lay) r.lay->note(s + 0x50, f_cuts);
@@ -1023,12 +1346,16 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.cuts.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Cut(r, t + i * 0x18, x.cuts[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("cuts"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("params", binschema::TraceKind::Target, 0);
   try {
     if (f_params == 0) x.params.reset();
     else {
@@ -1037,10 +1364,34 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
       read_Container(r, f_params, x.params.emplace());
     }
   } catch (DecodeError& e) { e.push_field("params"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x60);
 }
 
 void read_File(const R& r, uint64_t s, File& x) {
   r.need(s, 0x48);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "File");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x8, "char");
+    r.tr->leaf("version", binschema::TraceKind::Number, s + 0x8, 0x2, "u16");
+    r.tr->leaf("unknown_a", binschema::TraceKind::Padding, s + 0xa, 0x1, "u8");
+    r.tr->leaf("unknown_b", binschema::TraceKind::Number, s + 0xb, 0x1, "u8");
+    r.tr->leaf("byte_order_mark", binschema::TraceKind::Number, s + 0xc, 0x2, "u16");
+    r.tr->leaf("alignment", binschema::TraceKind::Number, s + 0xe, 0x1, "u8");
+    r.tr->leaf("unknown_f", binschema::TraceKind::Number, s + 0xf, 0x1, "u8");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s + 0x10, 0x4, "u32");
+    r.tr->leaf("is_relocated", binschema::TraceKind::Padding, s + 0x14, 0x2, "u16");
+    r.tr->leaf("first_block_offset", binschema::TraceKind::Number, s + 0x16, 0x2, "u16");
+    r.tr->leaf("relocation_table_offset", binschema::TraceKind::Number, s + 0x18, 0x4, "u32");
+    r.tr->leaf("file_size", binschema::TraceKind::Number, s + 0x1c, 0x4, "u32");
+    r.tr->leaf("flowchart_count", binschema::TraceKind::Number, s + 0x20, 0x2, "u16");
+    r.tr->leaf("timeline_count", binschema::TraceKind::Number, s + 0x22, 0x2, "u16");
+    r.tr->leaf("padding", binschema::TraceKind::Padding, s + 0x24, 0x4, "u32");
+    r.tr->leaf("flowcharts", binschema::TraceKind::Pointer, s + 0x28, 0x8, "u64");
+    r.tr->leaf("flowchart_dic", binschema::TraceKind::Pointer, s + 0x30, 0x8, "u64");
+    r.tr->leaf("timelines", binschema::TraceKind::Pointer, s + 0x38, 0x8, "u64");
+    r.tr->leaf("timeline_dic", binschema::TraceKind::Pointer, s + 0x40, 0x8, "u64");
+  }
   uint16_t f_version = 0;
   uint8_t f_unknown_a = 0;
   uint8_t f_unknown_b = 0;
@@ -1094,9 +1445,12 @@ void read_File(const R& r, uint64_t s, File& x) {
   if (r.slots) r.slots->push_back(s + 0x38);
   f_timeline_dic = r.get<uint64_t>(s + 0x40);
   if (r.slots) r.slots->push_back(s + 0x40);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.chars_strings(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("flowcharts", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_flowchart_count;
     if (n == 0 && f_flowcharts != 0 && r.lay) r.lay->note(s + 0x28, f_flowcharts);
@@ -1107,6 +1461,7 @@ void read_File(const R& r, uint64_t s, File& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.flowcharts.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u64");
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint64_t>(t + i * 0x8);
         if (r.slots) r.slots->push_back(t + i * 0x8);
@@ -1116,8 +1471,11 @@ void read_File(const R& r, uint64_t s, File& x) {
           read_Flowchart(r, e, x.flowcharts[i]);
         } catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x8);
     }
   } catch (DecodeError& e) { e.push_field("flowcharts"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("flowchart_dic", binschema::TraceKind::Target, 0);
   try {
     if (f_flowchart_dic == 0) throw DecodeError(s, "null dictionary pointer (in the struct at " + hex(s) + ")");
     const uint64_t t = f_flowchart_dic;
@@ -1125,6 +1483,7 @@ void read_File(const R& r, uint64_t s, File& x) {
     if (r.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
     const uint64_t n = r.get<uint32_t>(t + 4);
     r.need_array(t + 8, n + 1, 0x10);
+    if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Dic, t, 8 + 0x10 * (n + 1), "dic");
     if (r.slots) r.slots->push_back(t + 8 + 8);
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
@@ -1133,6 +1492,8 @@ void read_File(const R& r, uint64_t s, File& x) {
     }
     binschema::check_dic(r, t, dic_flowchart_dic);
   } catch (DecodeError& e) { e.push_field("flowchart_dic"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("timelines", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_timeline_count;
     if (n == 0 && f_timelines != 0 && r.lay) r.lay->note(s + 0x38, f_timelines);
@@ -1143,6 +1504,7 @@ void read_File(const R& r, uint64_t s, File& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x8);
       x.timelines.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u64");
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = r.get<uint64_t>(t + i * 0x8);
         if (r.slots) r.slots->push_back(t + i * 0x8);
@@ -1152,8 +1514,11 @@ void read_File(const R& r, uint64_t s, File& x) {
           read_Timeline(r, e, x.timelines[i]);
         } catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x8);
     }
   } catch (DecodeError& e) { e.push_field("timelines"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("timeline_dic", binschema::TraceKind::Target, 0);
   try {
     if (f_timeline_dic == 0) throw DecodeError(s, "null dictionary pointer (in the struct at " + hex(s) + ")");
     const uint64_t t = f_timeline_dic;
@@ -1161,6 +1526,7 @@ void read_File(const R& r, uint64_t s, File& x) {
     if (r.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
     const uint64_t n = r.get<uint32_t>(t + 4);
     r.need_array(t + 8, n + 1, 0x10);
+    if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Dic, t, 8 + 0x10 * (n + 1), "dic");
     if (r.slots) r.slots->push_back(t + 8 + 8);
     for (uint64_t i = 1; i <= n; ++i) {
       const uint64_t name = r.get<uint64_t>(t + 8 + 0x10 * i + 8);
@@ -1169,6 +1535,7 @@ void read_File(const R& r, uint64_t s, File& x) {
     }
     binschema::check_dic(r, t, dic_timeline_dic);
   } catch (DecodeError& e) { e.push_field("timeline_dic"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   if (dic_flowchart_dic.size() != x.flowcharts.size())
     fail(s, "flowchart_dic", "the dictionary has " + std::to_string(dic_flowchart_dic.size()) + " names for " + std::to_string(x.flowcharts.size()) + " elements of flowcharts");
   for (size_t i = 0; i < dic_flowchart_dic.size(); ++i) {
@@ -1181,6 +1548,7 @@ void read_File(const R& r, uint64_t s, File& x) {
     if (x.timelines[i].name != dic_timeline_dic[i])
       fail(s, "timeline_dic", "dictionary name '" + dic_timeline_dic[i] + "' differs from the element's name '" + x.timelines[i].name + "'");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x48);
 }
 
 void put_ActorIdentifier([[maybe_unused]] WCtx& c, [[maybe_unused]] uint64_t s, [[maybe_unused]] const ActorIdentifier& x) {
@@ -1539,18 +1907,20 @@ void place_Actor(WCtx& c, const Actor& x, uint64_t s) {
   c.w.align(8);
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x28, 0, 8, 8, 0, "Actor.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x28, binschema::kUnknownSize, 8, 8, 0, "Actor.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
   c.w.align(8);
   {  // actions
     const uint64_t n = x.actions.size();
     if (n != 0) {
-      c.w.place_target(s + 0x18, n * 8, 8, 8, 0, "Actor.actions");
-      const uint64_t a = c.w.reserve(n * 8);
-      for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.actions[i], a + i * 8, 8, false, true);
+      if (const uint64_t t = c.w.place_shared(s + 0x18, n * 8, 8, 8, 0, "Actor.actions", x.actions); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 8);
+        for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.actions[i], a + i * 8, 8, false, true);
+      }
     } else {
       c.w.empty_target(s + 0x18, 8, "Actor.actions", true);
     }
@@ -1559,9 +1929,10 @@ void place_Actor(WCtx& c, const Actor& x, uint64_t s) {
   {  // queries
     const uint64_t n = x.queries.size();
     if (n != 0) {
-      c.w.place_target(s + 0x20, n * 8, 8, 8, 0, "Actor.queries");
-      const uint64_t a = c.w.reserve(n * 8);
-      for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.queries[i], a + i * 8, 8, false, true);
+      if (const uint64_t t = c.w.place_shared(s + 0x20, n * 8, 8, 8, 0, "Actor.queries", x.queries); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 8);
+        for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.queries[i], a + i * 8, 8, false, true);
+      }
     } else {
       c.w.empty_target(s + 0x20, 8, "Actor.queries", true);
     }
@@ -1572,9 +1943,10 @@ void place_ActionEvent(WCtx& c, const ActionEvent& x, uint64_t s) {
   c.w.align(8);
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x6, 0, 8, 8, 0, "ActionEvent.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x6, binschema::kUnknownSize, 8, 8, 0, "ActionEvent.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
 }
@@ -1584,18 +1956,21 @@ void place_SwitchEvent(WCtx& c, const SwitchEvent& x, uint64_t s) {
   {  // cases
     const uint64_t n = x.cases.size();
     if (n != 0) {
-      c.w.place_target(s + 0xe, n * 0x8, 4, 8, 0, "SwitchEvent.cases");
-      const uint64_t a = c.w.reserve(n * 0x8);
-      for (uint64_t i = 0; i < n; ++i) put_SwitchCase(c, a + i * 0x8, x.cases[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0xe, n * 0x8, 4, 8, 0, "SwitchEvent.cases", x.cases); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x8);
+        for (uint64_t i = 0; i < n; ++i) put_SwitchCase(c, a + i * 0x8, x.cases[i]);
+        c.w.leaf_done(t);
+      }
     } else {
       c.w.empty_target(s + 0xe, 8, "SwitchEvent.cases", true);
     }
   }
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x6, 0, 8, 8, 0, "SwitchEvent.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x6, binschema::kUnknownSize, 8, 8, 0, "SwitchEvent.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
 }
@@ -1605,9 +1980,11 @@ void place_ForkEvent(WCtx& c, const ForkEvent& x, uint64_t s) {
   {  // forks
     const uint64_t n = x.forks.size();
     {
-      c.w.place_target(s + 0x6, n * 2, 2, 8, 0, "ForkEvent.forks");
-      const uint64_t a = c.w.reserve(n * 2);
-      for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.forks[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x6, n * 2, 2, 8, 0, "ForkEvent.forks", x.forks); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 2);
+        for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.forks[i]);
+        c.w.leaf_done(t);
+      }
     }
   }
   c.w.align(8);
@@ -1617,9 +1994,10 @@ void place_SubFlowEvent(WCtx& c, const SubFlowEvent& x, uint64_t s) {
   c.w.align(8);
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x6, 0, 8, 8, 0, "SubFlowEvent.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x6, binschema::kUnknownSize, 8, 8, 0, "SubFlowEvent.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
 }
@@ -1639,9 +2017,11 @@ void place_EntryPoint(WCtx& c, const EntryPoint& x, uint64_t s) {
   {  // sub_flow_events
     const uint64_t n = x.sub_flow_events.size();
     if (n != 0) {
-      c.w.place_target(s, n * 2, 2, 8, 0, "EntryPoint.sub_flow_events");
-      const uint64_t a = c.w.reserve(n * 2);
-      for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.sub_flow_events[i]);
+      if (const uint64_t t = c.w.place_leaf(s, n * 2, 2, 8, 0, "EntryPoint.sub_flow_events", x.sub_flow_events); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 2);
+        for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.sub_flow_events[i]);
+        c.w.leaf_done(t);
+      }
     } else {
       c.w.empty_target(s, 8, "EntryPoint.sub_flow_events", true);
     }
@@ -1714,9 +2094,10 @@ void place_Flowchart(WCtx& c, const Flowchart& x, uint64_t s) {
 void place_Clip(WCtx& c, const Clip& x, uint64_t s) {
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x10, 0, 8, 8, 0, "Clip.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 8, 8, 0, "Clip.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
   c.w.align(8);
@@ -1725,9 +2106,10 @@ void place_Clip(WCtx& c, const Clip& x, uint64_t s) {
 void place_Oneshot(WCtx& c, const Oneshot& x, uint64_t s) {
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x10, 0, 8, 8, 0, "Oneshot.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 8, 8, 0, "Oneshot.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
   c.w.align(8);
@@ -1736,9 +2118,10 @@ void place_Oneshot(WCtx& c, const Oneshot& x, uint64_t s) {
 void place_Cut(WCtx& c, const Cut& x, uint64_t s) {
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x10, 0, 8, 8, 0, "Cut.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 8, 8, 0, "Cut.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
   c.w.align(8);
@@ -1791,9 +2174,10 @@ void place_Timeline(WCtx& c, const Timeline& x, uint64_t s) {
   {  // subtimelines
     const uint64_t n = x.subtimelines.size();
     if (n != 0) {
-      c.w.place_target(s + 0x48, n * 0x8, 8, 8, 0, "Timeline.subtimelines");
-      const uint64_t a = c.w.reserve(n * 0x8);
-      for (uint64_t i = 0; i < n; ++i) put_Subtimeline(c, a + i * 0x8, x.subtimelines[i]);
+      if (const uint64_t t = c.w.place_shared(s + 0x48, n * 0x8, 8, 8, 0, "Timeline.subtimelines", x.subtimelines); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x8);
+        for (uint64_t i = 0; i < n; ++i) put_Subtimeline(c, a + i * 0x8, x.subtimelines[i]);
+      }
     } else {
       c.w.empty_target(s + 0x48, 8, "Timeline.subtimelines", true);
     }
@@ -1802,9 +2186,11 @@ void place_Timeline(WCtx& c, const Timeline& x, uint64_t s) {
   {  // triggers
     const uint64_t n = x.triggers.size();
     if (n != 0) {
-      c.w.place_target(s + 0x40, n * 0x4, 2, 8, 0, "Timeline.triggers");
-      const uint64_t a = c.w.reserve(n * 0x4);
-      for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x4, x.triggers[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x40, n * 0x4, 2, 8, 0, "Timeline.triggers", x.triggers); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x4);
+        for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x4, x.triggers[i]);
+        c.w.leaf_done(t);
+      }
     } else {
       c.w.empty_target(s + 0x40, 8, "Timeline.triggers", true);
     }
@@ -1983,6 +2369,29 @@ File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  binschema::Layout lay;  // where the pools' strings are (trace_str_header)
+  r.lay = &lay;
+  File x;
+  try {
+    read_File(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  binschema::trace_relocation_table(tr, bytes, r.get<uint32_t>(0x18));
+  {
+    uint64_t first = UINT64_MAX;
+    for (const auto& e : lay.seen)
+      if (e.pool == 0 && e.at < first) first = e.at;
+    if (first != UINT64_MAX) binschema::trace_str_header(tr, bytes, first, 2, 8);
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -2010,6 +2419,10 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
 namespace {
 File decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -2082,6 +2495,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -2089,7 +2507,7 @@ const binschema::Format& format() {
       "bfevfl", "BFEVFL / BFEVTM: Nintendo EventFlow (version 0x0300)", "0x0300",
       {".bfevfl", ".bfevtm"},
       std::string_view("BFEVFL\x00""\x00""", 8), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

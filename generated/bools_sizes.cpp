@@ -40,6 +40,13 @@ void place_Head(WCtx& c, const Head& x, uint64_t s);
 uint64_t read_Head(const R& r, uint64_t s, Head& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Head");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("flag_count", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("kind", binschema::TraceKind::Number, s + 0x6, 0x1, "u8");
+    r.tr->leaf("word", binschema::TraceKind::Bits, s + 0x7, 0x1, "u8");
+  }
   uint16_t f_flag_count = 0;
   uint8_t f_kind = 0;
   uint8_t f_word = 0;
@@ -58,6 +65,7 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
   x.word.low = static_cast<uint8_t>(((uint64_t(f_word) >> 0) & 0x7ull));
   x.word.on = ((uint64_t(f_word) >> 3) & 0x1ull) != 0;
   x.word.rest = static_cast<uint8_t>(((uint64_t(f_word) >> 4) & 0xfull));
+  if (r.tr) [[unlikely]] r.tr->open("flags", binschema::TraceKind::Array, o, "bool32");
   try {
     const uint64_t n = f_flag_count;
     r.need_array(o, n, 0x4);
@@ -67,35 +75,51 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("flags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("three", binschema::TraceKind::Array, o, "bool8");
   r.need(o, 0x3);
   for (size_t i = 0; i < 3; ++i) {
     { const auto b = r.get<uint8_t>(o + i * 1); if (b != 0 && b != 1u) throw DecodeError(o + i * 1, "value " + hex(b) + " is not a bool (0 or 1)"); x.three[i] = b != 0; }
   }
   o += 0x3;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("pad2", binschema::TraceKind::Padding, o, "u8");
   r.need(o, 0x1);
   f_pad2 = r.get<uint8_t>(o);
   if (f_pad2 != 0) fail(o, "pad2", "expected 0, found " + std::to_string(f_pad2));
   o += 0x1;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("marks", binschema::TraceKind::Pointer, o, "bool8");
   r.need(o, 0x4);
   f_marks = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("mark_count", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_mark_count = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("tv", binschema::TraceKind::Array, o, "bool32");
   r.need(o, 0x8);
   for (size_t i = 0; i < 2; ++i) {
     { const auto b = r.get<uint32_t>(o + i * 4); if (b != 0 && b != 0x80000001u) throw DecodeError(o + i * 4, "value " + hex(b) + " is not a bool (0 or 0x80000001)"); x.tv[i] = b != 0; }
   }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("choice", binschema::TraceKind::Union, o, nullptr);
   r.need(o, 0x4);
   switch (f_kind) {
     case 0: {
       auto& v = x.choice.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("word");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, o, 0x4, "u32");
       v = r.get<uint32_t>(o);
       break;
     }
     case 1: {
       auto& v = x.choice.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("bits");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Array, o, 0x4, "bool8");
       for (size_t i = 0; i < 4; ++i) { const auto b = r.get<uint8_t>(o + i * 1); if (b != 0 && b != 1u) throw DecodeError(o + i * 1, "value " + hex(b) + " is not a bool (0 or 1)"); v[i] = b != 0; }
       break;
     }
@@ -103,24 +127,36 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
       fail(o, "choice", "kind " + std::to_string(f_kind) + " is not a supported case (known: 0 word, 1 bits)");
   }
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("blob_size", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_blob_size = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("span", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_span = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("blob_count", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_blob_count = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("nums", binschema::TraceKind::Pointer, o, "u16");
   r.need(o, 0x4);
   f_nums = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("blob", binschema::TraceKind::Bytes, o, nullptr);
   {
     const uint64_t n = f_blob_size;
     r.need(o, n);
     x.blob.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("marks", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_mark_count;
     if (n != 0) {
@@ -129,9 +165,13 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x1);
       x.marks.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "bool8");
       for (uint64_t i = 0; i < n; ++i) { const auto b = r.get<uint8_t>(t + i * 0x1); if (b != 0 && b != 1u) throw DecodeError(t + i * 0x1, "value " + hex(b) + " is not a bool (0 or 1)"); x.marks[i] = b != 0; }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x1);
     }
   } catch (DecodeError& e) { e.push_field("marks"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("nums", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = (f_span / 2);
     if (n != 0) {
@@ -140,9 +180,13 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x2);
       x.nums.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u16");
       for (uint64_t i = 0; i < n; ++i) x.nums[i] = r.get<uint16_t>(t + i * 0x2);
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x2);
     }
   } catch (DecodeError& e) { e.push_field("nums"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
@@ -237,6 +281,20 @@ Head decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  Head x;
+  try {
+    read_Head(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const Head& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -252,6 +310,10 @@ std::vector<uint8_t> encode_root(const Head& x, const binschema::Layout* lay, bi
 namespace {
 Head decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Head& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -308,6 +370,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Head x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Head x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -315,7 +382,7 @@ const binschema::Format& format() {
       "bools_sizes", "Bools and sizes: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -62,16 +62,26 @@ void place_Root(WCtx& c, const Root& x, uint64_t s);
 
 void read_Small(const R& r, uint64_t s, Small& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Small");
+    r.tr->leaf("v", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_v = 0;
   f_v = r.get<uint32_t>(s);
   x.v = f_v;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 uint64_t read_Big(const R& r, uint64_t s, Big& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Big");
+    r.tr->leaf("n", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_n = 0;
   f_n = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("vals", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = f_n;
     r.need_array(o, n, 0x4);
@@ -81,21 +91,31 @@ uint64_t read_Big(const R& r, uint64_t s, Big& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("vals"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Node");
+    r.tr->leaf("id", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("k", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
   uint32_t f_id = 0;
   uint32_t f_k = 0;
   f_id = r.get<uint32_t>(s);
   x.id = f_id;
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x4, nullptr);
   const uint64_t w_value = r.get<uint32_t>(s + 0x4);
   switch (w_value >> 24) {
     case 1: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("small");
       const uint64_t t = s + (w_value & 0xffffff);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_Small(r, t, v);
@@ -104,8 +124,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 2: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("big");
       const uint64_t t = s + (w_value & 0xffffff);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_Big(r, t, v);
@@ -115,12 +137,16 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     default:
       fail(s + 0x4, "value", "tag " + hex(w_value >> 24) + " (bits 24 and up) is not a supported case (known: 1 small, 2 big)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x4);
   f_k = r.get<uint32_t>(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("alt", binschema::TraceKind::Union, s + 0xc, nullptr);
   switch (f_k) {
     case 1: {
       auto& v = x.alt.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("small");
       const uint64_t t = s + r.get<uint32_t>(s + 0xc);
       if (r.lay) r.lay->note(s + 0xc, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0xc, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_Small(r, t, v);
@@ -129,8 +155,10 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     }
     case 2: {
       auto& v = x.alt.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("text");
       const uint64_t t = s + r.get<uint32_t>(s + 0xc);
       if (r.lay) r.lay->note(s + 0xc, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0xc, 4, "u32"); r.tr->nodes.back().target = t; }
       try { v = std::string(r.pascal16(t)); }
       catch (DecodeError& e) { e.push_field("alt"); throw; }
       break;
@@ -138,6 +166,8 @@ void read_Node(const R& r, uint64_t s, Node& x) {
     default:
       fail(s + 0xc, "alt", "k " + std::to_string(f_k) + " is not a supported case (known: 1 small, 2 text)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc + 0x4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 uint64_t read_Table(const R& r, uint64_t s, Table& x) {
@@ -145,11 +175,17 @@ uint64_t read_Table(const R& r, uint64_t s, Table& x) {
   r.refs_keys.clear();
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Table");
+    r.tr->leaf("n", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("keys_size", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_n = 0;
   uint32_t f_keys_size = 0;
   uint64_t f_title = 0;
   f_n = r.get<uint32_t>(s);
   f_keys_size = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("names", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_n;
     r.need_array(o, n, 4);
@@ -162,6 +198,8 @@ uint64_t read_Table(const R& r, uint64_t s, Table& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("names"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("title", binschema::TraceKind::Pointer, o, "u32");
   r.need(o, 0x4);
   f_title = r.get<uint32_t>(o);
   try {
@@ -169,6 +207,8 @@ uint64_t read_Table(const R& r, uint64_t s, Table& x) {
     r.refs_keys.emplace_back(r.scope_Table + f_title, x.title.size());
   } catch (DecodeError& e) { e.push_field("title"); throw; }
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("key_block", binschema::TraceKind::Pool, o, nullptr);
   {
     const uint64_t n = f_keys_size;
     r.need(o, n);
@@ -180,12 +220,23 @@ uint64_t read_Table(const R& r, uint64_t s, Table& x) {
     if (p != o + n) fail(o, "key_block", "the block holds " + hex(n) + " bytes, its strings " + hex(p - o));
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
   r.need(s, 0x18);
   uint64_t o = s + 0x18;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Counts");
+    r.tr->leaf("n", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("k", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("m", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("flag", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+    r.tr->leaf("ukind", binschema::TraceKind::Number, s + 0x10, 0x4, "u32");
+    r.tr->leaf("case_count", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  }
   uint32_t f_n = 0;
   uint32_t f_k = 0;
   uint32_t f_m = 0;
@@ -202,9 +253,12 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
   x.flag = f_flag;
   f_ukind = r.get<uint32_t>(s + 0x10);
   f_case_count = r.get<uint32_t>(s + 0x14);
+  if (r.tr) [[unlikely]] r.tr->open("u", binschema::TraceKind::Union, s + 0x18, nullptr);
   switch (f_ukind) {
     case 0: {
       auto& v = x.u.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("none");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x18, 0x4, "u32");
       r.need(o, 0x4);
       v = r.get<uint32_t>(s + 0x18);
       o += 0x4;
@@ -212,9 +266,11 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
     }
     case 1: {
       auto& v = x.u.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("vals");
       const uint64_t n = f_case_count;
       r.need_array(s + 0x18, n, 4);
       v.resize(n);
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Array, s + 0x18, n * 4, "u32");
       for (uint64_t i = 0; i < n; ++i) v[i] = r.get<uint32_t>(s + 0x18 + i * 4);
       o += n * 4;
       break;
@@ -222,6 +278,8 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
     default:
       fail(s + 0x18, "u", "ukind " + std::to_string(f_ukind) + " is not a supported case (known: 0 none, 1 vals)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("a", binschema::TraceKind::Array, o, "u16");
   try {
     const uint64_t n = binschema::minus_(f_n, 1, "n - 1", s);
     r.need_array(o, n, 0x2);
@@ -231,6 +289,8 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
       o += 2;
     }
   } catch (DecodeError& e) { e.push_field("a"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("b", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = f_k;
     r.need_array(o, n, 0x4);
@@ -240,6 +300,8 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("b"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("c", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = f_m;
     r.need_array(o, n, 0x4);
@@ -249,7 +311,9 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("c"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (f_flag != 0) {
+    if (r.tr) [[unlikely]] r.tr->open("d", binschema::TraceKind::Array, o, "u32");
     try {
       const uint64_t n = (f_n * 2);
       r.need_array(o, n, 0x4);
@@ -259,10 +323,14 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
         o += 4;
       }
     } catch (DecodeError& e) { e.push_field("d"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("e", binschema::TraceKind::Pointer, o, "u32");
   r.need(o, 0x4);
   f_e = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("f", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = (f_n + f_k);
     r.need_array(o, n, 4);
@@ -276,6 +344,8 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("f"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("g", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = ((r.g_other >= 1048576) ? 1 : 0);
     r.need_array(o, n, 0x4);
@@ -285,6 +355,8 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("g"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("e", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = (f_n + 1);
     if (n != 0) {
@@ -293,22 +365,40 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.e.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u32");
       for (uint64_t i = 0; i < n; ++i) x.e[i] = r.get<uint32_t>(t + i * 0x4);
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x4);
     }
   } catch (DecodeError& e) { e.push_field("e"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Wide(const R& r, uint64_t s, Wide& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Wide");
+    r.tr->leaf("v", binschema::TraceKind::Number, s, 0x8, "u64");
+  }
   uint64_t f_v = 0;
   f_v = r.get<uint64_t>(s);
   x.v = f_v;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 uint64_t read_Root(const R& r, uint64_t s, Root& x) {
   r.need(s, 0x1c);
   uint64_t o = s + 0x1c;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Root");
+    r.tr->leaf("other", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("kind", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("node", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
+    r.tr->leaf("table", binschema::TraceKind::Pointer, s + 0x10, 0x4, "u32");
+    r.tr->leaf("counts", binschema::TraceKind::Pointer, s + 0x14, 0x4, "u32");
+    r.tr->leaf("wide_count", binschema::TraceKind::Number, s + 0x18, 0x4, "u32");
+  }
   uint64_t f_other = 0;
   uint32_t f_kind = 0;
   uint64_t f_node = 0;
@@ -318,11 +408,14 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
   f_other = r.get<uint32_t>(s);
   r.g_other = f_other;
   f_kind = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("body", binschema::TraceKind::Union, s + 0x8, nullptr);
   switch (f_kind) {
     case 1: {
       auto& v = x.body.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("big");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x4);
         read_Big(r, t, v);
@@ -331,8 +424,10 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
     }
     case 2: {
       auto& v = x.body.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("text");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try { v = std::string(r.pascal16(t)); }
       catch (DecodeError& e) { e.push_field("body"); throw; }
       break;
@@ -340,10 +435,12 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
     default:
       fail(s + 0x8, "body", "kind " + std::to_string(f_kind) + " is not a supported case (known: 1 big, 2 text)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x4);
   f_node = r.get<uint32_t>(s + 0xc);
   f_table = r.get<uint32_t>(s + 0x10);
   f_counts = r.get<uint32_t>(s + 0x14);
   f_wide_count = r.get<uint32_t>(s + 0x18);
+  if (r.tr) [[unlikely]] r.tr->open("wides", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_wide_count;
     r.need_array(o, n, 4);
@@ -357,6 +454,8 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("wides"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("late", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = ((uint64_t(r.size()) > 1048576) ? 1 : 0);
     r.need_array(o, n, 0x4);
@@ -366,12 +465,16 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("late"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("other", binschema::TraceKind::Target, 0);
   try {
     if (f_other == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s, f_other);
     r.need_target(f_other, 1);
     read_Small(r, f_other, x.other);
   } catch (DecodeError& e) { e.push_field("other"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("node", binschema::TraceKind::Target, 0);
   try {
     if (f_node == 0) x.node.reset();
     else {
@@ -380,6 +483,8 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
       read_Node(r, f_node, x.node.emplace());
     }
   } catch (DecodeError& e) { e.push_field("node"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("table", binschema::TraceKind::Target, 0);
   try {
     if (f_table == 0) x.table.reset();
     else {
@@ -388,6 +493,8 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
       read_Table(r, f_table, x.table.emplace());
     }
   } catch (DecodeError& e) { e.push_field("table"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("counts", binschema::TraceKind::Target, 0);
   try {
     if (f_counts == 0) x.counts.reset();
     else {
@@ -396,6 +503,8 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
       read_Counts(r, f_counts, x.counts.emplace());
     }
   } catch (DecodeError& e) { e.push_field("counts"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
@@ -562,29 +671,41 @@ uint64_t put_Root(WCtx& c, const Root& x) {
 void place_Node(WCtx& c, const Node& x, uint64_t s) {
   switch (x.value.index()) {
     case 0: {
-      c.w.place_block(s + 0x4, 0x4, 4);
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      if ((t - s) >> 24) throw binschema::EncodeError(std::string("Node.value") + ": offset " + hex(t - s) + " does not fit below its tag");
-      c.w.pointer(s + 0x4, 4, (t - s) | (uint64_t(1) << 24), 0, "Node.value");
-      put_Small(c, c.w.reserve(0x4), std::get<0>(x.value));
+      if (const uint64_t u = c.w.shared_at(s + 0x4, static_cast<const Small&>(std::get<0>(x.value)), 4); u != binschema::kNotShared) {
+        c.w.pointer(s + 0x4, 4, (u - s) | (uint64_t(1) << 24), 0, "Node.value");
+      } else {
+        c.w.place_block(s + 0x4, 0x4, 4);
+        c.w.align(4);
+        const uint64_t t = c.w.pos();
+        if ((t - s) >> 24) throw binschema::EncodeError(std::string("Node.value") + ": offset " + hex(t - s) + " does not fit below its tag");
+        c.w.pointer(s + 0x4, 4, (t - s) | (uint64_t(1) << 24), 0, "Node.value");
+        c.w.note_block(t, static_cast<const Small&>(std::get<0>(x.value)));
+        put_Small(c, c.w.reserve(0x4), std::get<0>(x.value));
+      }
       break;
     }
     case 1: {
-      c.w.place_block(s + 0x4, 0, 4);
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      if ((t - s) >> 24) throw binschema::EncodeError(std::string("Node.value") + ": offset " + hex(t - s) + " does not fit below its tag");
-      c.w.pointer(s + 0x4, 4, (t - s) | (uint64_t(2) << 24), 0, "Node.value");
-      put_Big(c, std::get<1>(x.value));
+      if (const uint64_t u = c.w.shared_at(s + 0x4, static_cast<const Big&>(std::get<1>(x.value)), 4); u != binschema::kNotShared) {
+        c.w.pointer(s + 0x4, 4, (u - s) | (uint64_t(2) << 24), 0, "Node.value");
+      } else {
+        c.w.place_block(s + 0x4, binschema::kUnknownSize, 4);
+        c.w.align(4);
+        const uint64_t t = c.w.pos();
+        if ((t - s) >> 24) throw binschema::EncodeError(std::string("Node.value") + ": offset " + hex(t - s) + " does not fit below its tag");
+        c.w.pointer(s + 0x4, 4, (t - s) | (uint64_t(2) << 24), 0, "Node.value");
+        c.w.note_block(t, static_cast<const Big&>(std::get<1>(x.value)));
+        put_Big(c, std::get<1>(x.value));
+      }
       break;
     }
     default: break;
   }
   switch (x.alt.index()) {
     case 0: {
-      c.w.place_target(s + 0xc, 0x4, 4, 4, s, "Node.alt");
-      put_Small(c, c.w.reserve(0x4), std::get<0>(x.alt));
+      if (const uint64_t t = c.w.place_leaf(s + 0xc, 0x4, 4, 4, s, "Node.alt", static_cast<const Small&>(std::get<0>(x.alt))); t != binschema::kShared) {
+        put_Small(c, c.w.reserve(0x4), std::get<0>(x.alt));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 1:
@@ -618,28 +739,33 @@ void place_Counts(WCtx& c, const Counts& x, [[maybe_unused]] uint64_t s) {
 void place_Root(WCtx& c, const Root& x, uint64_t s) {
   {  // other
     {
-      c.w.place_target(s, 0x4, 4, 4, 0, "Root.other");
-      put_Small(c, c.w.reserve(0x4), x.other);
+      if (const uint64_t t = c.w.place_leaf(s, 0x4, 4, 4, 0, "Root.other", static_cast<const Small&>(x.other)); t != binschema::kShared) {
+        put_Small(c, c.w.reserve(0x4), x.other);
+        c.w.leaf_done(t);
+      }
     }
   }
   {  // node
     if (x.node) {
-      const uint64_t t = c.w.place_target(s + 0xc, 0x10, 4, 4, 0, "Root.node");
-      put_Node(c, c.w.reserve(0x10), (*x.node));
-      place_Node(c, (*x.node), t);
+      if (const uint64_t t = c.w.place_shared(s + 0xc, 0x10, 4, 4, 0, "Root.node", static_cast<const Node&>((*x.node))); t != binschema::kShared) {
+        put_Node(c, c.w.reserve(0x10), (*x.node));
+        place_Node(c, (*x.node), t);
+      }
     }
   }
   {  // table
     if (x.table) {
-      c.w.place_target(s + 0x10, 0, 4, 4, 0, "Root.table");
-      put_Table(c, (*x.table));
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 4, 4, 0, "Root.table", static_cast<const Table&>((*x.table))); t != binschema::kShared) {
+        put_Table(c, (*x.table));
+      }
     }
   }
   {  // counts
     if (x.counts) {
-      const uint64_t t = c.w.place_target(s + 0x14, 0, 4, 4, 0, "Root.counts");
-      put_Counts(c, (*x.counts));
-      place_Counts(c, (*x.counts), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x14, binschema::kUnknownSize, 4, 4, 0, "Root.counts", static_cast<const Counts&>((*x.counts))); t != binschema::kShared) {
+        put_Counts(c, (*x.counts));
+        place_Counts(c, (*x.counts), t);
+      }
     }
   }
   for (size_t i = 0; i < x.wides.size(); ++i) {
@@ -648,8 +774,9 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
   }
   switch (x.body.index()) {
     case 0: {
-      c.w.place_target(s + 0x8, 0, 4, 4, 0, "Root.body");
-      put_Big(c, std::get<0>(x.body));
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Root.body", static_cast<const Big&>(std::get<0>(x.body))); t != binschema::kShared) {
+        put_Big(c, std::get<0>(x.body));
+      }
       break;
     }
     case 1:
@@ -673,6 +800,20 @@ Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  Root x;
+  try {
+    read_Root(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -688,6 +829,10 @@ std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, bi
 namespace {
 Root decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Root& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -744,6 +889,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -751,7 +901,7 @@ const binschema::Format& format() {
       "edges", "Edges: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -48,17 +48,27 @@ uint64_t put_Evnt(WCtx& c, const Evnt& x);
 
 void read_CharAnimTime(const R& r, uint64_t s, CharAnimTime& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "CharAnimTime");
+    r.tr->leaf("time", binschema::TraceKind::Number, s, 0x4, "f32");
+    r.tr->leaf("state", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   float f_time = 0;
   uint32_t f_state = 0;
   f_time = r.get<float>(s);
   x.time = f_time;
   f_state = r.get<uint32_t>(s + 0x4);
   x.state = f_state;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 uint64_t read_EventBase(const R& r, uint64_t s, EventBase& x) {
   r.need(s, 0x2);
   uint64_t o = s + 0x2;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "EventBase");
+    r.tr->leaf("unknown0", binschema::TraceKind::Number, s, 0x2, "u16");
+  }
   uint16_t f_unknown0 = 0;
   uint16_t f_type = 0;
   uint32_t f_index = 0;
@@ -68,141 +78,211 @@ uint64_t read_EventBase(const R& r, uint64_t s, EventBase& x) {
   uint32_t f_flags = 0;
   f_unknown0 = r.get<uint16_t>(s);
   x.unknown0 = f_unknown0;
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Field, o, nullptr);
   try {
     x.name = std::string(r.cstring(o));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
   o += x.name.size() + 1;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("type", binschema::TraceKind::Number, o, "u16");
   r.need(o, 0x2);
   f_type = r.get<uint16_t>(o);
   x.type = f_type;
   o += 0x2;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("time", binschema::TraceKind::Field, o, nullptr);
   r.need(o, 0x8);
   try {
     read_CharAnimTime(r, o, x.time);
   } catch (DecodeError& e) { e.push_field("time"); throw; }
   o += 0x8;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("index", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_index = r.get<uint32_t>(o);
   x.index = f_index;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("unique", binschema::TraceKind::Number, o, "bool8");
   r.need(o, 0x1);
   f_unique = r.get<uint8_t>(o);
   if (f_unique != 0 && f_unique != 1u) fail(o, "unique", "value " + hex(f_unique) + " is not a bool (0 or 1)");
   x.unique = f_unique != 0;
   o += 0x1;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("weight", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_weight = r.get<float>(o);
   x.weight = f_weight;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("character_index", binschema::TraceKind::Number, o, "s32");
   r.need(o, 0x4);
   f_character_index = r.get<int32_t>(o);
   x.character_index = f_character_index;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("flags", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_flags = r.get<uint32_t>(o);
   x.flags = f_flags;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_LoopEvent(const R& r, uint64_t s, LoopEvent& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "LoopEvent");
+  }
   uint8_t f_value = 0;
+  if (r.tr) [[unlikely]] r.tr->open("base", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_EventBase(r, o, x.base);
   } catch (DecodeError& e) { e.push_field("base"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Number, o, "bool8");
   r.need(o, 0x1);
   f_value = r.get<uint8_t>(o);
   if (f_value != 0 && f_value != 1u) fail(o, "value", "value " + hex(f_value) + " is not a bool (0 or 1)");
   x.value = f_value != 0;
   o += 0x1;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_UserEvent(const R& r, uint64_t s, UserEvent& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "UserEvent");
+  }
   uint32_t f_user_type = 0;
+  if (r.tr) [[unlikely]] r.tr->open("base", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_EventBase(r, o, x.base);
   } catch (DecodeError& e) { e.push_field("base"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("user_type", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_user_type = r.get<uint32_t>(o);
   x.user_type = f_user_type;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("bone_name", binschema::TraceKind::Field, o, nullptr);
   try {
     x.bone_name = std::string(r.cstring(o));
   } catch (DecodeError& e) { e.push_field("bone_name"); throw; }
   o += x.bone_name.size() + 1;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_EffectEvent(const R& r, uint64_t s, EffectEvent& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "EffectEvent");
+  }
   uint32_t f_frame_count = 0;
   uint32_t f_effect_id = 0;
   float f_scale = 0;
   uint32_t f_transform_type = 0;
+  if (r.tr) [[unlikely]] r.tr->open("base", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_EventBase(r, o, x.base);
   } catch (DecodeError& e) { e.push_field("base"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("frame_count", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_frame_count = r.get<uint32_t>(o);
   x.frame_count = f_frame_count;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("effect_type", binschema::TraceKind::Chars, o, "char");
   r.need(o, 0x4);
   x.effect_type = std::string(r.chars(o, 4));
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("effect_id", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_effect_id = r.get<uint32_t>(o);
   x.effect_id = f_effect_id;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("bone_name", binschema::TraceKind::Field, o, nullptr);
   try {
     x.bone_name = std::string(r.cstring(o));
   } catch (DecodeError& e) { e.push_field("bone_name"); throw; }
   o += x.bone_name.size() + 1;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("scale", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_scale = r.get<float>(o);
   x.scale = f_scale;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("transform_type", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_transform_type = r.get<uint32_t>(o);
   x.transform_type = f_transform_type;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_SoundEvent(const R& r, uint64_t s, SoundEvent& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "SoundEvent");
+  }
   uint32_t f_sound = 0;
   float f_ref_amplitude = 0;
   float f_ref_distance = 0;
+  if (r.tr) [[unlikely]] r.tr->open("base", binschema::TraceKind::Field, o, nullptr);
   try {
     o = read_EventBase(r, o, x.base);
   } catch (DecodeError& e) { e.push_field("base"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("sound", binschema::TraceKind::Bits, o, "u32");
   r.need(o, 0x4);
   f_sound = r.get<uint32_t>(o);
   x.sound.id = static_cast<uint16_t>(((uint64_t(f_sound) >> 0) & 0xffffull));
   x.sound.unknown = static_cast<uint16_t>(((uint64_t(f_sound) >> 16) & 0x7fffull));
   x.sound.looped = ((uint64_t(f_sound) >> 31) & 0x1ull) != 0;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("ref_amplitude", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_ref_amplitude = r.get<float>(o);
   x.ref_amplitude = f_ref_amplitude;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("ref_distance", binschema::TraceKind::Number, o, "f32");
   r.need(o, 0x4);
   f_ref_distance = r.get<float>(o);
   x.ref_distance = f_ref_distance;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Evnt");
+    r.tr->leaf("version", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("loop_count", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_version = 0;
   uint32_t f_loop_count = 0;
   uint32_t f_user_count = 0;
@@ -212,6 +292,7 @@ uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x) {
   if (f_version != 1 && f_version != 2) fail(s, "version", "unsupported version " + std::to_string(f_version) + " (supported: 1, 2)");
   x.version = f_version;
   f_loop_count = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("loop_events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_loop_count;
     r.need_array(o, n, 0x1);
@@ -222,9 +303,13 @@ uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("loop_events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("user_count", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_user_count = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("user_events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_user_count;
     r.need_array(o, n, 0x1);
@@ -235,9 +320,13 @@ uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("user_events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("effect_count", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_effect_count = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("effect_events", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_effect_count;
     r.need_array(o, n, 0x1);
@@ -248,12 +337,16 @@ uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("effect_events"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (f_version == 2) {
+    if (r.tr) [[unlikely]] r.tr->open("sound_count", binschema::TraceKind::Number, o, "u32");
     r.need(o, 0x4);
     f_sound_count = r.get<uint32_t>(o);
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
   if (f_version == 2) {
+    if (r.tr) [[unlikely]] r.tr->open("sound_events", binschema::TraceKind::Array, o, nullptr);
     try {
       const uint64_t n = f_sound_count;
       r.need_array(o, n, 0x1);
@@ -264,7 +357,9 @@ uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x) {
         } catch (DecodeError& e) { e.push_index(i); throw; }
       }
     } catch (DecodeError& e) { e.push_field("sound_events"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
@@ -396,6 +491,20 @@ Evnt decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  Evnt x;
+  try {
+    read_Evnt(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const Evnt& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -411,6 +520,10 @@ std::vector<uint8_t> encode_root(const Evnt& x, const binschema::Layout* lay, bi
 namespace {
 Evnt decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Evnt& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -467,6 +580,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Evnt x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Evnt x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -474,7 +592,7 @@ const binschema::Format& format() {
       "evnt", "EVNT: Metroid Prime animation events", "1 (no sound events), 2",
       {".evnt"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -93,52 +93,83 @@ void intern_PS(WCtx& c, const PS& x);
 
 void read_Tail(const R& r, uint64_t s, Tail& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Tail");
+    r.tr->leaf("v", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_v = 0;
   f_v = r.get<uint32_t>(s);
   x.v = f_v;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 uint64_t read_Blob(const R& r, uint64_t s, Blob& x) {
   r.need(s, 0x0);
   uint64_t o = s;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Blob");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("data", binschema::TraceKind::Bytes, o, nullptr);
   {
     const uint64_t n = until_(o, r.g_tail);
     r.need(o, n);
     x.data.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_PI(const R& r, uint64_t s, PI& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "PI");
+    r.tr->leaf("flags", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Number, s + 0x4, 0x4, "s32");
+  }
   uint32_t f_flags = 0;
   int32_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
   x.flags = f_flags;
   f_value = r.get<int32_t>(s + 0x4);
   x.value = f_value;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_PS(const R& r, uint64_t s, PS& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "PS");
+    r.tr->leaf("flags", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("value", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_flags = 0;
   uint64_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
   x.flags = f_flags;
   f_value = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Target, 0);
   try {
     x.value = std::string(r.str_strings(r.base_strings + f_value));
   } catch (DecodeError& e) { e.push_field("value"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_PRef(const R& r, uint64_t s, PRef& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "PRef");
+  }
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s, nullptr);
   const uint64_t w_value = r.get<uint32_t>(s);
   switch (w_value >> 24) {
     case 16: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("i");
       const uint64_t t = w_value & 0xffffff;
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_PI(r, t, v);
@@ -147,7 +178,9 @@ void read_PRef(const R& r, uint64_t s, PRef& x) {
     }
     case 64: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("s");
       const uint64_t t = w_value & 0xffffff;
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_PS(r, t, v);
@@ -157,24 +190,40 @@ void read_PRef(const R& r, uint64_t s, PRef& x) {
     default:
       fail(s, "value", "tag " + hex(w_value >> 24) + " (bits 24 and up) is not a supported case (known: 16 i, 64 s)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 void read_File(const R& r, uint64_t s, File& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "File");
+    r.tr->leaf("path", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("stem_hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("extension_hash", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+  }
   uint64_t f_path = 0;
   [[maybe_unused]] uint32_t f_stem_hash = 0;
   [[maybe_unused]] uint32_t f_extension_hash = 0;
   f_path = r.get<uint32_t>(s);
   f_stem_hash = r.get<uint32_t>(s + 0x4);
   f_extension_hash = r.get<uint32_t>(s + 0x8);
+  if (r.tr) [[unlikely]] r.tr->open("path", binschema::TraceKind::Target, 0);
   try {
     x.path = std::string(r.str_strings(r.base_strings + f_path));
   } catch (DecodeError& e) { e.push_field("path"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 uint64_t read_Box(const R& r, uint64_t s, Box& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Box");
+    r.tr->leaf("count", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("word", binschema::TraceKind::Bits, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_count = 0;
   uint32_t f_word = 0;
   uint32_t f_opt = 0;
@@ -185,6 +234,7 @@ uint64_t read_Box(const R& r, uint64_t s, Box& x) {
   x.word.unk = static_cast<uint8_t>(((uint64_t(f_word) >> 22) & 0x3ull));
   x.word.idx = static_cast<uint8_t>(((uint64_t(f_word) >> 24) & 0x7full));
   x.word.has = ((uint64_t(f_word) >> 31) & 0x1ull) != 0;
+  if (r.tr) [[unlikely]] r.tr->open("refs", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x4);
@@ -196,6 +246,8 @@ uint64_t read_Box(const R& r, uint64_t s, Box& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("refs"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("files", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = std::max<uint64_t>(f_count, 1);
     r.need_array(o, n, 0xc);
@@ -207,6 +259,8 @@ uint64_t read_Box(const R& r, uint64_t s, Box& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("files"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("nums", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = f_count;
     r.need_array(o, n, 0x4);
@@ -216,25 +270,41 @@ uint64_t read_Box(const R& r, uint64_t s, Box& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("nums"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if ((uint64_t(f_word) >> 31) & 0x1ull) {
+    if (r.tr) [[unlikely]] r.tr->open("opt", binschema::TraceKind::Number, o, "u32");
     r.need(o, 0x4);
     f_opt = r.get<uint32_t>(o);
     x.opt = f_opt;
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Ref(const R& r, uint64_t s, Ref& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Ref");
+    r.tr->leaf("node", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_node = 0;
   f_node = r.get<uint32_t>(s);
   x.node = f_node;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 uint64_t read_BodyA(const R& r, uint64_t s, BodyA& x) {
   r.need(s, 0x8);
   uint64_t o = s + 0x8;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "BodyA");
+    r.tr->leaf("x", binschema::TraceKind::Number, s, 0x4, "f32");
+    r.tr->leaf("na", binschema::TraceKind::Number, s + 0x4, 0x1, "u8");
+    r.tr->leaf("nb", binschema::TraceKind::Number, s + 0x5, 0x1, "u8");
+    r.tr->leaf("pad", binschema::TraceKind::Padding, s + 0x6, 0x2, "u16");
+  }
   float f_x = 0;
   uint8_t f_na = 0;
   uint8_t f_nb = 0;
@@ -247,6 +317,7 @@ uint64_t read_BodyA(const R& r, uint64_t s, BodyA& x) {
   f_nb = r.get<uint8_t>(s + 0x5);
   f_pad = r.get<uint16_t>(s + 0x6);
   if (f_pad != 0) fail(s + 0x6, "pad", "expected 0, found " + std::to_string(f_pad));
+  if (r.tr) [[unlikely]] r.tr->open("as", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_na;
     r.need_array(o, n, 4);
@@ -260,6 +331,8 @@ uint64_t read_BodyA(const R& r, uint64_t s, BodyA& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("as"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("bs", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_nb;
     r.need_array(o, n, 4);
@@ -273,6 +346,8 @@ uint64_t read_BodyA(const R& r, uint64_t s, BodyA& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("bs"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("slots", binschema::TraceKind::Array, o, "u32");
   try {
     const uint64_t n = [&]() -> uint64_t { uint64_t t = 0; for (const auto& e : x.as) t = std::max<uint64_t>(t, uint64_t((e.node + 1ull))); return t; }();
     r.need_array(o, n, 0x4);
@@ -282,32 +357,49 @@ uint64_t read_BodyA(const R& r, uint64_t s, BodyA& x) {
       o += 4;
     }
   } catch (DecodeError& e) { e.push_field("slots"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("d", binschema::TraceKind::Pointer, o, "u32");
   r.need(o, 0x4);
   f_d = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
   if (r.g_version >= 2) {
+    if (r.tr) [[unlikely]] r.tr->open("v2only", binschema::TraceKind::Number, o, "u32");
     r.need(o, 0x4);
     f_v2only = r.get<uint32_t>(o);
     x.v2only = f_v2only;
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("d", binschema::TraceKind::Target, 0);
   try {
     if (f_d == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     r.need_target(f_d, 1);
     read_Ref(r, f_d, x.d);
   } catch (DecodeError& e) { e.push_field("d"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Empty(const R& r, uint64_t s, [[maybe_unused]] Empty& x) {
   r.need(s, 0x0);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Empty");
+  }
+  if (r.tr) [[unlikely]] r.tr->close(s);
 }
 
 uint64_t read_Group(const R& r, uint64_t s, Group& x) {
   r.need(s, 0x4);
   uint64_t o = s + 0x4;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Group");
+    r.tr->leaf("n", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_n = 0;
   f_n = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_n;
     r.need_array(o, n, 4);
@@ -318,20 +410,31 @@ uint64_t read_Group(const R& r, uint64_t s, Group& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Item(const R& r, uint64_t s, Item& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Item");
+    r.tr->leaf("kind", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("tags", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+    r.tr->leaf("tags2", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
+  }
   uint32_t f_kind = 0;
   uint64_t f_tags = 0;
   uint64_t f_tags2 = 0;
   f_kind = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("body", binschema::TraceKind::Union, s + 0x4, nullptr);
   switch (f_kind) {
     case 1: {
       auto& v = x.body.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("a");
       const uint64_t t = r.get<uint32_t>(s + 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_BodyA(r, t, v);
@@ -340,8 +443,10 @@ void read_Item(const R& r, uint64_t s, Item& x) {
     }
     case 2: {
       auto& v = x.body.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("none");
       const uint64_t t = r.get<uint32_t>(s + 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x0);
         read_Empty(r, t, v);
@@ -351,8 +456,10 @@ void read_Item(const R& r, uint64_t s, Item& x) {
     default:
       fail(s + 0x4, "body", "kind " + std::to_string(f_kind) + " is not a supported case (known: 1 a, 2 none)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x4);
   f_tags = r.get<uint32_t>(s + 0x8);
   f_tags2 = r.get<uint32_t>(s + 0xc);
+  if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Target, 0);
   try {
     if (f_tags == 0) x.tags.reset();
     else {
@@ -360,6 +467,8 @@ void read_Item(const R& r, uint64_t s, Item& x) {
       read_Group(r, f_tags, x.tags.emplace());
     }
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("tags2", binschema::TraceKind::Target, 0);
   try {
     if (f_tags2 == 0xffffffff) x.tags2.reset();
     else {
@@ -367,11 +476,23 @@ void read_Item(const R& r, uint64_t s, Item& x) {
       read_Group(r, f_tags2, x.tags2.emplace());
     }
   } catch (DecodeError& e) { e.push_field("tags2"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 uint64_t read_Head(const R& r, uint64_t s, Head& x) {
   r.need(s, 0x1c);
   uint64_t o = s + 0x1c;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Head");
+    r.tr->leaf("version", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("pool_offset", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+    r.tr->leaf("tail", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
+    r.tr->leaf("blob", binschema::TraceKind::Pointer, s + 0x10, 0x4, "u32");
+    r.tr->leaf("extra_ref_count", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+    r.tr->leaf("item_count", binschema::TraceKind::Number, s + 0x18, 0x4, "u32");
+  }
   uint32_t f_version = 0;
   uint32_t f_pool_offset = 0;
   uint64_t f_name = 0;
@@ -393,10 +514,13 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
   f_extra_ref_count = r.get<uint32_t>(s + 0x14);
   f_item_count = r.get<uint32_t>(s + 0x18);
   if (f_version >= 2) {
+    if (r.tr) [[unlikely]] r.tr->open("extra", binschema::TraceKind::Pointer, o, "u32");
     r.need(o, 0x4);
     f_extra = r.get<uint32_t>(o);
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (r.tr) [[unlikely]] r.tr->open("items", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_item_count;
     r.need_array(o, n, 0x10);
@@ -408,9 +532,13 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
       } catch (DecodeError& e) { e.push_index(i); throw; }
     }
   } catch (DecodeError& e) { e.push_field("items"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("box_count", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_box_count = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("boxes", binschema::TraceKind::Array, o, nullptr);
   try {
     const uint64_t n = f_box_count;
     r.need_array(o, n, 4);
@@ -424,29 +552,39 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
     }
     o += n * 4;
   } catch (DecodeError& e) { e.push_field("boxes"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_strings(r.base_strings + f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("tail", binschema::TraceKind::Target, 0);
   try {
     if (f_tail == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0xc, f_tail);
     r.need_target(f_tail, 1);
     read_Tail(r, f_tail, x.tail);
   } catch (DecodeError& e) { e.push_field("tail"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("blob", binschema::TraceKind::Target, 0);
   try {
     if (f_blob == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x10, f_blob);
     r.need_target(f_blob, 1);
     read_Blob(r, f_blob, x.blob);
   } catch (DecodeError& e) { e.push_field("blob"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   if (f_version >= 2) {
+    if (r.tr) [[unlikely]] r.tr->open("extra", binschema::TraceKind::Target, 0);
     try {
       if (f_extra == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
       if (r.lay) r.lay->note(s + 0x1c, f_extra);
       r.need_target(f_extra, 1);
       read_Box(r, f_extra, x.extra);
     } catch (DecodeError& e) { e.push_field("extra"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
@@ -692,14 +830,17 @@ void place_BodyA(WCtx& c, const BodyA& x, uint64_t s) {
 void place_Item(WCtx& c, const Item& x, uint64_t s) {
   switch (x.body.index()) {
     case 0: {
-      const uint64_t t = c.w.place_target(s + 0x4, 0, 4, 4, 0, "Item.body");
-      put_BodyA(c, std::get<0>(x.body));
-      place_BodyA(c, std::get<0>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, binschema::kUnknownSize, 4, 4, 0, "Item.body", static_cast<const BodyA&>(std::get<0>(x.body))); t != binschema::kShared) {
+        put_BodyA(c, std::get<0>(x.body));
+        place_BodyA(c, std::get<0>(x.body), t);
+      }
       break;
     }
     case 1: {
-      c.w.place_target(s + 0x4, 0x0, 1, 4, 0, "Item.body");
-      put_Empty(c, c.w.reserve(0x0), std::get<1>(x.body));
+      if (const uint64_t t = c.w.place_leaf(s + 0x4, 0x0, 1, 4, 0, "Item.body", static_cast<const Empty&>(std::get<1>(x.body))); t != binschema::kShared) {
+        put_Empty(c, c.w.reserve(0x0), std::get<1>(x.body));
+        c.w.leaf_done(t);
+      }
       break;
     }
     default: break;
@@ -720,22 +861,26 @@ void place_Head(WCtx& c, const Head& x, uint64_t s) {
   if (x.version >= 2ull) {
     {  // extra
       {
-        const uint64_t t = c.w.place_target(c.at.get(&x.extra, 8), 0, 4, 4, 0, "Head.extra");
-        put_Box(c, x.extra);
-        place_Box(c, x.extra, t);
+        if (const uint64_t t = c.w.place_shared(c.at.get(&x.extra, 8), binschema::kUnknownSize, 4, 4, 0, "Head.extra", static_cast<const Box&>(x.extra)); t != binschema::kShared) {
+          put_Box(c, x.extra);
+          place_Box(c, x.extra, t);
+        }
       }
     }
   }
   {  // blob
     {
-      c.w.place_target(s + 0x10, 0, 1, 4, 0, "Head.blob");
-      put_Blob(c, x.blob);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 1, 4, 0, "Head.blob", static_cast<const Blob&>(x.blob)); t != binschema::kShared) {
+        put_Blob(c, x.blob);
+      }
     }
   }
   {  // tail
     {
-      c.w.place_target(s + 0xc, 0x4, 1, 4, 0, "Head.tail");
-      put_Tail(c, c.w.reserve(0x4), x.tail);
+      if (const uint64_t t = c.w.place_leaf(s + 0xc, 0x4, 1, 4, 0, "Head.tail", static_cast<const Tail&>(x.tail)); t != binschema::kShared) {
+        put_Tail(c, c.w.reserve(0x4), x.tail);
+        c.w.leaf_done(t);
+      }
     }
   }
 }
@@ -750,6 +895,20 @@ Head decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
     lay->seen.clear();
   }
   return x;
+}
+
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  Head x;
+  try {
+    read_Head(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
 }
 
 std::vector<uint8_t> encode_root(const Head& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -772,6 +931,10 @@ std::vector<uint8_t> encode_root(const Head& x, const binschema::Layout* lay, bi
 namespace {
 Head decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Head& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -828,6 +991,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Head x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Head x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -835,7 +1003,7 @@ const binschema::Format& format() {
       "feats", "Feats: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -55,10 +55,16 @@ void place_Root(WCtx& c, const Root& x, uint64_t s);
 
 void read_Hash(const R& r, uint64_t s, Hash& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Hash");
+    r.tr->leaf("entries", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("entry_count", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+  }
   uint64_t f_entries = 0;
   uint32_t f_entry_count = 0;
   f_entries = r.get<uint32_t>(s);
   f_entry_count = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("entries", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_entry_count;
     if (n != 0) {
@@ -68,32 +74,47 @@ void read_Hash(const R& r, uint64_t s, Hash& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x10);
       x.entries.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Entry(r, t + i * 0x10, x.entries[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x10);
     }
   } catch (DecodeError& e) { e.push_field("entries"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_Entry(const R& r, uint64_t s, Entry& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Entry");
+    r.tr->leaf("key", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("kind", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("sub", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
+  }
   uint32_t f_key = 0;
   uint32_t f_kind = 0;
   uint64_t f_sub = 0;
   f_key = r.get<uint32_t>(s);
   x.key = f_key;
   f_kind = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x8, nullptr);
   switch (f_kind) {
     case 0: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("num");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
       v = r.get<uint32_t>(s + 0x8);
       break;
     }
     case 1: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("hash");
       const uint64_t t = r.get<uint32_t>(s + 0x8);
       if (r.lay) r.lay->note(s + 0x8, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x8, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_Hash(r, t, v);
@@ -103,7 +124,9 @@ void read_Entry(const R& r, uint64_t s, Entry& x) {
     default:
       fail(s + 0x8, "value", "kind " + std::to_string(f_kind) + " is not a supported case (known: 0 num, 1 hash)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x4);
   f_sub = r.get<uint32_t>(s + 0xc);
+  if (r.tr) [[unlikely]] r.tr->open("sub", binschema::TraceKind::Target, 0);
   try {
     if (f_sub == 0) x.sub.reset();
     else {
@@ -112,15 +135,23 @@ void read_Entry(const R& r, uint64_t s, Entry& x) {
       read_Hash(r, f_sub, x.sub.emplace());
     }
   } catch (DecodeError& e) { e.push_field("sub"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Node");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("next", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_value = 0;
   uint64_t f_next = 0;
   f_value = r.get<uint32_t>(s);
   x.value = f_value;
   f_next = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("next", binschema::TraceKind::Target, 0);
   try {
     if (f_next == 0) x.next.reset();
     else {
@@ -129,10 +160,18 @@ void read_Node(const R& r, uint64_t s, Node& x) {
       read_Node(r, f_next, x.next.emplace());
     }
   } catch (DecodeError& e) { e.push_field("next"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_B(const R& r, uint64_t s, B& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "B");
+    r.tr->leaf("y", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("pad", binschema::TraceKind::Padding, s + 0x2, 0x2, "u16");
+    r.tr->leaf("a", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+  }
   uint16_t f_y = 0;
   uint16_t f_pad = 0;
   uint64_t f_a = 0;
@@ -141,6 +180,7 @@ void read_B(const R& r, uint64_t s, B& x) {
   f_pad = r.get<uint16_t>(s + 0x2);
   if (f_pad != 0) fail(s + 0x2, "pad", "expected 0, found " + std::to_string(f_pad));
   f_a = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("a", binschema::TraceKind::Target, 0);
   try {
     if (f_a == 0) x.a.reset();
     else {
@@ -149,15 +189,23 @@ void read_B(const R& r, uint64_t s, B& x) {
       read_A(r, f_a, x.a.emplace());
     }
   } catch (DecodeError& e) { e.push_field("a"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_A(const R& r, uint64_t s, A& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "A");
+    r.tr->leaf("x", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("b", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+  }
   uint32_t f_x = 0;
   uint64_t f_b = 0;
   f_x = r.get<uint32_t>(s);
   x.x = f_x;
   f_b = r.get<uint32_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("b", binschema::TraceKind::Target, 0);
   try {
     if (f_b == 0) x.b.reset();
     else {
@@ -166,10 +214,18 @@ void read_A(const R& r, uint64_t s, A& x) {
       read_B(r, f_b, x.b.emplace());
     }
   } catch (DecodeError& e) { e.push_field("b"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_Tree(const R& r, uint64_t s, Tree& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Tree");
+    r.tr->leaf("kind", binschema::TraceKind::Number, s, 0x1, "u8");
+    r.tr->leaf("pad", binschema::TraceKind::Padding, s + 0x1, 0x1, "u8");
+    r.tr->leaf("pad2", binschema::TraceKind::Padding, s + 0x2, 0x2, "u16");
+  }
   uint8_t f_kind = 0;
   uint8_t f_pad = 0;
   uint16_t f_pad2 = 0;
@@ -178,16 +234,21 @@ void read_Tree(const R& r, uint64_t s, Tree& x) {
   if (f_pad != 0) fail(s + 0x1, "pad", "expected 0, found " + std::to_string(f_pad));
   f_pad2 = r.get<uint16_t>(s + 0x2);
   if (f_pad2 != 0) fail(s + 0x2, "pad2", "expected 0, found " + std::to_string(f_pad2));
+  if (r.tr) [[unlikely]] r.tr->open("node", binschema::TraceKind::Union, s + 0x4, nullptr);
   switch (f_kind) {
     case 0: {
       auto& v = x.node.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("leaf");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
       v = r.get<uint32_t>(s + 0x4);
       break;
     }
     case 1: {
       auto& v = x.node.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("sub");
       const uint64_t t = r.get<uint32_t>(s + 0x4);
       if (r.lay) r.lay->note(s + 0x4, t);
+      if (r.tr) [[unlikely]] { r.tr->leaf(nullptr, binschema::TraceKind::Pointer, s + 0x4, 4, "u32"); r.tr->nodes.back().target = t; }
       try {
         r.need_target(t, 0x8);
         read_Tree(r, t, v);
@@ -197,10 +258,20 @@ void read_Tree(const R& r, uint64_t s, Tree& x) {
     default:
       fail(s + 0x4, "node", "kind " + std::to_string(f_kind) + " is not a supported case (known: 0 leaf, 1 sub)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_Root(const R& r, uint64_t s, Root& x) {
   r.need(s, 0x14);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Root");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("hash", binschema::TraceKind::Pointer, s + 0x4, 0x4, "u32");
+    r.tr->leaf("list", binschema::TraceKind::Pointer, s + 0x8, 0x4, "u32");
+    r.tr->leaf("a", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
+    r.tr->leaf("tree", binschema::TraceKind::Pointer, s + 0x10, 0x4, "u32");
+  }
   uint64_t f_hash = 0;
   uint64_t f_list = 0;
   uint64_t f_a = 0;
@@ -211,12 +282,15 @@ void read_Root(const R& r, uint64_t s, Root& x) {
   f_list = r.get<uint32_t>(s + 0x8);
   f_a = r.get<uint32_t>(s + 0xc);
   f_tree = r.get<uint32_t>(s + 0x10);
+  if (r.tr) [[unlikely]] r.tr->open("hash", binschema::TraceKind::Target, 0);
   try {
     if (f_hash == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     if (r.lay) r.lay->note(s + 0x4, f_hash);
     r.need_target(f_hash, 1);
     read_Hash(r, f_hash, x.hash);
   } catch (DecodeError& e) { e.push_field("hash"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("list", binschema::TraceKind::Target, 0);
   try {
     if (f_list == 0) x.list.reset();
     else {
@@ -225,6 +299,8 @@ void read_Root(const R& r, uint64_t s, Root& x) {
       read_Node(r, f_list, x.list.emplace());
     }
   } catch (DecodeError& e) { e.push_field("list"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("a", binschema::TraceKind::Target, 0);
   try {
     if (f_a == 0) x.a.reset();
     else {
@@ -233,6 +309,8 @@ void read_Root(const R& r, uint64_t s, Root& x) {
       read_A(r, f_a, x.a.emplace());
     }
   } catch (DecodeError& e) { e.push_field("a"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("tree", binschema::TraceKind::Target, 0);
   try {
     if (f_tree == 0) x.tree.reset();
     else {
@@ -241,6 +319,8 @@ void read_Root(const R& r, uint64_t s, Root& x) {
       read_Tree(r, f_tree, x.tree.emplace());
     }
   } catch (DecodeError& e) { e.push_field("tree"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x14);
 }
 
 void put_Hash(WCtx& c, uint64_t s, const Hash& x) {
@@ -307,10 +387,11 @@ void place_Hash(WCtx& c, const Hash& x, uint64_t s) {
   {  // entries
     const uint64_t n = x.entries.size();
     {
-      c.w.place_target(s, n * 0x10, 4, 4, 0, "Hash.entries");
-      const uint64_t a = c.w.reserve(n * 0x10);
-      for (uint64_t i = 0; i < n; ++i) put_Entry(c, a + i * 0x10, x.entries[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Entry(c, x.entries[i], a + i * 0x10);
+      if (const uint64_t t = c.w.place_shared(s, n * 0x10, 4, 4, 0, "Hash.entries", x.entries); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x10);
+        for (uint64_t i = 0; i < n; ++i) put_Entry(c, a + i * 0x10, x.entries[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Entry(c, x.entries[i], a + i * 0x10);
+      }
     }
   }
 }
@@ -318,16 +399,18 @@ void place_Hash(WCtx& c, const Hash& x, uint64_t s) {
 void place_Entry(WCtx& c, const Entry& x, uint64_t s) {
   {  // sub
     if (x.sub) {
-      const uint64_t t = c.w.place_target(s + 0xc, 0x8, 4, 4, 0, "Entry.sub");
-      put_Hash(c, c.w.reserve(0x8), (*x.sub));
-      place_Hash(c, (*x.sub), t);
+      if (const uint64_t t = c.w.place_shared(s + 0xc, 0x8, 4, 4, 0, "Entry.sub", static_cast<const Hash&>((*x.sub))); t != binschema::kShared) {
+        put_Hash(c, c.w.reserve(0x8), (*x.sub));
+        place_Hash(c, (*x.sub), t);
+      }
     }
   }
   switch (x.value.index()) {
     case 1: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0x8, 4, 4, 0, "Entry.value");
-      put_Hash(c, c.w.reserve(0x8), std::get<1>(x.value));
-      place_Hash(c, std::get<1>(x.value), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, 0x8, 4, 4, 0, "Entry.value", static_cast<const Hash&>(std::get<1>(x.value))); t != binschema::kShared) {
+        put_Hash(c, c.w.reserve(0x8), std::get<1>(x.value));
+        place_Hash(c, std::get<1>(x.value), t);
+      }
       break;
     }
     default: break;
@@ -337,9 +420,10 @@ void place_Entry(WCtx& c, const Entry& x, uint64_t s) {
 void place_Node(WCtx& c, const Node& x, uint64_t s) {
   {  // next
     if (x.next) {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "Node.next");
-      put_Node(c, c.w.reserve(0x8), (*x.next));
-      place_Node(c, (*x.next), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "Node.next", static_cast<const Node&>((*x.next))); t != binschema::kShared) {
+        put_Node(c, c.w.reserve(0x8), (*x.next));
+        place_Node(c, (*x.next), t);
+      }
     }
   }
 }
@@ -347,9 +431,10 @@ void place_Node(WCtx& c, const Node& x, uint64_t s) {
 void place_B(WCtx& c, const B& x, uint64_t s) {
   {  // a
     if (x.a) {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "B.a");
-      put_A(c, c.w.reserve(0x8), (*x.a));
-      place_A(c, (*x.a), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "B.a", static_cast<const A&>((*x.a))); t != binschema::kShared) {
+        put_A(c, c.w.reserve(0x8), (*x.a));
+        place_A(c, (*x.a), t);
+      }
     }
   }
 }
@@ -357,9 +442,10 @@ void place_B(WCtx& c, const B& x, uint64_t s) {
 void place_A(WCtx& c, const A& x, uint64_t s) {
   {  // b
     if (x.b) {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "A.b");
-      put_B(c, c.w.reserve(0x8), (*x.b));
-      place_B(c, (*x.b), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "A.b", static_cast<const B&>((*x.b))); t != binschema::kShared) {
+        put_B(c, c.w.reserve(0x8), (*x.b));
+        place_B(c, (*x.b), t);
+      }
     }
   }
 }
@@ -367,9 +453,10 @@ void place_A(WCtx& c, const A& x, uint64_t s) {
 void place_Tree(WCtx& c, const Tree& x, uint64_t s) {
   switch (x.node.index()) {
     case 1: {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "Tree.node");
-      put_Tree(c, c.w.reserve(0x8), std::get<1>(x.node));
-      place_Tree(c, std::get<1>(x.node), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "Tree.node", static_cast<const Tree&>(std::get<1>(x.node))); t != binschema::kShared) {
+        put_Tree(c, c.w.reserve(0x8), std::get<1>(x.node));
+        place_Tree(c, std::get<1>(x.node), t);
+      }
       break;
     }
     default: break;
@@ -379,30 +466,34 @@ void place_Tree(WCtx& c, const Tree& x, uint64_t s) {
 void place_Root(WCtx& c, const Root& x, uint64_t s) {
   {  // hash
     {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "Root.hash");
-      put_Hash(c, c.w.reserve(0x8), x.hash);
-      place_Hash(c, x.hash, t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "Root.hash", static_cast<const Hash&>(x.hash)); t != binschema::kShared) {
+        put_Hash(c, c.w.reserve(0x8), x.hash);
+        place_Hash(c, x.hash, t);
+      }
     }
   }
   {  // list
     if (x.list) {
-      const uint64_t t = c.w.place_target(s + 0x8, 0x8, 4, 4, 0, "Root.list");
-      put_Node(c, c.w.reserve(0x8), (*x.list));
-      place_Node(c, (*x.list), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, 0x8, 4, 4, 0, "Root.list", static_cast<const Node&>((*x.list))); t != binschema::kShared) {
+        put_Node(c, c.w.reserve(0x8), (*x.list));
+        place_Node(c, (*x.list), t);
+      }
     }
   }
   {  // a
     if (x.a) {
-      const uint64_t t = c.w.place_target(s + 0xc, 0x8, 4, 4, 0, "Root.a");
-      put_A(c, c.w.reserve(0x8), (*x.a));
-      place_A(c, (*x.a), t);
+      if (const uint64_t t = c.w.place_shared(s + 0xc, 0x8, 4, 4, 0, "Root.a", static_cast<const A&>((*x.a))); t != binschema::kShared) {
+        put_A(c, c.w.reserve(0x8), (*x.a));
+        place_A(c, (*x.a), t);
+      }
     }
   }
   {  // tree
     if (x.tree) {
-      const uint64_t t = c.w.place_target(s + 0x10, 0x8, 4, 4, 0, "Root.tree");
-      put_Tree(c, c.w.reserve(0x8), (*x.tree));
-      place_Tree(c, (*x.tree), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, 0x8, 4, 4, 0, "Root.tree", static_cast<const Tree&>((*x.tree))); t != binschema::kShared) {
+        put_Tree(c, c.w.reserve(0x8), (*x.tree));
+        place_Tree(c, (*x.tree), t);
+      }
     }
   }
 }
@@ -413,6 +504,20 @@ Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   Root x;
   read_Root(r, 0, x);
   return x;
+}
+
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  Root x;
+  try {
+    read_Root(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
 }
 
 std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -431,6 +536,10 @@ std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, bi
 namespace {
 Root decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Root& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -487,6 +596,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -494,7 +608,7 @@ const binschema::Format& format() {
       "recursion", "Recursion: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -57,6 +57,11 @@ struct Codec {
 
   static void read_Node(const R& r, uint64_t s, Node& x) {
     r.need(s, 0x10);
+    if (r.tr) [[unlikely]] {
+      r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Node");
+      r.tr->leaf("name_hash", binschema::TraceKind::Number, s, 0x4, "u32");
+      r.tr->leaf("attributes", binschema::TraceKind::Bits, s + 0x4, 0x4, "u32");
+    }
     uint32_t f_name_hash = 0;
     uint32_t f_attributes = 0;
     [[maybe_unused]] uint64_t f_data = 0;
@@ -71,16 +76,36 @@ struct Codec {
       if (b > e || r.base_files + e > r.size())
         fail(s + 0x8, "data", "slice " + hex(b) + ".." + hex(e) + " of pool files (from " + hex(r.base_files) + ") is not inside the file (" + hex(r.size()) + " bytes)");
       x.data.data.assign(r.data() + r.base_files + b, r.data() + r.base_files + e);
+      if (r.tr) [[unlikely]] {
+        r.tr->leaf("data", binschema::TraceKind::Pointer, s + 0x8, 8, "u32");
+        r.tr->nodes.back().target = r.base_files + b;
+        r.tr->leaf("data", binschema::TraceKind::Data, r.base_files + b, e - b, "bytes");
+      }
       r.slices_files.push_back({r.base_files + b, r.base_files + e, s + 0x8, &x.alignment});
     }
     if (uint64_t(f_name_hash) != uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier))))
       fail(s, "name_hash", "says " + hex(f_name_hash) + " but mulhash(attributes.name, hash_multiplier) is " + hex(uint64_t(binschema::mulhash32(x.attributes.name, static_cast<uint32_t>(r.g_hash_multiplier)))));
+    if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
   }
 
   static uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x) {
     r.slices_files.clear();
     r.need(s, 0x20);
     uint64_t o = s + 0x20;
+    if (r.tr) [[unlikely]] {
+      r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Sarc");
+      r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+      r.tr->leaf("header_size", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+      r.tr->leaf("bom", binschema::TraceKind::Number, s + 0x6, 0x2, "u16");
+      r.tr->leaf("file_size", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+      r.tr->leaf("data_offset", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+      r.tr->leaf("version", binschema::TraceKind::Number, s + 0x10, 0x2, "u16");
+      r.tr->leaf("reserved", binschema::TraceKind::Padding, s + 0x12, 0x2, "u16");
+      r.tr->leaf("sfat_magic", binschema::TraceKind::Chars, s + 0x14, 0x4, "char");
+      r.tr->leaf("sfat_header_size", binschema::TraceKind::Number, s + 0x18, 0x2, "u16");
+      r.tr->leaf("node_count", binschema::TraceKind::Number, s + 0x1a, 0x2, "u16");
+      r.tr->leaf("hash_multiplier", binschema::TraceKind::Number, s + 0x1c, 0x4, "u32");
+    }
     uint16_t f_header_size = 0;
     uint16_t f_bom = 0;
     uint32_t f_file_size = 0;
@@ -116,6 +141,7 @@ struct Codec {
     r.g_hash_multiplier = f_hash_multiplier;
     r.base_names = (o + uint64_t(f_node_count) * 0x10 + 0x4 + 0x2 + 0x2 + 3) / 4 * 4;
     r.refs_names.clear();
+    if (r.tr) [[unlikely]] r.tr->open("nodes", binschema::TraceKind::Array, o, nullptr);
     try {
       const uint64_t n = f_node_count;
       r.need_array(o, n, 0x10);
@@ -131,18 +157,26 @@ struct Codec {
         } catch (DecodeError& e) { e.push_index(i); throw; }
       }
     } catch (DecodeError& e) { e.push_field("nodes"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("sfnt_magic", binschema::TraceKind::Chars, o, "char");
     r.need(o, 0x4);
     if (r.chars(o, 4) != "SFNT")
       fail(o, "sfnt_magic", "expected \"" + std::string("SFNT") + "\", found \"" + std::string(r.chars(o, 4)) + "\"");
     o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("sfnt_header_size", binschema::TraceKind::Number, o, "u16");
     r.need(o, 0x2);
     f_sfnt_header_size = r.template get<uint16_t>(o);
     if (f_sfnt_header_size != 8) fail(o, "sfnt_header_size", "expected 8, found " + std::to_string(f_sfnt_header_size));
     o += 0x2;
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("sfnt_reserved", binschema::TraceKind::Padding, o, "u16");
     r.need(o, 0x2);
     f_sfnt_reserved = r.template get<uint16_t>(o);
     if (f_sfnt_reserved != 0) fail(o, "sfnt_reserved", "expected 0, found " + std::to_string(f_sfnt_reserved));
     o += 0x2;
+    if (r.tr) [[unlikely]] r.tr->close(o);
+    if (r.tr) [[unlikely]] r.tr->open("names", binschema::TraceKind::Pool, o, nullptr);
     {
       r.need(o, r.base_names - o);
       for (uint64_t i = o; i < r.base_names; ++i)
@@ -165,7 +199,9 @@ struct Codec {
       }
       o = std::max(p, r.base_names);
     }
+    if (r.tr) [[unlikely]] r.tr->close(o);
     binschema::check_slices({r.data(), r.size()}, r.slices_files, r.base_files, o, r.size(), 4, "files");
+    if (r.tr) [[unlikely]] r.tr->close(o);
     return o;
   }
 
@@ -230,6 +266,20 @@ struct Codec {
     return x;
   }
 
+  static void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+    R r(bytes);
+    r.tr = &tr;
+    tr.big_endian = R::kBigEndian;
+    Sarc x;
+    try {
+      read_Sarc(r, 0, x);
+    } catch (...) {
+      tr.finish();
+      throw;
+    }
+    tr.finish();
+  }
+
   static std::vector<uint8_t> encode_root(const Sarc& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                           std::vector<uint8_t>* into) {
     WCtx c;
@@ -254,6 +304,11 @@ namespace {
 Sarc decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   if (binschema::bom_is_big(bytes, 0x6, "bom")) return Codec<std::endian::big>::decode_root(bytes, lay);
   return Codec<std::endian::little>::decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  if (binschema::bom_is_big(bytes, 0x6, "bom")) return Codec<std::endian::big>::trace_root(bytes, tr);
+  Codec<std::endian::little>::trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Sarc& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -311,6 +366,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Sarc x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Sarc x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -318,7 +378,7 @@ const binschema::Format& format() {
       "sarc", "SARC: Nintendo archive", "0x0100",
       {".sarc", ".pack", ".beventpack", ".bactorpack", ".blarc", ".bgenv"},
       std::string_view("SARC", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -67,33 +67,52 @@ void intern_Named(WCtx& c, const Named& x);
 
 void read_Cell(const R& r, uint64_t s, Cell& x) {
   r.need(s, 0x8);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Cell");
+    r.tr->leaf("x", binschema::TraceKind::Number, s, 0x4, "s32");
+    r.tr->leaf("y", binschema::TraceKind::Number, s + 0x4, 0x4, "s32");
+  }
   int32_t f_x = 0;
   int32_t f_y = 0;
   f_x = r.get<int32_t>(s);
   x.x = f_x;
   f_y = r.get<int32_t>(s + 0x4);
   x.y = f_y;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8);
 }
 
 void read_Grid(const R& r, uint64_t s, Grid& x) {
   r.need(s, 0x14);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Grid");
+    r.tr->leaf("id", binschema::TraceKind::Number, s, 0x4, "u32");
+  }
   uint32_t f_id = 0;
   f_id = r.get<uint32_t>(s);
   x.id = f_id;
+  if (r.tr) [[unlikely]] r.tr->open("cells", binschema::TraceKind::Array, s + 0x4, nullptr);
   for (size_t i = 0; i < 2; ++i) {
     try { read_Cell(r, s + 0x4 + i * 0x8, x.cells[i]); }
     catch (DecodeError& e) { e.push_index(i); e.push_field("cells"); throw; }
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4 + 0x10);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x14);
 }
 
 uint64_t read_Item(const R& r, uint64_t s, Item& x) {
   r.need(s, 0x6);
   uint64_t o = s + 0x6;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Item");
+    r.tr->leaf("value", binschema::TraceKind::Number, s, 0x4, "u32");
+    r.tr->leaf("of", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+  }
   uint32_t f_value = 0;
   [[maybe_unused]] uint16_t f_of = 0;
   f_value = r.get<uint32_t>(s);
   x.value = f_value;
   f_of = r.get<uint16_t>(s + 0x4);
+  if (r.tr) [[unlikely]] r.tr->open("extra", binschema::TraceKind::Array, o, "u8");
   try {
     const uint64_t n = (r.g_version * 2);
     r.need_array(o, n, 0x1);
@@ -103,21 +122,36 @@ uint64_t read_Item(const R& r, uint64_t s, Item& x) {
       o += 1;
     }
   } catch (DecodeError& e) { e.push_field("extra"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
 void read_Named(const R& r, uint64_t s, Named& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Named");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+  }
   uint64_t f_name = 0;
   f_name = r.get<uint32_t>(s);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_names(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 uint64_t read_Root(const R& r, uint64_t s, Root& x) {
   r.need(s, 0x1c);
   uint64_t o = s + 0x1c;
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Root");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("version", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("item_count", binschema::TraceKind::Number, s + 0x6, 0x2, "u16");
+  }
   uint16_t f_version = 0;
   uint16_t f_item_count = 0;
   uint64_t f_items = 0;
@@ -136,67 +170,98 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
   r.g_version = f_version;
   f_item_count = r.get<uint16_t>(s + 0x6);
   r.g_item_count = f_item_count;
+  if (r.tr) [[unlikely]] r.tr->open("grid", binschema::TraceKind::Field, s + 0x8, nullptr);
   try {
     read_Grid(r, s + 0x8, x.grid);
   } catch (DecodeError& e) { e.push_field("grid"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x8 + 0x14);
+  if (r.tr) [[unlikely]] r.tr->open("label", binschema::TraceKind::Field, o, nullptr);
   try {
     x.label = std::string(r.cstring(o));
   } catch (DecodeError& e) { e.push_field("label"); throw; }
   o += x.label.size() + 1;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("after", binschema::TraceKind::Array, o, nullptr);
   r.need(o, 0x10);
   for (size_t i = 0; i < 2; ++i) {
     try { read_Cell(r, o + i * 0x8, x.after[i]); }
     catch (DecodeError& e) { e.push_index(i); e.push_field("after"); throw; }
   }
   o += 0x10;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("triple", binschema::TraceKind::Array, o, "u16");
   r.need(o, 0x6);
   for (size_t i = 0; i < 3; ++i) {
     x.triple[i] = r.get<uint16_t>(o + i * 2);
   }
   o += 0x6;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("items", binschema::TraceKind::Pointer, o, "u32");
   r.need(o, 0x4);
   f_items = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("first", binschema::TraceKind::Pointer, o, "u32");
   r.need(o, 0x4);
   f_first = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("second", binschema::TraceKind::Pointer, o, "u32");
   r.need(o, 0x4);
   f_second = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("flag", binschema::TraceKind::Number, o, "bool32");
   r.need(o, 0x4);
   f_flag = r.get<uint32_t>(o);
   if (f_flag != 0 && f_flag != 0xffu) fail(o, "flag", "value " + hex(f_flag) + " is not a bool (0 or 0xff)");
   x.flag = f_flag != 0;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("blob_size", binschema::TraceKind::Number, o, "u8");
   r.need(o, 0x1);
   f_blob_size = r.get<uint8_t>(o);
   x.blob_size = f_blob_size;
   o += 0x1;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("blob", binschema::TraceKind::Bytes, o, nullptr);
   {
     const uint64_t n = f_blob_size;
     r.need(o, n);
     x.blob.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("extra", binschema::TraceKind::Pointer, o, "u32");
   r.need(o, 0x4);
   f_extra = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("extra_start", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_extra_start = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("extra_size", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_extra_size = r.get<uint32_t>(o);
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("tail_end", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_tail_end = r.get<uint32_t>(o);
   x.tail_end = f_tail_end;
   o += 0x4;
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("tail", binschema::TraceKind::Bytes, o, nullptr);
   {
     const uint64_t n = until_(o, f_tail_end);
     r.need(o, n);
     x.tail.data.assign(r.data() + o, r.data() + o + n);
     o += n;
   }
+  if (r.tr) [[unlikely]] r.tr->close(o);
+  if (r.tr) [[unlikely]] r.tr->open("items", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_item_count;
     if (n != 0) {
@@ -205,23 +270,31 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x1);
       x.items.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       uint64_t o2 = t;
       for (uint64_t i = 0; i < n; ++i) {
         try { o2 = read_Item(r, o2, x.items[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(o2);
     }
   } catch (DecodeError& e) { e.push_field("items"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("first", binschema::TraceKind::Target, 0);
   try {
     if (f_first == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     r.need_target(f_first, 1);
     read_Named(r, f_first, x.first);
   } catch (DecodeError& e) { e.push_field("first"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("second", binschema::TraceKind::Target, 0);
   try {
     if (f_second == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
     r.need_target(f_second, 1);
     read_Named(r, f_second, x.second);
   } catch (DecodeError& e) { e.push_field("second"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("extra", binschema::TraceKind::Target, 0);
   try {
     if (f_extra == 0) x.extra.reset();
     else {
@@ -229,6 +302,8 @@ uint64_t read_Root(const R& r, uint64_t s, Root& x) {
       read_Cell(r, f_extra, x.extra.emplace());
     }
   } catch (DecodeError& e) { e.push_field("extra"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
 }
 
@@ -349,6 +424,20 @@ Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  Root x;
+  try {
+    read_Root(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -372,6 +461,10 @@ std::vector<uint8_t> encode_root(const Root& x, const binschema::Layout* lay, bi
 namespace {
 Root decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Root& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -428,6 +521,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -435,7 +533,7 @@ const binschema::Format& format() {
       "shapes", "Shapes: a test format", "",
       {},
       std::string_view("SHPE", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 

@@ -56,21 +56,42 @@ void place_Header(WCtx& c, const Header& x, uint64_t s);
 
 void read_Pair(const R& r, uint64_t s, Pair& x) {
   r.need(s, 0x4);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Pair");
+    r.tr->leaf("a", binschema::TraceKind::Number, s, 0x2, "u16");
+    r.tr->leaf("b", binschema::TraceKind::Number, s + 0x2, 0x2, "s16");
+  }
   uint16_t f_a = 0;
   int16_t f_b = 0;
   f_a = r.get<uint16_t>(s);
   x.a = f_a;
   f_b = r.get<int16_t>(s + 0x2);
   x.b = f_b;
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x4);
 }
 
 void read_Point(const R& r, uint64_t s, Point& x) {
   r.need(s, 0xc);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Point");
+    r.tr->leaf("xyz", binschema::TraceKind::Array, s, 0xc, "f32");
+  }
   for (size_t i = 0; i < 3; ++i) x.xyz[i] = r.get<float>(s + i * 4);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc);
 }
 
 void read_Record(const R& r, uint64_t s, Record& x) {
   r.need(s, 0x18);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Record");
+    r.tr->leaf("name", binschema::TraceKind::Pointer, s, 0x4, "u32");
+    r.tr->leaf("name_hash", binschema::TraceKind::Number, s + 0x4, 0x4, "u32");
+    r.tr->leaf("kind", binschema::TraceKind::Number, s + 0x8, 0x1, "u8");
+    r.tr->leaf("enabled", binschema::TraceKind::Number, s + 0x9, 0x1, "bool8");
+    r.tr->leaf("pad", binschema::TraceKind::Padding, s + 0xa, 0x2, "u16");
+    r.tr->leaf("points", binschema::TraceKind::Pointer, s + 0x10, 0x4, "u32");
+    r.tr->leaf("point_count", binschema::TraceKind::Number, s + 0x14, 0x4, "u32");
+  }
   uint64_t f_name = 0;
   [[maybe_unused]] uint32_t f_name_hash = 0;
   uint8_t f_kind = 0;
@@ -86,19 +107,25 @@ void read_Record(const R& r, uint64_t s, Record& x) {
   x.enabled = f_enabled != 0;
   f_pad = r.get<uint16_t>(s + 0xa);
   if (f_pad != 0) fail(s + 0xa, "pad", "expected 0, found " + std::to_string(f_pad));
+  if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0xc, nullptr);
   switch (f_kind) {
     case 1: {
       auto& v = x.value.template emplace<0>();
+      if (r.tr) [[unlikely]] r.tr->type("number");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0xc, 0x4, "s32");
       v = r.get<int32_t>(s + 0xc);
       break;
     }
     case 2: {
       auto& v = x.value.template emplace<1>();
+      if (r.tr) [[unlikely]] r.tr->type("ratio");
+      if (r.tr) [[unlikely]] r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0xc, 0x4, "f32");
       v = r.get<float>(s + 0xc);
       break;
     }
     case 7: {
       auto& v = x.value.template emplace<2>();
+      if (r.tr) [[unlikely]] r.tr->type("pair");
       try { read_Pair(r, s + 0xc, v); }
       catch (DecodeError& e) { e.push_field("value"); throw; }
       break;
@@ -106,11 +133,15 @@ void read_Record(const R& r, uint64_t s, Record& x) {
     default:
       fail(s + 0xc, "value", "kind " + std::to_string(f_kind) + " is not a supported case (known: 1 number, 2 ratio, 7 pair)");
   }
+  if (r.tr) [[unlikely]] r.tr->close(s + 0xc + 0x4);
   f_points = r.get<uint32_t>(s + 0x10);
   f_point_count = r.get<uint32_t>(s + 0x14);
+  if (r.tr) [[unlikely]] r.tr->open("name", binschema::TraceKind::Target, 0);
   try {
     x.name = std::string(r.str_names(f_name));
   } catch (DecodeError& e) { e.push_field("name"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("points", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_point_count;
     if (n != 0) {
@@ -120,23 +151,47 @@ void read_Record(const R& r, uint64_t s, Record& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0xc);
       x.points.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Point(r, t + i * 0xc, x.points[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0xc);
     }
   } catch (DecodeError& e) { e.push_field("points"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x18);
 }
 
 void read_Extra(const R& r, uint64_t s, Extra& x) {
   r.need(s, 0x10);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Extra");
+    r.tr->leaf("label", binschema::TraceKind::Chars, s, 0xc, "char");
+    r.tr->leaf("fnv", binschema::TraceKind::Number, s + 0xc, 0x4, "u32");
+  }
   [[maybe_unused]] uint32_t f_fnv = 0;
   x.label = std::string(r.chars(s, 12));
   f_fnv = r.get<uint32_t>(s + 0xc);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x10);
 }
 
 void read_Header(const R& r, uint64_t s, Header& x) {
   r.need(s, 0x24);
+  if (r.tr) [[unlikely]] {
+    r.tr->open(nullptr, binschema::TraceKind::Struct, s, "Header");
+    r.tr->leaf("magic", binschema::TraceKind::Chars, s, 0x4, "char");
+    r.tr->leaf("version", binschema::TraceKind::Number, s + 0x4, 0x2, "u16");
+    r.tr->leaf("flags", binschema::TraceKind::Number, s + 0x6, 0x2, "u16");
+    r.tr->leaf("file_size", binschema::TraceKind::Number, s + 0x8, 0x4, "u32");
+    r.tr->leaf("records", binschema::TraceKind::Pointer, s + 0xc, 0x4, "u32");
+    r.tr->leaf("record_count", binschema::TraceKind::Number, s + 0x10, 0x2, "u16");
+    r.tr->leaf("tag_count", binschema::TraceKind::Number, s + 0x12, 0x2, "u16");
+    r.tr->leaf("tags", binschema::TraceKind::Pointer, s + 0x14, 0x4, "u32");
+    r.tr->leaf("extra", binschema::TraceKind::Pointer, s + 0x18, 0x4, "u32");
+    r.tr->leaf("names_offset", binschema::TraceKind::Number, s + 0x1c, 0x4, "u32");
+    r.tr->leaf("names_size", binschema::TraceKind::Number, s + 0x20, 0x4, "u32");
+  }
   uint16_t f_version = 0;
   uint16_t f_flags = 0;
   uint32_t f_file_size = 0;
@@ -163,6 +218,7 @@ void read_Header(const R& r, uint64_t s, Header& x) {
   f_extra = r.get<uint32_t>(s + 0x18);
   f_names_offset = r.get<uint32_t>(s + 0x1c);
   f_names_size = r.get<uint32_t>(s + 0x20);
+  if (r.tr) [[unlikely]] r.tr->open("records", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_record_count;
     if (n != 0) {
@@ -172,12 +228,16 @@ void read_Header(const R& r, uint64_t s, Header& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x18);
       x.records.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, nullptr);
       for (uint64_t i = 0; i < n; ++i) {
         try { read_Record(r, t + i * 0x18, x.records[i]); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x18);
     }
   } catch (DecodeError& e) { e.push_field("records"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("tags", binschema::TraceKind::Target, 0);
   try {
     const uint64_t n = f_tag_count;
     if (n != 0) {
@@ -187,12 +247,16 @@ void read_Header(const R& r, uint64_t s, Header& x) {
       r.need_target(t, 1);
       r.need_array(t, n, 0x4);
       x.tags.resize(n);
+      if (r.tr) [[unlikely]] r.tr->open(nullptr, binschema::TraceKind::Array, t, "u32");
       for (uint64_t i = 0; i < n; ++i) {
         try { x.tags[i] = std::string(r.str_names(r.get<uint32_t>(t + i * 0x4))); }
         catch (DecodeError& err) { err.push_index(i); throw; }
       }
+      if (r.tr) [[unlikely]] r.tr->close(t + n * 0x4);
     }
   } catch (DecodeError& e) { e.push_field("tags"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->open("extra", binschema::TraceKind::Target, 0);
   try {
     if (f_extra == 0) x.extra.reset();
     else {
@@ -201,6 +265,8 @@ void read_Header(const R& r, uint64_t s, Header& x) {
       read_Extra(r, f_extra, x.extra.emplace());
     }
   } catch (DecodeError& e) { e.push_field("extra"); throw; }
+  if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
+  if (r.tr) [[unlikely]] r.tr->close(s + 0x24);
 }
 
 void put_Pair(WCtx& c, uint64_t s, const Pair& x) {
@@ -264,9 +330,11 @@ void place_Record(WCtx& c, const Record& x, uint64_t s) {
   {  // points
     const uint64_t n = x.points.size();
     {
-      c.w.place_target(s + 0x10, n * 0xc, 4, 4, s, "Record.points");
-      const uint64_t a = c.w.reserve(n * 0xc);
-      for (uint64_t i = 0; i < n; ++i) put_Point(c, a + i * 0xc, x.points[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x10, n * 0xc, 4, 4, s, "Record.points", x.points); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0xc);
+        for (uint64_t i = 0; i < n; ++i) put_Point(c, a + i * 0xc, x.points[i]);
+        c.w.leaf_done(t);
+      }
     }
   }
 }
@@ -275,8 +343,10 @@ void place_Header(WCtx& c, const Header& x, uint64_t s) {
   uint64_t t_records = 0;  // where the shallow records went
   {  // extra
     if (x.extra) {
-      c.w.place_target(s + 0x18, 0x10, 16, 4, 0, "Header.extra");
-      put_Extra(c, c.w.reserve(0x10), (*x.extra));
+      if (const uint64_t t = c.w.place_leaf(s + 0x18, 0x10, 16, 4, 0, "Header.extra", static_cast<const Extra&>((*x.extra))); t != binschema::kShared) {
+        put_Extra(c, c.w.reserve(0x10), (*x.extra));
+        c.w.leaf_done(t);
+      }
     }
   }
   {  // records
@@ -291,9 +361,10 @@ void place_Header(WCtx& c, const Header& x, uint64_t s) {
   {  // tags
     const uint64_t n = x.tags.size();
     {
-      c.w.place_target(s + 0x14, n * 4, 4, 4, 0, "Header.tags");
-      const uint64_t a = c.w.reserve(n * 4);
-      for (uint64_t i = 0; i < n; ++i) c.pool_names.ref(x.tags[i], a + i * 4, 4, false, true);
+      if (const uint64_t t = c.w.place_shared(s + 0x14, n * 4, 4, 4, 0, "Header.tags", x.tags); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 4);
+        for (uint64_t i = 0; i < n; ++i) c.pool_names.ref(x.tags[i], a + i * 4, 4, false, true);
+      }
     }
   }
   for (size_t i = 0; i < x.records.size(); ++i) place_Record(c, x.records[i], t_records + i * 0x18);
@@ -316,6 +387,20 @@ Header decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return x;
 }
 
+void trace_root(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  R r(bytes);
+  r.tr = &tr;
+  tr.big_endian = R::kBigEndian;
+  Header x;
+  try {
+    read_Header(r, 0, x);
+  } catch (...) {
+    tr.finish();
+    throw;
+  }
+  tr.finish();
+}
+
 std::vector<uint8_t> encode_root(const Header& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                  std::vector<uint8_t>* into) {
   WCtx c;
@@ -334,6 +419,10 @@ std::vector<uint8_t> encode_root(const Header& x, const binschema::Layout* lay, 
 namespace {
 Header decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   return decode_root(bytes, lay);
+}
+
+void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
+  trace_root(bytes, tr);
 }
 
 std::vector<uint8_t> encode_any(const Header& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
@@ -390,6 +479,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Header x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Header x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -397,7 +491,7 @@ const binschema::Format& format() {
       "tiny", "Tiny: a test format", "1",
       {".tiny"},
       std::string_view("TNY\x00""", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, trace_any, roundtrip};
   return f;
 }
 
