@@ -10,6 +10,8 @@
 #include "io.h"
 #include "layers.h"
 #include "sarc.h"
+#include "sarc_text.h"
+#include "binschema/layout.h"
 
 namespace fs = std::filesystem;
 
@@ -113,6 +115,58 @@ std::string archive_info(std::span<const uint8_t> bytes) {
   } catch (const DecodeError&) {
     return "";  // info's own decode reports it
   }
+}
+
+bool is_archive(std::span<const uint8_t> bytes) { return bytes.size() >= 4 && std::memcmp(bytes.data(), "SARC", 4) == 0; }
+
+Archive read_archive(std::span<const uint8_t> bytes) {
+  Layout layout;
+  sarc::Sarc s = sarc::decode(bytes, layout);
+  Archive a;
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    sarc::Node& n = s.nodes[i];
+    if (n.attributes.has_name != 1)
+      throw Failure{kBadData, "node " + std::to_string(i) + " of the archive has no name (has_name " +
+                                  std::to_string(n.attributes.has_name) + "): it cannot be a file of a folder"};
+    a.members.push_back({n.attributes.name, std::move(n.data.data), n.alignment});
+    n.data.data.clear();
+  }
+  a.skeleton = sarc::to_text(s, TextKind::Yaml, &layout);
+  return a;
+}
+
+std::vector<ArchiveMember> skeleton_members(std::string_view skeleton) {
+  Layout layout;
+  const sarc::Sarc s = sarc::from_text_with_layout(skeleton, layout);
+  std::vector<ArchiveMember> out;
+  for (const sarc::Node& n : s.nodes) out.push_back({n.attributes.name, {}, n.alignment});
+  return out;
+}
+
+std::vector<uint8_t> write_archive(std::string_view skeleton, const std::vector<ArchiveMember>& members) {
+  Layout layout;
+  sarc::Sarc s = sarc::from_text_with_layout(skeleton, layout);
+  std::vector<sarc::Node> nodes;
+  std::vector<bool> used(members.size(), false);
+  auto place = [&](size_t i, const sarc::Node* old) {
+    sarc::Node n = old ? *old : sarc::Node{};
+    n.attributes.name = members[i].name;
+    n.attributes.has_name = 1;
+    n.data.data = members[i].bytes;
+    if (members[i].alignment != 0) n.alignment = members[i].alignment;
+    nodes.push_back(std::move(n));
+    used[i] = true;
+  };
+  for (const sarc::Node& old : s.nodes)
+    for (size_t i = 0; i < members.size(); ++i)
+      if (!used[i] && members[i].name == old.attributes.name) {
+        place(i, &old);
+        break;
+      }
+  for (size_t i = 0; i < members.size(); ++i)
+    if (!used[i]) place(i, nullptr);
+  s.nodes = std::move(nodes);
+  return sarc::encode(s, layout);
 }
 
 }  // namespace binschema::cli

@@ -44,4 +44,32 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> sarc_members(std::span
 // `info` lines for an archive ("members: N"), "" when IN is not a SARC.
 std::string archive_info(std::span<const uint8_t> bytes);
 
+// An archive taken apart into its members and a skeleton, for unpack, pack,
+// diff, merge and verify (cli/mods.cpp). The skeleton is the archive's own
+// text document (`format: sarc`) with every member's contents left empty:
+// it keeps what the members' names and bytes do not say (their order and
+// alignment, the byte order, the hash multiplier, the layout).
+struct ArchiveMember {
+  std::string name;
+  std::vector<uint8_t> bytes;
+  uint32_t alignment = 0;  // 0: the skeleton's for that name, else the schema's default
+};
+struct Archive {
+  std::vector<ArchiveMember> members;  // in the archive's order
+  std::string skeleton;                // YAML
+};
+
+// Whether the bytes start like an archive (the SARC magic).
+bool is_archive(std::span<const uint8_t> bytes);
+// Throws DecodeError on a damaged archive, Failure for a member without a name.
+Archive read_archive(std::span<const uint8_t> bytes);
+// The members a skeleton lists (names and alignments; no bytes). Throws
+// TextError / std::exception on a damaged skeleton.
+std::vector<ArchiveMember> skeleton_members(std::string_view skeleton);
+// The archive: the skeleton's members that `members` still has, in the
+// skeleton's order, then the others in their order; each with the bytes given
+// and its alignment (the member's, else the skeleton's, else the default).
+// Laid out by the skeleton's layout where it still fits. Throws EncodeError.
+std::vector<uint8_t> write_archive(std::string_view skeleton, const std::vector<ArchiveMember>& members);
+
 }  // namespace binschema::cli

@@ -279,6 +279,16 @@ std::string node_line(const ByteMap& m, uint32_t i, uint64_t at) {
 
 }  // namespace
 
+std::string field_path_at(const ByteMap& m, uint64_t offset) {
+  const std::vector<uint32_t> hits = nodes_at(m, offset);
+  if (!hits.empty()) {
+    const std::string path = m.trace.path(hits[0]);
+    return path.empty() ? "(root)" : path;
+  }
+  const ByteRange* r = offset < m.bytes.size() ? range_at(m, offset) : nullptr;
+  return std::string("no field: ") + (r ? byte_class_name(r->cls) : "past the end");
+}
+
 std::string explain_text(const ByteMap& m, uint64_t offset) {
   std::string o = "offset " + hex(offset) + " of " + hex(m.bytes.size()) + " bytes (" + m.format->name + ")\n";
   if (offset >= m.bytes.size()) return o + "past the end of the file\n";

@@ -43,6 +43,11 @@ ByteMap build_byte_map(const Format& f, std::span<const uint8_t> bytes);
 // A node's value for people: a number (with hex), text, a pointer's target, a size.
 std::string node_value(const ByteMap& m, uint32_t node, uint64_t at);
 
+// The path of the innermost field over OFFSET ("(root)" for the root
+// struct's own bytes), or what the byte is when no field covers it
+// ("no field: padding", "no field: unexplained"). For `binschema verify`.
+std::string field_path_at(const ByteMap& m, uint64_t offset);
+
 // `binschema explain`: the fields over OFFSET, innermost first, with path, value and struct.
 std::string explain_text(const ByteMap& m, uint64_t offset);
 std::string explain_json(const ByteMap& m, uint64_t offset);

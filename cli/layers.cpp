@@ -159,6 +159,65 @@ std::vector<uint8_t> compress_for_output(std::vector<uint8_t> bytes, const std::
   return bytes;
 }
 
+LayerParams layer_of(std::span<const uint8_t> stored) {
+  LayerParams p;
+  const LayerGuess g = detect_compression(stored, "");
+  if (!g.by_magic) return p;
+  p.layer = g.layer;
+  if (p.layer == Compression::yaz0) {
+    try {
+      p.yaz0_alignment = yaz0::read_header(stored).alignment;
+    } catch (const DecodeError&) {
+    }
+  }
+  return p;
+}
+
+std::vector<uint8_t> remove_layer(std::span<const uint8_t> stored, const LayerParams& p, const std::string& where) {
+  try {
+    switch (p.layer) {
+      case Compression::none: return {stored.begin(), stored.end()};
+      case Compression::yaz0: return yaz0::decompress(stored);
+      case Compression::zstd: {
+        const uint32_t id = zstd::frame_dictionary_id(stored);
+        if (id == 0) return zstd::decompress(stored);
+        return zstd::decompress(stored, dictionaries(), where);
+      }
+    }
+  } catch (const zstd::MissingDictionary& e) {
+    throw Failure{kBadData, where + ": " + describe(e) + kHint};
+  } catch (const DecodeError& e) {
+    throw Failure{kBadData, where + ": " + describe(e)};
+  }
+  return {};
+}
+
+std::vector<uint8_t> add_layer(std::span<const uint8_t> plain, const LayerParams& p, const std::string& where) {
+  try {
+    switch (p.layer) {
+      case Compression::none: return {plain.begin(), plain.end()};
+      case Compression::yaz0: return yaz0::compress(plain, p.yaz0_alignment);
+      case Compression::zstd: {
+        if (p.zstd_dictionary.empty()) return zstd::compress(plain, p.zstd_level);
+        const DictionarySet::Entry* d = dictionaries().find(p.zstd_dictionary);
+        if (!d) throw Failure{kBadData, where + ": the zstd dictionary '" + p.zstd_dictionary + "' is not loaded" + kHint};
+        return zstd::compress(plain, p.zstd_level, d->bytes);
+      }
+    }
+  } catch (const EncodeError& e) {
+    throw Failure{kBadData, where + ": " + e.what()};
+  }
+  return {};
+}
+
+// The name of the dictionary a zstd frame was made with ("" none, or not loaded).
+std::string zstd_dictionary_of(std::span<const uint8_t> stored) {
+  const uint32_t id = zstd::frame_dictionary_id(stored);
+  if (id == 0) return "";
+  const DictionarySet::Entry* d = dictionaries().find_id(id);
+  return d ? d->name : "";
+}
+
 std::string layer_info(const BinaryInput& input) {
   if (input.layer == Compression::none) return "";
   return std::string("compression: ") + compression_name(input.layer) + " (" + std::to_string(input.stored_size) +

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,26 @@ std::string detection_name(const std::string& in);
 // dictionary the name's suffix asks for when dictionaries are given (and
 // refuses when that one is not among them), none when none are given.
 std::vector<uint8_t> compress_for_output(std::vector<uint8_t> bytes, const std::string& out, const std::string& in);
+
+// A compression layer as a file has it, with what it takes to write it again
+// (unpack's manifest): Yaz0's alignment hint, zstd's level and dictionary.
+struct LayerParams {
+  Compression layer = Compression::none;
+  uint32_t yaz0_alignment = 0;
+  int zstd_level = 3;
+  std::string zstd_dictionary;  // the dictionary's name ("" none)
+};
+// The layer the bytes start with (by magic only), and its parameters as far
+// as the bytes tell (not zstd's level).
+LayerParams layer_of(std::span<const uint8_t> stored);
+// The bytes with the layer taken off; a Failure naming `where` on error.
+std::vector<uint8_t> remove_layer(std::span<const uint8_t> stored, const LayerParams& p, const std::string& where);
+// The bytes with the layer put on (zstd with the dictionary by name from
+// the loaded ones); a Failure naming `where` on error.
+std::vector<uint8_t> add_layer(std::span<const uint8_t> plain, const LayerParams& p, const std::string& where);
+
+// The name of the dictionary a zstd frame was made with ("" for none).
+std::string zstd_dictionary_of(std::span<const uint8_t> stored);
 
 // "compression: yaz0 (N bytes stored)\n" for `info`; "" when none.
 std::string layer_info(const BinaryInput& input);

@@ -12,6 +12,11 @@
 //   binschema coverage IN [--format text|json]         explained / padding / unexplained bytes
 //   binschema view IN [-o OUT.html]                    the byte map as one HTML page
 //   (explain, coverage and view take --as, --zsdic, --romfs and PACK:path too)
+//   binschema unpack PACK DIR [--force]      an archive as a folder (docs/mods.md)
+//   binschema pack DIR -o PACK                and back
+//   binschema diff A B [--format json]        changes by field path (exit 0 same, 1 different, 2 trouble)
+//   binschema merge BASE OURS THEIRS -o OUT [--force]   three-way, by field path
+//   binschema verify PATH... [--format json] [-j N] [--all]   every file decoded and encoded again
 //   binschema hash fnv1a32|murmur3|crc32 STRING...
 //   binschema help [COMMAND]     binschema --version
 //
@@ -45,6 +50,7 @@
 #include "archive.h"
 #include "byte_map.h"
 #include "layers.h"
+#include "mods.h"
 
 #ifndef BINSCHEMA_VERSION
 #error "BINSCHEMA_VERSION must be defined (the project version, from CMake)"
@@ -344,6 +350,47 @@ int run(int argc, char** argv, const char* program) {
   view->add_option("--as", as, "Format name (default: detect)")->check(format_name);
   view->add_flag("--force", force, "Allow OUT to be the input file");
   add_dictionary_options(view);
+  std::string dir, base, ours, theirs;
+  bool verify_all = false;
+  CLI::App* unpack = app.add_subcommand("unpack", "An archive as a folder: members of known formats as YAML, archives in it as folders");
+  unpack->add_option("PACK", in, "Archive file (SARC, under any compression)")->required();
+  unpack->add_option("DIR", dir, "The folder to make (it must not exist, unless --force)")->required();
+  unpack->add_flag("--force", force, "Replace DIR when it exists");
+  add_dictionary_options(unpack);
+  unpack->footer("DIR/.binschema/ keeps what a folder cannot: member order, alignment, compression, layout (docs/mods.md).");
+
+  CLI::App* pack = app.add_subcommand("pack", "A folder of `unpack` back into an archive");
+  pack->add_option("DIR", dir, "The folder")->required();
+  pack->add_option("-o,--output", out, "The archive to write ('-' = stdout)")->required();
+  add_dictionary_options(pack);
+  pack->footer(
+      "Unchanged, the folder gives back the archive's bytes, compression included. Files that the\n"
+      "manifest does not list are added (x.bfevfl.yaml -> member x.bfevfl); members whose files are gone\n"
+      "are left out. A folder without a manifest becomes a fresh archive, compressed as -o's name asks.");
+
+  CLI::App* diff = app.add_subcommand("diff", "Changes between two files by field path (binary or text; archives member by member)");
+  diff->add_option("A", base, "The old file")->required();
+  diff->add_option("B", ours, "The new file")->required();
+  diff->add_option("--format", kind, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  add_dictionary_options(diff);
+  diff->footer("Exit status: 0 the same, 1 different, 2 trouble (as diff(1)).");
+
+  CLI::App* merge = app.add_subcommand("merge", "Three-way merge by field path (archives member by member)");
+  merge->add_option("BASE", base, "The common ancestor")->required();
+  merge->add_option("OURS", ours, "One changed copy (its layout, compression and text kind are kept)")->required();
+  merge->add_option("THEIRS", theirs, "The other changed copy")->required();
+  merge->add_option("-o,--output", out, "The merged file")->required();
+  merge->add_flag("--force", force, "Write even with conflicts (OURS's side of each), or over an input");
+  add_dictionary_options(merge);
+  merge->footer("Exit status: 0 merged, 1 conflicts (each listed by path; nothing written without --force), 2 trouble.");
+
+  CLI::App* verify = app.add_subcommand("verify", "Decode and encode every file (folders, archives inside) and say which do not come back");
+  verify->add_option("PATH", inputs, "Files or folders")->required();
+  verify->add_option("--format", kind, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  verify->add_option("-j,--jobs", jobs, "Worker threads (default: all cores)")->check(CLI::Range(1u, 64u));
+  verify->add_flag("--all", verify_all, "List every file, not only those that do not come back");
+  add_dictionary_options(verify);
+  verify->footer("Each file is encoded again directly, through YAML and through JSON. Exit status: 0 all come back, 1 not.");
 
   CLI::App* hash = app.add_subcommand("hash", "Hash strings as the formats do");
   hash->add_option("ALGORITHM", algo, "fnv1a32, murmur3 (x86_32, seed 0) or crc32 (zlib's)")
@@ -441,6 +488,17 @@ int run(int argc, char** argv, const char* program) {
     if (*coverage) return cmd_coverage(in, as, map_kind == "json");
     if (*view) return cmd_view(in, out, as, force);
     if (*hash) return cmd_hash(algo, strings);
+    if (*unpack) return cmd_unpack(in, dir, force);
+    if (*pack) {
+      in = dir;
+      return cmd_pack(dir, out);
+    }
+    if (*diff) return cmd_diff(base, ours, text_kind);
+    if (*merge) {
+      in = ours;
+      return cmd_merge(base, ours, theirs, out, force, kind == "json" ? TextKind::Json : TextKind::Yaml);
+    }
+    if (*verify) return cmd_verify(inputs, text_kind, jobs, verify_all);
     return kUsage;  // unreachable: require_subcommand(1)
   } catch (...) {
     Failure f = current_failure(in);

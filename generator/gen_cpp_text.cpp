@@ -434,6 +434,11 @@ void CppGen::root_tail() {
   w += "  const " + s_.root + " x = decode(bytes, layout);";
   w += "  return to_text(x, kind, &layout);";
   w += "}";
+  w += "std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {";
+  w += "  binschema::Layout layout;";
+  w += "  const " + s_.root + " x = decode(bytes, layout);";
+  w += "  return encode(x, layout);";
+  w += "}";
   w += "}  // namespace\n";
   std::string exts;
   for (const auto& e : s_.extensions) exts += (exts.empty() ? "" : ", ") + cpp_string_literal(e);
@@ -448,7 +453,7 @@ void CppGen::root_tail() {
       b && !s_.magic.empty() && b->resolved.offset == s_.magic_offset)
     for (const auto& [m, big] : b->bom_marks)
       if (m != s_.magic) others += (others.empty() ? "" : ", ") + ("std::string_view(" + cpp_string_literal(m) + ", " + std::to_string(m.size()) + ")");
-  w += "      decode_text, encode_text, info, trace_any, {" + others + "}};";
+  w += "      decode_text, encode_text, info, trace_any, roundtrip, {" + others + "}};";
   w += "  return f;";
   w += "}\n";
 }

@@ -4,7 +4,7 @@ _binschema() {
   local cur prev cmd opts
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local commands="formats decode encode info list explain coverage view hash help"
+  local commands="formats decode encode info list explain coverage view unpack pack diff merge verify hash help"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -16,8 +16,8 @@ _binschema() {
       COMPREPLY=($(compgen -W "$(command "${COMP_WORDS[0]}" formats 2>/dev/null | cut -f1)" -- "$cur"))
       return ;;
     --format)
-      case "${COMP_WORDS[1]}" in
-        explain|coverage) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+      case "$cmd" in
+        explain|coverage|diff|verify) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "yaml json" -- "$cur")) ;;
       esac
       return ;;
@@ -33,6 +33,11 @@ _binschema() {
     list) opts="--zsdic --romfs --help" ;;
     explain|coverage) opts="--format --as --zsdic --romfs --help" ;;
     view) opts="-o --output --as --force --zsdic --romfs --help" ;;
+    unpack) opts="--force --zsdic --romfs --help" ;;
+    pack) opts="-o --output --zsdic --romfs --help" ;;
+    diff) opts="--format --zsdic --romfs --help" ;;
+    merge) opts="-o --output --force --zsdic --romfs --help" ;;
+    verify) opts="--format -j --jobs --all --zsdic --romfs --help" ;;
     formats) opts="--help" ;;
     hash)
       [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "fnv1a32 murmur3" -- "$cur"))

@@ -32,6 +32,9 @@ struct Format {
   // Bytes -> the field trace of the byte map (binschema/trace.h): every
   // field read, where. Throws DecodeError, with the trace kept up to it.
   void (*trace)(std::span<const uint8_t> bytes, Trace& trace) = nullptr;
+  // Bytes -> model -> bytes, with the file's layout: what `binschema verify`
+  // checks first (nullptr: not given). Throws DecodeError or EncodeError.
+  std::vector<uint8_t> (*roundtrip)(std::span<const uint8_t> bytes) = nullptr;
   // More magics at magic_offset that are this format too (the other byte
   // order marks of `bom: {MARK: order}`: BYML's BY beside YB).
   std::vector<std::string_view> other_magics;
