@@ -65,6 +65,12 @@ inline void store(uint8_t* p, T v) {
 inline constexpr uint64_t kDecodeBudgetFactor = 8;
 inline constexpr uint64_t kDecodeBudgetSlack = uint64_t(1) << 20;
 
+// A field at a fixed offset of a struct: what the probe names (below).
+struct FieldAt {
+  uint64_t at, size;
+  const char* name;
+};
+
 template <std::endian E>
 class Reader {
  public:
@@ -75,6 +81,7 @@ class Reader {
   uint64_t budget_left() const { return budget_; }
 
   size_t size() const { return data_.size(); }
+  static constexpr bool big_endian() { return E == std::endian::big; }
   const uint8_t* data() const { return data_.data(); }
 
   // Throws unless [off, off + n) lies inside the file. The checks stay inline
@@ -83,7 +90,29 @@ class Reader {
     if (off > data_.size() || n > data_.size() - off) [[unlikely]]
       fail_need(off, n, data_.size());
     charge(off, n);
+    if (probe_at - off < n) [[unlikely]] probe_hit(off);
   }
+
+  // need() of a struct whose fields at fixed offsets are `fields`: a probe
+  // that stops here names the field that holds the byte.
+  template <size_t N>
+  void need(uint64_t off, uint64_t n, const FieldAt (&fields)[N]) const {
+    if (off > data_.size() || n > data_.size() - off) [[unlikely]]
+      fail_need(off, n, data_.size());
+    charge(off, n);
+    if (probe_at - off < n) [[unlikely]] probe_hit(off, fields, N);
+  }
+
+  // The probe: which block read holds the byte at `probe_at`. Off unless a
+  // caller sets it (decode(bytes, layout) does, to name the field of a byte
+  // the writer would not give back: layout.h). Every struct checked with
+  // need(), every string and every array of numbers that holds the byte
+  // counts a hit; the hit numbered `probe_stop` throws a DecodeError at the
+  // block's start, and the enclosing fields add their names to its path on
+  // the way out. One compare per struct while it is off.
+  uint64_t probe_at = UINT64_MAX;
+  uint64_t probe_stop = 0;
+  mutable uint64_t probe_hits = 0;
 
   // Counts n bytes against the decode budget (done by need() and the string
   // loads; generated code calls it for data copied in other ways).
@@ -106,6 +135,7 @@ class Reader {
     if (min_size == 0) min_size = 1;
     if (count > avail / min_size) [[unlikely]]
       fail_array(off, count, min_size, data_.size());
+    if (probe_at - off < count * min_size) [[unlikely]] probe_hit(off);
   }
 
   // Unchecked loads: call need() first.
@@ -127,6 +157,7 @@ class Reader {
     if (!end) throw DecodeError(off, "string at " + hex(off) + " has no terminating NUL");
     const size_t len = static_cast<const uint8_t*>(end) - (data_.data() + off);
     charge(off, len);
+    if (probe_at - off <= len) [[unlikely]] probe_hit(off);
     return std::string_view(reinterpret_cast<const char*>(data_.data() + off), len);
   }
 
@@ -138,6 +169,7 @@ class Reader {
     need(off + 2, uint64_t(n) + 1);
     if (data_[off + 2 + n] != 0) throw DecodeError(off, "string at " + hex(off) + " is not NUL-terminated");
     charge(off, n);
+    if (probe_at - off < uint64_t(n) + 3) [[unlikely]] probe_hit(off);
     return std::string_view(reinterpret_cast<const char*>(data_.data() + off + 2), n);
   }
 
@@ -149,6 +181,17 @@ class Reader {
   }
 
  private:
+  [[gnu::cold, gnu::noinline]] void probe_hit(uint64_t off, const FieldAt* fields = nullptr, size_t n = 0) const {
+    if (++probe_hits != probe_stop) return;
+    for (size_t i = 0; i < n; ++i)
+      if (probe_at - off - fields[i].at < fields[i].size) {
+        DecodeError e(off + fields[i].at, "probe");
+        e.push_field(fields[i].name);
+        throw e;
+      }
+    throw DecodeError(off, "probe");
+  }
+
   std::span<const uint8_t> data_;
   mutable uint64_t budget_;  // const readers are passed around; the budget is bookkeeping
 };
