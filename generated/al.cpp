@@ -58,7 +58,8 @@ uint64_t put_File(WCtx& c, const File& x);
 void place_File(WCtx& c, const File& x, uint64_t s);
 
 void read_Bone(const R& r, uint64_t s, Bone& x) {
-  r.need(s, 0x24);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x20, "name"}, {0x20, 0x4, "parent"}};
+  r.need(s, 0x24, fields_here);
   int32_t f_parent = 0;
   x.name = std::string(r.chars(s, 32));
   f_parent = r.get<int32_t>(s + 0x20);
@@ -66,7 +67,8 @@ void read_Bone(const R& r, uint64_t s, Bone& x) {
 }
 
 uint64_t read_Skeleton(const R& r, uint64_t s, Skeleton& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "bone_count"}, {0x4, 0x4, "unknown"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   uint32_t f_bone_count = 0;
   uint32_t f_unknown = 0;
@@ -88,7 +90,8 @@ uint64_t read_Skeleton(const R& r, uint64_t s, Skeleton& x) {
 }
 
 void read_AnimationHeader(const R& r, uint64_t s, AnimationHeader& x) {
-  r.need(s, 0x90);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "version"}, {0x8, 0x40, "name"}, {0x48, 0x4, "type"}, {0x4c, 0x4, "event_string_size"}, {0x50, 0xc, "unknowns1"}, {0x5c, 0x4, "event_count"}, {0x60, 0x4, "bone_count"}, {0x64, 0x4, "frame_count"}, {0x68, 0x4, "sampling_rate"}, {0x6c, 0x4, "duration"}, {0x70, 0x4, "distance"}, {0x74, 0x1, "is_cyclic"}, {0x75, 0x1, "is_hierarchical"}, {0x76, 0x2, "flags"}, {0x78, 0x18, "unknowns2"}};
+  r.need(s, 0x90, fields_here);
   uint32_t f_magic = 0;
   uint32_t f_version = 0;
   uint32_t f_type = 0;
@@ -134,7 +137,8 @@ void read_AnimationHeader(const R& r, uint64_t s, AnimationHeader& x) {
 }
 
 void read_AnimationEvent(const R& r, uint64_t s, AnimationEvent& x) {
-  r.need(s, 0x48);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "bone_name"}, {0x4, 0x4, "event_name"}, {0x8, 0x40, "matrix"}};
+  r.need(s, 0x48, fields_here);
   uint64_t f_bone_name = 0;
   uint64_t f_event_name = 0;
   f_bone_name = r.get<uint32_t>(s);
@@ -154,7 +158,8 @@ uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
   if (end > r.size() || end < s) throw DecodeError(s, "block at " + hex(s) + " ends at " + hex(end) + ", outside the file");
   r.scope_Animation = s;
   r.refs_event_strings.clear();
-  r.need(s, 0x90);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "version"}, {0x8, 0x40, "name"}, {0x48, 0x4, "type"}, {0x4c, 0x4, "event_string_size"}, {0x50, 0xc, "unknowns1"}, {0x5c, 0x4, "event_count"}, {0x60, 0x4, "bone_count"}, {0x64, 0x4, "frame_count"}, {0x68, 0x4, "sampling_rate"}, {0x6c, 0x4, "duration"}, {0x70, 0x4, "distance"}, {0x74, 0x1, "is_cyclic"}, {0x75, 0x1, "is_hierarchical"}, {0x76, 0x2, "flags"}, {0x78, 0x18, "unknowns2"}};
+  r.need(s, 0x90, fields_here);
   uint64_t o = s + 0x90;
   uint32_t f_magic = 0;
   uint32_t f_version = 0;
@@ -228,7 +233,8 @@ uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
 }
 
 void read_Metadata(const R& r, uint64_t s, Metadata& x, uint64_t next) {
-  r.need(s, 0x94);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x90, "header"}, {0x90, 0x4, "animation"}};
+  r.need(s, 0x94, fields_here);
   uint64_t f_animation = 0;
   try {
     read_AnimationHeader(r, s, x.header);
@@ -243,7 +249,8 @@ void read_Metadata(const R& r, uint64_t s, Metadata& x, uint64_t next) {
 }
 
 uint64_t read_File(const R& r, uint64_t s, File& x) {
-  r.need(s, 0x60);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "unknown0"}, {0x8, 0x40, "name"}, {0x48, 0x4, "metadata_offset"}, {0x4c, 0x4, "size"}, {0x50, 0x4, "animation_data_offset"}, {0x54, 0x4, "animation_count"}, {0x58, 0x8, "unknown1"}};
+  r.need(s, 0x60, fields_here);
   uint64_t o = s + 0x60;
   uint32_t f_magic = 0;
   uint32_t f_unknown0 = 0;
@@ -401,8 +408,13 @@ void place_File(WCtx& c, const File& x, [[maybe_unused]] uint64_t s) {
 File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   File x;
   read_File(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -437,7 +449,8 @@ File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<File>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const File& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -480,6 +493,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> rewrite(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -487,7 +505,7 @@ const binschema::Format& format() {
       "al", "AL: Black & White 2 animation libraries", "animation version 9",
       {".al"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, rewrite};
   return f;
 }
 

@@ -277,7 +277,8 @@ void intern_ParamF(WCtx& c, const ParamF& x);
 void intern_ParamS(WCtx& c, const ParamS& x);
 
 void read_BBEntry(const R& r, uint64_t s, BBEntry& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "word"}};
+  r.need(s, 0x4, fields_here);
   uint32_t f_word = 0;
   f_word = r.get<uint32_t>(s);
   try { x.word.name = std::string(r.str_strings(r.base_strings + ((uint64_t(f_word) >> 0) & 0x3fffffull))); }
@@ -288,7 +289,8 @@ void read_BBEntry(const R& r, uint64_t s, BBEntry& x) {
 }
 
 void read_Vec3(const R& r, uint64_t s, Vec3& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "x"}, {0x4, 0x4, "y"}, {0x8, 0x4, "z"}};
+  r.need(s, 0xc, fields_here);
   float f_x = 0;
   float f_y = 0;
   float f_z = 0;
@@ -301,7 +303,8 @@ void read_Vec3(const R& r, uint64_t s, Vec3& x) {
 }
 
 void read_FileRef(const R& r, uint64_t s, FileRef& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "path"}, {0x4, 0x4, "path_hash"}, {0x8, 0x4, "stem_hash"}, {0xc, 0x4, "extension_hash"}};
+  r.need(s, 0x10, fields_here);
   uint64_t f_path = 0;
   [[maybe_unused]] uint32_t f_path_hash = 0;
   [[maybe_unused]] uint32_t f_stem_hash = 0;
@@ -316,7 +319,8 @@ void read_FileRef(const R& r, uint64_t s, FileRef& x) {
 }
 
 uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
-  r.need(s, 0x30);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "string_count"}, {0x2, 0x2, "string_base"}, {0x4, 0x2, "string_value_offset"}, {0x6, 0x2, "string_pad"}, {0x8, 0x2, "int_count"}, {0xa, 0x2, "int_base"}, {0xc, 0x2, "int_value_offset"}, {0xe, 0x2, "int_pad"}, {0x10, 0x2, "float_count"}, {0x12, 0x2, "float_base"}, {0x14, 0x2, "float_value_offset"}, {0x16, 0x2, "float_pad"}, {0x18, 0x2, "bool_count"}, {0x1a, 0x2, "bool_base"}, {0x1c, 0x2, "bool_value_offset"}, {0x1e, 0x2, "bool_pad"}, {0x20, 0x2, "vec3_count"}, {0x22, 0x2, "vec3_base"}, {0x24, 0x2, "vec3_value_offset"}, {0x26, 0x2, "vec3_pad"}, {0x28, 0x2, "ptr_count"}, {0x2a, 0x2, "ptr_base"}, {0x2c, 0x2, "ptr_value_offset"}, {0x2e, 0x2, "ptr_pad"}};
+  r.need(s, 0x30, fields_here);
   uint64_t o = s + 0x30;
   uint16_t f_string_count = 0;
   [[maybe_unused]] uint16_t f_string_base = 0;
@@ -501,7 +505,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
 }
 
 void read_EnumResolve(const R& r, uint64_t s, EnumResolve& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "target"}, {0x4, 0x4, "enum_class"}, {0x8, 0x4, "enum_value"}};
+  r.need(s, 0xc, fields_here);
   uint32_t f_target = 0;
   uint64_t f_enum_class = 0;
   uint64_t f_enum_value = 0;
@@ -518,7 +523,8 @@ void read_EnumResolve(const R& r, uint64_t s, EnumResolve& x) {
 }
 
 uint64_t read_EnumResolveTable(const R& r, uint64_t s, EnumResolveTable& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -537,7 +543,8 @@ uint64_t read_EnumResolveTable(const R& r, uint64_t s, EnumResolveTable& x) {
 }
 
 void read_ParamF(const R& r, uint64_t s, ParamF& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   uint32_t f_flags = 0;
   float f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -554,7 +561,8 @@ void read_ParamF(const R& r, uint64_t s, ParamF& x) {
 }
 
 void read_Float2(const R& r, uint64_t s, Float2& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "a"}, {0x8, 0x8, "b"}};
+  r.need(s, 0x10, fields_here);
   try {
     read_ParamF(r, s, x.a);
   } catch (DecodeError& e) { e.push_field("a"); throw; }
@@ -564,7 +572,8 @@ void read_Float2(const R& r, uint64_t s, Float2& x) {
 }
 
 void read_ParamI(const R& r, uint64_t s, ParamI& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   uint32_t f_flags = 0;
   int32_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -581,7 +590,8 @@ void read_ParamI(const R& r, uint64_t s, ParamI& x) {
 }
 
 void read_Int2(const R& r, uint64_t s, Int2& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "a"}, {0x8, 0x8, "b"}};
+  r.need(s, 0x10, fields_here);
   try {
     read_ParamI(r, s, x.a);
   } catch (DecodeError& e) { e.push_field("a"); throw; }
@@ -591,7 +601,8 @@ void read_Int2(const R& r, uint64_t s, Int2& x) {
 }
 
 void read_ParamRaw(const R& r, uint64_t s, ParamRaw& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   uint32_t f_flags = 0;
   uint32_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -601,7 +612,8 @@ void read_ParamRaw(const R& r, uint64_t s, ParamRaw& x) {
 }
 
 void read_Raw2(const R& r, uint64_t s, Raw2& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "a"}, {0x8, 0x8, "b"}};
+  r.need(s, 0x10, fields_here);
   try {
     read_ParamRaw(r, s, x.a);
   } catch (DecodeError& e) { e.push_field("a"); throw; }
@@ -611,7 +623,8 @@ void read_Raw2(const R& r, uint64_t s, Raw2& x) {
 }
 
 void read_Condition(const R& r, uint64_t s, Condition& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "value_type"}, {0x2, 0x2, "op"}, {0x4, 0x10, "value"}};
+  r.need(s, 0x14, fields_here);
   uint16_t f_value_type = 0;
   uint16_t f_op = 0;
   f_value_type = r.get<uint16_t>(s);
@@ -647,7 +660,8 @@ void read_Condition(const R& r, uint64_t s, Condition& x) {
 }
 
 void read_StateTransition(const R& r, uint64_t s, StateTransition& x) {
-  r.need(s, 0x60);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "current_node"}, {0x2, 0x2, "target_node"}, {0x4, 0x4, "check_type"}, {0x8, 0x1, "to_next"}, {0x9, 0x1, "skip"}, {0xa, 0x2, "unknown_0a"}, {0xc, 0x4, "unknown_0c"}, {0x10, 0x14, "condition1"}, {0x24, 0x14, "condition2"}, {0x38, 0x14, "condition3"}, {0x4c, 0x14, "condition4"}};
+  r.need(s, 0x60, fields_here);
   uint16_t f_current_node = 0;
   uint16_t f_target_node = 0;
   uint32_t f_check_type = 0;
@@ -684,7 +698,8 @@ void read_StateTransition(const R& r, uint64_t s, StateTransition& x) {
 }
 
 uint64_t read_StateTransitions(const R& r, uint64_t s, StateTransitions& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -703,7 +718,8 @@ uint64_t read_StateTransitions(const R& r, uint64_t s, StateTransitions& x) {
 }
 
 void read_ParamB(const R& r, uint64_t s, ParamB& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   uint32_t f_flags = 0;
   uint32_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -721,7 +737,8 @@ void read_ParamB(const R& r, uint64_t s, ParamB& x) {
 }
 
 void read_ParamS(const R& r, uint64_t s, ParamS& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   uint32_t f_flags = 0;
   uint64_t f_value = 0;
   f_flags = r.get<uint32_t>(s);
@@ -740,7 +757,8 @@ void read_ParamS(const R& r, uint64_t s, ParamS& x) {
 }
 
 void read_EventParam(const R& r, uint64_t s, EventParam& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}};
+  r.need(s, 0x4, fields_here);
   const uint64_t w_value = r.get<uint32_t>(s);
   switch (w_value >> 24) {
     case 16: {
@@ -785,7 +803,8 @@ void read_EventParam(const R& r, uint64_t s, EventParam& x) {
 }
 
 uint64_t read_EventParams(const R& r, uint64_t s, EventParams& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -804,7 +823,8 @@ uint64_t read_EventParams(const R& r, uint64_t s, EventParams& x) {
 }
 
 void read_Trigger(const R& r, uint64_t s, Trigger& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "unknown"}, {0x8, 0x4, "params"}, {0xc, 0x4, "param_size"}, {0x10, 0x4, "hash"}, {0x14, 0x4, "start"}};
+  r.need(s, 0x18, fields_here);
   uint64_t f_name = 0;
   uint32_t f_unknown = 0;
   uint64_t f_params = 0;
@@ -832,7 +852,8 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
 }
 
 void read_Hold(const R& r, uint64_t s, Hold& x) {
-  r.need(s, 0x1c);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "unknown"}, {0x8, 0x4, "params"}, {0xc, 0x4, "param_size"}, {0x10, 0x4, "hash"}, {0x14, 0x4, "start"}, {0x18, 0x4, "end"}};
+  r.need(s, 0x1c, fields_here);
   uint64_t f_name = 0;
   uint32_t f_unknown = 0;
   uint64_t f_params = 0;
@@ -863,7 +884,8 @@ void read_Hold(const R& r, uint64_t s, Hold& x) {
 }
 
 uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "trigger_count"}, {0x4, 0x4, "hold_count"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   uint32_t f_trigger_count = 0;
   uint32_t f_hold_count = 0;
@@ -895,7 +917,8 @@ uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x) {
 }
 
 void read_PartialBone(const R& r, uint64_t s, PartialBone& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x2, "unknown1"}, {0x6, 0x2, "unknown2"}};
+  r.need(s, 0x8, fields_here);
   uint64_t f_name = 0;
   uint16_t f_unknown1 = 0;
   uint16_t f_unknown2 = 0;
@@ -910,7 +933,8 @@ void read_PartialBone(const R& r, uint64_t s, PartialBone& x) {
 }
 
 uint64_t read_Partial(const R& r, uint64_t s, Partial& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "bone_count"}, {0x2, 0x2, "is_material_slot"}, {0x4, 0x4, "name"}, {0x8, 0x4, "second_name"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint16_t f_bone_count = 0;
   uint16_t f_is_material_slot = 0;
@@ -942,7 +966,8 @@ uint64_t read_Partial(const R& r, uint64_t s, Partial& x) {
 }
 
 void read_SyncFade(const R& r, uint64_t s, SyncFade& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "fade_in"}, {0x8, 0x4, "unknown"}};
+  r.need(s, 0xc, fields_here);
   uint32_t f_unknown = 0;
   try {
     read_ParamF(r, s, x.fade_in);
@@ -952,7 +977,8 @@ void read_SyncFade(const R& r, uint64_t s, SyncFade& x) {
 }
 
 void read_SyncRange(const R& r, uint64_t s, SyncRange& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "start"}, {0x8, 0x8, "normalized_start"}, {0x10, 0x8, "unknown"}};
+  r.need(s, 0x18, fields_here);
   try {
     read_ParamF(r, s, x.start);
   } catch (DecodeError& e) { e.push_field("start"); throw; }
@@ -969,7 +995,8 @@ void read_NoBody(const R& r, uint64_t s, [[maybe_unused]] NoBody& x) {
 }
 
 void read_Guid(const R& r, uint64_t s, Guid& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "data1"}, {0x4, 0x2, "data2"}, {0x6, 0x2, "data3"}, {0x8, 0x8, "data4"}};
+  r.need(s, 0x10, fields_here);
   uint32_t f_data1 = 0;
   uint16_t f_data2 = 0;
   uint16_t f_data3 = 0;
@@ -983,7 +1010,8 @@ void read_Guid(const R& r, uint64_t s, Guid& x) {
 }
 
 void read_SyncData(const R& r, uint64_t s, SyncData& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "type"}, {0x4, 0x4, "payload"}, {0x8, 0x10, "guid"}};
+  r.need(s, 0x18, fields_here);
   uint32_t f_type = 0;
   f_type = r.get<uint32_t>(s);
   switch (f_type) {
@@ -1026,7 +1054,8 @@ void read_SyncData(const R& r, uint64_t s, SyncData& x) {
 }
 
 uint64_t read_CalcPreset(const R& r, uint64_t s, CalcPreset& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "source"}, {0x4, 0x4, "adjust"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   uint32_t f_source = 0;
   float f_adjust = 0;
@@ -1070,7 +1099,8 @@ uint64_t read_CalcPreset(const R& r, uint64_t s, CalcPreset& x) {
 }
 
 void read_BoneWeight(const R& r, uint64_t s, BoneWeight& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "weight"}};
+  r.need(s, 0x8, fields_here);
   uint64_t f_name = 0;
   float f_weight = 0;
   f_name = r.get<uint32_t>(s);
@@ -1082,7 +1112,8 @@ void read_BoneWeight(const R& r, uint64_t s, BoneWeight& x) {
 }
 
 void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "bones"}, {0x4, 0x4, "name"}, {0x8, 0x4, "bone_count"}, {0xc, 0x4, "unknown"}};
+  r.need(s, 0x10, fields_here);
   uint64_t f_bones = 0;
   uint64_t f_name = 0;
   uint32_t f_bone_count = 0;
@@ -1113,7 +1144,8 @@ void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x) {
 }
 
 void read_ParamV3(const R& r, uint64_t s, ParamV3& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0xc, "value"}};
+  r.need(s, 0x10, fields_here);
   uint32_t f_flags = 0;
   f_flags = r.get<uint32_t>(s);
   x.flags.index = static_cast<uint16_t>(((uint64_t(f_flags) >> 0) & 0xffffull));
@@ -1128,7 +1160,8 @@ void read_ParamV3(const R& r, uint64_t s, ParamV3& x) {
 }
 
 void read_Transition(const R& r, uint64_t s, Transition& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "current"}, {0x4, 0x4, "next"}, {0x8, 0x1, "param_type"}, {0x9, 0x1, "allow_multiple"}, {0xa, 0x2, "command_group"}, {0xc, 0x4, "parameter"}, {0x10, 0x10, "value"}};
+  r.need(s, 0x20, fields_here);
   uint64_t f_current = 0;
   uint64_t f_next = 0;
   uint8_t f_param_type = 0;
@@ -1189,7 +1222,8 @@ void read_Transition(const R& r, uint64_t s, Transition& x) {
 }
 
 void read_TransitionGroup(const R& r, uint64_t s, TransitionGroup& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}, {0x4, 0x4, "unknown"}, {0x8, 0x4, "entries"}};
+  r.need(s, 0xc, fields_here);
   uint32_t f_count = 0;
   int32_t f_unknown = 0;
   uint64_t f_entries = 0;
@@ -1215,7 +1249,8 @@ void read_TransitionGroup(const R& r, uint64_t s, TransitionGroup& x) {
 }
 
 uint64_t read_Transitions(const R& r, uint64_t s, Transitions& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "group_count"}, {0x4, 0x4, "unknown"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   uint32_t f_group_count = 0;
   uint32_t f_unknown = 0;
@@ -1237,7 +1272,8 @@ uint64_t read_Transitions(const R& r, uint64_t s, Transitions& x) {
 }
 
 uint64_t read_ValidTags(const R& r, uint64_t s, ValidTags& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -1255,7 +1291,8 @@ uint64_t read_ValidTags(const R& r, uint64_t s, ValidTags& x) {
 }
 
 void read_AsMarking(const R& r, uint64_t s, AsMarking& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "kind"}, {0x4, 0x4, "label"}, {0x8, 0x4, "name"}};
+  r.need(s, 0xc, fields_here);
   uint64_t f_kind = 0;
   uint64_t f_label = 0;
   uint64_t f_name = 0;
@@ -1274,7 +1311,8 @@ void read_AsMarking(const R& r, uint64_t s, AsMarking& x) {
 }
 
 uint64_t read_AsMarkings(const R& r, uint64_t s, AsMarkings& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -1293,7 +1331,8 @@ uint64_t read_AsMarkings(const R& r, uint64_t s, AsMarkings& x) {
 }
 
 uint64_t read_Exb(const R& r, uint64_t s, Exb& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.chars(s, 4) != "EXB ")
     fail(s, "magic", "expected \"" + std::string("EXB ") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
@@ -1307,7 +1346,8 @@ uint64_t read_Exb(const R& r, uint64_t s, Exb& x) {
 }
 
 uint64_t read_CommandGroup(const R& r, uint64_t s, CommandGroup& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -1325,7 +1365,8 @@ uint64_t read_CommandGroup(const R& r, uint64_t s, CommandGroup& x) {
 }
 
 uint64_t read_CommandGroups(const R& r, uint64_t s, CommandGroups& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -1346,7 +1387,8 @@ uint64_t read_CommandGroups(const R& r, uint64_t s, CommandGroups& x) {
 }
 
 void read_MaterialBlend(const R& r, uint64_t s, MaterialBlend& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "blend_start"}};
+  r.need(s, 0x8, fields_here);
   uint64_t f_name = 0;
   float f_blend_start = 0;
   f_name = r.get<uint32_t>(s);
@@ -1358,7 +1400,8 @@ void read_MaterialBlend(const R& r, uint64_t s, MaterialBlend& x) {
 }
 
 uint64_t read_MaterialBlends(const R& r, uint64_t s, MaterialBlends& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -1377,7 +1420,8 @@ uint64_t read_MaterialBlends(const R& r, uint64_t s, MaterialBlends& x) {
 }
 
 uint64_t read_TagGroup(const R& r, uint64_t s, TagGroup& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_count = 0;
   f_count = r.get<uint32_t>(s);
@@ -1395,7 +1439,8 @@ uint64_t read_TagGroup(const R& r, uint64_t s, TagGroup& x) {
 }
 
 uint64_t read_Command(const R& r, uint64_t s, Command& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint64_t f_name = 0;
   uint64_t f_tags = 0;
@@ -1451,14 +1496,16 @@ uint64_t read_Command(const R& r, uint64_t s, Command& x) {
 }
 
 void read_NodeRef(const R& r, uint64_t s, NodeRef& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "node"}};
+  r.need(s, 0x4, fields_here);
   uint32_t f_node = 0;
   f_node = r.get<uint32_t>(s);
   x.node = f_node;
 }
 
 void read_FloatChild(const R& r, uint64_t s, FloatChild& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "min"}, {0x8, 0x8, "max"}, {0x10, 0x4, "node"}};
+  r.need(s, 0x14, fields_here);
   uint32_t f_node = 0;
   try {
     read_ParamF(r, s, x.min);
@@ -1471,7 +1518,8 @@ void read_FloatChild(const R& r, uint64_t s, FloatChild& x) {
 }
 
 void read_FloatDefault(const R& r, uint64_t s, FloatDefault& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x4, "reserved1"}, {0xc, 0x4, "reserved2"}, {0x10, 0x4, "node"}};
+  r.need(s, 0x14, fields_here);
   uint32_t f_reserved1 = 0;
   uint32_t f_reserved2 = 0;
   uint32_t f_node = 0;
@@ -1505,7 +1553,8 @@ uint64_t read_StateTransitionRef(const R& r, uint64_t s, StateTransitionRef& x) 
 }
 
 uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
@@ -1628,7 +1677,8 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
 }
 
 uint64_t read_FloatSelector(const R& r, uint64_t s, FloatSelector& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x8, "is_sync"}, {0x10, 0x4, "force_run"}};
+  r.need(s, 0x14, fields_here);
   uint64_t o = s + 0x14;
   uint32_t f_force_run = 0;
   try {
@@ -1646,7 +1696,8 @@ uint64_t read_FloatSelector(const R& r, uint64_t s, FloatSelector& x) {
 }
 
 void read_StringChild(const R& r, uint64_t s, StringChild& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "condition"}, {0x8, 0x4, "node"}};
+  r.need(s, 0xc, fields_here);
   uint32_t f_node = 0;
   try {
     read_ParamS(r, s, x.condition);
@@ -1656,7 +1707,8 @@ void read_StringChild(const R& r, uint64_t s, StringChild& x) {
 }
 
 uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
@@ -1779,7 +1831,8 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
 }
 
 uint64_t read_StringSelector(const R& r, uint64_t s, StringSelector& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x8, "is_sync"}, {0x10, 0x4, "force_run"}};
+  r.need(s, 0x14, fields_here);
   uint64_t o = s + 0x14;
   uint32_t f_force_run = 0;
   try {
@@ -1797,7 +1850,8 @@ uint64_t read_StringSelector(const R& r, uint64_t s, StringSelector& x) {
 }
 
 uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
@@ -1905,7 +1959,8 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
 }
 
 uint64_t read_SkeletalAnimation(const R& r, uint64_t s, SkeletalAnimation& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "animation"}, {0x8, 0x4, "unknown1"}, {0xc, 0x4, "unknown2"}, {0x10, 0x8, "unknown3"}, {0x18, 0x8, "unknown4"}};
+  r.need(s, 0x20, fields_here);
   uint64_t o = s + 0x20;
   uint32_t f_unknown1 = 0;
   uint32_t f_unknown2 = 0;
@@ -1938,7 +1993,8 @@ uint64_t read_State(const R& r, uint64_t s, State& x) {
 }
 
 uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
@@ -2046,7 +2102,8 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
 }
 
 uint64_t read_OneDimensionalBlender(const R& r, uint64_t s, OneDimensionalBlender& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x4, "lerp_mode"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint32_t f_lerp_mode = 0;
   try {
@@ -2061,7 +2118,8 @@ uint64_t read_OneDimensionalBlender(const R& r, uint64_t s, OneDimensionalBlende
 }
 
 uint64_t read_Sequential(const R& r, uint64_t s, Sequential& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "use_sync_range_multiplier"}, {0x8, 0x8, "multiplier"}, {0x10, 0x8, "unknown"}};
+  r.need(s, 0x18, fields_here);
   uint64_t o = s + 0x18;
   try {
     read_ParamB(r, s, x.use_sync_range_multiplier);
@@ -2079,7 +2137,8 @@ uint64_t read_Sequential(const R& r, uint64_t s, Sequential& x) {
 }
 
 void read_IntChild(const R& r, uint64_t s, IntChild& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "condition"}, {0x8, 0x4, "node"}};
+  r.need(s, 0xc, fields_here);
   uint32_t f_node = 0;
   try {
     read_ParamI(r, s, x.condition);
@@ -2089,7 +2148,8 @@ void read_IntChild(const R& r, uint64_t s, IntChild& x) {
 }
 
 uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
@@ -2212,7 +2272,8 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
 }
 
 uint64_t read_IntSelector(const R& r, uint64_t s, IntSelector& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x8, "is_sync"}, {0x10, 0x4, "force_run"}};
+  r.need(s, 0x14, fields_here);
   uint64_t o = s + 0x14;
   uint32_t f_force_run = 0;
   try {
@@ -2230,7 +2291,8 @@ uint64_t read_IntSelector(const R& r, uint64_t s, IntSelector& x) {
 }
 
 uint64_t read_Simultaneous(const R& r, uint64_t s, Simultaneous& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "finish_with_child"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_finish_with_child = 0;
   f_finish_with_child = r.get<uint32_t>(s);
@@ -2242,7 +2304,8 @@ uint64_t read_Simultaneous(const R& r, uint64_t s, Simultaneous& x) {
 }
 
 uint64_t read_Event(const R& r, uint64_t s, Event& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "event_group"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_event_group = 0;
   f_event_group = r.get<uint32_t>(s);
@@ -2280,7 +2343,8 @@ uint64_t read_MaterialAnimation(const R& r, uint64_t s, MaterialAnimation& x) {
 }
 
 uint64_t read_FrameController(const R& r, uint64_t s, FrameController& x) {
-  r.need(s, 0x68);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "rate"}, {0x8, 0x8, "start"}, {0x10, 0x8, "end"}, {0x18, 0x4, "loop_flags"}, {0x1c, 0x8, "loop_cancel"}, {0x24, 0x8, "unknown1"}, {0x2c, 0x8, "loop_count"}, {0x34, 0x8, "max_random_loops"}, {0x3c, 0x8, "no_random_bonus_loop"}, {0x44, 0x8, "freeze_point"}, {0x4c, 0x8, "freeze_frame"}, {0x54, 0x8, "loop_duration"}, {0x5c, 0x4, "include_initial_loop"}, {0x60, 0x8, "unknown2"}};
+  r.need(s, 0x68, fields_here);
   uint64_t o = s + 0x68;
   uint32_t f_loop_flags = 0;
   uint32_t f_include_initial_loop = 0;
@@ -2348,7 +2412,8 @@ uint64_t read_FrameController(const R& r, uint64_t s, FrameController& x) {
 }
 
 uint64_t read_DummyAnimation(const R& r, uint64_t s, DummyAnimation& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "length"}, {0x8, 0x8, "loop"}};
+  r.need(s, 0x10, fields_here);
   uint64_t o = s + 0x10;
   try {
     read_ParamF(r, s, x.length);
@@ -2363,7 +2428,8 @@ uint64_t read_DummyAnimation(const R& r, uint64_t s, DummyAnimation& x) {
 }
 
 void read_WeightChild(const R& r, uint64_t s, WeightChild& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "weight"}, {0x8, 0x4, "node"}};
+  r.need(s, 0xc, fields_here);
   uint32_t f_node = 0;
   try {
     read_ParamF(r, s, x.weight);
@@ -2373,7 +2439,8 @@ void read_WeightChild(const R& r, uint64_t s, WeightChild& x) {
 }
 
 uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
@@ -2481,7 +2548,8 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
 }
 
 uint64_t read_RandomSelector(const R& r, uint64_t s, RandomSelector& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "select"}, {0x4, 0x8, "is_sync"}, {0xc, 0x8, "max_cached_selections"}, {0x14, 0x4, "force_run"}};
+  r.need(s, 0x18, fields_here);
   uint64_t o = s + 0x18;
   uint32_t f_select = 0;
   uint32_t f_force_run = 0;
@@ -2502,7 +2570,8 @@ uint64_t read_RandomSelector(const R& r, uint64_t s, RandomSelector& x) {
 }
 
 void read_TagChild(const R& r, uint64_t s, TagChild& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "tags"}, {0x4, 0x4, "node"}};
+  r.need(s, 0x8, fields_here);
   uint64_t f_tags = 0;
   uint32_t f_node = 0;
   f_tags = r.get<uint32_t>(s);
@@ -2518,7 +2587,8 @@ void read_TagChild(const R& r, uint64_t s, TagChild& x) {
 }
 
 uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   uint8_t f_state_count = 0;
   [[maybe_unused]] uint8_t f_state_base = 0;
@@ -2626,7 +2696,8 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
 }
 
 uint64_t read_PreviousTagSelector(const R& r, uint64_t s, PreviousTagSelector& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "tag_set"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   uint32_t f_tag_set = 0;
   f_tag_set = r.get<uint32_t>(s);
@@ -2638,7 +2709,8 @@ uint64_t read_PreviousTagSelector(const R& r, uint64_t s, PreviousTagSelector& x
 }
 
 uint64_t read_BonePositionSelector(const R& r, uint64_t s, BonePositionSelector& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "bone1"}, {0x8, 0x8, "bone2"}, {0x10, 0x4, "axis"}, {0x14, 0x4, "select"}, {0x18, 0x8, "is_sync"}};
+  r.need(s, 0x20, fields_here);
   uint64_t o = s + 0x20;
   uint32_t f_axis = 0;
   uint32_t f_select = 0;
@@ -2662,7 +2734,8 @@ uint64_t read_BonePositionSelector(const R& r, uint64_t s, BonePositionSelector&
 }
 
 uint64_t read_BoneAnimation(const R& r, uint64_t s, BoneAnimation& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "animation"}, {0x8, 0x8, "loop"}, {0x10, 0x8, "unknown1"}, {0x18, 0x8, "unknown2"}};
+  r.need(s, 0x20, fields_here);
   uint64_t o = s + 0x20;
   try {
     read_ParamS(r, s, x.animation);
@@ -2683,7 +2756,8 @@ uint64_t read_BoneAnimation(const R& r, uint64_t s, BoneAnimation& x) {
 }
 
 uint64_t read_InitialFrame(const R& r, uint64_t s, InitialFrame& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "calc_mode"}, {0x4, 0x4, "tags"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   uint32_t f_calc_mode = 0;
   uint64_t f_tags = 0;
@@ -2736,7 +2810,8 @@ uint64_t read_InitialFrame(const R& r, uint64_t s, InitialFrame& x) {
 }
 
 uint64_t read_BoneBlender(const R& r, uint64_t s, BoneBlender& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "bone_group"}, {0x8, 0x4, "base_child"}, {0xc, 0x8, "blend_rate"}, {0x14, 0x4, "compare_type"}};
+  r.need(s, 0x18, fields_here);
   uint64_t o = s + 0x18;
   uint32_t f_base_child = 0;
   uint32_t f_compare_type = 0;
@@ -2764,7 +2839,8 @@ uint64_t read_BoneBlender(const R& r, uint64_t s, BoneBlender& x) {
 }
 
 uint64_t read_BoolSelector(const R& r, uint64_t s, BoolSelector& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x8, "is_sync"}, {0x10, 0x4, "force_run"}};
+  r.need(s, 0x14, fields_here);
   uint64_t o = s + 0x14;
   uint32_t f_force_run = 0;
   try {
@@ -2782,7 +2858,8 @@ uint64_t read_BoolSelector(const R& r, uint64_t s, BoolSelector& x) {
 }
 
 uint64_t read_Alert(const R& r, uint64_t s, Alert& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "message"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   try {
     read_ParamS(r, s, x.message);
@@ -2803,7 +2880,8 @@ uint64_t read_SubtractAnimation(const R& r, uint64_t s, SubtractAnimation& x) {
 }
 
 uint64_t read_ShapeAnimation(const R& r, uint64_t s, ShapeAnimation& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "animation"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   try {
     read_ParamS(r, s, x.animation);
@@ -2824,7 +2902,8 @@ uint64_t read_Unknown25(const R& r, uint64_t s, Unknown25& x) {
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
-  r.need(s, 0x24);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "type"}, {0x2, 0x1, "sync_count"}, {0x3, 0x1, "no_state_transition"}, {0x4, 0x4, "tags"}, {0x8, 0x4, "body"}, {0xc, 0x2, "calc_index"}, {0xe, 0x2, "calc_count"}, {0x10, 0x2, "sync_index"}, {0x12, 0x2, "as_marking"}, {0x14, 0x10, "guid"}};
+  r.need(s, 0x24, fields_here);
   uint16_t f_type = 0;
   uint8_t f_sync_count = 0;
   uint8_t f_no_state_transition = 0;
@@ -3114,7 +3193,8 @@ void read_Node(const R& r, uint64_t s, Node& x) {
 }
 
 uint64_t read_File(const R& r, uint64_t s, File& x) {
-  r.need(s, 0x68);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "version"}, {0x8, 0x4, "file_name"}, {0xc, 0x4, "command_count"}, {0x10, 0x4, "node_count"}, {0x14, 0x4, "event_count"}, {0x18, 0x4, "partial_count"}, {0x1c, 0x4, "sync_data_count"}, {0x20, 0x4, "blackboard"}, {0x24, 0x4, "string_pool_offset"}, {0x28, 0x4, "enum_resolves"}, {0x2c, 0x4, "state_transitions"}, {0x30, 0x4, "event_groups"}, {0x34, 0x4, "partials"}, {0x38, 0x4, "sync_data"}, {0x3c, 0x4, "sync_indices"}, {0x40, 0x4, "calc_presets"}, {0x44, 0x4, "calc_preset_count"}, {0x48, 0x4, "bone_groups"}, {0x4c, 0x4, "bone_group_count"}, {0x50, 0x4, "string_pool_size"}, {0x54, 0x4, "transitions"}, {0x58, 0x4, "valid_tags"}, {0x5c, 0x4, "as_markings"}, {0x60, 0x4, "exb"}, {0x64, 0x4, "command_groups"}};
+  r.need(s, 0x68, fields_here);
   uint64_t o = s + 0x68;
   uint32_t f_version = 0;
   uint64_t f_file_name = 0;
@@ -5483,10 +5563,15 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
 File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   File x;
   read_File(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   if (lay) {
-    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), r.base_strings, 1, false);
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), r.base_strings, 1, false, r.big_endian());
     lay->seen.clear();
   }
   return x;
@@ -5526,7 +5611,8 @@ File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<File>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const File& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -5566,6 +5652,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> rewrite(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -5573,7 +5664,7 @@ const binschema::Format& format() {
       "asb", "ASB: EPD Animation Sequence Binary (versions 0x40F, 0x410, 0x417)", "0x40F (Nintendo Switch Sports), 0x410 (Splatoon 3; assumed to be laid out like 0x40F), 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong)",
       {".asb"},
       std::string_view("ASB ", 4), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, rewrite};
   return f;
 }
 

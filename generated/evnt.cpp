@@ -47,7 +47,8 @@ uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x);
 uint64_t put_Evnt(WCtx& c, const Evnt& x);
 
 void read_CharAnimTime(const R& r, uint64_t s, CharAnimTime& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "time"}, {0x4, 0x4, "state"}};
+  r.need(s, 0x8, fields_here);
   float f_time = 0;
   uint32_t f_state = 0;
   f_time = r.get<float>(s);
@@ -57,7 +58,8 @@ void read_CharAnimTime(const R& r, uint64_t s, CharAnimTime& x) {
 }
 
 uint64_t read_EventBase(const R& r, uint64_t s, EventBase& x) {
-  r.need(s, 0x2);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "unknown0"}};
+  r.need(s, 0x2, fields_here);
   uint64_t o = s + 0x2;
   uint16_t f_unknown0 = 0;
   uint16_t f_type = 0;
@@ -201,7 +203,8 @@ uint64_t read_SoundEvent(const R& r, uint64_t s, SoundEvent& x) {
 }
 
 uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "version"}, {0x4, 0x4, "loop_count"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   uint32_t f_version = 0;
   uint32_t f_loop_count = 0;
@@ -391,8 +394,13 @@ uint64_t put_Evnt(WCtx& c, const Evnt& x) {
 Evnt decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Evnt x;
   read_Evnt(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -427,7 +435,8 @@ Evnt decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Evnt decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Evnt>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Evnt& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Evnt& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -467,6 +476,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Evnt x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> rewrite(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Evnt x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -474,7 +488,7 @@ const binschema::Format& format() {
       "evnt", "EVNT: Metroid Prime animation events", "1 (no sound events), 2",
       {".evnt"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, rewrite};
   return f;
 }
 

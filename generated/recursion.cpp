@@ -54,7 +54,8 @@ void put_Root(WCtx& c, uint64_t s, const Root& x);
 void place_Root(WCtx& c, const Root& x, uint64_t s);
 
 void read_Hash(const R& r, uint64_t s, Hash& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "entries"}, {0x4, 0x4, "entry_count"}};
+  r.need(s, 0x8, fields_here);
   uint64_t f_entries = 0;
   uint32_t f_entry_count = 0;
   f_entries = r.get<uint32_t>(s);
@@ -77,7 +78,8 @@ void read_Hash(const R& r, uint64_t s, Hash& x) {
 }
 
 void read_Entry(const R& r, uint64_t s, Entry& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "key"}, {0x4, 0x4, "kind"}, {0x8, 0x4, "value"}, {0xc, 0x4, "sub"}};
+  r.need(s, 0x10, fields_here);
   uint32_t f_key = 0;
   uint32_t f_kind = 0;
   uint64_t f_sub = 0;
@@ -115,7 +117,8 @@ void read_Entry(const R& r, uint64_t s, Entry& x) {
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "next"}};
+  r.need(s, 0x8, fields_here);
   uint32_t f_value = 0;
   uint64_t f_next = 0;
   f_value = r.get<uint32_t>(s);
@@ -132,7 +135,8 @@ void read_Node(const R& r, uint64_t s, Node& x) {
 }
 
 void read_B(const R& r, uint64_t s, B& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "y"}, {0x2, 0x2, "pad"}, {0x4, 0x4, "a"}};
+  r.need(s, 0x8, fields_here);
   uint16_t f_y = 0;
   uint16_t f_pad = 0;
   uint64_t f_a = 0;
@@ -152,7 +156,8 @@ void read_B(const R& r, uint64_t s, B& x) {
 }
 
 void read_A(const R& r, uint64_t s, A& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "x"}, {0x4, 0x4, "b"}};
+  r.need(s, 0x8, fields_here);
   uint32_t f_x = 0;
   uint64_t f_b = 0;
   f_x = r.get<uint32_t>(s);
@@ -169,7 +174,8 @@ void read_A(const R& r, uint64_t s, A& x) {
 }
 
 void read_Tree(const R& r, uint64_t s, Tree& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "kind"}, {0x1, 0x1, "pad"}, {0x2, 0x2, "pad2"}, {0x4, 0x4, "node"}};
+  r.need(s, 0x8, fields_here);
   uint8_t f_kind = 0;
   uint8_t f_pad = 0;
   uint16_t f_pad2 = 0;
@@ -200,7 +206,8 @@ void read_Tree(const R& r, uint64_t s, Tree& x) {
 }
 
 void read_Root(const R& r, uint64_t s, Root& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "list"}, {0xc, 0x4, "a"}, {0x10, 0x4, "tree"}};
+  r.need(s, 0x14, fields_here);
   uint64_t f_hash = 0;
   uint64_t f_list = 0;
   uint64_t f_a = 0;
@@ -410,8 +417,13 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
 Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Root x;
   read_Root(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -447,7 +459,8 @@ Root decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Root>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Root& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Root& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -487,6 +500,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> rewrite(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -494,7 +512,7 @@ const binschema::Format& format() {
       "recursion", "Recursion: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info};
+      decode_text, encode_text, info, rewrite};
   return f;
 }
 
