@@ -415,6 +415,7 @@ template <class Dec>
   while (i < n && bytes[i] == back[i]) ++i;
   std::string path;
   uint64_t block = i;
+  bool before = false;  // the byte lies after the block named, in bytes no field reads
   if (i < size) {
     Layout p;
     p.probe_at = i;
@@ -429,9 +430,10 @@ template <class Dec>
       try {
         dec(&q);
       } catch (const DecodeError& e) {
-        if (e.message() == "probe") {
+        if (e.message() == "probe" || e.message() == "probe before") {
           path = e.path();
           block = e.offset();
+          before = e.message() == "probe before";
         }
       } catch (const std::exception&) {
       }
@@ -460,7 +462,8 @@ template <class Dec>
     m += value;
     m += ")";
   }
-  if (!path.empty() && block != i) m += ", " + hex(i - block) + " bytes after its start at " + hex(block);
+  if (before) m += ", in bytes that no field reads after it (it starts at " + hex(block) + ")";
+  else if (!path.empty() && block != i) m += ", " + hex(i - block) + " bytes after its start at " + hex(block);
   m += ": the file would not come back as it is, and its layout cannot keep what differs (at " + hex(i) + ")";
   DecodeError e(i, m);
   if (!path.empty()) e.push_field(path.c_str());
