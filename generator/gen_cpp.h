@@ -193,6 +193,9 @@ class CppGen {
   std::string block_ref(const Field& f, const std::string& v, const std::string& slot, uint64_t tag = 0, unsigned shift = 0) const;
   // A field whose target place_ puts down (not a pooled string or block).
   bool placed_by_place(const Field& f) const;
+  // A struct whose bytes hold no pointers, pooled references or late values:
+  // its bytes are final once put_ wrote them (a "leaf" for shared targets).
+  bool plain_struct(const Struct& st) const;
   // C++ for an expression on the write side.
   std::string write_expr(const Struct& st, const Expr& e, const std::string& obj = "x") const;
   // Whether the writer can evaluate e from the model (no layout positions,

@@ -128,6 +128,37 @@ bool CppGen::placed_by_place(const Field& f) const {
          (f.pool.empty() || f.array.on || f.type.kind == ValueType::Dic);
 }
 
+bool CppGen::plain_struct(const Struct& st) const {
+  if (!st.fixed_size || st.has_children || st.has_self) return false;
+  for (const auto& p : s_.pools)
+    if (p.scope == st.name) return false;
+  for (const auto& f : st.fields) {
+    if (!f->region.empty() || f->is_virtual) return false;
+    if (f->role.derive && (is_late(*f->role.derive) || f->role.derive_pointer)) return false;
+    switch (f->kind) {
+      case FieldKind::Scalar:
+      case FieldKind::Chars: break;
+      case FieldKind::BitWord:
+        for (const auto& b : f->bits)
+          if (!b.pool.empty()) return false;
+        break;
+      case FieldKind::InlineStruct:
+        if (!plain_struct(*f->type.st)) return false;
+        break;
+      case FieldKind::InlineArray:
+        if (f->type.kind == ValueType::Struct && !plain_struct(*f->type.st)) return false;
+        break;
+      case FieldKind::Union:
+        for (const auto& c : f->variant.cases)
+          if (c.kind != CaseKind::Number && c.kind != CaseKind::Numbers && !(c.kind == CaseKind::Struct && plain_struct(*c.field->type.st)))
+            return false;
+        break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
 // C++ for an expression on the write side.
 std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::string& obj) const {
   const std::string x = obj;
@@ -823,23 +854,33 @@ void CppGen::place_fn(const Struct& st) {
           const std::string slot = plus("s", u->resolved.offset), what = "\"" + st.name + "." + u->name + "\"";
           const std::string base = p.pointer.base == Field::Base::Struct ? "s" : "0";
           const uint64_t align = p.pointer.align ? p.pointer.align : pt.align;
-          const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("0");
+          const std::string size = pt.fixed_size ? hexs(pt.size) : std::string("binschema::kUnknownSize");
+          // Shared targets (docs §11): a slot whose layout target is an equal block written earlier points there.
+          const std::string value = "static_cast<const " + pt.name + "&>(" + v + ")";
+          const bool leaf = plain_struct(pt);
           w += "  case " + std::to_string(i) + ": {";
           // Where a layout put it, if it still fits there (docs §11).
           if (!u->variant.tag_shift) {
-            w += std::string(pt.has_children ? "    const uint64_t t = " : "    ") + "c.w.place_target(" + slot + ", " + size + ", " +
-                 std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ");";
+            w += "    if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " +
+                 std::to_string(align) + ", " + std::to_string(p.pointer.width) + ", " + base + ", " + what + ", " + value + "); t != binschema::kShared) {";
           } else {
-            w += "    c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
-            w += "    c.w.align(" + std::to_string(align) + ");";
-            w += "    const uint64_t t = c.w.pos();";
+            const std::string tag = "(uint64_t(" + std::to_string(u->variant.cases[i].tag) + ") << " + std::to_string(u->variant.tag_shift) + ")";
+            w += "    if (const uint64_t u = c.w.shared_at(" + slot + ", " + value + ", " + std::to_string(align) + "); u != binschema::kNotShared) {";
+            w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + (base == "s" ? "u - s" : "u") + ") | " + tag + ", 0, " + what + ");";
+            w += "    } else {";
+            w += "      c.w.place_block(" + slot + ", " + size + ", " + std::to_string(align) + ");";
+            w += "      c.w.align(" + std::to_string(align) + ");";
+            w += "      const uint64_t t = c.w.pos();";
             const std::string off = base == "s" ? "t - s" : "t";
-            w += "    if ((" + off + ") >> " + std::to_string(u->variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
-            w += "    c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | (uint64_t(" + std::to_string(u->variant.cases[i].tag) + ") << " + std::to_string(u->variant.tag_shift) + "), 0, " + what + ");";
+            w += "      if ((" + off + ") >> " + std::to_string(u->variant.tag_shift) + ") throw binschema::EncodeError(std::string(" + what + ") + \": offset \" + hex(" + off + ") + \" does not fit below its tag\");";
+            w += "      c.w.pointer(" + slot + ", " + std::to_string(p.pointer.width) + ", (" + off + ") | " + tag + ", 0, " + what + ");";
+            w += "      c.w.note_block(t, " + value + ");";
           }
-          if (pt.fixed_size) w += "    put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
-          else w += "    put_" + pt.name + "(c, " + v + ");";
-          if (pt.has_children) w += "    place_" + pt.name + "(c, " + v + ", t);";
+          if (pt.fixed_size) w += "      put_" + pt.name + "(c, c.w.reserve(" + hexs(pt.size) + "), " + v + ");";
+          else w += "      put_" + pt.name + "(c, " + v + ");";
+          if (pt.has_children) w += "      place_" + pt.name + "(c, " + v + ", t);";
+          if (leaf && !u->variant.tag_shift) w += "      c.w.leaf_done(t);";
+          w += "    }";
           w += "    break;";
           w += "  }";
           break;
@@ -1086,7 +1127,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     null_branch = "} else {\n  c.w.empty_target(" + slot + ", " + std::to_string(f.pointer.width) + ", " + what + ", " +
                   (null_branch.empty() ? "false" : "true") + ");";
   // The size of the target when known before it is written (room in a kept layout).
-  std::string size = "0";
+  std::string size = "binschema::kUnknownSize";
   if (!f.array.on) {
     if (et && et->fixed_size) size = hexs(et->size);
   } else if (f.pointer.elem_width) {
@@ -1097,6 +1138,8 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     size = "n * " + std::to_string(f.pointer.width);
   } else if (et && et->fixed_size) {
     size = "n * " + hexs(et->size);
+  } else {
+    size = "(n ? binschema::kUnknownSize : 0)";
   }
   if (f.array.on) {
     w += "const uint64_t n = " + x + ".size();";
@@ -1112,7 +1155,19 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     w.indent();
   }
   const std::string ptr_args = std::to_string(f.pointer.width) + ", " + base + ", " + what;
-  if (!f.array.on && et && et->has_self) {
+  // Shared targets (a layout's slots that point to one block, docs §11): the
+  // value, as the type every pointer to such a block names it.
+  const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width);
+  const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(*et)) : et && plain_struct(*et));
+  const std::string value = f.array.on || !et ? x : "static_cast<const " + et->name + "&>(" + x + ")";
+  if (shares) {
+    w += "if (const uint64_t t = c.w." + std::string(leaf ? "place_leaf(" : "place_shared(") + slot + ", " + size + ", " + std::to_string(align) +
+         ", " + ptr_args + ", " + value + "); t != binschema::kShared) {";
+    w.indent();
+  }
+  if (shares) {
+    // placed above
+  } else if (!f.array.on && et && et->has_self) {
     w += "c.w.to_end();\npre_place_" + et->name + "(c, " + x + ");";
   } else if (!record) {
     // The common case: one call places the target and fills in the pointer;
@@ -1176,6 +1231,11 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     }
   }
   if (region >= 0) w += "c.w.mark_end(" + std::to_string(region) + ");";
+  if (leaf) w += "c.w.leaf_done(t);";
+  if (shares) {
+    w.dedent();
+    w += "}";
+  }
   w.dedent();
   if (!null_branch.empty()) w += null_branch;
   w += "}";

@@ -884,11 +884,13 @@ BOOST_AUTO_TEST_CASE(format_header_leaves_the_text_binding_to_its_own) {
 }
 
 // A placed pointer's target is one call of the writer (place_target: where
-// the layout kept it, aligned, the pointer filled in), and an empty array's
-// pointer another (empty_target), not the sequence spelt out at every pointer.
+// the layout kept it, aligned, the pointer filled in; place_leaf/place_shared
+// when the layout may point it to an equal block written earlier, docs §11),
+// and an empty array's pointer another (empty_target), not the sequence spelt
+// out at every pointer.
 BOOST_AUTO_TEST_CASE(placed_pointers_are_one_call) {
   const auto src = binschema::gen::generate_cpp(*binschema::gen::load_schema(std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/baev.yaml")).source;
-  BOOST_TEST(src.find("\n      c.w.place_target(s + 0x8, n * 4, 4, 8, 0, \"Event.action_indices\");") != std::string::npos);
+  BOOST_TEST(src.find("\n      if (const uint64_t t = c.w.place_leaf(s + 0x8, n * 4, 4, 8, 0, \"Event.action_indices\", x.action_indices); t != binschema::kShared) {") != std::string::npos);
   BOOST_TEST(src.find("c.w.empty_target(s + 0x8, 8, \"Event.action_indices\", false);") != std::string::npos);
   BOOST_TEST(src.find("\n        c.w.place_target(a + i * 8, 0, 8, 8, 0, \"Trigger.params\");") != std::string::npos);
   BOOST_TEST(src.find("c.w.place_block(") == std::string::npos);

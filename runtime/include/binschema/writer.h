@@ -9,10 +9,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <functional>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "binschema/chunked.h"
@@ -49,6 +53,23 @@ struct LateFixup {
 inline void check_count(const char* what, uint64_t have, uint64_t want, const char* count) {
   if (have != want) count_mismatch(what, have, want, count);
 }
+
+// place_shared / place_leaf: the target was not written, its slot points to
+// an equal block written earlier (layout.h, "shared targets").
+inline constexpr uint64_t kShared = UINT64_MAX;
+// shared_at: no block to share.
+inline constexpr uint64_t kNotShared = UINT64_MAX;
+// place_block's size when the block's size is not known before it is written.
+inline constexpr uint64_t kUnknownSize = UINT64_MAX;
+
+// Model equality of two values of type T, behind void pointers: a block
+// written earlier is shared only with a value of the same type (the address
+// of same_value<T> is the type's tag) that is equal to it.
+template <class T>
+bool same_value(const void* a, const void* b) {
+  return *static_cast<const T*>(a) == *static_cast<const T*>(b);
+}
+using SameValue = bool (*)(const void*, const void*);
 
 // The buffer is kept zero-filled beyond the bytes written so far (`len_`),
 // so appending zeros (reserve, align) is a length change, inline; it only
@@ -108,6 +129,11 @@ class WriterBase {
   void use_layout(const Layout* lay, LayoutTrace* trace = nullptr) {
     lay_ = lay;
     trace_ = trace;
+    blocks_.clear();
+    cover_.clear();
+    leaves_.clear();
+    vacated_.clear();
+    tentative_.on = false;
     limit_ = !lay ? 0 : lay->limit ? lay->limit : UINT64_MAX;
     targets_.clear();
     if (lay)
@@ -123,6 +149,34 @@ class WriterBase {
   [[gnu::always_inline]] void place_block(uint64_t slot, uint64_t size, uint64_t a) {
     if (lay_) [[unlikely]] place_laid_block(slot, size, a);
   }
+
+  // ---- Shared targets (with a layout) ----------------------------------------
+  // Several pointers of a file can point to one block. The layout keeps each
+  // slot's target; when a slot's target is a block written earlier (by any
+  // pointer) of the same type and equal to the value, the slot points there
+  // and nothing is written again.
+  //
+  // shared_at(slot, v, a): that block's position, or kNotShared (always
+  // without a layout). The caller then writes the pointer itself (any
+  // encoding). `a`: the block's alignment.
+  template <class T>
+  [[gnu::always_inline]] uint64_t shared_at(uint64_t slot, const T& v, uint64_t a) {
+    return lay_ ? find_shared(slot, &v, &same_value<T>, a) : kNotShared;
+  }
+  // After placing the block of value v at t (so that later slots can share it).
+  template <class T>
+  [[gnu::always_inline]] void note_block(uint64_t t, const T& v) {
+    if (lay_) [[unlikely]] blocks_.emplace(t, Block{&v, &same_value<T>});
+  }
+  // A block with no pointers inside (its bytes are final once written): the
+  // caller places it with place_leaf (Writer) and calls leaf_done(t) once its
+  // bytes are written. When its layout position lies on bytes written
+  // earlier (inside another block, or across two), it is written at the end
+  // first; if its bytes equal those written at the position, it is taken
+  // back and written there (the same bytes over them), and the slot points
+  // there. A leaf whose bytes are later written over by other blocks (they
+  // were placed after it) is checked once the file is complete (finish):
+  // the bytes there must still be its own, else the layout is given up.
 
   // A value with accepted alternatives (or an empty array's pointer): the
   // layout's when it has one for `slot`, else `fresh`.
@@ -203,22 +257,132 @@ class WriterBase {
   // The error of put_uint(), out of line (writer.cpp).
   [[noreturn, gnu::cold]] static void too_wide(const char* what, uint64_t v, unsigned width);
 
-  // place_block() with a layout.
+  // place_block() with a layout. `size` is kUnknownSize when the block's
+  // size is not known in advance.
   [[gnu::noinline]] void place_laid_block(uint64_t slot, uint64_t size, uint64_t a) {
     to_end();
     std::optional<uint64_t> v = lay_->find(slot);
     if (!v) return;
     const uint64_t fresh = a > 1 ? (len_ + a - 1) / a * a : len_;
     if (trace_) trace_->placed.emplace_back(slot, *v == fresh);
+    const bool known = size != kUnknownSize;
+    if (!known) size = 0;
     if (*v == fresh || *v >= limit_ || size >= limit_ - *v) return;
     if (size) {
       // Room up to the next block the layout places (an edit may have made this one bigger).
       auto it = std::upper_bound(targets_.begin(), targets_.end(), *v);
       if (it != targets_.end() && size > *it - *v) return;
     }
+    // Not over bytes written already (a shared block whose value changed for
+    // this pointer: it goes to the end, and the others keep theirs). An empty
+    // block (size 0) writes nothing and may go anywhere.
+    if ((size || !known) && covered(*v, known ? size : 1)) return;
     if (*v > buf_.size()) grow(*v - len_);
     hi_ = std::max(hi_, len_);
     len_ = *v;
+  }
+
+  // shared_at() with a layout.
+  [[gnu::noinline]] uint64_t find_shared(uint64_t slot, const void* v, SameValue same, uint64_t a) {
+    std::optional<uint64_t> at = lay_->find(slot);
+    if (!at) return kNotShared;
+    for (auto [it, end] = blocks_.equal_range(*at); it != end; ++it) {
+      if (it->second.same != same || !same(it->second.value, v)) continue;
+      // Where the writer would put it anyway (after an empty block there, say) is no choice of the file's.
+      const uint64_t e = std::max(len_, hi_), fresh = a > 1 ? (e + a - 1) / a * a : e;
+      if (trace_) trace_->placed.emplace_back(slot, *at == fresh);
+      return *at;
+    }
+    return kNotShared;
+  }
+
+  // place_leaf() with a layout: where the layout put the block, unless bytes
+  // are written there already: then at the end, for leaf_done to compare.
+  // Its room is not checked against the next block the layout places (leaves
+  // may overlap others): finish() checks its bytes instead.
+  [[gnu::noinline]] void place_laid_leaf(uint64_t slot, uint64_t size, uint64_t a, uint8_t width, uint64_t base) {
+    to_end();
+    tentative_ = {false, slot, 0, len_, spans_.size(), width, base, a};
+    std::optional<uint64_t> v = lay_->find(slot);
+    if (!v) return;
+    tentative_.at = *v;
+    const uint64_t fresh = a > 1 ? (len_ + a - 1) / a * a : len_;
+    if (*v >= limit_ || size >= limit_ - *v) {
+      if (trace_) trace_->placed.emplace_back(slot, *v == fresh);
+      return;
+    }
+    if (size && covered(*v, size)) {
+      tentative_.on = true;
+      if (trace_) trace_->placed.emplace_back(slot, false);
+      return;
+    }
+    if (trace_) trace_->placed.emplace_back(slot, *v == fresh);
+    if (*v == fresh) return;
+    if (*v > buf_.size()) grow(*v - len_);
+    hi_ = std::max(hi_, len_);
+    len_ = *v;
+  }
+
+  // leaf_done() with a layout: whether the leaf was moved to its layout
+  // position (then the slot of tentative_ is to point there).
+  [[gnu::noinline]] bool check_leaf(uint64_t t) {
+    const uint64_t n = len_ - t;
+    if (tentative_.on) {
+      tentative_.on = false;
+      const Tentative& k = tentative_;
+      // Its bytes against those written at its position (where there are some).
+      bool same = true;
+      auto it = cover_.upper_bound(k.at);
+      if (it != cover_.begin()) --it;
+      for (; same && it != cover_.end() && it->first < k.at + n; ++it) {
+        const uint64_t lo = std::max(it->first, k.at), hi = std::min(it->second, k.at + n);
+        if (lo < hi && std::memcmp(buf_.data() + t + (lo - k.at), buf_.data() + lo, hi - lo) != 0) same = false;
+      }
+      if (same) {
+        // The bytes agree: take this copy back and write the block at its position.
+        std::string bytes(reinterpret_cast<const char*>(buf_.data() + t), n);
+        std::memset(buf_.data() + k.from, 0, len_ - k.from);
+        len_ = hi_ = k.from;
+        spans_.resize(k.spans);
+        const uint64_t end = k.at + n;
+        if (end > buf_.size()) grow(end - len_);
+        std::memcpy(buf_.data() + k.at, bytes.data(), n);
+        if (end > hi_) len_ = hi_ = end;
+        spans_.emplace_back(k.at, end);
+        cover(k.at, end);
+        leaves_.push_back({k.at, std::move(bytes), k.slot, k.width, k.base, k.align});
+        return true;
+      }
+      for (size_t i = k.spans; i < spans_.size(); ++i) cover(spans_[i].first, spans_[i].second);
+    }
+    const Tentative& k = tentative_;
+    leaves_.push_back({t, std::string(reinterpret_cast<const char*>(buf_.data() + t), n), k.slot, k.width, k.base, k.align});
+    return false;
+  }
+
+  // Whether [a, a + n) meets bytes of a block written so far (with a layout).
+  bool covered(uint64_t a, uint64_t n) const {
+    auto it = cover_.lower_bound(a + n);
+    if (it == cover_.begin()) return false;
+    --it;
+    return it->second > a;
+  }
+  void cover(uint64_t a, uint64_t b) {
+    if (a >= b) return;
+    auto it = cover_.upper_bound(a);
+    if (it != cover_.begin()) {
+      auto p = std::prev(it);
+      if (p->second >= a) {
+        a = p->first;
+        b = std::max(b, p->second);
+        it = cover_.erase(p);
+      }
+    }
+    while (it != cover_.end() && it->first <= b) {
+      b = std::max(b, it->second);
+      it = cover_.erase(it);
+    }
+    cover_.emplace(a, b);
   }
 
   // kept() with a layout.
@@ -242,7 +406,10 @@ class WriterBase {
   }
 
   // Out of line, so that reserve() and bump() stay small enough to inline.
-  [[gnu::cold, gnu::noinline]] void note_span(uint64_t p, uint64_t n) { spans_.emplace_back(p, p + n); }
+  [[gnu::cold, gnu::noinline]] void note_span(uint64_t p, uint64_t n) {
+    spans_.emplace_back(p, p + n);
+    if (!tentative_.on) cover(p, p + n);  // a tentative leaf's bytes are covered once kept
+  }
   // Makes room for n more bytes: the capacity doubles, but the zero-filled
   // size grows by at most 1 MiB past what is needed, so that a fresh buffer's
   // pages are touched as they are written, not all at once, and a move to a
@@ -281,13 +448,51 @@ class WriterBase {
   void settle_layout() {
     to_end();
     std::sort(spans_.begin(), spans_.end());
+    // Blocks without pointers whose bytes are still theirs may overlap others
+    // (the bytes written over them were the same): they take no part in the
+    // overlap check, and cover their bytes all the same.
+    std::vector<std::pair<uint64_t, uint64_t>> same;
+    for (const Leaf& l : leaves_)
+      if (l.at + l.bytes.size() <= len_ && std::memcmp(buf_.data() + l.at, l.bytes.data(), l.bytes.size()) == 0)
+        same.emplace_back(l.at, l.at + l.bytes.size());
+    std::sort(same.begin(), same.end());
     std::vector<std::pair<uint64_t, uint64_t>> merged;
+    size_t k = 0;
     for (const auto& [a, b] : spans_) {
       if (a == b) continue;
+      while (k < same.size() && same[k] < std::pair(a, b)) ++k;
+      if (k < same.size() && same[k] == std::pair(a, b)) {
+        ++k;
+        continue;
+      }
       if (!merged.empty() && a < merged.back().second)
         throw LayoutConflict("blocks overlap at " + hex(a) + " under the kept layout");
       if (!merged.empty() && a == merged.back().second) merged.back().second = b;
       else merged.emplace_back(a, b);
+    }
+    if (!same.empty()) {
+      merged.insert(merged.end(), same.begin(), same.end());
+      std::sort(merged.begin(), merged.end());
+      std::vector<std::pair<uint64_t, uint64_t>> u;
+      for (const auto& [a, b] : merged) {
+        if (!u.empty() && a <= u.back().second) u.back().second = std::max(u.back().second, b);
+        else u.emplace_back(a, b);
+      }
+      merged = std::move(u);
+    }
+    // Where a leaf was before finish() moved it: zero, but for other blocks' bytes.
+    for (const auto& [a, b] : vacated_) {
+      auto it = std::upper_bound(merged.begin(), merged.end(), a, [](uint64_t o, const auto& m) { return o < m.second; });
+      for (uint64_t p = a; p < b;) {
+        if (it != merged.end() && it->first <= p) {
+          p = it->second;
+          ++it;
+          continue;
+        }
+        const uint64_t e = it != merged.end() ? std::min(b, it->first) : b;
+        std::memset(buf_.data() + p, 0, e - p);
+        p = e;
+      }
     }
     for (const auto& [off, b] : lay_->fill) {
       if (off >= limit_ || b.size() >= limit_ - off) continue;
@@ -313,6 +518,31 @@ class WriterBase {
   std::vector<std::pair<uint64_t, uint64_t>> spans_;  // blocks written, with a layout
   std::vector<uint64_t> targets_;  // the layout's values, sorted (room for a block)
   std::vector<size_t> span_marks_;  // per region: the first of spans_ placed for it
+  // Shared targets (with a layout): blocks written, by position.
+  struct Block {
+    const void* value;
+    SameValue same;
+  };
+  std::unordered_multimap<uint64_t, Block> blocks_;
+  std::map<uint64_t, uint64_t> cover_;  // the bytes of blocks written so far: start -> end, disjoint
+  // Blocks without pointers, with their bytes as written (checked in settle_layout).
+  struct Leaf {
+    uint64_t at;
+    std::string bytes;
+    uint64_t slot;  // its pointer: width bytes holding at - base
+    uint8_t width;
+    uint64_t base, align;
+  };
+  std::vector<std::pair<uint64_t, uint64_t>> vacated_;  // where leaves were before finish() moved them
+  std::vector<Leaf> leaves_;
+  // A leaf written at the end until leaf_done compares it with the bytes at its layout position.
+  struct Tentative {
+    bool on = false;
+    uint64_t slot = 0, at = 0, from = 0;
+    size_t spans = 0;
+    uint8_t width = 0;
+    uint64_t base = 0, align = 1;
+  } tentative_;
   uint64_t limit_ = 0;              // no position from the layout at or past this
   bool record_ = true;
   ChunkedList<PointerRecord> pointers_;
@@ -371,6 +601,40 @@ class Writer : public WriterBase {
     pointer(slot, width, t, base, what);
     return t;
   }
+  // place_target for the block of model value v (of type T): kShared when
+  // the layout's target of `slot` is an equal block written earlier (the
+  // pointer is filled in, nothing is to be written), else as place_target.
+  template <class T>
+  [[gnu::always_inline]] uint64_t place_shared(uint64_t slot, uint64_t size, uint64_t a, uint8_t width, uint64_t base,
+                                               const char* what, const T& v) {
+    if (lay_) [[unlikely]] {
+      if (const uint64_t u = find_shared(slot, &v, &same_value<T>, a); u != kNotShared) {
+        pointer(slot, width, u, base, what);
+        return kShared;
+      }
+    }
+    const uint64_t t = place_target(slot, size, a, width, base, what);
+    note_block(t, v);
+    return t;
+  }
+  // The same for a block with no pointers inside (`size` known): then
+  // leaf_done(t) once its bytes are written.
+  template <class T>
+  [[gnu::always_inline]] uint64_t place_leaf(uint64_t slot, uint64_t size, uint64_t a, uint8_t width, uint64_t base,
+                                             const char* what, const T& v) {
+    if (!lay_) return place_target(slot, size, a, width, base, what);
+    if (const uint64_t u = find_shared(slot, &v, &same_value<T>, a); u != kNotShared) {
+      pointer(slot, width, u, base, what);
+      return kShared;
+    }
+    place_laid_leaf(slot, size, a, width, base);
+    align(a);
+    const uint64_t t = pos();
+    pointer(slot, width, t, base, what);
+    note_block(t, v);
+    return t;
+  }
+
   // The same for a pointer whose slot the layout does not know (one inside a
   // block placed by hand, say): always at the end of what is written.
   [[gnu::always_inline]] uint64_t append_target(uint64_t slot, uint64_t a, uint8_t width, uint64_t base, const char* what) {
@@ -392,9 +656,36 @@ class Writer : public WriterBase {
     }
   }
 
+  // With a layout: a leaf whose bytes blocks placed after it wrote over with
+  // others (an edit made it longer, or its neighbour changed) goes to the end.
+  void move_overwritten_leaves() {
+    to_end();
+    for (Leaf& l : leaves_) {
+      if (std::memcmp(buf_.data() + l.at, l.bytes.data(), l.bytes.size()) == 0) continue;
+      auto sp = std::find(spans_.begin(), spans_.end(), std::pair(l.at, l.at + l.bytes.size()));
+      if (sp != spans_.end()) spans_.erase(sp);
+      vacated_.emplace_back(l.at, l.at + l.bytes.size());
+      align(l.align);
+      const uint64_t t = reserve(l.bytes.size());
+      bytes(t, l.bytes.data(), l.bytes.size());
+      put_uint(l.slot, l.width, t - l.base, "pointer");
+      l.at = t;
+      hi_ = len_;
+    }
+  }
+
+  // After the bytes of a block placed with place_leaf (at t) are written.
+  [[gnu::always_inline]] void leaf_done(uint64_t t) {
+    if (lay_) [[unlikely]]
+      if (check_leaf(t)) put_uint(tentative_.slot, tentative_.width, tentative_.at - tentative_.base, "pointer");
+  }
+
   // Resolves every late fix-up and hands over the bytes.
   std::vector<uint8_t> finish() {
-    if (lay_) settle_layout();
+    if (lay_) {
+      move_overwritten_leaves();
+      settle_layout();
+    }
     for (const auto& check : late_checks_) check();
     for (const LateFixup& f : late_) {
       if (trace_) trace_->late.emplace_back(f.slot, f.width, f.what);
