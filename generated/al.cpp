@@ -394,8 +394,9 @@ uint64_t put_File(WCtx& c, const File& x) {
 void place_Metadata(WCtx& c, const Metadata& x, uint64_t s) {
   {  // animation
     {
-      c.w.place_target(s + 0x90, 0, 1, 4, 0, "Metadata.animation");
-      put_Animation(c, x.animation);
+      if (const uint64_t t = c.w.place_shared(s + 0x90, binschema::kUnknownSize, 1, 4, 0, "Metadata.animation", static_cast<const Animation&>(x.animation)); t != binschema::kShared) {
+        put_Animation(c, x.animation);
+      }
     }
   }
 }

@@ -4893,8 +4893,9 @@ uint32_t block_event_values_ParamS(WCtx& c, const ParamS& v) {
 void place_Trigger(WCtx& c, const Trigger& x, uint64_t s) {
   {  // params
     {
-      c.w.place_target(s + 0x8, 0, 4, 4, 0, "Trigger.params");
-      put_EventParams(c, x.params);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Trigger.params", static_cast<const EventParams&>(x.params)); t != binschema::kShared) {
+        put_EventParams(c, x.params);
+      }
     }
   }
 }
@@ -4902,8 +4903,9 @@ void place_Trigger(WCtx& c, const Trigger& x, uint64_t s) {
 void place_Hold(WCtx& c, const Hold& x, uint64_t s) {
   {  // params
     {
-      c.w.place_target(s + 0x8, 0, 4, 4, 0, "Hold.params");
-      put_EventParams(c, x.params);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Hold.params", static_cast<const EventParams&>(x.params)); t != binschema::kShared) {
+        put_EventParams(c, x.params);
+      }
     }
   }
 }
@@ -4921,18 +4923,24 @@ void place_EventGroup(WCtx& c, const EventGroup& x, uint64_t s) {
 void place_SyncData(WCtx& c, const SyncData& x, uint64_t s) {
   switch (x.payload.index()) {
     case 0: {
-      c.w.place_target(s + 0x4, 0xc, 4, 4, 0, "SyncData.payload");
-      put_SyncFade(c, c.w.reserve(0xc), std::get<0>(x.payload));
+      if (const uint64_t t = c.w.place_leaf(s + 0x4, 0xc, 4, 4, 0, "SyncData.payload", static_cast<const SyncFade&>(std::get<0>(x.payload))); t != binschema::kShared) {
+        put_SyncFade(c, c.w.reserve(0xc), std::get<0>(x.payload));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 1: {
-      c.w.place_target(s + 0x4, 0x18, 4, 4, 0, "SyncData.payload");
-      put_SyncRange(c, c.w.reserve(0x18), std::get<1>(x.payload));
+      if (const uint64_t t = c.w.place_leaf(s + 0x4, 0x18, 4, 4, 0, "SyncData.payload", static_cast<const SyncRange&>(std::get<1>(x.payload))); t != binschema::kShared) {
+        put_SyncRange(c, c.w.reserve(0x18), std::get<1>(x.payload));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 2: {
-      c.w.place_target(s + 0x4, 0x0, 1, 4, 0, "SyncData.payload");
-      put_NoBody(c, c.w.reserve(0x0), std::get<2>(x.payload));
+      if (const uint64_t t = c.w.place_leaf(s + 0x4, 0x0, 1, 4, 0, "SyncData.payload", static_cast<const NoBody&>(std::get<2>(x.payload))); t != binschema::kShared) {
+        put_NoBody(c, c.w.reserve(0x0), std::get<2>(x.payload));
+        c.w.leaf_done(t);
+      }
       break;
     }
     default: break;
@@ -4943,9 +4951,10 @@ void place_BoneGroup(WCtx& c, const BoneGroup& x, uint64_t s) {
   {  // bones
     const uint64_t n = x.bones.size();
     {
-      c.w.place_target(s, n * 0x8, 4, 4, 0, "BoneGroup.bones");
-      const uint64_t a = c.w.reserve(n * 0x8);
-      for (uint64_t i = 0; i < n; ++i) put_BoneWeight(c, a + i * 0x8, x.bones[i]);
+      if (const uint64_t t = c.w.place_shared(s, n * 0x8, 4, 4, 0, "BoneGroup.bones", x.bones); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x8);
+        for (uint64_t i = 0; i < n; ++i) put_BoneWeight(c, a + i * 0x8, x.bones[i]);
+      }
     }
   }
 }
@@ -4954,9 +4963,10 @@ void place_TransitionGroup(WCtx& c, const TransitionGroup& x, uint64_t s) {
   {  // entries
     const uint64_t n = x.entries.size();
     {
-      c.w.place_target(s + 0x8, n * 0x20, 4, 4, 0, "TransitionGroup.entries");
-      const uint64_t a = c.w.reserve(n * 0x20);
-      for (uint64_t i = 0; i < n; ++i) put_Transition(c, a + i * 0x20, x.entries[i]);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, n * 0x20, 4, 4, 0, "TransitionGroup.entries", x.entries); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x20);
+        for (uint64_t i = 0; i < n; ++i) put_Transition(c, a + i * 0x20, x.entries[i]);
+      }
     }
   }
 }
@@ -5284,151 +5294,178 @@ void place_Unknown25(WCtx& c, const Unknown25& x, uint64_t s) {
 void place_Node(WCtx& c, const Node& x, uint64_t s) {
   switch (x.body.index()) {
     case 0: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_FloatSelector(c, std::get<0>(x.body));
-      place_FloatSelector(c, std::get<0>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const FloatSelector&>(std::get<0>(x.body))); t != binschema::kShared) {
+        put_FloatSelector(c, std::get<0>(x.body));
+        place_FloatSelector(c, std::get<0>(x.body), t);
+      }
       break;
     }
     case 1: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_StringSelector(c, std::get<1>(x.body));
-      place_StringSelector(c, std::get<1>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const StringSelector&>(std::get<1>(x.body))); t != binschema::kShared) {
+        put_StringSelector(c, std::get<1>(x.body));
+        place_StringSelector(c, std::get<1>(x.body), t);
+      }
       break;
     }
     case 2: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_SkeletalAnimation(c, std::get<2>(x.body));
-      place_SkeletalAnimation(c, std::get<2>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const SkeletalAnimation&>(std::get<2>(x.body))); t != binschema::kShared) {
+        put_SkeletalAnimation(c, std::get<2>(x.body));
+        place_SkeletalAnimation(c, std::get<2>(x.body), t);
+      }
       break;
     }
     case 3: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_State(c, std::get<3>(x.body));
-      place_State(c, std::get<3>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const State&>(std::get<3>(x.body))); t != binschema::kShared) {
+        put_State(c, std::get<3>(x.body));
+        place_State(c, std::get<3>(x.body), t);
+      }
       break;
     }
     case 4: {
-      c.w.place_target(s + 0x8, 0x0, 1, 4, 0, "Node.body");
-      put_NoBody(c, c.w.reserve(0x0), std::get<4>(x.body));
+      if (const uint64_t t = c.w.place_leaf(s + 0x8, 0x0, 1, 4, 0, "Node.body", static_cast<const NoBody&>(std::get<4>(x.body))); t != binschema::kShared) {
+        put_NoBody(c, c.w.reserve(0x0), std::get<4>(x.body));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 5: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_OneDimensionalBlender(c, std::get<5>(x.body));
-      place_OneDimensionalBlender(c, std::get<5>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const OneDimensionalBlender&>(std::get<5>(x.body))); t != binschema::kShared) {
+        put_OneDimensionalBlender(c, std::get<5>(x.body));
+        place_OneDimensionalBlender(c, std::get<5>(x.body), t);
+      }
       break;
     }
     case 6: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Sequential(c, std::get<6>(x.body));
-      place_Sequential(c, std::get<6>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Sequential&>(std::get<6>(x.body))); t != binschema::kShared) {
+        put_Sequential(c, std::get<6>(x.body));
+        place_Sequential(c, std::get<6>(x.body), t);
+      }
       break;
     }
     case 7: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_IntSelector(c, std::get<7>(x.body));
-      place_IntSelector(c, std::get<7>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const IntSelector&>(std::get<7>(x.body))); t != binschema::kShared) {
+        put_IntSelector(c, std::get<7>(x.body));
+        place_IntSelector(c, std::get<7>(x.body), t);
+      }
       break;
     }
     case 8: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Simultaneous(c, std::get<8>(x.body));
-      place_Simultaneous(c, std::get<8>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Simultaneous&>(std::get<8>(x.body))); t != binschema::kShared) {
+        put_Simultaneous(c, std::get<8>(x.body));
+        place_Simultaneous(c, std::get<8>(x.body), t);
+      }
       break;
     }
     case 9: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Event(c, std::get<9>(x.body));
-      place_Event(c, std::get<9>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Event&>(std::get<9>(x.body))); t != binschema::kShared) {
+        put_Event(c, std::get<9>(x.body));
+        place_Event(c, std::get<9>(x.body), t);
+      }
       break;
     }
     case 10: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_MaterialAnimation(c, std::get<10>(x.body));
-      place_MaterialAnimation(c, std::get<10>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const MaterialAnimation&>(std::get<10>(x.body))); t != binschema::kShared) {
+        put_MaterialAnimation(c, std::get<10>(x.body));
+        place_MaterialAnimation(c, std::get<10>(x.body), t);
+      }
       break;
     }
     case 11: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_FrameController(c, std::get<11>(x.body));
-      place_FrameController(c, std::get<11>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const FrameController&>(std::get<11>(x.body))); t != binschema::kShared) {
+        put_FrameController(c, std::get<11>(x.body));
+        place_FrameController(c, std::get<11>(x.body), t);
+      }
       break;
     }
     case 12: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_DummyAnimation(c, std::get<12>(x.body));
-      place_DummyAnimation(c, std::get<12>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const DummyAnimation&>(std::get<12>(x.body))); t != binschema::kShared) {
+        put_DummyAnimation(c, std::get<12>(x.body));
+        place_DummyAnimation(c, std::get<12>(x.body), t);
+      }
       break;
     }
     case 13: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_RandomSelector(c, std::get<13>(x.body));
-      place_RandomSelector(c, std::get<13>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const RandomSelector&>(std::get<13>(x.body))); t != binschema::kShared) {
+        put_RandomSelector(c, std::get<13>(x.body));
+        place_RandomSelector(c, std::get<13>(x.body), t);
+      }
       break;
     }
     case 14: {
-      c.w.place_target(s + 0x8, 0x0, 1, 4, 0, "Node.body");
-      put_NoBody(c, c.w.reserve(0x0), std::get<14>(x.body));
+      if (const uint64_t t = c.w.place_leaf(s + 0x8, 0x0, 1, 4, 0, "Node.body", static_cast<const NoBody&>(std::get<14>(x.body))); t != binschema::kShared) {
+        put_NoBody(c, c.w.reserve(0x0), std::get<14>(x.body));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 15: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_PreviousTagSelector(c, std::get<15>(x.body));
-      place_PreviousTagSelector(c, std::get<15>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const PreviousTagSelector&>(std::get<15>(x.body))); t != binschema::kShared) {
+        put_PreviousTagSelector(c, std::get<15>(x.body));
+        place_PreviousTagSelector(c, std::get<15>(x.body), t);
+      }
       break;
     }
     case 16: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_BonePositionSelector(c, std::get<16>(x.body));
-      place_BonePositionSelector(c, std::get<16>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const BonePositionSelector&>(std::get<16>(x.body))); t != binschema::kShared) {
+        put_BonePositionSelector(c, std::get<16>(x.body));
+        place_BonePositionSelector(c, std::get<16>(x.body), t);
+      }
       break;
     }
     case 17: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_BoneAnimation(c, std::get<17>(x.body));
-      place_BoneAnimation(c, std::get<17>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const BoneAnimation&>(std::get<17>(x.body))); t != binschema::kShared) {
+        put_BoneAnimation(c, std::get<17>(x.body));
+        place_BoneAnimation(c, std::get<17>(x.body), t);
+      }
       break;
     }
     case 18: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_InitialFrame(c, std::get<18>(x.body));
-      place_InitialFrame(c, std::get<18>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const InitialFrame&>(std::get<18>(x.body))); t != binschema::kShared) {
+        put_InitialFrame(c, std::get<18>(x.body));
+        place_InitialFrame(c, std::get<18>(x.body), t);
+      }
       break;
     }
     case 19: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_BoneBlender(c, std::get<19>(x.body));
-      place_BoneBlender(c, std::get<19>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const BoneBlender&>(std::get<19>(x.body))); t != binschema::kShared) {
+        put_BoneBlender(c, std::get<19>(x.body));
+        place_BoneBlender(c, std::get<19>(x.body), t);
+      }
       break;
     }
     case 20: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_BoolSelector(c, std::get<20>(x.body));
-      place_BoolSelector(c, std::get<20>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const BoolSelector&>(std::get<20>(x.body))); t != binschema::kShared) {
+        put_BoolSelector(c, std::get<20>(x.body));
+        place_BoolSelector(c, std::get<20>(x.body), t);
+      }
       break;
     }
     case 21: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Alert(c, std::get<21>(x.body));
-      place_Alert(c, std::get<21>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Alert&>(std::get<21>(x.body))); t != binschema::kShared) {
+        put_Alert(c, std::get<21>(x.body));
+        place_Alert(c, std::get<21>(x.body), t);
+      }
       break;
     }
     case 22: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_SubtractAnimation(c, std::get<22>(x.body));
-      place_SubtractAnimation(c, std::get<22>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const SubtractAnimation&>(std::get<22>(x.body))); t != binschema::kShared) {
+        put_SubtractAnimation(c, std::get<22>(x.body));
+        place_SubtractAnimation(c, std::get<22>(x.body), t);
+      }
       break;
     }
     case 23: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_ShapeAnimation(c, std::get<23>(x.body));
-      place_ShapeAnimation(c, std::get<23>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const ShapeAnimation&>(std::get<23>(x.body))); t != binschema::kShared) {
+        put_ShapeAnimation(c, std::get<23>(x.body));
+        place_ShapeAnimation(c, std::get<23>(x.body), t);
+      }
       break;
     }
     case 24: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0, 4, 4, 0, "Node.body");
-      put_Unknown25(c, std::get<24>(x.body));
-      place_Unknown25(c, std::get<24>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Node.body", static_cast<const Unknown25&>(std::get<24>(x.body))); t != binschema::kShared) {
+        put_Unknown25(c, std::get<24>(x.body));
+        place_Unknown25(c, std::get<24>(x.body), t);
+      }
       break;
     }
     default: break;
@@ -5450,24 +5487,28 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
   {  // sync_indices
     const uint64_t n = x.sync_indices.size();
     {
-      c.w.place_target(s + 0x3c, n * 4, 4, 4, 0, "File.sync_indices");
-      const uint64_t a = c.w.reserve(n * 4);
-      for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.sync_indices[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x3c, n * 4, 4, 4, 0, "File.sync_indices", x.sync_indices); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 4);
+        for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.sync_indices[i]);
+        c.w.leaf_done(t);
+      }
     }
   }
   {  // sync_data
     const uint64_t n = x.sync_data.size();
     {
-      c.w.place_target(s + 0x38, n * 0x18, 4, 4, 0, "File.sync_data");
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_SyncData(c, a + i * 0x18, x.sync_data[i]);
-      for (uint64_t i = 0; i < n; ++i) place_SyncData(c, x.sync_data[i], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x38, n * 0x18, 4, 4, 0, "File.sync_data", x.sync_data); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_SyncData(c, a + i * 0x18, x.sync_data[i]);
+        for (uint64_t i = 0; i < n; ++i) place_SyncData(c, x.sync_data[i], a + i * 0x18);
+      }
     }
   }
   {  // state_transitions
     {
-      c.w.place_target(s + 0x2c, 0, 4, 4, 0, "File.state_transitions");
-      put_StateTransitions(c, x.state_transitions);
+      if (const uint64_t t = c.w.place_shared(s + 0x2c, binschema::kUnknownSize, 4, 4, 0, "File.state_transitions", static_cast<const StateTransitions&>(x.state_transitions)); t != binschema::kShared) {
+        put_StateTransitions(c, x.state_transitions);
+      }
     }
   }
   for (size_t i = 0; i < x.event_groups.size(); ++i) {
@@ -5477,53 +5518,60 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
   }
   {  // transitions
     {
-      const uint64_t t = c.w.place_target(s + 0x54, 0, 4, 4, 0, "File.transitions");
-      put_Transitions(c, x.transitions);
-      place_Transitions(c, x.transitions, t);
+      if (const uint64_t t = c.w.place_shared(s + 0x54, binschema::kUnknownSize, 4, 4, 0, "File.transitions", static_cast<const Transitions&>(x.transitions)); t != binschema::kShared) {
+        put_Transitions(c, x.transitions);
+        place_Transitions(c, x.transitions, t);
+      }
     }
   }
   {  // command_groups
     if (x.command_groups) {
-      const uint64_t t = c.w.place_target(s + 0x64, 0, 4, 4, 0, "File.command_groups");
-      put_CommandGroups(c, (*x.command_groups));
-      place_CommandGroups(c, (*x.command_groups), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x64, binschema::kUnknownSize, 4, 4, 0, "File.command_groups", static_cast<const CommandGroups&>((*x.command_groups))); t != binschema::kShared) {
+        put_CommandGroups(c, (*x.command_groups));
+        place_CommandGroups(c, (*x.command_groups), t);
+      }
     }
   }
   {  // blackboard
     {
-      c.w.place_target(s + 0x20, 0, 4, 4, 0, "File.blackboard");
-      put_Blackboard(c, x.blackboard);
+      if (const uint64_t t = c.w.place_shared(s + 0x20, binschema::kUnknownSize, 4, 4, 0, "File.blackboard", static_cast<const Blackboard&>(x.blackboard)); t != binschema::kShared) {
+        put_Blackboard(c, x.blackboard);
+      }
     }
   }
   {  // partials
     const uint64_t n = x.partials.size();
     {
-      c.w.place_target(s + 0x34, 0, 4, 4, 0, "File.partials");
-      std::vector<uint64_t> starts(n);
-      for (uint64_t i = 0; i < n; ++i) starts[i] = put_Partial(c, x.partials[i]);
+      if (const uint64_t t = c.w.place_shared(s + 0x34, (n ? binschema::kUnknownSize : 0), 4, 4, 0, "File.partials", x.partials); t != binschema::kShared) {
+        std::vector<uint64_t> starts(n);
+        for (uint64_t i = 0; i < n; ++i) starts[i] = put_Partial(c, x.partials[i]);
+      }
     }
   }
   {  // bone_groups
     const uint64_t n = x.bone_groups.size();
     {
-      c.w.place_target(s + 0x48, n * 0x10, 4, 4, 0, "File.bone_groups");
-      const uint64_t a = c.w.reserve(n * 0x10);
-      for (uint64_t i = 0; i < n; ++i) put_BoneGroup(c, a + i * 0x10, x.bone_groups[i]);
-      for (uint64_t i = 0; i < n; ++i) place_BoneGroup(c, x.bone_groups[i], a + i * 0x10);
+      if (const uint64_t t = c.w.place_shared(s + 0x48, n * 0x10, 4, 4, 0, "File.bone_groups", x.bone_groups); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x10);
+        for (uint64_t i = 0; i < n; ++i) put_BoneGroup(c, a + i * 0x10, x.bone_groups[i]);
+        for (uint64_t i = 0; i < n; ++i) place_BoneGroup(c, x.bone_groups[i], a + i * 0x10);
+      }
     }
   }
   {  // calc_presets
     const uint64_t n = x.calc_presets.size();
     {
-      c.w.place_target(s + 0x40, 0, 4, 4, 0, "File.calc_presets");
-      std::vector<uint64_t> starts(n);
-      for (uint64_t i = 0; i < n; ++i) starts[i] = put_CalcPreset(c, x.calc_presets[i]);
+      if (const uint64_t t = c.w.place_shared(s + 0x40, (n ? binschema::kUnknownSize : 0), 4, 4, 0, "File.calc_presets", x.calc_presets); t != binschema::kShared) {
+        std::vector<uint64_t> starts(n);
+        for (uint64_t i = 0; i < n; ++i) starts[i] = put_CalcPreset(c, x.calc_presets[i]);
+      }
     }
   }
   {  // valid_tags
     {
-      c.w.place_target(s + 0x58, 0, 4, 4, 0, "File.valid_tags");
-      put_ValidTags(c, x.valid_tags);
+      if (const uint64_t t = c.w.place_shared(s + 0x58, binschema::kUnknownSize, 4, 4, 0, "File.valid_tags", static_cast<const ValidTags&>(x.valid_tags)); t != binschema::kShared) {
+        put_ValidTags(c, x.valid_tags);
+      }
     }
   }
   if (c.pool_tag_groups.placed()) throw binschema::EncodeError("pool 'tag_groups' placed twice: the layout of File places it, so File must be written exactly once");
@@ -5531,28 +5579,32 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
   c.pool_tag_groups.place(c.w);
   {  // exb
     if (x.exb) {
-      c.w.place_target(s + 0x60, 0, 1, 4, 0, "File.exb");
-      put_Exb(c, (*x.exb));
+      if (const uint64_t t = c.w.place_shared(s + 0x60, binschema::kUnknownSize, 1, 4, 0, "File.exb", static_cast<const Exb&>((*x.exb))); t != binschema::kShared) {
+        put_Exb(c, (*x.exb));
+      }
     }
   }
   {  // as_markings
     {
-      c.w.place_target(s + 0x5c, 0, 1, 4, 0, "File.as_markings");
-      put_AsMarkings(c, x.as_markings);
+      if (const uint64_t t = c.w.place_shared(s + 0x5c, binschema::kUnknownSize, 1, 4, 0, "File.as_markings", static_cast<const AsMarkings&>(x.as_markings)); t != binschema::kShared) {
+        put_AsMarkings(c, x.as_markings);
+      }
     }
   }
   if (x.version >= 1047ull) {
     {  // material_blends
       {
-        c.w.place_target(c.at.get(&x.material_blends, 27), 0, 1, 4, 0, "File.material_blends");
-        put_MaterialBlends(c, x.material_blends);
+        if (const uint64_t t = c.w.place_shared(c.at.get(&x.material_blends, 27), binschema::kUnknownSize, 1, 4, 0, "File.material_blends", static_cast<const MaterialBlends&>(x.material_blends)); t != binschema::kShared) {
+          put_MaterialBlends(c, x.material_blends);
+        }
       }
     }
   }
   {  // enum_resolves
     {
-      c.w.place_target(s + 0x28, 0, 1, 4, 0, "File.enum_resolves");
-      put_EnumResolveTable(c, x.enum_resolves);
+      if (const uint64_t t = c.w.place_shared(s + 0x28, binschema::kUnknownSize, 1, 4, 0, "File.enum_resolves", static_cast<const EnumResolveTable&>(x.enum_resolves)); t != binschema::kShared) {
+        put_EnumResolveTable(c, x.enum_resolves);
+      }
     }
   }
   if (c.pool_strings.placed()) throw binschema::EncodeError("pool 'strings' placed twice: the layout of File places it, so File must be written exactly once");

@@ -620,9 +620,11 @@ void place_Event(WCtx& c, const Event& x, uint64_t s) {
   {  // action_indices
     const uint64_t n = x.action_indices.size();
     if (n != 0) {
-      c.w.place_target(s + 0x8, n * 4, 4, 8, 0, "Event.action_indices");
-      const uint64_t a = c.w.reserve(n * 4);
-      for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.action_indices[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x8, n * 4, 4, 8, 0, "Event.action_indices", x.action_indices); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 4);
+        for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.action_indices[i]);
+        c.w.leaf_done(t);
+      }
     } else {
       c.w.empty_target(s + 0x8, 8, "Event.action_indices", false);
     }
@@ -649,10 +651,11 @@ void place_Animation(WCtx& c, const Animation& x, uint64_t s) {
   {  // triggers
     const uint64_t n = x.triggers.size();
     if (n != 0) {
-      c.w.place_target(s + 0x8, n * 0x18, 8, 8, 0, "Animation.triggers");
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.triggers[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.triggers[i], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, n * 0x18, 8, 8, 0, "Animation.triggers", x.triggers); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.triggers[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.triggers[i], a + i * 0x18);
+      }
     } else {
       c.w.empty_target(s + 0x8, 8, "Animation.triggers", false);
     }
@@ -660,10 +663,11 @@ void place_Animation(WCtx& c, const Animation& x, uint64_t s) {
   {  // holds
     const uint64_t n = x.holds.size();
     if (n != 0) {
-      c.w.place_target(s + 0x18, n * 0x18, 8, 8, 0, "Animation.holds");
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.holds[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.holds[i], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x18, n * 0x18, 8, 8, 0, "Animation.holds", x.holds); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x18, x.holds[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Trigger(c, x.holds[i], a + i * 0x18);
+      }
     } else {
       c.w.empty_target(s + 0x18, 8, "Animation.holds", false);
     }
@@ -674,10 +678,11 @@ void place_Action(WCtx& c, const Action& x, uint64_t s) {
   {  // animations
     const uint64_t n = x.animations.size();
     if (n != 0) {
-      c.w.place_target(s, n * 0x30, 8, 8, 0, "Action.animations");
-      const uint64_t a = c.w.reserve(n * 0x30);
-      for (uint64_t i = 0; i < n; ++i) put_Animation(c, a + i * 0x30, x.animations[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Animation(c, x.animations[i], a + i * 0x30);
+      if (const uint64_t t = c.w.place_shared(s, n * 0x30, 8, 8, 0, "Action.animations", x.animations); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x30);
+        for (uint64_t i = 0; i < n; ++i) put_Animation(c, a + i * 0x30, x.animations[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Animation(c, x.animations[i], a + i * 0x30);
+      }
     } else {
       c.w.empty_target(s, 8, "Action.animations", false);
     }
@@ -688,13 +693,14 @@ void place_Default(WCtx& c, const Default& x, uint64_t s) {
   {  // events
     const uint64_t n = x.events.size();
     if (n != 0) {
-      c.w.place_target(s + 0x18, n * 0x18, 8, 8, 0, "Default.events");
-      std::vector<uint32_t> order(n);
-      for (uint32_t i = 0; i < n; ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return x.events[a].hash < x.events[b].hash; });
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_Event(c, a + i * 0x18, x.events[order[i]]);
-      for (uint64_t i = 0; i < n; ++i) place_Event(c, x.events[order[i]], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x18, n * 0x18, 8, 8, 0, "Default.events", x.events); t != binschema::kShared) {
+        std::vector<uint32_t> order(n);
+        for (uint32_t i = 0; i < n; ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return x.events[a].hash < x.events[b].hash; });
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_Event(c, a + i * 0x18, x.events[order[i]]);
+        for (uint64_t i = 0; i < n; ++i) place_Event(c, x.events[order[i]], a + i * 0x18);
+      }
     } else {
       c.w.empty_target(s + 0x18, 8, "Default.events", false);
     }
@@ -702,10 +708,11 @@ void place_Default(WCtx& c, const Default& x, uint64_t s) {
   {  // actions
     const uint64_t n = x.actions.size();
     if (n != 0) {
-      c.w.place_target(s + 0x28, n * 0x18, 8, 8, 0, "Default.actions");
-      const uint64_t a = c.w.reserve(n * 0x18);
-      for (uint64_t i = 0; i < n; ++i) put_Action(c, a + i * 0x18, x.actions[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Action(c, x.actions[i], a + i * 0x18);
+      if (const uint64_t t = c.w.place_shared(s + 0x28, n * 0x18, 8, 8, 0, "Default.actions", x.actions); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x18);
+        for (uint64_t i = 0; i < n; ++i) put_Action(c, a + i * 0x18, x.actions[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Action(c, x.actions[i], a + i * 0x18);
+      }
     } else {
       c.w.empty_target(s + 0x28, 8, "Default.actions", false);
     }

@@ -1561,18 +1561,20 @@ void place_Actor(WCtx& c, const Actor& x, uint64_t s) {
   c.w.align(8);
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x28, 0, 8, 8, 0, "Actor.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x28, binschema::kUnknownSize, 8, 8, 0, "Actor.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
   c.w.align(8);
   {  // actions
     const uint64_t n = x.actions.size();
     if (n != 0) {
-      c.w.place_target(s + 0x18, n * 8, 8, 8, 0, "Actor.actions");
-      const uint64_t a = c.w.reserve(n * 8);
-      for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.actions[i], a + i * 8, 8, false, true);
+      if (const uint64_t t = c.w.place_shared(s + 0x18, n * 8, 8, 8, 0, "Actor.actions", x.actions); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 8);
+        for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.actions[i], a + i * 8, 8, false, true);
+      }
     } else {
       c.w.empty_target(s + 0x18, 8, "Actor.actions", true);
     }
@@ -1581,9 +1583,10 @@ void place_Actor(WCtx& c, const Actor& x, uint64_t s) {
   {  // queries
     const uint64_t n = x.queries.size();
     if (n != 0) {
-      c.w.place_target(s + 0x20, n * 8, 8, 8, 0, "Actor.queries");
-      const uint64_t a = c.w.reserve(n * 8);
-      for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.queries[i], a + i * 8, 8, false, true);
+      if (const uint64_t t = c.w.place_shared(s + 0x20, n * 8, 8, 8, 0, "Actor.queries", x.queries); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 8);
+        for (uint64_t i = 0; i < n; ++i) c.pool_strings.ref(x.queries[i], a + i * 8, 8, false, true);
+      }
     } else {
       c.w.empty_target(s + 0x20, 8, "Actor.queries", true);
     }
@@ -1594,9 +1597,10 @@ void place_ActionEvent(WCtx& c, const ActionEvent& x, uint64_t s) {
   c.w.align(8);
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x6, 0, 8, 8, 0, "ActionEvent.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x6, binschema::kUnknownSize, 8, 8, 0, "ActionEvent.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
 }
@@ -1606,18 +1610,21 @@ void place_SwitchEvent(WCtx& c, const SwitchEvent& x, uint64_t s) {
   {  // cases
     const uint64_t n = x.cases.size();
     if (n != 0) {
-      c.w.place_target(s + 0xe, n * 0x8, 4, 8, 0, "SwitchEvent.cases");
-      const uint64_t a = c.w.reserve(n * 0x8);
-      for (uint64_t i = 0; i < n; ++i) put_SwitchCase(c, a + i * 0x8, x.cases[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0xe, n * 0x8, 4, 8, 0, "SwitchEvent.cases", x.cases); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x8);
+        for (uint64_t i = 0; i < n; ++i) put_SwitchCase(c, a + i * 0x8, x.cases[i]);
+        c.w.leaf_done(t);
+      }
     } else {
       c.w.empty_target(s + 0xe, 8, "SwitchEvent.cases", true);
     }
   }
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x6, 0, 8, 8, 0, "SwitchEvent.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x6, binschema::kUnknownSize, 8, 8, 0, "SwitchEvent.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
 }
@@ -1627,9 +1634,11 @@ void place_ForkEvent(WCtx& c, const ForkEvent& x, uint64_t s) {
   {  // forks
     const uint64_t n = x.forks.size();
     {
-      c.w.place_target(s + 0x6, n * 2, 2, 8, 0, "ForkEvent.forks");
-      const uint64_t a = c.w.reserve(n * 2);
-      for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.forks[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x6, n * 2, 2, 8, 0, "ForkEvent.forks", x.forks); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 2);
+        for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.forks[i]);
+        c.w.leaf_done(t);
+      }
     }
   }
   c.w.align(8);
@@ -1639,9 +1648,10 @@ void place_SubFlowEvent(WCtx& c, const SubFlowEvent& x, uint64_t s) {
   c.w.align(8);
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x6, 0, 8, 8, 0, "SubFlowEvent.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x6, binschema::kUnknownSize, 8, 8, 0, "SubFlowEvent.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
 }
@@ -1661,9 +1671,11 @@ void place_EntryPoint(WCtx& c, const EntryPoint& x, uint64_t s) {
   {  // sub_flow_events
     const uint64_t n = x.sub_flow_events.size();
     if (n != 0) {
-      c.w.place_target(s, n * 2, 2, 8, 0, "EntryPoint.sub_flow_events");
-      const uint64_t a = c.w.reserve(n * 2);
-      for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.sub_flow_events[i]);
+      if (const uint64_t t = c.w.place_leaf(s, n * 2, 2, 8, 0, "EntryPoint.sub_flow_events", x.sub_flow_events); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 2);
+        for (uint64_t i = 0; i < n; ++i) c.w.put<uint16_t>(a + i * 2, x.sub_flow_events[i]);
+        c.w.leaf_done(t);
+      }
     } else {
       c.w.empty_target(s, 8, "EntryPoint.sub_flow_events", true);
     }
@@ -1736,9 +1748,10 @@ void place_Flowchart(WCtx& c, const Flowchart& x, uint64_t s) {
 void place_Clip(WCtx& c, const Clip& x, uint64_t s) {
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x10, 0, 8, 8, 0, "Clip.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 8, 8, 0, "Clip.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
   c.w.align(8);
@@ -1747,9 +1760,10 @@ void place_Clip(WCtx& c, const Clip& x, uint64_t s) {
 void place_Oneshot(WCtx& c, const Oneshot& x, uint64_t s) {
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x10, 0, 8, 8, 0, "Oneshot.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 8, 8, 0, "Oneshot.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
   c.w.align(8);
@@ -1758,9 +1772,10 @@ void place_Oneshot(WCtx& c, const Oneshot& x, uint64_t s) {
 void place_Cut(WCtx& c, const Cut& x, uint64_t s) {
   {  // params
     if (x.params) {
-      const uint64_t t = c.w.place_target(s + 0x10, 0, 8, 8, 0, "Cut.params");
-      put_Container(c, (*x.params));
-      place_Container(c, (*x.params), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 8, 8, 0, "Cut.params", static_cast<const Container&>((*x.params))); t != binschema::kShared) {
+        put_Container(c, (*x.params));
+        place_Container(c, (*x.params), t);
+      }
     }
   }
   c.w.align(8);
@@ -1813,9 +1828,10 @@ void place_Timeline(WCtx& c, const Timeline& x, uint64_t s) {
   {  // subtimelines
     const uint64_t n = x.subtimelines.size();
     if (n != 0) {
-      c.w.place_target(s + 0x48, n * 0x8, 8, 8, 0, "Timeline.subtimelines");
-      const uint64_t a = c.w.reserve(n * 0x8);
-      for (uint64_t i = 0; i < n; ++i) put_Subtimeline(c, a + i * 0x8, x.subtimelines[i]);
+      if (const uint64_t t = c.w.place_shared(s + 0x48, n * 0x8, 8, 8, 0, "Timeline.subtimelines", x.subtimelines); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x8);
+        for (uint64_t i = 0; i < n; ++i) put_Subtimeline(c, a + i * 0x8, x.subtimelines[i]);
+      }
     } else {
       c.w.empty_target(s + 0x48, 8, "Timeline.subtimelines", true);
     }
@@ -1824,9 +1840,11 @@ void place_Timeline(WCtx& c, const Timeline& x, uint64_t s) {
   {  // triggers
     const uint64_t n = x.triggers.size();
     if (n != 0) {
-      c.w.place_target(s + 0x40, n * 0x4, 2, 8, 0, "Timeline.triggers");
-      const uint64_t a = c.w.reserve(n * 0x4);
-      for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x4, x.triggers[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x40, n * 0x4, 2, 8, 0, "Timeline.triggers", x.triggers); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x4);
+        for (uint64_t i = 0; i < n; ++i) put_Trigger(c, a + i * 0x4, x.triggers[i]);
+        c.w.leaf_done(t);
+      }
     } else {
       c.w.empty_target(s + 0x40, 8, "Timeline.triggers", true);
     }

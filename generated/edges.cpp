@@ -569,29 +569,41 @@ uint64_t put_Root(WCtx& c, const Root& x) {
 void place_Node(WCtx& c, const Node& x, uint64_t s) {
   switch (x.value.index()) {
     case 0: {
-      c.w.place_block(s + 0x4, 0x4, 4);
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      if ((t - s) >> 24) throw binschema::EncodeError(std::string("Node.value") + ": offset " + hex(t - s) + " does not fit below its tag");
-      c.w.pointer(s + 0x4, 4, (t - s) | (uint64_t(1) << 24), 0, "Node.value");
-      put_Small(c, c.w.reserve(0x4), std::get<0>(x.value));
+      if (const uint64_t u = c.w.shared_at(s + 0x4, static_cast<const Small&>(std::get<0>(x.value)), 4); u != binschema::kNotShared) {
+        c.w.pointer(s + 0x4, 4, (u - s) | (uint64_t(1) << 24), 0, "Node.value");
+      } else {
+        c.w.place_block(s + 0x4, 0x4, 4);
+        c.w.align(4);
+        const uint64_t t = c.w.pos();
+        if ((t - s) >> 24) throw binschema::EncodeError(std::string("Node.value") + ": offset " + hex(t - s) + " does not fit below its tag");
+        c.w.pointer(s + 0x4, 4, (t - s) | (uint64_t(1) << 24), 0, "Node.value");
+        c.w.note_block(t, static_cast<const Small&>(std::get<0>(x.value)));
+        put_Small(c, c.w.reserve(0x4), std::get<0>(x.value));
+      }
       break;
     }
     case 1: {
-      c.w.place_block(s + 0x4, 0, 4);
-      c.w.align(4);
-      const uint64_t t = c.w.pos();
-      if ((t - s) >> 24) throw binschema::EncodeError(std::string("Node.value") + ": offset " + hex(t - s) + " does not fit below its tag");
-      c.w.pointer(s + 0x4, 4, (t - s) | (uint64_t(2) << 24), 0, "Node.value");
-      put_Big(c, std::get<1>(x.value));
+      if (const uint64_t u = c.w.shared_at(s + 0x4, static_cast<const Big&>(std::get<1>(x.value)), 4); u != binschema::kNotShared) {
+        c.w.pointer(s + 0x4, 4, (u - s) | (uint64_t(2) << 24), 0, "Node.value");
+      } else {
+        c.w.place_block(s + 0x4, binschema::kUnknownSize, 4);
+        c.w.align(4);
+        const uint64_t t = c.w.pos();
+        if ((t - s) >> 24) throw binschema::EncodeError(std::string("Node.value") + ": offset " + hex(t - s) + " does not fit below its tag");
+        c.w.pointer(s + 0x4, 4, (t - s) | (uint64_t(2) << 24), 0, "Node.value");
+        c.w.note_block(t, static_cast<const Big&>(std::get<1>(x.value)));
+        put_Big(c, std::get<1>(x.value));
+      }
       break;
     }
     default: break;
   }
   switch (x.alt.index()) {
     case 0: {
-      c.w.place_target(s + 0xc, 0x4, 4, 4, s, "Node.alt");
-      put_Small(c, c.w.reserve(0x4), std::get<0>(x.alt));
+      if (const uint64_t t = c.w.place_leaf(s + 0xc, 0x4, 4, 4, s, "Node.alt", static_cast<const Small&>(std::get<0>(x.alt))); t != binschema::kShared) {
+        put_Small(c, c.w.reserve(0x4), std::get<0>(x.alt));
+        c.w.leaf_done(t);
+      }
       break;
     }
     case 1:
@@ -625,28 +637,33 @@ void place_Counts(WCtx& c, const Counts& x, [[maybe_unused]] uint64_t s) {
 void place_Root(WCtx& c, const Root& x, uint64_t s) {
   {  // other
     {
-      c.w.place_target(s, 0x4, 4, 4, 0, "Root.other");
-      put_Small(c, c.w.reserve(0x4), x.other);
+      if (const uint64_t t = c.w.place_leaf(s, 0x4, 4, 4, 0, "Root.other", static_cast<const Small&>(x.other)); t != binschema::kShared) {
+        put_Small(c, c.w.reserve(0x4), x.other);
+        c.w.leaf_done(t);
+      }
     }
   }
   {  // node
     if (x.node) {
-      const uint64_t t = c.w.place_target(s + 0xc, 0x10, 4, 4, 0, "Root.node");
-      put_Node(c, c.w.reserve(0x10), (*x.node));
-      place_Node(c, (*x.node), t);
+      if (const uint64_t t = c.w.place_shared(s + 0xc, 0x10, 4, 4, 0, "Root.node", static_cast<const Node&>((*x.node))); t != binschema::kShared) {
+        put_Node(c, c.w.reserve(0x10), (*x.node));
+        place_Node(c, (*x.node), t);
+      }
     }
   }
   {  // table
     if (x.table) {
-      c.w.place_target(s + 0x10, 0, 4, 4, 0, "Root.table");
-      put_Table(c, (*x.table));
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 4, 4, 0, "Root.table", static_cast<const Table&>((*x.table))); t != binschema::kShared) {
+        put_Table(c, (*x.table));
+      }
     }
   }
   {  // counts
     if (x.counts) {
-      const uint64_t t = c.w.place_target(s + 0x14, 0, 4, 4, 0, "Root.counts");
-      put_Counts(c, (*x.counts));
-      place_Counts(c, (*x.counts), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x14, binschema::kUnknownSize, 4, 4, 0, "Root.counts", static_cast<const Counts&>((*x.counts))); t != binschema::kShared) {
+        put_Counts(c, (*x.counts));
+        place_Counts(c, (*x.counts), t);
+      }
     }
   }
   for (size_t i = 0; i < x.wides.size(); ++i) {
@@ -655,8 +672,9 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
   }
   switch (x.body.index()) {
     case 0: {
-      c.w.place_target(s + 0x8, 0, 4, 4, 0, "Root.body");
-      put_Big(c, std::get<0>(x.body));
+      if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Root.body", static_cast<const Big&>(std::get<0>(x.body))); t != binschema::kShared) {
+        put_Big(c, std::get<0>(x.body));
+      }
       break;
     }
     case 1:

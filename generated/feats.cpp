@@ -703,14 +703,17 @@ void place_BodyA(WCtx& c, const BodyA& x, uint64_t s) {
 void place_Item(WCtx& c, const Item& x, uint64_t s) {
   switch (x.body.index()) {
     case 0: {
-      const uint64_t t = c.w.place_target(s + 0x4, 0, 4, 4, 0, "Item.body");
-      put_BodyA(c, std::get<0>(x.body));
-      place_BodyA(c, std::get<0>(x.body), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, binschema::kUnknownSize, 4, 4, 0, "Item.body", static_cast<const BodyA&>(std::get<0>(x.body))); t != binschema::kShared) {
+        put_BodyA(c, std::get<0>(x.body));
+        place_BodyA(c, std::get<0>(x.body), t);
+      }
       break;
     }
     case 1: {
-      c.w.place_target(s + 0x4, 0x0, 1, 4, 0, "Item.body");
-      put_Empty(c, c.w.reserve(0x0), std::get<1>(x.body));
+      if (const uint64_t t = c.w.place_leaf(s + 0x4, 0x0, 1, 4, 0, "Item.body", static_cast<const Empty&>(std::get<1>(x.body))); t != binschema::kShared) {
+        put_Empty(c, c.w.reserve(0x0), std::get<1>(x.body));
+        c.w.leaf_done(t);
+      }
       break;
     }
     default: break;
@@ -731,22 +734,26 @@ void place_Head(WCtx& c, const Head& x, uint64_t s) {
   if (x.version >= 2ull) {
     {  // extra
       {
-        const uint64_t t = c.w.place_target(c.at.get(&x.extra, 8), 0, 4, 4, 0, "Head.extra");
-        put_Box(c, x.extra);
-        place_Box(c, x.extra, t);
+        if (const uint64_t t = c.w.place_shared(c.at.get(&x.extra, 8), binschema::kUnknownSize, 4, 4, 0, "Head.extra", static_cast<const Box&>(x.extra)); t != binschema::kShared) {
+          put_Box(c, x.extra);
+          place_Box(c, x.extra, t);
+        }
       }
     }
   }
   {  // blob
     {
-      c.w.place_target(s + 0x10, 0, 1, 4, 0, "Head.blob");
-      put_Blob(c, x.blob);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, binschema::kUnknownSize, 1, 4, 0, "Head.blob", static_cast<const Blob&>(x.blob)); t != binschema::kShared) {
+        put_Blob(c, x.blob);
+      }
     }
   }
   {  // tail
     {
-      c.w.place_target(s + 0xc, 0x4, 1, 4, 0, "Head.tail");
-      put_Tail(c, c.w.reserve(0x4), x.tail);
+      if (const uint64_t t = c.w.place_leaf(s + 0xc, 0x4, 1, 4, 0, "Head.tail", static_cast<const Tail&>(x.tail)); t != binschema::kShared) {
+        put_Tail(c, c.w.reserve(0x4), x.tail);
+        c.w.leaf_done(t);
+      }
     }
   }
 }

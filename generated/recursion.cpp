@@ -314,10 +314,11 @@ void place_Hash(WCtx& c, const Hash& x, uint64_t s) {
   {  // entries
     const uint64_t n = x.entries.size();
     {
-      c.w.place_target(s, n * 0x10, 4, 4, 0, "Hash.entries");
-      const uint64_t a = c.w.reserve(n * 0x10);
-      for (uint64_t i = 0; i < n; ++i) put_Entry(c, a + i * 0x10, x.entries[i]);
-      for (uint64_t i = 0; i < n; ++i) place_Entry(c, x.entries[i], a + i * 0x10);
+      if (const uint64_t t = c.w.place_shared(s, n * 0x10, 4, 4, 0, "Hash.entries", x.entries); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0x10);
+        for (uint64_t i = 0; i < n; ++i) put_Entry(c, a + i * 0x10, x.entries[i]);
+        for (uint64_t i = 0; i < n; ++i) place_Entry(c, x.entries[i], a + i * 0x10);
+      }
     }
   }
 }
@@ -325,16 +326,18 @@ void place_Hash(WCtx& c, const Hash& x, uint64_t s) {
 void place_Entry(WCtx& c, const Entry& x, uint64_t s) {
   {  // sub
     if (x.sub) {
-      const uint64_t t = c.w.place_target(s + 0xc, 0x8, 4, 4, 0, "Entry.sub");
-      put_Hash(c, c.w.reserve(0x8), (*x.sub));
-      place_Hash(c, (*x.sub), t);
+      if (const uint64_t t = c.w.place_shared(s + 0xc, 0x8, 4, 4, 0, "Entry.sub", static_cast<const Hash&>((*x.sub))); t != binschema::kShared) {
+        put_Hash(c, c.w.reserve(0x8), (*x.sub));
+        place_Hash(c, (*x.sub), t);
+      }
     }
   }
   switch (x.value.index()) {
     case 1: {
-      const uint64_t t = c.w.place_target(s + 0x8, 0x8, 4, 4, 0, "Entry.value");
-      put_Hash(c, c.w.reserve(0x8), std::get<1>(x.value));
-      place_Hash(c, std::get<1>(x.value), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, 0x8, 4, 4, 0, "Entry.value", static_cast<const Hash&>(std::get<1>(x.value))); t != binschema::kShared) {
+        put_Hash(c, c.w.reserve(0x8), std::get<1>(x.value));
+        place_Hash(c, std::get<1>(x.value), t);
+      }
       break;
     }
     default: break;
@@ -344,9 +347,10 @@ void place_Entry(WCtx& c, const Entry& x, uint64_t s) {
 void place_Node(WCtx& c, const Node& x, uint64_t s) {
   {  // next
     if (x.next) {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "Node.next");
-      put_Node(c, c.w.reserve(0x8), (*x.next));
-      place_Node(c, (*x.next), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "Node.next", static_cast<const Node&>((*x.next))); t != binschema::kShared) {
+        put_Node(c, c.w.reserve(0x8), (*x.next));
+        place_Node(c, (*x.next), t);
+      }
     }
   }
 }
@@ -354,9 +358,10 @@ void place_Node(WCtx& c, const Node& x, uint64_t s) {
 void place_B(WCtx& c, const B& x, uint64_t s) {
   {  // a
     if (x.a) {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "B.a");
-      put_A(c, c.w.reserve(0x8), (*x.a));
-      place_A(c, (*x.a), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "B.a", static_cast<const A&>((*x.a))); t != binschema::kShared) {
+        put_A(c, c.w.reserve(0x8), (*x.a));
+        place_A(c, (*x.a), t);
+      }
     }
   }
 }
@@ -364,9 +369,10 @@ void place_B(WCtx& c, const B& x, uint64_t s) {
 void place_A(WCtx& c, const A& x, uint64_t s) {
   {  // b
     if (x.b) {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "A.b");
-      put_B(c, c.w.reserve(0x8), (*x.b));
-      place_B(c, (*x.b), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "A.b", static_cast<const B&>((*x.b))); t != binschema::kShared) {
+        put_B(c, c.w.reserve(0x8), (*x.b));
+        place_B(c, (*x.b), t);
+      }
     }
   }
 }
@@ -374,9 +380,10 @@ void place_A(WCtx& c, const A& x, uint64_t s) {
 void place_Tree(WCtx& c, const Tree& x, uint64_t s) {
   switch (x.node.index()) {
     case 1: {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "Tree.node");
-      put_Tree(c, c.w.reserve(0x8), std::get<1>(x.node));
-      place_Tree(c, std::get<1>(x.node), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "Tree.node", static_cast<const Tree&>(std::get<1>(x.node))); t != binschema::kShared) {
+        put_Tree(c, c.w.reserve(0x8), std::get<1>(x.node));
+        place_Tree(c, std::get<1>(x.node), t);
+      }
       break;
     }
     default: break;
@@ -386,30 +393,34 @@ void place_Tree(WCtx& c, const Tree& x, uint64_t s) {
 void place_Root(WCtx& c, const Root& x, uint64_t s) {
   {  // hash
     {
-      const uint64_t t = c.w.place_target(s + 0x4, 0x8, 4, 4, 0, "Root.hash");
-      put_Hash(c, c.w.reserve(0x8), x.hash);
-      place_Hash(c, x.hash, t);
+      if (const uint64_t t = c.w.place_shared(s + 0x4, 0x8, 4, 4, 0, "Root.hash", static_cast<const Hash&>(x.hash)); t != binschema::kShared) {
+        put_Hash(c, c.w.reserve(0x8), x.hash);
+        place_Hash(c, x.hash, t);
+      }
     }
   }
   {  // list
     if (x.list) {
-      const uint64_t t = c.w.place_target(s + 0x8, 0x8, 4, 4, 0, "Root.list");
-      put_Node(c, c.w.reserve(0x8), (*x.list));
-      place_Node(c, (*x.list), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x8, 0x8, 4, 4, 0, "Root.list", static_cast<const Node&>((*x.list))); t != binschema::kShared) {
+        put_Node(c, c.w.reserve(0x8), (*x.list));
+        place_Node(c, (*x.list), t);
+      }
     }
   }
   {  // a
     if (x.a) {
-      const uint64_t t = c.w.place_target(s + 0xc, 0x8, 4, 4, 0, "Root.a");
-      put_A(c, c.w.reserve(0x8), (*x.a));
-      place_A(c, (*x.a), t);
+      if (const uint64_t t = c.w.place_shared(s + 0xc, 0x8, 4, 4, 0, "Root.a", static_cast<const A&>((*x.a))); t != binschema::kShared) {
+        put_A(c, c.w.reserve(0x8), (*x.a));
+        place_A(c, (*x.a), t);
+      }
     }
   }
   {  // tree
     if (x.tree) {
-      const uint64_t t = c.w.place_target(s + 0x10, 0x8, 4, 4, 0, "Root.tree");
-      put_Tree(c, c.w.reserve(0x8), (*x.tree));
-      place_Tree(c, (*x.tree), t);
+      if (const uint64_t t = c.w.place_shared(s + 0x10, 0x8, 4, 4, 0, "Root.tree", static_cast<const Tree&>((*x.tree))); t != binschema::kShared) {
+        put_Tree(c, c.w.reserve(0x8), (*x.tree));
+        place_Tree(c, (*x.tree), t);
+      }
     }
   }
 }

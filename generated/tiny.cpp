@@ -270,9 +270,11 @@ void place_Record(WCtx& c, const Record& x, uint64_t s) {
   {  // points
     const uint64_t n = x.points.size();
     {
-      c.w.place_target(s + 0x10, n * 0xc, 4, 4, s, "Record.points");
-      const uint64_t a = c.w.reserve(n * 0xc);
-      for (uint64_t i = 0; i < n; ++i) put_Point(c, a + i * 0xc, x.points[i]);
+      if (const uint64_t t = c.w.place_leaf(s + 0x10, n * 0xc, 4, 4, s, "Record.points", x.points); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 0xc);
+        for (uint64_t i = 0; i < n; ++i) put_Point(c, a + i * 0xc, x.points[i]);
+        c.w.leaf_done(t);
+      }
     }
   }
 }
@@ -281,8 +283,10 @@ void place_Header(WCtx& c, const Header& x, uint64_t s) {
   uint64_t t_records = 0;  // where the shallow records went
   {  // extra
     if (x.extra) {
-      c.w.place_target(s + 0x18, 0x10, 16, 4, 0, "Header.extra");
-      put_Extra(c, c.w.reserve(0x10), (*x.extra));
+      if (const uint64_t t = c.w.place_leaf(s + 0x18, 0x10, 16, 4, 0, "Header.extra", static_cast<const Extra&>((*x.extra))); t != binschema::kShared) {
+        put_Extra(c, c.w.reserve(0x10), (*x.extra));
+        c.w.leaf_done(t);
+      }
     }
   }
   {  // records
@@ -297,9 +301,10 @@ void place_Header(WCtx& c, const Header& x, uint64_t s) {
   {  // tags
     const uint64_t n = x.tags.size();
     {
-      c.w.place_target(s + 0x14, n * 4, 4, 4, 0, "Header.tags");
-      const uint64_t a = c.w.reserve(n * 4);
-      for (uint64_t i = 0; i < n; ++i) c.pool_names.ref(x.tags[i], a + i * 4, 4, false, true);
+      if (const uint64_t t = c.w.place_shared(s + 0x14, n * 4, 4, 4, 0, "Header.tags", x.tags); t != binschema::kShared) {
+        const uint64_t a = c.w.reserve(n * 4);
+        for (uint64_t i = 0; i < n; ++i) c.pool_names.ref(x.tags[i], a + i * 4, 4, false, true);
+      }
     }
   }
   for (size_t i = 0; i < x.records.size(); ++i) place_Record(c, x.records[i], t_records + i * 0x18);
