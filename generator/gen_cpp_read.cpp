@@ -214,6 +214,23 @@ void CppGen::read_scalar(const Field& f, const std::string& o) {
   else
     w += "f_" + f.name + " = " + load(f, o) + ";";
   if (f.role.derive_pointer && prim_size(f.type.prim) == 8) w += note_slot(o);
+  if (f.role.derive) {
+    // derive: start(P) (or start(P) - start(self)) of a string pool without
+    // base: the file says where the pool starts; the layout's pool order
+    // counts from there (layout.h note_pool_start), so that strings before
+    // the first one a field reads are kept in their place.
+    const Expr& d = *f.role.derive;
+    const Expr* st = d.calls(Fn::Start) ? &d
+                     : d.kind == Expr::Binary && d.name == "-" && d.args.size() == 2 && d.args[0].calls(Fn::Start) &&
+                               d.args[1].calls(Fn::Start) && !d.args[1].args.empty() && d.args[1].args[0].name == "self"
+                         ? &d.args[0]
+                         : nullptr;
+    if (st && !st->args.empty())
+      for (size_t i = 0; i < s_.pools.size(); ++i)
+        if (s_.pools[i].name == st->args[0].name && s_.pools[i].base.empty() && layout_pool(s_.pools[i]))
+          w += "if (r.lay) [[unlikely]] r.lay->note_pool_start(" + std::to_string(i) + ", uint64_t(f_" + f.name + ")" +
+               (st == &d ? "" : " + s") + ");";
+  }
   bool uses_size = false;
   if (f.role.derive && size_check(*f.role.derive, uses_size) && uses_size)
     w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.role.derive) + ")) fail(" + o + ", \"" + f.name +
@@ -576,8 +593,18 @@ void CppGen::read_fn(const Struct& st) {
     if (p.scope == st.name && p.kind != Pool::Kind::Block) w += "r.scope_" + st.name + " = s;\nr.refs_" + p.name + ".clear();";
   for (const auto& p : s_.pools)
     if (p.kind == Pool::Kind::Data && st.name == s_.root) w += "r.slices_" + p.name + ".clear();";
-  if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + ");";
-  else w += "r.need(s, " + hexs(st.prefix) + ");\nuint64_t o = " + plus("s", st.prefix) + ";";
+  // The fields at fixed offsets, for the probe (reader.h): a byte that would
+  // not come back is named by its field.
+  std::string table;
+  for (const auto& f : st.fields)
+    if (f->resolved.fixed_offset && f->resolved.fixed_size && f->resolved.size &&
+        f->resolved.offset + f->resolved.size <= (st.fixed_size ? st.size : st.prefix))
+      table += std::string(table.empty() ? "" : ", ") + "{" + hexs(f->resolved.offset) + ", " + hexs(f->resolved.size) +
+               ", \"" + f->name + "\"}";
+  if (!table.empty()) w += "static constexpr binschema::FieldAt fields_here[] = {" + table + "};";
+  const std::string fields_arg = table.empty() ? "" : ", fields_here";
+  if (st.fixed_size) w += "r.need(s, " + hexs(st.size) + fields_arg + ");";
+  else w += "r.need(s, " + hexs(st.prefix) + fields_arg + ");\nuint64_t o = " + plus("s", st.prefix) + ";";
   // The byte map: the struct and its fixed fields (tr_T above).
   w += "if (r.tr) [[unlikely]] tr_" + st.name + "(r, s);";
   // Raw values of integer and pointer fields, for counts, tags and conditions.

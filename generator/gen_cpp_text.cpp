@@ -246,8 +246,13 @@ void CppGen::decode_body() {
   CodeWriter& w = c_;
   w += "R r(bytes);";
   w += "r.lay = lay;";
+  w += "if (lay) {";
+  w += "  r.probe_at = lay->probe_at;";
+  w += "  r.probe_stop = lay->probe_stop;";
+  w += "}";
   w += s_.root + " x;";
   w += read_call(*s_.find(s_.root), "0", "x") + ";";
+  w += "if (lay) lay->probe_hits = r.probe_hits;";
   bool any = false;
   for (size_t i = 0; i < s_.pools.size(); ++i) {
     const Pool& p = s_.pools[i];
@@ -255,8 +260,8 @@ void CppGen::decode_body() {
     if (!any) w += "if (lay) {";
     any = true;
     w += "  binschema::note_pool_order(*lay, " + std::to_string(i) + ", \"" + p.name + "\", bytes.data(), bytes.size(), " +
-         (p.base.empty() ? std::string("UINT64_MAX") : "r.base_" + p.name) + ", " + std::to_string(p.align) + ", " +
-         (p.kind == Pool::Kind::Pascal16 ? "true" : "false") + ");";
+         (p.base.empty() ? "lay->pool_start(" + std::to_string(i) + ", " + (p.header_str ? "0x14" : "0") + ")" : "r.base_" + p.name) + ", " + std::to_string(p.align) + ", " +
+         (p.kind == Pool::Kind::Pascal16 ? "true" : "false") + ", r.big_endian());";
   }
   if (any) w += "  lay->seen.clear();\n}";
   w += "return x;";
@@ -317,7 +322,8 @@ void CppGen::root_fns() {
   w += s_.root + " decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr); }\n";
   w += s_.root + " decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {";
   w += "  return binschema::decode_with_layout<" + s_.root + ">(";
-  w += "      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);";
+  w += "      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,";
+  w += "      [](const " + s_.root + "& m, const binschema::Layout& l) { return encode(m, l); });";
   w += "}\n";
   w += "std::vector<uint8_t> encode(const " + s_.root + "& model) { return encode_any(model, nullptr, nullptr, nullptr); }\n";
   w += "void encode_into(const " + s_.root + "& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }\n";
@@ -374,6 +380,7 @@ void CppGen::encode_body() {
     w += "  const uint64_t at = binschema::write_relocation_table(c.w, data_end);";
     w += "  c.w.mark_start_at(" + std::to_string(id) + ", at);";
     w += "  c.w.mark_end(" + std::to_string(id) + ");";
+    w += "  if (trace) trace->regions.emplace_back(at, c.w.pos(), \"relocation_table\");";
     w += "}";
   }
   w += "return c.w.finish();";

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <tuple>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,6 +36,8 @@
 #include <unordered_set>
 #include <utility>
 #include <vector>
+
+#include "binschema/error.h"
 
 namespace binschema {
 
@@ -44,6 +47,10 @@ struct PoolOrder {
   bool sorted = false;              // sorted by bytes (then `order` is empty)
   std::vector<std::string> order;   // else: the pool's strings, in the file's order
   std::vector<std::string> unused;  // strings the pool holds that nothing refers to
+  // Strings stored as the end of another one (a NUL-terminated pool whose
+  // writer points "" at the NUL of a string, or "Bar" into "FooBar"), in
+  // pairs: the string, then the one whose end holds it.
+  std::vector<std::string> tails;
   bool operator==(const PoolOrder&) const = default;
 };
 
@@ -67,6 +74,9 @@ struct Layout {
     uint64_t at, len;
   };
   std::vector<Seen> seen;
+  // Not part of the layout: the reader's probe (reader.h), set by
+  // decode_with_layout to find the field of a byte that would not come back.
+  uint64_t probe_at = UINT64_MAX, probe_stop = 0, probe_hits = 0;
 
   bool empty() const { return at.empty() && fill.empty() && end_align == 0 && pools.empty(); }
 
@@ -74,6 +84,21 @@ struct Layout {
   void note(uint64_t slot, uint64_t value) { at.emplace_back(slot, value); }
   // Reader side: a pooled string (pascal: `at` is its length field).
   void note_string(uint32_t pool, uint64_t at_, uint64_t len) { seen.push_back({pool, at_, len}); }
+  // Reader side: where a pool without base: starts, as a field that derives
+  // start(POOL) says (the first such field read counts).
+  std::vector<std::pair<uint32_t, uint64_t>> pool_starts;
+  void note_pool_start(uint32_t pool, uint64_t at_) {
+    for (const auto& e : pool_starts)
+      if (e.first == pool) return;
+    pool_starts.emplace_back(pool, at_);
+  }
+  // Where the pool's first string starts (`head`: the pool's header before
+  // it), or UINT64_MAX when no field said where the pool starts.
+  uint64_t pool_start(uint32_t pool, uint64_t head) const {
+    for (const auto& e : pool_starts)
+      if (e.first == pool) return e.second > UINT64_MAX - head ? UINT64_MAX : e.second + head;
+    return UINT64_MAX;
+  }
 
   const PoolOrder* pool(std::string_view name) const {
     for (const auto& p : pools)
@@ -181,13 +206,15 @@ struct Layout {
 
 // After a decode with a layout: the order of the strings of pool number `id`
 // (named `name`) that the reader noted, with the strings between them that
-// nothing refers to (NUL-terminated pools without padding only; `start`: where
-// the pool starts when the reader knows it (a pool with `base:`), else
-// UINT64_MAX: then no entry). A pool in which
-// a string is stored twice, strings overlap, or the bytes between two strings
-// are not strings gets no entry (it is written in the writer's own order).
+// nothing refers to. `start`: where the pool's first string starts, when the
+// reader knows it (a pool with `base:`, or one whose start a field derives
+// with start(POOL)), else UINT64_MAX: then no entry. A pool in which a string
+// is stored twice, strings overlap, or the bytes between two strings are not
+// strings (each NUL-terminated, a Pascal one with its u16 length in the
+// file's byte order `big`, each padded with zeros to `align`) gets no entry
+// (it is written in the writer's own order).
 inline void note_pool_order(Layout& lay, uint32_t id, const char* name, const uint8_t* data, uint64_t size, uint64_t start,
-                            unsigned align, bool pascal) {
+                            unsigned align, bool pascal, bool big = false) {
   // Without the pool's start, strings before the first one read (BFEVFL's
   // empty name of a dictionary's root entry, which no field reads) are not
   // known, and an order without them would move them: no entry.
@@ -209,22 +236,75 @@ inline void note_pool_order(Layout& lay, uint32_t id, const char* name, const ui
   };
   const uint64_t head = pascal ? 2 : 0;
   const uint64_t a = align ? align : 1;
-  uint64_t p = start != UINT64_MAX && start <= s[0].first ? start : s[0].first;
+  // The zeros after a string up to the pool's alignment, up to `limit`:
+  // where the next string starts, or UINT64_MAX when they are not zeros.
+  auto padded = [&](uint64_t end, uint64_t limit) -> uint64_t {
+    const uint64_t q = (end + a - 1) / a * a;
+    if (q > limit) return UINT64_MAX;
+    for (uint64_t k = end; k < q; ++k)
+      if (data[k] != 0) return UINT64_MAX;
+    return q;
+  };
+  uint64_t p = start <= s[0].first ? start : s[0].first;
+  uint64_t last = UINT64_MAX, last_len = 0;  // the last string stored whole
+  std::vector<std::string_view> tailed;
+  // A string inside the last one stored whole: in a NUL-terminated pool,
+  // the end of it (both end at the same NUL). Kept as a tail of that string.
+  auto tail = [&](uint64_t at, uint64_t len) {
+    if (pascal || last == UINT64_MAX || at <= last || at + len != last + last_len) return false;
+    const std::string_view t(reinterpret_cast<const char*>(data + at), len);
+    if (texts.count(t)) return false;  // stored whole as well: two offsets for one string
+    for (size_t k = 0; k < tailed.size(); k += 2)
+      if (tailed[k] == t) return true;  // the same tail again
+    tailed.push_back(t);
+    tailed.push_back(std::string_view(reinterpret_cast<const char*>(data + last), last_len));
+    return true;
+  };
   for (const auto& [at, len] : s) {
-    if (at < p || at + head + len >= size) return;  // overlapping strings
-    if (at > p) {
-      // Bytes between strings: strings that nothing refers to.
-      if (pascal || a > 1 || data[at - 1] != 0) return;
-      for (uint64_t i = p; i < at;) {
-        uint64_t j = i;
-        while (data[j] != 0) ++j;
-        if (!add(std::string_view(reinterpret_cast<const char*>(data + i), j - i), false)) return;
-        i = j + 1;
-      }
+    if (at + head + len >= size) return;
+    if (at < p) {
+      if (!tail(at, len)) return;
+      continue;
     }
+    // Bytes between strings: strings that nothing refers to.
+    bool inside = false;
+    for (uint64_t i = p; i < at;) {
+      uint64_t body, n;
+      if (pascal) {
+        if (at - i < 3) return;
+        n = big ? uint64_t(data[i]) << 8 | data[i + 1] : uint64_t(data[i + 1]) << 8 | data[i];
+        body = i + 2;
+        if (n >= at - body || data[body + n] != 0) return;
+      } else {
+        uint64_t j = i;
+        while (j < size && data[j] != 0) ++j;
+        if (j >= at) {
+          // The string at `at` ends this one, which nothing refers to.
+          if (j != at + len) return;
+          if (!add(std::string_view(reinterpret_cast<const char*>(data + i), j - i), false)) return;
+          last = i;
+          last_len = j - i;
+          if (!tail(at, len)) return;
+          p = (j + 1 + a - 1) / a * a;
+          inside = true;
+          break;
+        }
+        body = i;
+        n = j - i;
+      }
+      if (!add(std::string_view(reinterpret_cast<const char*>(data + body), n), false)) return;
+      i = padded(body + n + 1, at);
+      if (i == UINT64_MAX) return;
+    }
+    if (inside) continue;
     if (!add(std::string_view(reinterpret_cast<const char*>(data + at + head), len), true)) return;
+    last = at;
+    last_len = len;
     p = (at + head + len + 1 + a - 1) / a * a;
   }
+  for (size_t k = 0; k < tailed.size(); k += 2)
+    if (texts.count(tailed[k])) return;  // a tail stored whole later on
+  for (const auto& t : tailed) po.tails.emplace_back(t);
   if (std::is_sorted(po.order.begin(), po.order.end())) {
     po.sorted = true;
     po.order.clear();
@@ -244,6 +324,12 @@ struct LayoutTrace {
   std::vector<std::pair<uint64_t, uint64_t>> covered;
   // String pools the writer placed, and whether the layout's order was the writer's own.
   std::vector<std::pair<std::string, bool>> pools;
+  // Values written last (late fix-ups: sizes, offsets of regions): slot,
+  // width and the field, to name a byte that does not come back.
+  std::vector<std::tuple<uint64_t, uint8_t, const char*>> late;
+  // Blocks that no field reads (the relocation table, which the writer makes
+  // from the pointers): start, end, name.
+  std::vector<std::tuple<uint64_t, uint64_t, const char*>> regions;
 };
 
 // Thrown by the writer when a layout made two blocks overlap (after an edit
@@ -317,11 +403,82 @@ inline void settle_layout(Layout& lay, const uint8_t* orig, uint64_t orig_size, 
   std::sort(lay.fill.begin(), lay.fill.end());
 }
 
+// A file that decode(bytes, layout) read but that encode(model, layout)
+// would not give back: refused, naming the first byte that differs, the
+// field whose block holds it (the reader's probe, reader.h) and, when the
+// writer computes it at the end, the value's field.
+template <class Dec>
+[[noreturn]] void refuse_unkept(const uint8_t* bytes, uint64_t size, const std::vector<uint8_t>& back, Dec dec,
+                                const LayoutTrace& tr) {
+  const uint64_t n = std::min<uint64_t>(size, back.size());
+  uint64_t i = 0;
+  while (i < n && bytes[i] == back[i]) ++i;
+  std::string path;
+  uint64_t block = i;
+  bool before = false;  // the byte lies after the block named, in bytes no field reads
+  if (i < size) {
+    Layout p;
+    p.probe_at = i;
+    try {
+      dec(&p);
+    } catch (const std::exception&) {
+    }
+    if (p.probe_hits) {
+      Layout q;
+      q.probe_at = i;
+      q.probe_stop = p.probe_hits;
+      try {
+        dec(&q);
+      } catch (const DecodeError& e) {
+        if (e.message() == "probe" || e.message() == "probe before") {
+          path = e.path();
+          block = e.offset();
+          before = e.message() == "probe before";
+        }
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  const char* value = nullptr;
+  for (const auto& [slot, width, what] : tr.late)
+    if (i >= slot && i - slot < width) value = what;
+  if (path.empty())
+    for (const auto& [a, b, what] : tr.regions)
+      if (i >= a && i < b) {
+        path = what;
+        block = a;
+      }
+  std::string m;
+  if (i < n) {
+    m = "the byte at " + hex(i) + " is " + hex(bytes[i]) + ", but the model with this file's layout writes " +
+        hex(back[i]);
+  } else if (back.size() > size) {
+    m = "the model with this file's layout writes " + hex(back.size()) + " bytes, the file has " + hex(size);
+  } else {
+    m = "the model with this file's layout writes " + hex(back.size()) + " bytes, the file has " + hex(size);
+  }
+  if (value) {
+    m += " (";
+    m += value;
+    m += ")";
+  }
+  if (before) m += ", in bytes that no field reads after it (it starts at " + hex(block) + ")";
+  else if (!path.empty() && block != i) m += ", " + hex(i - block) + " bytes after its start at " + hex(block);
+  m += ": the file would not come back as it is, and its layout cannot keep what differs (at " + hex(i) + ")";
+  DecodeError e(i, m);
+  if (!path.empty()) e.push_field(path.c_str());
+  throw e;
+}
+
 // decode(bytes, layout) of a generated format: `dec` reads with a layout to
 // note in, `enc` writes with a layout (and a trace). The writer runs once so
 // that the layout keeps only what the format's own writer would not do.
-template <class Root, class Dec, class Enc>
-Root decode_with_layout(const uint8_t* bytes, uint64_t size, Layout& lay, Dec dec, Enc enc) {
+// `again` (the format's encode(model, layout)) then writes the model with the
+// settled layout: a file that does not come back byte for byte is refused
+// with a DecodeError naming the first byte that differs and its field
+// (refuse_unkept), so that every file that decodes comes back.
+template <class Root, class Dec, class Enc, class Again = std::nullptr_t>
+Root decode_with_layout(const uint8_t* bytes, uint64_t size, Layout& lay, Dec dec, Enc enc, Again again = nullptr) {
   lay = Layout{};
   Root x = dec(&lay);
   lay.sort();
@@ -348,6 +505,15 @@ Root decode_with_layout(const uint8_t* bytes, uint64_t size, Layout& lay, Dec de
   }
   settle_layout(lay, bytes, size, out.size(), tr);
   lay.limit = 0;
+  if constexpr (!std::is_null_pointer_v<Again>) {
+    std::vector<uint8_t> back;
+    try {
+      back = again(x, lay);
+    } catch (const std::exception&) {
+      return x;  // encode's own error, when it is asked to
+    }
+    if (back.size() != size || !std::equal(back.begin(), back.end(), bytes)) refuse_unkept(bytes, size, back, dec, tr);
+  }
   return x;
 }
 

@@ -133,6 +133,12 @@ class Nested {
   NestPath& p_;
 };
 
+// A field at a fixed offset of a struct: what the probe names (below).
+struct FieldAt {
+  uint64_t at, size;
+  const char* name;
+};
+
 template <std::endian E>
 class Reader {
  public:
@@ -151,6 +157,7 @@ class Reader {
   mutable NestPath nest;
 
   size_t size() const { return data_.size(); }
+  static constexpr bool big_endian() { return E == std::endian::big; }
   const uint8_t* data() const { return data_.data(); }
 
   // Throws unless [off, off + n) lies inside the file. The checks stay inline
@@ -159,7 +166,34 @@ class Reader {
     if (off > data_.size() || n > data_.size() - off) [[unlikely]]
       fail_need(off, n, data_.size());
     charge(off, n);
+    if (probe_at != UINT64_MAX) [[unlikely]] probe(off, n);
   }
+
+  // need() of a struct whose fields at fixed offsets are `fields`: a probe
+  // that stops here names the field that holds the byte.
+  template <size_t N>
+  void need(uint64_t off, uint64_t n, const FieldAt (&fields)[N]) const {
+    if (off > data_.size() || n > data_.size() - off) [[unlikely]]
+      fail_need(off, n, data_.size());
+    charge(off, n);
+    if (probe_at != UINT64_MAX) [[unlikely]] probe(off, n, fields, N);
+  }
+
+  // The probe: which block read holds the byte at `probe_at`. Off unless a
+  // caller sets it (decode(bytes, layout) does, to name the field of a byte
+  // the writer would not give back: layout.h). Every struct checked with
+  // need(), every string and every array of numbers is a read, numbered from
+  // 1; `probe_hits` ends as the number of the last read that holds the byte,
+  // or, when none does (bytes no field reads: padding inside a block, say),
+  // of the read that ends nearest before it, with kProbeBefore set. A second
+  // run with `probe_stop` set to that number throws a DecodeError at that
+  // read ("probe", or "probe before" for the nearest one before), and the
+  // enclosing fields add their names to its path on the way out. One compare
+  // per read while it is off.
+  static constexpr uint64_t kProbeBefore = uint64_t(1) << 63;
+  uint64_t probe_at = UINT64_MAX;
+  uint64_t probe_stop = 0;
+  mutable uint64_t probe_hits = 0;
 
   // Counts n bytes against the decode budget (done by need() and the string
   // loads; generated code calls it for data copied in other ways).
@@ -182,6 +216,7 @@ class Reader {
     if (min_size == 0) min_size = 1;
     if (count > avail / min_size) [[unlikely]]
       fail_array(off, count, min_size, data_.size());
+    if (probe_at != UINT64_MAX) [[unlikely]] probe(off, count * min_size);
   }
 
   // Unchecked loads: call need() first.
@@ -204,6 +239,7 @@ class Reader {
     const size_t len = static_cast<const uint8_t*>(end) - (data_.data() + off);
     charge(off, len);
     if (tr) [[unlikely]] tr->leaf(nullptr, TraceKind::String, off, len + 1, "cstring");
+    if (probe_at != UINT64_MAX) [[unlikely]] probe(off, len + 1);
     return std::string_view(reinterpret_cast<const char*>(data_.data() + off), len);
   }
 
@@ -216,6 +252,7 @@ class Reader {
     if (data_[off + 2 + n] != 0) throw DecodeError(off, "string at " + hex(off) + " is not NUL-terminated");
     charge(off, n);
     if (tr) [[unlikely]] tr->leaf(nullptr, TraceKind::String, off, uint64_t(n) + 3, "pascal16");
+    if (probe_at != UINT64_MAX) [[unlikely]] probe(off, uint64_t(n) + 3);
     return std::string_view(reinterpret_cast<const char*>(data_.data() + off + 2), n);
   }
 
@@ -227,6 +264,27 @@ class Reader {
   }
 
  private:
+  [[gnu::cold, gnu::noinline]] void probe(uint64_t off, uint64_t n, const FieldAt* fields = nullptr, size_t nf = 0) const {
+    const uint64_t k = ++probe_calls_;
+    const bool in = probe_at - off < n;
+    if (in) {
+      probe_in_ = k;
+    } else if (off <= probe_at && n <= probe_at - off && off + n >= probe_end_) {
+      probe_end_ = off + n;
+      probe_before_ = k;
+    }
+    probe_hits = probe_in_ ? probe_in_ : probe_before_ ? probe_before_ | kProbeBefore : 0;
+    if (k != (probe_stop & ~kProbeBefore)) return;
+    for (size_t i = 0; in && i < nf; ++i)
+      if (probe_at - off - fields[i].at < fields[i].size) {
+        DecodeError e(off + fields[i].at, "probe");
+        e.push_field(fields[i].name);
+        throw e;
+      }
+    throw DecodeError(off, in ? "probe" : "probe before");
+  }
+
+  mutable uint64_t probe_calls_ = 0, probe_in_ = 0, probe_before_ = 0, probe_end_ = 0;
   std::span<const uint8_t> data_;
   mutable uint64_t budget_;  // const readers are passed around; the budget is bookkeeping
 };

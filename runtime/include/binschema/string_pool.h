@@ -106,16 +106,27 @@ class StringPool {
       for (const auto& s : strings_) keys.push_back(reversed_bits_key(s));
       std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     }
+    std::vector<std::pair<uint32_t, uint32_t>> tails;  // (string, the one whose end holds it)
     if (follow_ && shared_) {
       const size_t own = strings_.size();
       for (const auto& u : follow_->unused) intern(u);
+      std::vector<bool> tail(strings_.size());
+      if (kind_ == Kind::CString)
+        for (size_t k = 0; k + 1 < follow_->tails.size(); k += 2) {
+          const uint32_t t = index_.find(follow_->tails[k], strings_), h = index_.find(follow_->tails[k + 1], strings_);
+          if (t == Index::npos || h == Index::npos || t == h || tail[t] || tail[h] ||
+              !std::string_view(strings_[h]).ends_with(strings_[t]))
+            continue;
+          tail[t] = true;
+          tails.emplace_back(t, h);
+        }
       std::vector<uint32_t> laid;
       if (follow_->sorted) {
-        laid.resize(strings_.size());
-        for (uint32_t i = 0; i < laid.size(); ++i) laid[i] = i;
+        for (uint32_t i = 0; i < strings_.size(); ++i)
+          if (!tail[i]) laid.push_back(i);
         std::sort(laid.begin(), laid.end(), [&](uint32_t a, uint32_t b) { return strings_[a] < strings_[b]; });
       } else {
-        std::vector<bool> listed(strings_.size());
+        std::vector<bool> listed = tail;
         for (const auto& t : follow_->order)
           if (const uint32_t i = index_.find(t, strings_); i != Index::npos && !listed[i]) {
             listed[i] = true;
@@ -154,6 +165,7 @@ class StringPool {
       }
       w.align(align_);  // each string is padded: the pool's end includes the last padding
     }
+    for (const auto& [t, h] : tails) offsets_[t] = offsets_[h] + strings_[h].size() - strings_[t].size();
     w.mark_end(mark_);
   }
 

@@ -716,8 +716,9 @@ class In {
   [[noreturn]] void fail(Node n, const std::string& message) const;
 
   // layout.pools: pool name -> `sorted`, the list of its strings in the
-  // file's order, or a map of `order` (one of those) and `unused` (strings
-  // the pool holds that nothing refers to).
+  // file's order, or a map of `order` (one of those), `unused` (strings
+  // the pool holds that nothing refers to) and `tails` (pairs: a string
+  // stored as the end of another, then that other).
   void layout_pools(Node n, Layout& out) {
     if (!n.is_map()) fail(n, "layout.pools: a map of pool names expected");
     for_each_entry(n, [&](Node key, Node v) {
@@ -736,7 +737,11 @@ class In {
           if (k == "order") order(v2);
           else if (k == "unused" && v2.is_seq()) value(v2, po.unused);
           else if (k == "unused") fail(v2, where + ".unused: a list of strings expected");
-          else fail(k2, where + ": unknown entry '" + std::string(k) + "' (order, unused)");
+          else if (k == "tails" && v2.is_seq()) {
+            value(v2, po.tails);
+            if (po.tails.size() % 2) fail(v2, where + ".tails: pairs expected (a string, then the one whose end holds it)");
+          } else if (k == "tails") fail(v2, where + ".tails: a list of strings expected");
+          else fail(k2, where + ": unknown entry '" + std::string(k) + "' (order, unused, tails)");
         });
         if (!v.get("order")) fail(v, where + ": 'order' missing");
       } else {
@@ -875,7 +880,8 @@ std::string to_document(const Root& x, TextKind kind, const char* format, const 
         sink.begin_map();
         for (const auto& po : layout->pools) {
           sink.key(po.pool.c_str());
-          if (!po.unused.empty()) {
+          const bool map = !po.unused.empty() || !po.tails.empty();
+          if (map) {
             sink.begin_map();
             sink.key("order");
           }
@@ -884,8 +890,12 @@ std::string to_document(const Root& x, TextKind kind, const char* format, const 
           if (!po.unused.empty()) {
             sink.key("unused");
             out.value(po.unused);
-            sink.end_map();
           }
+          if (!po.tails.empty()) {
+            sink.key("tails");
+            out.value(po.tails);
+          }
+          if (map) sink.end_map();
         }
         sink.end_map();
       }

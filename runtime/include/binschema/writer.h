@@ -823,6 +823,7 @@ class Writer : public WriterBase {
     }
     for (const auto& check : late_checks_) check();
     for (const LateFixup& f : late_) {
+      if (trace_) trace_->late.emplace_back(f.slot, f.width, f.what);
       uint64_t v = f.value();
       put_uint(f.slot, f.width, v, f.what);
       if (f.pointer) record_pointer(f.slot, f.width, v == 0);

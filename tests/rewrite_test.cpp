@@ -1,0 +1,100 @@
+// Every file that decodes comes back (issue 25): each input the fuzzers found
+// (tests/fuzzer/regressions/<format>/, made by the project's own fuzz targets
+// and minimized) and each real sample in ../shared/samples/<format>/ is
+// decoded with its layout and encoded again (Format::roundtrip, that is
+// decode(bytes, layout) then encode(model, layout)).
+//
+//   - A regression input named *.refused must be refused at decode with a
+//     DecodeError that names the offset ("(at 0x...)") and a field path: its
+//     layout cannot be kept, and writing other bytes silently would be a bug.
+//   - Every other input, and every sample, must come back byte for byte.
+//
+// Sample folders of formats this build does not know (the Yaz0
+// files) are skipped by name, saying so.
+#define BOOST_TEST_MODULE rewrite_test
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "binschema/error.h"
+#include "binschema/format.h"
+#include "samples.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return "sizes " + std::to_string(a.size()) + " -> " + std::to_string(b.size()) + ", first difference at " +
+         binschema::hex(i);
+}
+
+// One input: comes back, or (want_refusal) is refused naming offset and field.
+void check(const binschema::Format& f, const fs::path& p, bool want_refusal) {
+  const std::vector<uint8_t> in = samples::read(p);
+  BOOST_TEST_CONTEXT(f.name << ": " << p.string()) {
+    try {
+      const std::vector<uint8_t> back = f.roundtrip(in);
+      BOOST_CHECK_MESSAGE(!want_refusal, "expected a refusal at decode, but it decoded and encoded (" +
+                                             (back == in ? std::string("the same bytes") : first_difference(in, back)) + ")");
+      if (!want_refusal) BOOST_CHECK_MESSAGE(back == in, "does not come back: " + first_difference(in, back));
+    } catch (const binschema::DecodeError& e) {
+      const std::string what = e.what();
+      BOOST_TEST_MESSAGE("refused: " << what);
+      BOOST_CHECK_MESSAGE(want_refusal, "refused at decode, but it must come back: " + what);
+      BOOST_CHECK_MESSAGE(what.find("(at 0x") != std::string::npos, "the refusal names no offset: " + what);
+      BOOST_CHECK_MESSAGE(!e.path().empty(), "the refusal names no field: " + what);
+    }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_fuzz_found_input_comes_back_or_is_refused_with_offset_and_field) {
+  const fs::path root = fs::path(BINSCHEMA_SOURCE_DIR) / "tests" / "fuzzer" / "regressions";
+  BOOST_REQUIRE_MESSAGE(fs::is_directory(root), root.string() + " is missing");
+  size_t n = 0, refused = 0;
+  for (const auto& d : fs::directory_iterator(root)) {
+    if (!d.is_directory()) continue;
+    const binschema::Format* f = binschema::find_format(d.path().filename().string());
+    BOOST_REQUIRE_MESSAGE(f, "regressions for an unknown format: " + d.path().string());
+    for (const auto& e : fs::directory_iterator(d.path())) {
+      if (!e.is_regular_file() || e.path().extension() == ".md") continue;
+      const bool want_refusal = e.path().extension() == ".refused";
+      check(*f, e.path(), want_refusal);
+      ++n;
+      refused += want_refusal;
+    }
+  }
+  BOOST_TEST_MESSAGE(n << " regression inputs, " << refused << " of them refused by design");
+  BOOST_CHECK_GT(n, 0u);
+}
+
+BOOST_AUTO_TEST_CASE(every_sample_comes_back) {
+  const fs::path root = fs::path(BINSCHEMA_SHARED_DIR) / "samples";
+  BOOST_REQUIRE_MESSAGE(fs::is_directory(root), "sample folder " + root.string() +
+                                                    " is missing: this test needs the real files in ../shared/samples/");
+  size_t n = 0;
+  std::vector<fs::path> dirs;
+  for (const auto& d : fs::directory_iterator(root))
+    if (d.is_directory()) dirs.push_back(d.path());
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& d : dirs) {
+    const binschema::Format* f = binschema::find_format(d.filename().string());
+    if (!f) {
+      BOOST_TEST_MESSAGE("skipped " << d.string() << ": no format of that name in this build");
+      continue;
+    }
+    for (const auto& p : samples::files(d.filename().string())) {
+      check(*f, p, false);
+      ++n;
+    }
+  }
+  BOOST_TEST_MESSAGE(n << " samples");
+  BOOST_CHECK_GT(n, 0u);
+}
