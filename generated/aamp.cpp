@@ -106,7 +106,8 @@ void run_sec_strings(WCtx& c, const binschema::SectionItem& it);
 }
 
 void read_Bool(const R& r, uint64_t s, Bool& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Bool(r, s);
   uint32_t f_value = 0;
   f_value = r.get<uint32_t>(s);
@@ -121,7 +122,8 @@ void read_Bool(const R& r, uint64_t s, Bool& x) {
 }
 
 void read_F32(const R& r, uint64_t s, F32& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_F32(r, s);
   float f_value = 0;
   f_value = r.get<float>(s);
@@ -135,7 +137,8 @@ void read_F32(const R& r, uint64_t s, F32& x) {
 }
 
 void read_Int(const R& r, uint64_t s, Int& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Int(r, s);
   int32_t f_value = 0;
   f_value = r.get<int32_t>(s);
@@ -149,7 +152,8 @@ void read_Int(const R& r, uint64_t s, Int& x) {
 }
 
 void read_Vec2(const R& r, uint64_t s, Vec2& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_Vec2(r, s);
   for (size_t i = 0; i < 2; ++i) x.value[i] = r.get<float>(s + i * 4);
 }
@@ -161,7 +165,8 @@ void read_Vec2(const R& r, uint64_t s, Vec2& x) {
 }
 
 void read_Vec3(const R& r, uint64_t s, Vec3& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0xc, "value"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_Vec3(r, s);
   for (size_t i = 0; i < 3; ++i) x.value[i] = r.get<float>(s + i * 4);
 }
@@ -173,7 +178,8 @@ void read_Vec3(const R& r, uint64_t s, Vec3& x) {
 }
 
 void read_Vec4(const R& r, uint64_t s, Vec4& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x10, "value"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Vec4(r, s);
   for (size_t i = 0; i < 4; ++i) x.value[i] = r.get<float>(s + i * 4);
 }
@@ -185,7 +191,8 @@ void read_Vec4(const R& r, uint64_t s, Vec4& x) {
 }
 
 void read_Color(const R& r, uint64_t s, Color& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x10, "value"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Color(r, s);
   for (size_t i = 0; i < 4; ++i) x.value[i] = r.get<float>(s + i * 4);
 }
@@ -224,7 +231,8 @@ uint64_t read_String(const R& r, uint64_t s, String& x) {
 }
 
 void read_Curve(const R& r, uint64_t s, Curve& x) {
-  r.need(s, 0x80);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "a"}, {0x4, 0x4, "b"}, {0x8, 0x78, "floats"}};
+  r.need(s, 0x80, fields_here);
   if (r.tr) [[unlikely]] tr_Curve(r, s);
   uint32_t f_a = 0;
   uint32_t f_b = 0;
@@ -240,7 +248,8 @@ void read_Curve(const R& r, uint64_t s, Curve& x) {
 }
 
 void read_Curve1(const R& r, uint64_t s, Curve1& x) {
-  r.need(s, 0x80);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x80, "value"}};
+  r.need(s, 0x80, fields_here);
   if (r.tr) [[unlikely]] tr_Curve1(r, s);
   if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Array, s, nullptr);
   for (size_t i = 0; i < 1; ++i) {
@@ -256,7 +265,8 @@ void read_Curve1(const R& r, uint64_t s, Curve1& x) {
 }
 
 void read_Curve2(const R& r, uint64_t s, Curve2& x) {
-  r.need(s, 0x100);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x100, "value"}};
+  r.need(s, 0x100, fields_here);
   if (r.tr) [[unlikely]] tr_Curve2(r, s);
   if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Array, s, nullptr);
   for (size_t i = 0; i < 2; ++i) {
@@ -272,7 +282,8 @@ void read_Curve2(const R& r, uint64_t s, Curve2& x) {
 }
 
 void read_Curve3(const R& r, uint64_t s, Curve3& x) {
-  r.need(s, 0x180);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x180, "value"}};
+  r.need(s, 0x180, fields_here);
   if (r.tr) [[unlikely]] tr_Curve3(r, s);
   if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Array, s, nullptr);
   for (size_t i = 0; i < 3; ++i) {
@@ -288,7 +299,8 @@ void read_Curve3(const R& r, uint64_t s, Curve3& x) {
 }
 
 void read_Curve4(const R& r, uint64_t s, Curve4& x) {
-  r.need(s, 0x200);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x200, "value"}};
+  r.need(s, 0x200, fields_here);
   if (r.tr) [[unlikely]] tr_Curve4(r, s);
   if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Array, s, nullptr);
   for (size_t i = 0; i < 4; ++i) {
@@ -305,7 +317,8 @@ void read_Curve4(const R& r, uint64_t s, Curve4& x) {
 }
 
 uint64_t read_BufferInt(const R& r, uint64_t s, BufferInt& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_BufferInt(r, s);
   uint32_t f_count = 0;
@@ -331,7 +344,8 @@ uint64_t read_BufferInt(const R& r, uint64_t s, BufferInt& x) {
 }
 
 uint64_t read_BufferF32(const R& r, uint64_t s, BufferF32& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_BufferF32(r, s);
   uint32_t f_count = 0;
@@ -358,7 +372,8 @@ uint64_t read_BufferF32(const R& r, uint64_t s, BufferF32& x) {
 }
 
 void read_Quat(const R& r, uint64_t s, Quat& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x10, "value"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Quat(r, s);
   for (size_t i = 0; i < 4; ++i) x.value[i] = r.get<float>(s + i * 4);
 }
@@ -370,7 +385,8 @@ void read_Quat(const R& r, uint64_t s, Quat& x) {
 }
 
 void read_U32(const R& r, uint64_t s, U32& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_U32(r, s);
   uint32_t f_value = 0;
   f_value = r.get<uint32_t>(s);
@@ -383,7 +399,8 @@ void read_U32(const R& r, uint64_t s, U32& x) {
 }
 
 uint64_t read_BufferU32(const R& r, uint64_t s, BufferU32& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_BufferU32(r, s);
   uint32_t f_count = 0;
@@ -409,7 +426,8 @@ uint64_t read_BufferU32(const R& r, uint64_t s, BufferU32& x) {
 }
 
 uint64_t read_BufferBinary(const R& r, uint64_t s, BufferBinary& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_BufferBinary(r, s);
   uint32_t f_count = 0;
@@ -435,7 +453,8 @@ uint64_t read_BufferBinary(const R& r, uint64_t s, BufferBinary& x) {
 }
 
 void read_Parameter(const R& r, uint64_t s, Parameter& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_Parameter(r, s);
   uint32_t f_name = 0;
   f_name = r.get<uint32_t>(s);
@@ -714,7 +733,8 @@ void read_Parameter(const R& r, uint64_t s, Parameter& x) {
 }
 
 void read_ParameterObject(const R& r, uint64_t s, ParameterObject& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x2, "params"}, {0x6, 0x2, "param_count"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_ParameterObject(r, s);
   uint32_t f_name = 0;
   uint64_t f_params = 0;
@@ -754,7 +774,9 @@ void read_ParameterObject(const R& r, uint64_t s, ParameterObject& x) {
 }
 
 void read_ParameterList(const R& r, uint64_t s, ParameterList& x) {
-  r.need(s, 0xc);
+  const binschema::Nested nested(r.nest, s, "ParameterList");
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x2, "lists"}, {0x6, 0x2, "list_count"}, {0x8, 0x2, "objects"}, {0xa, 0x2, "object_count"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_ParameterList(r, s);
   uint32_t f_name = 0;
   uint64_t f_lists = 0;
@@ -823,7 +845,8 @@ void read_ParameterList(const R& r, uint64_t s, ParameterList& x) {
 }
 
 uint64_t read_File(const R& r, uint64_t s, File& x) {
-  r.need(s, 0x30);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "version"}, {0x8, 0x4, "flags"}, {0xc, 0x4, "file_size"}, {0x10, 0x4, "pio_version"}, {0x14, 0x4, "pio_offset"}, {0x18, 0x4, "list_count"}, {0x1c, 0x4, "object_count"}, {0x20, 0x4, "param_count"}, {0x24, 0x4, "data_size"}, {0x28, 0x4, "string_size"}, {0x2c, 0x4, "extra_count"}};
+  r.need(s, 0x30, fields_here);
   uint64_t o = s + 0x30;
   if (r.tr) [[unlikely]] tr_File(r, s);
   uint32_t f_version = 0;
@@ -1617,8 +1640,13 @@ void run_sec_strings(WCtx& c, const binschema::SectionItem& it) {
 File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   File x;
   read_File(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -1671,7 +1699,8 @@ File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<File>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const File& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -1711,6 +1740,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -1718,7 +1752,7 @@ const binschema::Format& format() {
       "aamp", "AAMP: Nintendo binary parameter archive (version 2)", "2 (parameter IO version 0 and others kept as read)",
       {".bas", ".baslist", ".bxml", ".baiprog", ".bdrop", ".bphysics", ".bmodellist", ".bbonectrl", ".bdmgparam", ".batcl", ".bdemo", ".bgparamlist", ".baischedule", ".bawareness", ".bchemical", ".blifecondition", ".bumii", ".brgconfiglist", ".bshop", ".brecipe", ".bslink", ".bxlink"},
       std::string_view("AAMP", 4), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

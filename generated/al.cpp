@@ -65,7 +65,8 @@ void place_File(WCtx& c, const File& x, uint64_t s);
 }
 
 void read_Bone(const R& r, uint64_t s, Bone& x) {
-  r.need(s, 0x24);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x20, "name"}, {0x20, 0x4, "parent"}};
+  r.need(s, 0x24, fields_here);
   if (r.tr) [[unlikely]] tr_Bone(r, s);
   int32_t f_parent = 0;
   x.name = std::string(r.chars(s, 32));
@@ -80,7 +81,8 @@ void read_Bone(const R& r, uint64_t s, Bone& x) {
 }
 
 uint64_t read_Skeleton(const R& r, uint64_t s, Skeleton& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "bone_count"}, {0x4, 0x4, "unknown"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_Skeleton(r, s);
   uint32_t f_bone_count = 0;
@@ -127,7 +129,8 @@ uint64_t read_Skeleton(const R& r, uint64_t s, Skeleton& x) {
 }
 
 void read_AnimationHeader(const R& r, uint64_t s, AnimationHeader& x) {
-  r.need(s, 0x90);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "version"}, {0x8, 0x40, "name"}, {0x48, 0x4, "type"}, {0x4c, 0x4, "event_string_size"}, {0x50, 0xc, "unknowns1"}, {0x5c, 0x4, "event_count"}, {0x60, 0x4, "bone_count"}, {0x64, 0x4, "frame_count"}, {0x68, 0x4, "sampling_rate"}, {0x6c, 0x4, "duration"}, {0x70, 0x4, "distance"}, {0x74, 0x1, "is_cyclic"}, {0x75, 0x1, "is_hierarchical"}, {0x76, 0x2, "flags"}, {0x78, 0x18, "unknowns2"}};
+  r.need(s, 0x90, fields_here);
   if (r.tr) [[unlikely]] tr_AnimationHeader(r, s);
   uint32_t f_magic = 0;
   uint32_t f_version = 0;
@@ -181,7 +184,8 @@ void read_AnimationHeader(const R& r, uint64_t s, AnimationHeader& x) {
 }
 
 void read_AnimationEvent(const R& r, uint64_t s, AnimationEvent& x) {
-  r.need(s, 0x48);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "bone_name"}, {0x4, 0x4, "event_name"}, {0x8, 0x40, "matrix"}};
+  r.need(s, 0x48, fields_here);
   if (r.tr) [[unlikely]] tr_AnimationEvent(r, s);
   uint64_t f_bone_name = 0;
   uint64_t f_event_name = 0;
@@ -223,7 +227,8 @@ uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
   if (end > r.size() || end < s) throw DecodeError(s, "block at " + hex(s) + " ends at " + hex(end) + ", outside the file");
   r.scope_Animation = s;
   r.refs_event_strings.clear();
-  r.need(s, 0x90);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "version"}, {0x8, 0x40, "name"}, {0x48, 0x4, "type"}, {0x4c, 0x4, "event_string_size"}, {0x50, 0xc, "unknowns1"}, {0x5c, 0x4, "event_count"}, {0x60, 0x4, "bone_count"}, {0x64, 0x4, "frame_count"}, {0x68, 0x4, "sampling_rate"}, {0x6c, 0x4, "duration"}, {0x70, 0x4, "distance"}, {0x74, 0x1, "is_cyclic"}, {0x75, 0x1, "is_hierarchical"}, {0x76, 0x2, "flags"}, {0x78, 0x18, "unknowns2"}};
+  r.need(s, 0x90, fields_here);
   uint64_t o = s + 0x90;
   if (r.tr) [[unlikely]] tr_Animation(r, s);
   uint32_t f_magic = 0;
@@ -311,7 +316,8 @@ uint64_t read_Animation(const R& r, uint64_t s, Animation& x, uint64_t end) {
 }
 
 void read_Metadata(const R& r, uint64_t s, Metadata& x, uint64_t next) {
-  r.need(s, 0x94);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x90, "header"}, {0x90, 0x4, "animation"}};
+  r.need(s, 0x94, fields_here);
   if (r.tr) [[unlikely]] tr_Metadata(r, s);
   uint64_t f_animation = 0;
   try {
@@ -342,7 +348,8 @@ void read_Metadata(const R& r, uint64_t s, Metadata& x, uint64_t next) {
 }
 
 uint64_t read_File(const R& r, uint64_t s, File& x) {
-  r.need(s, 0x60);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "unknown0"}, {0x8, 0x40, "name"}, {0x48, 0x4, "metadata_offset"}, {0x4c, 0x4, "size"}, {0x50, 0x4, "animation_data_offset"}, {0x54, 0x4, "animation_count"}, {0x58, 0x8, "unknown1"}};
+  r.need(s, 0x60, fields_here);
   uint64_t o = s + 0x60;
   if (r.tr) [[unlikely]] tr_File(r, s);
   uint32_t f_magic = 0;
@@ -509,8 +516,13 @@ void place_File(WCtx& c, const File& x, [[maybe_unused]] uint64_t s) {
 File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   File x;
   read_File(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -563,7 +575,8 @@ File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<File>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const File& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -606,6 +619,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -613,7 +631,7 @@ const binschema::Format& format() {
       "al", "AL: Black & White 2 animation libraries", "animation version 9",
       {".al"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

@@ -282,7 +282,8 @@ void intern_ParamS(WCtx& c, const ParamS& x);
 }
 
 void read_BBEntry(const R& r, uint64_t s, BBEntry& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "word"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_BBEntry(r, s);
   uint32_t f_word = 0;
   f_word = r.get<uint32_t>(s);
@@ -303,7 +304,8 @@ void read_BBEntry(const R& r, uint64_t s, BBEntry& x) {
 }
 
 void read_Vec3(const R& r, uint64_t s, Vec3& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "x"}, {0x4, 0x4, "y"}, {0x8, 0x4, "z"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_Vec3(r, s);
   float f_x = 0;
   float f_y = 0;
@@ -325,7 +327,8 @@ void read_Vec3(const R& r, uint64_t s, Vec3& x) {
 }
 
 void read_FileRef(const R& r, uint64_t s, FileRef& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "path"}, {0x4, 0x4, "path_hash"}, {0x8, 0x4, "stem_hash"}, {0xc, 0x4, "extension_hash"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_FileRef(r, s);
   uint64_t f_path = 0;
   [[maybe_unused]] uint32_t f_path_hash = 0;
@@ -372,7 +375,8 @@ void read_FileRef(const R& r, uint64_t s, FileRef& x) {
 }
 
 uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
-  r.need(s, 0x30);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "string_count"}, {0x2, 0x2, "string_base"}, {0x4, 0x2, "string_value_offset"}, {0x6, 0x2, "string_pad"}, {0x8, 0x2, "int_count"}, {0xa, 0x2, "int_base"}, {0xc, 0x2, "int_value_offset"}, {0xe, 0x2, "int_pad"}, {0x10, 0x2, "float_count"}, {0x12, 0x2, "float_base"}, {0x14, 0x2, "float_value_offset"}, {0x16, 0x2, "float_pad"}, {0x18, 0x2, "bool_count"}, {0x1a, 0x2, "bool_base"}, {0x1c, 0x2, "bool_value_offset"}, {0x1e, 0x2, "bool_pad"}, {0x20, 0x2, "vec3_count"}, {0x22, 0x2, "vec3_base"}, {0x24, 0x2, "vec3_value_offset"}, {0x26, 0x2, "vec3_pad"}, {0x28, 0x2, "ptr_count"}, {0x2a, 0x2, "ptr_base"}, {0x2c, 0x2, "ptr_value_offset"}, {0x2e, 0x2, "ptr_pad"}};
+  r.need(s, 0x30, fields_here);
   uint64_t o = s + 0x30;
   if (r.tr) [[unlikely]] tr_Blackboard(r, s);
   uint16_t f_string_count = 0;
@@ -590,7 +594,8 @@ uint64_t read_Blackboard(const R& r, uint64_t s, Blackboard& x) {
 }
 
 void read_EnumResolve(const R& r, uint64_t s, EnumResolve& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "target"}, {0x4, 0x4, "enum_class"}, {0x8, 0x4, "enum_value"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_EnumResolve(r, s);
   uint32_t f_target = 0;
   uint64_t f_enum_class = 0;
@@ -618,7 +623,8 @@ void read_EnumResolve(const R& r, uint64_t s, EnumResolve& x) {
 }
 
 uint64_t read_EnumResolveTable(const R& r, uint64_t s, EnumResolveTable& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_EnumResolveTable(r, s);
   uint32_t f_count = 0;
@@ -648,7 +654,8 @@ uint64_t read_EnumResolveTable(const R& r, uint64_t s, EnumResolveTable& x) {
 }
 
 void read_ParamF(const R& r, uint64_t s, ParamF& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_ParamF(r, s);
   uint32_t f_flags = 0;
   float f_value = 0;
@@ -672,7 +679,8 @@ void read_ParamF(const R& r, uint64_t s, ParamF& x) {
 }
 
 void read_Float2(const R& r, uint64_t s, Float2& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "a"}, {0x8, 0x8, "b"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Float2(r, s);
   try {
     read_ParamF(r, s, x.a);
@@ -691,7 +699,8 @@ void read_Float2(const R& r, uint64_t s, Float2& x) {
 }
 
 void read_ParamI(const R& r, uint64_t s, ParamI& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_ParamI(r, s);
   uint32_t f_flags = 0;
   int32_t f_value = 0;
@@ -715,7 +724,8 @@ void read_ParamI(const R& r, uint64_t s, ParamI& x) {
 }
 
 void read_Int2(const R& r, uint64_t s, Int2& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "a"}, {0x8, 0x8, "b"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Int2(r, s);
   try {
     read_ParamI(r, s, x.a);
@@ -734,7 +744,8 @@ void read_Int2(const R& r, uint64_t s, Int2& x) {
 }
 
 void read_ParamRaw(const R& r, uint64_t s, ParamRaw& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_ParamRaw(r, s);
   uint32_t f_flags = 0;
   uint32_t f_value = 0;
@@ -751,7 +762,8 @@ void read_ParamRaw(const R& r, uint64_t s, ParamRaw& x) {
 }
 
 void read_Raw2(const R& r, uint64_t s, Raw2& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "a"}, {0x8, 0x8, "b"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Raw2(r, s);
   try {
     read_ParamRaw(r, s, x.a);
@@ -769,7 +781,8 @@ void read_Raw2(const R& r, uint64_t s, Raw2& x) {
 }
 
 void read_Condition(const R& r, uint64_t s, Condition& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "value_type"}, {0x2, 0x2, "op"}, {0x4, 0x10, "value"}};
+  r.need(s, 0x14, fields_here);
   if (r.tr) [[unlikely]] tr_Condition(r, s);
   uint16_t f_value_type = 0;
   uint16_t f_op = 0;
@@ -828,7 +841,8 @@ void read_Condition(const R& r, uint64_t s, Condition& x) {
 }
 
 void read_StateTransition(const R& r, uint64_t s, StateTransition& x) {
-  r.need(s, 0x60);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "current_node"}, {0x2, 0x2, "target_node"}, {0x4, 0x4, "check_type"}, {0x8, 0x1, "to_next"}, {0x9, 0x1, "skip"}, {0xa, 0x2, "unknown_0a"}, {0xc, 0x4, "unknown_0c"}, {0x10, 0x14, "condition1"}, {0x24, 0x14, "condition2"}, {0x38, 0x14, "condition3"}, {0x4c, 0x14, "condition4"}};
+  r.need(s, 0x60, fields_here);
   if (r.tr) [[unlikely]] tr_StateTransition(r, s);
   uint16_t f_current_node = 0;
   uint16_t f_target_node = 0;
@@ -872,7 +886,8 @@ void read_StateTransition(const R& r, uint64_t s, StateTransition& x) {
 }
 
 uint64_t read_StateTransitions(const R& r, uint64_t s, StateTransitions& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_StateTransitions(r, s);
   uint32_t f_count = 0;
@@ -902,7 +917,8 @@ uint64_t read_StateTransitions(const R& r, uint64_t s, StateTransitions& x) {
 }
 
 void read_ParamB(const R& r, uint64_t s, ParamB& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_ParamB(r, s);
   uint32_t f_flags = 0;
   uint32_t f_value = 0;
@@ -927,7 +943,8 @@ void read_ParamB(const R& r, uint64_t s, ParamB& x) {
 }
 
 void read_ParamS(const R& r, uint64_t s, ParamS& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_ParamS(r, s);
   uint32_t f_flags = 0;
   uint64_t f_value = 0;
@@ -954,7 +971,8 @@ void read_ParamS(const R& r, uint64_t s, ParamS& x) {
 }
 
 void read_EventParam(const R& r, uint64_t s, EventParam& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_EventParam(r, s);
   if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s, nullptr);
   const uint64_t w_value = r.get<uint32_t>(s);
@@ -1016,7 +1034,8 @@ void read_EventParam(const R& r, uint64_t s, EventParam& x) {
 }
 
 uint64_t read_EventParams(const R& r, uint64_t s, EventParams& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_EventParams(r, s);
   uint32_t f_count = 0;
@@ -1049,7 +1068,8 @@ uint64_t read_EventParams(const R& r, uint64_t s, EventParams& x) {
 }
 
 void read_Trigger(const R& r, uint64_t s, Trigger& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "unknown"}, {0x8, 0x4, "params"}, {0xc, 0x4, "param_size"}, {0x10, 0x4, "hash"}, {0x14, 0x4, "start"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_Trigger(r, s);
   uint64_t f_name = 0;
   uint32_t f_unknown = 0;
@@ -1094,7 +1114,8 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
 }
 
 void read_Hold(const R& r, uint64_t s, Hold& x) {
-  r.need(s, 0x1c);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "unknown"}, {0x8, 0x4, "params"}, {0xc, 0x4, "param_size"}, {0x10, 0x4, "hash"}, {0x14, 0x4, "start"}, {0x18, 0x4, "end"}};
+  r.need(s, 0x1c, fields_here);
   if (r.tr) [[unlikely]] tr_Hold(r, s);
   uint64_t f_name = 0;
   uint32_t f_unknown = 0;
@@ -1137,7 +1158,8 @@ void read_Hold(const R& r, uint64_t s, Hold& x) {
 }
 
 uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "trigger_count"}, {0x4, 0x4, "hold_count"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_EventGroup(r, s);
   uint32_t f_trigger_count = 0;
@@ -1182,7 +1204,8 @@ uint64_t read_EventGroup(const R& r, uint64_t s, EventGroup& x) {
 }
 
 void read_PartialBone(const R& r, uint64_t s, PartialBone& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x2, "unknown1"}, {0x6, 0x2, "unknown2"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_PartialBone(r, s);
   uint64_t f_name = 0;
   uint16_t f_unknown1 = 0;
@@ -1209,7 +1232,8 @@ void read_PartialBone(const R& r, uint64_t s, PartialBone& x) {
 }
 
 uint64_t read_Partial(const R& r, uint64_t s, Partial& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "bone_count"}, {0x2, 0x2, "is_material_slot"}, {0x4, 0x4, "name"}, {0x8, 0x4, "second_name"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_Partial(r, s);
   uint16_t f_bone_count = 0;
@@ -1255,7 +1279,8 @@ uint64_t read_Partial(const R& r, uint64_t s, Partial& x) {
 }
 
 void read_SyncFade(const R& r, uint64_t s, SyncFade& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "fade_in"}, {0x8, 0x4, "unknown"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_SyncFade(r, s);
   uint32_t f_unknown = 0;
   try {
@@ -1274,7 +1299,8 @@ void read_SyncFade(const R& r, uint64_t s, SyncFade& x) {
 }
 
 void read_SyncRange(const R& r, uint64_t s, SyncRange& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "start"}, {0x8, 0x8, "normalized_start"}, {0x10, 0x8, "unknown"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_SyncRange(r, s);
   try {
     read_ParamF(r, s, x.start);
@@ -1308,7 +1334,8 @@ void read_NoBody(const R& r, uint64_t s, [[maybe_unused]] NoBody& x) {
 }
 
 void read_Guid(const R& r, uint64_t s, Guid& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "data1"}, {0x4, 0x2, "data2"}, {0x6, 0x2, "data3"}, {0x8, 0x8, "data4"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Guid(r, s);
   uint32_t f_data1 = 0;
   uint16_t f_data2 = 0;
@@ -1329,7 +1356,8 @@ void read_Guid(const R& r, uint64_t s, Guid& x) {
 }
 
 void read_SyncData(const R& r, uint64_t s, SyncData& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "type"}, {0x4, 0x4, "payload"}, {0x8, 0x10, "guid"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_SyncData(r, s);
   uint32_t f_type = 0;
   f_type = r.get<uint32_t>(s);
@@ -1388,7 +1416,8 @@ void read_SyncData(const R& r, uint64_t s, SyncData& x) {
 }
 
 uint64_t read_CalcPreset(const R& r, uint64_t s, CalcPreset& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "source"}, {0x4, 0x4, "adjust"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_CalcPreset(r, s);
   uint32_t f_source = 0;
@@ -1452,7 +1481,8 @@ uint64_t read_CalcPreset(const R& r, uint64_t s, CalcPreset& x) {
 }
 
 void read_BoneWeight(const R& r, uint64_t s, BoneWeight& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "weight"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_BoneWeight(r, s);
   uint64_t f_name = 0;
   float f_weight = 0;
@@ -1476,7 +1506,8 @@ void read_BoneWeight(const R& r, uint64_t s, BoneWeight& x) {
 }
 
 void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "bones"}, {0x4, 0x4, "name"}, {0x8, 0x4, "bone_count"}, {0xc, 0x4, "unknown"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_BoneGroup(r, s);
   uint64_t f_bones = 0;
   uint64_t f_name = 0;
@@ -1521,7 +1552,8 @@ void read_BoneGroup(const R& r, uint64_t s, BoneGroup& x) {
 }
 
 void read_ParamV3(const R& r, uint64_t s, ParamV3& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0xc, "value"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_ParamV3(r, s);
   uint32_t f_flags = 0;
   f_flags = r.get<uint32_t>(s);
@@ -1547,7 +1579,8 @@ void read_ParamV3(const R& r, uint64_t s, ParamV3& x) {
 }
 
 void read_Transition(const R& r, uint64_t s, Transition& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "current"}, {0x4, 0x4, "next"}, {0x8, 0x1, "param_type"}, {0x9, 0x1, "allow_multiple"}, {0xa, 0x2, "command_group"}, {0xc, 0x4, "parameter"}, {0x10, 0x10, "value"}};
+  r.need(s, 0x20, fields_here);
   if (r.tr) [[unlikely]] tr_Transition(r, s);
   uint64_t f_current = 0;
   uint64_t f_next = 0;
@@ -1630,7 +1663,8 @@ void read_Transition(const R& r, uint64_t s, Transition& x) {
 }
 
 void read_TransitionGroup(const R& r, uint64_t s, TransitionGroup& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}, {0x4, 0x4, "unknown"}, {0x8, 0x4, "entries"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_TransitionGroup(r, s);
   uint32_t f_count = 0;
   int32_t f_unknown = 0;
@@ -1667,7 +1701,8 @@ void read_TransitionGroup(const R& r, uint64_t s, TransitionGroup& x) {
 }
 
 uint64_t read_Transitions(const R& r, uint64_t s, Transitions& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "group_count"}, {0x4, 0x4, "unknown"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_Transitions(r, s);
   uint32_t f_group_count = 0;
@@ -1698,7 +1733,8 @@ uint64_t read_Transitions(const R& r, uint64_t s, Transitions& x) {
 }
 
 uint64_t read_ValidTags(const R& r, uint64_t s, ValidTags& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_ValidTags(r, s);
   uint32_t f_count = 0;
@@ -1727,7 +1763,8 @@ uint64_t read_ValidTags(const R& r, uint64_t s, ValidTags& x) {
 }
 
 void read_AsMarking(const R& r, uint64_t s, AsMarking& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "kind"}, {0x4, 0x4, "label"}, {0x8, 0x4, "name"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_AsMarking(r, s);
   uint64_t f_kind = 0;
   uint64_t f_label = 0;
@@ -1759,7 +1796,8 @@ void read_AsMarking(const R& r, uint64_t s, AsMarking& x) {
 }
 
 uint64_t read_AsMarkings(const R& r, uint64_t s, AsMarkings& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_AsMarkings(r, s);
   uint32_t f_count = 0;
@@ -1787,7 +1825,8 @@ uint64_t read_AsMarkings(const R& r, uint64_t s, AsMarkings& x) {
 }
 
 uint64_t read_Exb(const R& r, uint64_t s, Exb& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_Exb(r, s);
   if (r.chars(s, 4) != "EXB ")
@@ -1810,7 +1849,8 @@ uint64_t read_Exb(const R& r, uint64_t s, Exb& x) {
 }
 
 uint64_t read_CommandGroup(const R& r, uint64_t s, CommandGroup& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_CommandGroup(r, s);
   uint32_t f_count = 0;
@@ -1837,7 +1877,8 @@ uint64_t read_CommandGroup(const R& r, uint64_t s, CommandGroup& x) {
 }
 
 uint64_t read_CommandGroups(const R& r, uint64_t s, CommandGroups& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_CommandGroups(r, s);
   uint32_t f_count = 0;
@@ -1868,7 +1909,8 @@ uint64_t read_CommandGroups(const R& r, uint64_t s, CommandGroups& x) {
 }
 
 void read_MaterialBlend(const R& r, uint64_t s, MaterialBlend& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "blend_start"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_MaterialBlend(r, s);
   uint64_t f_name = 0;
   float f_blend_start = 0;
@@ -1889,7 +1931,8 @@ void read_MaterialBlend(const R& r, uint64_t s, MaterialBlend& x) {
 }
 
 uint64_t read_MaterialBlends(const R& r, uint64_t s, MaterialBlends& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_MaterialBlends(r, s);
   uint32_t f_count = 0;
@@ -1917,7 +1960,8 @@ uint64_t read_MaterialBlends(const R& r, uint64_t s, MaterialBlends& x) {
 }
 
 uint64_t read_TagGroup(const R& r, uint64_t s, TagGroup& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_TagGroup(r, s);
   uint32_t f_count = 0;
@@ -1944,7 +1988,8 @@ uint64_t read_TagGroup(const R& r, uint64_t s, TagGroup& x) {
 }
 
 uint64_t read_Command(const R& r, uint64_t s, Command& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_Command(r, s);
   uint64_t f_name = 0;
@@ -2026,7 +2071,8 @@ uint64_t read_Command(const R& r, uint64_t s, Command& x) {
 }
 
 void read_NodeRef(const R& r, uint64_t s, NodeRef& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "node"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_NodeRef(r, s);
   uint32_t f_node = 0;
   f_node = r.get<uint32_t>(s);
@@ -2041,7 +2087,8 @@ void read_NodeRef(const R& r, uint64_t s, NodeRef& x) {
 }
 
 void read_FloatChild(const R& r, uint64_t s, FloatChild& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "min"}, {0x8, 0x8, "max"}, {0x10, 0x4, "node"}};
+  r.need(s, 0x14, fields_here);
   if (r.tr) [[unlikely]] tr_FloatChild(r, s);
   uint32_t f_node = 0;
   try {
@@ -2064,7 +2111,8 @@ void read_FloatChild(const R& r, uint64_t s, FloatChild& x) {
 }
 
 void read_FloatDefault(const R& r, uint64_t s, FloatDefault& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x4, "reserved1"}, {0xc, 0x4, "reserved2"}, {0x10, 0x4, "node"}};
+  r.need(s, 0x14, fields_here);
   if (r.tr) [[unlikely]] tr_FloatDefault(r, s);
   uint32_t f_reserved1 = 0;
   uint32_t f_reserved2 = 0;
@@ -2126,7 +2174,8 @@ uint64_t read_StateTransitionRef(const R& r, uint64_t s, StateTransitionRef& x) 
 }
 
 uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_FloatSelectorConnections(r, s);
   uint8_t f_state_count = 0;
@@ -2274,7 +2323,8 @@ uint64_t read_FloatSelectorConnections(const R& r, uint64_t s, FloatSelectorConn
 }
 
 uint64_t read_FloatSelector(const R& r, uint64_t s, FloatSelector& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x8, "is_sync"}, {0x10, 0x4, "force_run"}};
+  r.need(s, 0x14, fields_here);
   uint64_t o = s + 0x14;
   if (r.tr) [[unlikely]] tr_FloatSelector(r, s);
   uint32_t f_force_run = 0;
@@ -2302,7 +2352,8 @@ uint64_t read_FloatSelector(const R& r, uint64_t s, FloatSelector& x) {
 }
 
 void read_StringChild(const R& r, uint64_t s, StringChild& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "condition"}, {0x8, 0x4, "node"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_StringChild(r, s);
   uint32_t f_node = 0;
   try {
@@ -2330,7 +2381,8 @@ void read_StringChild(const R& r, uint64_t s, StringChild& x) {
 }
 
 uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_StringSelectorConnections(r, s);
   uint8_t f_state_count = 0;
@@ -2478,7 +2530,8 @@ uint64_t read_StringSelectorConnections(const R& r, uint64_t s, StringSelectorCo
 }
 
 uint64_t read_StringSelector(const R& r, uint64_t s, StringSelector& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x8, "is_sync"}, {0x10, 0x4, "force_run"}};
+  r.need(s, 0x14, fields_here);
   uint64_t o = s + 0x14;
   if (r.tr) [[unlikely]] tr_StringSelector(r, s);
   uint32_t f_force_run = 0;
@@ -2516,7 +2569,8 @@ uint64_t read_StringSelector(const R& r, uint64_t s, StringSelector& x) {
 }
 
 uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_Connections(r, s);
   uint8_t f_state_count = 0;
@@ -2647,7 +2701,8 @@ uint64_t read_Connections(const R& r, uint64_t s, Connections& x) {
 }
 
 uint64_t read_SkeletalAnimation(const R& r, uint64_t s, SkeletalAnimation& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "animation"}, {0x8, 0x4, "unknown1"}, {0xc, 0x4, "unknown2"}, {0x10, 0x8, "unknown3"}, {0x18, 0x8, "unknown4"}};
+  r.need(s, 0x20, fields_here);
   uint64_t o = s + 0x20;
   if (r.tr) [[unlikely]] tr_SkeletalAnimation(r, s);
   uint32_t f_unknown1 = 0;
@@ -2708,7 +2763,8 @@ uint64_t read_State(const R& r, uint64_t s, State& x) {
 }
 
 uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_BlenderConnections(r, s);
   uint8_t f_state_count = 0;
@@ -2836,7 +2892,8 @@ uint64_t read_BlenderConnections(const R& r, uint64_t s, BlenderConnections& x) 
 }
 
 uint64_t read_OneDimensionalBlender(const R& r, uint64_t s, OneDimensionalBlender& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x4, "lerp_mode"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_OneDimensionalBlender(r, s);
   uint32_t f_lerp_mode = 0;
@@ -2862,7 +2919,8 @@ uint64_t read_OneDimensionalBlender(const R& r, uint64_t s, OneDimensionalBlende
 }
 
 uint64_t read_Sequential(const R& r, uint64_t s, Sequential& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "use_sync_range_multiplier"}, {0x8, 0x8, "multiplier"}, {0x10, 0x8, "unknown"}};
+  r.need(s, 0x18, fields_here);
   uint64_t o = s + 0x18;
   if (r.tr) [[unlikely]] tr_Sequential(r, s);
   try {
@@ -2890,7 +2948,8 @@ uint64_t read_Sequential(const R& r, uint64_t s, Sequential& x) {
 }
 
 void read_IntChild(const R& r, uint64_t s, IntChild& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "condition"}, {0x8, 0x4, "node"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_IntChild(r, s);
   uint32_t f_node = 0;
   try {
@@ -2918,7 +2977,8 @@ void read_IntChild(const R& r, uint64_t s, IntChild& x) {
 }
 
 uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_IntSelectorConnections(r, s);
   uint8_t f_state_count = 0;
@@ -3066,7 +3126,8 @@ uint64_t read_IntSelectorConnections(const R& r, uint64_t s, IntSelectorConnecti
 }
 
 uint64_t read_IntSelector(const R& r, uint64_t s, IntSelector& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x8, "is_sync"}, {0x10, 0x4, "force_run"}};
+  r.need(s, 0x14, fields_here);
   uint64_t o = s + 0x14;
   if (r.tr) [[unlikely]] tr_IntSelector(r, s);
   uint32_t f_force_run = 0;
@@ -3093,7 +3154,8 @@ uint64_t read_IntSelector(const R& r, uint64_t s, IntSelector& x) {
 }
 
 uint64_t read_Simultaneous(const R& r, uint64_t s, Simultaneous& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "finish_with_child"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_Simultaneous(r, s);
   uint32_t f_finish_with_child = 0;
@@ -3114,7 +3176,8 @@ uint64_t read_Simultaneous(const R& r, uint64_t s, Simultaneous& x) {
 }
 
 uint64_t read_Event(const R& r, uint64_t s, Event& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "event_group"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_Event(r, s);
   uint32_t f_event_group = 0;
@@ -3188,7 +3251,8 @@ uint64_t read_MaterialAnimation(const R& r, uint64_t s, MaterialAnimation& x) {
 }
 
 uint64_t read_FrameController(const R& r, uint64_t s, FrameController& x) {
-  r.need(s, 0x68);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "rate"}, {0x8, 0x8, "start"}, {0x10, 0x8, "end"}, {0x18, 0x4, "loop_flags"}, {0x1c, 0x8, "loop_cancel"}, {0x24, 0x8, "unknown1"}, {0x2c, 0x8, "loop_count"}, {0x34, 0x8, "max_random_loops"}, {0x3c, 0x8, "no_random_bonus_loop"}, {0x44, 0x8, "freeze_point"}, {0x4c, 0x8, "freeze_frame"}, {0x54, 0x8, "loop_duration"}, {0x5c, 0x4, "include_initial_loop"}, {0x60, 0x8, "unknown2"}};
+  r.need(s, 0x68, fields_here);
   uint64_t o = s + 0x68;
   if (r.tr) [[unlikely]] tr_FrameController(r, s);
   uint32_t f_loop_flags = 0;
@@ -3272,7 +3336,8 @@ uint64_t read_FrameController(const R& r, uint64_t s, FrameController& x) {
 }
 
 uint64_t read_DummyAnimation(const R& r, uint64_t s, DummyAnimation& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "length"}, {0x8, 0x8, "loop"}};
+  r.need(s, 0x10, fields_here);
   uint64_t o = s + 0x10;
   if (r.tr) [[unlikely]] tr_DummyAnimation(r, s);
   try {
@@ -3297,7 +3362,8 @@ uint64_t read_DummyAnimation(const R& r, uint64_t s, DummyAnimation& x) {
 }
 
 void read_WeightChild(const R& r, uint64_t s, WeightChild& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "weight"}, {0x8, 0x4, "node"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_WeightChild(r, s);
   uint32_t f_node = 0;
   try {
@@ -3325,7 +3391,8 @@ void read_WeightChild(const R& r, uint64_t s, WeightChild& x) {
 }
 
 uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_RandomSelectorConnections(r, s);
   uint8_t f_state_count = 0;
@@ -3455,7 +3522,8 @@ uint64_t read_RandomSelectorConnections(const R& r, uint64_t s, RandomSelectorCo
 }
 
 uint64_t read_RandomSelector(const R& r, uint64_t s, RandomSelector& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "select"}, {0x4, 0x8, "is_sync"}, {0xc, 0x8, "max_cached_selections"}, {0x14, 0x4, "force_run"}};
+  r.need(s, 0x18, fields_here);
   uint64_t o = s + 0x18;
   if (r.tr) [[unlikely]] tr_RandomSelector(r, s);
   uint32_t f_select = 0;
@@ -3486,7 +3554,8 @@ uint64_t read_RandomSelector(const R& r, uint64_t s, RandomSelector& x) {
 }
 
 void read_TagChild(const R& r, uint64_t s, TagChild& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "tags"}, {0x4, 0x4, "node"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_TagChild(r, s);
   uint64_t f_tags = 0;
   uint32_t f_node = 0;
@@ -3522,7 +3591,8 @@ void read_TagChild(const R& r, uint64_t s, TagChild& x) {
 }
 
 uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnections& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "state_count"}, {0x1, 0x1, "state_base"}, {0x2, 0x1, "unknown_count"}, {0x3, 0x1, "unknown_base"}, {0x4, 0x1, "child_count"}, {0x5, 0x1, "child_base"}, {0x6, 0x1, "transition_count"}, {0x7, 0x1, "transition_base"}, {0x8, 0x1, "event_count"}, {0x9, 0x1, "event_base"}, {0xa, 0x1, "frame_count"}, {0xb, 0x1, "frame_base"}};
+  r.need(s, 0xc, fields_here);
   uint64_t o = s + 0xc;
   if (r.tr) [[unlikely]] tr_TagSelectorConnections(r, s);
   uint8_t f_state_count = 0;
@@ -3649,7 +3719,8 @@ uint64_t read_TagSelectorConnections(const R& r, uint64_t s, TagSelectorConnecti
 }
 
 uint64_t read_PreviousTagSelector(const R& r, uint64_t s, PreviousTagSelector& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "tag_set"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_PreviousTagSelector(r, s);
   uint32_t f_tag_set = 0;
@@ -3674,7 +3745,8 @@ uint64_t read_PreviousTagSelector(const R& r, uint64_t s, PreviousTagSelector& x
 }
 
 uint64_t read_BonePositionSelector(const R& r, uint64_t s, BonePositionSelector& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "bone1"}, {0x8, 0x8, "bone2"}, {0x10, 0x4, "axis"}, {0x14, 0x4, "select"}, {0x18, 0x8, "is_sync"}};
+  r.need(s, 0x20, fields_here);
   uint64_t o = s + 0x20;
   if (r.tr) [[unlikely]] tr_BonePositionSelector(r, s);
   uint32_t f_axis = 0;
@@ -3710,7 +3782,8 @@ uint64_t read_BonePositionSelector(const R& r, uint64_t s, BonePositionSelector&
 }
 
 uint64_t read_BoneAnimation(const R& r, uint64_t s, BoneAnimation& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "animation"}, {0x8, 0x8, "loop"}, {0x10, 0x8, "unknown1"}, {0x18, 0x8, "unknown2"}};
+  r.need(s, 0x20, fields_here);
   uint64_t o = s + 0x20;
   if (r.tr) [[unlikely]] tr_BoneAnimation(r, s);
   try {
@@ -3741,7 +3814,8 @@ uint64_t read_BoneAnimation(const R& r, uint64_t s, BoneAnimation& x) {
 }
 
 uint64_t read_InitialFrame(const R& r, uint64_t s, InitialFrame& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "calc_mode"}, {0x4, 0x4, "tags"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_InitialFrame(r, s);
   uint32_t f_calc_mode = 0;
@@ -3820,7 +3894,8 @@ uint64_t read_InitialFrame(const R& r, uint64_t s, InitialFrame& x) {
 }
 
 uint64_t read_BoneBlender(const R& r, uint64_t s, BoneBlender& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "bone_group"}, {0x8, 0x4, "base_child"}, {0xc, 0x8, "blend_rate"}, {0x14, 0x4, "compare_type"}};
+  r.need(s, 0x18, fields_here);
   uint64_t o = s + 0x18;
   if (r.tr) [[unlikely]] tr_BoneBlender(r, s);
   uint32_t f_base_child = 0;
@@ -3861,7 +3936,8 @@ uint64_t read_BoneBlender(const R& r, uint64_t s, BoneBlender& x) {
 }
 
 uint64_t read_BoolSelector(const R& r, uint64_t s, BoolSelector& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}, {0x8, 0x8, "is_sync"}, {0x10, 0x4, "force_run"}};
+  r.need(s, 0x14, fields_here);
   uint64_t o = s + 0x14;
   if (r.tr) [[unlikely]] tr_BoolSelector(r, s);
   uint32_t f_force_run = 0;
@@ -3888,7 +3964,8 @@ uint64_t read_BoolSelector(const R& r, uint64_t s, BoolSelector& x) {
 }
 
 uint64_t read_Alert(const R& r, uint64_t s, Alert& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "message"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_Alert(r, s);
   try {
@@ -3926,7 +4003,8 @@ uint64_t read_SubtractAnimation(const R& r, uint64_t s, SubtractAnimation& x) {
 }
 
 uint64_t read_ShapeAnimation(const R& r, uint64_t s, ShapeAnimation& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "animation"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_ShapeAnimation(r, s);
   try {
@@ -3972,7 +4050,8 @@ uint64_t read_Unknown25(const R& r, uint64_t s, Unknown25& x) {
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
-  r.need(s, 0x24);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "type"}, {0x2, 0x1, "sync_count"}, {0x3, 0x1, "no_state_transition"}, {0x4, 0x4, "tags"}, {0x8, 0x4, "body"}, {0xc, 0x2, "calc_index"}, {0xe, 0x2, "calc_count"}, {0x10, 0x2, "sync_index"}, {0x12, 0x2, "as_marking"}, {0x14, 0x10, "guid"}};
+  r.need(s, 0x24, fields_here);
   if (r.tr) [[unlikely]] tr_Node(r, s);
   uint16_t f_type = 0;
   uint8_t f_sync_count = 0;
@@ -4348,7 +4427,8 @@ void read_Node(const R& r, uint64_t s, Node& x) {
 }
 
 uint64_t read_File(const R& r, uint64_t s, File& x) {
-  r.need(s, 0x68);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "version"}, {0x8, 0x4, "file_name"}, {0xc, 0x4, "command_count"}, {0x10, 0x4, "node_count"}, {0x14, 0x4, "event_count"}, {0x18, 0x4, "partial_count"}, {0x1c, 0x4, "sync_data_count"}, {0x20, 0x4, "blackboard"}, {0x24, 0x4, "string_pool_offset"}, {0x28, 0x4, "enum_resolves"}, {0x2c, 0x4, "state_transitions"}, {0x30, 0x4, "event_groups"}, {0x34, 0x4, "partials"}, {0x38, 0x4, "sync_data"}, {0x3c, 0x4, "sync_indices"}, {0x40, 0x4, "calc_presets"}, {0x44, 0x4, "calc_preset_count"}, {0x48, 0x4, "bone_groups"}, {0x4c, 0x4, "bone_group_count"}, {0x50, 0x4, "string_pool_size"}, {0x54, 0x4, "transitions"}, {0x58, 0x4, "valid_tags"}, {0x5c, 0x4, "as_markings"}, {0x60, 0x4, "exb"}, {0x64, 0x4, "command_groups"}};
+  r.need(s, 0x68, fields_here);
   uint64_t o = s + 0x68;
   if (r.tr) [[unlikely]] tr_File(r, s);
   uint32_t f_version = 0;
@@ -6815,10 +6895,15 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
 File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   File x;
   read_File(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   if (lay) {
-    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), r.base_strings, 1, false);
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), r.base_strings, 1, false, r.big_endian());
     lay->seen.clear();
   }
   return x;
@@ -6876,7 +6961,8 @@ File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<File>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const File& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -6916,6 +7002,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -6923,7 +7014,7 @@ const binschema::Format& format() {
       "asb", "ASB: EPD Animation Sequence Binary (versions 0x40F, 0x410, 0x417)", "0x40F (Nintendo Switch Sports), 0x410 (Splatoon 3; assumed to be laid out like 0x40F), 0x417 (Tears of the Kingdom, Mario vs. Donkey Kong)",
       {".asb"},
       std::string_view("ASB ", 4), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

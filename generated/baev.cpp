@@ -80,7 +80,8 @@ void place_File(WCtx& c, const File& x, uint64_t s);
 }
 
 void read_DefaultSectionHeader(const R& r, uint64_t s, [[maybe_unused]] DefaultSectionHeader& x) {
-  r.need(s, 0x28);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "offset"}, {0x8, 0x4, "size"}, {0xc, 0x4, "alignment"}, {0x10, 0x8, "pointer"}, {0x18, 0x10, "name"}};
+  r.need(s, 0x28, fields_here);
   if (r.tr) [[unlikely]] tr_DefaultSectionHeader(r, s);
   [[maybe_unused]] uint32_t f_offset = 0;
   [[maybe_unused]] uint32_t f_size = 0;
@@ -110,20 +111,23 @@ void read_DefaultSectionHeader(const R& r, uint64_t s, [[maybe_unused]] DefaultS
 }
 
 void read_StringPoolSectionHeader(const R& r, uint64_t s, [[maybe_unused]] StringPoolSectionHeader& x) {
-  r.need(s, 0x28);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "offset"}, {0x8, 0x4, "size"}, {0xc, 0x4, "alignment"}, {0x10, 0x8, "pointer"}, {0x18, 0x10, "name"}};
+  r.need(s, 0x28, fields_here);
   if (r.tr) [[unlikely]] tr_StringPoolSectionHeader(r, s);
-  [[maybe_unused]] uint32_t f_offset = 0;
+  uint32_t f_offset = 0;
   [[maybe_unused]] uint32_t f_size = 0;
   uint32_t f_alignment = 0;
-  [[maybe_unused]] uint64_t f_pointer = 0;
+  uint64_t f_pointer = 0;
   if (r.chars(s, 4) != "BFSI")
     fail(s, "magic", "expected \"" + std::string("BFSI") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
   f_offset = r.get<uint32_t>(s + 0x4);
+  if (r.lay) [[unlikely]] r.lay->note_pool_start(0, uint64_t(f_offset));
   f_size = r.get<uint32_t>(s + 0x8);
   f_alignment = r.get<uint32_t>(s + 0xc);
   if (f_alignment != 1) fail(s + 0xc, "alignment", "expected 1, found " + std::to_string(f_alignment));
   f_pointer = r.get<uint64_t>(s + 0x10);
 
+  if (r.lay) [[unlikely]] r.lay->note_pool_start(0, uint64_t(f_pointer));
   if (r.chars(s + 0x18, 16) != "StringPool")
     fail(s + 0x18, "name", "expected \"" + std::string("StringPool") + "\", found \"" + std::string(r.chars(s + 0x18, 16)) + "\"");
 }
@@ -135,7 +139,8 @@ void read_StringPoolSectionHeader(const R& r, uint64_t s, [[maybe_unused]] Strin
 }
 
 void read_SectionHeaders(const R& r, uint64_t s, [[maybe_unused]] SectionHeaders& x) {
-  r.need(s, 0x50);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x28, "default_section"}, {0x28, 0x28, "string_pool_section"}};
+  r.need(s, 0x50, fields_here);
   if (r.tr) [[unlikely]] tr_SectionHeaders(r, s);
   DefaultSectionHeader tmp_default_section;
   try {
@@ -158,7 +163,8 @@ void read_SectionHeaders(const R& r, uint64_t s, [[maybe_unused]] SectionHeaders
 }
 
 void read_Event(const R& r, uint64_t s, Event& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "padding"}, {0x8, 0x8, "action_indices"}, {0x10, 0x4, "index_count"}, {0x14, 0x4, "index_size"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_Event(r, s);
   uint32_t f_hash = 0;
   uint32_t f_padding = 0;
@@ -202,7 +208,8 @@ void read_Event(const R& r, uint64_t s, Event& x) {
 }
 
 uint64_t read_Parameter(const R& r, uint64_t s, Parameter& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "type"}, {0x4, 0x4, "padding"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_Parameter(r, s);
   uint32_t f_type = 0;
@@ -264,7 +271,8 @@ uint64_t read_Parameter(const R& r, uint64_t s, Parameter& x) {
 }
 
 void read_Trigger(const R& r, uint64_t s, Trigger& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "params"}, {0x8, 0x4, "param_count"}, {0xc, 0x4, "param_pointer_size"}, {0x10, 0x4, "start_frame"}, {0x14, 0x4, "end_frame"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_Trigger(r, s);
   uint64_t f_params = 0;
   uint32_t f_param_count = 0;
@@ -321,7 +329,8 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
 }
 
 void read_Animation(const R& r, uint64_t s, Animation& x) {
-  r.need(s, 0x30);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "name"}, {0x8, 0x8, "triggers"}, {0x10, 0x4, "trigger_count"}, {0x14, 0x4, "trigger_size"}, {0x18, 0x8, "holds"}, {0x20, 0x4, "hold_count"}, {0x24, 0x4, "hold_size"}, {0x28, 0x4, "unknown1"}, {0x2c, 0x4, "unknown2"}};
+  r.need(s, 0x30, fields_here);
   if (r.tr) [[unlikely]] tr_Animation(r, s);
   uint64_t f_name = 0;
   uint64_t f_triggers = 0;
@@ -408,7 +417,8 @@ void read_Animation(const R& r, uint64_t s, Animation& x) {
 }
 
 void read_Action(const R& r, uint64_t s, Action& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "animations"}, {0x8, 0x4, "animation_count"}, {0xc, 0x4, "animation_size"}, {0x10, 0x4, "hash"}, {0x14, 0x4, "unknown"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_Action(r, s);
   uint64_t f_animations = 0;
   uint32_t f_animation_count = 0;
@@ -465,14 +475,15 @@ void read_Action(const R& r, uint64_t s, Action& x) {
 }
 
 void read_Default(const R& r, uint64_t s, Default& x) {
-  r.need(s, 0x38);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "reserved"}, {0x8, 0x1, "micro_version"}, {0x9, 0x1, "minor_version"}, {0xa, 0x2, "major_version"}, {0xc, 0x4, "padding"}, {0x10, 0x8, "string_pool"}, {0x18, 0x8, "events"}, {0x20, 0x4, "event_count"}, {0x24, 0x4, "event_size"}, {0x28, 0x8, "actions"}, {0x30, 0x4, "action_count"}, {0x34, 0x4, "action_size"}};
+  r.need(s, 0x38, fields_here);
   if (r.tr) [[unlikely]] tr_Default(r, s);
   uint64_t f_reserved = 0;
   uint8_t f_micro_version = 0;
   uint8_t f_minor_version = 0;
   uint16_t f_major_version = 0;
   uint32_t f_padding = 0;
-  [[maybe_unused]] uint64_t f_string_pool = 0;
+  uint64_t f_string_pool = 0;
   uint64_t f_events = 0;
   uint32_t f_event_count = 0;
   uint32_t f_event_size = 0;
@@ -492,6 +503,7 @@ void read_Default(const R& r, uint64_t s, Default& x) {
   if (f_padding != 0) fail(s + 0xc, "padding", "expected 0, found " + std::to_string(f_padding));
   f_string_pool = r.get<uint64_t>(s + 0x10);
 
+  if (r.lay) [[unlikely]] r.lay->note_pool_start(0, uint64_t(f_string_pool));
   f_events = r.get<uint64_t>(s + 0x18);
 
   f_event_count = r.get<uint32_t>(s + 0x20);
@@ -561,7 +573,8 @@ void read_Default(const R& r, uint64_t s, Default& x) {
 }
 
 void read_File(const R& r, uint64_t s, File& x) {
-  r.need(s, 0xa8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "unknown"}, {0x8, 0x4, "file_size"}, {0xc, 0x4, "alignment"}, {0x10, 0x8, "sections"}, {0x18, 0x4, "section_count"}, {0x1c, 0x4, "section_header_size"}, {0x20, 0x8, "data"}, {0x28, 0x80, "class_name"}};
+  r.need(s, 0xa8, fields_here);
   if (r.tr) [[unlikely]] tr_File(r, s);
   uint32_t f_unknown = 0;
   uint32_t f_file_size = 0;
@@ -878,10 +891,15 @@ void place_File(WCtx& c, const File& x, uint64_t s) {
 File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   File x;
   read_File(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   if (lay) {
-    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), UINT64_MAX, 1, false);
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), lay->pool_start(0, 0), 1, false, r.big_endian());
     lay->seen.clear();
   }
   return x;
@@ -940,7 +958,8 @@ File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<File>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const File& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -980,6 +999,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -987,7 +1011,7 @@ const binschema::Format& format() {
       "baev", "BAEV: Binary Animation Event (CAS)", "1.0.0 (Tears of the Kingdom), 2.1.0 (Tomodachi Life)",
       {".baev"},
       std::string_view("BFFH", 4), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

@@ -114,7 +114,8 @@ void place_File(WCtx& c, const File& x, uint64_t s);
 }
 
 void read_ActorIdentifier(const R& r, uint64_t s, ActorIdentifier& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "name"}, {0x8, 0x8, "sub_name"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_ActorIdentifier(r, s);
   uint64_t f_name = 0;
   uint64_t f_sub_name = 0;
@@ -147,7 +148,8 @@ void read_ActorIdentifier(const R& r, uint64_t s, ActorIdentifier& x) {
 }
 
 uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "type"}, {0x1, 0x1, "padding"}, {0x2, 0x2, "count"}, {0x4, 0x4, "padding4"}, {0x8, 0x8, "dic"}};
+  r.need(s, 0x10, fields_here);
   uint64_t o = s + 0x10;
   if (r.tr) [[unlikely]] tr_ContainerItem(r, s);
   uint8_t f_type = 0;
@@ -293,7 +295,8 @@ uint64_t read_ContainerItem(const R& r, uint64_t s, ContainerItem& x) {
 }
 
 uint64_t read_Container(const R& r, uint64_t s, Container& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "kind"}, {0x1, 0x1, "padding"}, {0x2, 0x2, "item_count"}, {0x4, 0x4, "padding4"}, {0x8, 0x8, "dic"}};
+  r.need(s, 0x10, fields_here);
   uint64_t o = s + 0x10;
   if (r.tr) [[unlikely]] tr_Container(r, s);
   uint8_t f_kind = 0;
@@ -369,7 +372,8 @@ uint64_t read_Container(const R& r, uint64_t s, Container& x) {
 }
 
 void read_Actor(const R& r, uint64_t s, Actor& x) {
-  r.need(s, 0x38);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "name"}, {0x8, 0x8, "sub_name"}, {0x10, 0x8, "argument_name"}, {0x18, 0x8, "actions"}, {0x20, 0x8, "queries"}, {0x28, 0x8, "params"}, {0x30, 0x2, "action_count"}, {0x32, 0x2, "query_count"}, {0x34, 0x2, "entry_point_index"}, {0x36, 0x2, "concurrent_clips"}};
+  r.need(s, 0x38, fields_here);
   if (r.tr) [[unlikely]] tr_Actor(r, s);
   uint64_t f_name = 0;
   uint64_t f_sub_name = 0;
@@ -476,7 +480,8 @@ void read_Actor(const R& r, uint64_t s, Actor& x) {
 }
 
 void read_ActionEvent(const R& r, uint64_t s, ActionEvent& x) {
-  r.need(s, 0x1e);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "next"}, {0x2, 0x2, "actor"}, {0x4, 0x2, "action"}, {0x6, 0x8, "params"}, {0xe, 0x8, "unused18"}, {0x16, 0x8, "unused20"}};
+  r.need(s, 0x1e, fields_here);
   if (r.tr) [[unlikely]] tr_ActionEvent(r, s);
   uint16_t f_next = 0;
   uint16_t f_actor = 0;
@@ -518,7 +523,8 @@ void read_ActionEvent(const R& r, uint64_t s, ActionEvent& x) {
 }
 
 void read_SwitchCase(const R& r, uint64_t s, SwitchCase& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x2, "event"}, {0x6, 0x2, "padding"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_SwitchCase(r, s);
   uint32_t f_value = 0;
   uint16_t f_event = 0;
@@ -542,7 +548,8 @@ void read_SwitchCase(const R& r, uint64_t s, SwitchCase& x) {
 }
 
 void read_SwitchEvent(const R& r, uint64_t s, SwitchEvent& x) {
-  r.need(s, 0x1e);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "case_count"}, {0x2, 0x2, "actor"}, {0x4, 0x2, "query"}, {0x6, 0x8, "params"}, {0xe, 0x8, "cases"}, {0x16, 0x8, "unused20"}};
+  r.need(s, 0x1e, fields_here);
   if (r.tr) [[unlikely]] tr_SwitchEvent(r, s);
   uint16_t f_case_count = 0;
   uint16_t f_actor = 0;
@@ -603,7 +610,8 @@ void read_SwitchEvent(const R& r, uint64_t s, SwitchEvent& x) {
 }
 
 void read_ForkEvent(const R& r, uint64_t s, ForkEvent& x) {
-  r.need(s, 0x1e);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "fork_count"}, {0x2, 0x2, "join"}, {0x4, 0x2, "unused0e"}, {0x6, 0x8, "forks"}, {0xe, 0x8, "unused18"}, {0x16, 0x8, "unused20"}};
+  r.need(s, 0x1e, fields_here);
   if (r.tr) [[unlikely]] tr_ForkEvent(r, s);
   uint16_t f_fork_count = 0;
   uint16_t f_join = 0;
@@ -652,7 +660,8 @@ void read_ForkEvent(const R& r, uint64_t s, ForkEvent& x) {
 }
 
 void read_JoinEvent(const R& r, uint64_t s, JoinEvent& x) {
-  r.need(s, 0x1e);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "next"}, {0x2, 0x2, "unused0c"}, {0x4, 0x2, "unused0e"}, {0x6, 0x8, "unused10"}, {0xe, 0x8, "unused18"}, {0x16, 0x8, "unused20"}};
+  r.need(s, 0x1e, fields_here);
   if (r.tr) [[unlikely]] tr_JoinEvent(r, s);
   uint16_t f_next = 0;
   uint16_t f_unused0c = 0;
@@ -685,7 +694,8 @@ void read_JoinEvent(const R& r, uint64_t s, JoinEvent& x) {
 }
 
 void read_SubFlowEvent(const R& r, uint64_t s, SubFlowEvent& x) {
-  r.need(s, 0x1e);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "next"}, {0x2, 0x2, "unused0c"}, {0x4, 0x2, "unused0e"}, {0x6, 0x8, "params"}, {0xe, 0x8, "flowchart"}, {0x16, 0x8, "entry_point"}};
+  r.need(s, 0x1e, fields_here);
   if (r.tr) [[unlikely]] tr_SubFlowEvent(r, s);
   uint16_t f_next = 0;
   uint16_t f_unused0c = 0;
@@ -736,7 +746,8 @@ void read_SubFlowEvent(const R& r, uint64_t s, SubFlowEvent& x) {
 }
 
 void read_Event(const R& r, uint64_t s, Event& x) {
-  r.need(s, 0x28);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "name"}, {0x8, 0x1, "type"}, {0x9, 0x1, "padding"}, {0xa, 0x1e, "data"}};
+  r.need(s, 0x28, fields_here);
   if (r.tr) [[unlikely]] tr_Event(r, s);
   uint64_t f_name = 0;
   uint8_t f_type = 0;
@@ -807,7 +818,8 @@ void read_Event(const R& r, uint64_t s, Event& x) {
 }
 
 void read_EntryPoint(const R& r, uint64_t s, EntryPoint& x) {
-  r.need(s, 0x20);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "sub_flow_events"}, {0x8, 0x8, "variable_dic"}, {0x10, 0x8, "variable_defs"}, {0x18, 0x2, "sub_flow_count"}, {0x1a, 0x2, "variable_def_count"}, {0x1c, 0x2, "main_event"}, {0x1e, 0x2, "padding"}};
+  r.need(s, 0x20, fields_here);
   if (r.tr) [[unlikely]] tr_EntryPoint(r, s);
   uint64_t f_sub_flow_events = 0;
   uint64_t f_variable_dic = 0;
@@ -869,9 +881,10 @@ void read_EntryPoint(const R& r, uint64_t s, EntryPoint& x) {
 }
 
 void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
-  r.need(s, 0x48);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "string_pool_offset"}, {0x8, 0x4, "unknown8"}, {0xc, 0x4, "unknownc"}, {0x10, 0x2, "actor_count"}, {0x12, 0x2, "action_count"}, {0x14, 0x2, "query_count"}, {0x16, 0x2, "event_count"}, {0x18, 0x2, "entry_point_count"}, {0x1a, 0x2, "unknown1a"}, {0x1c, 0x2, "unknown1c"}, {0x1e, 0x2, "unknown1e"}, {0x20, 0x8, "name"}, {0x28, 0x8, "actors"}, {0x30, 0x8, "events"}, {0x38, 0x8, "entry_point_dic"}, {0x40, 0x8, "entry_points"}};
+  r.need(s, 0x48, fields_here);
   if (r.tr) [[unlikely]] tr_Flowchart(r, s);
-  [[maybe_unused]] uint32_t f_string_pool_offset = 0;
+  uint32_t f_string_pool_offset = 0;
   uint32_t f_unknown8 = 0;
   uint32_t f_unknownc = 0;
   uint16_t f_actor_count = 0;
@@ -891,6 +904,7 @@ void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
   if (r.chars(s, 4) != "EVFL")
     fail(s, "magic", "expected \"" + std::string("EVFL") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
   f_string_pool_offset = r.get<uint32_t>(s + 0x4);
+  if (r.lay) [[unlikely]] r.lay->note_pool_start(0, uint64_t(f_string_pool_offset) + s);
   f_unknown8 = r.get<uint32_t>(s + 0x8);
   if (f_unknown8 != 0) fail(s + 0x8, "unknown8", "expected 0, found " + std::to_string(f_unknown8));
   f_unknownc = r.get<uint32_t>(s + 0xc);
@@ -1014,7 +1028,8 @@ void read_Flowchart(const R& r, uint64_t s, Flowchart& x) {
 }
 
 void read_Clip(const R& r, uint64_t s, Clip& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "start"}, {0x4, 0x4, "duration"}, {0x8, 0x2, "actor"}, {0xa, 0x2, "action"}, {0xc, 0x1, "slot"}, {0xd, 0x1, "padding"}, {0xe, 0x2, "padding2"}, {0x10, 0x8, "params"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_Clip(r, s);
   float f_start = 0;
   float f_duration = 0;
@@ -1063,7 +1078,8 @@ void read_Clip(const R& r, uint64_t s, Clip& x) {
 }
 
 void read_Oneshot(const R& r, uint64_t s, Oneshot& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "time"}, {0x4, 0x2, "actor"}, {0x6, 0x2, "action"}, {0x8, 0x8, "unused08"}, {0x10, 0x8, "params"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_Oneshot(r, s);
   float f_time = 0;
   uint16_t f_actor = 0;
@@ -1102,7 +1118,8 @@ void read_Oneshot(const R& r, uint64_t s, Oneshot& x) {
 }
 
 void read_Trigger(const R& r, uint64_t s, Trigger& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "clip"}, {0x2, 0x1, "kind"}, {0x3, 0x1, "padding"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Trigger(r, s);
   uint16_t f_clip = 0;
   uint8_t f_kind = 0;
@@ -1121,7 +1138,8 @@ void read_Trigger(const R& r, uint64_t s, Trigger& x) {
 }
 
 void read_Subtimeline(const R& r, uint64_t s, Subtimeline& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "name"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_Subtimeline(r, s);
   uint64_t f_name = 0;
   f_name = r.get<uint64_t>(s);
@@ -1143,7 +1161,8 @@ void read_Subtimeline(const R& r, uint64_t s, Subtimeline& x) {
 }
 
 void read_Cut(const R& r, uint64_t s, Cut& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "start"}, {0x4, 0x4, "unknown"}, {0x8, 0x8, "name"}, {0x10, 0x8, "params"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_Cut(r, s);
   float f_start = 0;
   uint32_t f_unknown = 0;
@@ -1199,9 +1218,10 @@ void read_Cut(const R& r, uint64_t s, Cut& x) {
 }
 
 void read_Timeline(const R& r, uint64_t s, Timeline& x) {
-  r.need(s, 0x60);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "string_pool_offset"}, {0x8, 0x4, "unknown8"}, {0xc, 0x4, "unknownc"}, {0x10, 0x4, "duration"}, {0x14, 0x2, "actor_count"}, {0x16, 0x2, "action_count"}, {0x18, 0x2, "clip_count"}, {0x1a, 0x2, "oneshot_count"}, {0x1c, 0x2, "subtimeline_count"}, {0x1e, 0x2, "cut_count"}, {0x20, 0x8, "name"}, {0x28, 0x8, "actors"}, {0x30, 0x8, "clips"}, {0x38, 0x8, "oneshots"}, {0x40, 0x8, "triggers"}, {0x48, 0x8, "subtimelines"}, {0x50, 0x8, "cuts"}, {0x58, 0x8, "params"}};
+  r.need(s, 0x60, fields_here);
   if (r.tr) [[unlikely]] tr_Timeline(r, s);
-  [[maybe_unused]] uint32_t f_string_pool_offset = 0;
+  uint32_t f_string_pool_offset = 0;
   uint32_t f_unknown8 = 0;
   uint32_t f_unknownc = 0;
   float f_duration = 0;
@@ -1222,6 +1242,7 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
   if (r.chars(s, 4) != "TLIN")
     fail(s, "magic", "expected \"" + std::string("TLIN") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
   f_string_pool_offset = r.get<uint32_t>(s + 0x4);
+  if (r.lay) [[unlikely]] r.lay->note_pool_start(0, uint64_t(f_string_pool_offset) + s);
   f_unknown8 = r.get<uint32_t>(s + 0x8);
   if (f_unknown8 != 0) fail(s + 0x8, "unknown8", "expected 0, found " + std::to_string(f_unknown8));
   f_unknownc = r.get<uint32_t>(s + 0xc);
@@ -1400,7 +1421,8 @@ void read_Timeline(const R& r, uint64_t s, Timeline& x) {
 }
 
 void read_File(const R& r, uint64_t s, File& x) {
-  r.need(s, 0x48);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "magic"}, {0x8, 0x2, "version"}, {0xa, 0x1, "unknown_a"}, {0xb, 0x1, "unknown_b"}, {0xc, 0x2, "byte_order_mark"}, {0xe, 0x1, "alignment"}, {0xf, 0x1, "unknown_f"}, {0x10, 0x4, "name"}, {0x14, 0x2, "is_relocated"}, {0x16, 0x2, "first_block_offset"}, {0x18, 0x4, "relocation_table_offset"}, {0x1c, 0x4, "file_size"}, {0x20, 0x2, "flowchart_count"}, {0x22, 0x2, "timeline_count"}, {0x24, 0x4, "padding"}, {0x28, 0x8, "flowcharts"}, {0x30, 0x8, "flowchart_dic"}, {0x38, 0x8, "timelines"}, {0x40, 0x8, "timeline_dic"}};
+  r.need(s, 0x48, fields_here);
   if (r.tr) [[unlikely]] tr_File(r, s);
   uint16_t f_version = 0;
   uint8_t f_unknown_a = 0;
@@ -2366,10 +2388,15 @@ void pre_place_Timeline(WCtx& c, const Timeline& x) {
 File decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   File x;
   read_File(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   if (lay) {
-    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), UINT64_MAX, 2, true);
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), lay->pool_start(0, 0x14), 2, true, r.big_endian());
     lay->seen.clear();
   }
   return x;
@@ -2416,6 +2443,7 @@ std::vector<uint8_t> encode_root(const File& x, const binschema::Layout* lay, bi
     const uint64_t at = binschema::write_relocation_table(c.w, data_end);
     c.w.mark_start_at(1, at);
     c.w.mark_end(1);
+    if (trace) trace->regions.emplace_back(at, c.w.pos(), "relocation_table");
   }
   return c.w.finish();
 }
@@ -2447,7 +2475,8 @@ File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<File>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const File& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -2501,6 +2530,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const File x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const File x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -2508,7 +2542,7 @@ const binschema::Format& format() {
       "bfevfl", "BFEVFL / BFEVTM: Nintendo EventFlow (version 0x0300)", "0x0300",
       {".bfevfl", ".bfevtm"},
       std::string_view("BFEVFL\x00""\x00""", 8), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

@@ -46,7 +46,8 @@ void place_Head(WCtx& c, const Head& x, uint64_t s);
 }
 
 uint64_t read_Head(const R& r, uint64_t s, Head& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x2, "flag_count"}, {0x6, 0x1, "kind"}, {0x7, 0x1, "word"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_Head(r, s);
   uint16_t f_flag_count = 0;
@@ -272,8 +273,13 @@ void place_Head(WCtx& c, const Head& x, [[maybe_unused]] uint64_t s) {
 Head decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Head x;
   read_Head(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -326,7 +332,8 @@ Head decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Head decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Head>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Head& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Head& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -366,6 +373,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Head x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Head x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -373,7 +385,7 @@ const binschema::Format& format() {
       "bools_sizes", "Bools and sizes: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

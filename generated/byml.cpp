@@ -63,7 +63,8 @@ struct Codec {
   }
 
   static uint64_t read_StringTable(const R& r, uint64_t s, StringTable& x) {
-    r.need(s, 0x4);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "type"}, {0x1, 0x3, "count"}};
+    r.need(s, 0x4, fields_here);
     uint64_t o = s + 0x4;
     if (r.tr) [[unlikely]] tr_StringTable(r, s);
     uint8_t f_type = 0;
@@ -104,7 +105,8 @@ struct Codec {
   }
 
   static uint64_t read_Binary(const R& r, uint64_t s, Binary& x) {
-    r.need(s, 0x4);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "size"}};
+    r.need(s, 0x4, fields_here);
     uint64_t o = s + 0x4;
     if (r.tr) [[unlikely]] tr_Binary(r, s);
     uint32_t f_size = 0;
@@ -129,7 +131,8 @@ struct Codec {
   }
 
   static uint64_t read_AlignedBinary(const R& r, uint64_t s, AlignedBinary& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "size"}, {0x4, 0x4, "alignment"}};
+    r.need(s, 0x8, fields_here);
     uint64_t o = s + 0x8;
     if (r.tr) [[unlikely]] tr_AlignedBinary(r, s);
     uint32_t f_size = 0;
@@ -158,7 +161,8 @@ struct Codec {
   }
 
   static void read_HashEntryString(const R& r, uint64_t s, HashEntryString& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryString(r, s);
     uint32_t f_hash = 0;
     uint32_t f_value = 0;
@@ -175,7 +179,8 @@ struct Codec {
   }
 
   static void read_HashEntryBinary(const R& r, uint64_t s, HashEntryBinary& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryBinary(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -200,7 +205,8 @@ struct Codec {
   }
 
   static void read_HashEntryAlignedBinary(const R& r, uint64_t s, HashEntryAlignedBinary& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryAlignedBinary(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -225,7 +231,9 @@ struct Codec {
   }
 
   static void read_HashEntryArray(const R& r, uint64_t s, HashEntryArray& x) {
-    r.need(s, 0x8);
+    const binschema::Nested nested(r.nest, s, "HashEntryArray");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryArray(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -250,7 +258,9 @@ struct Codec {
   }
 
   static void read_HashEntryHashMap(const R& r, uint64_t s, HashEntryHashMap& x) {
-    r.need(s, 0x8);
+    const binschema::Nested nested(r.nest, s, "HashEntryHashMap");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryHashMap(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -277,7 +287,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryString(const R& r, uint64_t s, ValueHashEntryString& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryString(r, s);
     uint32_t f_value = 0;
     uint32_t f_hash = 0;
@@ -298,7 +309,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryBinary(const R& r, uint64_t s, ValueHashEntryBinary& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryBinary(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -327,7 +339,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryAlignedBinary(const R& r, uint64_t s, ValueHashEntryAlignedBinary& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryAlignedBinary(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -356,7 +369,9 @@ struct Codec {
   }
 
   static void read_ValueHashEntryArray(const R& r, uint64_t s, ValueHashEntryArray& x) {
-    r.need(s, 0xc);
+    const binschema::Nested nested(r.nest, s, "ValueHashEntryArray");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryArray(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -385,7 +400,9 @@ struct Codec {
   }
 
   static void read_ValueHashEntryHashMap(const R& r, uint64_t s, ValueHashEntryHashMap& x) {
-    r.need(s, 0xc);
+    const binschema::Nested nested(r.nest, s, "ValueHashEntryHashMap");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryHashMap(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -414,7 +431,9 @@ struct Codec {
   }
 
   static void read_ValueHashEntryValueHashMap(const R& r, uint64_t s, ValueHashEntryValueHashMap& x) {
-    r.need(s, 0xc);
+    const binschema::Nested nested(r.nest, s, "ValueHashEntryValueHashMap");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryValueHashMap(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -444,7 +463,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryBool(const R& r, uint64_t s, ValueHashEntryBool& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryBool(r, s);
     uint32_t f_value = 0;
     uint32_t f_hash = 0;
@@ -467,7 +487,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryInt(const R& r, uint64_t s, ValueHashEntryInt& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryInt(r, s);
     int32_t f_value = 0;
     uint32_t f_hash = 0;
@@ -489,7 +510,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryFloat(const R& r, uint64_t s, ValueHashEntryFloat& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryFloat(r, s);
     float f_value = 0;
     uint32_t f_hash = 0;
@@ -511,7 +533,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryUint(const R& r, uint64_t s, ValueHashEntryUint& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryUint(r, s);
     uint32_t f_value = 0;
     uint32_t f_hash = 0;
@@ -531,7 +554,8 @@ struct Codec {
   }
 
   static void read_Int64(const R& r, uint64_t s, Int64& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_Int64(r, s);
     int64_t f_value = 0;
     f_value = r.template get<int64_t>(s);
@@ -546,7 +570,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryInt64(const R& r, uint64_t s, ValueHashEntryInt64& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryInt64(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -574,7 +599,8 @@ struct Codec {
   }
 
   static void read_UInt64(const R& r, uint64_t s, UInt64& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_UInt64(r, s);
     uint64_t f_value = 0;
     f_value = r.template get<uint64_t>(s);
@@ -589,7 +615,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryUint64(const R& r, uint64_t s, ValueHashEntryUint64& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryUint64(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -617,7 +644,8 @@ struct Codec {
   }
 
   static void read_Double(const R& r, uint64_t s, Double& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_Double(r, s);
     double f_value = 0;
     f_value = r.template get<double>(s);
@@ -632,7 +660,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryDouble(const R& r, uint64_t s, ValueHashEntryDouble& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryDouble(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -662,7 +691,8 @@ struct Codec {
   }
 
   static void read_ValueHashEntryNone(const R& r, uint64_t s, ValueHashEntryNone& x) {
-    r.need(s, 0xc);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryNone(r, s);
     uint32_t f_value = 0;
     uint32_t f_hash = 0;
@@ -683,7 +713,8 @@ struct Codec {
   }
 
   static void read_HashEntryBool(const R& r, uint64_t s, HashEntryBool& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryBool(r, s);
     uint32_t f_hash = 0;
     uint32_t f_value = 0;
@@ -702,7 +733,8 @@ struct Codec {
   }
 
   static void read_HashEntryInt(const R& r, uint64_t s, HashEntryInt& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryInt(r, s);
     uint32_t f_hash = 0;
     int32_t f_value = 0;
@@ -720,7 +752,8 @@ struct Codec {
   }
 
   static void read_HashEntryFloat(const R& r, uint64_t s, HashEntryFloat& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryFloat(r, s);
     uint32_t f_hash = 0;
     float f_value = 0;
@@ -738,7 +771,8 @@ struct Codec {
   }
 
   static void read_HashEntryUint(const R& r, uint64_t s, HashEntryUint& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryUint(r, s);
     uint32_t f_hash = 0;
     uint32_t f_value = 0;
@@ -755,7 +789,8 @@ struct Codec {
   }
 
   static void read_HashEntryInt64(const R& r, uint64_t s, HashEntryInt64& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryInt64(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -780,7 +815,8 @@ struct Codec {
   }
 
   static void read_HashEntryUint64(const R& r, uint64_t s, HashEntryUint64& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryUint64(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -805,7 +841,8 @@ struct Codec {
   }
 
   static void read_HashEntryDouble(const R& r, uint64_t s, HashEntryDouble& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryDouble(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -831,7 +868,8 @@ struct Codec {
   }
 
   static void read_HashEntryNone(const R& r, uint64_t s, HashEntryNone& x) {
-    r.need(s, 0x8);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryNone(r, s);
     uint32_t f_hash = 0;
     uint32_t f_value = 0;
@@ -848,7 +886,9 @@ struct Codec {
   }
 
   static uint64_t read_Dict(const R& r, uint64_t s, Dict& x) {
-    r.need(s, 0x4);
+    const binschema::Nested nested(r.nest, s, "Dict");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "type"}, {0x1, 0x3, "count"}};
+    r.need(s, 0x4, fields_here);
     uint64_t o = s + 0x4;
     if (r.tr) [[unlikely]] tr_Dict(r, s);
     uint8_t f_type = 0;
@@ -880,7 +920,9 @@ struct Codec {
   }
 
   static void read_HashEntryDict(const R& r, uint64_t s, HashEntryDict& x) {
-    r.need(s, 0x8);
+    const binschema::Nested nested(r.nest, s, "HashEntryDict");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryDict(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -906,7 +948,9 @@ struct Codec {
   }
 
   static void read_ValueHashEntryDict(const R& r, uint64_t s, ValueHashEntryDict& x) {
-    r.need(s, 0xc);
+    const binschema::Nested nested(r.nest, s, "ValueHashEntryDict");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "extra"}};
+    r.need(s, 0xc, fields_here);
     if (r.tr) [[unlikely]] tr_ValueHashEntryDict(r, s);
     uint64_t f_value = 0;
     uint32_t f_hash = 0;
@@ -934,7 +978,9 @@ struct Codec {
   }
 
   static uint64_t read_ValueHashMap(const R& r, uint64_t s, ValueHashMap& x) {
-    r.need(s, 0x4);
+    const binschema::Nested nested(r.nest, s, "ValueHashMap");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "type"}, {0x1, 0x3, "count"}};
+    r.need(s, 0x4, fields_here);
     uint64_t o = s + 0x4;
     if (r.tr) [[unlikely]] tr_ValueHashMap(r, s);
     uint8_t f_type = 0;
@@ -1101,7 +1147,9 @@ struct Codec {
   }
 
   static void read_HashEntryValueHashMap(const R& r, uint64_t s, HashEntryValueHashMap& x) {
-    r.need(s, 0x8);
+    const binschema::Nested nested(r.nest, s, "HashEntryValueHashMap");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "hash"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_HashEntryValueHashMap(r, s);
     uint32_t f_hash = 0;
     uint64_t f_value = 0;
@@ -1126,7 +1174,9 @@ struct Codec {
   }
 
   static uint64_t read_HashMap(const R& r, uint64_t s, HashMap& x) {
-    r.need(s, 0x4);
+    const binschema::Nested nested(r.nest, s, "HashMap");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "type"}, {0x1, 0x3, "count"}};
+    r.need(s, 0x4, fields_here);
     uint64_t o = s + 0x4;
     if (r.tr) [[unlikely]] tr_HashMap(r, s);
     uint8_t f_type = 0;
@@ -1293,7 +1343,9 @@ struct Codec {
   }
 
   static uint64_t read_Array(const R& r, uint64_t s, Array& x) {
-    r.need(s, 0x4);
+    const binschema::Nested nested(r.nest, s, "Array");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "type"}, {0x1, 0x3, "count"}};
+    r.need(s, 0x4, fields_here);
     uint64_t o = s + 0x4;
     if (r.tr) [[unlikely]] tr_Array(r, s);
     uint8_t f_type = 0;
@@ -1495,7 +1547,9 @@ struct Codec {
   }
 
   static void read_DictEntry(const R& r, uint64_t s, DictEntry& x) {
-    r.need(s, 0x8);
+    const binschema::Nested nested(r.nest, s, "DictEntry");
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x3, "key"}, {0x3, 0x1, "type"}, {0x4, 0x4, "value"}};
+    r.need(s, 0x8, fields_here);
     if (r.tr) [[unlikely]] tr_DictEntry(r, s);
     uint32_t f_key = 0;
     uint8_t f_type = 0;
@@ -1663,7 +1717,8 @@ struct Codec {
   }
 
   static uint64_t read_ArrayBody(const R& r, uint64_t s, ArrayBody& x) {
-    r.need(s, 0x3);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x3, "count"}};
+    r.need(s, 0x3, fields_here);
     uint64_t o = s + 0x3;
     if (r.tr) [[unlikely]] tr_ArrayBody(r, s);
     uint32_t f_count = 0;
@@ -1861,7 +1916,8 @@ struct Codec {
   }
 
   static uint64_t read_DictBody(const R& r, uint64_t s, DictBody& x) {
-    r.need(s, 0x3);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x3, "count"}};
+    r.need(s, 0x3, fields_here);
     uint64_t o = s + 0x3;
     if (r.tr) [[unlikely]] tr_DictBody(r, s);
     uint32_t f_count = 0;
@@ -1889,7 +1945,8 @@ struct Codec {
   }
 
   static uint64_t read_HashMapBody(const R& r, uint64_t s, HashMapBody& x) {
-    r.need(s, 0x3);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x3, "count"}};
+    r.need(s, 0x3, fields_here);
     uint64_t o = s + 0x3;
     if (r.tr) [[unlikely]] tr_HashMapBody(r, s);
     uint32_t f_count = 0;
@@ -2052,7 +2109,8 @@ struct Codec {
   }
 
   static uint64_t read_ValueHashMapBody(const R& r, uint64_t s, ValueHashMapBody& x) {
-    r.need(s, 0x3);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x3, "count"}};
+    r.need(s, 0x3, fields_here);
     uint64_t o = s + 0x3;
     if (r.tr) [[unlikely]] tr_ValueHashMapBody(r, s);
     uint32_t f_count = 0;
@@ -2215,7 +2273,8 @@ struct Codec {
   }
 
   static uint64_t read_Node(const R& r, uint64_t s, Node& x) {
-    r.need(s, 0x1);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "type"}};
+    r.need(s, 0x1, fields_here);
     uint64_t o = s + 0x1;
     if (r.tr) [[unlikely]] tr_Node(r, s);
     uint8_t f_type = 0;
@@ -2268,7 +2327,8 @@ struct Codec {
   }
 
   static void read_Byml(const R& r, uint64_t s, Byml& x) {
-    r.need(s, 0x10);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "magic"}, {0x2, 0x2, "version"}, {0x4, 0x4, "keys"}, {0x8, 0x4, "strings"}, {0xc, 0x4, "root"}};
+    r.need(s, 0x10, fields_here);
     if (r.tr) [[unlikely]] tr_Byml(r, s);
     uint16_t f_version = 0;
     uint64_t f_keys = 0;
@@ -3742,8 +3802,13 @@ struct Codec {
   static Byml decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
     R r(bytes);
     r.lay = lay;
+    if (lay) {
+      r.probe_at = lay->probe_at;
+      r.probe_stop = lay->probe_stop;
+    }
     Byml x;
     read_Byml(r, 0, x);
+    if (lay) lay->probe_hits = r.probe_hits;
     return x;
   }
 
@@ -3802,7 +3867,8 @@ Byml decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Byml decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Byml>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Byml& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Byml& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -3842,6 +3908,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Byml x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Byml x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -3849,7 +3920,7 @@ const binschema::Format& format() {
       "byml", "BYML: binary YAML (Nintendo)", "2 to 7",
       {".byml", ".bgyml", ".bcett.byml"},
       std::string_view("YB", 2), 0,
-      decode_text, encode_text, info, trace_any, {std::string_view("BY", 2)}};
+      decode_text, encode_text, info, trace_any, roundtrip, {std::string_view("BY", 2)}};
   return f;
 }
 

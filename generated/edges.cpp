@@ -67,7 +67,8 @@ void place_Root(WCtx& c, const Root& x, uint64_t s);
 }
 
 void read_Small(const R& r, uint64_t s, Small& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "v"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Small(r, s);
   uint32_t f_v = 0;
   f_v = r.get<uint32_t>(s);
@@ -80,7 +81,8 @@ void read_Small(const R& r, uint64_t s, Small& x) {
 }
 
 uint64_t read_Big(const R& r, uint64_t s, Big& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "n"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_Big(r, s);
   uint32_t f_n = 0;
@@ -107,7 +109,8 @@ uint64_t read_Big(const R& r, uint64_t s, Big& x) {
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "id"}, {0x4, 0x4, "value"}, {0x8, 0x4, "k"}, {0xc, 0x4, "alt"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Node(r, s);
   uint32_t f_id = 0;
   uint32_t f_k = 0;
@@ -185,7 +188,8 @@ void read_Node(const R& r, uint64_t s, Node& x) {
 uint64_t read_Table(const R& r, uint64_t s, Table& x) {
   r.scope_Table = s;
   r.refs_keys.clear();
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "n"}, {0x4, 0x4, "keys_size"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_Table(r, s);
   uint32_t f_n = 0;
@@ -244,7 +248,8 @@ uint64_t read_Table(const R& r, uint64_t s, Table& x) {
 }
 
 uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "n"}, {0x4, 0x4, "k"}, {0x8, 0x4, "m"}, {0xc, 0x4, "flag"}, {0x10, 0x4, "ukind"}, {0x14, 0x4, "case_count"}};
+  r.need(s, 0x18, fields_here);
   uint64_t o = s + 0x18;
   if (r.tr) [[unlikely]] tr_Counts(r, s);
   uint32_t f_n = 0;
@@ -389,7 +394,8 @@ uint64_t read_Counts(const R& r, uint64_t s, Counts& x) {
 }
 
 void read_Wide(const R& r, uint64_t s, Wide& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x8, "v"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_Wide(r, s);
   uint64_t f_v = 0;
   f_v = r.get<uint64_t>(s);
@@ -407,7 +413,8 @@ void read_Wide(const R& r, uint64_t s, Wide& x) {
 }
 
 uint64_t read_Root(const R& r, uint64_t s, Root& x) {
-  r.need(s, 0x1c);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "other"}, {0x4, 0x4, "kind"}, {0x8, 0x4, "body"}, {0xc, 0x4, "node"}, {0x10, 0x4, "table"}, {0x14, 0x4, "counts"}, {0x18, 0x4, "wide_count"}};
+  r.need(s, 0x1c, fields_here);
   uint64_t o = s + 0x1c;
   if (r.tr) [[unlikely]] tr_Root(r, s);
   uint64_t f_other = 0;
@@ -800,8 +807,13 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
 Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Root x;
   read_Root(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -854,7 +866,8 @@ Root decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Root>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Root& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Root& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -894,6 +907,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -901,7 +919,7 @@ const binschema::Format& format() {
       "edges", "Edges: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

@@ -54,7 +54,8 @@ uint64_t put_Evnt(WCtx& c, const Evnt& x);
 }
 
 void read_CharAnimTime(const R& r, uint64_t s, CharAnimTime& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "time"}, {0x4, 0x4, "state"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_CharAnimTime(r, s);
   float f_time = 0;
   uint32_t f_state = 0;
@@ -70,7 +71,8 @@ void read_CharAnimTime(const R& r, uint64_t s, CharAnimTime& x) {
 }
 
 uint64_t read_EventBase(const R& r, uint64_t s, EventBase& x) {
-  r.need(s, 0x2);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "unknown0"}};
+  r.need(s, 0x2, fields_here);
   uint64_t o = s + 0x2;
   if (r.tr) [[unlikely]] tr_EventBase(r, s);
   uint16_t f_unknown0 = 0;
@@ -294,7 +296,8 @@ uint64_t read_SoundEvent(const R& r, uint64_t s, SoundEvent& x) {
 }
 
 uint64_t read_Evnt(const R& r, uint64_t s, Evnt& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "version"}, {0x4, 0x4, "loop_count"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_Evnt(r, s);
   uint32_t f_version = 0;
@@ -500,8 +503,13 @@ uint64_t put_Evnt(WCtx& c, const Evnt& x) {
 Evnt decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Evnt x;
   read_Evnt(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -554,7 +562,8 @@ Evnt decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Evnt decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Evnt>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Evnt& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Evnt& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -594,6 +603,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Evnt x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Evnt x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -601,7 +615,7 @@ const binschema::Format& format() {
       "evnt", "EVNT: Metroid Prime animation events", "1 (no sound events), 2",
       {".evnt"},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

@@ -98,7 +98,8 @@ void intern_PS(WCtx& c, const PS& x);
 }
 
 void read_Tail(const R& r, uint64_t s, Tail& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "v"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Tail(r, s);
   uint32_t f_v = 0;
   f_v = r.get<uint32_t>(s);
@@ -133,7 +134,8 @@ uint64_t read_Blob(const R& r, uint64_t s, Blob& x) {
 }
 
 void read_PI(const R& r, uint64_t s, PI& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_PI(r, s);
   uint32_t f_flags = 0;
   int32_t f_value = 0;
@@ -150,7 +152,8 @@ void read_PI(const R& r, uint64_t s, PI& x) {
 }
 
 void read_PS(const R& r, uint64_t s, PS& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "flags"}, {0x4, 0x4, "value"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_PS(r, s);
   uint32_t f_flags = 0;
   uint64_t f_value = 0;
@@ -170,7 +173,8 @@ void read_PS(const R& r, uint64_t s, PS& x) {
 }
 
 void read_PRef(const R& r, uint64_t s, PRef& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_PRef(r, s);
   if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s, nullptr);
   const uint64_t w_value = r.get<uint32_t>(s);
@@ -212,7 +216,8 @@ void read_PRef(const R& r, uint64_t s, PRef& x) {
 }
 
 void read_File(const R& r, uint64_t s, File& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "path"}, {0x4, 0x4, "stem_hash"}, {0x8, 0x4, "extension_hash"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_File(r, s);
   uint64_t f_path = 0;
   [[maybe_unused]] uint32_t f_stem_hash = 0;
@@ -235,7 +240,8 @@ void read_File(const R& r, uint64_t s, File& x) {
 }
 
 uint64_t read_Box(const R& r, uint64_t s, Box& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "count"}, {0x4, 0x4, "word"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_Box(r, s);
   uint32_t f_count = 0;
@@ -304,7 +310,8 @@ uint64_t read_Box(const R& r, uint64_t s, Box& x) {
 }
 
 void read_Ref(const R& r, uint64_t s, Ref& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "node"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Ref(r, s);
   uint32_t f_node = 0;
   f_node = r.get<uint32_t>(s);
@@ -320,7 +327,8 @@ void read_Ref(const R& r, uint64_t s, Ref& x) {
 }
 
 uint64_t read_BodyA(const R& r, uint64_t s, BodyA& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "x"}, {0x4, 0x1, "na"}, {0x5, 0x1, "nb"}, {0x6, 0x2, "pad"}};
+  r.need(s, 0x8, fields_here);
   uint64_t o = s + 0x8;
   if (r.tr) [[unlikely]] tr_BodyA(r, s);
   float f_x = 0;
@@ -416,7 +424,8 @@ void read_Empty(const R& r, uint64_t s, [[maybe_unused]] Empty& x) {
 }
 
 uint64_t read_Group(const R& r, uint64_t s, Group& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "n"}};
+  r.need(s, 0x4, fields_here);
   uint64_t o = s + 0x4;
   if (r.tr) [[unlikely]] tr_Group(r, s);
   uint32_t f_n = 0;
@@ -445,7 +454,8 @@ uint64_t read_Group(const R& r, uint64_t s, Group& x) {
 }
 
 void read_Item(const R& r, uint64_t s, Item& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "kind"}, {0x4, 0x4, "body"}, {0x8, 0x4, "tags"}, {0xc, 0x4, "tags2"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Item(r, s);
   uint32_t f_kind = 0;
   uint64_t f_tags = 0;
@@ -516,7 +526,8 @@ void read_Item(const R& r, uint64_t s, Item& x) {
 }
 
 uint64_t read_Head(const R& r, uint64_t s, Head& x) {
-  r.need(s, 0x1c);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "version"}, {0x4, 0x4, "pool_offset"}, {0x8, 0x4, "name"}, {0xc, 0x4, "tail"}, {0x10, 0x4, "blob"}, {0x14, 0x4, "extra_ref_count"}, {0x18, 0x4, "item_count"}};
+  r.need(s, 0x1c, fields_here);
   uint64_t o = s + 0x1c;
   if (r.tr) [[unlikely]] tr_Head(r, s);
   uint32_t f_version = 0;
@@ -914,10 +925,15 @@ void place_Head(WCtx& c, const Head& x, uint64_t s) {
 Head decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Head x;
   read_Head(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   if (lay) {
-    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), r.base_strings, 1, false);
+    binschema::note_pool_order(*lay, 0, "strings", bytes.data(), bytes.size(), r.base_strings, 1, false, r.big_endian());
     lay->seen.clear();
   }
   return x;
@@ -977,7 +993,8 @@ Head decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Head decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Head>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Head& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Head& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -1017,6 +1034,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Head x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Head x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -1024,7 +1046,7 @@ const binschema::Format& format() {
       "feats", "Feats: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

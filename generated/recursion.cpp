@@ -61,7 +61,8 @@ void place_Root(WCtx& c, const Root& x, uint64_t s);
 
 void read_Hash(const R& r, uint64_t s, Hash& x) {
   const binschema::Nested nested(r.nest, s, "Hash");
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "entries"}, {0x4, 0x4, "entry_count"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_Hash(r, s);
   uint64_t f_entries = 0;
   uint32_t f_entry_count = 0;
@@ -97,7 +98,8 @@ void read_Hash(const R& r, uint64_t s, Hash& x) {
 
 void read_Entry(const R& r, uint64_t s, Entry& x) {
   const binschema::Nested nested(r.nest, s, "Entry");
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "key"}, {0x4, 0x4, "kind"}, {0x8, 0x4, "value"}, {0xc, 0x4, "sub"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Entry(r, s);
   uint32_t f_key = 0;
   uint32_t f_kind = 0;
@@ -151,7 +153,8 @@ void read_Entry(const R& r, uint64_t s, Entry& x) {
 
 void read_Node(const R& r, uint64_t s, Node& x) {
   const binschema::Nested nested(r.nest, s, "Node");
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x4, "next"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_Node(r, s);
   uint32_t f_value = 0;
   uint64_t f_next = 0;
@@ -180,7 +183,8 @@ void read_Node(const R& r, uint64_t s, Node& x) {
 
 void read_B(const R& r, uint64_t s, B& x) {
   const binschema::Nested nested(r.nest, s, "B");
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "y"}, {0x2, 0x2, "pad"}, {0x4, 0x4, "a"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_B(r, s);
   uint16_t f_y = 0;
   uint16_t f_pad = 0;
@@ -211,7 +215,8 @@ void read_B(const R& r, uint64_t s, B& x) {
 
 void read_A(const R& r, uint64_t s, A& x) {
   const binschema::Nested nested(r.nest, s, "A");
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "x"}, {0x4, 0x4, "b"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_A(r, s);
   uint32_t f_x = 0;
   uint64_t f_b = 0;
@@ -240,7 +245,8 @@ void read_A(const R& r, uint64_t s, A& x) {
 
 void read_Tree(const R& r, uint64_t s, Tree& x) {
   const binschema::Nested nested(r.nest, s, "Tree");
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x1, "kind"}, {0x1, 0x1, "pad"}, {0x2, 0x2, "pad2"}, {0x4, 0x4, "node"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_Tree(r, s);
   uint8_t f_kind = 0;
   uint8_t f_pad = 0;
@@ -287,7 +293,8 @@ void read_Tree(const R& r, uint64_t s, Tree& x) {
 }
 
 void read_Root(const R& r, uint64_t s, Root& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "hash"}, {0x8, 0x4, "list"}, {0xc, 0x4, "a"}, {0x10, 0x4, "tree"}};
+  r.need(s, 0x14, fields_here);
   if (r.tr) [[unlikely]] tr_Root(r, s);
   uint64_t f_hash = 0;
   uint64_t f_list = 0;
@@ -518,8 +525,13 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
 Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Root x;
   read_Root(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -573,7 +585,8 @@ Root decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Root>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Root& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Root& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -613,6 +626,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -620,7 +638,7 @@ const binschema::Format& format() {
       "recursion", "Recursion: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

@@ -62,7 +62,8 @@ struct Codec {
   }
 
   static void read_Node(const R& r, uint64_t s, Node& x) {
-    r.need(s, 0x10);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name_hash"}, {0x4, 0x4, "attributes"}, {0x8, 0x8, "data"}};
+    r.need(s, 0x10, fields_here);
     if (r.tr) [[unlikely]] tr_Node(r, s);
     uint32_t f_name_hash = 0;
     uint32_t f_attributes = 0;
@@ -107,7 +108,8 @@ struct Codec {
 
   static uint64_t read_Sarc(const R& r, uint64_t s, Sarc& x) {
     r.slices_files.clear();
-    r.need(s, 0x20);
+    static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x2, "header_size"}, {0x6, 0x2, "bom"}, {0x8, 0x4, "file_size"}, {0xc, 0x4, "data_offset"}, {0x10, 0x2, "version"}, {0x12, 0x2, "reserved"}, {0x14, 0x4, "sfat_magic"}, {0x18, 0x2, "sfat_header_size"}, {0x1a, 0x2, "node_count"}, {0x1c, 0x4, "hash_multiplier"}};
+    r.need(s, 0x20, fields_here);
     uint64_t o = s + 0x20;
     if (r.tr) [[unlikely]] tr_Sarc(r, s);
     uint16_t f_header_size = 0;
@@ -261,10 +263,15 @@ struct Codec {
   static Sarc decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
     R r(bytes);
     r.lay = lay;
+    if (lay) {
+      r.probe_at = lay->probe_at;
+      r.probe_stop = lay->probe_stop;
+    }
     Sarc x;
     read_Sarc(r, 0, x);
+    if (lay) lay->probe_hits = r.probe_hits;
     if (lay) {
-      binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), r.base_names, 4, false);
+      binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), r.base_names, 4, false, r.big_endian());
       lay->seen.clear();
     }
     return x;
@@ -330,7 +337,8 @@ Sarc decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Sarc decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Sarc>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Sarc& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Sarc& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -370,6 +378,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Sarc x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Sarc x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -377,7 +390,7 @@ const binschema::Format& format() {
       "sarc", "SARC: Nintendo archive", "0x0100",
       {".sarc", ".pack", ".beventpack", ".bactorpack", ".blarc", ".bgenv"},
       std::string_view("SARC", 4), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

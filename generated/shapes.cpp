@@ -73,7 +73,8 @@ void intern_Named(WCtx& c, const Named& x);
 }
 
 void read_Cell(const R& r, uint64_t s, Cell& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "x"}, {0x4, 0x4, "y"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_Cell(r, s);
   int32_t f_x = 0;
   int32_t f_y = 0;
@@ -89,7 +90,8 @@ void read_Cell(const R& r, uint64_t s, Cell& x) {
 }
 
 void read_Grid(const R& r, uint64_t s, Grid& x) {
-  r.need(s, 0x14);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "id"}, {0x4, 0x10, "cells"}};
+  r.need(s, 0x14, fields_here);
   if (r.tr) [[unlikely]] tr_Grid(r, s);
   uint32_t f_id = 0;
   f_id = r.get<uint32_t>(s);
@@ -110,7 +112,8 @@ void read_Grid(const R& r, uint64_t s, Grid& x) {
 }
 
 uint64_t read_Item(const R& r, uint64_t s, Item& x) {
-  r.need(s, 0x6);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "value"}, {0x4, 0x2, "of"}};
+  r.need(s, 0x6, fields_here);
   uint64_t o = s + 0x6;
   if (r.tr) [[unlikely]] tr_Item(r, s);
   uint32_t f_value = 0;
@@ -139,7 +142,8 @@ uint64_t read_Item(const R& r, uint64_t s, Item& x) {
 }
 
 void read_Named(const R& r, uint64_t s, Named& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Named(r, s);
   uint64_t f_name = 0;
   f_name = r.get<uint32_t>(s);
@@ -160,7 +164,8 @@ void read_Named(const R& r, uint64_t s, Named& x) {
 }
 
 uint64_t read_Root(const R& r, uint64_t s, Root& x) {
-  r.need(s, 0x1c);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x2, "version"}, {0x6, 0x2, "item_count"}, {0x8, 0x14, "grid"}};
+  r.need(s, 0x1c, fields_here);
   uint64_t o = s + 0x1c;
   if (r.tr) [[unlikely]] tr_Root(r, s);
   uint16_t f_version = 0;
@@ -422,10 +427,15 @@ void place_Root(WCtx& c, const Root& x, [[maybe_unused]] uint64_t s) {
 Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Root x;
   read_Root(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   if (lay) {
-    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), UINT64_MAX, 1, false);
+    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), lay->pool_start(0, 0), 1, false, r.big_endian());
     lay->seen.clear();
   }
   return x;
@@ -488,7 +498,8 @@ Root decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Root>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Root& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Root& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -528,6 +539,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -535,7 +551,7 @@ const binschema::Format& format() {
       "shapes", "Shapes: a test format", "",
       {},
       std::string_view("SHPE", 4), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

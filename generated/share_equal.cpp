@@ -48,7 +48,8 @@ void place_Root(WCtx& c, const Root& x, uint64_t s);
 }
 
 void read_List(const R& r, uint64_t s, List& x) {
-  r.need(s, 0x8);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "values"}, {0x4, 0x4, "n"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_List(r, s);
   uint64_t f_values = 0;
   uint32_t f_n = 0;
@@ -80,7 +81,8 @@ void read_List(const R& r, uint64_t s, List& x) {
 }
 
 void read_Item(const R& r, uint64_t s, Item& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "kind"}, {0x4, 0x4, "value"}, {0x8, 0x4, "extra"}, {0xc, 0x4, "plain"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Item(r, s);
   uint32_t f_kind = 0;
   uint64_t f_extra = 0;
@@ -143,7 +145,8 @@ void read_Item(const R& r, uint64_t s, Item& x) {
 }
 
 void read_Root(const R& r, uint64_t s, Root& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "items"}, {0x8, 0x4, "item_count"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_Root(r, s);
   uint64_t f_items = 0;
   uint32_t f_item_count = 0;
@@ -273,8 +276,13 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
 Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Root x;
   read_Root(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -328,7 +336,8 @@ Root decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Root>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Root& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Root& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -368,6 +377,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -375,7 +389,7 @@ const binschema::Format& format() {
       "share_equal", "Share equal: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

@@ -54,7 +54,8 @@ void place_Root(WCtx& c, const Root& x, uint64_t s);
 }
 
 void read_Vec3(const R& r, uint64_t s, Vec3& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "x"}, {0x4, 0x4, "y"}, {0x8, 0x4, "z"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_Vec3(r, s);
   float f_x = 0;
   float f_y = 0;
@@ -74,7 +75,9 @@ void read_Vec3(const R& r, uint64_t s, Vec3& x) {
 }
 
 void read_List(const R& r, uint64_t s, List& x) {
-  r.need(s, 0x8);
+  const binschema::Nested nested(r.nest, s, "List");
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "items"}, {0x4, 0x4, "item_count"}};
+  r.need(s, 0x8, fields_here);
   if (r.tr) [[unlikely]] tr_List(r, s);
   uint64_t f_items = 0;
   uint32_t f_item_count = 0;
@@ -108,7 +111,8 @@ void read_List(const R& r, uint64_t s, List& x) {
 }
 
 void read_Word(const R& r, uint64_t s, Word& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "w"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Word(r, s);
   uint32_t f_w = 0;
   f_w = r.get<uint32_t>(s);
@@ -126,7 +130,9 @@ void read_Word(const R& r, uint64_t s, Word& x) {
 }
 
 void read_Node(const R& r, uint64_t s, Node& x) {
-  r.need(s, 0x1c);
+  const binschema::Nested nested(r.nest, s, "Node");
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "kind"}, {0x4, 0x4, "value"}, {0x8, 0x4, "left"}, {0xc, 0x4, "right"}, {0x10, 0x4, "data"}, {0x14, 0x4, "data_count"}, {0x18, 0x4, "word"}};
+  r.need(s, 0x1c, fields_here);
   if (r.tr) [[unlikely]] tr_Node(r, s);
   uint32_t f_kind = 0;
   uint64_t f_left = 0;
@@ -198,7 +204,7 @@ void read_Node(const R& r, uint64_t s, Node& x) {
   if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   try {
     const uint64_t n = f_data_count;
-    if (n == 0 && r.lay) r.lay->note(s + 0x10, f_data);
+    if (n == 0 && f_data != 0 && r.lay) r.lay->note(s + 0x10, f_data);
     if (n != 0) {
       if (f_data == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_data;
@@ -233,7 +239,8 @@ void read_Node(const R& r, uint64_t s, Node& x) {
 }
 
 void read_Root(const R& r, uint64_t s, Root& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x4, "top"}, {0x8, 0x4, "words"}, {0xc, 0x4, "word_count"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Root(r, s);
   uint64_t f_top = 0;
   uint64_t f_words = 0;
@@ -253,7 +260,7 @@ void read_Root(const R& r, uint64_t s, Root& x) {
   if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
   try {
     const uint64_t n = f_word_count;
-    if (n == 0 && r.lay) r.lay->note(s + 0x8, f_words);
+    if (n == 0 && f_words != 0 && r.lay) r.lay->note(s + 0x8, f_words);
     if (n != 0) {
       if (f_words == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
       const uint64_t t = f_words;
@@ -343,12 +350,14 @@ void place_Node(WCtx& c, const Node& x, uint64_t s) {
   }
   {  // data
     const uint64_t n = x.data.size();
-    {
+    if (n != 0) {
       if (const uint64_t t = c.w.place_leaf(s + 0x10, n * 4, 4, 4, 0, "Node.data", x.data); t != binschema::kShared) {
         const uint64_t a = c.w.reserve(n * 4);
         for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.data[i]);
         c.w.leaf_done(t);
       }
+    } else {
+      c.w.empty_target(s + 0x10, 4, "Node.data", false);
     }
   }
   {  // word
@@ -389,12 +398,14 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
   }
   {  // words
     const uint64_t n = x.words.size();
-    {
+    if (n != 0) {
       if (const uint64_t t = c.w.place_leaf(s + 0x8, n * 4, 4, 4, 0, "Root.words", x.words); t != binschema::kShared) {
         const uint64_t a = c.w.reserve(n * 4);
         for (uint64_t i = 0; i < n; ++i) c.w.put<uint32_t>(a + i * 4, x.words[i]);
         c.w.leaf_done(t);
       }
+    } else {
+      c.w.empty_target(s + 0x8, 4, "Root.words", false);
     }
   }
 }
@@ -402,8 +413,13 @@ void place_Root(WCtx& c, const Root& x, uint64_t s) {
 Root decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Root x;
   read_Root(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   return x;
 }
 
@@ -457,7 +473,8 @@ Root decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 
 Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Root>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Root& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Root& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -497,6 +514,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Root x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Root x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -504,7 +526,7 @@ const binschema::Format& format() {
       "shared", "Shared: a test format", "",
       {},
       std::string_view("", 0), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 

@@ -62,7 +62,8 @@ void place_Header(WCtx& c, const Header& x, uint64_t s);
 }
 
 void read_Pair(const R& r, uint64_t s, Pair& x) {
-  r.need(s, 0x4);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x2, "a"}, {0x2, 0x2, "b"}};
+  r.need(s, 0x4, fields_here);
   if (r.tr) [[unlikely]] tr_Pair(r, s);
   uint16_t f_a = 0;
   int16_t f_b = 0;
@@ -79,7 +80,8 @@ void read_Pair(const R& r, uint64_t s, Pair& x) {
 }
 
 void read_Point(const R& r, uint64_t s, Point& x) {
-  r.need(s, 0xc);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0xc, "xyz"}};
+  r.need(s, 0xc, fields_here);
   if (r.tr) [[unlikely]] tr_Point(r, s);
   for (size_t i = 0; i < 3; ++i) x.xyz[i] = r.get<float>(s + i * 4);
 }
@@ -96,7 +98,8 @@ void read_Point(const R& r, uint64_t s, Point& x) {
 }
 
 void read_Record(const R& r, uint64_t s, Record& x) {
-  r.need(s, 0x18);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "name"}, {0x4, 0x4, "name_hash"}, {0x8, 0x1, "kind"}, {0x9, 0x1, "enabled"}, {0xa, 0x2, "pad"}, {0xc, 0x4, "value"}, {0x10, 0x4, "points"}, {0x14, 0x4, "point_count"}};
+  r.need(s, 0x18, fields_here);
   if (r.tr) [[unlikely]] tr_Record(r, s);
   uint64_t f_name = 0;
   [[maybe_unused]] uint32_t f_name_hash = 0;
@@ -174,7 +177,8 @@ void read_Record(const R& r, uint64_t s, Record& x) {
 }
 
 void read_Extra(const R& r, uint64_t s, Extra& x) {
-  r.need(s, 0x10);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0xc, "label"}, {0xc, 0x4, "fnv"}};
+  r.need(s, 0x10, fields_here);
   if (r.tr) [[unlikely]] tr_Extra(r, s);
   [[maybe_unused]] uint32_t f_fnv = 0;
   x.label = std::string(r.chars(s, 12));
@@ -197,7 +201,8 @@ void read_Extra(const R& r, uint64_t s, Extra& x) {
 }
 
 void read_Header(const R& r, uint64_t s, Header& x) {
-  r.need(s, 0x24);
+  static constexpr binschema::FieldAt fields_here[] = {{0x0, 0x4, "magic"}, {0x4, 0x2, "version"}, {0x6, 0x2, "flags"}, {0x8, 0x4, "file_size"}, {0xc, 0x4, "records"}, {0x10, 0x2, "record_count"}, {0x12, 0x2, "tag_count"}, {0x14, 0x4, "tags"}, {0x18, 0x4, "extra"}, {0x1c, 0x4, "names_offset"}, {0x20, 0x4, "names_size"}};
+  r.need(s, 0x24, fields_here);
   if (r.tr) [[unlikely]] tr_Header(r, s);
   uint16_t f_version = 0;
   uint16_t f_flags = 0;
@@ -207,7 +212,7 @@ void read_Header(const R& r, uint64_t s, Header& x) {
   uint16_t f_tag_count = 0;
   uint64_t f_tags = 0;
   uint64_t f_extra = 0;
-  [[maybe_unused]] uint32_t f_names_offset = 0;
+  uint32_t f_names_offset = 0;
   [[maybe_unused]] uint32_t f_names_size = 0;
   if (r.chars(s, 4) != "TNY\x00""")
     fail(s, "magic", "expected \"" + std::string("TNY\x00""") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
@@ -224,6 +229,7 @@ void read_Header(const R& r, uint64_t s, Header& x) {
   f_tags = r.get<uint32_t>(s + 0x14);
   f_extra = r.get<uint32_t>(s + 0x18);
   f_names_offset = r.get<uint32_t>(s + 0x1c);
+  if (r.lay) [[unlikely]] r.lay->note_pool_start(0, uint64_t(f_names_offset));
   f_names_size = r.get<uint32_t>(s + 0x20);
   try {
     const uint64_t n = f_record_count;
@@ -383,10 +389,15 @@ void place_Header(WCtx& c, const Header& x, uint64_t s) {
 Header decode_root(std::span<const uint8_t> bytes, binschema::Layout* lay) {
   R r(bytes);
   r.lay = lay;
+  if (lay) {
+    r.probe_at = lay->probe_at;
+    r.probe_stop = lay->probe_stop;
+  }
   Header x;
   read_Header(r, 0, x);
+  if (lay) lay->probe_hits = r.probe_hits;
   if (lay) {
-    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), UINT64_MAX, 1, false);
+    binschema::note_pool_order(*lay, 0, "names", bytes.data(), bytes.size(), lay->pool_start(0, 0), 1, false, r.big_endian());
     lay->seen.clear();
   }
   return x;
@@ -444,7 +455,8 @@ Header decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr
 
 Header decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Header>(
-      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid);
+      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
+      [](const Header& m, const binschema::Layout& l) { return encode(m, l); });
 }
 
 std::vector<uint8_t> encode(const Header& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -484,6 +496,11 @@ std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind
   const Header x = decode(bytes, layout);
   return to_text(x, kind, &layout);
 }
+std::vector<uint8_t> roundtrip(std::span<const uint8_t> bytes) {
+  binschema::Layout layout;
+  const Header x = decode(bytes, layout);
+  return encode(x, layout);
+}
 }  // namespace
 
 const binschema::Format& format() {
@@ -491,7 +508,7 @@ const binschema::Format& format() {
       "tiny", "Tiny: a test format", "1",
       {".tiny"},
       std::string_view("TNY\x00""", 4), 0,
-      decode_text, encode_text, info, trace_any, {}};
+      decode_text, encode_text, info, trace_any, roundtrip, {}};
   return f;
 }
 
