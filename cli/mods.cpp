@@ -812,6 +812,14 @@ class Verifier {
       std::vector<uint8_t> back;
       try {
         back = r.kind == 0 ? f.roundtrip(plain) : through_text(f, plain, r.kind == 1 ? TextKind::Yaml : TextKind::Json);
+      } catch (const LayoutNotKept& e) {
+        // Decodes, but its layout cannot keep what differs: not given back.
+        c.result = Check::Result::NotBack;
+        c.route = r.name;
+        c.offset = e.offset();
+        c.field = e.path();
+        c.message = e.message();
+        return c;
       } catch (const DecodeError& e) {
         c.result = Check::Result::Fails;
         c.message = decode_error_line(e);
@@ -1054,7 +1062,7 @@ int cmd_verify(const std::vector<std::string>& paths, TextKind kind, unsigned jo
         case Check::Result::NotBack:
           out += one_line("DIFFERS  " + c.path + " (" + c.format + ", " + c.route + "): first difference at " +
                           hex(c.offset) + (c.field.empty() ? "" : " (" + c.field + ")") +
-                          (c.message.empty() ? "" : ", " + c.message) + "; first value changed: " + c.change) + "\n";
+                          (c.message.empty() ? "" : ", " + c.message) + (c.change.empty() ? "" : "; first value changed: " + c.change)) + "\n";
           break;
         case Check::Result::Fails:
           out += one_line("FAILS    " + c.path + (c.format.empty() ? "" : " (" + c.format + ")") + ": " + c.message) + "\n";

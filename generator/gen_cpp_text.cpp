@@ -276,20 +276,21 @@ void CppGen::root_fns() {
     for (const auto& [m, big] : bom->bom_marks) marks += std::string(marks.empty() ? "" : ", ") + "{" + cpp_string_literal(m) + ", " + (big ? "true" : "false") + "}";
     marks = "{" + marks + "}";
   }
+  // The file's byte order, for a format whose byte order mark decides it.
+  std::string is_big;
+  if (bom && !marks.empty()) is_big = "binschema::mark_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\", " + marks + ")";
+  else if (bom) is_big = "binschema::bom_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\")";
   w += "namespace {";
   w += s_.root + " decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {";
-  if (bom && !marks.empty())
-    w += "  if (binschema::mark_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\", " + marks + ")) return Codec<std::endian::big>::decode_root(bytes, lay);\n"
-         "  return Codec<std::endian::little>::decode_root(bytes, lay);";
-  else if (bom)
-    w += "  if (binschema::bom_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\")) return Codec<std::endian::big>::decode_root(bytes, lay);\n"
+  if (bom)
+    w += "  if (" + is_big + ") return Codec<std::endian::big>::decode_root(bytes, lay);\n"
          "  return Codec<std::endian::little>::decode_root(bytes, lay);";
   else
     w += "  return decode_root(bytes, lay);";
   w += "}\n";
   w += "void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {";
   if (bom)
-    w += "  if (binschema::bom_is_big(bytes, " + hexs(bom->resolved.offset) + ", \"" + bom->name + "\")) return Codec<std::endian::big>::trace_root(bytes, tr);\n"
+    w += "  if (" + is_big + ") return Codec<std::endian::big>::trace_root(bytes, tr);\n"
          "  Codec<std::endian::little>::trace_root(bytes, tr);";
   else
     w += "  trace_root(bytes, tr);";

@@ -59,6 +59,15 @@ class TextError : public std::runtime_error {
       : std::runtime_error(where + ": " + (path.empty() ? "" : path + ": ") + message) {}
 };
 
+// decode(bytes, layout) refuses a file that the model and its layout would not
+// give back byte for byte (docs/schema-language.md §11): offset() is the first
+// byte that would differ, path() its field. `binschema verify` reports such a
+// file as not given back rather than as not decoding.
+class LayoutNotKept : public DecodeError {
+ public:
+  using DecodeError::DecodeError;
+};
+
 // A model that cannot be written (for example a string longer than its fixed
 // field, or a union holding a case the format cannot store).
 class EncodeError : public std::runtime_error {

@@ -465,7 +465,7 @@ template <class Dec>
   if (before) m += ", in bytes that no field reads after it (it starts at " + hex(block) + ")";
   else if (!path.empty() && block != i) m += ", " + hex(i - block) + " bytes after its start at " + hex(block);
   m += ": the file would not come back as it is, and its layout cannot keep what differs (at " + hex(i) + ")";
-  DecodeError e(i, m);
+  LayoutNotKept e(i, m);
   if (!path.empty()) e.push_field(path.c_str());
   throw e;
 }

@@ -1,0 +1,147 @@
+// Decode and encode of real files of the tree formats (AAMP, BYML), with the
+// layout entry and without, and the peak heap of each: the numbers issue 25
+// asks for on the largest samples (docs/benchmarks.md).
+//
+//   samples_bench [--runs 5] [--min-time 0.3] aamp:FILE byml:FILE ...
+//
+// A file whose name ends in .s<ext> (ActorInfo.product.sbyml) is Yaz0 and is
+// decompressed first, untimed. The files are read from disk and never copied
+// into the repository. Each operation is run `runs` times; a run repeats it
+// until `min-time` seconds of this thread's CPU time have passed and gives the
+// time per call; the median run is printed with the spread. Peak heap: one
+// more call, untimed, with the counting allocator on (its input not counted,
+// its output counted), over the file's size.
+#include <time.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "aamp.h"
+#include "binschema/compression.h"
+#include "binschema/layout.h"
+#include "byml.h"
+#include "counting_heap.h"
+
+namespace {
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+struct Options {
+  int runs = 5;
+  double min_time = 0.3;
+};
+
+// Median and spread (max - min, in percent of the median) of `runs` runs of
+// `op`, in milliseconds per call.
+template <class Op>
+std::pair<double, double> time_op(const Options& o, Op op) {
+  std::vector<double> per_call;
+  for (int r = 0; r < o.runs; ++r) {
+    int n = 0;
+    const double t0 = cpu_seconds();
+    double t = t0;
+    do {
+      op();
+      ++n;
+      t = cpu_seconds();
+    } while (t - t0 < o.min_time);
+    per_call.push_back((t - t0) / n * 1e3);
+  }
+  std::sort(per_call.begin(), per_call.end());
+  const double med = per_call[per_call.size() / 2];
+  return {med, (per_call.back() - per_call.front()) / med * 100};
+}
+
+template <class Op>
+double peak_over(size_t size, Op op) {
+  heap::start();
+  op();
+  heap::stop();
+  return static_cast<double>(heap::peak.load()) / static_cast<double>(size);
+}
+
+template <class Decode, class DecodeLayout, class Encode, class EncodeLayout>
+void bench(const Options& o, const std::string& name, const std::vector<uint8_t>& bytes, Decode decode, DecodeLayout decode_layout,
+           Encode encode, EncodeLayout encode_layout) {
+  const std::span<const uint8_t> in(bytes);
+  binschema::Layout layout;
+  const auto model = decode_layout(in, layout);
+  if (encode_layout(model, layout) != bytes) {
+    std::fprintf(stderr, "samples_bench: %s does not come back byte for byte\n", name.c_str());
+    std::exit(1);
+  }
+  const size_t fresh = encode(model).size();
+  const double mb = static_cast<double>(bytes.size()) / 1e6;
+  auto row = [&](const char* op, std::pair<double, double> t, double peak) {
+    std::printf("| %s | %.0f | %s | %.2f | %.0f | ±%.0f %% | %.1f |\n", name.c_str(), static_cast<double>(bytes.size()), op, t.first,
+                mb / (t.first / 1e3), t.second / 2, peak);
+  };
+  row("decode", time_op(o, [&] { auto m = decode(in); }), peak_over(bytes.size(), [&] { auto m = decode(in); }));
+  row("decode with layout", time_op(o, [&] { binschema::Layout l; auto m = decode_layout(in, l); }),
+      peak_over(bytes.size(), [&] { binschema::Layout l; auto m = decode_layout(in, l); }));
+  row("encode (fresh)", time_op(o, [&] { auto b = encode(model); }), peak_over(bytes.size(), [&] { auto b = encode(model); }));
+  row("encode with layout", time_op(o, [&] { auto b = encode_layout(model, layout); }),
+      peak_over(bytes.size(), [&] { auto b = encode_layout(model, layout); }));
+  std::printf("|  | fresh file: %zu bytes |  |  |  |  |  |\n", fresh);
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    std::fprintf(stderr, "samples_bench: cannot read %s\n", path.c_str());
+    std::exit(2);
+  }
+  std::vector<uint8_t> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (binschema::detect_compression(b, path).layer == binschema::Compression::yaz0) b = binschema::yaz0::decompress(b);
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--min-time" && i + 1 < argc) o.min_time = std::atof(argv[++i]);
+    else files.push_back(a);
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "usage: samples_bench [--runs N] [--min-time S] aamp:FILE byml:FILE ...\n");
+    return 2;
+  }
+  std::printf("| file | bytes | operation | ms per call | MB/s | spread | peak heap / file |\n|---|---:|---|---:|---:|---:|---:|\n");
+  for (const std::string& f : files) {
+    const size_t colon = f.find(':');
+    const std::string kind = f.substr(0, colon), path = f.substr(colon + 1);
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    const std::vector<uint8_t> bytes = read_file(path);
+    namespace A = binschema::aamp;
+    namespace B = binschema::byml;
+    if (kind == "aamp")
+      bench(o, name, bytes, [](std::span<const uint8_t> b) { return A::decode(b); },
+            [](std::span<const uint8_t> b, binschema::Layout& l) { return A::decode(b, l); }, [](const A::File& m) { return A::encode(m); },
+            [](const A::File& m, const binschema::Layout& l) { return A::encode(m, l); });
+    else if (kind == "byml")
+      bench(o, name, bytes, [](std::span<const uint8_t> b) { return B::decode(b); },
+            [](std::span<const uint8_t> b, binschema::Layout& l) { return B::decode(b, l); },
+            [](const auto& m) { return B::encode(m); }, [](const auto& m, const binschema::Layout& l) { return B::encode(m, l); });
+    else {
+      std::fprintf(stderr, "samples_bench: '%s': say aamp:FILE or byml:FILE\n", f.c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
