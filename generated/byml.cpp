@@ -3848,7 +3848,7 @@ Byml decode_any(std::span<const uint8_t> bytes, binschema::Layout* lay) {
 }
 
 void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
-  if (binschema::bom_is_big(bytes, 0x0, "magic")) return Codec<std::endian::big>::trace_root(bytes, tr);
+  if (binschema::mark_is_big(bytes, 0x0, "magic", {{"YB", false}, {"BY", true}})) return Codec<std::endian::big>::trace_root(bytes, tr);
   Codec<std::endian::little>::trace_root(bytes, tr);
 }
 
