@@ -1,7 +1,9 @@
 #include "io.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -75,19 +77,29 @@ namespace {
 
 constexpr int kSlots = 256;  // more than the most workers a batch starts
 struct TempSlot {
-  std::atomic<int> state{0};  // 0 free, 1 taken, 2 path names a file to remove
+  // 0 free, 1 taken, 2 path names a file to remove, 3 mkstemp is creating it
+  // (path not final yet: the handler waits for 2).
+  std::atomic<int> state{0};
   char path[4096];
 };
 TempSlot g_slots[kSlots];
 std::atomic<bool> g_dying{false};
 
-// Other threads go on writing while this runs: a file one of them creates
-// after its slot was looked at is removed by that thread itself, as it sees
-// g_dying (set before the slots are looked at; see write_output_file).
+// Other threads go on writing while this runs. A thread about to create a
+// temporary file marks its slot (3) and then reads g_dying: either it sees
+// it set and creates nothing, or the handler sees the mark and waits for the
+// file's name (2) to remove it (see write_output_file).
 extern "C" void remove_temps_and_die(int sig) {
   g_dying.store(true);
-  for (TempSlot& s : g_slots)
+  for (TempSlot& s : g_slots) {
+    // A file being created now would be left behind once the process dies:
+    // wait (at most about 0.2 s) until its name is final.
+    for (int i = 0; i < 200 && s.state.load() == 3; ++i) {
+      const timespec ms{0, 1000000};
+      ::nanosleep(&ms, nullptr);
+    }
     if (s.state.load() == 2) ::unlink(s.path);
+  }
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -112,6 +124,7 @@ class SlotGuard {
   SlotGuard& operator=(const SlotGuard&) = delete;
   char* path() { return slot_->path; }
   void armed(bool on) { slot_->state.store(on ? 2 : 1); }
+  void creating() { slot_->state.store(3); }
 
  private:
   TempSlot* slot_ = nullptr;
@@ -202,10 +215,21 @@ bool write_output_file(const std::string& out, std::span<const uint8_t> data, Cl
   }
 
   std::memcpy(slot.path(), tmpl.c_str(), tmpl.size() + 1);
-  // Armed before the file exists, so that a signal at any point after
-  // mkstemp finds it; a signal handled meanwhile is seen right after.
-  slot.armed(true);
+  // Marked before the file exists, so that a signal while mkstemp runs waits
+  // for its name and one after it finds the file; one handled meanwhile is
+  // seen right after.
+  // The handler never runs on this thread while it creates the file (it
+  // would wait for this very slot): the signals wait until the name is known.
+  sigset_t block, before;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+  pthread_sigmask(SIG_BLOCK, &block, &before);
+  slot.creating();
+  if (g_dying.load())  // the handler has looked, or is looking, at the slots: create nothing
+    for (;;) ::pause();
   int fd = ::mkstemp(slot.path());
+  slot.armed(fd >= 0);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (g_dying.load()) {
     if (fd >= 0) ::unlink(slot.path());
     for (;;) ::pause();  // the handler is about to end the process
