@@ -5,6 +5,7 @@
 namespace binschema::dynamic {
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
+  check_encode_support(s);
   auto p = std::make_shared<Schema::Plan>();
   p->s = &s;
   p->root = s.find(s.root);

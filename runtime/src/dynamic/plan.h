@@ -19,3 +19,9 @@ struct Schema::Plan {
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s);
 
 }  // namespace binschema::dynamic
+
+namespace binschema::dynamic {
+// encode.cpp: refuses (gen::SchemaError at file:line:col) what the writer
+// does not do yet; make_plan calls it.
+void check_encode_support(const gen::Schema& s);
+}  // namespace binschema::dynamic
