@@ -1353,6 +1353,10 @@ std::vector<uint8_t> encode_any(const gen::Schema& s, const Value& x, const Layo
 
 }  // namespace
 
+std::vector<uint8_t> encode_laid(const Schema& s, const Value& v, const Layout* lay, LayoutTrace* trace) {
+  return encode_any(s.model(), v, lay, trace);
+}
+
 std::vector<uint8_t> Schema::encode(const Value& v) const { return encode_any(*s_, v, nullptr, nullptr); }
 
 std::vector<uint8_t> Schema::encode(const Value& v, const Layout& layout) const {
