@@ -133,7 +133,16 @@ int compare_file(const dyn::Schema& d, const Generated<Root>& g, const std::vect
   binschema::Layout dl;
   const dyn::Value v = d.from_text(text, dl);
   BOOST_TEST((d.encode(v, dl) == g.encode_laid(m, lay)), what << ": the engine's encode(value, layout)");
-  return n;
+  // The engine's own decode (binschema/dynamic.h) and encode: the file back, and the fresh file.
+  binschema::Layout l2;
+  const Outcome back = run([&] {
+    const dyn::Value v2 = d.decode(bytes, l2);
+    return d.encode(v2, l2);
+  });
+  BOOST_TEST(back.error == "", what << ": " << back.error);
+  BOOST_TEST((back.bytes == g.encode_laid(m, lay)), what << ": the engine's decode then encode with its layout");
+  same(run([&] { return g.encode(m); }), run([&] { return d.encode(d.decode(bytes)); }), what + ": the engine's decode then encode (fresh)");
+  return n + 2;
 }
 
 // Bad (and some good) texts made from a good one, line by line: a value

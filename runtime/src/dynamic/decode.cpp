@@ -736,8 +736,10 @@ class Dec {
   void read_chars(Frame& fr, const Field& f, uint64_t o) {
     const size_t n = f.type.chars;
     if (f.role.const_text) {
-      if (r_.chars(o, n) != *f.role.const_text)
-        fail_here(o, f.name, "expected \"" + *f.role.const_text + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
+      // A C string literal in the generated code: up to its first NUL ("TNY\0").
+      const std::string_view want(f.role.const_text->c_str());
+      if (r_.chars(o, n) != want)
+        fail_here(o, f.name, "expected \"" + std::string(want) + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
     } else if (Value* v = member(fr, f)) {
       *v = Value::string(std::string(r_.chars(o, n)));
     }
