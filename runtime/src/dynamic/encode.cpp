@@ -19,7 +19,9 @@
 #include <unordered_map>
 
 #include "binschema/byte_order.h"
+#include "binschema/block_pool.h"
 #include "binschema/data_pool.h"
+#include "binschema/dic.h"
 #include "plan.h"
 #include "binschema/error.h"
 #include "binschema/hash.h"
@@ -42,49 +44,18 @@ using gen::Prim;
 using gen::Struct;
 using gen::ValueType;
 
-namespace {
-
-// ---- What the writer below does not do yet: refused at load ------------------
-
-[[noreturn]] void refuse(const gen::Loc& loc, const std::string& what) {
-  throw gen::SchemaError(loc, what + ": not supported by the run-time engine's writer yet (binschema encode needs the compiled-in format)");
-}
-
-}  // namespace
 
 // Encode-side refusals (called by the loader with the validated model).
 void check_encode_support(const gen::Schema& s) {
-  for (const auto& p : s.pools) {
-    if (p.kind == Pool::Kind::Block) refuse(p.loc, "pool '" + p.name + "': a block pool");
-    if (!p.scope.empty()) refuse(p.loc, "pool '" + p.name + "': scope:");
-  }
-  if (!s.sections.empty()) refuse(s.sections.front().loc, "sections:");
-  for (const auto& st : s.structs) {
-    if (st->has_self) {
-      for (const auto& li : st->layout)
-        if (li.kind == LayoutItem::Self) refuse(li.loc, "layout item 'self' (" + st->name + ")");
-      refuse(st->loc, "layout item 'self' (" + st->name + ")");
-    }
-    for (const auto& f : st->fields) {
-      auto one = [&](const Field& g) {
-        if (g.kind == FieldKind::BlockRef) refuse(g.loc, "'" + g.name + "': a pointer into a block pool");
-        if (g.kind == FieldKind::Dic) refuse(g.loc, "'" + g.name + "': a DIC");
-        if (g.kind == FieldKind::PoolBlock) {
-          const Pool* p = s.pool(g.pool);
-          const Field* b = p && !p->base.empty() ? s.find(s.root)->field(p->base) : nullptr;
-          const bool placed = b && b->type.kind == ValueType::PoolBlock;
-          if (!placed && !(p && p->kind == Pool::Kind::Data)) refuse(g.loc, "'" + g.name + "': a pool placed by a field");
-        }
-        if (!g.section.empty()) refuse(g.loc, "'" + g.name + "': section:");
-      };
-      one(*f);
-      for (const auto& c : f->variant.cases) {
-        one(*c.field);
-        if (c.kind == CaseKind::PooledBlock) refuse(c.loc, "case '" + c.name + "': a pointer into a block pool");
-      }
-    }
-  }
+  // Every shape of the language is written; hooks (C++ beside the schema,
+  // run on the model before it is written) run only where compiled in.
+  for (const auto& h : s.hooks)
+    throw gen::SchemaError(h.loc, "hook '" + h.name + "' (on " + h.on + "): hooks run only where they are compiled in (binschema's own " + s.format +
+                                      "); the run-time engine cannot write what they compute");
 }
+
+}  // namespace binschema::dynamic
+namespace binschema::dynamic {
 
 namespace {
 
@@ -231,7 +202,12 @@ class Encoder {
     // The pools, each a region (its id is its index).
     for (size_t i = 0; i < s_.pools.size(); ++i) {
       const Pool& p = s_.pools[i];
-      if (p.kind == Pool::Kind::Data) {
+      bpool_.emplace_back();
+      if (p.kind == Pool::Kind::Block) {
+        bpool_.back() = std::make_unique<Blocks>();
+        dpool_.emplace_back();
+        spool_.emplace_back();
+      } else if (p.kind == Pool::Kind::Data) {
         dpool_.emplace_back(std::make_unique<DataPool>(p.align, static_cast<int>(i)));
         spool_.emplace_back();
       } else {
@@ -247,7 +223,7 @@ class Encoder {
     }
     w.use_layout(lay_, trace_);
     for (size_t i = 0; i < s_.pools.size(); ++i)
-      if (lay_ && spool_[i]) spool_[i]->follow(lay_->pool(s_.pools[i].name), trace_);
+      if (lay_ && spool_[i] && s_.pools[i].scope.empty()) spool_[i]->follow(lay_->pool(s_.pools[i].name), trace_);
     need_struct(root, x);
     for (const auto& g : s_.context)
       if (const Field* f = root.field(g); !f->pointer.width)
@@ -271,7 +247,7 @@ class Encoder {
       place_pool(i);
     }
     for (size_t i = 0; i < s_.pools.size(); ++i) {
-      if (!s_.pools[i].scope.empty()) continue;
+      if (!s_.pools[i].scope.empty() || bpool_[i]) continue;  // blocks are patched as they are placed
       if (spool_[i]) spool_[i]->patch(w);
       else dpool_[i]->patch(w);
     }
@@ -299,6 +275,25 @@ class Encoder {
   Writer<E> w;
   std::vector<std::unique_ptr<StringPool>> spool_;  // by pool index (null: a data pool)
   std::vector<std::unique_ptr<DataPool>> dpool_;
+  // Block pools (by pool index): the pool, and its distinct blocks by hash (shared pools).
+  struct Blocks {
+    BlockPool pool;
+    std::vector<const Value*> blocks;
+    std::unordered_multimap<size_t, uint32_t> index;
+  };
+  std::vector<std::unique_ptr<Blocks>> bpool_;
+  std::map<std::string, uint64_t> scope_;  // scope_S: where the struct of a scoped pool starts
+  // Sections: targets waiting, first in first out.
+  struct SectionItem {
+    const Struct* st;
+    const Field* f;
+    int case_index;
+    const Value* x;
+    uint64_t s;
+  };
+  std::map<std::string, std::vector<SectionItem>> sec_;
+  std::set<std::string> sec_done_;
+  std::unordered_map<const Value*, uint64_t> placed_;  // targets placed before their pointer exists (self)
   std::map<std::string, uint64_t> ctx_;  // context: values of the root
   // Where fields at variable offsets (or under if:) went: (struct value, field) -> offset.
   struct KeyHash {
@@ -598,6 +593,13 @@ class Encoder {
   uint64_t put(const Struct& st, const Value& x, std::optional<uint64_t> at) {
     need_struct(st, x);
     const uint64_t s = st.fixed_size ? *at : w.reserve(st.prefix);
+    for (size_t i = 0; i < s_.pools.size(); ++i) {
+      const Pool& p = s_.pools[i];
+      if (p.scope != st.name) continue;
+      if (p.kind != Pool::Kind::Block) scope_[st.name] = s;
+      if (spool_[i]) spool_[i]->restart();
+      else if (bpool_[i]) bpool_[i]->pool.restart();
+    }
     for (const auto& fp : st.fields) {
       const Field& f = *fp;
       const bool cursor = !f.resolved.fixed_offset || f.cond;
@@ -638,7 +640,8 @@ class Encoder {
   void string_ref(const std::string& pool, std::string_view v, uint64_t slot, int width) {
     const int i = s_.region_id(pool);
     const Pool& p = s_.pools[static_cast<size_t>(i)];
-    spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), !p.base.empty(), p.base.empty());
+    if (!p.scope.empty()) spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), false, false, 0, scope_[p.scope]);
+    else spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), !p.base.empty(), p.base.empty());
   }
   StringPool& pool_of(const std::string& name) { return *spool_[static_cast<size_t>(s_.region_id(name))]; }
 
@@ -671,7 +674,12 @@ class Encoder {
       case FieldKind::Virtual: break;
       case FieldKind::Scalar:
       case FieldKind::BitWord: put_scalar(st, f, o, x, s); break;
-      case FieldKind::BlockRef: throw EncodeError(std::string(wh) + ": block pools are not supported");
+      case FieldKind::BlockRef: {
+        const Value& v = member(st, x, f);
+        if (f.pointer.null == Field::Null::Allowed && v.is_absent()) w.put_uint(o, static_cast<unsigned>(f.pointer.width), f.pointer.null_value, wh);
+        else block_ref(f, v, o);
+        break;
+      }
       case FieldKind::PooledString: {
         const Value& v = member(st, x, f);
         if (f.pointer.points_to_chars) pool_of(f.pool).ref(v.str, o, static_cast<uint8_t>(f.pointer.width), false, false, 2);
@@ -707,7 +715,22 @@ class Encoder {
             static_cast<uint8_t>(f.pointer.width), wh);
         break;
       }
-      case FieldKind::PoolBlock: place_pool(static_cast<size_t>(s_.region_id(f.pool))); break;
+      case FieldKind::PoolBlock: {
+        const size_t i = static_cast<size_t>(s_.region_id(f.pool));
+        place_pool(i);
+        const Pool& p = s_.pools[i];
+        const Field* b = p.base.empty() ? nullptr : s_.find(s_.root)->field(p.base);
+        if (b && b->type.kind == ValueType::PoolBlock) break;  // patched with the other file-wide pools, at the end
+        if (spool_[i]) spool_[i]->patch(w);
+        else if (dpool_[i]) dpool_[i]->patch(w);
+        // Values over the pool (its size, say), now that it is placed.
+        for (const auto& g : st.fields) {
+          if (!g->role.derive || !gen::uses_scoped_pool(s_, *g->role.derive)) continue;
+          const unsigned width = g->pointer.width ? static_cast<unsigned>(g->pointer.width) : static_cast<unsigned>(gen::prim_size(g->type.prim));
+          w.put_uint(s + g->resolved.offset, width, late_value(st, *g->role.derive, x, s), what(st, *g));
+        }
+        break;
+      }
       case FieldKind::CString: {
         const std::string& v = member(st, x, f).str;
         if (v.find('\0') != std::string::npos) throw EncodeError(std::string(wh) + ": a NUL inside a NUL-terminated string");
@@ -924,7 +947,7 @@ class Encoder {
       case CaseKind::OwnString:
       case CaseKind::OwnStrings:
       case CaseKind::StructPointer: break;
-      case CaseKind::PooledBlock: throw EncodeError(std::string(wh) + ": block pools are not supported");
+      case CaseKind::PooledBlock: block_ref(p, v, oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
         if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
         else store(oo, p.type.prim, fit(v, p.type.prim, wh));
@@ -945,17 +968,103 @@ class Encoder {
 
   void place_pool(size_t i) {
     if (spool_[i]) spool_[i]->place(w);
-    else dpool_[i]->place(w);
+    else if (dpool_[i]) dpool_[i]->place(w);
+    else bpool_[i]->pool.place(w);
   }
-  bool pool_placed(size_t i) const { return spool_[i] ? spool_[i]->placed() : dpool_[i]->placed(); }
+  bool pool_placed(size_t i) const {
+    return spool_[i] ? spool_[i]->placed() : dpool_[i] ? dpool_[i]->placed() : bpool_[i]->pool.placed();
+  }
+
+  // ---- Block pools (block_fn, intern_fn) -------------------------------------------
+
+  bool file_pool(const std::string& pool) const {
+    const Pool* p = pool.empty() ? nullptr : s_.pool(pool);
+    return p && p->kind != Pool::Kind::Block && p->scope.empty() && p->shared;
+  }
+  void intern(const Struct& st, const Value& x) {
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (!f.in_model() || f.is_virtual) continue;
+      const Value* v = x.find(f.name);
+      if (!v) continue;
+      for (const auto& b : f.bits)
+        if (file_pool(b.pool))
+          if (const Value* m = v->find(b.name)) pool_of(b.pool).keep(m->str);
+      if (f.type.kind == ValueType::String && file_pool(f.pool)) {
+        if (f.array.on)
+          for (const Value& e : v->items) pool_of(f.pool).keep(e.str);
+        else pool_of(f.pool).keep(v->str);
+      } else if (f.type.kind == ValueType::Struct && !s_.in_block_pool(f)) {
+        if (f.array.on)
+          for (const Value& e : v->items) intern(*f.type.st, e);
+        else if (f.pointer.width && f.pointer.null == Field::Null::Allowed) {
+          if (!v->is_absent()) intern(*f.type.st, *v);
+        } else intern(*f.type.st, *v);
+      } else if (f.type.kind == ValueType::Union && !f.array.on && v->kind == Value::Kind::Union && v->items.size() == 1) {
+        for (const auto& c : f.variant.cases) {
+          if (c.name != v->str) continue;
+          const Field& p = *c.field;
+          if (p.type.kind == ValueType::String && file_pool(p.pool) && !p.array.on) pool_of(p.pool).keep(v->items[0].str);
+          else if (p.type.kind == ValueType::Struct && !p.array.on && !s_.in_block_pool(p)) intern(*p.type.st, v->items[0]);
+        }
+      }
+    }
+  }
+  // block_P_T: the index of v's block in pool P (an equal one's when shared).
+  uint32_t block(const Field& f, const Value& v) {
+    const size_t i = static_cast<size_t>(s_.region_id(f.pool));
+    const Pool& p = s_.pools[i];
+    Blocks& b = *bpool_[i];
+    const Struct& st = *f.type.st;
+    if (p.shared) {
+      const size_t h = hash_of(v) ^ std::hash<const void*>()(&st);
+      for (auto [it, end] = b.index.equal_range(h); it != end; ++it)
+        if (*b.blocks[it->second] == v) return it->second;
+      b.index.emplace(h, static_cast<uint32_t>(b.blocks.size()));
+      b.blocks.push_back(&v);
+    }
+    intern(st, v);
+    return b.pool.add([this, &st, &v]() -> uint64_t {
+      w.align(st.align);
+      const uint64_t t = w.pos();
+      if (st.fixed_size) put(st, v, w.reserve(st.size));
+      else put(st, v, std::nullopt);
+      if (st.has_children) place(st, v, t);
+      return t;
+    });
+  }
+  void block_ref(const Field& f, const Value& v, uint64_t slot, uint64_t tag = 0, unsigned shift = 0) {
+    const uint32_t k = block(f, v);
+    bpool_[static_cast<size_t>(s_.region_id(f.pool))]->pool.ref(k, slot, static_cast<uint8_t>(f.pointer.width), tag, static_cast<uint8_t>(shift));
+  }
 
   bool cond_true(const Struct& st, const Field& f, const Value& x) { return !f.cond || eval(st, *f.cond, x) != 0; }
 
   void place(const Struct& st, const Value& x, uint64_t s) {
     std::map<std::string, uint64_t> shallow_at;
+    bool before_self = st.has_self;
+    std::set<std::string> pre_children;
     for (const auto& li : st.layout) {
+      if (before_self) {
+        // Placed by pre_place: fill in the pointers now that the struct exists.
+        if (li.kind == LayoutItem::Self) before_self = false;
+        else if (li.kind == LayoutItem::FieldTarget) patch_field(st, *st.field(li.name), x, s);
+        else if (li.kind == LayoutItem::Children) pre_children.insert(li.name);
+        continue;
+      }
+      if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
+        const Field& f = *st.field(li.name);
+        place_target(st, f, true, x, s, shallow_at);
+        const Value& l = list(st, f, member(st, x, f));
+        for (size_t i = 0; i < l.items.size(); ++i) patch(*f.type.st, l.items[i], shallow_at[f.name] + i * f.type.st->size);
+        continue;
+      }
       switch (li.kind) {
         case LayoutItem::Pool: {
+          if (s_.section(li.name)) {
+            place_section(st, li.name);
+            continue;
+          }
           const size_t i = static_cast<size_t>(s_.region_id(li.name));
           if (pool_placed(i))
             throw EncodeError("pool '" + li.name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
@@ -972,13 +1081,14 @@ class Encoder {
           else place_children(st, f, x, shallow_at[f.name]);
           continue;
         }
-        case LayoutItem::Self: continue;  // refused at load
+        case LayoutItem::Self: continue;
         case LayoutItem::FieldTarget:
         case LayoutItem::Shallow: break;
       }
       const Field& f = *st.field(li.name);
       if (!cond_true(st, f, x)) continue;
       if (!f.pointer.width) place_inline_pointers(st, f, x, s);
+      else if (!f.section.empty()) enqueue(st, f, -1, x, s);
       else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
     }
     // What the active case of a union points to.
@@ -1017,7 +1127,6 @@ class Encoder {
   }
 
   void place_case(const Struct& st, const Field& u, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
-    (void)x;
     const size_t i = case_index(st, u, xu);
     const Case& c = u.variant.cases[i];
     const Field& p = *c.field;
@@ -1035,7 +1144,10 @@ class Encoder {
                        p.pointer.align ? p.pointer.align : 2, wh, 0);
         break;
       }
-      case CaseKind::StructPointer: place_case_struct(st, u, i, v, slot0, s); break;
+      case CaseKind::StructPointer:
+        if (!p.section.empty()) enqueue(st, u, static_cast<int>(i), x, s);
+        else place_case_struct(st, u, i, v, slot0, s);
+        break;
       case CaseKind::Struct:
         if (p.type.st->has_children) place(*p.type.st, v, slot0);
         break;
@@ -1066,7 +1178,16 @@ class Encoder {
       const Value& l = list(st, f, v);
       const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
       for (size_t i = 0; i < l.items.size(); ++i) {
-        const uint64_t e = w.place_target(t + i * ew, et.fixed_size ? et.size : 0, et.align, static_cast<uint8_t>(ew), 0, wh);
+        uint64_t e;
+        if (et.has_self) {
+          w.to_end();
+          pre_place(et, l.items[i]);
+          w.align(et.align);
+          e = w.pos();
+          w.pointer(t + i * ew, static_cast<uint8_t>(ew), e, 0, wh);
+        } else {
+          e = w.place_target(t + i * ew, et.fixed_size ? et.size : 0, et.align, static_cast<uint8_t>(ew), 0, wh);
+        }
         if (region >= 0 && i == 0) w.mark_start(region);
         if (et.fixed_size) put(et, l.items[i], w.reserve(et.size));
         else put(et, l.items[i], std::nullopt);
@@ -1121,7 +1242,8 @@ class Encoder {
     }
   }
 
-  void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at) {
+  void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
+                    bool record = false) {
     const Value& xv = f.in_model() ? member(st, xs, f) : empty_struct();
     const uint64_t slot = field_at(f, xs, s);
     const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
@@ -1141,10 +1263,31 @@ class Encoder {
       place_pascal(xv.str, s + f.resolved.offset, f.pointer.width, f.pointer.align ? f.pointer.align : 2, wh, base);
       return;
     }
+    if (f.type.kind == ValueType::Dic) {
+      // A dictionary of the names of an array's elements, built as Nintendo's tools build it.
+      const Field& arr = *st.field(f.keys_array);
+      const Value& l = list(st, arr, member(st, xs, arr));
+      std::vector<std::string_view> names;
+      names.reserve(l.items.size());
+      for (const Value& e : l.items) names.push_back(member(*arr.type.st, e, *arr.type.st->field(f.keys_field)).str);
+      const auto entries = dic_words(names);
+      const uint64_t t = w.append_target(slot, 8, width, base, wh);
+      w.reserve(8 + 0x10 * entries.size());
+      w.bytes(t, "DIC ", 4);
+      w.template put<uint32_t>(t + 4, static_cast<uint32_t>(entries.size() - 1));
+      for (size_t i = 0; i < entries.size(); ++i) {
+        const uint64_t e = t + 8 + 0x10 * i;
+        w.template put<uint32_t>(e, entries[i].bit);
+        w.template put<uint16_t>(e + 4, entries[i].left);
+        w.template put<uint16_t>(e + 6, entries[i].right);
+        string_ref(f.pool, i ? names[i - 1] : std::string_view(), e + 8, 8);
+      }
+      return;
+    }
     // What an absent target leaves in the slot.
-    enum class Null { None, Register, Value, Empty } nb = f.pointer.register_null ? Null::Register : Null::None;
+    enum class Null { None, Register, Value, Empty } nb = f.pointer.register_null && !record ? Null::Register : Null::None;
     if (f.pointer.null_value && f.pointer.null == Field::Null::Allowed && !f.array.on) nb = Null::Value;
-    const bool hooked = f.resolved.fixed_offset;
+    const bool hooked = f.resolved.fixed_offset && !record;
     const bool register_too = nb != Null::None;
     if (f.array.on && f.pointer.null == Field::Null::WhenEmpty && hooked) nb = Null::Empty;
     auto null_branch = [&] {
@@ -1186,7 +1329,7 @@ class Encoder {
     const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
                         f.pointer.scale == 1;
     const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(s_, *et)) : et && plain_struct(s_, *et));
-    if (!f.array.on && et)
+    if (!f.array.on && et && !et->has_self && !record)
       for (const auto& g : et->fields)
         if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
           w.align_inner(slot, num(member(*et, *x, *et->field(g->pointer.align_field))), g->resolved.offset);
@@ -1206,12 +1349,22 @@ class Encoder {
         t = leaf ? w.place_leaf(slot, size, align, width, base, wh, value) : w.place_shared(slot, size, align, width, base, wh, value);
         if (t == kShared) return;
       }
-    } else if (hooked) {
-      t = w.place_target(slot, size, align, width, base, wh, f.pointer.scale);
+    } else if (!f.array.on && et && et->has_self) {
+      w.to_end();
+      pre_place(*et, *x);
+    } else if (!record) {
+      if (hooked) t = w.place_target(slot, size, align, width, base, wh, f.pointer.scale);
+      else t = w.append_target(slot, align, width, base, wh, f.pointer.scale);
     } else {
-      t = w.append_target(slot, align, width, base, wh, f.pointer.scale);
+      w.to_end();
+    }
+    if (record || (!f.array.on && et && et->has_self)) {
+      w.align(align);
+      t = w.pos();
     }
     if (region >= 0) w.mark_start(region);
+    if (record) placed_[&xv] = t;
+    else if (!f.array.on && et && et->has_self) pointer_call(f, slot, t, base, wh);
     if (shallow) shallow_at[f.name] = t;
     if (!f.array.on) {
       if (et->fixed_size) put(*et, *x, w.reserve(et->size));
@@ -1260,6 +1413,108 @@ class Encoder {
     }
     if (region >= 0) w.mark_end(region);
     if (leaf) w.leaf_done(t);
+  }
+
+  void pointer_call(const Field& f, uint64_t slot, uint64_t target, uint64_t base, const char* wh) {
+    if (f.pointer.scale == 1) w.pointer(slot, static_cast<uint8_t>(f.pointer.width), target, base, wh);
+    else w.pointer_scaled(slot, static_cast<uint8_t>(f.pointer.width), target, base, f.pointer.scale, wh);
+  }
+
+  // patch_field: fills in the pointer of field f (of x, at s) from what pre_place placed.
+  void patch_field(const Struct& st, const Field& f, const Value& x, uint64_t s) {
+    const uint64_t slot = s + f.resolved.offset;
+    const Value* v = x.find(f.name);
+    if (auto it = v ? placed_.find(v) : placed_.end(); it != placed_.end())
+      pointer_call(f, slot, it->second, f.pointer.base == Field::Base::Struct ? s : 0, what(st, f));
+    else if (f.pointer.register_null)
+      w.record_pointer(slot, static_cast<uint8_t>(f.pointer.width), true);
+  }
+
+  // pre_place_T: what T's layout places before T itself.
+  void pre_place(const Struct& st, const Value& x) {
+    std::map<std::string, uint64_t> unused;
+    for (const auto& li : st.layout) {
+      if (li.kind == LayoutItem::Self) break;
+      switch (li.kind) {
+        case LayoutItem::Align: w.align(li.n); break;
+        case LayoutItem::Zeros: w.reserve(li.n); break;
+        case LayoutItem::Children: {
+          const Field& f = *st.field(li.name);
+          for (const Value& e : list(st, f, member(st, x, f)).items) preplace(*f.type.st, e);
+          break;
+        }
+        case LayoutItem::FieldTarget:
+          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), false, x, 0, unused, true);
+          break;
+        default: break;
+      }
+    }
+  }
+  // preplace_E / patch_E: E's targets placed before E, and E's pointers filled in later.
+  void preplace(const Struct& st, const Value& x) {
+    std::map<std::string, uint64_t> unused;
+    for (const auto& li : st.layout) {
+      switch (li.kind) {
+        case LayoutItem::Align: w.align(li.n); break;
+        case LayoutItem::Zeros: w.reserve(li.n); break;
+        case LayoutItem::FieldTarget:
+          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), false, x, 0, unused, true);
+          break;
+        default: break;
+      }
+    }
+  }
+  void patch(const Struct& st, const Value& x, uint64_t s) {
+    for (const auto& li : st.layout)
+      if (li.kind == LayoutItem::FieldTarget) patch_field(st, *st.field(li.name), x, s);
+  }
+
+  // ---- Sections --------------------------------------------------------------------
+
+  void enqueue(const Struct& st, const Field& f, int case_index, const Value& x, uint64_t s) {
+    const std::string& section = case_index < 0 ? f.section : f.variant.cases[static_cast<size_t>(case_index)].field->section;
+    if (sec_done_.count(section))
+      throw EncodeError(st.name + "." + f.name + ": a target of section '" + section +
+                        "' comes after the section was placed (place the section later in the layout)");
+    sec_[section].push_back({&st, &f, case_index, &x, s});
+  }
+  uint64_t section_align(const std::string& name) const {
+    uint64_t a = 1;
+    for (const auto& st : s_.structs)
+      for (const auto& f : st->fields) {
+        auto one = [&](const Field& p) {
+          if (p.section != name) return;
+          const uint64_t pa = p.pointer.align ? p.pointer.align : p.type.st ? p.type.st->align : 1;
+          a = std::max({a, pa, p.pointer.scale});
+        };
+        one(*f);
+        for (const auto& c : f->variant.cases) one(*c.field);
+      }
+    return a;
+  }
+  void place_section(const Struct& st, const std::string& name) {
+    if (sec_done_.count(name))
+      throw EncodeError("section '" + name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
+                        " must be written exactly once");
+    const int id = s_.region_id(name);
+    w.to_end();
+    w.mark_start(id);
+    auto& q = sec_[name];
+    for (size_t i = 0; i < q.size(); ++i) {
+      const SectionItem it = q[i];
+      if (it.case_index < 0) {
+        std::map<std::string, uint64_t> unused;
+        place_target(*it.st, *it.f, false, *it.x, it.s, unused);
+      } else {
+        const Value& uv = member(*it.st, *it.x, *it.f);
+        place_case_struct(*it.st, *it.f, static_cast<size_t>(it.case_index), uv.items[0], it.s + it.f->resolved.offset, it.s);
+      }
+    }
+    sec_done_.insert(name);
+    q.clear();
+    w.to_end();
+    w.mark_end(id);
+    w.check_packed(id, section_align(name));
   }
 
   void place_case_struct(const Struct& st, const Field& u, size_t i, const Value& v, uint64_t slot, uint64_t s) {
