@@ -550,7 +550,7 @@ class Dec {
         const uint64_t base = r_.base[pi];
         if (b > e || base + e > r_.size())
           fail_here(o, f.name, "slice " + hex(b) + ".." + hex(e) + " of pool " + f.pool + " (from " + hex(base) + ") is not inside the file (" +
-                                   hex(r_.size()) + ")");
+                                   hex(r_.size()) + " bytes)");
         if (Value* v = member(fr, f)) *v = Value::bytes(std::string(reinterpret_cast<const char*>(r_.data()) + base + b, e - b));
         r_.slices[pi].push_back({base + b, base + e, o, nullptr});
         r_.slice_values[pi].push_back(f.pointer.align_field.empty() ? nullptr : fr.x.find(f.pointer.align_field));
@@ -600,7 +600,8 @@ class Dec {
         else {
           Value tmp;
           Value* dst = member(fr, f);
-          read_union_one(fr, f, o, dst ? *dst : tmp, fr.loc.raw[p_.of(fr.st.field(f.variant.tag)).index]);
+          const Field* tagf = f.variant.tag_shift ? nullptr : fr.st.field(f.variant.tag);
+          read_union_one(fr, f, o, dst ? *dst : tmp, tagf ? fr.loc.raw[p_.of(tagf).index] : 0);
         }
         break;
     }
@@ -735,8 +736,10 @@ class Dec {
   void read_chars(Frame& fr, const Field& f, uint64_t o) {
     const size_t n = f.type.chars;
     if (f.role.const_text) {
-      if (r_.chars(o, n) != *f.role.const_text)
-        fail_here(o, f.name, "expected \"" + *f.role.const_text + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
+      // As the generated code's C string literal: up to its first NUL.
+      const std::string want = f.role.const_text->substr(0, f.role.const_text->find('\0'));
+      if (r_.chars(o, n) != want)
+        fail_here(o, f.name, "expected \"" + want + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
     } else if (Value* v = member(fr, f)) {
       *v = Value::string(std::string(r_.chars(o, n)));
     }
