@@ -16,6 +16,7 @@
 #include "binschema/dynamic.h"
 #include "binschema/format.h"
 #include "samples.h"
+#include "sandbox.h"
 
 #include "aamp_text.h"
 #include "al_text.h"
@@ -290,4 +291,61 @@ BOOST_AUTO_TEST_CASE(value_paths_and_edits) {
   BOOST_TEST((v.kind == dyn::Value::Kind::Struct));
   BOOST_TEST(s.to_text(v, TextKind::Yaml) == g.text(bytes, TextKind::Yaml));
   BOOST_CHECK_THROW(v.at_path("no_such_field"), std::out_of_range);
+}
+
+// ---- The CLI with --schema ------------------------------------------------------
+
+namespace {
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+// The text without its first line (the `format:` key).
+std::string after_first_line(const std::string& t) { return t.substr(std::min(t.size(), t.find('\n') + 1)); }
+}  // namespace
+
+// A copy of a shipped schema under another name: decoded by the CLI from the
+// schema, no build step; the same text as the built-in format but its name.
+BOOST_AUTO_TEST_CASE(cli_decodes_with_a_schema_under_another_name) {
+  binschema::test::Sandbox box("binschema-dynamic");
+  std::string schema = slurp(fs::path(BINSCHEMA_SOURCE_DIR) / "schemas" / "sarc.yaml");
+  const size_t at = schema.find("format: sarc");
+  BOOST_REQUIRE(at != std::string::npos);
+  schema.replace(at, 12, "format: mysarc");
+  box.write("mysarc.yaml", schema);
+  const std::string sample = (samples::dir("sarc") / "test.sarc").string();
+  const auto builtin = box.cli("decode " + binschema::test::q(sample));
+  BOOST_REQUIRE_EQUAL(builtin.code, 0);
+  for (const std::string how : {"--schema mysarc.yaml ", "--schema . ", "--as mysarc --schema mysarc.yaml "}) {
+    const auto r = box.cli("decode " + how + binschema::test::q(sample));
+    BOOST_TEST(r.code == 0, how << r);
+    BOOST_TEST(r.out.starts_with("format: mysarc\n"), how << r.out.substr(0, 40));
+    BOOST_TEST(after_first_line(r.out) == after_first_line(builtin.out), how);
+  }
+  const auto env = box.sh("BINSCHEMA_SCHEMA_PATH=" + box.path("").string() + " " + binschema::test::kCli + " decode --format json " +
+                          binschema::test::q(sample));
+  BOOST_TEST(env.code == 0, env);
+  BOOST_TEST(env.out.find("\"format\": \"mysarc\"") != std::string::npos, env.out.substr(0, 40));
+  const auto info = box.cli("info --schema mysarc.yaml " + binschema::test::q(sample));
+  BOOST_TEST(info.code == 0, info);
+  BOOST_TEST(info.out.starts_with("format: mysarc\n"), info.out);
+  const auto list = box.cli("formats --schema mysarc.yaml");
+  BOOST_TEST(list.out.starts_with("mysarc\t"), list.out.substr(0, 40));
+}
+
+// A schema edit takes effect on the next command; a broken schema is named
+// at file:line:col (exit 2: a file the command names is the problem).
+BOOST_AUTO_TEST_CASE(cli_uses_the_schema_as_it_is_now) {
+  binschema::test::Sandbox box("binschema-dynamic");
+  const std::string tiny = slurp(fs::path(BINSCHEMA_SOURCE_DIR) / "tests" / "schemas" / "tiny.yaml");
+  box.write("t.yaml", tiny);
+  box.write("x.tiny", binschema::tiny::encode(binschema::tiny::Header{}));
+  const auto first = box.cli("decode --schema t.yaml --as tiny x.tiny");
+  BOOST_TEST(first.code == 0, first);
+  BOOST_TEST(first.out == binschema::tiny::to_text(binschema::tiny::Header{}, TextKind::Yaml));
+  box.write("t.yaml", tiny + "\n  oops: [\n");
+  const auto broken = box.cli("decode --schema t.yaml --as tiny x.tiny");
+  BOOST_TEST(broken.code == 2, broken);
+  BOOST_TEST(broken.err.starts_with("binschema: t.yaml:"), broken.err);
+  BOOST_TEST(broken.err_lines().size() == 1u, broken.err);
 }
