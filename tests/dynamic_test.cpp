@@ -199,6 +199,23 @@ BOOST_AUTO_TEST_CASE(samples_and_archive_members_give_the_generated_text) {
     compare(*g, bytes, name, t);
   }
   BOOST_TEST_MESSAGE("samples: " << matched << " files, " << t.texts << " texts, " << t.errors << " errors compared");
+  // binschema info's lines (format, version, size, structs by type).
+  size_t infos = 0;
+  for (const auto& [name, bytes] : sample_inputs()) {
+    const binschema::Format* f = binschema::detect_format(bytes, "");
+    const Gen* g = f ? by_name(f->name) : nullptr;
+    if (!g) continue;
+    std::vector<std::pair<std::string, std::string>> want, got;
+    try {
+      want = f->info(bytes);
+    } catch (const std::exception&) {
+      continue;
+    }
+    got = loaded(*g).info(bytes);
+    BOOST_TEST((got == want), g->name << " info on " << name);
+    ++infos;
+  }
+  BOOST_TEST(infos >= 20u);
   BOOST_TEST(matched >= 20u);
   BOOST_TEST(t.texts >= 40u);
 }
