@@ -21,6 +21,10 @@
 //   memcpy_fresh  the file copied into a newly allocated buffer: the ceiling
 //                 of anything that returns new memory                 (file)
 //   memcpy        the file copied into a buffer allocated and touched once (file)
+//   dyn_decode    the run-time engine (binschema/dynamic.h, the schema
+//                 loaded from schemas/NAME.yaml): bytes -> dynamic::Value (file)
+//   dyn_load      the run-time engine loading schemas/NAME.yaml (schema text)
+//   dyn_yaml_out  the run-time engine: the decoded value -> YAML   (text)
 //   yaml_out, json_out   model -> YAML / JSON text                    (text)
 //   yaml_in, json_in     text -> model (parse + read), model freed    (text)
 //   yaml_edited_in       the same from the YAML as a person leaves it: a
@@ -48,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "binschema/dynamic.h"
 #include "counting_heap.h"
 #include "models.h"
 #ifdef BINSCHEMA_KAITAI
@@ -225,6 +230,34 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
           M m = fmt.decode(bytes);
           asm volatile("" : : "r"(&m) : "memory");
         }));
+  // The run-time engine beside the generated code: the same bytes, the same text.
+  if (wanted(o, "dyn_decode") || wanted(o, "dyn_load") || wanted(o, "dyn_yaml_out")) {
+    const std::string schema_path = std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/" + name + ".yaml";
+    const dynamic::Schema ds = dynamic::Schema::load(schema_path);
+    const dynamic::Value dv = ds.decode(bytes);
+    const std::string dyn_text = ds.to_text(dv, TextKind::Yaml);
+    if (dyn_text != fmt.to_text(model, TextKind::Yaml)) die(std::string(name) + ": the run-time engine's YAML differs from the generated code's");
+    if (wanted(o, "dyn_decode"))
+      row(name, n, "dyn_decode", "file", n, measure(o, n, [&] {
+            dynamic::Value v = ds.decode(bytes);
+            asm volatile("" : : "r"(&v) : "memory");
+          }));
+    if (wanted(o, "dyn_load") && mib == o.sizes.front()) {
+      std::FILE* f = std::fopen(schema_path.c_str(), "rb");
+      std::fseek(f, 0, SEEK_END);
+      const size_t schema_size = static_cast<size_t>(std::ftell(f));
+      std::fclose(f);
+      row(name, n, "dyn_load", "schema", schema_size, measure(o, schema_size, [&] {
+            dynamic::Schema s = dynamic::Schema::load(schema_path);
+            asm volatile("" : : "r"(&s) : "memory");
+          }));
+    }
+    if (wanted(o, "dyn_yaml_out") && std::find(o.text_sizes.begin(), o.text_sizes.end(), mib) != o.text_sizes.end())
+      row(name, n, "dyn_yaml_out", "text", dyn_text.size(), measure(o, dyn_text.size(), [&] {
+            std::string t = ds.to_text(dv, TextKind::Yaml);
+            if (t.size() != dyn_text.size()) die("text output changed size");
+          }));
+  }
   if constexpr (std::is_same_v<M, baev::File>) {
     double sum_ours = 0;
     const uint64_t count = baev_walk(model, &sum_ours);

@@ -5,6 +5,7 @@
 #include <exception>
 #include <new>
 
+#include "binschema/added_formats.h"
 #include "binschema/error.h"
 #include "layers.h"
 
@@ -12,7 +13,9 @@ namespace binschema::cli {
 
 std::string known_formats() {
   std::string names;
-  for (const Format* f : all_formats()) {
+  std::vector<const Format*> list = added_formats();
+  list.insert(list.end(), all_formats().begin(), all_formats().end());
+  for (const Format* f : list) {
     if (!names.empty()) names += ", ";
     names += f->name;
   }

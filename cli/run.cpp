@@ -51,6 +51,8 @@
 #include "byte_map.h"
 #include "layers.h"
 #include "mods.h"
+#include "schemas.h"
+#include "binschema/added_formats.h"
 
 #ifndef BINSCHEMA_VERSION
 #error "BINSCHEMA_VERSION must be defined (the project version, from CMake)"
@@ -63,7 +65,9 @@ namespace {
 int cmd_formats() {
   // Tab-separated so that scripts can cut(1) it; one format per line.
   std::string out;
-  for (const Format* f : all_formats()) {
+  std::vector<const Format*> list = added_formats();
+  list.insert(list.end(), all_formats().begin(), all_formats().end());
+  for (const Format* f : list) {
     std::string exts;
     for (const char* e : f->extensions) {
       if (!exts.empty()) exts += ' ';
@@ -280,7 +284,25 @@ int run(int argc, char** argv, const char* program) {
   bool force = false, no_clobber = false, numbers_only = false;
   unsigned jobs = default_jobs();
 
+  // --schema FILE|DIR: formats from schemas, loaded before the command line is
+  // parsed (so that --as can name them); the option is declared on the
+  // commands that read or write formats.
+  std::vector<std::string> schema_paths;
+  try {
+    load_schemas(schema_arguments(argc, argv));
+  } catch (...) {
+    Failure f = current_failure(std::string());
+    std::fprintf(stderr, "%s: %s\n", program, one_line(f.line).c_str());
+    return f.code;
+  }
+  auto add_schema_option = [&](CLI::App* cmd) {
+    cmd->add_option("--schema", schema_paths,
+                    "A schema (or a folder of *.yaml schemas) to use as a format, no build step (repeatable; also "
+                    "BINSCHEMA_SCHEMA_PATH, paths separated by ':')");
+  };
+
   CLI::App* formats = app.add_subcommand("formats", "List the supported formats");
+  add_schema_option(formats);
   DictionarySources dictionaries;  // --zsdic, --romfs (layers.h)
   auto add_dictionary_options = [&](CLI::App* cmd) {
     cmd->add_option("--zsdic", dictionaries.zsdic, "zstd dictionary: a .zsdic file or the game's ZsDic.pack.zs (repeatable)");
@@ -308,6 +330,7 @@ int run(int argc, char** argv, const char* program) {
                          std::string(kDefaultNamesHelp) + " when it exists)");
   add_batch_options(decode);
   add_dictionary_options(decode);
+  add_schema_option(decode);
   decode->footer("A batch writes IN.yaml (or IN.json) beside each input, or under --out-dir.");
 
   CLI::App* encode = app.add_subcommand("encode", "YAML or JSON (with a 'format:' key) -> binary files");
@@ -315,6 +338,7 @@ int run(int argc, char** argv, const char* program) {
   encode->add_option("-o,--output", out, "Output file for one input ('-' = stdout)");
   add_batch_options(encode);
   add_dictionary_options(encode);
+  add_schema_option(encode);
   encode->footer(
       "A batch reads *.yaml, *.yml and *.json and writes each without that suffix (x.baev.yaml -> x.baev;\n"
       "a name left without extension gets its format's), beside the input or under --out-dir.");
@@ -323,10 +347,12 @@ int run(int argc, char** argv, const char* program) {
   info->add_option("IN", in, "Input file ('-' = stdin)")->required();
   info->add_option("--as", as, "Format name (default: detect)")->check(format_name);
   add_dictionary_options(info);
+  add_schema_option(info);
 
   CLI::App* list = app.add_subcommand("list", "The members of an archive (SARC, under any compression), with their sizes");
   list->add_option("PACK", in, "Archive file")->required();
   add_dictionary_options(list);
+  add_schema_option(list);
 
   std::string offset_text, map_kind = "text";
   CLI::App* explain = app.add_subcommand("explain", "The field at a byte: its path, value and struct (the byte map)");
@@ -335,6 +361,7 @@ int run(int argc, char** argv, const char* program) {
   explain->add_option("--format", map_kind, "Output kind")->check(CLI::IsMember({"text", "json"}));
   explain->add_option("--as", as, "Format name (default: detect)")->check(format_name);
   add_dictionary_options(explain);
+  add_schema_option(explain);
 
   CLI::App* coverage = app.add_subcommand("coverage", "Which bytes the schema explains: explained, padding and unexplained ranges");
   coverage->add_option("IN", in, "Input file (or PACK:path; '-' = stdin)")->required();
@@ -342,6 +369,7 @@ int run(int argc, char** argv, const char* program) {
       ->check(CLI::IsMember({"text", "json"}));
   coverage->add_option("--as", as, "Format name (default: detect)")->check(format_name);
   add_dictionary_options(coverage);
+  add_schema_option(coverage);
   coverage->footer("Padding: bytes of reserved fields, and zero bytes no field covers; unexplained: non-zero bytes no field covers.");
 
   CLI::App* view = app.add_subcommand("view", "The byte map as one HTML page: hex view and field tree, offline");
@@ -350,6 +378,7 @@ int run(int argc, char** argv, const char* program) {
   view->add_option("--as", as, "Format name (default: detect)")->check(format_name);
   view->add_flag("--force", force, "Allow OUT to be the input file");
   add_dictionary_options(view);
+  add_schema_option(view);
   std::string dir, base, ours, theirs;
   bool verify_all = false;
   CLI::App* unpack = app.add_subcommand("unpack", "An archive as a folder: members of known formats as YAML, archives in it as folders");
@@ -390,6 +419,7 @@ int run(int argc, char** argv, const char* program) {
   verify->add_option("-j,--jobs", jobs, "Worker threads (default: all cores)")->check(CLI::Range(1u, 64u));
   verify->add_flag("--all", verify_all, "List every file, not only those that do not come back");
   add_dictionary_options(verify);
+  add_schema_option(verify);
   verify->footer("Each file is encoded again directly, through YAML and through JSON. Exit status: 0 all come back, 1 not.");
 
   CLI::App* hash = app.add_subcommand("hash", "Hash strings as the formats do");

@@ -571,6 +571,14 @@ inline std::string hex_bytes(const std::vector<uint8_t>& b) {
   return s;
 }
 
+// The run-time engine (binschema/dynamic.h) beside the generated code, when
+// the corpus program is built with it (run_corpus.py --dynamic): the text of
+// schema NAME's decode of these bytes, or "error: " + the decode error.
+inline std::function<std::string(const char*, std::span<const uint8_t>, binschema::TextKind)>& dynamic_text() {
+  static std::function<std::string(const char*, std::span<const uint8_t>, binschema::TextKind)> f;
+  return f;
+}
+
 // Runs `models` random models through format f. Returns 0, or prints the
 // first failure (seed, schema, model) and returns 1.
 template <class Root>
@@ -620,6 +628,28 @@ int run(const Format<Root>& f, const std::vector<Rule>& rules, const std::vector
       if (check_layout && !layout.empty())
         return fail("a file written by encode() has a non-empty layout:\n" + f.to_text(back, binschema::TextKind::Yaml, &layout), nullptr);
       if (f.encode_layout(back2, layout) != bytes) return fail("encode(m, its layout) gives other bytes", nullptr);
+      if (dynamic_text()) {
+        // The same text from the engine, and the same outcome on the bytes
+        // with one byte changed (where the model seed says).
+        step = "run time";
+        std::vector<uint8_t> bad = bytes;
+        if (!bad.empty()) bad[model_seed % bad.size()] ^= static_cast<uint8_t>(1u << (model_seed >> 32) % 8);
+        for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+          const std::string want = f.to_text(back, kind, nullptr), got = dynamic_text()(f.name, bytes, kind);
+          if (got != want) return fail("the run-time engine's text differs\n--- generated:\n" + want + "--- run time:\n" + got, nullptr);
+          std::string want_bad;
+          try {
+            want_bad = f.to_text(f.decode(bad), kind, nullptr);
+          } catch (const binschema::DecodeError& e) {
+            want_bad = std::string("error: ") + e.what();
+          }
+          const std::string got_bad = dynamic_text()(f.name, bad, kind);
+          if (got_bad != want_bad)
+            return fail("the run-time engine differs on the bytes with one changed\n--- generated:\n" + want_bad + "\n--- run time:\n" + got_bad +
+                            "\n--- bytes:\n" + hex_bytes(bad),
+                        nullptr);
+        }
+      }
       for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
         step = kind == binschema::TextKind::Yaml ? "YAML" : "JSON";
         std::string t = f.to_text(m, kind, nullptr);

@@ -61,8 +61,9 @@ struct Value {
     Union,   // `str` the case name, `n` the tag, `items[0]` the case's value
   };
   Kind kind = Kind::Absent;
-  // Int / UInt: the width in the file in bytes (1, 2, 3, 4, 8; 0 for bits
-  // of a bit word). Bool: 1 or 4 (0 for a bit).
+  // Int / UInt: the width in the file in bytes (1, 2, 3, 4, 8; a bit field
+  // of a bit word: the bytes of the smallest of u8..u64 that holds it, as
+  // the generated model's member). Bool: 1 or 4 (0 for a bit).
   uint8_t width = 0;
   // Bool: 0 or 1; Int: the value as int64_t (bit_cast); UInt: the value;
   // Float: the float's 32 bits; Double: the double's 64 bits; Union: the tag.

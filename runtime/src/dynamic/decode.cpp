@@ -188,6 +188,32 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
     }
     p->structs.at(st.get()).empty = struct_default(*p, *st, 0);
   }
+  for (const auto& st : s.structs) {
+    StructPlan& sp = p->structs.at(st.get());
+    for (size_t i = 0; i < st->fields.size(); ++i) {
+      const Field& f = *st->fields[i];
+      FieldPlan& fp = p->fields.at(&f);
+      auto index_of = [&](const std::string& n) {
+        for (size_t k = 0; k < st->fields.size(); ++k)
+          if (st->fields[k]->name == n) return static_cast<int>(k);
+        return -1;
+      };
+      if (f.type.kind == ValueType::Union && !f.variant.tag_shift) fp.tag = index_of(f.variant.tag);
+      if (!f.role.zero_when_empty.empty()) fp.zero = index_of(f.role.zero_when_empty);
+      sp.fp.push_back(&fp);
+      sp.has_tags = sp.has_tags || (f.type.kind == ValueType::Prim && f.array.on && !f.resolved.tag_for.empty());
+      sp.has_dic = sp.has_dic || f.type.kind == ValueType::Dic;
+      if (f.in_model()) {
+        // A struct under if: gets its default only when the if: is false (read_struct).
+        if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed))
+          sp.init.push_back(Member{f.name, Value{}});
+        else
+          sp.init.push_back(Member{f.name, fp.def});
+      }
+    }
+    for (size_t i = 0; i < s.pools.size(); ++i)
+      if (s.pools[i].scope == st->name && s.pools[i].kind != Pool::Kind::Block) sp.scoped_pools.push_back(static_cast<int>(i));
+  }
   return p;
 }
 
@@ -209,8 +235,19 @@ std::string hexs(uint64_t v) {
 
 // The numbers of a struct being read: the generated reader's f_NAME locals.
 struct Locals {
-  std::vector<uint64_t> raw;
+  uint64_t small[32];
+  std::vector<uint64_t> big;
+  uint64_t* raw = small;
   std::vector<std::vector<uint64_t>> tags;  // the tags of a union[] (by field index)
+  explicit Locals(size_t n) {
+    if (n > 32) {
+      big.assign(n, 0);
+      raw = big.data();
+    } else {
+      std::fill(small, small + n, 0);
+    }
+  }
+  Locals(const Locals&) = delete;
 };
 
 template <std::endian E>
@@ -263,6 +300,7 @@ class Dec {
  private:
   struct Frame {
     const Struct& st;
+    const StructPlan& sp;
     uint64_t s;
     uint64_t o;
     uint64_t end, next;
@@ -329,9 +367,21 @@ class Dec {
   }
 
   // ---- Expressions on the read side (read_expr), with C++'s integer types.
-  ExprEnv env(Frame& fr) {
-    ExprEnv e;
-    e.local = [this, &fr](const std::string& name, CNum& out) -> bool {
+  static bool frame_local(const void* self, const std::string& name, CNum& out) {
+    auto [d, fr] = *static_cast<const std::pair<Dec*, Frame*>*>(self);
+    return d->local(*fr, name, out);
+  }
+  static bool frame_ctx(const void* self, const std::string& name, uint64_t& out) {
+    const Dec* d = static_cast<const std::pair<Dec*, Frame*>*>(self)->first;
+    for (size_t i = 0; i < d->s_.context.size(); ++i)
+      if (d->s_.context[i] == name) {
+        out = d->r_.g[i];
+        return true;
+      }
+    return false;
+  }
+  bool local(Frame& fr, const std::string& name, CNum& out) {
+    {
       const size_t dot = name.find('.');
       if (dot != std::string::npos) {
         const Field* f = fr.st.field(name.substr(0, dot));
@@ -359,24 +409,23 @@ class Dec {
       }
       out = local_num(*f, fr.loc.raw[p_.of(f).index]);
       return true;
-    };
+    }
+  }
+  CNum eval(Frame& fr, const Expr& x) {
+    const std::pair<Dec*, Frame*> self{this, &fr};
+    ExprEnv e;
+    e.local = &frame_local;
+    e.ctx = &frame_ctx;
+    e.self = &self;
     e.s = fr.s;
     e.o = &fr.o;
     e.file_size = r_.size();
     e.model = &fr.x;
     e.st = &fr.st;
-    e.ctx = [this](const std::string& name, uint64_t& out) {
-      for (size_t i = 0; i < s_.context.size(); ++i)
-        if (s_.context[i] == name) {
-          out = r_.g[i];
-          return true;
-        }
-      return false;
-    };
-    return e;
+    return eval_read(x, e);
   }
-  uint64_t eval_u(Frame& fr, const Expr& e) { return eval_read(e, env(fr)).v; }
-  bool eval_cond(Frame& fr, const Expr& e) { return eval_read(e, env(fr)).v != 0; }
+  uint64_t eval_u(Frame& fr, const Expr& e) { return eval(fr, e).v; }
+  bool eval_cond(Frame& fr, const Expr& e) { return eval(fr, e).v != 0; }
 
   static CNum local_num(const Field& f, uint64_t raw) {
     if (f.pointer.width) return CNum::u64(raw);
@@ -398,6 +447,10 @@ class Dec {
     const int m = p_.of(&f).member;
     return m < 0 ? nullptr : &fr.x.fields[static_cast<size_t>(m)].value;
   }
+  Value* member(Frame& fr, size_t fi) {
+    const int m = fr.sp.fp[fi]->member;
+    return m < 0 ? nullptr : &fr.x.fields[static_cast<size_t>(m)].value;
+  }
 
   // ---- read_fn
   uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) {
@@ -406,12 +459,9 @@ class Dec {
     if (sp.recursive) nested.emplace(r_.nest, s, st.name.c_str());
     if (st.needs_end && (end > r_.size() || end < s))
       throw DecodeError(s, "block at " + hex(s) + " ends at " + hex(end) + ", outside the file");
-    for (size_t i = 0; i < s_.pools.size(); ++i) {
-      const Pool& pl = s_.pools[i];
-      if (pl.scope == st.name && pl.kind != Pool::Kind::Block) {
-        r_.scope[i] = s;
-        r_.refs[i].clear();
-      }
+    for (int i : sp.scoped_pools) {
+      r_.scope[i] = s;
+      r_.refs[i].clear();
     }
     if (&st == p_.root)
       for (size_t i = 0; i < s_.pools.size(); ++i)
@@ -421,24 +471,10 @@ class Dec {
         }
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
     x.kind = Value::Kind::Struct;
-    x.fields.clear();
-    x.fields.reserve(sp.model.size());
-    for (const Field* f : sp.model) {
-      const FieldPlan& fp = p_.of(f);
-      if (f->cond && f->type.kind == ValueType::Struct && !f->array.on && !(f->pointer.width && f->pointer.null == Field::Null::Allowed))
-        x.fields.push_back(Member{f->name, p_.of(f->type.st).empty});
-      else
-        x.fields.push_back(Member{f->name, fp.def});
-    }
-    Frame fr{st, s, st.fixed_size ? s : s + st.prefix, end, next, {}, x, {}};
-    fr.loc.raw.assign(st.fields.size(), 0);
-    bool has_tags = false, has_dic = false;
-    for (const auto& f : st.fields) {
-      has_tags = has_tags || (f->type.kind == ValueType::Prim && f->array.on && !f->resolved.tag_for.empty());
-      has_dic = has_dic || f->type.kind == ValueType::Dic;
-    }
-    if (has_tags) fr.loc.tags.resize(st.fields.size());
-    if (has_dic) fr.dic.resize(st.fields.size());
+    x.fields = sp.init;
+    Frame fr{st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, Locals(st.fields.size()), x, {}};
+    if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
+    if (sp.has_dic) fr.dic.resize(st.fields.size());
     std::vector<const Field*> targets;
     bool at_cursor = false;
     for (size_t fi = 0; fi < st.fields.size(); ++fi) {
@@ -460,9 +496,13 @@ class Dec {
           r_.refs[pi].clear();
         }
       }
-      if (f.cond && !eval_cond(fr, *f.cond)) continue;
+      if (f.cond && !eval_cond(fr, *f.cond)) {
+        if (f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed))
+          if (Value* v = member(fr, fi)) *v = p_.of(f.type.st).empty;
+        continue;
+      }
       const uint64_t o = cursor ? fr.o : s + f.resolved.offset;
-      read_field(fr, f, o, cursor, targets);
+      read_field(fr, f, fi, o, cursor, targets);
       if (&st == p_.root) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == f.name) r_.g[i] = fr.loc.raw[fi];
@@ -522,10 +562,9 @@ class Dec {
   }
 
   // ---- read_field
-  void read_field(Frame& fr, const Field& f, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
+  void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
     if (f.kind == FieldKind::Virtual) return;
     if (cursor && f.resolved.fixed_size) r_.need(fr.o, f.resolved.size);
-    const size_t fi = p_.of(&f).index;
     switch (f.kind) {
       case FieldKind::Virtual: break;
       case FieldKind::Pointer:
@@ -542,7 +581,7 @@ class Dec {
         break;
       }
       case FieldKind::Scalar:
-      case FieldKind::BitWord: read_scalar(fr, f, o); break;
+      case FieldKind::BitWord: read_scalar(fr, f, fi, o); break;
       case FieldKind::Chars: read_chars(fr, f, o); break;
       case FieldKind::Bytes: read_bytes(fr, f); break;
       case FieldKind::Slice: {
@@ -551,7 +590,7 @@ class Dec {
         const uint64_t base = r_.base[pi];
         if (b > e || base + e > r_.size())
           fail_here(o, f.name, "slice " + hex(b) + ".." + hex(e) + " of pool " + f.pool + " (from " + hex(base) + ") is not inside the file (" +
-                                   hex(r_.size()) + ")");
+                                   hex(r_.size()) + " bytes)");
         if (Value* v = member(fr, f)) *v = Value::bytes(std::string(reinterpret_cast<const char*>(r_.data()) + base + b, e - b));
         r_.slices[pi].push_back({base + b, base + e, o, nullptr});
         r_.slice_values[pi].push_back(f.pointer.align_field.empty() ? nullptr : fr.x.find(f.pointer.align_field));
@@ -601,7 +640,8 @@ class Dec {
         else {
           Value tmp;
           Value* dst = member(fr, f);
-          read_union_one(fr, f, o, dst ? *dst : tmp, fr.loc.raw[p_.of(fr.st.field(f.variant.tag)).index]);
+          const int ti = fr.sp.fp[fi]->tag;
+          read_union_one(fr, f, o, dst ? *dst : tmp, ti >= 0 ? fr.loc.raw[ti] : 0);
         }
         break;
     }
@@ -617,8 +657,7 @@ class Dec {
   }
 
   // ---- read_scalar
-  void read_scalar(Frame& fr, const Field& f, uint64_t o) {
-    const size_t fi = p_.of(&f).index;
+  void read_scalar(Frame& fr, const Field& f, size_t fi, uint64_t o) {
     uint64_t& raw = fr.loc.raw[fi];
     if (f.bom) raw = uint16_t(r_.data()[o] << 8 | r_.data()[o + 1]);
     else raw = load_prim(f.type.prim, o);
@@ -656,7 +695,7 @@ class Dec {
     bool has_empty0 = !f.role.zero_when_empty.empty();
     bool empty0 = false;
     if (has_empty0) {
-      const uint64_t cnt = fr.loc.raw[p_.of(fr.st.field(f.role.zero_when_empty)).index];
+      const uint64_t cnt = fr.loc.raw[fr.sp.fp[fi]->zero];
       empty0 = cnt == 0 && raw == 0;
       if (cnt == 0 && raw != 0 && r_.lay) r_.lay->note(o, raw);
     }
@@ -676,7 +715,7 @@ class Dec {
       }
     }
     if (!f.in_model()) return;
-    Value& x = *member(fr, f);
+    Value& x = *member(fr, fi);
     if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
       check_bool(f, raw, o, f.name);
       x = prim_value(f.type.prim, raw);
@@ -736,10 +775,10 @@ class Dec {
   void read_chars(Frame& fr, const Field& f, uint64_t o) {
     const size_t n = f.type.chars;
     if (f.role.const_text) {
-      // A C string literal in the generated code: up to its first NUL ("TNY\0").
-      const std::string_view want(f.role.const_text->c_str());
+      // As the generated code's C string literal: up to its first NUL.
+      const std::string want = f.role.const_text->substr(0, f.role.const_text->find('\0'));
       if (r_.chars(o, n) != want)
-        fail_here(o, f.name, "expected \"" + std::string(want) + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
+        fail_here(o, f.name, "expected \"" + want + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
     } else if (Value* v = member(fr, f)) {
       *v = Value::string(std::string(r_.chars(o, n)));
     }
@@ -952,18 +991,12 @@ class Dec {
   uint64_t sort_key(Frame& fr, const Struct& et, const std::string& key, const Value& e) {
     const Field* k = et.field(key);
     if (k->role.derive) {
+      const std::pair<Dec*, Frame*> self{this, &fr};
       ExprEnv env;
       env.model = &e;
       env.st = &et;
-      env.ctx = [this](const std::string& name, uint64_t& out) {
-        for (size_t i = 0; i < s_.context.size(); ++i)
-          if (s_.context[i] == name) {
-            out = r_.g[i];
-            return true;
-          }
-        return false;
-      };
-      (void)fr;
+      env.ctx = &frame_ctx;
+      env.self = &self;
       return eval_model(*k->role.derive, env);
     }
     const Value* v = e.find(key);

@@ -85,9 +85,9 @@ CNum eval_read(const Expr& e, const ExprEnv& env) {
       return CNum::s64(e.value);
     case Expr::Ident: {
       CNum out;
-      if (env.local && env.local(e.name, out)) return out;
+      if (env.local && env.local(env.self, e.name, out)) return out;
       uint64_t g = 0;
-      if (env.ctx && env.ctx(e.name, g)) return CNum::u64(g);
+      if (env.ctx && env.ctx(env.self, e.name, g)) return CNum::u64(g);
       throw DecodeError(env.s, "unknown name '" + e.name + "' in an expression");
     }
     case Expr::Unary: {
@@ -144,7 +144,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
       const gen::Field* f = st.field(e.name);
       if (!f) {
         uint64_t g = 0;
-        if (env.ctx && env.ctx(e.name, g)) return g;
+        if (env.ctx && env.ctx(env.self, e.name, g)) return g;
         return 0;
       }
       if (!f->resolved.count_for.empty()) {

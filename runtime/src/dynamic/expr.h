@@ -25,9 +25,10 @@ struct CNum {
 
 struct ExprEnv {
   // A name of the struct being read (or a bit field "word.bits"): its local.
-  std::function<bool(const std::string&, CNum&)> local;
+  bool (*local)(const void* self, const std::string&, CNum&) = nullptr;
   // A context value (context:), by name.
-  std::function<bool(const std::string&, uint64_t&)> ctx;
+  bool (*ctx)(const void* self, const std::string&, uint64_t&) = nullptr;
+  const void* self = nullptr;  // what local and ctx are called with
   uint64_t s = 0;              // the struct's start (minus_'s message)
   const uint64_t* o = nullptr; // the cursor (until())
   uint64_t file_size = 0;

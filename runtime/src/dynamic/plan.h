@@ -21,6 +21,11 @@ struct StructPlan {
   std::vector<FieldAt> fields_here;        // fields at fixed offsets, for the probe
   std::vector<const gen::Field*> model;    // its model fields, in text order
   Value empty;                             // the struct as a default-constructed model holds it
+  // Filled in once every plan exists:
+  std::vector<Member> init;                // the members a read starts from (names, defaults)
+  std::vector<const struct FieldPlan*> fp; // by field index
+  std::vector<int> scoped_pools;           // pools whose scope is this struct (not block pools)
+  bool has_tags = false, has_dic = false;
 };
 
 // What one field needs.
@@ -29,6 +34,8 @@ struct FieldPlan {
   Value bits_def;                  // a bit word: every bit at its default
   size_t index = 0;                // in the struct's fields
   int member = -1;                 // in the struct value's members (-1: not in the model)
+  int tag = -1;                    // a union: the index of its tag field (-1: none, tag_shift)
+  int zero = -1;                   // zero_when_empty: the index of the count field
   bool cond_default_struct = false;
 };
 

@@ -1,0 +1,368 @@
+// The run-time engine (binschema/dynamic.h) against the generated code: for
+// every shipped schema and test schema, on every sample (and the members of
+// the sample archives), every example and a set of corrupted inputs, the
+// engine's YAML and JSON are the generated code's byte for byte, and where
+// the generated decode refuses a file the engine refuses it with the same
+// message (offset and field path).
+#define BOOST_TEST_MODULE dynamic_test
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "binschema/compression.h"
+#include "binschema/dynamic.h"
+#include "binschema/format.h"
+#include "samples.h"
+#include "sandbox.h"
+
+#include "aamp_text.h"
+#include "al_text.h"
+#include "asb_text.h"
+#include "baev_text.h"
+#include "bfevfl_text.h"
+#include "bools_sizes_text.h"
+#include "byml_text.h"
+#include "edges_text.h"
+#include "evnt_text.h"
+#include "feats_text.h"
+#include "recursion_text.h"
+#include "sarc_text.h"
+#include "shapes_text.h"
+#include "share_equal_text.h"
+#include "shared_text.h"
+#include "tiny_text.h"
+
+namespace fs = std::filesystem;
+using binschema::TextKind;
+namespace dyn = binschema::dynamic;
+
+namespace {
+
+// One format both ways: the generated decode + to_text (no layout), and the
+// generated from_text + encode (to make inputs from examples).
+struct Gen {
+  std::string name, schema;
+  std::function<std::string(std::span<const uint8_t>, TextKind)> text;
+  std::function<std::vector<uint8_t>(const std::string&)> encode_text;
+  std::function<std::vector<uint8_t>()> encode_default;
+};
+
+#define BINSCHEMA_GEN_FORMAT(ns, path)                                                                          \
+  Gen {                                                                                                         \
+    #ns, std::string(BINSCHEMA_SOURCE_DIR) + "/" + path,                                                        \
+        [](std::span<const uint8_t> b, TextKind k) { return binschema::ns::to_text(binschema::ns::decode(b), k); }, \
+        [](const std::string& t) { return binschema::ns::encode(binschema::ns::from_text(t)); },                  \
+        [] { return binschema::ns::encode(decltype(binschema::ns::from_text(std::string_view())){}); }           \
+  }
+
+const std::vector<Gen>& formats() {
+  static const std::vector<Gen> all{
+      BINSCHEMA_GEN_FORMAT(aamp, "schemas/aamp.yaml"),
+      BINSCHEMA_GEN_FORMAT(al, "schemas/al.yaml"),
+      BINSCHEMA_GEN_FORMAT(asb, "schemas/asb.yaml"),
+      BINSCHEMA_GEN_FORMAT(baev, "schemas/baev.yaml"),
+      BINSCHEMA_GEN_FORMAT(bfevfl, "schemas/bfevfl.yaml"),
+      BINSCHEMA_GEN_FORMAT(byml, "schemas/byml.yaml"),
+      BINSCHEMA_GEN_FORMAT(evnt, "schemas/evnt.yaml"),
+      BINSCHEMA_GEN_FORMAT(sarc, "schemas/sarc.yaml"),
+      BINSCHEMA_GEN_FORMAT(tiny, "tests/schemas/tiny.yaml"),
+      BINSCHEMA_GEN_FORMAT(shapes, "tests/schemas/shapes.yaml"),
+      BINSCHEMA_GEN_FORMAT(feats, "tests/schemas/feats.yaml"),
+      BINSCHEMA_GEN_FORMAT(edges, "tests/schemas/edges.yaml"),
+      BINSCHEMA_GEN_FORMAT(recursion, "tests/schemas/recursion.yaml"),
+      BINSCHEMA_GEN_FORMAT(bools_sizes, "tests/schemas/bools_sizes.yaml"),
+      BINSCHEMA_GEN_FORMAT(shared, "tests/schemas/shared.yaml"),
+      BINSCHEMA_GEN_FORMAT(share_equal, "tests/schemas/share_equal.yaml"),
+  };
+  return all;
+}
+
+const dyn::Schema& loaded(const Gen& g) {
+  static std::map<std::string, dyn::Schema> cache;
+  auto it = cache.find(g.name);
+  if (it == cache.end()) it = cache.emplace(g.name, dyn::Schema::load(g.schema)).first;
+  return it->second;
+}
+
+// "ok" + the text, or "error: " + what() (and the offset of a DecodeError).
+std::string run(const std::function<std::string()>& f) {
+  try {
+    return "ok\n" + f();
+  } catch (const binschema::DecodeError& e) {
+    return "error at " + binschema::hex(e.offset()) + ": " + e.what();
+  } catch (const std::exception& e) {
+    return std::string("other error: ") + e.what();
+  }
+}
+
+struct Tally {
+  size_t texts = 0, errors = 0;
+};
+
+// Both decoders on one input, in both text kinds: the same text or the same error.
+void compare(const Gen& g, std::span<const uint8_t> bytes, const std::string& what, Tally& t) {
+  const dyn::Schema& s = loaded(g);
+  for (TextKind k : {TextKind::Yaml, TextKind::Json}) {
+    const std::string want = run([&] { return g.text(bytes, k); });
+    const std::string got = run([&] { return s.to_text(s.decode(bytes), k); });
+    if (want != got) {
+      // The first line that differs, not two whole documents.
+      std::istringstream a(want), b(got);
+      std::string la, lb;
+      size_t line = 0;
+      while (true) {
+        ++line;
+        const bool ma = bool(std::getline(a, la)), mb = bool(std::getline(b, lb));
+        if (la != lb || !ma || !mb) break;
+      }
+      BOOST_ERROR(g.name << " on " << what << (k == TextKind::Json ? " (JSON)" : " (YAML)") << ": line " << line
+                         << " differs:\n  generated: " << la << "\n  run time:  " << lb);
+      return;
+    }
+    if (want.starts_with("ok")) ++t.texts;
+    else ++t.errors;
+  }
+}
+
+std::vector<uint8_t> read_file(const fs::path& p) { return samples::read(p); }
+
+bool starts(std::span<const uint8_t> b, std::string_view m) {
+  return b.size() >= m.size() && std::equal(m.begin(), m.end(), b.begin(), [](char c, uint8_t x) { return uint8_t(c) == x; });
+}
+
+// Every sample file (Yaz0 unpacked), and every member of the sample archives.
+std::vector<std::pair<std::string, std::vector<uint8_t>>> sample_inputs() {
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> out;
+  for (const char* sub : {"aamp", "byml", "bfevfl", "sarc", "yaz0"})
+    for (const auto& p : samples::files(sub)) {
+      std::vector<uint8_t> b = read_file(p);
+      if (starts(b, "Yaz0")) b = binschema::yaz0::decompress(b);
+      out.emplace_back(p.filename().string(), b);
+    }
+  const size_t n = out.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (!starts(out[i].second, "SARC")) continue;
+    binschema::sarc::Sarc a;
+    try {
+      a = binschema::sarc::decode(out[i].second);
+    } catch (const std::exception&) {
+      continue;
+    }
+    size_t k = 0;
+    for (const auto& node : a.nodes) {
+      std::vector<uint8_t> b = node.data.data;
+      if (starts(b, "Yaz0")) {
+        try {
+          b = binschema::yaz0::decompress(b);
+        } catch (const std::exception&) {
+          continue;
+        }
+      }
+      out.emplace_back(out[i].first + ":" + (node.attributes.name.empty() ? std::to_string(k) : node.attributes.name), std::move(b));
+      ++k;
+    }
+  }
+  return out;
+}
+
+const Gen* by_name(const std::string& n) {
+  for (const auto& g : formats())
+    if (g.name == n) return &g;
+  return nullptr;
+}
+
+// The format whose magic the bytes start with (the shipped ones).
+const Gen* detect(std::span<const uint8_t> b) {
+  const binschema::Format* f = binschema::detect_format(b, "");
+  return f ? by_name(f->name) : nullptr;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_schema_loads) {
+  for (const auto& g : formats()) {
+    const dyn::Schema s = dyn::Schema::load(g.schema);
+    BOOST_TEST(s.name() == g.name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(samples_and_archive_members_give_the_generated_text) {
+  Tally t;
+  size_t matched = 0;
+  for (const auto& [name, bytes] : sample_inputs()) {
+    const Gen* g = detect(bytes);
+    if (!g) continue;
+    ++matched;
+    compare(*g, bytes, name, t);
+  }
+  BOOST_TEST_MESSAGE("samples: " << matched << " files, " << t.texts << " texts, " << t.errors << " errors compared");
+  // binschema info's lines (format, version, size, structs by type).
+  size_t infos = 0;
+  for (const auto& [name, bytes] : sample_inputs()) {
+    const binschema::Format* f = binschema::detect_format(bytes, "");
+    const Gen* g = f ? by_name(f->name) : nullptr;
+    if (!g) continue;
+    std::vector<std::pair<std::string, std::string>> want, got;
+    try {
+      want = f->info(bytes);
+    } catch (const std::exception&) {
+      continue;
+    }
+    got = loaded(*g).info(bytes);
+    BOOST_TEST((got == want), g->name << " info on " << name);
+    ++infos;
+  }
+  BOOST_TEST(infos >= 20u);
+  BOOST_TEST(matched >= 20u);
+  BOOST_TEST(t.texts >= 40u);
+}
+
+BOOST_AUTO_TEST_CASE(examples_give_the_generated_text) {
+  Tally t;
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "examples")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string stem = e.path().stem().string();
+    const Gen* g = by_name(stem.substr(0, stem.find('-')));
+    BOOST_REQUIRE_MESSAGE(g, "no format for example " << stem);
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const std::vector<uint8_t> bytes = g->encode_text(text);
+    compare(*g, bytes, e.path().filename().string(), t);
+    ++n;
+  }
+  BOOST_TEST(n >= 9u);
+  BOOST_TEST(t.texts == 2 * n);
+}
+
+BOOST_AUTO_TEST_CASE(default_models_of_every_schema_give_the_generated_text) {
+  Tally t;
+  for (const auto& g : formats()) {
+    std::vector<uint8_t> bytes;
+    try {
+      bytes = g.encode_default();
+    } catch (const std::exception&) {
+      continue;  // a model the writer refuses (a count that must not be 0, say)
+    }
+    compare(g, bytes, "the default model", t);
+  }
+  BOOST_TEST(t.texts >= 16u);
+}
+
+// Truncated files and flipped bytes: the same text, or the same error.
+BOOST_AUTO_TEST_CASE(corrupted_inputs_give_the_generated_errors) {
+  Tally t;
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> inputs = sample_inputs();
+  for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "examples")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string stem = e.path().stem().string();
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    inputs.emplace_back(e.path().filename().string(), by_name(stem.substr(0, stem.find('-')))->encode_text(text));
+  }
+  uint32_t seed = 12345;
+  auto rnd = [&] {
+    seed = seed * 1103515245u + 12345u;
+    return seed >> 8;
+  };
+  for (const auto& [name, bytes] : inputs) {
+    const Gen* g = detect(bytes);
+    if (!g || bytes.size() < 8 || bytes.size() > (1u << 20)) continue;
+    for (size_t cut : {bytes.size() / 2, bytes.size() - 1, size_t(bytes.size() * 0.9), size_t(16)}) {
+      const std::vector<uint8_t> b(bytes.begin(), bytes.begin() + std::min(cut, bytes.size()));
+      compare(*g, b, name + " cut at " + std::to_string(cut), t);
+    }
+    for (int k = 0; k < 24; ++k) {
+      std::vector<uint8_t> b = bytes;
+      const size_t at = rnd() % std::min<size_t>(b.size(), k < 12 ? 0x100 : b.size());
+      b[at] ^= static_cast<uint8_t>(1u << (rnd() % 8));
+      if (k % 3 == 0) b[at] = static_cast<uint8_t>(rnd());
+      compare(*g, b, name + " with byte " + binschema::hex(at) + " changed", t);
+    }
+  }
+  BOOST_TEST_MESSAGE("corrupted: " << t.texts << " texts, " << t.errors << " errors compared");
+  BOOST_TEST(t.errors >= 100u);
+}
+
+// Every format on every sample: most refuse it at once (a magic, a version);
+// the messages must agree there too.
+BOOST_AUTO_TEST_CASE(every_format_on_every_sample_agrees) {
+  Tally t;
+  for (const auto& [name, bytes] : sample_inputs())
+    for (const auto& g : formats())
+      if (bytes.size() <= (1u << 20)) compare(g, bytes, name, t);
+  BOOST_TEST(t.errors >= 100u);
+}
+
+// Values through the C++ API: a path into the value, an edit shown in the text.
+BOOST_AUTO_TEST_CASE(value_paths_and_edits) {
+  const Gen& g = *by_name("baev");
+  std::ifstream in(fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "baev-totk.yaml");
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  const std::vector<uint8_t> bytes = g.encode_text(text);
+  const dyn::Schema& s = loaded(g);
+  dyn::Value v = s.decode(bytes);
+  BOOST_TEST((v.kind == dyn::Value::Kind::Struct));
+  BOOST_TEST(s.to_text(v, TextKind::Yaml) == g.text(bytes, TextKind::Yaml));
+  BOOST_CHECK_THROW(v.at_path("no_such_field"), std::out_of_range);
+}
+
+// ---- The CLI with --schema ------------------------------------------------------
+
+namespace {
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+// The text without its first line (the `format:` key).
+std::string after_first_line(const std::string& t) { return t.substr(std::min(t.size(), t.find('\n') + 1)); }
+}  // namespace
+
+// A copy of a shipped schema under another name: decoded by the CLI from the
+// schema, no build step; the same text as the built-in format but its name.
+BOOST_AUTO_TEST_CASE(cli_decodes_with_a_schema_under_another_name) {
+  binschema::test::Sandbox box("binschema-dynamic");
+  std::string schema = slurp(fs::path(BINSCHEMA_SOURCE_DIR) / "schemas" / "sarc.yaml");
+  const size_t at = schema.find("format: sarc");
+  BOOST_REQUIRE(at != std::string::npos);
+  schema.replace(at, 12, "format: mysarc");
+  box.write("mysarc.yaml", schema);
+  const std::string sample = (samples::dir("sarc") / "test.sarc").string();
+  const auto builtin = box.cli("decode " + binschema::test::q(sample));
+  BOOST_REQUIRE_EQUAL(builtin.code, 0);
+  for (const std::string how : {"--schema mysarc.yaml ", "--schema . ", "--as mysarc --schema mysarc.yaml "}) {
+    const auto r = box.cli("decode " + how + binschema::test::q(sample));
+    BOOST_TEST(r.code == 0, how << r);
+    BOOST_TEST(r.out.starts_with("format: mysarc\n"), how << r.out.substr(0, 40));
+    BOOST_TEST(after_first_line(r.out) == after_first_line(builtin.out), how);
+  }
+  const auto env = box.sh("BINSCHEMA_SCHEMA_PATH=" + box.path("").string() + " " + binschema::test::kCli + " decode --format json " +
+                          binschema::test::q(sample));
+  BOOST_TEST(env.code == 0, env);
+  BOOST_TEST(env.out.find("\"format\": \"mysarc\"") != std::string::npos, env.out.substr(0, 40));
+  const auto info = box.cli("info --schema mysarc.yaml " + binschema::test::q(sample));
+  BOOST_TEST(info.code == 0, info);
+  BOOST_TEST(info.out.starts_with("format: mysarc\n"), info.out);
+  const auto list = box.cli("formats --schema mysarc.yaml");
+  BOOST_TEST(list.out.starts_with("mysarc\t"), list.out.substr(0, 40));
+}
+
+// A schema edit takes effect on the next command; a broken schema is named
+// at file:line:col (exit 2: a file the command names is the problem).
+BOOST_AUTO_TEST_CASE(cli_uses_the_schema_as_it_is_now) {
+  binschema::test::Sandbox box("binschema-dynamic");
+  const std::string tiny = slurp(fs::path(BINSCHEMA_SOURCE_DIR) / "tests" / "schemas" / "tiny.yaml");
+  box.write("t.yaml", tiny);
+  box.write("x.tiny", binschema::tiny::encode(binschema::tiny::Header{}));
+  const auto first = box.cli("decode --schema t.yaml --as tiny x.tiny");
+  BOOST_TEST(first.code == 0, first);
+  BOOST_TEST(first.out == binschema::tiny::to_text(binschema::tiny::Header{}, TextKind::Yaml));
+  box.write("t.yaml", tiny + "\n  oops: [\n");
+  const auto broken = box.cli("decode --schema t.yaml --as tiny x.tiny");
+  BOOST_TEST(broken.code == 2, broken);
+  BOOST_TEST(broken.err.starts_with("binschema: t.yaml:"), broken.err);
+  BOOST_TEST(broken.err_lines().size() == 1u, broken.err);
+}
