@@ -25,6 +25,9 @@
 //                 loaded from schemas/NAME.yaml): bytes -> dynamic::Value (file)
 //   dyn_load      the run-time engine loading schemas/NAME.yaml (schema text)
 //   dyn_yaml_out  the run-time engine: the decoded value -> YAML   (text)
+//   dyn_encode    the run-time engine: the decoded value -> bytes, checked
+//                 equal to the generated encode's                    (file)
+//   dyn_yaml_in   the run-time engine: YAML -> dynamic::Value        (text)
 //   yaml_out, json_out   model -> YAML / JSON text                    (text)
 //   yaml_in, json_in     text -> model (parse + read), model freed    (text)
 //   yaml_edited_in       the same from the YAML as a person leaves it: a
@@ -231,7 +234,7 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
           asm volatile("" : : "r"(&m) : "memory");
         }));
   // The run-time engine beside the generated code: the same bytes, the same text.
-  if (wanted(o, "dyn_decode") || wanted(o, "dyn_load") || wanted(o, "dyn_yaml_out")) {
+  if (wanted(o, "dyn_decode") || wanted(o, "dyn_load") || wanted(o, "dyn_yaml_out") || wanted(o, "dyn_encode") || wanted(o, "dyn_yaml_in")) {
     const std::string schema_path = std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/" + name + ".yaml";
     const dynamic::Schema ds = dynamic::Schema::load(schema_path);
     const dynamic::Value dv = ds.decode(bytes);
@@ -257,6 +260,20 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
             std::string t = ds.to_text(dv, TextKind::Yaml);
             if (t.size() != dyn_text.size()) die("text output changed size");
           }));
+    if (wanted(o, "dyn_encode")) {
+      if (ds.encode(dv) != bytes) die(std::string(name) + ": the run-time engine's encode differs from the generated code's");
+      row(name, n, "dyn_encode", "file", n, measure(o, n, [&] {
+            std::vector<uint8_t> b = ds.encode(dv);
+            asm volatile("" : : "r"(b.data()) : "memory");
+          }));
+    }
+    if (wanted(o, "dyn_yaml_in") && std::find(o.text_sizes.begin(), o.text_sizes.end(), mib) != o.text_sizes.end()) {
+      if (!(ds.from_text(dyn_text) == dv)) die(std::string(name) + ": the run-time engine's YAML reads back to another value");
+      row(name, n, "dyn_yaml_in", "text", dyn_text.size(), measure(o, dyn_text.size(), [&] {
+            dynamic::Value v = ds.from_text(dyn_text);
+            asm volatile("" : : "r"(&v) : "memory");
+          }));
+    }
   }
   if constexpr (std::is_same_v<M, baev::File>) {
     double sum_ours = 0;

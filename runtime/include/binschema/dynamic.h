@@ -73,7 +73,7 @@ struct Value {
   std::vector<Value> items;    // Array; Union: one item, the case's value
 
   // Constructors of each kind.
-  static Value absent() { return {}; }
+  static Value absent();  // out of line: Member is not complete here (clang)
   static Value boolean(bool b, uint8_t width = 1);
   static Value int_(int64_t v, uint8_t width);
   static Value uint(uint64_t v, uint8_t width);

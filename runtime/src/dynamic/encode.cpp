@@ -194,7 +194,7 @@ uint64_t union_elem_size(const Field& u) {
 template <std::endian E>
 class Encoder {
  public:
-  Encoder(const gen::Schema& s, const Layout* lay, LayoutTrace* trace) : s_(s), lay_(lay), trace_(trace) {}
+  Encoder(const gen::Schema& s, const Schema::Plan* plan, const Layout* lay, LayoutTrace* trace) : s_(s), plan_(plan), lay_(lay), trace_(trace) {}
 
   std::vector<uint8_t> run(const Value& x) {
     const Struct& root = *s_.find(s_.root);
@@ -270,6 +270,7 @@ class Encoder {
   using Cond = std::optional<uint64_t>;
 
   const gen::Schema& s_;
+  const Schema::Plan* plan_;  // where each field is among its struct value's members
   const Layout* lay_;
   LayoutTrace* trace_;
   Writer<E> w;
@@ -305,7 +306,7 @@ class Encoder {
   std::deque<Typed> typed_;                    // shared targets: values the writer keeps pointers to
   std::unordered_map<std::string, std::unique_ptr<std::string>> types_;  // their types
   std::deque<std::string> whats_;              // "Struct.field" texts the writer keeps pointers to
-  std::map<const void*, const char*> what_of_;
+  std::unordered_map<const void*, const char*> what_of_;
 
   // "Struct.field" (a pointer that lives as long as the writer).
   const char* what(const Struct& st, const Field& f) {
@@ -343,6 +344,14 @@ class Encoder {
     if (x.kind != Value::Kind::Struct) throw EncodeError(st.name + ": a struct expected");
   }
   const Value& member(const Struct& st, const Value& x, const Field& f) {
+    // The struct value's members are its model fields in order: the plan's index, checked.
+    if (plan_) {
+      auto it = plan_->fields.find(&f);
+      if (it != plan_->fields.end()) {
+        const int m = it->second.member;
+        if (m >= 0 && static_cast<size_t>(m) < x.fields.size() && x.fields[static_cast<size_t>(m)].name == f.name) return x.fields[static_cast<size_t>(m)].value;
+      }
+    }
     if (const Value* v = x.find(f.name)) return *v;
     throw EncodeError(st.name + "." + f.name + ": missing");
   }
@@ -1334,7 +1343,10 @@ class Encoder {
         if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
           w.align_inner(slot, num(member(*et, *x, *et->field(g->pointer.align_field))), g->resolved.offset);
     uint64_t t = 0;
-    if (shares) {
+    if (shares && !lay_ && !f.pointer.share_equal) {
+      // Without a layout, place_shared and place_leaf are place_target.
+      t = w.place_target(slot, size, align, width, base, wh);
+    } else if (shares) {
       const Typed& value = typed(*x, type_of(f, f.array.on));
       if (f.pointer.share_equal) {
         const size_t h = hash_of(*x) ^ std::hash<const void*>()(value.type);
@@ -1600,23 +1612,24 @@ bool value_is_big(const gen::Schema& s, const Value& x) {
   throw EncodeError(what + ": '" + v->str + "' is no byte order mark (" + known + ")");
 }
 
-std::vector<uint8_t> encode_any(const gen::Schema& s, const Value& x, const Layout* lay, LayoutTrace* trace) {
+std::vector<uint8_t> encode_any(const gen::Schema& s, const Schema::Plan* plan, const Value& x, const Layout* lay, LayoutTrace* trace) {
   const bool big = s.endian_by_bom ? value_is_big(s, x) : s.big_endian;
-  if (big) return Encoder<std::endian::big>(s, lay, trace).run(x);
-  return Encoder<std::endian::little>(s, lay, trace).run(x);
+  if (big) return Encoder<std::endian::big>(s, plan, lay, trace).run(x);
+  return Encoder<std::endian::little>(s, plan, lay, trace).run(x);
 }
 
 }  // namespace
 
 std::vector<uint8_t> encode_laid(const Schema& s, const Value& v, const Layout* lay, LayoutTrace* trace) {
-  return encode_any(s.model(), v, lay, trace);
+  return encode_any(s.model(), &s.plan(), v, lay, trace);
 }
 
-std::vector<uint8_t> Schema::encode(const Value& v) const { return encode_any(*s_, v, nullptr, nullptr); }
+std::vector<uint8_t> Schema::encode(const Value& v) const { return encode_any(*s_, p_.get(), v, nullptr, nullptr); }
 
 std::vector<uint8_t> Schema::encode(const Value& v, const Layout& layout) const {
   const gen::Schema& s = *s_;
-  auto enc = [&s](const Value& x, const Layout* lay, LayoutTrace* trace) { return encode_any(s, x, lay, trace); };
+  const Plan* plan = p_.get();
+  auto enc = [&s, plan](const Value& x, const Layout* lay, LayoutTrace* trace) { return encode_any(s, plan, x, lay, trace); };
   const bool reads_to_next = std::any_of(s.structs.begin(), s.structs.end(), [](const auto& st) { return st->needs_end; });
   if (reads_to_next)
     // A block read up to the next one must not end before it (layout.h).

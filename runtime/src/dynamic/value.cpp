@@ -7,6 +7,8 @@
 
 namespace binschema::dynamic {
 
+Value Value::absent() { return {}; }
+
 Value Value::boolean(bool b, uint8_t width) {
   Value v;
   v.kind = Kind::Bool;
