@@ -20,6 +20,7 @@
 #include "bfevfl_text.h"
 #include "binschema/dynamic.h"
 #include "binschema/error.h"
+#include "binschema/format.h"
 #include "binschema/schema.h"
 #include "bools_sizes_text.h"
 #include "byml_text.h"
@@ -353,4 +354,45 @@ BOOST_AUTO_TEST_CASE(bfevfl_without_hooks_same_bytes) {
   for (const auto& p : samples::files("bfevfl")) n += compare_file(d, g, samples::read(p), p.filename().string());
   BOOST_TEST_MESSAGE("bfevfl without hooks: " << n << " texts compared");
   BOOST_TEST(n > 0);
+}
+
+namespace {
+// The first place two values differ, as a path (empty when equal).
+std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::string& path) {
+  if (a.kind != b.kind || a.width != b.width || a.n != b.n || a.str != b.str)
+    return path + " (kind " + std::to_string(int(a.kind)) + "/" + std::to_string(int(b.kind)) + ", width " + std::to_string(a.width) + "/" +
+           std::to_string(b.width) + ", n " + std::to_string(a.n) + "/" + std::to_string(b.n) + ")";
+  if (a.fields.size() != b.fields.size()) return path + " (members " + std::to_string(a.fields.size()) + "/" + std::to_string(b.fields.size()) + ")";
+  for (size_t i = 0; i < a.fields.size(); ++i) {
+    if (a.fields[i].name != b.fields[i].name) return path + "." + a.fields[i].name + " / " + b.fields[i].name;
+    if (std::string d = first_diff(a.fields[i].value, b.fields[i].value, path + "." + a.fields[i].name); !d.empty()) return d;
+  }
+  if (a.items.size() != b.items.size()) return path + " (items " + std::to_string(a.items.size()) + "/" + std::to_string(b.items.size()) + ")";
+  for (size_t i = 0; i < a.items.size(); ++i)
+    if (std::string d = first_diff(a.items[i], b.items[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+  return "";
+}
+}  // namespace
+
+// The engine's text in gives the value the engine's decode gives (the same
+// Value, not only the same bytes): text read back is the decoded value.
+BOOST_AUTO_TEST_CASE(text_in_gives_the_decoded_value) {
+  for (const char* f : {"baev", "evnt", "sarc", "byml", "al", "aamp", "asb"}) {
+    const dyn::Schema d = load(std::string("schemas/") + f + ".yaml");
+    const binschema::Format* fmt = binschema::find_format(f);
+    for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "examples")) {
+      if (e.path().extension() != ".yaml" || !e.path().filename().string().starts_with(std::string(f) + "-")) continue;
+      const std::vector<uint8_t> bytes = fmt->encode(binschema::text::load(read_text(e.path())));
+      dyn::Value v;
+      try {
+        v = d.decode(bytes);
+      } catch (const std::exception& ex) {
+        BOOST_TEST_MESSAGE(f << ": the engine's decode: " << ex.what());
+        continue;
+      }
+      const dyn::Value back = d.from_text(d.to_text(v, binschema::TextKind::Yaml));
+      const std::string diff = first_diff(v, back, f);
+      BOOST_TEST(diff == "", e.path().filename().string() << ": " << diff);
+    }
+  }
 }

@@ -619,7 +619,7 @@ class Encoder {
       uint64_t o = s + f.resolved.offset;
       if (cursor) {
         o = f.resolved.fixed_size ? w.reserve(f.resolved.size) : w.pos();
-        at_[{&x, &f}] = o;
+        if (placed_later(f)) at_[{&x, &f}] = o;
       }
       const int region = !f.pointer.width && !f.region.empty() ? s_.region_id(f.region) : -1;
       if (region >= 0) w.mark_start_at(region, f.resolved.fixed_size ? o : w.pos());
@@ -640,6 +640,26 @@ class Encoder {
     if (!empty) throw EncodeError(st.name + "." + f.name + ": not stored when " + gen::expr_text(*f.cond) + " is false");
   }
 
+  // What the generator decides per field once, kept for the whole write.
+  struct Checks {
+    bool count_checked = false, count_evaluable = false;
+  };
+  std::unordered_map<const Field*, Checks> checks_;
+  const Checks& checks(const Struct& st, const Field& f) {
+    auto it = checks_.find(&f);
+    if (it != checks_.end()) return it->second;
+    Checks c;
+    if (f.array.count) {
+      c.count_checked = count_checked(s_, st, *f.array.count);
+      c.count_evaluable = write_evaluable(s_, st, *f.array.count);
+    }
+    return checks_[&f] = c;
+  }
+  // Whether place_ looks up where field f went (at_var of the generator).
+  static bool placed_later(const Field& f) {
+    return f.pointer.width || f.pointer.elem_width || (f.type.kind == ValueType::Struct && f.type.st->has_children) ||
+           (f.type.kind == ValueType::Union && f.array.on);
+  }
   // The position of field f of struct value x (at s), for place_.
   uint64_t field_at(const Field& f, const Value& x, uint64_t s) {
     auto it = at_.find({&x, &f});
@@ -664,10 +684,10 @@ class Encoder {
       if (f.pad) w.align(f.pad);
       return;
     }
-    if (f.array.count && count_checked(s_, st, *f.array.count)) {
+    if (f.array.count && checks(st, f).count_checked) {
       const Value& arr = member(st, x, f);
       const std::string count = gen::expr_text(*f.array.count);
-      if (write_evaluable(s_, st, *f.array.count)) {
+      if (checks(st, f).count_evaluable) {
         check_count(wh, length(arr), eval(st, *f.array.count, x), count.c_str());
       } else {
         w.late_check([this, &st, &f, &x, s, wh, count, &arr]() { check_count(wh, length(arr), late_value(st, *f.array.count, x, s), count.c_str()); });
@@ -699,7 +719,7 @@ class Encoder {
       case FieldKind::ArrayPointer:
       case FieldKind::OwnString:
       case FieldKind::Dic:
-        at_[{&x, &f}] = o;
+        if (!f.resolved.fixed_offset || f.cond) at_[{&x, &f}] = o;
         break;
       case FieldKind::Chars:
         // A const is a C string literal in the generated code: up to its first NUL.
@@ -749,13 +769,13 @@ class Encoder {
       }
       case FieldKind::InlineStruct: {
         const Value& src = f.in_model() ? member(st, x, f) : empty_struct();
-        at_[{&x, &f}] = o;
+        if (f.type.st->has_children && (!f.resolved.fixed_offset || f.cond)) at_[{&x, &f}] = o;
         if (f.type.st->fixed_size) put(*f.type.st, src, o);
         else put(*f.type.st, src, std::nullopt);
         break;
       }
       case FieldKind::ElemPointers:
-        at_[{&x, &f}] = o;
+        if (!f.resolved.fixed_offset || f.cond) at_[{&x, &f}] = o;
         if (!f.resolved.fixed_size) w.reserve(length(list(st, f, member(st, x, f))) * static_cast<uint64_t>(f.pointer.elem_width));
         break;
       case FieldKind::StringOffsets: {
@@ -773,13 +793,14 @@ class Encoder {
     }
     // A field that runs until(E) ends where E says.
     const Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
+    if (!until || !until->calls(Fn::Until) || f.cond) return;
     const std::function<bool(const Expr&)> derived = [&](const Expr& e) {
       if (e.kind == Expr::Ident && st.field(e.name) && st.field(e.name)->role.derive) return true;
       for (const auto& a : e.args)
         if (derived(a)) return true;
       return false;
     };
-    if (until && until->calls(Fn::Until) && !f.cond && write_evaluable(s_, st, until->args[0]) && !derived(until->args[0])) {
+    if (write_evaluable(s_, st, until->args[0]) && !derived(until->args[0])) {
       const uint64_t end = eval(st, until->args[0], x);
       if (w.pos() != end)
         throw EncodeError(std::string(wh) + ": ends at " + hex(w.pos()) + ", but " + gen::expr_text(until->args[0]) + " is " + hex(end));
@@ -891,7 +912,7 @@ class Encoder {
       for (size_t i = 0; i < v.items.size(); ++i) store_elem(f, o + i * gen::prim_size(f.type.prim), v.items[i], wh);
       return;
     }
-    if (et && et->has_children) at_[{&x, &f}] = f.resolved.fixed_size ? o : w.pos();
+    if (et && et->has_children && (!f.resolved.fixed_offset || f.cond)) at_[{&x, &f}] = f.resolved.fixed_size ? o : w.pos();
     if (f.resolved.fixed_size) {
       for (size_t i = 0; i < v.items.size(); ++i) put(*et, v.items[i], o + i * et->size);
       return;

@@ -188,9 +188,11 @@ class DynIn : public text::In {
     const std::string t = b.default_text.value_or(b.is_bool ? "false" : "0");
     if (b.is_bool) return Value::boolean(t == "true" || (t != "false" && cpp_int(t) != 0), 0);
     if (!b.pool.empty()) return Value::string(t);
-    return Value::uint(cpp_int(t) & (b.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits_cpp_width(b.width)) - 1), 0);
+    return Value::uint(cpp_int(t) & (b.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits_cpp_width(b.width)) - 1), bits_bytes(b.width));
   }
   static unsigned bits_cpp_width(unsigned w) { return w <= 8 ? 8 : w <= 16 ? 16 : w <= 32 ? 32 : 64; }
+  // A bit field's width in the value: the bytes of its member type (as decode gives it).
+  static uint8_t bits_bytes(unsigned w) { return static_cast<uint8_t>(bits_cpp_width(w) / 8); }
 
   // A number of prim p from the integer v (or, for a float, the text t).
   static Value prim_value(Prim p, uint64_t v, const std::string& t = {}) {
@@ -345,12 +347,12 @@ class DynIn : public text::In {
       value(n, v);
       return Value::string(std::move(v));
     }
-    if (b.width <= 8) { uint8_t v = 0; value(n, v); return Value::uint(v, 0); }
-    if (b.width <= 16) { uint16_t v = 0; value(n, v); return Value::uint(v, 0); }
-    if (b.width <= 32) { uint32_t v = 0; value(n, v); return Value::uint(v, 0); }
+    if (b.width <= 8) { uint8_t v = 0; value(n, v); return Value::uint(v, 1); }
+    if (b.width <= 16) { uint16_t v = 0; value(n, v); return Value::uint(v, 2); }
+    if (b.width <= 32) { uint32_t v = 0; value(n, v); return Value::uint(v, 4); }
     uint64_t v = 0;
     value(n, v);
-    return Value::uint(v, 0);
+    return Value::uint(v, 8);
   }
 
   // A union (In::value's Union branch): a map of one key naming the case.
