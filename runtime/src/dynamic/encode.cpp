@@ -47,12 +47,21 @@ using gen::ValueType;
 
 // Encode-side refusals (called by the loader with the validated model).
 void check_encode_support(const gen::Schema& s) {
-  // Every shape of the language is written; hooks (C++ beside the schema,
-  // run on the model before it is written) run only where compiled in.
+  // Every shape of the language is written. (Hooks are refused when a value
+  // is encoded, refuse_hooks: their schema still decodes and prints.)
+  (void)s;
+}
+
+namespace {
+// Hooks (C++ beside the schema, run on the model before it is written) run
+// only where they are compiled in: encoding without them would write other
+// bytes, so a schema with hooks is refused here, at the hook (file:line:col).
+void refuse_hooks(const gen::Schema& s) {
   for (const auto& h : s.hooks)
     throw gen::SchemaError(h.loc, "hook '" + h.name + "' (on " + h.on + "): hooks run only where they are compiled in (binschema's own " + s.format +
                                       "); the run-time engine cannot write what they compute");
 }
+}  // namespace
 
 }  // namespace binschema::dynamic
 namespace binschema::dynamic {
@@ -1634,6 +1643,7 @@ bool value_is_big(const gen::Schema& s, const Value& x) {
 }
 
 std::vector<uint8_t> encode_any(const gen::Schema& s, const Schema::Plan* plan, const Value& x, const Layout* lay, LayoutTrace* trace) {
+  refuse_hooks(s);
   const bool big = s.endian_by_bom ? value_is_big(s, x) : s.big_endian;
   if (big) return Encoder<std::endian::big>(s, plan, lay, trace).run(x);
   return Encoder<std::endian::little>(s, plan, lay, trace).run(x);
