@@ -13,10 +13,12 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "binschema/byte_order.h"
 #include "binschema/block_pool.h"
@@ -314,21 +316,26 @@ class Encoder {
   std::unordered_map<std::pair<const Value*, const Field*>, uint64_t, KeyHash> at_;
   std::deque<Typed> typed_;                    // shared targets: values the writer keeps pointers to
   std::unordered_map<std::string, std::unique_ptr<std::string>> types_;  // their types
-  std::deque<std::string> whats_;              // "Struct.field" texts the writer keeps pointers to
   std::unordered_map<const void*, const char*> what_of_;
 
-  // "Struct.field" (a pointer that lives as long as the writer).
+  // "Struct.field": a pointer that outlives the write, as the generated
+  // code's string literals do (a LayoutTrace keeps the names of late values
+  // for decode(bytes, layout)'s message, after the writer is gone).
+  static const char* lasting(std::string t) {
+    static std::mutex m;
+    static std::unordered_set<std::string> names;
+    std::lock_guard<std::mutex> lock(m);
+    return names.insert(std::move(t)).first->c_str();
+  }
   const char* what(const Struct& st, const Field& f) {
     auto it = what_of_.find(&f);
     if (it != what_of_.end()) return it->second;
-    whats_.push_back(st.name + "." + f.name);
-    return what_of_[&f] = whats_.back().c_str();
+    return what_of_[&f] = lasting(st.name + "." + f.name);
   }
   const char* what_case(const Struct& st, const Field& u, const Case& c) {
     auto it = what_of_.find(&c);
     if (it != what_of_.end()) return it->second;
-    whats_.push_back(st.name + "." + u.name + "." + c.name);
-    return what_of_[&c] = whats_.back().c_str();
+    return what_of_[&c] = lasting(st.name + "." + u.name + "." + c.name);
   }
   const Typed& typed(const Value& v, const std::string& type) {
     auto& t = types_[type];
