@@ -182,7 +182,13 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
   if (f.spell.as_bool) n.push_back("Shown as `false`/`true` while 0/1 (any other value as a number).");
   if (!f.spell.ref.empty())
     n.push_back("A reference: the index of an element of `" + f.spell.ref + "`" + (f.spell.ref_via.empty() ? "" : " (of the `" + f.spell.ref_via + "` element)") +
-                ", shown as its `" + (f.spell.ref_key.empty() ? std::string("name") : f.spell.ref_key) + "`.");
+                ", shown as its `" + (f.spell.ref_key.empty() ? std::string("name") : f.spell.ref_key) + "`" +
+                [&] {
+                  if (f.spell.ref_also.empty()) return std::string();
+                  std::string t = ", or where other elements share it as a map of `" + f.spell.ref_key + "`";
+                  for (const auto& a : f.spell.ref_also) t += ", `" + a + "`";
+                  return t;
+                }() + ".");
   if (!f.spell.hash_of.empty()) n.push_back("The " + f.spell.hash_of + " hash of a name: shown as the name when a name list has it; a name may be written instead.");
   if (f.is_virtual && f.type.kind == ValueType::Prim)
     n.push_back("Not stored: the alignment of a data slice, which the reader infers from where the slice lies (see the data pool).");

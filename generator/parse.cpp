@@ -572,7 +572,15 @@ class Parser {
     }
     f.spell.ref = opt_str(n, "ref", "");
     f.spell.ref_via = opt_str(n, "via", "");
-    f.spell.ref_key = opt_str(n, "key", "");
+    if (n["key"] && n["key"].IsSequence()) {
+      // key: [name, sub_name]: a composite key, the first field and then the further ones.
+      const auto parts = seq(n["key"]);
+      if (parts.size() < 2) fail(n["key"], "key: a list names two or more fields (the key, then the fields that tell equal keys apart); one field is key: FIELD");
+      f.spell.ref_key = scalar(parts[0]);
+      for (size_t i = 1; i < parts.size(); ++i) f.spell.ref_also.push_back(scalar(parts[i]));
+    } else {
+      f.spell.ref_key = opt_str(n, "key", "");
+    }
     f.spell.hash_of = opt_str(n, "hash_of", "");
     if (n["hash_of"] && f.spell.hash_of != "fnv1a32" && f.spell.hash_of != "murmur3" && f.spell.hash_of != "crc32")
       fail(n["hash_of"], "hash_of is 'fnv1a32', 'murmur3' or 'crc32' (the hash of a name)");

@@ -178,6 +178,7 @@ struct Field {
     std::string ref;        // ref: ARRAY or ARRAY.LIST: an index into that array (or list)
     std::string ref_via;    // via: the sibling field that picks the element holding LIST
     std::string ref_key;    // key: the element field that names it (default "name")
+    std::vector<std::string> ref_also;  // key: [KEY, FIELD...]: the fields that tell equal keys apart
     std::string hash_of;    // hash_of: fnv1a32 | murmur3 | crc32: the hash of a name
     bool hex = false;       // format: hex
   } spell;
@@ -278,6 +279,8 @@ struct Struct {
   struct NameTarget {
     std::string array, key;
     std::vector<std::string> subs;
+    std::vector<std::string> also;  // key: [key, also...]: a composite key
+    bool key_given = false;         // set by a ref: ARRAY (or an explicit key:), not only by ARRAY.LIST refs
   };
   std::vector<NameTarget> name_targets;
 
