@@ -338,6 +338,9 @@ struct Enum {
 struct Schema {
   std::string file;
   std::string format, title, doc, versions;
+  // example: a text document of this format (a path relative to the schema
+  // file, as written) and its text, shown by the Markdown page.
+  std::string example, example_text;
   bool big_endian = false;
   // `endian: bom`: the byte order is chosen at run time by the root's field
   // with `bom: true` (big_endian is then unused); see docs §2 `endian`.

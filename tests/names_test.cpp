@@ -13,11 +13,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "bfevfl_text.h"
 #include "binschema/error.h"
+#include "binschema/format.h"
 #include "binschema/schema.h"
+#include "binschema/text.h"
+#include "binschema/text_doc.h"
 #include "samples.h"
 
 namespace fs = std::filesystem;
@@ -193,6 +198,111 @@ BOOST_AUTO_TEST_CASE(samples_name_every_actor) {
   }
   BOOST_TEST_MESSAGE(refs << " actor references in the samples, " << maps << " by name and sub-name");
   BOOST_TEST(maps >= 13u);  // Common: 7, Demo346_0: 6 (counted at f9f9bd0)
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---- Every format's documentation shows its text form ---------------------------
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  BOOST_REQUIRE_MESSAGE(in, "cannot read " + p.string());
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// An integer scalar's value (decimal or 0x hex, with a sign), so that 0x1c and
+// 0x0000001c compare equal.
+std::optional<long double> number(const std::string& t) {
+  if (t.empty()) return std::nullopt;
+  size_t i = (t[0] == '-' || t[0] == '+') ? 1 : 0;
+  const bool hex = t.size() > i + 2 && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X');
+  if (!hex && (i >= t.size() || !std::isdigit(static_cast<unsigned char>(t[i])))) return std::nullopt;
+  try {
+    size_t used = 0;
+    const unsigned long long m = std::stoull(t.substr(i), &used, hex ? 16 : 10);
+    if (used + i != t.size()) return std::nullopt;
+    return t[0] == '-' ? -static_cast<long double>(m) : static_cast<long double>(m);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Where two documents differ ("" when they are the same document): maps by
+// key, lists by position, scalars as text, integers by value. Comments,
+// quoting and flow or block style are not part of a document.
+std::string difference(const YAML::Node& a, const YAML::Node& b, const std::string& path) {
+  if (a.Type() != b.Type()) return path + ": a " + (a.IsScalar() ? "scalar" : a.IsMap() ? "map" : a.IsSequence() ? "list" : "null") + " in the example";
+  if (a.IsMap()) {
+    if (a.size() != b.size()) return path + ": " + std::to_string(a.size()) + " keys in the example, " + std::to_string(b.size()) + " decoded";
+    for (const auto& kv : a) {
+      const std::string k = kv.first.Scalar();
+      if (!b[k]) return path + "." + k + ": not in the decoded text";
+      if (std::string d = difference(kv.second, b[k], path + "." + k); !d.empty()) return d;
+    }
+  } else if (a.IsSequence()) {
+    if (a.size() != b.size()) return path + ": " + std::to_string(a.size()) + " elements in the example, " + std::to_string(b.size()) + " decoded";
+    for (size_t i = 0; i < a.size(); ++i)
+      if (std::string d = difference(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+  } else if (a.IsScalar() && a.Scalar() != b.Scalar()) {
+    const auto x = number(a.Scalar()), y = number(b.Scalar());
+    if (!x || !y || *x != *y) return path + ": '" + a.Scalar() + "' in the example, '" + b.Scalar() + "' decoded";
+  }
+  return "";
+}
+
+void strings_of(const YAML::Node& n, std::vector<std::string>& out) {
+  if (n.IsScalar()) out.push_back(n.Scalar());
+  for (const auto& e : n) {
+    if (n.IsMap()) strings_of(e.second, out);
+    else strings_of(e, out);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(format_docs)
+
+// Each shipped schema names an example (example:); its Markdown page shows it
+// under "Text form"; and the example is the text binschema decodes its own
+// bytes into (with its strings as the name list, so hashes written as names
+// show as names): it encodes, decodes back to the same document, and that
+// encodes to the same bytes.
+BOOST_AUTO_TEST_CASE(every_format_shows_its_text_form_by_an_example_that_decodes_back_to_itself) {
+  size_t formats = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "schemas")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++formats;
+    BOOST_TEST_CONTEXT(e.path().filename().string()) {
+      const auto s = binschema::gen::load_schema(e.path().string());
+      BOOST_TEST_REQUIRE(!s->example.empty(), "the schema names no example: (a document of its text form)");
+      const std::string page = read_text(fs::path(BINSCHEMA_SOURCE_DIR) / "generated" / (s->format + ".md"));
+      const size_t at = page.find("## Text form");
+      BOOST_TEST(at != std::string::npos, "generated/" + s->format + ".md has no Text form section");
+      BOOST_TEST(page.find("```yaml\n" + s->example_text, at) != std::string::npos, "generated/" + s->format + ".md does not show " + s->example);
+
+      const binschema::Format* f = binschema::find_format(s->format);
+      BOOST_TEST_REQUIRE(f != nullptr);
+      const YAML::Node example = YAML::Load(s->example_text);
+      std::vector<std::string> names;
+      strings_of(example, names);
+      std::vector<uint8_t> bytes;
+      try {
+        bytes = f->encode(binschema::text::load(s->example_text));
+      } catch (const std::exception& x) {
+        BOOST_ERROR(s->example + " does not encode: " + x.what());
+        continue;
+      }
+      binschema::text::set_known_names(names);
+      const std::string decoded = f->decode(bytes, binschema::TextKind::Yaml);
+      binschema::text::set_known_names({});
+      const std::string d = difference(example, YAML::Load(decoded), "");
+      BOOST_TEST(d.empty(), s->example + " is not what decode shows: " + d);
+      BOOST_TEST((f->encode(binschema::text::load(decoded)) == bytes), s->example + ": the decoded text encodes to other bytes");
+    }
+  }
+  BOOST_TEST(formats >= 8u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
