@@ -306,3 +306,120 @@ BOOST_AUTO_TEST_CASE(every_format_shows_its_text_form_by_an_example_that_decodes
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// ---- No index where a name exists -------------------------------------------------
+
+namespace {
+
+// The fields of a format that refer by name (ref:), by field name: those
+// every field of that name is (a name also used by another kind of field
+// cannot be told apart in the text, and is listed in `mixed`).
+std::set<std::string> ref_fields(const binschema::gen::Schema& s, std::set<std::string>& mixed) {
+  std::set<std::string> refs, others;
+  // Only integers print as plain numbers (a union case's key holds a map).
+  auto one = [&](const binschema::gen::Field& f) {
+    if (!f.spell.ref.empty()) refs.insert(f.name);
+    else if (f.type.kind == binschema::gen::ValueType::Prim) others.insert(f.name);
+  };
+  for (const auto& st : s.structs)
+    for (const auto& f : st->fields) {
+      one(*f);
+      for (const auto& c : f->variant.cases)
+        if (c.field) one(*c.field);
+    }
+  std::set<std::string> out;
+  for (const auto& r : refs) (others.count(r) ? mixed : out).insert(r);
+  return out;
+}
+
+// A number that stands for "none" rather than an element: negative, or all
+// ones for its width (BFEVFL's 0xFFFF, AL's -1).
+bool none_value(long double v) {
+  return v < 0 || v == 0xFF || v == 0xFFFF || v == 0xFFFFFF || v == 0xFFFFFFFFull || v == 18446744073709551615.0L;
+}
+
+// Reference fields printed as numbers in a decoded document: their paths.
+void numbered_refs(const YAML::Node& n, const std::set<std::string>& refs, const std::string& path, std::vector<std::string>& out) {
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      const std::string k = kv.first.Scalar();
+      if (path.empty() && k == "layout") continue;
+      const std::string p = path + "." + k;
+      if (refs.count(k)) {
+        std::vector<YAML::Node> values;
+        if (kv.second.IsSequence())
+          for (const auto& e : kv.second) values.push_back(e);
+        else
+          values.push_back(kv.second);
+        for (const auto& v : values)
+          if (v.IsScalar() && v.Tag() != "!")  // a quoted "12" is a name
+            if (const auto x = number(v.Scalar()); x && !none_value(*x)) out.push_back(p + ": " + v.Scalar());
+      }
+      numbered_refs(kv.second, refs, p, out);
+    }
+  } else if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); ++i) numbered_refs(n[i], refs, path + "[" + std::to_string(i) + "]", out);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(no_index)
+
+// Every sample of every shipped format (../shared/samples: each folder; the
+// members of archives through `binschema unpack`) decoded to YAML: no field
+// that refers by name (ref:) shows a number where the element it points at
+// exists, so a reader never has to count elements.
+BOOST_AUTO_TEST_CASE(no_reference_prints_as_an_index_in_any_sample) {
+  std::map<std::string, std::set<std::string>> refs;  // format -> its reference field names
+  for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "schemas")) {
+    if (e.path().extension() != ".yaml") continue;
+    const auto s = binschema::gen::load_schema(e.path().string());
+    std::set<std::string> mixed;
+    refs[s->format] = ref_fields(*s, mixed);
+    for (const auto& m : mixed) BOOST_TEST_MESSAGE(s->format << ": '" << m << "' is a reference in one struct and not in another: not checked");
+  }
+  const std::string cli = BINSCHEMA_CLI;
+  size_t documents = 0, skipped = 0;
+  std::map<std::string, size_t> per_format;
+  auto check = [&](const fs::path& yaml, const std::string& what) {
+    const YAML::Node doc = YAML::LoadFile(yaml.string());
+    const std::string format = doc["format"].as<std::string>();
+    BOOST_TEST_REQUIRE(refs.count(format), what + ": format " + format + " has no schema in schemas/");
+    std::vector<std::string> bad;
+    numbered_refs(doc, refs[format], "", bad);
+    ++documents;
+    ++per_format[format];
+    BOOST_TEST(bad.empty(), what << ": " << bad.size() << " references by index, first " << (bad.empty() ? "" : bad[0]));
+    return format;
+  };
+  const fs::path out = scratch() / "no_index";
+  fs::create_directories(out);
+  for (const char* folder : {"aamp", "byml", "bfevfl", "sarc", "yaz0"})
+    for (const auto& path : samples::files(folder)) {
+      const std::string what = std::string(folder) + "/" + path.filename().string();
+      const fs::path yaml = out / (path.filename().string() + ".yaml");
+      const Run r = run(cli + " decode '" + path.string() + "' -o '" + yaml.string() + "' 2>&1");
+      if (r.status != 0) {
+        BOOST_TEST(r.out.find("cannot tell the format") != std::string::npos, what + ": " + r.out);
+        ++skipped;
+        continue;
+      }
+      if (check(yaml, what) != "sarc") continue;
+      // An archive: its members of known formats, as unpack writes them.
+      const fs::path dir = out / (path.filename().string() + ".d");
+      const Run u = run(cli + " unpack '" + path.string() + "' '" + dir.string() + "' 2>&1");
+      BOOST_TEST_REQUIRE(u.status == 0, what + ": " + u.out);
+      for (const auto& m : fs::recursive_directory_iterator(dir))
+        if (m.is_regular_file() && m.path().extension() == ".yaml" && m.path().string().find("/.binschema/") == std::string::npos)
+          check(m.path(), what + ":" + fs::relative(m.path(), dir).string());
+    }
+  std::string counts;
+  for (const auto& [f, n] : per_format) counts += " " + f + " " + std::to_string(n);
+  BOOST_TEST_MESSAGE(documents << " documents checked (" << counts << " ), " << skipped << " files of no known format");
+  BOOST_TEST(per_format["bfevfl"] >= 8u);  // the 7 samples and the one in Demo344_1.sbeventpack
+  BOOST_TEST(per_format["aamp"] >= 13u);
+  BOOST_TEST(per_format["byml"] >= 7u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
