@@ -171,12 +171,16 @@ BOOST_AUTO_TEST_CASE(samples_name_every_actor) {
       const YAML::Node text = YAML::Load(binschema::bfevfl::to_text(binschema::bfevfl::decode(bytes), binschema::TextKind::Yaml));
       const YAML::Node ind = independent(bytes, path.filename().string());
       for (size_t c = 0; c < ind["flowcharts"].size(); ++c) {
+        // The events in file order: a map by name (map: name), or a list
+        // where names repeat; each one's data (the one-key map of its kind).
+        std::vector<YAML::Node> datas;
         const YAML::Node events = text["flowcharts"][c]["events"];
+        for (const auto& e : events) datas.push_back(events.IsMap() ? YAML::Node(e.second) : YAML::Node(e["data"]));
         const YAML::Node iev = ind["flowcharts"][c]["events"];
-        BOOST_REQUIRE(events.size() == iev.size());
+        BOOST_REQUIRE(datas.size() == iev.size());
         for (size_t i = 0; i < iev.size(); ++i) {
           if (!iev[i]["actor"]) continue;
-          const YAML::Node data = events[i]["data"];
+          const YAML::Node data = datas[i];
           const YAML::Node ref = data.begin()->second["actor"];
           const auto want = pair(iev[i]["actor"]);
           ++refs;

@@ -574,13 +574,30 @@ class Out {
   bool named(int64_t v, const Spell& spell) {
     std::string text;
     bool is_bool = false;
-    if (!name_text(v, spell, text, is_bool)) return false;
-    if (is_bool) sink_.boolean(v == 1);
-    else sink_.string(text);
+    const NameTable* composite = nullptr;
+    if (!name_text(v, spell, text, is_bool, &composite)) return false;
+    if (composite) {
+      // A key shared by other elements: the key and the further keys
+      // together, as a map ({name: EventSystemActor, sub_name: camera}).
+      sink_.begin_map(true);
+      sink_.key(composite->key_field.c_str());
+      sink_.string(text);
+      for (size_t j = 0; j < composite->also.size(); ++j) {
+        sink_.key(composite->also[j].c_str());
+        sink_.string(composite->also_keys[v][j]);
+      }
+      sink_.end_map();
+    } else if (is_bool) {
+      sink_.boolean(v == 1);
+    } else {
+      sink_.string(text);
+    }
     return true;
   }
-  // The name an integer has (true/false for format: bool), if any.
-  bool name_text(int64_t v, const Spell& spell, std::string& out, bool& is_bool) {
+  // The name an integer has (true/false for format: bool), if any. With
+  // `composite` (not for a map's key), an element whose key others share
+  // names its table there: it is shown by all its keys (key: [name, sub_name]).
+  bool name_text(int64_t v, const Spell& spell, std::string& out, bool& is_bool, const NameTable** composite = nullptr) {
     if ((spell.flags & kBool) && (v == 0 || v == 1)) {
       out = v == 1 ? "true" : "false";
       is_bool = true;
@@ -606,17 +623,9 @@ class Out {
           out = k;
           return true;
         }
-        // A key shared by other elements: the key and the further keys
-        // together, as a map ({name: EventSystemActor, sub_name: camera}).
-        if (!spell.via && !t->also.empty() && t->shows_all(static_cast<size_t>(v))) {
-          sink_.begin_map(true);
-          sink_.key(t->key_field.c_str());
-          sink_.string(k);
-          for (size_t j = 0; j < t->also.size(); ++j) {
-            sink_.key(t->also[j].c_str());
-            sink_.string(t->also_keys[v][j]);
-          }
-          sink_.end_map();
+        if (composite && !spell.via && !t->also.empty() && t->shows_all(static_cast<size_t>(v))) {
+          *composite = t;
+          out = k;
           return true;
         }
       }
