@@ -820,6 +820,7 @@ size_t hash_value(const T& v) {
 // Reads a model from a parsed YAML/JSON document. Errors name the line and
 // column of the offending node and the model path that leads to it.
 class In {
+ protected:  // binschema::dynamic reads text with a subclass (runtime/src/dynamic/text_in.cpp)
   // One step of the model path of a message: ".name" or "[index]".
   struct Step {
     const char* name;  // nullptr for an index or a map key

@@ -300,7 +300,7 @@ class DynIn : public text::In {
     if (!n.is_map()) fail(n, "expected a map");
     check_struct_keys(n, st);
     const size_t mark = tables_.size();
-    frames_.push_back({n, {}, {}});
+    frames_.push_back(Frame(n));
     Value x = Value::struct_();
     fields(st, x);
     frames_.pop_back();
@@ -314,7 +314,7 @@ class DynIn : public text::In {
     if (!n.is_map()) fail(n, "expected a map");
     check_bit_keys(n, f);
     const size_t mark = tables_.size();
-    frames_.push_back({n, {}, {}});
+    frames_.push_back(Frame(n));
     Value x = Value::struct_();
     for (const auto& b : f.bits) {
       const char* name = b.name.c_str();
