@@ -4,7 +4,7 @@
 #
 #   sh scripts/fuzz.sh [SECONDS] [TARGET...]     # default: every target
 #
-# Targets: fuzz_decode_<format>, fuzz_text_<format> (every format the CLI
+# Targets: fuzz_decode_<format>, fuzz_text_<format>, fuzz_dynamic_<format> (every format the CLI
 # knows) and fuzz_generator. Seed corpora are made here, from the project's own
 # inputs: examples/*.yaml encoded by the CLI (decoders) and decoded again
 # to YAML and JSON (text readers), the real samples in ../shared/samples when
@@ -53,7 +53,7 @@ echo "== binschema-gen under ASan/UBSan: every schema, every output"
 
 targets="$*"
 if [ -z "$targets" ]; then
-  for f in $formats; do targets="$targets fuzz_decode_$f fuzz_text_$f"; done
+  for f in $formats; do targets="$targets fuzz_decode_$f fuzz_text_$f fuzz_dynamic_$f"; done
   targets="$targets fuzz_generator"
 fi
 
@@ -95,6 +95,7 @@ for t in $targets; do
     fuzz_generator) seed="$seeds/generator" ;;
     fuzz_decode_*) seed="$seeds/decode_${t#fuzz_decode_}" ;;
     fuzz_text_*) seed="$seeds/text_${t#fuzz_text_}" ;;
+    fuzz_dynamic_*) seed="$seeds/decode_${t#fuzz_dynamic_}" ;;  # the run-time engine, on the decoders' seeds
     *) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
   esac
   corpus="$build/fuzz/corpus/$t"
