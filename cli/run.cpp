@@ -300,7 +300,9 @@ int run(int argc, char** argv, const char* program) {
   auto add_schema_option = [&](CLI::App* cmd) {
     cmd->add_option("--schema", schema_paths,
                     "A schema (or a folder of *.yaml schemas) to use as a format, no build step (repeatable; also "
-                    "BINSCHEMA_SCHEMA_PATH, paths separated by ':')");
+                    "BINSCHEMA_SCHEMA_PATH, paths separated by ':')")
+        ->allow_extra_args(false)  // one path a --schema: IN after it stays IN
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   };
 
   CLI::App* formats = app.add_subcommand("formats", "List the supported formats");

@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 // context): slot I's functions are trampolines to the schema in slot I.
 struct Loaded {
   dynamic::Schema schema;
+  std::string path;  // canonical: the same file given twice is loaded once
   std::vector<std::string> other_magics;
   Format format{};
 };
@@ -60,6 +61,10 @@ void fill(Format& f, size_t i, std::index_sequence<I...>) {
 }
 
 void add(const std::string& path) {
+  std::error_code ec;
+  const std::string canonical = fs::weakly_canonical(path, ec).string();
+  for (size_t i = 0; i < g_used; ++i)
+    if (g_slots[i]->path == canonical) return;
   dynamic::Schema s = [&] {
     try {
       return dynamic::Schema::load(path);
@@ -67,14 +72,11 @@ void add(const std::string& path) {
       throw Failure{kUsage, e.what()};
     }
   }();
-  // The same file given twice (--schema and the path): once.
-  for (size_t i = 0; i < g_used; ++i)
-    if (g_slots[i]->schema.model().file == s.model().file) return;
   if (g_used == kSlots) throw Failure{kUsage, path + ": more than " + std::to_string(kSlots) + " schemas loaded at once"};
   for (size_t i = 0; i < g_used; ++i)
     if (g_slots[i]->schema.name() == s.name())
       throw Failure{kUsage, path + ": format '" + s.name() + "' is loaded already (from " + g_slots[i]->schema.model().file + ")"};
-  auto l = std::make_unique<Loaded>(Loaded{std::move(s), {}, {}});
+  auto l = std::make_unique<Loaded>(Loaded{std::move(s), canonical, {}, {}});
   const gen::Schema& m = l->schema.model();
   Format& f = l->format;
   f.name = m.format.c_str();

@@ -343,6 +343,10 @@ BOOST_AUTO_TEST_CASE(cli_decodes_with_a_schema_under_another_name) {
                           binschema::test::q(sample));
   BOOST_TEST(env.code == 0, env);
   BOOST_TEST(env.out.find("\"format\": \"mysarc\"") != std::string::npos, env.out.substr(0, 40));
+  // Options after the input, and --schema twice (the second a folder holding the same file).
+  const auto out = box.cli("decode --schema mysarc.yaml " + binschema::test::q(sample) + " -o out.yaml --schema .");
+  BOOST_TEST(out.code == 0, out);
+  BOOST_TEST(box.read_text("out.yaml").starts_with("format: mysarc\n"));
   const auto info = box.cli("info --schema mysarc.yaml " + binschema::test::q(sample));
   BOOST_TEST(info.code == 0, info);
   BOOST_TEST(info.out.starts_with("format: mysarc\n"), info.out);

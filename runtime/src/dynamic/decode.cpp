@@ -136,8 +136,12 @@ Value default_value(const Schema::Plan& p, const Field& f, int depth) {
 }
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
-  check_encode_support(s);
   auto p = std::make_shared<Schema::Plan>();
+  try {
+    check_encode_support(s);
+  } catch (const gen::SchemaError& e) {
+    p->encode_refusal = e;
+  }
   p->s = &s;
   p->root = s.find(s.root);
   for (const auto& st : s.structs) {

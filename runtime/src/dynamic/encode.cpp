@@ -47,23 +47,16 @@ using gen::Struct;
 using gen::ValueType;
 
 
-// Encode-side refusals (called by the loader with the validated model).
+// Encode-side refusals (make_plan keeps the first; encode() throws it, decode
+// and text out work). Every shape of the language is written; hooks (C++
+// beside the schema, run on the model before it is written) run only where
+// they are compiled in: encoding without them would write other bytes, so a
+// schema with hooks is refused, at the hook (file:line:col).
 void check_encode_support(const gen::Schema& s) {
-  // Every shape of the language is written. (Hooks are refused when a value
-  // is encoded, refuse_hooks: their schema still decodes and prints.)
-  (void)s;
-}
-
-namespace {
-// Hooks (C++ beside the schema, run on the model before it is written) run
-// only where they are compiled in: encoding without them would write other
-// bytes, so a schema with hooks is refused here, at the hook (file:line:col).
-void refuse_hooks(const gen::Schema& s) {
   for (const auto& h : s.hooks)
     throw gen::SchemaError(h.loc, "hook '" + h.name + "' (on " + h.on + "): hooks run only where they are compiled in (binschema's own " + s.format +
                                       "); the run-time engine cannot write what they compute");
 }
-}  // namespace
 
 }  // namespace binschema::dynamic
 namespace binschema::dynamic {
@@ -1650,7 +1643,6 @@ bool value_is_big(const gen::Schema& s, const Value& x) {
 }
 
 std::vector<uint8_t> encode_any(const gen::Schema& s, const Schema::Plan* plan, const Value& x, const Layout* lay, LayoutTrace* trace) {
-  refuse_hooks(s);
   const bool big = s.endian_by_bom ? value_is_big(s, x) : s.big_endian;
   if (big) return Encoder<std::endian::big>(s, plan, lay, trace).run(x);
   return Encoder<std::endian::little>(s, plan, lay, trace).run(x);
@@ -1659,12 +1651,17 @@ std::vector<uint8_t> encode_any(const gen::Schema& s, const Schema::Plan* plan, 
 }  // namespace
 
 std::vector<uint8_t> encode_laid(const Schema& s, const Value& v, const Layout* lay, LayoutTrace* trace) {
+  if (s.plan().encode_refusal) throw *s.plan().encode_refusal;
   return encode_any(s.model(), &s.plan(), v, lay, trace);
 }
 
-std::vector<uint8_t> Schema::encode(const Value& v) const { return encode_any(*s_, p_.get(), v, nullptr, nullptr); }
+std::vector<uint8_t> Schema::encode(const Value& v) const {
+  if (p_->encode_refusal) throw *p_->encode_refusal;
+  return encode_any(*s_, p_.get(), v, nullptr, nullptr);
+}
 
 std::vector<uint8_t> Schema::encode(const Value& v, const Layout& layout) const {
+  if (p_->encode_refusal) throw *p_->encode_refusal;
   const gen::Schema& s = *s_;
   const Plan* plan = p_.get();
   auto enc = [&s, plan](const Value& x, const Layout* lay, LayoutTrace* trace) { return encode_any(s, plan, x, lay, trace); };

@@ -166,6 +166,7 @@ Schema Schema::load_text(const std::string& text, const std::string& name) {
   return r;
 }
 const std::string& Schema::name() const { return s_->format; }
+std::string Schema::encode_refusal() const { return p_->encode_refusal ? p_->encode_refusal->what() : std::string(); }
 
 int Schema::detect(std::span<const uint8_t> bytes, std::string_view file_name) const {
   const auto& s = *s_;
