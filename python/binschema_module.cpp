@@ -528,6 +528,29 @@ PYBIND11_MODULE(_binschema, m) {
         "Bytes of a file -> its value (the structure of the format's JSON text).");
   m.def("encode", &encode, py::arg("value"), py::arg("format") = py::none(),
         "A value (its 'format' key names the format) -> the file's bytes.");
+  m.def(
+      "decode_text",
+      [](const py::buffer& data, const std::string& kind, const std::optional<std::string>& format) {
+        if (kind != "yaml" && kind != "json") throw py::value_error("kind: 'yaml' or 'json', not '" + kind + "'");
+        Buf b = bytes_of(data);
+        const Format& f = format ? format_named(*format) : detect(b.span(), "");
+        std::string text = translate([&] {
+          py::gil_scoped_release unlocked;
+          return f.decode(b.span(), kind == "json" ? TextKind::Json : TextKind::Yaml);
+        });
+        return py::str(text);
+      },
+      py::arg("data"), py::arg("kind") = "yaml", py::arg("format") = py::none(),
+      "Bytes of a file -> its YAML or JSON text (what `binschema decode` writes), without Python values.");
+  m.def(
+      "_build_doc",
+      [](py::handle value) {
+        text::Doc doc;
+        DocBuilder b(doc);
+        b.build(value);
+        return b.size();
+      },
+      "Internal (bench/python_bench.py): builds the text document of a value, returns its node count.");
   m.def("to_text", &to_text, py::arg("value"), py::arg("kind") = "yaml", "A value -> YAML or JSON text.");
   m.def("from_text", &from_text, py::arg("text"), py::arg("format") = py::none(),
         "YAML or JSON text -> the value decode() gives for the bytes it encodes to.");

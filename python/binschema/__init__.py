@@ -58,6 +58,7 @@ _binschema._set_errors(Error, DecodeError, TextError, EncodeError)
 
 from ._binschema import (  # noqa: E402,F401
     decode,
+    decode_text,
     encode,
     formats,
     from_text,
@@ -88,6 +89,6 @@ def load_schema(path_or_text: str) -> _Any:
 
 __all__ = [
     "DecodeError", "EncodeError", "Error", "TextError",
-    "decode", "encode", "formats", "from_text", "load_schema", "members",
+    "decode", "decode_text", "encode", "formats", "from_text", "load_schema", "members",
     "read", "read_bytes", "set_dictionaries", "to_text", "write", "write_bytes",
 ]

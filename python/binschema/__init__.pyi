@@ -32,6 +32,9 @@ def formats() -> List[FormatInfo]:
 def decode(data: BytesLike, format: Optional[str] = None) -> Dict[str, Any]:
     """Bytes of a file -> its value (format by magic unless given). Raises DecodeError."""
 
+def decode_text(data: BytesLike, kind: Literal["yaml", "json"] = "yaml", format: Optional[str] = None) -> str:
+    """Bytes of a file -> its YAML or JSON text (what `binschema decode` writes), without Python values."""
+
 def encode(value: Dict[str, Any], format: Optional[str] = None) -> bytes:
     """A value (its 'format' key names the format) -> bytes. Raises TextError (.path) or EncodeError."""
 

@@ -125,6 +125,15 @@ def test_text_round_trips(sub, name):
         assert binschema.encode(binschema.from_text(text)) == data
 
 
+def test_decode_text_is_the_text_of_the_value():
+    data = sample("bfevfl", "Demo346_0.bfevfl").read_bytes()
+    value = binschema.decode(data)
+    for kind in ["yaml", "json"]:
+        text = binschema.decode_text(data, kind)
+        assert text.startswith("format: bfevfl" if kind == "yaml" else "{")
+        assert binschema.from_text(text) == value
+
+
 def test_members_of_an_archive_round_trip():
     pack = str(sample("yaz0", "Demo344_1.sbeventpack"))
     names = binschema.members(pack)
