@@ -2,17 +2,20 @@
 // (python/binschema/__init__.py re-exports it; docs/python.md).
 //
 // A Python value has the structure of the format's JSON text (dict, list,
-// str, int, float, bool, None). Decoding goes bytes -> model -> JSON text (the
-// generated code, through the Format table) -> Python objects (the json
-// module's C parser). Encoding builds the text document (text::Doc, the
-// tape text::In reads) straight from the Python objects, without printing or
-// parsing any text, and hands it to the format's encode. Each node of that
-// document stands on a "line" of its own, so that a TextError's line names
-// the node, and so the Python path, of a wrong value.
+// str, int, float, bool, None; integers the text shows in hex are ints).
+// Decoding runs the generated decoder and text writer through the Format
+// table with TextKind::Events: PySink builds the Python objects from the
+// writer's events, no text is printed. Encoding builds the text document
+// (text::Doc, the tape text::In reads) straight from the Python objects,
+// without printing or parsing any text, and hands it to the format's encode.
+// Each node of that document stands on a "line" of its own, so that a
+// TextError's line names the node, and so the Python path, of a wrong value.
 //
-// Everything goes through a Codec (decode to JSON text, encode a Doc): the
-// compiled-in formats fill it from their Format table; a schema loaded at run
-// time (issue #27, binschema::dynamic) is meant to fill it the same way.
+// Everything goes through a Codec (decode, encode a Doc): the compiled-in
+// formats fill it from their Format table; a schema loaded at run time
+// (issue #27, binschema::dynamic) is meant to fill it the same way (its
+// decode giving JSON text, turned into objects by the json module, unless it
+// takes TextKind::Events too).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -22,6 +25,8 @@
 #include <cstring>
 #include <functional>
 #include <span>
+#include <unordered_map>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -112,17 +117,19 @@ auto translate(F&& f) -> decltype(f()) {
 
 // ---- Codecs -----------------------------------------------------------------
 
-// What the module needs of a format: bytes -> JSON or YAML text, and a parsed
-// text document -> bytes.
+// What the module needs of a format: bytes -> JSON or YAML text (or the
+// document's events, TextKind::Events, when `events` says it takes that),
+// and a parsed text document -> bytes.
 struct Codec {
   std::string name;
   std::function<std::string(std::span<const uint8_t>, TextKind)> decode;
   std::function<std::vector<uint8_t>(const text::Doc&)> encode;
+  bool events = false;
 };
 
 Codec codec_of(const Format& f) {
   return Codec{f.name, [&f](std::span<const uint8_t> b, TextKind k) { return f.decode(b, k); },
-               [&f](const text::Doc& d) { return f.encode(d); }};
+               [&f](const text::Doc& d) { return f.encode(d); }, true};
 }
 
 std::string known_formats() {
@@ -322,7 +329,86 @@ py::object json_loads(const std::string& text) {
   return (*loads)(py::str(text));
 }
 
+// ---- Model -> Python, directly ---------------------------------------------------
+
+// Builds the Python value from the document's events (TextKind::Events): the
+// value json.loads would give for the JSON text, but integers shown in hex are
+// ints (their hex is the text's spelling only). Runs with the GIL held.
+class PySink final : public text::EventSink {
+ public:
+  py::object take() { return std::move(root_); }
+
+  void begin_map(bool) override { open(PyDict_New(), true); }
+  void end_map() override { stack_.pop_back(); }
+  void key(const char* k) override {
+    // Field names are the generated code's literals: one str each, made once.
+    auto [it, fresh] = keys_.try_emplace(k);
+    if (fresh || it->second.text != k) {
+      it->second.text = k;
+      it->second.obj = py::reinterpret_steal<py::object>(check(PyUnicode_InternFromString(k)));
+    }
+    key_ = it->second.obj;
+  }
+  void begin_seq(bool) override { open(PyList_New(0), false); }
+  void end_seq() override { stack_.pop_back(); }
+  void null() override { add(py::none().release().ptr()); }
+  void boolean(bool b) override { add(py::bool_(b).release().ptr()); }
+  void number(const std::string& s, bool is_text) override {
+    const bool hex = s.size() > 2 && (s[0] == '0' || (s[0] == '-' && s[1] == '0')) && s.find('x') != std::string::npos;
+    if (is_text && !hex) return string(s);  // .inf, .nan, .nan:0x... as the JSON has them
+    if (hex || s.find_first_of(".eE") == std::string::npos) return add(check(PyLong_FromString(s.c_str(), nullptr, hex ? 0 : 10)));
+    add(check(PyFloat_FromDouble(std::strtod(s.c_str(), nullptr))));
+  }
+  void string(const std::string& s) override {
+    add(check(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape")));
+  }
+
+ private:
+  static PyObject* check(PyObject* o) {
+    if (!o) throw py::error_already_set();
+    return o;
+  }
+  // Takes the reference o.
+  void add(PyObject* o) {
+    py::object obj = py::reinterpret_steal<py::object>(o);
+    if (stack_.empty()) {
+      root_ = std::move(obj);
+    } else if (stack_.back().second) {
+      if (PyDict_SetItem(stack_.back().first, key_.ptr(), obj.ptr()) != 0) throw py::error_already_set();
+    } else if (PyList_Append(stack_.back().first, obj.ptr()) != 0) {
+      throw py::error_already_set();
+    }
+  }
+  void open(PyObject* o, bool map) {
+    check(o);
+    add(o);  // the parent (or root_) holds it from now on
+    stack_.emplace_back(o, map);
+  }
+
+  struct Key {
+    std::string text;
+    py::object obj;
+  };
+  std::unordered_map<const char*, Key> keys_;
+  py::object key_;
+  py::object root_;
+  std::vector<std::pair<PyObject*, bool>> stack_;  // borrowed; true: a dict
+};
+
 py::object decode_with(const Codec& c, std::span<const uint8_t> bytes) {
+  if (c.events) {
+    PySink sink;
+    text::EventSink* before = text::event_sink();
+    text::event_sink() = &sink;
+    try {
+      translate([&] { return c.decode(bytes, TextKind::Events); });
+    } catch (...) {
+      text::event_sink() = before;
+      throw;
+    }
+    text::event_sink() = before;
+    return sink.take();
+  }
   std::string json = translate([&] {
     py::gil_scoped_release unlocked;
     return c.decode(bytes, TextKind::Json);

@@ -134,6 +134,26 @@ def test_decode_text_is_the_text_of_the_value():
         assert binschema.from_text(text) == value
 
 
+@pytest.mark.parametrize("sub,name", [("sarc", "ActorObserverByActorTagTag.sarc"), ("bfevfl", "Common.bfevfl"),
+                                      ("aamp", "Lizalfos.bphysics"), ("byml", "USen.byml")])
+def test_decode_has_the_structure_of_the_json_text(sub, name):
+    import json
+    data = sample(sub, name).read_bytes()
+    value = binschema.decode(data)
+    from_json = json.loads(binschema.decode_text(data, "json"))
+    a, b = list(leaves(value)), list(leaves(from_json))
+    assert [p for p, _ in a] == [p for p, _ in b]
+    hex_ints = 0
+    for (p, x), (_, y) in zip(a, b):
+        if isinstance(x, int) and not isinstance(x, bool) and isinstance(y, str):
+            assert int(y, 16) == x, p  # an integer the text shows in hex: an int here
+            hex_ints += 1
+        else:
+            assert type(x) is type(y) and x == y, p
+    if sub == "sarc":
+        assert hex_ints > 0
+
+
 def test_members_of_an_archive_round_trip():
     pack = str(sample("yaz0", "Demo344_1.sbeventpack"))
     names = binschema.members(pack)
