@@ -203,6 +203,15 @@ class Reader {
     budget_ -= n;
   }
 
+  // The same with the table as a pointer and a count (the run-time engine's
+  // tables, binschema/dynamic.h, are made at run time).
+  void need(uint64_t off, uint64_t n, const FieldAt* fields, size_t nf) const {
+    if (off > data_.size() || n > data_.size() - off) [[unlikely]]
+      fail_need(off, n, data_.size());
+    charge(off, n);
+    if (probe_at != UINT64_MAX) [[unlikely]] probe(off, n, nf ? fields : nullptr, nf);
+  }
+
   // Throws unless a pointer target of at least n bytes lies inside the file.
   void need_target(uint64_t target, uint64_t n) const {
     if (target > data_.size() || n > data_.size() - target) [[unlikely]]

@@ -824,7 +824,7 @@ class In {
     });
   }
 
- private:
+ protected:  // binschema::dynamic reads text with a subclass (runtime/src/dynamic/text_in.cpp)
   // Calls f(key, value) for each entry of a map.
   template <class F>
   static void for_each_entry(Node map, F&& f) {

@@ -1,0 +1,167 @@
+// The run-time engine: any schema, loaded while the program runs, with no
+// code generated for it (docs/dynamic.md).
+//
+// A dynamic::Schema is the validated model of a schema (generator/schema.h,
+// the one binschema-gen works from), loaded from a file or from text. It
+// decodes bytes into a generic Value, writes a Value as the same YAML or JSON
+// the generated code writes, reads that text back, and encodes a Value into
+// the same bytes. It uses the runtime's own primitives (Reader, the pools,
+// DIC, relocation, hashes, the text sinks, Layout), so only the walk over the
+// schema is written twice: once as generated code, once here.
+//
+//   auto s = binschema::dynamic::Schema::load("schemas/sarc.yaml");
+//   binschema::dynamic::Value v = s.decode(bytes);
+//   v["nodes"][0]["alignment"].set_uint(0x80);
+//   std::vector<uint8_t> out = s.encode(v);
+//
+// Errors are those of the generated code: gen::SchemaError at file:line:col
+// on load (also for a schema using what the engine does not support yet),
+// DecodeError (offset + field path) on decode, TextError (line:col + path)
+// on from_text, EncodeError on encode.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binschema/model.h"
+#include "binschema/text.h"  // TextKind
+
+namespace binschema {
+namespace gen {
+struct Schema;
+struct Struct;
+}  // namespace gen
+
+namespace dynamic {
+
+struct Member;
+
+// A value of any schema: a plain value type. A struct holds its model
+// fields in the order the text shows them (each by name; a field whose
+// `if:` is false is there, Absent); an array its elements; a union its case
+// (name and tag) and the case's value; a scalar its number, a string its
+// text, bytes their bytes. Numbers are stored inline: no heap object per
+// scalar.
+struct Value {
+  enum class Kind : uint8_t {
+    Absent,  // an optional field that is not there (if: false, a null pointer)
+    Bool,    // bool8, bool32, a one-bit field
+    Int,     // a signed integer (s8 .. s64, s24)
+    UInt,    // an unsigned integer (u8 .. u64, u24, bits)
+    Float,   // f32 (its bits in `n`, NaN payloads kept)
+    Double,  // f64 (its bits in `n`)
+    String,  // text (a pooled or inline string, char[N], cstring)
+    Bytes,   // opaque bytes (in `str`)
+    Struct,  // `fields`, in text order
+    Array,   // `items`
+    Union,   // `str` the case name, `n` the tag, `items[0]` the case's value
+  };
+  Kind kind = Kind::Absent;
+  // Int / UInt: the width in the file in bytes (1, 2, 3, 4, 8; 0 for bits
+  // of a bit word). Bool: 1 or 4 (0 for a bit).
+  uint8_t width = 0;
+  // Bool: 0 or 1; Int: the value as int64_t (bit_cast); UInt: the value;
+  // Float: the float's 32 bits; Double: the double's 64 bits; Union: the tag.
+  uint64_t n = 0;
+  std::string str;             // String (UTF-8 or not), Bytes, Union (the case name)
+  std::vector<Member> fields;  // Struct
+  std::vector<Value> items;    // Array; Union: one item, the case's value
+
+  // Constructors of each kind.
+  static Value absent() { return {}; }
+  static Value boolean(bool b, uint8_t width = 1);
+  static Value int_(int64_t v, uint8_t width);
+  static Value uint(uint64_t v, uint8_t width);
+  static Value float32(float v);
+  static Value float64(double v);
+  static Value string(std::string s);
+  static Value bytes(std::string b);
+  static Value struct_();
+  static Value array();
+  static Value union_(std::string case_name, int64_t tag, Value v);
+
+  bool is_absent() const { return kind == Kind::Absent; }
+  bool as_bool() const { return n != 0; }
+  int64_t as_int() const { return static_cast<int64_t>(n); }
+  uint64_t as_uint() const { return n; }
+  float as_float() const;
+  double as_double() const;  // Float or Double
+  void set_uint(uint64_t v) { n = v; }
+  void set_int(int64_t v) { n = static_cast<uint64_t>(v); }
+
+  // Struct: the field of that name (nullptr if none).
+  const Value* find(std::string_view name) const;
+  Value* find(std::string_view name);
+  // Struct: the field of that name (std::out_of_range if none); Array: an element.
+  const Value& operator[](std::string_view name) const;
+  Value& operator[](std::string_view name);
+  const Value& operator[](size_t i) const { return items.at(i); }
+  Value& operator[](size_t i) { return items.at(i); }
+  // Struct: appends a field.
+  Value& add(std::string name, Value v);
+  // A dotted path: "nodes[0].attributes.name" (std::out_of_range if none).
+  const Value& at_path(std::string_view path) const;
+  Value& at_path(std::string_view path);
+
+  bool operator==(const Value&) const;
+};
+
+struct Member {
+  std::string name;
+  Value value;
+  bool operator==(const Member&) const = default;
+};
+
+// A loaded schema. Cheap to copy (the model is shared, immutable).
+class Schema {
+ public:
+  // From a file (messages name it: path:line:col), or from text in memory
+  // (`name` stands for the file in messages). Throws gen::SchemaError, also
+  // for a schema that uses what the engine does not support yet.
+  static Schema load(const std::string& path);
+  static Schema load_text(const std::string& text, const std::string& name);
+
+  const gen::Schema& model() const { return *s_; }
+  const std::string& name() const;  // the schema's `format:`
+  // Whether the bytes start with the format's magic (any of its byte order
+  // marks' magics), or, when it has none or they do not, whether file_name
+  // ends with one of its extensions: 2 by magic, 1 by extension, 0 neither.
+  int detect(std::span<const uint8_t> bytes, std::string_view file_name) const;
+
+  // Bytes -> value. Throws DecodeError naming the offset and field path.
+  Value decode(std::span<const uint8_t> bytes) const;
+  // The same, and what the file's writer chose that the value does not say.
+  Value decode(std::span<const uint8_t> bytes, Layout& layout) const;
+
+  // Value -> the generated code's YAML or JSON, byte for byte (with a
+  // non-empty layout as the last `layout:` entry).
+  std::string to_text(const Value& v, TextKind kind, const Layout* layout = nullptr) const;
+  // Text -> value (and the text's `layout:` entry). Throws TextError.
+  Value from_text(std::string_view text) const;
+  Value from_text(std::string_view text, Layout& layout) const;
+  Value from_text(const text::Doc& doc) const;
+  Value from_text(const text::Doc& doc, Layout& layout) const;
+
+  // Value -> bytes, as the generated encode() writes them (with a layout:
+  // as encode(model, layout)). Throws EncodeError.
+  std::vector<uint8_t> encode(const Value& v) const;
+  std::vector<uint8_t> encode(const Value& v, const Layout& layout) const;
+
+  // Summary lines of `binschema info` (name, value). Throws DecodeError.
+  std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> bytes) const;
+
+  // The engine's prepared form of the model (engine-internal).
+  struct Plan;
+  const Plan& plan() const { return *p_; }
+
+ private:
+  std::shared_ptr<const gen::Schema> s_;
+  std::shared_ptr<const Plan> p_;
+};
+
+}  // namespace dynamic
+}  // namespace binschema

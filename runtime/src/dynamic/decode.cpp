@@ -1,0 +1,1427 @@
+// binschema/dynamic.h: bytes -> Value, the walk of gen_cpp_read.cpp's
+// generated readers over the schema model. Each step below names the
+// generator function whose code it does at run time; the messages and the
+// order of the checks are the same, so the errors are.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "binschema/byte_order.h"
+#include "binschema/data_pool.h"
+#include "binschema/dic.h"
+#include "binschema/hash.h"
+#include "binschema/layout.h"
+#include "expr.h"
+#include "plan.h"
+
+namespace binschema::dynamic {
+
+using gen::CaseKind;
+using gen::Expr;
+using gen::Field;
+using gen::FieldKind;
+using gen::Fn;
+using gen::Pool;
+using gen::Prim;
+using gen::Struct;
+using gen::ValueType;
+
+// ---- The plan ---------------------------------------------------------------
+
+namespace {
+
+bool is_recursive(const Struct& st) {
+  std::set<const Struct*> seen;
+  std::function<bool(const Struct&)> reaches = [&](const Struct& from) {
+    for (const auto& f : from.fields) {
+      std::vector<const Struct*> held;
+      if (f->type.kind == ValueType::Struct && f->type.st) held.push_back(f->type.st);
+      for (const auto& c : f->variant.cases)
+        if (c.field->type.kind == ValueType::Struct && c.field->type.st) held.push_back(c.field->type.st);
+      for (const Struct* h : held) {
+        if (h == &st) return true;
+        if (seen.insert(h).second && reaches(*h)) return true;
+      }
+    }
+    return false;
+  };
+  return reaches(st);
+}
+
+[[noreturn, maybe_unused]] void unsupported(const gen::Loc& loc, const std::string& what) {
+  throw gen::SchemaError(loc, what + ": the run-time engine does not support this yet (build the format with binschema-gen)");
+}
+
+}  // namespace
+
+Value parse_default(const Field& f, const std::string& text) {
+  if (f.type.kind == ValueType::Chars || f.type.kind == ValueType::String || f.type.kind == ValueType::CString) return Value::string(text);
+  const Prim p = f.type.prim;
+  if (p == Prim::Bool8 || p == Prim::Bool32) return prim_value(p, text == "true" || text == "1");
+  if (p == Prim::F32) return Value::float32(static_cast<float>(std::stod(text)));
+  if (p == Prim::F64) return Value::float64(std::stod(text));
+  uint64_t raw = 0;
+  if (!text.empty() && text[0] == '-') raw = static_cast<uint64_t>(std::stoll(text, nullptr, 0));
+  else raw = std::stoull(text, nullptr, 0);
+  // static_cast<T>: the value in the field's model type.
+  const unsigned bits = 8 * model_bytes(p);
+  if (bits < 64) {
+    raw &= (uint64_t(1) << bits) - 1;
+    if (gen::prim_is_signed(p) && (raw >> (bits - 1)) & 1) raw |= ~((uint64_t(1) << bits) - 1);
+  }
+  return prim_value(p, raw);
+}
+
+namespace {
+Value bits_default(const Field& f) {
+  Value v = Value::struct_();
+  for (const auto& b : f.bits) {
+    Value x;
+    if (!b.pool.empty()) x = Value::string(b.default_text.value_or(""));
+    else if (b.is_bool) x = Value::boolean(b.default_text && *b.default_text == "true", 0);
+    else x = Value::uint(b.default_text ? std::stoull(*b.default_text, nullptr, 0) : 0, static_cast<uint8_t>(bits_bytes(b.width)));
+    v.add(b.name, std::move(x));
+  }
+  return v;
+}
+
+Value struct_default(const Schema::Plan& p, const Struct& st, int depth);
+
+// One element (no array-ness) as default-constructed.
+Value elem_default(const Schema::Plan& p, const Field& f, int depth) {
+  switch (f.type.kind) {
+    case ValueType::Prim:
+      if (!f.bits.empty()) return bits_default(f);
+      if (f.role.default_text && !f.array.on) return parse_default(f, *f.role.default_text);
+      return prim_value(f.type.prim, 0);
+    case ValueType::Chars:
+      if (f.role.default_text) return Value::string(*f.role.default_text);
+      return Value::string("");
+    case ValueType::CString:
+    case ValueType::String: return Value::string("");
+    case ValueType::Bytes: return Value::bytes("");
+    case ValueType::Struct: return struct_default(p, *f.type.st, depth + 1);
+    case ValueType::Union: {
+      // std::variant: its first alternative, default-constructed.
+      const gen::Case& c = f.variant.cases.at(0);
+      return Value::union_(c.name, c.tag, default_value(p, *c.field, depth + 1));
+    }
+    case ValueType::PoolBlock:
+    case ValueType::Dic: break;
+  }
+  return {};
+}
+
+Value struct_default(const Schema::Plan& p, const Struct& st, int depth) {
+  Value v = Value::struct_();
+  if (depth > 20) return v;  // a Box of a Box of ...: never reached by a real model
+  for (const auto& f : st.fields)
+    if (f->in_model()) v.add(f->name, default_value(p, *f, depth));
+  return v;
+}
+}  // namespace
+
+Value default_value(const Schema::Plan& p, const Field& f, int depth) {
+  if (f.array.on) {
+    Value a = Value::array();
+    if (f.array.fixed_count) a.items.assign(*f.array.fixed_count, elem_default(p, f, depth));
+    return a;
+  }
+  if (f.pointer.width && f.pointer.null == Field::Null::Allowed && f.type.kind == ValueType::Struct) return Value::absent();
+  return elem_default(p, f, depth);
+}
+
+std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
+  check_encode_support(s);
+  auto p = std::make_shared<Schema::Plan>();
+  p->s = &s;
+  p->root = s.find(s.root);
+  for (const auto& st : s.structs) {
+    StructPlan sp;
+    sp.recursive = is_recursive(*st);
+    for (const auto& f : st->fields) {
+      if (f->pointer.extent_next && !sp.extent) sp.extent = f.get();
+      if (f->resolved.fixed_offset && f->resolved.fixed_size && f->resolved.size &&
+          f->resolved.offset + f->resolved.size <= (st->fixed_size ? st->size : st->prefix))
+        sp.fields_here.push_back({f->resolved.offset, f->resolved.size, f->name.c_str()});
+      if (f->in_model()) sp.model.push_back(f.get());
+    }
+    p->structs.emplace(st.get(), std::move(sp));
+  }
+  for (const auto& st : s.structs) {
+    int m = 0;
+    for (size_t i = 0; i < st->fields.size(); ++i) {
+      const Field& f = *st->fields[i];
+      FieldPlan fp;
+      fp.index = i;
+      if (f.in_model()) fp.member = m++;
+      p->fields.emplace(&f, std::move(fp));
+      for (const auto& c : f.variant.cases) p->fields.emplace(c.field.get(), FieldPlan{});
+    }
+  }
+  for (const auto& st : s.structs) {
+    for (const auto& f : st->fields) {
+      FieldPlan& fp = p->fields.at(f.get());
+      // The default of a struct-typed field is only built where it is used
+      // (an if: that is false); the others are read.
+      if (f->in_model() && (f->cond || f->type.kind != ValueType::Struct || f->array.on)) fp.def = default_value(*p, *f);
+      if (!f->bits.empty()) fp.bits_def = bits_default(*f);
+      if (f->in_model() && (f->spelled() || f->spell.hex)) {
+        auto sd = std::make_unique<Schema::Plan::SpellData>();
+        const gen::Enum* en = f->spell.enum_name.empty() ? nullptr : s.find_enum(f->spell.enum_name);
+        if (en)
+          for (const auto& [v, n] : en->values) sd->enums.push_back({v, n.c_str()});
+        auto str = [](const std::string& t) { return t.empty() ? nullptr : t.c_str(); };
+        sd->spell.flags = (f->spell.hex ? text::kHex : 0u) | (f->spell.as_bool ? text::kBool : 0u);
+        sd->spell.enum_values = sd->enums.empty() ? nullptr : sd->enums.data();
+        sd->spell.enum_count = sd->enums.size();
+        sd->spell.enum_name = str(f->spell.enum_name);
+        sd->spell.ref = str(f->spell.ref);
+        sd->spell.via = str(f->spell.ref_via);
+        sd->spell.hash = str(f->spell.hash_of);
+        p->spells.emplace(f.get(), std::move(sd));
+      }
+    }
+    p->structs.at(st.get()).empty = struct_default(*p, *st, 0);
+  }
+  return p;
+}
+
+// ---- The reader -------------------------------------------------------------
+
+namespace {
+
+[[noreturn]] void fail_here(uint64_t at, const std::string& field, const std::string& msg) { fail(at, field.c_str(), msg); }
+
+std::string hexs(uint64_t v) {
+  static const char* d = "0123456789abcdef";
+  std::string r;
+  do {
+    r.insert(r.begin(), d[v & 15]);
+    v >>= 4;
+  } while (v);
+  return "0x" + r;
+}
+
+// The numbers of a struct being read: the generated reader's f_NAME locals.
+struct Locals {
+  std::vector<uint64_t> raw;
+  std::vector<std::vector<uint64_t>> tags;  // the tags of a union[] (by field index)
+};
+
+template <std::endian E>
+class Dec {
+ public:
+  struct R : Reader<E> {
+    using Reader<E>::Reader;
+    Layout* lay = nullptr;
+    std::vector<uint64_t>* slots = nullptr;
+    std::vector<uint64_t> scope, base;                                   // per pool
+    std::vector<std::vector<std::pair<uint64_t, size_t>>> refs;          // per pool
+    std::vector<std::vector<SliceRead>> slices;                          // per pool
+    std::vector<std::vector<Value*>> slice_values;                       // per pool: where each slice's alignment goes
+    std::vector<uint64_t> g;                                             // context values
+  };
+
+  Dec(const Schema::Plan& p, std::span<const uint8_t> bytes) : p_(p), s_(*p.s), r_(bytes) {
+    const size_t np = s_.pools.size();
+    r_.scope.assign(np, 0);
+    r_.base.assign(np, 0);
+    r_.refs.resize(np);
+    r_.slices.resize(np);
+    r_.slice_values.resize(np);
+    r_.g.assign(s_.context.size(), 0);
+  }
+  R& reader() { return r_; }
+
+  Value decode_root(Layout* lay) {
+    r_.lay = lay;
+    if (lay) {
+      r_.probe_at = lay->probe_at;
+      r_.probe_stop = lay->probe_stop;
+    }
+    Value x;
+    read_struct(*p_.root, 0, x, r_.size(), r_.size());
+    if (lay) lay->probe_hits = r_.probe_hits;
+    bool any = false;
+    for (size_t i = 0; i < s_.pools.size(); ++i) {
+      const Pool& pl = s_.pools[i];
+      if (!Schema::Plan::layout_pool(pl) || !lay) continue;
+      any = true;
+      note_pool_order(*lay, static_cast<uint32_t>(i), pl.name.c_str(), r_.data(), r_.size(),
+                      pl.base.empty() ? lay->pool_start(static_cast<uint32_t>(i), pl.header_str ? 0x14 : 0) : r_.base[i],
+                      static_cast<unsigned>(pl.align), pl.kind == Pool::Kind::Pascal16, r_.big_endian());
+    }
+    if (any) lay->seen.clear();
+    return x;
+  }
+
+ private:
+  struct Frame {
+    const Struct& st;
+    uint64_t s;
+    uint64_t o;
+    uint64_t end, next;
+    Locals loc;
+    Value& x;
+    std::vector<std::vector<std::string>> dic;  // by field index
+  };
+
+  // ---- Loads
+  uint64_t load_uint(int width, uint64_t at) const {
+    switch (width) {
+      case 1: return r_.template get<uint8_t>(at);
+      case 2: return r_.template get<uint16_t>(at);
+      case 3: return r_.template get<uint24>(at);
+      case 4: return r_.template get<uint32_t>(at);
+      default: return r_.template get<uint64_t>(at);
+    }
+  }
+  // The raw value of a primitive (signed ones sign-extended; floats their bits).
+  uint64_t load_prim(Prim p, uint64_t at) const {
+    switch (p) {
+      case Prim::U8: case Prim::Bool8: return r_.template get<uint8_t>(at);
+      case Prim::U16: return r_.template get<uint16_t>(at);
+      case Prim::U24: return r_.template get<uint24>(at);
+      case Prim::U32: case Prim::Bool32: case Prim::F32: return r_.template get<uint32_t>(at);
+      case Prim::U64: case Prim::F64: return r_.template get<uint64_t>(at);
+      case Prim::S8: return static_cast<uint64_t>(int64_t(r_.template get<int8_t>(at)));
+      case Prim::S16: return static_cast<uint64_t>(int64_t(r_.template get<int16_t>(at)));
+      case Prim::S24: return static_cast<uint64_t>(int64_t(r_.template get<int24>(at)));
+      case Prim::S32: return static_cast<uint64_t>(int64_t(r_.template get<int32_t>(at)));
+      case Prim::S64: return r_.template get<uint64_t>(at);
+    }
+    return 0;
+  }
+  // load_elem: one element of an array of numbers (a bool checked).
+  Value load_elem(const Field& f, uint64_t at) const {
+    const uint64_t raw = load_prim(f.type.prim, at);
+    if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
+      const uint64_t tv = f.true_value ? *f.true_value : 1;
+      if (raw != 0 && raw != tv)
+        throw DecodeError(at, "value " + hex(raw) + " is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")");
+    }
+    return prim_value(f.type.prim, raw);
+  }
+  void note_slot(uint64_t at) {
+    if (s_.relocation_table && r_.slots) r_.slots->push_back(at);
+  }
+
+  // ---- Pools
+  std::string_view str_pool(int i, uint64_t at) const {
+    const Pool& pl = s_.pools[i];
+    if (Schema::Plan::layout_pool(pl)) {
+      const std::string_view t = pl.kind == Pool::Kind::Pascal16 ? r_.pascal16(at) : r_.cstring(at);
+      if (r_.lay) [[unlikely]] r_.lay->note_string(static_cast<uint32_t>(i), at, t.size());
+      return t;
+    }
+    return pl.kind == Pool::Kind::Pascal16 ? r_.pascal16(at) : r_.cstring(at);
+  }
+  uint64_t pool_base(int i) const { return s_.pools[i].base.empty() ? 0 : r_.base[i]; }
+  // pool_read: a pooled string the pool's way.
+  std::string_view pool_read(const std::string& pool, uint64_t at) const {
+    const int i = p_.pool_index(pool);
+    return str_pool(i, pool_base(i) + at);
+  }
+
+  // ---- Expressions on the read side (read_expr), with C++'s integer types.
+  ExprEnv env(Frame& fr) {
+    ExprEnv e;
+    e.local = [this, &fr](const std::string& name, CNum& out) -> bool {
+      const size_t dot = name.find('.');
+      if (dot != std::string::npos) {
+        const Field* f = fr.st.field(name.substr(0, dot));
+        if (!f) return false;
+        unsigned shift = 0;
+        for (const auto& b : f->bits) {
+          if (b.name == name.substr(dot + 1)) {
+            const uint64_t raw = fr.loc.raw[p_.of(f).index];
+            const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
+            out = CNum::u64((raw >> shift) & mask);
+            return true;
+          }
+          shift += b.width;
+        }
+        return false;
+      }
+      const Field* f = fr.st.field(name);
+      if (!f) {
+        for (size_t i = 0; i < s_.context.size(); ++i)
+          if (s_.context[i] == name) {
+            out = CNum::u64(r_.g[i]);
+            return true;
+          }
+        return false;
+      }
+      out = local_num(*f, fr.loc.raw[p_.of(f).index]);
+      return true;
+    };
+    e.s = fr.s;
+    e.o = &fr.o;
+    e.file_size = r_.size();
+    e.model = &fr.x;
+    e.st = &fr.st;
+    e.ctx = [this](const std::string& name, uint64_t& out) {
+      for (size_t i = 0; i < s_.context.size(); ++i)
+        if (s_.context[i] == name) {
+          out = r_.g[i];
+          return true;
+        }
+      return false;
+    };
+    return e;
+  }
+  uint64_t eval_u(Frame& fr, const Expr& e) { return eval_read(e, env(fr)).v; }
+  bool eval_cond(Frame& fr, const Expr& e) { return eval_read(e, env(fr)).v != 0; }
+
+  static CNum local_num(const Field& f, uint64_t raw) {
+    if (f.pointer.width) return CNum::u64(raw);
+    switch (f.type.prim) {
+      case Prim::U8: case Prim::U16: case Prim::Bool8: case Prim::S8: case Prim::S16: case Prim::S24: case Prim::S32:
+        return CNum::s32(static_cast<int64_t>(raw));
+      case Prim::U24: case Prim::U32: case Prim::Bool32: return CNum::u32(raw);
+      case Prim::S64: return CNum::s64(static_cast<int64_t>(raw));
+      default: return CNum::u64(raw);
+    }
+  }
+  // std::to_string of a local (its C++ type's spelling).
+  static std::string local_text(const Field& f, uint64_t raw) {
+    if (!f.pointer.width && gen::prim_is_signed(f.type.prim)) return std::to_string(static_cast<int64_t>(raw));
+    return std::to_string(raw);
+  }
+
+  Value* member(Frame& fr, const Field& f) {
+    const int m = p_.of(&f).member;
+    return m < 0 ? nullptr : &fr.x.fields[static_cast<size_t>(m)].value;
+  }
+
+  // ---- read_fn
+  uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) {
+    const StructPlan& sp = p_.of(&st);
+    std::optional<Nested> nested;
+    if (sp.recursive) nested.emplace(r_.nest, s, st.name.c_str());
+    if (st.needs_end && (end > r_.size() || end < s))
+      throw DecodeError(s, "block at " + hex(s) + " ends at " + hex(end) + ", outside the file");
+    for (size_t i = 0; i < s_.pools.size(); ++i) {
+      const Pool& pl = s_.pools[i];
+      if (pl.scope == st.name && pl.kind != Pool::Kind::Block) {
+        r_.scope[i] = s;
+        r_.refs[i].clear();
+      }
+    }
+    if (&st == p_.root)
+      for (size_t i = 0; i < s_.pools.size(); ++i)
+        if (s_.pools[i].kind == Pool::Kind::Data) {
+          r_.slices[i].clear();
+          r_.slice_values[i].clear();
+        }
+    r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
+    x.kind = Value::Kind::Struct;
+    x.fields.clear();
+    x.fields.reserve(sp.model.size());
+    for (const Field* f : sp.model) {
+      const FieldPlan& fp = p_.of(f);
+      if (f->cond && f->type.kind == ValueType::Struct && !f->array.on && !(f->pointer.width && f->pointer.null == Field::Null::Allowed))
+        x.fields.push_back(Member{f->name, p_.of(f->type.st).empty});
+      else
+        x.fields.push_back(Member{f->name, fp.def});
+    }
+    Frame fr{st, s, st.fixed_size ? s : s + st.prefix, end, next, {}, x, {}};
+    fr.loc.raw.assign(st.fields.size(), 0);
+    bool has_tags = false, has_dic = false;
+    for (const auto& f : st.fields) {
+      has_tags = has_tags || (f->type.kind == ValueType::Prim && f->array.on && !f->resolved.tag_for.empty());
+      has_dic = has_dic || f->type.kind == ValueType::Dic;
+    }
+    if (has_tags) fr.loc.tags.resize(st.fields.size());
+    if (has_dic) fr.dic.resize(st.fields.size());
+    std::vector<const Field*> targets;
+    bool at_cursor = false;
+    for (size_t fi = 0; fi < st.fields.size(); ++fi) {
+      const Field& f = *st.fields[fi];
+      const bool cursor = !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
+      if (&st == p_.root && cursor && !at_cursor) {
+        at_cursor = true;
+        for (size_t pi = 0; pi < s_.pools.size(); ++pi) {
+          const Pool& pl = s_.pools[pi];
+          if (!p_.placed_pool(pl)) continue;
+          uint64_t pos = fr.o;
+          for (size_t i = fi; st.fields[i]->name != pl.base; ++i) {
+            const Field& g = *st.fields[i];
+            if (g.resolved.fixed_size) pos += g.resolved.size;
+            else pos += fr.loc.raw[p_.of(st.field(g.array.count->name)).index] * g.type.st->size;
+          }
+          const uint64_t a = std::max(pl.align, pl.block_align);
+          r_.base[pi] = a <= 1 ? pos : (pos + a - 1) / a * a;
+          r_.refs[pi].clear();
+        }
+      }
+      if (f.cond && !eval_cond(fr, *f.cond)) continue;
+      const uint64_t o = cursor ? fr.o : s + f.resolved.offset;
+      read_field(fr, f, o, cursor, targets);
+      if (&st == p_.root) {
+        for (size_t i = 0; i < s_.context.size(); ++i)
+          if (s_.context[i] == f.name) r_.g[i] = fr.loc.raw[fi];
+        for (size_t pi = 0; pi < s_.pools.size(); ++pi)
+          if (s_.pools[pi].base == f.name && !p_.placed_pool(s_.pools[pi])) r_.base[pi] = fr.loc.raw[fi];
+      }
+    }
+    for (const Field* f : targets) {
+      if (f->cond && !eval_cond(fr, *f->cond)) continue;
+      read_target(fr, *f);
+    }
+    for (const auto& f : st.fields) {
+      // A stored hash with a parameter, checked once its name is read.
+      if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
+      const Expr& a = f->role.derive->args[0];
+      const size_t dot = a.name.find('.');
+      const Value* name = x.find(a.name.substr(0, dot));
+      if (name && dot != std::string::npos) name = name->find(a.name.substr(dot + 1));
+      const uint64_t want = uint64_t(mulhash32(name ? name->str : std::string(), static_cast<uint32_t>(eval_u(fr, f->role.derive->args[1]))));
+      const uint64_t raw = fr.loc.raw[p_.of(f.get()).index];
+      if (raw != want)
+        fail_here(f->resolved.fixed_offset ? s + f->resolved.offset : fr.o, f->name,
+                  "says " + hex(raw) + " but " + gen::expr_text(*f->role.derive) + " is " + hex(want));
+    }
+    for (const auto& f : st.fields) {
+      if (f->type.kind != ValueType::Dic) continue;
+      auto& d = fr.dic[p_.of(f.get()).index];
+      Value* arr = x.find(f->keys_array);
+      const size_t n = arr ? arr->items.size() : 0;
+      if (d.size() != n)
+        fail_here(s, f->name, "the dictionary has " + std::to_string(d.size()) + " names for " + std::to_string(n) + " elements of " + f->keys_array);
+      const Struct* et = s_.find(st.field(f->keys_array)->type.struct_name);
+      const bool virt = et->field(f->keys_field)->is_virtual;
+      for (size_t i = 0; i < d.size(); ++i) {
+        Value* k = arr->items[i].find(f->keys_field);
+        if (virt) {
+          if (k) *k = Value::string(std::move(d[i]));
+        } else if (k && k->str != d[i]) {
+          fail_here(s, f->name, "dictionary name '" + d[i] + "' differs from the element's " + f->keys_field + " '" + k->str + "'");
+        }
+      }
+    }
+    if (&st == p_.root) {
+      for (size_t pi = 0; pi < s_.pools.size(); ++pi) {
+        const Pool& pl = s_.pools[pi];
+        if (pl.kind != Pool::Kind::Data) continue;
+        std::vector<uint32_t> aligns(r_.slices[pi].size(), 0);
+        for (size_t k = 0; k < aligns.size(); ++k)
+          if (r_.slice_values[pi][k]) r_.slices[pi][k].align = &aligns[k];
+        check_slices({r_.data(), r_.size()}, r_.slices[pi], r_.base[pi], st.fixed_size ? s + st.size : fr.o, r_.size(), pl.align,
+                     pl.name.c_str());
+        for (size_t k = 0; k < aligns.size(); ++k)
+          if (Value* v = r_.slice_values[pi][k]) v->n = aligns[k];
+      }
+    }
+    return fr.o;
+  }
+
+  // ---- read_field
+  void read_field(Frame& fr, const Field& f, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
+    if (f.kind == FieldKind::Virtual) return;
+    if (cursor && f.resolved.fixed_size) r_.need(fr.o, f.resolved.size);
+    const size_t fi = p_.of(&f).index;
+    switch (f.kind) {
+      case FieldKind::Virtual: break;
+      case FieldKind::Pointer:
+      case FieldKind::ArrayPointer:
+      case FieldKind::PooledString:
+      case FieldKind::OwnString:
+      case FieldKind::BlockRef:
+      case FieldKind::Dic: {
+        fr.loc.raw[fi] = load_uint(f.pointer.width, o) * f.pointer.scale;
+        if (f.pointer.width == 8 && f.pointer.base == Field::Base::File && !f.pointer.points_to_chars) note_slot(o);
+        const Pool* pl = f.kind == FieldKind::PooledString ? s_.pool(f.pool) : nullptr;
+        if (pl && !pl->scope.empty()) read_target(fr, f);
+        else targets.push_back(&f);
+        break;
+      }
+      case FieldKind::Scalar:
+      case FieldKind::BitWord: read_scalar(fr, f, o); break;
+      case FieldKind::Chars: read_chars(fr, f, o); break;
+      case FieldKind::Bytes: read_bytes(fr, f); break;
+      case FieldKind::Slice: {
+        const int pi = p_.pool_index(f.pool);
+        const uint64_t b = load_uint(f.pointer.width, o), e = load_uint(f.pointer.width, o + f.pointer.width);
+        const uint64_t base = r_.base[pi];
+        if (b > e || base + e > r_.size())
+          fail_here(o, f.name, "slice " + hex(b) + ".." + hex(e) + " of pool " + f.pool + " (from " + hex(base) + ") is not inside the file (" +
+                                   hex(r_.size()) + ")");
+        if (Value* v = member(fr, f)) *v = Value::bytes(std::string(reinterpret_cast<const char*>(r_.data()) + base + b, e - b));
+        r_.slices[pi].push_back({base + b, base + e, o, nullptr});
+        r_.slice_values[pi].push_back(f.pointer.align_field.empty() ? nullptr : fr.x.find(f.pointer.align_field));
+        break;
+      }
+      case FieldKind::PoolBlock:
+        if (p_.placed_pool(*s_.pool(f.pool))) read_placed_pool(fr, f);
+        else read_bytes(fr, f);
+        break;
+      case FieldKind::CString: {
+        Value* v = member(fr, f);
+        std::string t;
+        try {
+          t = std::string(r_.cstring(fr.o));
+        } catch (DecodeError& e) {
+          e.push_field(f.name.c_str());
+          throw;
+        }
+        fr.o += t.size() + 1;
+        if (v) *v = Value::string(std::move(t));
+        if (f.pad) pad_zeros(fr, f, "after the string");
+        break;
+      }
+      case FieldKind::InlineStruct: {
+        Value tmp;
+        Value* dst = member(fr, f);
+        if (!dst) dst = &tmp;
+        try {
+          const uint64_t e = fr.st.needs_end ? fr.end : r_.size();
+          if (f.type.st->fixed_size) read_struct(*f.type.st, o, *dst, e, r_.size());
+          else fr.o = read_struct(*f.type.st, o, *dst, e, r_.size());
+        } catch (DecodeError& e) {
+          e.push_field(f.name.c_str());
+          throw;
+        }
+        break;
+      }
+      case FieldKind::InlineArray:
+        read_inline_array(fr, f, o, cursor);
+        if (f.pad) pad_zeros(fr, f, "after the array");
+        break;
+      case FieldKind::StringOffsets: read_string_offsets(fr, f); break;
+      case FieldKind::ElemPointers: read_elem_pointers(fr, f, o, cursor); break;
+      case FieldKind::OwnStrings: break;
+      case FieldKind::Union:
+        if (f.array.on) read_union_array(fr, f);
+        else {
+          Value tmp;
+          Value* dst = member(fr, f);
+          read_union_one(fr, f, o, dst ? *dst : tmp, fr.loc.raw[p_.of(fr.st.field(f.variant.tag)).index]);
+        }
+        break;
+    }
+    if (cursor && f.resolved.fixed_size) fr.o += f.resolved.size;
+  }
+
+  void pad_zeros(Frame& fr, const Field& f, const char* what) {
+    const uint64_t end = (fr.o + f.pad - 1) / f.pad * f.pad;
+    r_.need(fr.o, end - fr.o);
+    for (uint64_t i = fr.o; i < end; ++i)
+      if (r_.data()[i] != 0) fail_here(i, f.name, "padding byte " + hex(r_.data()[i]) + " " + what + " is not zero");
+    fr.o = end;
+  }
+
+  // ---- read_scalar
+  void read_scalar(Frame& fr, const Field& f, uint64_t o) {
+    const size_t fi = p_.of(&f).index;
+    uint64_t& raw = fr.loc.raw[fi];
+    if (f.bom) raw = uint16_t(r_.data()[o] << 8 | r_.data()[o + 1]);
+    else raw = load_prim(f.type.prim, o);
+    if (f.role.derive_pointer && gen::prim_size(f.type.prim) == 8) note_slot(o);
+    if (f.role.derive && r_.lay) {
+      const Expr& d = *f.role.derive;
+      const Expr* st = d.calls(Fn::Start) ? &d
+                       : d.kind == Expr::Binary && d.name == "-" && d.args.size() == 2 && d.args[0].calls(Fn::Start) &&
+                                 d.args[1].calls(Fn::Start) && !d.args[1].args.empty() && d.args[1].args[0].name == "self"
+                           ? &d.args[0]
+                           : nullptr;
+      if (st && !st->args.empty())
+        for (size_t i = 0; i < s_.pools.size(); ++i)
+          if (s_.pools[i].name == st->args[0].name && s_.pools[i].base.empty() && Schema::Plan::layout_pool(s_.pools[i]))
+            r_.lay->note_pool_start(static_cast<uint32_t>(i), raw + (st == &d ? 0 : fr.s));
+    }
+    bool uses_size = false;
+    if (f.role.derive && size_check(*f.role.derive, uses_size) && uses_size)
+      if (raw != eval_u(fr, *f.role.derive)) fail_here(o, f.name, "says " + hex(raw) + " but the file has " + hex(r_.size()) + " bytes");
+    if (!f.role.also.empty()) {
+      const uint64_t d = eval_u(fr, *f.role.derive);
+      if (raw != d) {
+        bool ok = false;
+        std::string list;
+        for (int64_t v : f.role.also) {
+          ok = ok || raw == static_cast<uint64_t>(v);
+          list += ", " + hexs(static_cast<uint64_t>(v));
+        }
+        if (!ok) fail_here(o, f.name, "expected " + hex(d) + " (or" + list.substr(1) + "), found " + hex(raw));
+        if (r_.lay) r_.lay->note(o, raw);
+      }
+    }
+    if (f.role.const_int && raw != static_cast<uint64_t>(*f.role.const_int))
+      fail_here(o, f.name, "expected " + std::to_string(*f.role.const_int) + ", found " + local_text(f, raw));
+    bool has_empty0 = !f.role.zero_when_empty.empty();
+    bool empty0 = false;
+    if (has_empty0) {
+      const uint64_t cnt = fr.loc.raw[p_.of(fr.st.field(f.role.zero_when_empty)).index];
+      empty0 = cnt == 0 && raw == 0;
+      if (cnt == 0 && raw != 0 && r_.lay) r_.lay->note(o, raw);
+    }
+    if (!f.role.valid.empty()) {
+      bool bad = !(has_empty0 && empty0);
+      std::string list;
+      for (int64_t v : f.role.valid) {
+        bad = bad && raw != static_cast<uint64_t>(v);
+        list += (list.empty() ? "" : ", ") + (f.spell.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
+      }
+      if (bad) {
+        const std::string shown = f.spell.hex ? hex(raw) : local_text(f, raw);
+        const bool is_version = &fr.st == p_.root &&
+                                std::find(s_.version_fields.begin(), s_.version_fields.end(), f.name) != s_.version_fields.end();
+        if (is_version) fail_here(o, f.name, "unsupported version " + shown + " (supported: " + list + ")");
+        fail_here(o, f.name, "value " + shown + " is not one of " + list);
+      }
+    }
+    if (!f.in_model()) return;
+    Value& x = *member(fr, f);
+    if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
+      check_bool(f, raw, o, f.name);
+      x = prim_value(f.type.prim, raw);
+    } else if (f.kind == FieldKind::BitWord) {
+      unsigned shift = 0;
+      size_t k = 0;
+      for (const auto& b : f.bits) {
+        const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
+        uint64_t v = (raw >> shift) & mask;
+        Value& bx = x.fields[k++].value;
+        if (!b.pool.empty()) {
+          if (b.scale > 1) v *= b.scale;
+          const int pi = p_.pool_index(b.pool);
+          try {
+            bx = Value::string(std::string(pool_read(b.pool, v)));
+            if (p_.placed_pool(s_.pools[pi])) r_.refs[pi].emplace_back(pool_base(pi) + v, bx.str.size());
+          } catch (DecodeError& e) {
+            e.push_field(b.name.c_str());
+            e.push_field(f.name.c_str());
+            throw;
+          }
+        } else if (b.is_bool) {
+          bx = Value::boolean(v != 0, 0);
+        } else {
+          bx = Value::uint(v, static_cast<uint8_t>(bits_bytes(b.width)));
+        }
+        shift += b.width;
+      }
+    } else if (has_empty0) {
+      if (!empty0) x = prim_value(f.type.prim, raw);
+    } else {
+      x = prim_value(f.type.prim, raw);
+    }
+  }
+
+  void check_bool(const Field& f, uint64_t raw, uint64_t at, const std::string& name) const {
+    const uint64_t tv = f.true_value ? *f.true_value : 1;
+    if (raw != 0 && raw != tv)
+      fail_here(at, name, "value " + hex(raw) + " is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")");
+  }
+
+  static bool size_check(const Expr& e, bool& uses_size) {
+    switch (e.kind) {
+      case Expr::Int: return true;
+      case Expr::Call:
+        uses_size = uses_size || e.fn == Fn::FileSize;
+        return e.fn == Fn::FileSize;
+      case Expr::Ident: return false;
+      default:
+        for (const auto& a : e.args)
+          if (!size_check(a, uses_size)) return false;
+        return true;
+    }
+  }
+
+  // ---- read_chars, read_bytes, read_placed_pool
+  void read_chars(Frame& fr, const Field& f, uint64_t o) {
+    const size_t n = f.type.chars;
+    if (f.role.const_text) {
+      if (r_.chars(o, n) != *f.role.const_text)
+        fail_here(o, f.name, "expected \"" + *f.role.const_text + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
+    } else if (Value* v = member(fr, f)) {
+      *v = Value::string(std::string(r_.chars(o, n)));
+    }
+  }
+
+  void read_bytes(Frame& fr, const Field& f) {
+    const uint64_t o = fr.o;
+    const uint64_t n = f.size_rest ? until_(o, fr.end) : eval_u(fr, *f.size_expr);
+    r_.need(o, n);
+    if (f.kind == FieldKind::Bytes) {
+      if (Value* v = member(fr, f)) *v = Value::bytes(std::string(reinterpret_cast<const char*>(r_.data()) + o, n));
+    } else {
+      const int pi = p_.pool_index(f.pool);
+      uint64_t p = o;
+      for (const auto& [at, len] : r_.refs[pi]) {
+        if (at != p) fail_here(o, f.name, "the block is not the referenced strings in order (string at " + hex(at) + ", expected " + hex(p) + ")");
+        p += len + 1;
+      }
+      if (p != o + n) fail_here(o, f.name, "the block holds " + hex(n) + " bytes, its strings " + hex(p - o));
+    }
+    fr.o = o + n;
+  }
+
+  void read_placed_pool(Frame& fr, const Field& f) {
+    const int pi = p_.pool_index(f.pool);
+    const Pool& pl = s_.pools[pi];
+    const uint64_t o = fr.o, base = r_.base[pi], align = pl.align;
+    r_.need(o, base - o);
+    for (uint64_t i = o; i < base; ++i)
+      if (r_.data()[i] != 0) fail_here(i, f.name, "padding byte " + hex(r_.data()[i]) + " before the pool is not zero");
+    uint64_t p = base;
+    std::unordered_map<std::string_view, uint64_t> seen;
+    for (const auto& [at, len] : r_.refs[pi]) {
+      const std::string_view t(reinterpret_cast<const char*>(r_.data()) + at, len);
+      if (const auto it = seen.find(t); it != seen.end()) {
+        if (it->second != at)
+          fail_here(at, f.name, "the string '" + std::string(t) + "' is stored twice (first at " + hex(it->second) + "): the writer stores it once");
+        continue;
+      }
+      if (at != p)
+        fail_here(at, f.name, "string at " + hex(at) + ", but the writer would put it at " + hex(p) + " (in order of first use, each padded to " +
+                                  std::to_string(align) + ")");
+      seen.emplace(t, at);
+      const uint64_t end = (at + len + 1 + align - 1) / align * align;
+      r_.need(at, end - at);
+      for (uint64_t i = at + len + 1; i < end; ++i)
+        if (r_.data()[i] != 0) fail_here(i, f.name, "padding byte " + hex(r_.data()[i]) + " after a string is not zero");
+      p = end;
+    }
+    fr.o = std::max(p, base);
+  }
+
+  // ---- arrays
+  void read_elem_pointers(Frame& fr, const Field& f, uint64_t o, bool cursor) {
+    Value tmp;
+    Value* x = member(fr, f);
+    if (!x) x = &tmp;
+    try {
+      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
+      const uint64_t w = static_cast<uint64_t>(f.pointer.elem_width);
+      r_.need_array(o, n, w);
+      x->kind = Value::Kind::Array;
+      x->items.resize(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t e = load_uint(f.pointer.elem_width, o + i * w);
+        note_slot(o + i * w);
+        try {
+          r_.need_target(e, 1);
+          read_struct(*f.type.st, e, x->items[i], r_.size(), r_.size());
+        } catch (DecodeError& err) {
+          err.push_index(i);
+          throw;
+        }
+      }
+      if (cursor) fr.o += n * w;
+    } catch (DecodeError& e) {
+      e.push_field(f.name.c_str());
+      throw;
+    }
+  }
+
+  void read_string_offsets(Frame& fr, const Field& f) {
+    Value tmp;
+    Value* x = member(fr, f);
+    if (!x) x = &tmp;
+    try {
+      const uint64_t o = fr.o;
+      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
+      r_.need_array(o, n, 4);
+      x->kind = Value::Kind::Array;
+      x->items.resize(n);
+      const int pi = p_.pool_index(f.pool);
+      const Pool& pl = s_.pools[pi];
+      for (uint64_t i = 0; i < n; ++i) {
+        if (!pl.scope.empty()) {
+          const uint64_t t = r_.scope[pi] + r_.template get<uint32_t>(o + i * 4);
+          try {
+            x->items[i] = Value::string(std::string(r_.cstring(t)));
+          } catch (DecodeError& e) {
+            e.push_index(i);
+            throw;
+          }
+          r_.refs[pi].emplace_back(t, x->items[i].str.size());
+        } else {
+          try {
+            x->items[i] = Value::string(std::string(pool_read(f.pool, r_.template get<uint32_t>(o + i * 4))));
+          } catch (DecodeError& e) {
+            e.push_index(i);
+            throw;
+          }
+        }
+      }
+      fr.o = o + n * 4;
+    } catch (DecodeError& e) {
+      e.push_field(f.name.c_str());
+      throw;
+    }
+  }
+
+  // Where element i + 1's `extent: next` target starts.
+  uint64_t next_target(const Struct& et, uint64_t elem) const {
+    const Field* f = p_.of(&et).extent;
+    const uint64_t v = load_uint(f->pointer.width, elem + f->resolved.offset);
+    return f->pointer.base == Field::Base::Struct ? elem + v : v;
+  }
+
+  void read_inline_array(Frame& fr, const Field& f, uint64_t o, bool cursor) {
+    const size_t fi = p_.of(&f).index;
+    const bool tags = !f.resolved.tag_for.empty();
+    Value tmp;
+    Value* x = tags ? &tmp : member(fr, f);
+    if (!x) x = &tmp;
+    x->kind = Value::Kind::Array;
+    auto put_tag = [&](size_t i, const Value& v) {
+      if (tags) fr.loc.tags[fi][i] = v.n;
+    };
+    const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+    if (!et && f.array.fixed_count && !cursor) {
+      const uint64_t n = *f.array.fixed_count, sz = gen::prim_size(f.type.prim);
+      x->items.resize(n);
+      if (tags) fr.loc.tags[fi].assign(n, 0);
+      for (uint64_t i = 0; i < n; ++i) {
+        x->items[i] = load_elem(f, o + i * sz);
+        put_tag(i, x->items[i]);
+      }
+      return;
+    }
+    if (f.resolved.fixed_size) {
+      const uint64_t n = *f.array.fixed_count;
+      const uint64_t size = et ? et->size : gen::prim_size(f.type.prim);
+      x->items.resize(n);
+      if (tags) fr.loc.tags[fi].assign(n, 0);
+      for (uint64_t i = 0; i < n; ++i) {
+        if (!et) {
+          x->items[i] = load_elem(f, o + i * size);
+          put_tag(i, x->items[i]);
+        } else {
+          uint64_t next = r_.size();
+          if (p_.of(et).extent) next = i + 1 < n ? next_target(*et, o + (i + 1) * size) : r_.size();
+          try {
+            read_struct(*et, o + i * size, x->items[i], r_.size(), next);
+          } catch (DecodeError& e) {
+            e.push_index(i);
+            e.push_field(f.name.c_str());
+            throw;
+          }
+        }
+      }
+      return;
+    }
+    const uint64_t min = et ? (et->fixed_size ? et->size : std::max<uint64_t>(et->prefix, 1)) : gen::prim_size(f.type.prim);
+    try {
+      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
+      r_.need_array(fr.o, n, min);
+      x->items.resize(n);
+      if (tags) fr.loc.tags[fi].assign(n, 0);
+      for (uint64_t i = 0; i < n; ++i) {
+        if (!et) {
+          x->items[i] = load_elem(f, fr.o);
+          put_tag(i, x->items[i]);
+          fr.o += gen::prim_size(f.type.prim);
+          continue;
+        }
+        try {
+          uint64_t next = r_.size();
+          if (p_.of(et).extent) next = i + 1 < n ? next_target(*et, fr.o + et->size) : r_.size();
+          if (et->fixed_size) {
+            read_struct(*et, fr.o, x->items[i], r_.size(), next);
+            fr.o += et->size;
+          } else {
+            fr.o = read_struct(*et, fr.o, x->items[i], r_.size(), next);
+          }
+          if (!f.array.sort.empty() && i > 0) {
+            const uint64_t a = sort_key(fr, *et, f.array.sort, x->items[i]), b = sort_key(fr, *et, f.array.sort, x->items[i - 1]);
+            if (a < b)
+              fail_here(fr.o - et->size, f.array.sort,
+                        "not sorted: " + hex(a) + " after " + hex(b) + " (the writer puts the elements in order of " + f.array.sort + ")");
+          }
+        } catch (DecodeError& e) {
+          e.push_index(i);
+          throw;
+        }
+      }
+    } catch (DecodeError& e) {
+      e.push_field(f.name.c_str());
+      throw;
+    }
+  }
+
+  uint64_t sort_key(Frame& fr, const Struct& et, const std::string& key, const Value& e) {
+    const Field* k = et.field(key);
+    if (k->role.derive) {
+      ExprEnv env;
+      env.model = &e;
+      env.st = &et;
+      env.ctx = [this](const std::string& name, uint64_t& out) {
+        for (size_t i = 0; i < s_.context.size(); ++i)
+          if (s_.context[i] == name) {
+            out = r_.g[i];
+            return true;
+          }
+        return false;
+      };
+      (void)fr;
+      return eval_model(*k->role.derive, env);
+    }
+    const Value* v = e.find(key);
+    return v ? v->n : 0;
+  }
+
+  // ---- unions
+  void read_union_array(Frame& fr, const Field& f) {
+    uint64_t size = 0;
+    for (const auto& c : f.variant.cases) size = (c.field->resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
+    Value tmp;
+    Value* x = member(fr, f);
+    if (!x) x = &tmp;
+    const Field* tags = fr.st.field(f.variant.tag);
+    const size_t ti = p_.of(tags).index;
+    if (ti > p_.of(&f).index) {
+      const uint64_t tsz = gen::prim_size(tags->type.prim);
+      const uint64_t n = eval_u(fr, *f.array.count);
+      r_.need_array(fr.o, n, size + tsz);
+      fr.loc.tags[ti].resize(n);
+      for (uint64_t i = 0; i < n; ++i) fr.loc.tags[ti][i] = load_prim(tags->type.prim, fr.o + n * size + i * tsz);
+    }
+    const uint64_t n = fr.loc.tags[ti].size();
+    r_.need_array(fr.o, n, size);
+    r_.need(fr.o, n * size);
+    x->kind = Value::Kind::Array;
+    x->items.resize(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t e = fr.o + i * size;
+      try {
+        read_union_one(fr, f, e, x->items[i], fr.loc.tags[ti][i]);
+      } catch (DecodeError& err) {
+        err.push_index(i);
+        err.push_field(f.name.c_str());
+        throw;
+      }
+    }
+    fr.o += n * size;
+  }
+
+  void read_union_one(Frame& fr, const Field& f, uint64_t o, Value& target, uint64_t tag) {
+    const bool pf = !f.array.on;
+    auto push = [&](DecodeError& e) {
+      if (pf) e.push_field(f.name.c_str());
+    };
+    uint64_t word = 0, sel = tag;
+    if (f.variant.tag_shift) {
+      word = load_uint(f.variant.cases[0].field->pointer.width, o);
+      sel = word >> f.variant.tag_shift;
+    }
+    const Field* tagf = fr.st.field(f.variant.tag);
+    const bool tag_signed = !f.array.on && tagf && !f.variant.tag_shift && gen::prim_is_signed(tagf->type.prim);
+    for (size_t ci = 0; ci < f.variant.cases.size(); ++ci) {
+      const gen::Case& c = f.variant.cases[ci];
+      if (static_cast<uint64_t>(c.tag) != sel) continue;
+      const Field& p = *c.field;
+      const uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
+      target = Value::union_(c.name, c.tag, Value{});
+      Value& v = target.items[0];
+      if (!f.resolved.fixed_size && !f.array.on && p.resolved.fixed_size) r_.need(o, padded);
+      bool advance = p.resolved.fixed_size;
+      uint64_t adv = padded;
+      auto padded_n = [&](uint64_t bytes) {
+        const uint64_t a = f.variant.pad_to;
+        return a <= 1 ? bytes : (bytes + a - 1) / a * a;
+      };
+      if (p.pointer.width == 8) note_slot(o);
+      switch (c.kind) {
+        case CaseKind::PooledString:
+          try {
+            v = Value::string(std::string(pool_read(p.pool, load_uint(p.pointer.width, o))));
+          } catch (DecodeError& e) {
+            push(e);
+            throw;
+          }
+          break;
+        case CaseKind::OwnString: {
+          const uint64_t t = (p.pointer.base == Field::Base::Struct ? fr.s : 0) + load_uint(p.pointer.width, o);
+          if (f.resolved.fixed_offset && r_.lay) r_.lay->note(fr.s + f.resolved.offset, t);
+          try {
+            v = Value::string(std::string(r_.pascal16(t)));
+          } catch (DecodeError& e) {
+            push(e);
+            throw;
+          }
+          break;
+        }
+        case CaseKind::Number:
+          if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
+            const uint64_t raw = load_prim(p.type.prim, o);
+            check_bool(p, raw, o, f.name);
+            v = prim_value(p.type.prim, raw);
+          } else {
+            v = prim_value(p.type.prim, load_prim(p.type.prim, o));
+          }
+          break;
+        case CaseKind::Numbers: {
+          v = Value::array();
+          const uint64_t sz = gen::prim_size(p.type.prim);
+          if (p.array.fixed_count) {
+            v.items.resize(*p.array.fixed_count);
+            for (size_t i = 0; i < *p.array.fixed_count; ++i) v.items[i] = load_elem(p, o + i * sz);
+          } else {
+            const uint64_t n = eval_u(fr, *p.array.count);
+            r_.need_array(o, n, sz);
+            v.items.resize(n);
+            for (uint64_t i = 0; i < n; ++i) v.items[i] = load_elem(p, o + i * sz);
+            advance = true;
+            adv = padded_n(n * sz);
+          }
+          break;
+        }
+        case CaseKind::OwnStrings: {
+          v = Value::array();
+          const uint64_t n = eval_u(fr, *p.array.count);
+          const uint64_t w = static_cast<uint64_t>(p.pointer.elem_width);
+          r_.need_array(o, n, w);
+          v.items.resize(n);
+          for (uint64_t i = 0; i < n; ++i) {
+            note_slot(o + i * w);
+            const uint64_t t = load_uint(p.pointer.elem_width, o + i * w);
+            if (f.resolved.fixed_offset && r_.lay) r_.lay->note(fr.s + f.resolved.offset + i * w, t);
+            try {
+              v.items[i] = Value::string(std::string(r_.pascal16(t)));
+            } catch (DecodeError& e) {
+              e.push_index(i);
+              push(e);
+              throw;
+            }
+          }
+          advance = true;
+          adv = padded_n(n * w);
+          break;
+        }
+        case CaseKind::Struct:
+          try {
+            if (!p.type.st->fixed_size) {
+              fr.o = read_struct(*p.type.st, o, v, r_.size(), r_.size());
+              advance = false;
+            } else {
+              read_struct(*p.type.st, o, v, r_.size(), r_.size());
+            }
+          } catch (DecodeError& e) {
+            push(e);
+            throw;
+          }
+          break;
+        case CaseKind::StructPointer:
+        case CaseKind::PooledBlock: {
+          const Struct& pt = *p.type.st;
+          const bool rel = p.pointer.base == Field::Base::Struct;
+          uint64_t low = f.variant.tag_shift ? word & ((1ull << f.variant.tag_shift) - 1) : 0;
+          if (p.pointer.scale != 1) low *= p.pointer.scale;
+          if (p.pointer.points_to_offset) {
+            if (low < p.pointer.points_to_offset)
+              fail_here(o, f.name, c.name + ": offset " + hex(low) + " points before its struct (it points to " + p.pointer.points_to_field +
+                                       ", at " + hexs(p.pointer.points_to_offset) + ")");
+            low -= p.pointer.points_to_offset;
+          }
+          const uint64_t t = (rel ? fr.s : 0) + (f.variant.tag_shift ? low : load_uint(p.pointer.width, o));
+          if (r_.lay && c.kind == CaseKind::StructPointer && (f.array.on || f.resolved.fixed_offset))
+            r_.lay->note(f.array.on ? o : fr.s + f.resolved.offset, t);
+          try {
+            r_.need_target(t, pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1));
+            read_struct(pt, t, v, r_.size(), r_.size());
+          } catch (DecodeError& e) {
+            e.push_field(c.name.c_str());
+            push(e);
+            throw;
+          }
+          break;
+        }
+      }
+      if (!f.resolved.fixed_size && !f.array.on && advance) fr.o += adv;
+      return;
+    }
+    std::string known;
+    for (const auto& c : f.variant.cases) known += (known.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
+    if (f.variant.tag_shift)
+      fail_here(o, f.name, "tag " + hex(sel) + " (bits " + std::to_string(f.variant.tag_shift) + " and up) is not a supported case (known: " + known + ")");
+    const std::string tag_text = tag_signed ? std::to_string(static_cast<int64_t>(tag)) : std::to_string(tag);
+    if (f.array.on) throw DecodeError(o, f.variant.tag + " " + tag_text + " is not a supported case (known: " + known + ")");
+    fail_here(o, f.name, f.variant.tag + " " + tag_text + " is not a supported case (known: " + known + ")");
+  }
+
+  // ---- read_target
+  void read_target(Frame& fr, const Field& f) {
+    const uint64_t p = fr.loc.raw[p_.of(&f).index];
+    const uint64_t base = f.pointer.base == Field::Base::Struct ? fr.s : 0;
+    const uint64_t s = fr.s;
+    Value tmp;
+    Value* x = member(fr, f);
+    if (!x) x = &tmp;
+    auto note_layout = [&](uint64_t target) {
+      if (r_.lay) r_.lay->note(s + f.resolved.offset, target);
+    };
+    try {
+      switch (f.kind) {
+        case FieldKind::Dic: {
+          const int pi = p_.pool_index(f.pool);
+          const Pool& pl = s_.pools[pi];
+          if (p == 0) throw DecodeError(s, "null dictionary pointer (in the struct at " + hex(s) + ")");
+          const uint64_t t = base + p;
+          r_.need_target(t, 8);
+          if (r_.chars(t, 4) != "DIC ") throw DecodeError(t, "no DIC magic at " + hex(t));
+          const uint64_t n = r_.template get<uint32_t>(t + 4);
+          r_.need_array(t + 8, n + 1, 0x10);
+          note_slot(t + 8 + 8);
+          auto& d = fr.dic[p_.of(&f).index];
+          for (uint64_t i = 1; i <= n; ++i) {
+            const uint64_t name = r_.template get<uint64_t>(t + 8 + 0x10 * i + 8);
+            note_slot(t + 8 + 0x10 * i + 8);
+            d.emplace_back(Schema::Plan::layout_pool(pl) ? str_pool(pi, name)
+                           : pl.kind == Pool::Kind::Pascal16 ? r_.pascal16(name)
+                                                             : r_.cstring(name));
+          }
+          check_dic(r_, t, d);
+          break;
+        }
+        case FieldKind::OwnString:
+          if (f.resolved.fixed_offset) note_layout(base + p);
+          *x = Value::string(std::string(r_.pascal16(base + p)));
+          break;
+        case FieldKind::PooledString: {
+          const int pi = p_.pool_index(f.pool);
+          const Pool& pl = s_.pools[pi];
+          if (!pl.scope.empty()) {
+            *x = Value::string(std::string(r_.cstring(r_.scope[pi] + p)));
+            r_.refs[pi].emplace_back(r_.scope[pi] + p, x->str.size());
+          } else if (Schema::Plan::layout_pool(pl) && pl.kind == Pool::Kind::Pascal16 && f.pointer.points_to_chars) {
+            const uint64_t at = pool_base(pi) + base + p;
+            const std::string_view t = r_.cstring(at);
+            if (r_.lay && at >= 2) [[unlikely]] r_.lay->note_string(static_cast<uint32_t>(pi), at - 2, t.size());
+            *x = Value::string(std::string(t));
+          } else if (Schema::Plan::layout_pool(pl)) {
+            *x = Value::string(std::string(str_pool(pi, pool_base(pi) + base + p)));
+            if (p_.placed_pool(pl)) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str.size());
+          } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
+            *x = Value::string(std::string(r_.pascal16(pool_base(pi) + base + p)));
+          } else {
+            *x = Value::string(std::string(r_.cstring(pool_base(pi) + base + p)));
+          }
+          break;
+        }
+        case FieldKind::Pointer:
+        case FieldKind::BlockRef: {
+          const uint64_t end = f.pointer.extent_next ? fr.next : r_.size();
+          if (f.pointer.null == Field::Null::Allowed) {
+            if (p == f.pointer.null_value) {
+              *x = Value::absent();
+            } else {
+              if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
+              r_.need_target(base + p, 1);
+              read_struct(*f.type.st, base + p, *x, end, r_.size());
+            }
+          } else {
+            if (p == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
+            if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
+            r_.need_target(base + p, 1);
+            read_struct(*f.type.st, base + p, *x, end, r_.size());
+          }
+          break;
+        }
+        case FieldKind::ArrayPointer: {
+          const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
+          if (!f.array.fixed_count && f.pointer.null == Field::Null::WhenEmpty && f.resolved.fixed_offset && n == 0 && p != 0 && r_.lay)
+            r_.lay->note(s + f.resolved.offset, p);
+          if (!f.array.fixed_count && f.pointer.null != Field::Null::WhenEmpty && f.resolved.fixed_offset && n == 0 && r_.lay)
+            r_.lay->note(s + f.resolved.offset, base + p);
+          if (!f.array.fixed_count && n == 0) break;
+          if (p == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
+          const uint64_t t = base + p;
+          if (f.resolved.fixed_offset) note_layout(t);
+          r_.need_target(t, 1);
+          const uint64_t stride = f.pointer.elem_width                 ? static_cast<uint64_t>(f.pointer.elem_width)
+                                  : f.type.kind == ValueType::Prim     ? gen::prim_size(f.type.prim)
+                                  : f.type.kind == ValueType::String   ? static_cast<uint64_t>(f.pointer.width)
+                                  : f.type.st->fixed_size              ? f.type.st->size
+                                                                       : 1;
+          r_.need_array(t, n, stride);
+          x->kind = Value::Kind::Array;
+          x->items.resize(n);
+          if (f.pointer.elem_width) {
+            for (uint64_t i = 0; i < n; ++i) {
+              const uint64_t e = load_uint(f.pointer.elem_width, t + i * stride);
+              note_slot(t + i * stride);
+              if (r_.lay) r_.lay->note(t + i * stride, e);
+              try {
+                r_.need_target(e, 1);
+                read_struct(*f.type.st, e, x->items[i], r_.size(), r_.size());
+              } catch (DecodeError& err) {
+                err.push_index(i);
+                throw;
+              }
+            }
+          } else if (f.type.kind == ValueType::Prim) {
+            for (uint64_t i = 0; i < n; ++i) x->items[i] = load_elem(f, t + i * stride);
+          } else if (f.type.kind == ValueType::String) {
+            for (uint64_t i = 0; i < n; ++i) {
+              note_slot(t + i * stride);
+              try {
+                x->items[i] = Value::string(std::string(pool_read(f.pool, load_uint(f.pointer.width, t + i * stride))));
+              } catch (DecodeError& err) {
+                err.push_index(i);
+                throw;
+              }
+            }
+          } else if (f.type.st->fixed_size) {
+            for (uint64_t i = 0; i < n; ++i) {
+              uint64_t next = r_.size();
+              if (p_.of(f.type.st).extent) next = i + 1 < n ? next_target(*f.type.st, t + (i + 1) * stride) : r_.size();
+              try {
+                read_struct(*f.type.st, t + i * stride, x->items[i], r_.size(), next);
+              } catch (DecodeError& err) {
+                err.push_index(i);
+                throw;
+              }
+            }
+          } else {
+            uint64_t o2 = t;
+            for (uint64_t i = 0; i < n; ++i) {
+              try {
+                o2 = read_struct(*f.type.st, o2, x->items[i], r_.size(), r_.size());
+              } catch (DecodeError& err) {
+                err.push_index(i);
+                throw;
+              }
+            }
+          }
+          break;
+        }
+        default: break;
+      }
+    } catch (DecodeError& e) {
+      e.push_field(f.name.c_str());
+      throw;
+    }
+  }
+
+  const Schema::Plan& p_;
+  const gen::Schema& s_;
+  R r_;
+};
+
+template <std::endian E>
+Value decode_order(const Schema::Plan& p, std::span<const uint8_t> bytes, Layout* lay) {
+  Dec<E> d(p, bytes);
+  return d.decode_root(lay);
+}
+
+}  // namespace
+
+Value decode_any(const Schema::Plan& p, std::span<const uint8_t> bytes, Layout* lay) {
+  const gen::Schema& s = *p.s;
+  if (s.endian_by_bom) {
+    const Field* bom = p.root->field(s.bom_field);
+    bool big;
+    if (!bom->bom_marks.empty()) {
+      // mark_is_big takes an initializer_list: the marks are checked here the same way.
+      std::string known;
+      std::optional<bool> found;
+      const uint64_t off = bom->resolved.offset;
+      for (const auto& [m, b] : bom->bom_marks) {
+        if (!found && off <= bytes.size() && bytes.size() - off >= m.size() &&
+            std::equal(m.begin(), m.end(), bytes.begin() + static_cast<std::ptrdiff_t>(off), [](char a, uint8_t c) { return uint8_t(a) == c; }))
+          found = b;
+        known += std::string(known.empty() ? "" : ", ") + "'" + m + "' " + (b ? "big" : "little");
+      }
+      if (!found) {
+        std::string fnd;
+        for (uint64_t i = off; i < bytes.size() && i < off + 8; ++i) fnd += hex(bytes[i]) + " ";
+        fail(off, bom->name.c_str(),
+             "no byte order mark (" + known + ") here: " + (fnd.empty() ? std::string("the file ends") : "bytes " + fnd.substr(0, fnd.size() - 1)));
+      }
+      big = *found;
+    } else {
+      big = bom_is_big(bytes, bom->resolved.offset, bom->name.c_str());
+    }
+    return big ? decode_order<std::endian::big>(p, bytes, lay) : decode_order<std::endian::little>(p, bytes, lay);
+  }
+  return s.big_endian ? decode_order<std::endian::big>(p, bytes, lay) : decode_order<std::endian::little>(p, bytes, lay);
+}
+
+Value Schema::decode(std::span<const uint8_t> bytes) const { return decode_any(*p_, bytes, nullptr); }
+
+Value Schema::decode(std::span<const uint8_t> bytes, Layout& layout) const {
+  const Plan& p = *p_;
+  return decode_with_layout<Value>(
+      bytes.data(), bytes.size(), layout, [&](Layout* lay) { return decode_any(p, bytes, lay); },
+      [&](const Value& v, const Layout* lay, LayoutTrace* tr) { return encode_laid(*this, v, lay, tr); },
+      [&](const Value& v, const Layout& l) { return encode(v, l); });
+}
+
+}  // namespace binschema::dynamic
+
+// ---- binschema info -----------------------------------------------------------
+
+namespace binschema::dynamic {
+namespace {
+
+// text::Counter: struct instances by type, in order of first appearance.
+class Counter {
+ public:
+  explicit Counter(const Schema::Plan& p) : p_(p) {}
+  void fields(const gen::Struct& st, const Value& x) {
+    size_t k = 0;
+    for (const gen::Field* f : p_.of(&st).model) value(*f, x.fields.at(k++).value);
+  }
+  void value(const gen::Field& f, const Value& v) {
+    switch (v.kind) {
+      case Value::Kind::Array:
+        for (const Value& e : v.items) value(f, e);
+        break;
+      case Value::Kind::Union:
+        for (const auto& c : f.variant.cases)
+          if (c.name == v.str && !v.items.empty()) value(*c.field, v.items[0]);
+        break;
+      case Value::Kind::Struct:
+        if (!f.bits.empty() || !f.type.st) break;
+        bump(f.type.st->name);
+        fields(*f.type.st, v);
+        break;
+      default: break;
+    }
+  }
+  std::vector<std::pair<std::string, size_t>> counts;
+
+ private:
+  void bump(const std::string& name) {
+    for (auto& [n, c] : counts)
+      if (n == name) {
+        ++c;
+        return;
+      }
+    counts.emplace_back(name, 1);
+  }
+  const Schema::Plan& p_;
+};
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> Schema::info(std::span<const uint8_t> bytes) const {
+  const Value x = decode(bytes);
+  const gen::Schema& s = *s_;
+  std::string version;
+  for (const auto& vf : s.version_fields) {
+    const gen::Field* f = p_->root->field(vf);
+    const Value* v = x.find(vf);
+    const uint64_t n = v ? v->n : 0;
+    std::string t = f && f->spell.hex ? hex(n) : v && v->kind == Value::Kind::Int ? std::to_string(static_cast<int64_t>(n)) : std::to_string(n);
+    version += (version.empty() ? "" : ".") + t;
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  out.emplace_back("format", s.format);
+  if (!version.empty()) out.emplace_back("version", version);
+  out.emplace_back("file size", std::to_string(bytes.size()) + " bytes");
+  Counter c(*p_);
+  c.fields(*p_->root, x);
+  for (const auto& [name, n] : c.counts) out.emplace_back(name, std::to_string(n));
+  return out;
+}
+
+}  // namespace binschema::dynamic

@@ -1,0 +1,1374 @@
+// The run-time engine's writer (binschema/dynamic.h): a Value -> the bytes
+// the generated encode() writes, with or without a layout.
+//
+// This is the walk of generator/gen_cpp_write.cpp (put_T, place_T, the
+// pools and the root's frame of gen_cpp_text.cpp's encode_body) done over
+// the schema at run time instead of printed as C++: each function below is
+// named after the generator function whose code it runs, and calls the same
+// runtime pieces (Writer, StringPool, DataPool, relocation table, Layout) in
+// the same order, so that both give the same bytes. What the engine does not
+// do yet is refused when the schema is loaded (refusals(), below).
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "binschema/byte_order.h"
+#include "binschema/data_pool.h"
+#include "plan.h"
+#include "binschema/error.h"
+#include "binschema/hash.h"
+#include "binschema/layout.h"
+#include "binschema/relocation.h"
+#include "binschema/string_pool.h"
+#include "binschema/writer.h"
+
+namespace binschema::dynamic {
+
+using gen::Case;
+using gen::CaseKind;
+using gen::Expr;
+using gen::Field;
+using gen::FieldKind;
+using gen::Fn;
+using gen::LayoutItem;
+using gen::Pool;
+using gen::Prim;
+using gen::Struct;
+using gen::ValueType;
+
+namespace {
+
+// ---- What the writer below does not do yet: refused at load ------------------
+
+[[noreturn]] void refuse(const gen::Loc& loc, const std::string& what) {
+  throw gen::SchemaError(loc, what + ": not supported by the run-time engine's writer yet (binschema encode needs the compiled-in format)");
+}
+
+}  // namespace
+
+// Encode-side refusals (called by the loader with the validated model).
+void check_encode_support(const gen::Schema& s) {
+  for (const auto& p : s.pools) {
+    if (p.kind == Pool::Kind::Block) refuse(p.loc, "pool '" + p.name + "': a block pool");
+    if (!p.scope.empty()) refuse(p.loc, "pool '" + p.name + "': scope:");
+  }
+  if (!s.sections.empty()) refuse(s.sections.front().loc, "sections:");
+  for (const auto& st : s.structs) {
+    if (st->has_self) {
+      for (const auto& li : st->layout)
+        if (li.kind == LayoutItem::Self) refuse(li.loc, "layout item 'self' (" + st->name + ")");
+      refuse(st->loc, "layout item 'self' (" + st->name + ")");
+    }
+    for (const auto& f : st->fields) {
+      auto one = [&](const Field& g) {
+        if (g.kind == FieldKind::BlockRef) refuse(g.loc, "'" + g.name + "': a pointer into a block pool");
+        if (g.kind == FieldKind::Dic) refuse(g.loc, "'" + g.name + "': a DIC");
+        if (g.kind == FieldKind::PoolBlock) {
+          const Pool* p = s.pool(g.pool);
+          const Field* b = p && !p->base.empty() ? s.find(s.root)->field(p->base) : nullptr;
+          const bool placed = b && b->type.kind == ValueType::PoolBlock;
+          if (!placed && !(p && p->kind == Pool::Kind::Data)) refuse(g.loc, "'" + g.name + "': a pool placed by a field");
+        }
+        if (!g.section.empty()) refuse(g.loc, "'" + g.name + "': section:");
+      };
+      one(*f);
+      for (const auto& c : f->variant.cases) {
+        one(*c.field);
+        if (c.kind == CaseKind::PooledBlock) refuse(c.loc, "case '" + c.name + "': a pointer into a block pool");
+      }
+    }
+  }
+}
+
+namespace {
+
+// ---- Reading a Value --------------------------------------------------------
+
+const Value& empty_struct() {
+  static const Value v = Value::struct_();
+  return v;
+}
+
+uint64_t length(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Array: return v.items.size();
+    case Value::Kind::String:
+    case Value::Kind::Bytes: return v.str.size();
+    default: return 0;
+  }
+}
+
+// A number as the generated code's uint64_t(x.f) gives it.
+uint64_t num(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Bool: return v.n != 0;
+    case Value::Kind::Float: {
+      const double d = v.as_double();
+      return d < 0 ? static_cast<uint64_t>(static_cast<int64_t>(d)) : static_cast<uint64_t>(d);
+    }
+    case Value::Kind::Double: {
+      const double d = v.as_double();
+      return d < 0 ? static_cast<uint64_t>(static_cast<int64_t>(d)) : static_cast<uint64_t>(d);
+    }
+    default: return v.n;
+  }
+}
+
+// Model equality of two values of one type (shared targets): the type is
+// part of the value, as the generated code's same_value<T> tells types apart.
+struct Typed {
+  const Value* v;
+  const std::string* type;
+  bool operator==(const Typed& o) const { return type == o.type && *v == *o.v; }
+};
+
+size_t hash_of(const Value& v) {
+  size_t h = std::hash<uint64_t>()(v.n) ^ (static_cast<size_t>(v.kind) << 3);
+  auto mix = [&](size_t x) { h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  mix(std::hash<std::string>()(v.str));
+  for (const auto& m : v.fields) mix(hash_of(m.value));
+  for (const auto& e : v.items) mix(hash_of(e));
+  return h;
+}
+
+// ---- The schema helpers of gen_cpp_write.cpp ----------------------------------
+
+bool plain_struct(const gen::Schema& s, const Struct& st) {
+  if (!st.fixed_size || st.has_children || st.has_self) return false;
+  for (const auto& p : s.pools)
+    if (p.scope == st.name) return false;
+  for (const auto& f : st.fields) {
+    if (!f->region.empty() || f->is_virtual) return false;
+    if (f->role.derive && (gen::is_late(*f->role.derive) || f->role.derive_pointer)) return false;
+    switch (f->kind) {
+      case FieldKind::Scalar:
+      case FieldKind::Chars: break;
+      case FieldKind::BitWord:
+        for (const auto& b : f->bits)
+          if (!b.pool.empty()) return false;
+        break;
+      case FieldKind::InlineStruct:
+        if (!plain_struct(s, *f->type.st)) return false;
+        break;
+      case FieldKind::InlineArray:
+        if (f->type.kind == ValueType::Struct && !plain_struct(s, *f->type.st)) return false;
+        break;
+      case FieldKind::Union:
+        for (const auto& c : f->variant.cases)
+          if (c.kind != CaseKind::Number && c.kind != CaseKind::Numbers && !(c.kind == CaseKind::Struct && plain_struct(s, *c.field->type.st)))
+            return false;
+        break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+const Field* context_pointer(const gen::Schema& s, const Struct& st, const Expr& e) {
+  if (e.kind != Expr::Ident || st.field(e.name) || e.name.find('.') != std::string::npos) return nullptr;
+  const Field* g = s.find(s.root)->field(e.name);
+  return g && g->pointer.width ? g : nullptr;
+}
+
+bool write_evaluable(const gen::Schema& s, const Struct& st, const Expr& e) {
+  if (e.calls(Fn::Until) || (e.kind == Expr::Call && gen::is_late(e))) return false;
+  if (e.kind == Expr::Ident && !st.field(e.name) && e.name.find('.') == std::string::npos) {
+    const Field* g = s.find(s.root)->field(e.name);
+    if (g && g->pointer.width) return false;
+  }
+  if (const Field* g = e.kind == Expr::Ident ? st.field(e.name) : nullptr; g && g->role.derive && gen::is_late(*g->role.derive)) return false;
+  if ((e.calls(Fn::Sum) || e.calls(Fn::Max)) && e.args[0].kind == Expr::Ident && st.field(e.args[0].name) && st.field(e.args[0].name)->array.on)
+    return write_evaluable(s, *st.field(e.args[0].name)->type.st, e.args[1]);
+  for (const auto& a : e.args)
+    if (!write_evaluable(s, st, a)) return false;
+  return true;
+}
+
+bool count_checked(const gen::Schema& s, const Struct& st, const Expr& e) {
+  if (e.kind == Expr::Ident) {
+    const Field* c = st.field(e.name);
+    if (c && !c->resolved.count_for.empty()) return false;
+  }
+  const std::function<bool(const Expr&, bool)> unknown = [&](const Expr& x, bool in_call) {
+    if (const Field* d = x.kind == Expr::Ident ? st.field(x.name) : nullptr; d && d->role.derive && gen::is_late(*d->role.derive))
+      return unknown(*d->role.derive, in_call);
+    if (const Field* g = context_pointer(s, st, x); g && (in_call || !g->resolved.fixed_offset || s.find(s.root)->has_self)) return true;
+    if (x.calls(Fn::Until) || (x.calls(Fn::FileSize) && in_call)) return true;
+    for (const auto& a : x.args)
+      if (unknown(a, in_call || x.kind == Expr::Call)) return true;
+    return false;
+  };
+  return !unknown(e, false);
+}
+
+uint64_t padded_size(const Field& u, const Field& p) {
+  return (p.resolved.size + u.variant.pad_to - 1) / u.variant.pad_to * u.variant.pad_to;
+}
+// The size of one element of a union[] as the generated code takes it (the last case's).
+uint64_t union_elem_size(const Field& u) {
+  uint64_t size = 0;
+  for (const auto& c : u.variant.cases) size = padded_size(u, *c.field);
+  return size;
+}
+
+
+// ---- The writer ---------------------------------------------------------------
+
+template <std::endian E>
+class Encoder {
+ public:
+  Encoder(const gen::Schema& s, const Layout* lay, LayoutTrace* trace) : s_(s), lay_(lay), trace_(trace) {}
+
+  std::vector<uint8_t> run(const Value& x) {
+    const Struct& root = *s_.find(s_.root);
+    if (!s_.relocation_table) w.set_record_pointers(false);
+    // The pools, each a region (its id is its index).
+    for (size_t i = 0; i < s_.pools.size(); ++i) {
+      const Pool& p = s_.pools[i];
+      if (p.kind == Pool::Kind::Data) {
+        dpool_.emplace_back(std::make_unique<DataPool>(p.align, static_cast<int>(i)));
+        spool_.emplace_back();
+      } else {
+        const auto order = p.order == Pool::Order::ReversedBits ? StringPool::Order::ReversedBits
+                           : p.order == Pool::Order::Sorted     ? StringPool::Order::Sorted
+                                                                : StringPool::Order::FirstUse;
+        spool_.emplace_back(std::make_unique<StringPool>(
+            p.kind == Pool::Kind::CString ? StringPool::Kind::CString : StringPool::Kind::Pascal16, order, static_cast<unsigned>(p.align),
+            static_cast<int>(i), p.header_str ? StringPool::Header::Str : StringPool::Header::None, static_cast<unsigned>(p.block_align),
+            p.shared));
+        dpool_.emplace_back();
+      }
+    }
+    w.use_layout(lay_, trace_);
+    for (size_t i = 0; i < s_.pools.size(); ++i)
+      if (lay_ && spool_[i]) spool_[i]->follow(lay_->pool(s_.pools[i].name), trace_);
+    need_struct(root, x);
+    for (const auto& g : s_.context)
+      if (const Field* f = root.field(g); !f->pointer.width)
+        ctx_[g] = f->role.const_int ? static_cast<uint64_t>(*f->role.const_int)
+                  : !f->resolved.count_for.empty() ? length(member(root, x, *root.field(f->resolved.count_for)))
+                                                   : num(member(root, x, *f));
+    for (size_t i = 0; i < s_.pools.size(); ++i)
+      for (const auto& k : s_.pools[i].keep) spool_[i]->keep(k);
+    uint64_t s;
+    if (root.fixed_size) {
+      s = w.reserve(root.size);
+      put(root, x, s);
+    } else {
+      s = put(root, x, std::nullopt);
+    }
+    if (root.has_children) place(root, x, s);
+    for (size_t i = 0; i < s_.pools.size(); ++i) {
+      const Pool& p = s_.pools[i];
+      if (!p.scope.empty() || p.placed_in_layout) continue;
+      w.to_end();
+      place_pool(i);
+    }
+    for (size_t i = 0; i < s_.pools.size(); ++i) {
+      if (!s_.pools[i].scope.empty()) continue;
+      if (spool_[i]) spool_[i]->patch(w);
+      else dpool_[i]->patch(w);
+    }
+    if (s_.relocation_table) {
+      if constexpr (E == std::endian::little) {
+        const int id = s_.region_id("relocation_table");
+        const uint64_t data_end = late_value(root, *s_.relocation_data_end, x, s);
+        const uint64_t at = write_relocation_table(w, data_end);
+        w.mark_start_at(id, at);
+        w.mark_end(id);
+        if (trace_) trace_->regions.emplace_back(at, w.pos(), "relocation_table");
+      } else {
+        throw EncodeError("a relocation table is little-endian");
+      }
+    }
+    return w.finish();
+  }
+
+ private:
+  using Cond = std::optional<uint64_t>;
+
+  const gen::Schema& s_;
+  const Layout* lay_;
+  LayoutTrace* trace_;
+  Writer<E> w;
+  std::vector<std::unique_ptr<StringPool>> spool_;  // by pool index (null: a data pool)
+  std::vector<std::unique_ptr<DataPool>> dpool_;
+  std::map<std::string, uint64_t> ctx_;  // context: values of the root
+  // Where fields at variable offsets (or under if:) went: (struct value, field) -> offset.
+  struct KeyHash {
+    size_t operator()(const std::pair<const Value*, const Field*>& k) const {
+      return std::hash<const void*>()(k.first) * 31 + std::hash<const void*>()(k.second);
+    }
+  };
+  std::unordered_map<std::pair<const Value*, const Field*>, uint64_t, KeyHash> at_;
+  std::deque<Typed> typed_;                    // shared targets: values the writer keeps pointers to
+  std::unordered_map<std::string, std::unique_ptr<std::string>> types_;  // their types
+  std::deque<std::string> whats_;              // "Struct.field" texts the writer keeps pointers to
+  std::map<const void*, const char*> what_of_;
+
+  // "Struct.field" (a pointer that lives as long as the writer).
+  const char* what(const Struct& st, const Field& f) {
+    auto it = what_of_.find(&f);
+    if (it != what_of_.end()) return it->second;
+    whats_.push_back(st.name + "." + f.name);
+    return what_of_[&f] = whats_.back().c_str();
+  }
+  const char* what_case(const Struct& st, const Field& u, const Case& c) {
+    auto it = what_of_.find(&c);
+    if (it != what_of_.end()) return it->second;
+    whats_.push_back(st.name + "." + u.name + "." + c.name);
+    return what_of_[&c] = whats_.back().c_str();
+  }
+  const Typed& typed(const Value& v, const std::string& type) {
+    auto& t = types_[type];
+    if (!t) t = std::make_unique<std::string>(type);
+    typed_.push_back({&v, t.get()});
+    return typed_.back();
+  }
+  // The type of a field's target as the generated code names it (T of same_value<T>).
+  std::string type_of(const Field& f, bool array) const {
+    std::string e;
+    switch (f.type.kind) {
+      case ValueType::Prim: e = gen::prim_cpp(f.type.prim); break;
+      case ValueType::Struct: e = "struct " + f.type.st->name; break;
+      default: e = "std::string"; break;
+    }
+    if (!array) return e;
+    if (f.array.fixed_count) return "std::array<" + e + ", " + std::to_string(*f.array.fixed_count) + ">";
+    return "std::vector<" + e + ">";
+  }
+
+  void need_struct(const Struct& st, const Value& x) {
+    if (x.kind != Value::Kind::Struct) throw EncodeError(st.name + ": a struct expected");
+  }
+  const Value& member(const Struct& st, const Value& x, const Field& f) {
+    if (const Value* v = x.find(f.name)) return *v;
+    throw EncodeError(st.name + "." + f.name + ": missing");
+  }
+  const Value& list(const Struct& st, const Field& f, const Value& v) {
+    if (v.kind != Value::Kind::Array) throw EncodeError(st.name + "." + f.name + ": a list expected");
+    if (f.array.fixed_count && v.items.size() != *f.array.fixed_count)
+      throw EncodeError(st.name + "." + f.name + ": " + std::to_string(v.items.size()) + " elements, but it holds " +
+                        std::to_string(*f.array.fixed_count));
+    return v;
+  }
+  size_t case_index(const Struct& st, const Field& u, const Value& v) {
+    if (v.kind != Value::Kind::Union || v.items.size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
+    for (size_t i = 0; i < u.variant.cases.size(); ++i)
+      if (u.variant.cases[i].name == v.str) return i;
+    throw EncodeError(st.name + "." + u.name + ": no case '" + v.str + "'");
+  }
+
+  // ---- Expressions (write_expr, late_expr) -----------------------------------
+
+  uint64_t eval(const Struct& st, const Expr& e, const Value& x) {
+    switch (e.kind) {
+      case Expr::Int: return static_cast<uint64_t>(e.value);
+      case Expr::Ident: {
+        const size_t dot = e.name.find('.');
+        if (dot != std::string::npos) {  // a bit field
+          const Field* w0 = st.field(e.name.substr(0, dot));
+          const Value& word = member(st, x, *w0);
+          const Value* b = word.find(e.name.substr(dot + 1));
+          if (!b) throw EncodeError(st.name + "." + e.name + ": missing");
+          return num(*b);
+        }
+        const Field* f = st.field(e.name);
+        if (!f) {
+          auto it = ctx_.find(e.name);
+          return it == ctx_.end() ? 0 : it->second;
+        }
+        if (!f->resolved.count_for.empty()) return length(member(st, x, *st.field(f->resolved.count_for)));
+        if (f->role.const_int) return static_cast<uint64_t>(*f->role.const_int);
+        if (f->role.derive) return eval(st, *f->role.derive, x);
+        return num(member(st, x, *f));
+      }
+      case Expr::Unary: {
+        const uint64_t a = eval(st, e.args[0], x);
+        if (e.name == "-") return uint64_t(0) - a;
+        if (e.name == "!") return a == 0;
+        return ~a;
+      }
+      case Expr::Binary: {
+        const std::string& op = e.name;
+        if (op == "&&") return eval(st, e.args[0], x) && eval(st, e.args[1], x);
+        if (op == "||") return eval(st, e.args[0], x) || eval(st, e.args[1], x);
+        const uint64_t a = eval(st, e.args[0], x), b = eval(st, e.args[1], x);
+        if (op == "+") return a + b;
+        if (op == "-") return a - b;
+        if (op == "*") return a * b;
+        if (op == "/" || op == "%") {
+          if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(e) + " divides by zero");
+          return op == "/" ? a / b : a % b;
+        }
+        if (op == "<<") return b >= 64 ? 0 : a << b;
+        if (op == ">>") return b >= 64 ? 0 : a >> b;
+        if (op == "&") return a & b;
+        if (op == "|") return a | b;
+        if (op == "^") return a ^ b;
+        if (op == "==") return a == b;
+        if (op == "!=") return a != b;
+        if (op == "<") return a < b;
+        if (op == "<=") return a <= b;
+        if (op == ">") return a > b;
+        if (op == ">=") return a >= b;
+        return 0;
+      }
+      case Expr::Ternary: return eval(st, e.args[0], x) ? eval(st, e.args[1], x) : eval(st, e.args[2], x);
+      case Expr::Call: return call(st, e, x);
+    }
+    return 0;
+  }
+
+  uint64_t call(const Struct& st, const Expr& e, const Value& x) {
+    switch (e.fn) {
+      case Fn::Count: {
+        const Struct* cur = &st;
+        const Value* v = &x;
+        const std::string& path = e.args[0].name;
+        for (size_t from = 0;;) {
+          const size_t dot = path.find('.', from);
+          const std::string step = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+          const Field* f = cur ? cur->field(step) : nullptr;
+          if (!f) throw EncodeError(st.name + ": count(" + path + "): no field '" + step + "'");
+          v = &member(*cur, *v, *f);
+          if (dot == std::string::npos) break;
+          cur = f->type.kind == ValueType::Struct ? f->type.st : nullptr;
+          from = dot + 1;
+        }
+        return length(*v);
+      }
+      case Fn::Max:
+      case Fn::Sum: {
+        const Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
+        if (arr && arr->array.on) {
+          uint64_t t = 0;
+          for (const Value& el : list(st, *arr, member(st, x, *arr)).items) {
+            const uint64_t v = eval(*arr->type.st, e.args[1], el);
+            t = e.fn == Fn::Sum ? t + v : std::max(t, v);
+          }
+          return t;
+        }
+        return std::max(eval(st, e.args[0], x), eval(st, e.args[1], x));
+      }
+      case Fn::Has: return !member(st, x, *st.field(e.args[0].name)).is_absent();
+      case Fn::Items: {
+        const Field& u = *st.field(e.args[0].name);
+        const Value& uv = member(st, x, u);
+        const size_t i = case_index(st, u, uv);
+        const Field& p = *u.variant.cases[i].field;
+        if (p.array.on && !p.array.fixed_count) return length(uv.items[0]);
+        return p.items.value_or(p.array.fixed_count.value_or(1));
+      }
+      case Fn::Mulhash: return mulhash32(string_arg(st, e.args[0], x), static_cast<uint32_t>(eval(st, e.args[1], x)));
+      case Fn::Fnv1a32:
+      case Fn::Murmur3:
+      case Fn::Crc32: {
+        const Expr& a = e.args[0];
+        std::string arg;
+        if (a.kind == Expr::Call) {
+          const std::string full = string_arg(st, a.args[0], x);
+          arg = std::string(a.fn == Fn::Stem ? path_stem(full) : path_extension(full));
+        } else {
+          arg = string_arg(st, a, x);
+        }
+        return e.fn == Fn::Fnv1a32 ? fnv1a32(arg) : e.fn == Fn::Crc32 ? crc32(arg) : murmur3_x86_32(arg);
+      }
+      default: break;
+    }
+    throw EncodeError(st.name + ": " + gen::expr_text(e) + " is known only once the file is laid out");
+  }
+
+  std::string string_arg(const Struct& st, const Expr& a, const Value& x) {
+    const size_t dot = a.name.find('.');
+    const Value* v = &member(st, x, *st.field(a.name.substr(0, dot)));
+    if (dot != std::string::npos) {
+      v = v->find(a.name.substr(dot + 1));
+      if (!v) throw EncodeError(st.name + "." + a.name + ": missing");
+    }
+    return v->str;
+  }
+
+  uint64_t late_value(const Struct& st, const Expr& e, const Value& x, uint64_t s) {
+    if (e.calls(Fn::FileSize)) return w.pos();
+    if (const Field* d = e.kind == Expr::Ident ? st.field(e.name) : nullptr; d && d->role.derive && gen::is_late(*d->role.derive))
+      return late_value(st, *d->role.derive, x, s);
+    if (const Field* g = context_pointer(s_, st, e)) return w.get_uint(g->resolved.offset, static_cast<unsigned>(g->pointer.width));
+    if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
+      if (e.args[0].name == "self") return s;
+      const int id = s_.region_id(e.args[0].name);
+      if (e.fn == Fn::Start) return w.start_of(id);
+      if (e.fn == Fn::End) return w.end_of(id);
+      return w.end_of(id) - w.start_of(id);
+    }
+    switch (e.kind) {
+      case Expr::Unary: {
+        const uint64_t a = late_value(st, e.args[0], x, s);
+        return e.name == "-" ? uint64_t(0) - a : e.name == "!" ? uint64_t(a == 0) : ~a;
+      }
+      case Expr::Binary: {
+        Expr l = e;  // the operator over the two late values
+        const uint64_t a = late_value(st, e.args[0], x, s), b = late_value(st, e.args[1], x, s);
+        l.args[0] = Expr{};
+        l.args[0].value = static_cast<int64_t>(a);
+        l.args[1] = Expr{};
+        l.args[1].value = static_cast<int64_t>(b);
+        return eval(st, l, x);
+      }
+      case Expr::Ternary: return late_value(st, e.args[0], x, s) ? late_value(st, e.args[1], x, s) : late_value(st, e.args[2], x, s);
+      default: return eval(st, e, x);
+    }
+  }
+
+  // ---- Numbers ----------------------------------------------------------------
+
+  // A model value of a field of type p, checked against its type (the
+  // generated model cannot hold a value out of range; a Value can).
+  uint64_t fit(const Value& v, Prim p, const char* what) {
+    const uint64_t size = gen::prim_size(p);
+    if (p == Prim::F32 || p == Prim::F64) {
+      if (v.kind == Value::Kind::Float && p == Prim::F64) {
+        const double d = v.as_double();
+        uint64_t b;
+        std::memcpy(&b, &d, 8);
+        return b;
+      }
+      if (v.kind == Value::Kind::Double && p == Prim::F32) {
+        const float f = static_cast<float>(v.as_double());
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        return b;
+      }
+      if (v.kind != Value::Kind::Float && v.kind != Value::Kind::Double)
+        throw EncodeError(std::string(what) + ": a number with a fraction expected");
+      return v.n;
+    }
+    if (p == Prim::Bool8 || p == Prim::Bool32) return v.n != 0;
+    if (gen::prim_is_signed(p)) {
+      const int64_t i = static_cast<int64_t>(v.n);
+      const unsigned bits = p == Prim::S24 ? 32 : static_cast<unsigned>(8 * size);
+      if (v.kind == Value::Kind::UInt && v.n >> 63) throw EncodeError(std::string(what) + ": value " + std::to_string(v.n) + " does not fit");
+      if (bits < 64 && (i < -(int64_t(1) << (bits - 1)) || i >= (int64_t(1) << (bits - 1))))
+        throw EncodeError(std::string(what) + ": value " + std::to_string(i) + " does not fit in " + gen::prim_name(p));
+      return v.n;
+    }
+    const unsigned bits = p == Prim::U24 ? 32 : static_cast<unsigned>(8 * size);
+    if (v.kind == Value::Kind::Int && static_cast<int64_t>(v.n) < 0)
+      throw EncodeError(std::string(what) + ": value " + std::to_string(static_cast<int64_t>(v.n)) + " does not fit in " + gen::prim_name(p));
+    if (bits < 64 && (v.n >> bits) != 0) throw EncodeError(std::string(what) + ": value " + std::to_string(v.n) + " does not fit in " + gen::prim_name(p));
+    return v.n;
+  }
+  // Stores the low bytes of v (static_cast to the stored type, then put<T>).
+  void store(uint64_t o, Prim p, uint64_t v) {
+    switch (p) {
+      case Prim::U24:
+        w.template put<uint24>(o, static_cast<uint32_t>(v));
+        return;
+      case Prim::S24: {
+        const int32_t i = static_cast<int32_t>(v);
+        w.template put<int24>(o, i);
+        return;
+      }
+      default: break;
+    }
+    switch (gen::prim_size(p)) {
+      case 1: w.template put<uint8_t>(o, static_cast<uint8_t>(v)); break;
+      case 2: w.template put<uint16_t>(o, static_cast<uint16_t>(v)); break;
+      case 4: w.template put<uint32_t>(o, static_cast<uint32_t>(v)); break;
+      default: w.template put<uint64_t>(o, v); break;
+    }
+  }
+  // store_elem: one element of an array of numbers (a bool as 0/1 or true:).
+  void store_elem(const Field& f, uint64_t o, const Value& v, const char* what) {
+    const uint64_t x = fit(v, f.type.prim, what);
+    if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) store(o, f.type.prim, x ? f.true_value.value_or(1) : 0);
+    else store(o, f.type.prim, x);
+  }
+
+  // ---- put_T ----------------------------------------------------------------------
+
+  // Writes struct st's own bytes: at `at` (reserved by the caller) when it
+  // has a fixed size, else appended. Returns where it starts.
+  uint64_t put(const Struct& st, const Value& x, std::optional<uint64_t> at) {
+    need_struct(st, x);
+    const uint64_t s = st.fixed_size ? *at : w.reserve(st.prefix);
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      const bool cursor = !f.resolved.fixed_offset || f.cond;
+      if (f.cond && !eval(st, *f.cond, x)) {
+        if (f.in_model()) absent_check(st, f, x);
+        continue;
+      }
+      uint64_t o = s + f.resolved.offset;
+      if (cursor) {
+        o = f.resolved.fixed_size ? w.reserve(f.resolved.size) : w.pos();
+        at_[{&x, &f}] = o;
+      }
+      const int region = !f.pointer.width && !f.region.empty() ? s_.region_id(f.region) : -1;
+      if (region >= 0) w.mark_start_at(region, f.resolved.fixed_size ? o : w.pos());
+      put_field(st, f, o, x, s);
+      if (region >= 0) w.mark_end_at(region, f.resolved.fixed_size ? o + f.resolved.size : w.pos());
+    }
+    return s;
+  }
+
+  void absent_check(const Struct& st, const Field& f, const Value& x) {
+    const Value* v = x.find(f.name);
+    if (!v || v->is_absent()) return;
+    bool empty = false;
+    if (f.array.on && !f.array.fixed_count) empty = v->items.empty();
+    else if (f.type.kind == ValueType::Prim && f.bits.empty() && !f.array.on)
+      empty = v->n == (f.role.default_text ? static_cast<uint64_t>(std::stoll(*f.role.default_text, nullptr, 0)) : 0);
+    else if (v->kind == Value::Kind::String || v->kind == Value::Kind::Bytes) empty = v->str.empty();
+    if (!empty) throw EncodeError(st.name + "." + f.name + ": not stored when " + gen::expr_text(*f.cond) + " is false");
+  }
+
+  // The position of field f of struct value x (at s), for place_.
+  uint64_t field_at(const Field& f, const Value& x, uint64_t s) {
+    auto it = at_.find({&x, &f});
+    return it != at_.end() ? it->second : s + f.resolved.offset;
+  }
+
+  void string_ref(const std::string& pool, std::string_view v, uint64_t slot, int width) {
+    const int i = s_.region_id(pool);
+    const Pool& p = s_.pools[static_cast<size_t>(i)];
+    spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), !p.base.empty(), p.base.empty());
+  }
+  StringPool& pool_of(const std::string& name) { return *spool_[static_cast<size_t>(s_.region_id(name))]; }
+
+  void put_field(const Struct& st, const Field& f, uint64_t o, const Value& x, uint64_t s) {
+    const char* wh = what(st, f);
+    if (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) {
+      // The tags of a union[]: the tag of each element's case.
+      const Field& u = *st.field(f.resolved.tag_for);
+      for (const Value& e : list(st, u, member(st, x, u)).items)
+        store(w.reserve(gen::prim_size(f.type.prim)), f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, e)].tag));
+      if (f.pad) w.align(f.pad);
+      return;
+    }
+    if (f.array.count && count_checked(s_, st, *f.array.count)) {
+      const Value& arr = member(st, x, f);
+      const std::string count = gen::expr_text(*f.array.count);
+      if (write_evaluable(s_, st, *f.array.count)) {
+        check_count(wh, length(arr), eval(st, *f.array.count, x), count.c_str());
+      } else {
+        w.late_check([this, &st, &f, &x, s, wh, count, &arr]() { check_count(wh, length(arr), late_value(st, *f.array.count, x, s), count.c_str()); });
+      }
+    }
+    if (!f.resolved.count_shared.empty()) {
+      const size_t a = length(member(st, x, f)), b = length(member(st, x, *st.field(f.resolved.count_shared)));
+      if (a != b)
+        throw EncodeError(std::string(wh) + ": " + std::to_string(a) + " elements, but " + f.resolved.count_shared +
+                          " (counted by the same field) has " + std::to_string(b));
+    }
+    switch (f.kind) {
+      case FieldKind::Virtual: break;
+      case FieldKind::Scalar:
+      case FieldKind::BitWord: put_scalar(st, f, o, x, s); break;
+      case FieldKind::BlockRef: throw EncodeError(std::string(wh) + ": block pools are not supported");
+      case FieldKind::PooledString: {
+        const Value& v = member(st, x, f);
+        if (f.pointer.points_to_chars) pool_of(f.pool).ref(v.str, o, static_cast<uint8_t>(f.pointer.width), false, false, 2);
+        else string_ref(f.pool, v.str, o, f.pointer.width);
+        break;
+      }
+      case FieldKind::Pointer:
+      case FieldKind::ArrayPointer:
+      case FieldKind::OwnString:
+      case FieldKind::Dic:
+        at_[{&x, &f}] = o;
+        break;
+      case FieldKind::Chars:
+        // A const is a C string literal in the generated code: up to its first NUL.
+        w.chars(o, f.role.const_text ? std::string_view(f.role.const_text->c_str()) : std::string_view(member(st, x, f).str), f.type.chars, false, wh);
+        break;
+      case FieldKind::Bytes: {
+        const Value& v = member(st, x, f);
+        if (f.size_expr && !f.cond && write_evaluable(s_, st, *f.size_expr)) {
+          const uint64_t want = eval(st, *f.size_expr, x);
+          if (v.str.size() != want)
+            throw EncodeError(std::string(wh) + ": " + std::to_string(v.str.size()) + " bytes, but its size " + gen::expr_text(*f.size_expr) +
+                              " is " + std::to_string(want));
+        }
+        w.bytes(w.reserve(v.str.size()), v.str.data(), v.str.size());
+        break;
+      }
+      case FieldKind::Slice: {
+        const Value& v = member(st, x, f);
+        const uint64_t align = f.pointer.align_field.empty() ? 0 : num(member(st, x, *st.field(f.pointer.align_field)));
+        dpool_[static_cast<size_t>(s_.region_id(f.pool))]->ref(
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.str.data()), v.str.size()), align, o,
+            static_cast<uint8_t>(f.pointer.width), wh);
+        break;
+      }
+      case FieldKind::PoolBlock: place_pool(static_cast<size_t>(s_.region_id(f.pool))); break;
+      case FieldKind::CString: {
+        const std::string& v = member(st, x, f).str;
+        if (v.find('\0') != std::string::npos) throw EncodeError(std::string(wh) + ": a NUL inside a NUL-terminated string");
+        w.bytes(w.reserve(v.size() + 1), v.data(), v.size());
+        if (f.pad) w.align(f.pad);
+        break;
+      }
+      case FieldKind::InlineStruct: {
+        const Value& src = f.in_model() ? member(st, x, f) : empty_struct();
+        at_[{&x, &f}] = o;
+        if (f.type.st->fixed_size) put(*f.type.st, src, o);
+        else put(*f.type.st, src, std::nullopt);
+        break;
+      }
+      case FieldKind::ElemPointers:
+        at_[{&x, &f}] = o;
+        if (!f.resolved.fixed_size) w.reserve(length(list(st, f, member(st, x, f))) * static_cast<uint64_t>(f.pointer.elem_width));
+        break;
+      case FieldKind::StringOffsets: {
+        const Value& v = list(st, f, member(st, x, f));
+        const uint64_t a = w.reserve(v.items.size() * 4);
+        for (size_t i = 0; i < v.items.size(); ++i) string_ref(f.pool, v.items[i].str, a + i * 4, 4);
+        break;
+      }
+      case FieldKind::InlineArray:
+        put_inline_array(st, f, o, x);
+        if (f.pad) w.align(f.pad);
+        break;
+      case FieldKind::OwnStrings: break;
+      case FieldKind::Union: put_union(st, f, o, x); break;
+    }
+    // A field that runs until(E) ends where E says.
+    const Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
+    const std::function<bool(const Expr&)> derived = [&](const Expr& e) {
+      if (e.kind == Expr::Ident && st.field(e.name) && st.field(e.name)->role.derive) return true;
+      for (const auto& a : e.args)
+        if (derived(a)) return true;
+      return false;
+    };
+    if (until && until->calls(Fn::Until) && !f.cond && write_evaluable(s_, st, until->args[0]) && !derived(until->args[0])) {
+      const uint64_t end = eval(st, until->args[0], x);
+      if (w.pos() != end)
+        throw EncodeError(std::string(wh) + ": ends at " + hex(w.pos()) + ", but " + gen::expr_text(until->args[0]) + " is " + hex(end));
+    }
+  }
+
+  void put_scalar(const Struct& st, const Field& f, uint64_t o, const Value& x, uint64_t s) {
+    const char* wh = what(st, f);
+    const unsigned width = static_cast<unsigned>(gen::prim_size(f.type.prim));
+    if (f.bom) {
+      const uint64_t v = member(st, x, f).n;
+      w.at(o)[0] = static_cast<uint8_t>(v >> 8);
+      w.at(o)[1] = static_cast<uint8_t>(v);
+    } else if (f.role.derive && gen::uses_scoped_pool(s_, *f.role.derive)) {
+      // scoped pools are refused at load
+    } else if (f.role.derive) {
+      if (gen::is_late(*f.role.derive)) {
+        w.late({o, static_cast<uint8_t>(width), f.role.derive_pointer,
+                [this, &st, &f, &x, s]() -> uint64_t { return late_value(st, *f.role.derive, x, s); }, wh});
+      } else {
+        const uint64_t d = eval(st, *f.role.derive, x);
+        if (!f.role.also.empty()) {
+          const uint64_t v = w.kept(o, d);
+          bool ok = v == d;
+          for (int64_t a : f.role.also) ok = ok || v == static_cast<uint64_t>(a);
+          w.put_uint(o, width, ok ? v : d, wh);
+        } else {
+          w.put_uint(o, width, d, wh);
+        }
+        if (f.role.derive_pointer) w.record_pointer(o, static_cast<uint8_t>(width), d == 0);
+      }
+    } else if (!f.resolved.count_for.empty()) {
+      w.put_uint(o, width, length(member(st, x, *st.field(f.resolved.count_for))), wh);
+    } else if (!f.resolved.tag_for.empty()) {
+      const Field& u = *st.field(f.resolved.tag_for);
+      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(st, x, u))].tag));
+    } else if (f.kind == FieldKind::BitWord) {
+      const Value& word = member(st, x, f);
+      if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(wh) + ": a map of its bits expected");
+      uint64_t v = 0;
+      unsigned shift = 0;
+      for (const auto& b : f.bits) {
+        const Value* m = word.find(b.name);
+        if (!m) throw EncodeError(std::string(wh) + "." + b.name + ": missing");
+        if (!b.pool.empty()) {
+          pool_of(b.pool).ref_bits(m->str, o, static_cast<uint8_t>(width), static_cast<uint8_t>(shift), static_cast<uint8_t>(b.width),
+                                   static_cast<uint32_t>(b.scale));
+          shift += b.width;
+          continue;
+        }
+        const uint64_t mv = b.is_bool ? uint64_t(m->n != 0) : m->n;
+        if (!b.is_bool && b.width < 64 && (mv >> b.width))
+          throw EncodeError(std::string(wh) + "." + b.name + ": value " + std::to_string(mv) + " does not fit in " + std::to_string(b.width) + " bits");
+        v |= mv << shift;
+        shift += b.width;
+      }
+      store(o, f.type.prim, v);
+    } else if (f.true_value) {
+      store(o, f.type.prim, member(st, x, f).n != 0 ? *f.true_value : 0);
+    } else {
+      uint64_t v;
+      if (f.role.const_int) {
+        v = static_cast<uint64_t>(*f.role.const_int);
+      } else if (!f.in_model()) {
+        v = 0;  // reserved: (not in the model)
+      } else {
+        v = fit(member(st, x, f), f.type.prim, wh);
+      }
+      if (!f.role.zero_when_empty.empty()) {
+        const Field& counted = *st.field(st.field(f.role.zero_when_empty)->resolved.count_for);
+        if (length(member(st, x, counted)) == 0) {
+          w.put_uint(o, width, w.kept(o, 0), wh);
+          return;
+        }
+      }
+      if (!f.role.valid.empty() && !f.role.const_int) {
+        bool ok = false;
+        const bool is_signed = gen::prim_is_signed(f.type.prim);
+        for (int64_t vv : f.role.valid) ok = ok || (is_signed ? static_cast<int64_t>(v) == vv : v == static_cast<uint64_t>(vv));
+        if (!ok) {
+          std::string list;
+          for (int64_t vv : f.role.valid)
+            list += (list.empty() ? "" : ", ") + (f.spell.hex && vv >= 0 ? hex(static_cast<uint64_t>(vv)) : std::to_string(vv));
+          const std::string shown = f.spell.hex ? hex(v) : is_signed ? std::to_string(static_cast<int64_t>(v)) : std::to_string(v);
+          throw EncodeError(std::string(wh) + ": value " + shown + " is not one of " + list);
+        }
+      }
+      if (f.type.prim == Prim::U24 && !f.role.const_int && v > 0xFFFFFFu)
+        throw EncodeError(std::string(wh) + ": value " + std::to_string(v) + " does not fit in 24 bits");
+      if (f.type.prim == Prim::S24 && !f.role.const_int) {
+        const int64_t i = static_cast<int64_t>(v);
+        if (i < -0x800000 || i > 0x7FFFFF) throw EncodeError(std::string(wh) + ": value " + std::to_string(i) + " does not fit in 24 bits");
+      }
+      store(o, f.type.prim, v);
+    }
+  }
+
+  uint64_t sort_key(const Struct& et, const std::string& key, const Value& e) {
+    const Field* k = et.field(key);
+    if (k->role.derive) return eval(et, *k->role.derive, e);
+    return num(member(et, e, *k));
+  }
+
+  void put_inline_array(const Struct& st, const Field& f, uint64_t o, const Value& x) {
+    const char* wh = what(st, f);
+    const Value& v = list(st, f, member(st, x, f));
+    const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+    if (!et && f.resolved.fixed_size) {
+      for (size_t i = 0; i < v.items.size(); ++i) store_elem(f, o + i * gen::prim_size(f.type.prim), v.items[i], wh);
+      return;
+    }
+    if (et && et->has_children) at_[{&x, &f}] = f.resolved.fixed_size ? o : w.pos();
+    if (f.resolved.fixed_size) {
+      for (size_t i = 0; i < v.items.size(); ++i) put(*et, v.items[i], o + i * et->size);
+      return;
+    }
+    if (et && !f.array.sort.empty()) {
+      std::vector<size_t> order(v.items.size());
+      std::vector<uint64_t> keys(v.items.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+        keys[i] = sort_key(*et, f.array.sort, v.items[i]);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      for (size_t i : order) put(*et, v.items[i], w.reserve(et->size));
+      return;
+    }
+    for (const Value& e : v.items) {
+      if (!et) store_elem(f, w.reserve(gen::prim_size(f.type.prim)), e, wh);
+      else if (et->fixed_size) put(*et, e, w.reserve(et->size));
+      else put(*et, e, std::nullopt);
+    }
+  }
+
+  void put_union(const Struct& st, const Field& f, uint64_t o, const Value& x) {
+    const Value& v = member(st, x, f);
+    if (f.array.on) {
+      const Value& l = list(st, f, v);
+      const uint64_t size = union_elem_size(f);
+      const uint64_t a = w.reserve(l.items.size() * size);
+      at_[{&x, &f}] = a;
+      for (size_t i = 0; i < l.items.size(); ++i) put_union_one(st, f, a + i * size, l.items[i], x);
+      return;
+    }
+    put_union_one(st, f, o, v, x);
+  }
+
+  void put_union_one(const Struct& st, const Field& f, uint64_t o, const Value& xu, const Value& x) {
+    const size_t i = case_index(st, f, xu);
+    const Case& c = f.variant.cases[i];
+    const Field& p = *c.field;
+    const Value& v = xu.items[0];
+    const uint64_t padded = padded_size(f, p);
+    if (p.array.count) {
+      const Field* n = p.array.count->kind == Expr::Ident ? st.field(p.array.count->name) : nullptr;
+      const Expr* d = n && n->role.derive ? &*n->role.derive : nullptr;
+      const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
+      if (!items && count_checked(s_, st, *p.array.count) && write_evaluable(s_, st, *p.array.count)) {
+        const std::string count = gen::expr_text(*p.array.count);
+        check_count(what_case(st, f, c), length(v), eval(st, *p.array.count, x), count.c_str());
+      }
+    }
+    uint64_t oo = o;
+    const bool tail = c.kind == CaseKind::Struct && !p.type.st->fixed_size;
+    if (!f.resolved.fixed_size && !f.array.on && !tail) {
+      const uint64_t elem = p.pointer.elem_width ? static_cast<uint64_t>(p.pointer.elem_width) : p.type.kind == ValueType::Prim ? gen::prim_size(p.type.prim) : 1;
+      uint64_t size = padded;
+      if (!p.resolved.fixed_size) size = (length(v) * elem + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
+      oo = w.reserve(size);
+    }
+    const char* wh = what(st, f);
+    switch (c.kind) {
+      case CaseKind::PooledString: string_ref(p.pool, v.str, oo, p.pointer.width); break;
+      case CaseKind::OwnString:
+      case CaseKind::OwnStrings:
+      case CaseKind::StructPointer: break;
+      case CaseKind::PooledBlock: throw EncodeError(std::string(wh) + ": block pools are not supported");
+      case CaseKind::Number:
+        if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
+        else store(oo, p.type.prim, fit(v, p.type.prim, wh));
+        break;
+      case CaseKind::Numbers: {
+        const Value& l = list(st, p, v);
+        for (size_t k = 0; k < l.items.size(); ++k) store_elem(p, oo + k * gen::prim_size(p.type.prim), l.items[k], wh);
+        break;
+      }
+      case CaseKind::Struct:
+        if (tail) put(*p.type.st, v, std::nullopt);
+        else put(*p.type.st, v, oo);
+        break;
+    }
+  }
+
+  // ---- place_T ----------------------------------------------------------------------
+
+  void place_pool(size_t i) {
+    if (spool_[i]) spool_[i]->place(w);
+    else dpool_[i]->place(w);
+  }
+  bool pool_placed(size_t i) const { return spool_[i] ? spool_[i]->placed() : dpool_[i]->placed(); }
+
+  bool cond_true(const Struct& st, const Field& f, const Value& x) { return !f.cond || eval(st, *f.cond, x) != 0; }
+
+  void place(const Struct& st, const Value& x, uint64_t s) {
+    std::map<std::string, uint64_t> shallow_at;
+    for (const auto& li : st.layout) {
+      switch (li.kind) {
+        case LayoutItem::Pool: {
+          const size_t i = static_cast<size_t>(s_.region_id(li.name));
+          if (pool_placed(i))
+            throw EncodeError("pool '" + li.name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
+                              " must be written exactly once");
+          w.to_end();
+          place_pool(i);
+          continue;
+        }
+        case LayoutItem::Align: w.align(li.n); continue;
+        case LayoutItem::Zeros: w.reserve(li.n); continue;
+        case LayoutItem::Children: {
+          const Field& f = *st.field(li.name);
+          if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, f, x, s);
+          else place_children(st, f, x, shallow_at[f.name]);
+          continue;
+        }
+        case LayoutItem::Self: continue;  // refused at load
+        case LayoutItem::FieldTarget:
+        case LayoutItem::Shallow: break;
+      }
+      const Field& f = *st.field(li.name);
+      if (!cond_true(st, f, x)) continue;
+      if (!f.pointer.width) place_inline_pointers(st, f, x, s);
+      else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
+    }
+    // What the active case of a union points to.
+    for (const auto& up : st.fields) {
+      const Field& u = *up;
+      if (u.type.kind != ValueType::Union) continue;
+      auto places = [](const Case& c) {
+        switch (c.kind) {
+          case CaseKind::OwnString:
+          case CaseKind::OwnStrings:
+          case CaseKind::StructPointer: return true;
+          case CaseKind::Struct: return c.field->type.st->has_children;
+          default: return false;
+        }
+      };
+      if (std::none_of(u.variant.cases.begin(), u.variant.cases.end(), places)) continue;
+      if (!cond_true(st, u, x)) continue;
+      const Value& uv = member(st, x, u);
+      if (u.array.on) {
+        const Value& l = list(st, u, uv);
+        if (l.items.empty()) continue;
+        const uint64_t size = union_elem_size(u);
+        const uint64_t a = field_at(u, x, s);
+        for (size_t k = 0; k < l.items.size(); ++k) place_case(st, u, l.items[k], a + k * size, s, x);
+      } else {
+        place_case(st, u, uv, s + u.resolved.offset, s, x);
+      }
+    }
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (f.pointer.width || f.pointer.elem_width || f.type.kind != ValueType::Struct || !f.type.st->has_children || !f.in_model()) continue;
+      bool named = false;
+      for (const auto& li : st.layout) named = named || (li.kind == LayoutItem::Children && li.name == f.name);
+      if (!named) place_inline_children(st, f, x, s);
+    }
+  }
+
+  void place_case(const Struct& st, const Field& u, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
+    (void)x;
+    const size_t i = case_index(st, u, xu);
+    const Case& c = u.variant.cases[i];
+    const Field& p = *c.field;
+    const Value& v = xu.items[0];
+    const char* wh = what(st, u);
+    switch (c.kind) {
+      case CaseKind::OwnString:
+        place_pascal(v.str, s + u.resolved.offset, p.pointer.width, p.pointer.align ? p.pointer.align : 2, wh,
+                     p.pointer.base == Field::Base::Struct ? s : 0);
+        break;
+      case CaseKind::OwnStrings: {
+        const Value& l = list(st, p, v);
+        for (size_t k = 0; k < l.items.size(); ++k)
+          place_pascal(l.items[k].str, s + u.resolved.offset + k * static_cast<uint64_t>(p.pointer.elem_width), p.pointer.elem_width,
+                       p.pointer.align ? p.pointer.align : 2, wh, 0);
+        break;
+      }
+      case CaseKind::StructPointer: place_case_struct(st, u, i, v, slot0, s); break;
+      case CaseKind::Struct:
+        if (p.type.st->has_children) place(*p.type.st, v, slot0);
+        break;
+      default: break;
+    }
+  }
+
+  void place_inline_children(const Struct& st, const Field& f, const Value& x, uint64_t s) {
+    const Struct& et = *f.type.st;
+    if (!et.has_children) return;
+    if (!cond_true(st, f, x)) return;
+    const Value& v = member(st, x, f);
+    const uint64_t a = field_at(f, x, s);
+    if (f.array.on) {
+      const Value& l = list(st, f, v);
+      for (size_t i = 0; i < l.items.size(); ++i) place(et, l.items[i], a + i * et.size);
+    } else {
+      place(et, v, a);
+    }
+  }
+
+  void place_children(const Struct& st, const Field& f, const Value& x, uint64_t t) {
+    const Struct& et = *f.type.st;
+    const Value& v = member(st, x, f);
+    if (f.pointer.elem_width) {
+      const int region = f.region.empty() ? -1 : s_.region_id(f.region);
+      const char* wh = what(st, f);
+      const Value& l = list(st, f, v);
+      const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
+      for (size_t i = 0; i < l.items.size(); ++i) {
+        const uint64_t e = w.place_target(t + i * ew, et.fixed_size ? et.size : 0, et.align, static_cast<uint8_t>(ew), 0, wh);
+        if (region >= 0 && i == 0) w.mark_start(region);
+        if (et.fixed_size) put(et, l.items[i], w.reserve(et.size));
+        else put(et, l.items[i], std::nullopt);
+        if (et.has_children) place(et, l.items[i], e);
+      }
+      if (region >= 0 && !l.items.empty()) w.mark_end(region);
+      return;
+    }
+    if (!et.has_children) return;
+    if (f.array.on) {
+      const Value& l = list(st, f, v);
+      for (size_t i = 0; i < l.items.size(); ++i) place(et, l.items[i], t + i * et.size);
+    } else if (f.pointer.null == Field::Null::Allowed) {
+      if (!v.is_absent()) place(et, v, t);
+    } else {
+      place(et, v, t);
+    }
+  }
+
+  void place_pascal(const std::string& v, uint64_t slot, int width, uint64_t align, const char* wh, uint64_t base) {
+    if (v.size() > 0xffff) throw EncodeError(std::string(wh) + ": string longer than 65535 bytes");
+    const uint64_t t = w.place_target(slot, 2 + v.size() + 1, align, static_cast<uint8_t>(width), base, wh);
+    w.reserve(2 + v.size() + 1);
+    w.template put<uint16_t>(t, static_cast<uint16_t>(v.size()));
+    w.bytes(t + 2, v.data(), v.size());
+  }
+
+  void place_inline_pointers(const Struct& st, const Field& f, const Value& x, uint64_t s) {
+    const Struct& et = *f.type.st;
+    const char* wh = what(st, f);
+    const uint64_t align = f.pointer.align ? f.pointer.align : et.align;
+    const Value& l = list(st, f, member(st, x, f));
+    const uint64_t a = field_at(f, x, s);
+    const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
+    for (size_t i = 0; i < l.items.size(); ++i) {
+      const uint64_t e = w.append_target(a + i * ew, align, static_cast<uint8_t>(ew), 0, wh);
+      if (et.fixed_size) put(et, l.items[i], w.reserve(et.size));
+      else put(et, l.items[i], std::nullopt);
+      if (et.has_children) place(et, l.items[i], e);
+    }
+  }
+
+  // Compares two elements' sort: key fields as their C++ types compare.
+  static bool less(const Value& a, const Value& b) {
+    switch (a.kind) {
+      case Value::Kind::Int: return a.as_int() < b.as_int();
+      case Value::Kind::Float:
+      case Value::Kind::Double: return a.as_double() < b.as_double();
+      case Value::Kind::String:
+      case Value::Kind::Bytes: return a.str < b.str;
+      default: return a.n < b.n;
+    }
+  }
+
+  void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at) {
+    const Value& xv = f.in_model() ? member(st, xs, f) : empty_struct();
+    const uint64_t slot = field_at(f, xs, s);
+    const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
+    const char* wh = what(st, f);
+    const uint8_t width = static_cast<uint8_t>(f.pointer.width);
+    const int region = f.region.empty() || (f.pointer.elem_width && shallow) ? -1 : s_.region_id(f.region);
+    uint64_t align = f.pointer.align;
+    const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+    if (!align) {
+      if (f.pointer.elem_width) align = static_cast<uint64_t>(f.pointer.elem_width);
+      else if (et) align = et->align;
+      else if (f.type.kind == ValueType::Prim) align = gen::prim_size(f.type.prim);
+      else align = static_cast<uint64_t>(f.pointer.width);
+    }
+    align = std::max(align, f.pointer.scale);
+    if (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) {
+      place_pascal(xv.str, s + f.resolved.offset, f.pointer.width, f.pointer.align ? f.pointer.align : 2, wh, base);
+      return;
+    }
+    // What an absent target leaves in the slot.
+    enum class Null { None, Register, Value, Empty } nb = f.pointer.register_null ? Null::Register : Null::None;
+    if (f.pointer.null_value && f.pointer.null == Field::Null::Allowed && !f.array.on) nb = Null::Value;
+    const bool hooked = f.resolved.fixed_offset;
+    const bool register_too = nb != Null::None;
+    if (f.array.on && f.pointer.null == Field::Null::WhenEmpty && hooked) nb = Null::Empty;
+    auto null_branch = [&] {
+      switch (nb) {
+        case Null::None: break;
+        case Null::Register: w.record_pointer(slot, width, true); break;
+        case Null::Value: w.put_uint(slot, width, f.pointer.null_value, wh); break;
+        case Null::Empty: w.empty_target(slot, width, wh, register_too); break;
+      }
+    };
+    const Value* x = &xv;
+    uint64_t n = 0;
+    if (f.array.on) {
+      n = length(list(st, f, xv));
+      if (f.pointer.null == Field::Null::WhenEmpty && n == 0) {
+        null_branch();
+        return;
+      }
+    } else if (f.pointer.null == Field::Null::Allowed) {
+      if (xv.is_absent()) {
+        null_branch();
+        return;
+      }
+    }
+    uint64_t size = kUnknownSize;
+    if (!f.array.on) {
+      if (et && et->fixed_size) size = et->size;
+    } else if (f.pointer.elem_width) {
+      size = n * static_cast<uint64_t>(f.pointer.elem_width);
+    } else if (f.type.kind == ValueType::Prim) {
+      size = n * gen::prim_size(f.type.prim);
+    } else if (f.type.kind == ValueType::String) {
+      size = n * static_cast<uint64_t>(f.pointer.width);
+    } else if (et && et->fixed_size) {
+      size = n * et->size;
+    } else {
+      size = n ? kUnknownSize : 0;
+    }
+    const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
+                        f.pointer.scale == 1;
+    const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(s_, *et)) : et && plain_struct(s_, *et));
+    if (!f.array.on && et)
+      for (const auto& g : et->fields)
+        if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+          w.align_inner(slot, num(member(*et, *x, *et->field(g->pointer.align_field))), g->resolved.offset);
+    uint64_t t = 0;
+    if (shares) {
+      const Typed& value = typed(*x, type_of(f, f.array.on));
+      if (f.pointer.share_equal) {
+        const size_t h = hash_of(*x) ^ std::hash<const void*>()(value.type);
+        if (const uint64_t u = w.equal_at(slot, value, h); u != kNotShared) {
+          w.pointer(slot, width, u, base, wh);
+          return;
+        }
+        t = leaf ? w.place_leaf(slot, size, align, width, base, wh, value) : w.place_shared(slot, size, align, width, base, wh, value);
+        if (t == kShared) return;
+        w.note_equal(t, value, h);
+      } else {
+        t = leaf ? w.place_leaf(slot, size, align, width, base, wh, value) : w.place_shared(slot, size, align, width, base, wh, value);
+        if (t == kShared) return;
+      }
+    } else if (hooked) {
+      t = w.place_target(slot, size, align, width, base, wh, f.pointer.scale);
+    } else {
+      t = w.append_target(slot, align, width, base, wh, f.pointer.scale);
+    }
+    if (region >= 0) w.mark_start(region);
+    if (shallow) shallow_at[f.name] = t;
+    if (!f.array.on) {
+      if (et->fixed_size) put(*et, *x, w.reserve(et->size));
+      else put(*et, *x, std::nullopt);
+      if (et->has_children && !shallow) place(*et, *x, t);
+    } else {
+      const Value& l = *x;
+      std::vector<uint32_t> order(n);
+      for (uint32_t i = 0; i < n; ++i) order[i] = i;
+      if (!f.array.sort.empty()) {
+        const Field& k = *et->field(f.array.sort);
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+          return less(member(*et, l.items[a], k), member(*et, l.items[b], k));
+        });
+      }
+      auto elem = [&](uint64_t i) -> const Value& { return l.items[order[i]]; };
+      if (f.pointer.elem_width && shallow) {
+        w.reserve(n * static_cast<uint64_t>(f.pointer.elem_width));
+      } else if (f.pointer.elem_width) {
+        const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
+        const uint64_t a = w.reserve(n * ew);
+        for (uint64_t i = 0; i < n; ++i) {
+          const uint64_t e = w.place_target(a + i * ew, et->fixed_size ? et->size : 0, et->align, static_cast<uint8_t>(ew), 0, wh);
+          if (et->fixed_size) put(*et, elem(i), w.reserve(et->size));
+          else put(*et, elem(i), std::nullopt);
+          if (et->has_children) place(*et, elem(i), e);
+        }
+      } else if (f.type.kind == ValueType::Prim) {
+        const uint64_t sz = gen::prim_size(f.type.prim);
+        const uint64_t a = w.reserve(n * sz);
+        for (uint64_t i = 0; i < n; ++i) store_elem(f, a + i * sz, elem(i), wh);
+      } else if (f.type.kind == ValueType::String) {
+        const uint64_t a = w.reserve(n * static_cast<uint64_t>(f.pointer.width));
+        for (uint64_t i = 0; i < n; ++i) string_ref(f.pool, elem(i).str, a + i * static_cast<uint64_t>(f.pointer.width), f.pointer.width);
+      } else if (et->fixed_size) {
+        const uint64_t a = w.reserve(n * et->size);
+        for (uint64_t i = 0; i < n; ++i) put(*et, elem(i), a + i * et->size);
+        if (et->has_children && !shallow)
+          for (uint64_t i = 0; i < n; ++i) place(*et, elem(i), a + i * et->size);
+      } else {
+        std::vector<uint64_t> starts(n);
+        for (uint64_t i = 0; i < n; ++i) starts[i] = put(*et, elem(i), std::nullopt);
+        if (et->has_children)
+          for (uint64_t i = 0; i < n; ++i) place(*et, elem(i), starts[i]);
+      }
+    }
+    if (region >= 0) w.mark_end(region);
+    if (leaf) w.leaf_done(t);
+  }
+
+  void place_case_struct(const Struct& st, const Field& u, size_t i, const Value& v, uint64_t slot, uint64_t s) {
+    const Case& c = u.variant.cases[i];
+    const Field& p = *c.field;
+    const Struct& pt = *p.type.st;
+    const char* wh = what(st, u);
+    const uint64_t base = p.pointer.base == Field::Base::Struct ? s : 0;
+    const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);
+    const uint64_t size = pt.fixed_size ? pt.size : kUnknownSize;
+    const Typed& value = typed(v, "struct " + pt.name);
+    const bool leaf = plain_struct(s_, pt);
+    const uint8_t width = static_cast<uint8_t>(p.pointer.width);
+    for (const auto& g : pt.fields)
+      if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+        w.align_inner(slot, num(member(pt, v, *pt.field(g->pointer.align_field))), g->resolved.offset);
+    const uint64_t tag = static_cast<uint64_t>(c.tag) << u.variant.tag_shift;
+    auto word = [&](uint64_t at) {
+      uint64_t off = base ? at - s : at;
+      off += p.pointer.points_to_offset;
+      if (p.pointer.scale != 1) {
+        if (off % p.pointer.scale) throw EncodeError(std::string(wh) + ": offset " + hex(off) + " is not a multiple of its scale " + std::to_string(p.pointer.scale));
+        off /= p.pointer.scale;
+      }
+      if (u.variant.tag_shift < 64 && (off >> u.variant.tag_shift)) throw EncodeError(std::string(wh) + ": offset " + hex(off) + " does not fit below its tag");
+      w.pointer(slot, width, off | tag, 0, wh);
+    };
+    size_t h = 0;
+    if (p.pointer.share_equal) {
+      h = hash_of(v) ^ std::hash<const void*>()(value.type);
+      if (const uint64_t uu = w.equal_at(slot, value, h); uu != kNotShared) {
+        if (!u.variant.tag_shift) w.pointer(slot, width, uu, base, wh);
+        else word(uu);
+        return;
+      }
+    }
+    uint64_t t;
+    if (!u.variant.tag_shift) {
+      t = leaf ? w.place_leaf(slot, size, align, width, base, wh, value) : w.place_shared(slot, size, align, width, base, wh, value);
+      if (t == kShared) return;
+      if (p.pointer.share_equal) w.note_equal(t, value, h);
+    } else {
+      if (leaf && pt.fixed_size) {
+        t = w.place_leaf_word(slot, size, align, width, base, wh, value, p.pointer.scale, p.pointer.points_to_offset, static_cast<uint64_t>(c.tag),
+                              u.variant.tag_shift);
+        if (t == kShared) return;
+        if (p.pointer.share_equal) w.note_equal(t, value, h);
+        put(pt, v, w.reserve(pt.size));
+        w.leaf_done(t);
+        return;
+      }
+      if (const uint64_t uu = w.shared_at(slot, value, align); uu != kNotShared) {
+        word(uu);
+        return;
+      }
+      w.place_block(slot, size, align);
+      w.align(align);
+      t = w.pos();
+      word(t);
+      w.note_block(t, value);
+      if (p.pointer.share_equal) w.note_equal(t, value, h);
+    }
+    if (pt.fixed_size) put(pt, v, w.reserve(pt.size));
+    else put(pt, v, std::nullopt);
+    if (pt.has_children) place(pt, v, t);
+    if (leaf && !u.variant.tag_shift) w.leaf_done(t);
+  }
+};
+
+// The byte order of a value of an `endian: bom` schema (encode_any).
+bool value_is_big(const gen::Schema& s, const Value& x) {
+  const Struct& root = *s.find(s.root);
+  const Field& bom = *root.field(s.bom_field);
+  const std::string what = root.name + "." + bom.name;
+  const Value* v = x.find(bom.name);
+  if (!v) throw EncodeError(what + ": missing");
+  if (bom.bom_marks.empty()) return bom_is_big(static_cast<uint16_t>(v->n), what.c_str());
+  std::string known;
+  for (const auto& [m, big] : bom.bom_marks) {
+    if (m == v->str) return big;
+    known += std::string(known.empty() ? "" : ", ") + "'" + m + "'";
+  }
+  throw EncodeError(what + ": '" + v->str + "' is no byte order mark (" + known + ")");
+}
+
+std::vector<uint8_t> encode_any(const gen::Schema& s, const Value& x, const Layout* lay, LayoutTrace* trace) {
+  const bool big = s.endian_by_bom ? value_is_big(s, x) : s.big_endian;
+  if (big) return Encoder<std::endian::big>(s, lay, trace).run(x);
+  return Encoder<std::endian::little>(s, lay, trace).run(x);
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_laid(const Schema& s, const Value& v, const Layout* lay, LayoutTrace* trace) {
+  return encode_any(s.model(), v, lay, trace);
+}
+
+std::vector<uint8_t> Schema::encode(const Value& v) const { return encode_any(*s_, v, nullptr, nullptr); }
+
+std::vector<uint8_t> Schema::encode(const Value& v, const Layout& layout) const {
+  const gen::Schema& s = *s_;
+  auto enc = [&s](const Value& x, const Layout* lay, LayoutTrace* trace) { return encode_any(s, x, lay, trace); };
+  const bool reads_to_next = std::any_of(s.structs.begin(), s.structs.end(), [](const auto& st) { return st->needs_end; });
+  if (reads_to_next)
+    // A block read up to the next one must not end before it (layout.h).
+    return encode_with_layout(v, layout, enc, [this](std::span<const uint8_t> laid, std::span<const uint8_t> fresh) {
+      return decode(laid) == decode(fresh);
+    });
+  return encode_with_layout(v, layout, enc);
+}
+
+}  // namespace binschema::dynamic

@@ -1,0 +1,115 @@
+// The engine's prepared form of a schema (binschema/dynamic.h): what the
+// decode, text, and encode walks look up once per schema rather than per
+// field. Engine-internal.
+#pragma once
+
+#include <binschema/schema.h>
+
+#include <unordered_map>
+
+#include "binschema/dynamic.h"
+#include "binschema/layout.h"
+#include "binschema/reader.h"
+#include "binschema/text.h"
+
+namespace binschema::dynamic {
+
+// What the walks need of one struct beyond the model.
+struct StructPlan {
+  bool recursive = false;                  // can hold itself: depth limit and cycle refusal (NestPath)
+  const gen::Field* extent = nullptr;      // its `extent: next` pointer field
+  std::vector<FieldAt> fields_here;        // fields at fixed offsets, for the probe
+  std::vector<const gen::Field*> model;    // its model fields, in text order
+  Value empty;                             // the struct as a default-constructed model holds it
+};
+
+// What one field needs.
+struct FieldPlan {
+  Value def;                       // the model's value before anything is read (default_init)
+  Value bits_def;                  // a bit word: every bit at its default
+  size_t index = 0;                // in the struct's fields
+  int member = -1;                 // in the struct value's members (-1: not in the model)
+  bool cond_default_struct = false;
+};
+
+struct Schema::Plan {
+  const gen::Schema* s = nullptr;
+  const gen::Struct* root = nullptr;
+  std::unordered_map<const gen::Struct*, StructPlan> structs;
+  std::unordered_map<const gen::Field*, FieldPlan> fields;
+  // How a field with names is spelt in text (gen_cpp_types.cpp's text_T_f).
+  struct SpellData {
+    text::Spell spell;
+    std::vector<text::EnumValue> enums;
+  };
+  std::unordered_map<const gen::Field*, std::unique_ptr<SpellData>> spells;
+  const SpellData* spell(const gen::Field* f) const {
+    const auto it = spells.find(f);
+    return it == spells.end() ? nullptr : it->second.get();
+  }
+  const StructPlan& of(const gen::Struct* st) const { return structs.at(st); }
+  const FieldPlan& of(const gen::Field* f) const { return fields.at(f); }
+  // Layout pools (a string pool of the whole file, whose order a layout keeps).
+  static bool layout_pool(const gen::Pool& p) {
+    return p.scope.empty() && (p.kind == gen::Pool::Kind::CString || p.kind == gen::Pool::Kind::Pascal16);
+  }
+  // A string pool placed by the root's `type: pool` field that is its base:.
+  bool placed_pool(const gen::Pool& p) const {
+    const gen::Field* f = p.base.empty() ? nullptr : root->field(p.base);
+    return f && f->type.kind == gen::ValueType::PoolBlock;
+  }
+  int pool_index(const std::string& name) const {
+    for (size_t i = 0; i < s->pools.size(); ++i)
+      if (s->pools[i].name == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+// Builds the plan; throws gen::SchemaError (file:line:col) for what the
+// engine does not support yet.
+std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s);
+
+// The value a model field holds before it is read (or when its if: is false):
+// what the generated struct's member initialiser gives.
+Value default_value(const Schema::Plan& p, const gen::Field& f, int depth = 0);
+
+// decode.cpp: bytes -> value, the byte order picked as generated decode does.
+Value decode_any(const Schema::Plan& p, std::span<const uint8_t> bytes, Layout* lay);
+// encode.cpp: the generated encode_laid (value -> bytes with a layout to follow
+// and a trace to fill), which decode(bytes, layout) runs once.
+std::vector<uint8_t> encode_laid(const Schema& s, const Value& v, const Layout* lay, LayoutTrace* trace);
+
+// Text spelling of the C++ default literal of a field (default_text) as a value of f.
+Value parse_default(const gen::Field& f, const std::string& text);
+
+// The width of an integer's model type in bytes (hex digits are twice it):
+// u24/s24 are held in 32 bits.
+inline unsigned model_bytes(gen::Prim p) {
+  const uint64_t n = gen::prim_size(p);
+  return n == 3 ? 4 : static_cast<unsigned>(n);
+}
+inline unsigned bits_bytes(unsigned width) { return width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8; }
+
+// A scalar of primitive p with the raw (zero- or sign-extended) value `raw`.
+inline Value prim_value(gen::Prim p, uint64_t raw) {
+  Value v;
+  switch (p) {
+    case gen::Prim::Bool8: v.kind = Value::Kind::Bool; v.width = 1; v.n = raw != 0; return v;
+    case gen::Prim::Bool32: v.kind = Value::Kind::Bool; v.width = 4; v.n = raw != 0; return v;
+    case gen::Prim::F32: v.kind = Value::Kind::Float; v.width = 4; v.n = raw & 0xffffffffu; return v;
+    case gen::Prim::F64: v.kind = Value::Kind::Double; v.width = 8; v.n = raw; return v;
+    default: break;
+  }
+  v.kind = gen::prim_is_signed(p) ? Value::Kind::Int : Value::Kind::UInt;
+  v.width = static_cast<uint8_t>(gen::prim_size(p));
+  v.n = raw;
+  return v;
+}
+
+}  // namespace binschema::dynamic
+
+namespace binschema::dynamic {
+// encode.cpp: refuses (gen::SchemaError at file:line:col) what the writer
+// does not do yet; make_plan calls it.
+void check_encode_support(const gen::Schema& s);
+}  // namespace binschema::dynamic

@@ -1,0 +1,184 @@
+// binschema/dynamic.h: the generic Value, and loading a schema.
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+#include "plan.h"
+
+namespace binschema::dynamic {
+
+Value Value::boolean(bool b, uint8_t width) {
+  Value v;
+  v.kind = Kind::Bool;
+  v.width = width;
+  v.n = b;
+  return v;
+}
+Value Value::int_(int64_t x, uint8_t width) {
+  Value v;
+  v.kind = Kind::Int;
+  v.width = width;
+  v.n = static_cast<uint64_t>(x);
+  return v;
+}
+Value Value::uint(uint64_t x, uint8_t width) {
+  Value v;
+  v.kind = Kind::UInt;
+  v.width = width;
+  v.n = x;
+  return v;
+}
+Value Value::float32(float x) {
+  Value v;
+  v.kind = Kind::Float;
+  v.width = 4;
+  v.n = std::bit_cast<uint32_t>(x);
+  return v;
+}
+Value Value::float64(double x) {
+  Value v;
+  v.kind = Kind::Double;
+  v.width = 8;
+  v.n = std::bit_cast<uint64_t>(x);
+  return v;
+}
+Value Value::string(std::string s) {
+  Value v;
+  v.kind = Kind::String;
+  v.str = std::move(s);
+  return v;
+}
+Value Value::bytes(std::string b) {
+  Value v;
+  v.kind = Kind::Bytes;
+  v.str = std::move(b);
+  return v;
+}
+Value Value::struct_() {
+  Value v;
+  v.kind = Kind::Struct;
+  return v;
+}
+Value Value::array() {
+  Value v;
+  v.kind = Kind::Array;
+  return v;
+}
+Value Value::union_(std::string case_name, int64_t tag, Value x) {
+  Value v;
+  v.kind = Kind::Union;
+  v.str = std::move(case_name);
+  v.n = static_cast<uint64_t>(tag);
+  v.items.push_back(std::move(x));
+  return v;
+}
+
+float Value::as_float() const {
+  return kind == Kind::Float ? std::bit_cast<float>(static_cast<uint32_t>(n)) : static_cast<float>(as_double());
+}
+double Value::as_double() const {
+  if (kind == Kind::Float) return std::bit_cast<float>(static_cast<uint32_t>(n));
+  if (kind == Kind::Double) return std::bit_cast<double>(n);
+  if (kind == Kind::Int) return static_cast<double>(as_int());
+  return static_cast<double>(n);
+}
+
+const Value* Value::find(std::string_view name) const {
+  for (const auto& m : fields)
+    if (m.name == name) return &m.value;
+  return nullptr;
+}
+Value* Value::find(std::string_view name) {
+  for (auto& m : fields)
+    if (m.name == name) return &m.value;
+  return nullptr;
+}
+const Value& Value::operator[](std::string_view name) const {
+  if (const Value* v = find(name)) return *v;
+  throw std::out_of_range("no field '" + std::string(name) + "'");
+}
+Value& Value::operator[](std::string_view name) {
+  if (Value* v = find(name)) return *v;
+  throw std::out_of_range("no field '" + std::string(name) + "'");
+}
+Value& Value::add(std::string name, Value v) {
+  fields.push_back(Member{std::move(name), std::move(v)});
+  return fields.back().value;
+}
+
+const Value& Value::at_path(std::string_view path) const { return const_cast<Value*>(this)->at_path(path); }
+Value& Value::at_path(std::string_view path) {
+  Value* v = this;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      ++i;
+      continue;
+    }
+    if (path[i] == '[') {
+      const size_t e = path.find(']', i);
+      if (e == std::string_view::npos) throw std::out_of_range("no ']' in '" + std::string(path) + "'");
+      size_t k = 0;
+      for (size_t j = i + 1; j < e; ++j) {
+        if (path[j] < '0' || path[j] > '9') throw std::out_of_range("bad index in '" + std::string(path) + "'");
+        k = k * 10 + size_t(path[j] - '0');
+      }
+      if (v->kind == Kind::Union && !v->items.empty()) v = &v->items[0];
+      if (k >= v->items.size()) throw std::out_of_range("index " + std::to_string(k) + " out of range in '" + std::string(path) + "'");
+      v = &v->items[k];
+      i = e + 1;
+      continue;
+    }
+    size_t e = i;
+    while (e < path.size() && path[e] != '.' && path[e] != '[') ++e;
+    const std::string_view name = path.substr(i, e - i);
+    if (v->kind == Kind::Union && !v->items.empty()) {
+      // A union's case name steps into its value; otherwise its value's fields.
+      if (name == v->str) {
+        v = &v->items[0];
+        i = e;
+        continue;
+      }
+      v = &v->items[0];
+    }
+    v = &(*v)[name];
+    i = e;
+  }
+  return *v;
+}
+
+bool Value::operator==(const Value& o) const {
+  return kind == o.kind && width == o.width && n == o.n && str == o.str && fields == o.fields && items == o.items;
+}
+
+Schema Schema::load(const std::string& path) {
+  Schema r;
+  r.s_ = gen::load_schema(path);
+  r.p_ = make_plan(*r.s_);
+  return r;
+}
+Schema Schema::load_text(const std::string& text, const std::string& name) {
+  Schema r;
+  r.s_ = gen::load_schema_text(text, name);
+  r.p_ = make_plan(*r.s_);
+  return r;
+}
+const std::string& Schema::name() const { return s_->format; }
+
+int Schema::detect(std::span<const uint8_t> bytes, std::string_view file_name) const {
+  const auto& s = *s_;
+  auto magic_at = [&](std::string_view m) {
+    return !m.empty() && s.magic_offset <= bytes.size() && m.size() <= bytes.size() - s.magic_offset &&
+           std::equal(m.begin(), m.end(), bytes.begin() + s.magic_offset, [](char a, uint8_t b) { return uint8_t(a) == b; });
+  };
+  if (magic_at(s.magic)) return 2;
+  for (const auto& st : s.structs)
+    for (const auto& f : st->fields)
+      for (const auto& [mark, big] : f->bom_marks)
+        if (magic_at(mark) && st->name == s.root) return 2;
+  for (const auto& e : s.extensions)
+    if (file_name.size() >= e.size() && file_name.substr(file_name.size() - e.size()) == e) return 1;
+  return 0;
+}
+
+}  // namespace binschema::dynamic
