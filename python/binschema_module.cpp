@@ -31,7 +31,9 @@
 #include <vector>
 
 #include "archive.h"
+#include "binschema/dynamic.h"
 #include "binschema/error.h"
+#include "binschema/schema.h"
 #include "binschema/format.h"
 #include "binschema/text.h"
 #include "binschema/text_doc.h"
@@ -48,7 +50,7 @@ namespace {
 // The classes of binschema/__init__.py (Error, DecodeError, TextError,
 // EncodeError), handed over by _set_errors() when the package is imported.
 struct Errors {
-  py::object error, decode, text, encode;
+  py::object error, decode, text, encode, schema;
 };
 Errors& errors() {
   static Errors* e = new Errors();  // never destroyed: outlives the interpreter's teardown
@@ -130,6 +132,23 @@ struct Codec {
 Codec codec_of(const Format& f) {
   return Codec{f.name, [&f](std::span<const uint8_t> b, TextKind k) { return f.decode(b, k); },
                [&f](const text::Doc& d) { return f.encode(d); }, true};
+}
+
+// A schema loaded at run time (binschema::dynamic): decode with its layout,
+// the document's events or text; text document -> value -> bytes.
+Codec codec_of(std::shared_ptr<const dynamic::Schema> s) {
+  return Codec{s->name(),
+               [s](std::span<const uint8_t> b, TextKind k) {
+                 Layout layout;
+                 const dynamic::Value v = s->decode(b, layout);
+                 return s->to_text(v, k, &layout);
+               },
+               [s](const text::Doc& d) {
+                 Layout layout;
+                 const dynamic::Value v = s->from_text(d, layout);
+                 return s->encode(v, layout);
+               },
+               true};
 }
 
 std::string known_formats() {
@@ -579,6 +598,42 @@ void write_plain(const std::string& path, std::vector<uint8_t> bytes) {
   });
 }
 
+// ---- Schemas loaded at run time -------------------------------------------------
+
+struct PySchema {
+  std::shared_ptr<const dynamic::Schema> schema;
+  Codec codec;
+};
+
+PySchema load_schema(const std::string& path_or_text) {
+  try {
+    std::shared_ptr<const dynamic::Schema> s;
+    {
+      py::gil_scoped_release unlocked;
+      const bool text = path_or_text.find('\n') != std::string::npos;
+      s = std::make_shared<const dynamic::Schema>(text ? dynamic::Schema::load_text(path_or_text, "<schema text>")
+                                                       : dynamic::Schema::load(path_or_text));
+    }
+    return PySchema{s, codec_of(s)};
+  } catch (const gen::SchemaError& e) {
+    raise(errors().schema, e.what());
+  }
+}
+
+// A value -> bytes through a loaded schema: its `format:` key, when there,
+// must be the schema's.
+py::bytes schema_encode(const PySchema& s, py::handle value) {
+  text::Doc doc;
+  DocBuilder b(doc);
+  b.build(value);
+  const text::Node root = doc.root();
+  if (!root.is_map()) raise_text("expected a map at the top", 0, 0, "");
+  if (const text::Node f = root.get("format"); f && !(f.is_scalar() && f.scalar() == s.codec.name))
+    raise_text("format: '" + std::string(f.scalar()) + "' is not this schema's ('" + s.codec.name + "')", 0, 0,
+               "format");
+  return to_pybytes(encode_doc(s.codec, doc, &b));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_binschema, m) {
@@ -586,8 +641,8 @@ PYBIND11_MODULE(_binschema, m) {
 
   m.def(
       "_set_errors",
-      [](py::object error, py::object decode, py::object text, py::object encode) {
-        errors() = Errors{error, decode, text, encode};
+      [](py::object error, py::object decode, py::object text, py::object encode, py::object schema) {
+        errors() = Errors{error, decode, text, encode, schema};
       },
       "Internal: the exception classes of the package.");
 
@@ -672,6 +727,56 @@ PYBIND11_MODULE(_binschema, m) {
         return out;
       },
       py::arg("path"), "The member names of an archive (SARC, under any compression layer), in its order.");
+  py::class_<PySchema>(m, "Schema",
+                       "A schema loaded at run time (load_schema): the module's functions for its format.")
+      .def_property_readonly("name", [](const PySchema& s) { return s.codec.name; },
+                             "The schema's format name (its `format:`).")
+      .def(
+          "decode", [](const PySchema& s, const py::buffer& data) { return decode_with(s.codec, bytes_of(data).span()); },
+          py::arg("data"), "Bytes -> value, as binschema.decode.")
+      .def("encode", &schema_encode, py::arg("value"), "Value -> bytes, as binschema.encode.")
+      .def(
+          "decode_text",
+          [](const PySchema& s, const py::buffer& data, const std::string& kind) {
+            if (kind != "yaml" && kind != "json") throw py::value_error("kind: 'yaml' or 'json', not '" + kind + "'");
+            Buf b = bytes_of(data);
+            return py::str(translate([&] {
+              py::gil_scoped_release unlocked;
+              return s.codec.decode(b.span(), kind == "json" ? TextKind::Json : TextKind::Yaml);
+            }));
+          },
+          py::arg("data"), py::arg("kind") = "yaml", "Bytes -> YAML or JSON text.")
+      .def(
+          "from_text",
+          [](const PySchema& s, const std::string& text_in) {
+            text::Doc doc;
+            try {
+              doc = text::load(text_in);
+            } catch (const TextError& e) {
+              Where w = split_where(e.what());
+              raise_text(e.what(), w.line, w.col, "");
+            } catch (const YAML::Exception& e) {
+              const uint32_t l = e.mark.is_null() ? 0 : e.mark.line + 1, c = e.mark.is_null() ? 0 : e.mark.column + 1;
+              raise_text((l ? std::to_string(l) + ":" + std::to_string(c) + ": " : std::string()) + e.msg, l, c, "");
+            }
+            return decode_with(s.codec, encode_doc(s.codec, doc, nullptr));
+          },
+          py::arg("text"), "YAML or JSON text -> value, as binschema.from_text.")
+      .def(
+          "read",
+          [](const PySchema& s, const std::string& path) { return decode_with(s.codec, read_plain(path).first); },
+          py::arg("path"), "A file (compression layers, PACK:member) -> value.")
+      .def(
+          "write",
+          [](const PySchema& s, const std::string& path, py::handle value) {
+            py::bytes b = schema_encode(s, value);
+            std::string_view v = b;
+            write_plain(path, std::vector<uint8_t>(v.begin(), v.end()));
+          },
+          py::arg("path"), py::arg("value"), "Encodes a value and writes it, as binschema.write.")
+      .def("__repr__", [](const PySchema& s) { return "<binschema.Schema " + s.codec.name + ">"; });
+  m.def("load_schema", &load_schema, py::arg("path_or_text"),
+        "A schema loaded at run time: a path, or the schema's YAML text (anything with a newline).");
   m.def(
       "set_dictionaries",
       [](std::vector<std::string> zsdic, const std::optional<std::string>& romfs) {

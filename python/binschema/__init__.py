@@ -17,9 +17,6 @@ by name (``x.sbeventpack``, ``x.bfevfl.zs``; zstd dictionaries through
 member of an archive. See docs/python.md.
 """
 
-from typing import Any as _Any
-
-
 class Error(Exception):
     """Any binschema error (a file that cannot be read, written, decoded or encoded)."""
 
@@ -52,16 +49,22 @@ class EncodeError(Error, ValueError):
     """A value that the format cannot store (a string longer than its field, ...)."""
 
 
+class SchemaError(Error, ValueError):
+    """A schema given to load_schema that binschema refuses (the message names file:line:col and the key)."""
+
+
 from . import _binschema  # noqa: E402
 
-_binschema._set_errors(Error, DecodeError, TextError, EncodeError)
+_binschema._set_errors(Error, DecodeError, TextError, EncodeError, SchemaError)
 
 from ._binschema import (  # noqa: E402,F401
     decode,
     decode_text,
     encode,
+    Schema,
     formats,
     from_text,
+    load_schema,
     members,
     read,
     read_bytes,
@@ -72,23 +75,8 @@ from ._binschema import (  # noqa: E402,F401
 )
 
 
-def load_schema(path_or_text: str) -> _Any:
-    """A schema loaded at run time (a path, or the schema's YAML text), with
-    decode, encode, to_text and from_text of its own.
-
-    Needs binschema's run-time engine (issue #27, binschema::dynamic), which
-    this build does not have yet: raises NotImplementedError until it does.
-    """
-    impl = getattr(_binschema, "load_schema", None)
-    if impl is None:
-        raise NotImplementedError(
-            "binschema.load_schema: this build has no run-time schema engine yet "
-            "(issue #27); the compiled-in formats are binschema.formats()")
-    return impl(path_or_text)
-
-
 __all__ = [
-    "DecodeError", "EncodeError", "Error", "TextError",
+    "DecodeError", "EncodeError", "Error", "Schema", "SchemaError", "TextError",
     "decode", "decode_text", "encode", "formats", "from_text", "load_schema", "members",
     "read", "read_bytes", "set_dictionaries", "to_text", "write", "write_bytes",
 ]
