@@ -125,10 +125,12 @@ def bench_files(args):
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.files:
         data = Path(name).read_bytes()
-        value = binschema.decode(data)
+        names = [f["name"] for f in binschema.formats()]
+        fmt = Path(name).suffix[1:] if Path(name).suffix[1:] in names else None  # AL has no magic
+        value = binschema.decode(data, fmt)
         assert binschema.encode(value) == data, name
-        d = measure(lambda: binschema.decode(data), args.runs, args.min_time)
-        dt = measure(lambda: binschema.decode_text(data, "json"), args.runs, args.min_time)
+        d = measure(lambda: binschema.decode(data, fmt), args.runs, args.min_time)
+        dt = measure(lambda: binschema.decode_text(data, "json", fmt), args.runs, args.min_time)
         e = measure(lambda: binschema.encode(value), args.runs, args.min_time)
         eb = measure(lambda: binschema._binschema._build_doc(value), args.runs, args.min_time)
         mb = len(data) / 1e6
@@ -145,7 +147,7 @@ def main():
     ap.add_argument("--evfl", help="a checkout of zeldamods/evfl (the folder holding evfl/)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.3)
-    args = ap.parse_args()
+    args = ap.parse_intermixed_args()
     conditions(args)
     if args.mode == "evfl":
         bench_evfl(args)
