@@ -362,3 +362,20 @@ def test_the_stubs_cover_the_api():
     stubs = (Path(binschema.__file__).parent / "__init__.pyi").read_text()
     for name in binschema.__all__:
         assert re.search(rf"^(def|class) {name}\b", stubs, re.M), name
+
+
+def test_decode_leaves_the_garbage_collector_as_it_was():
+    import gc
+    data = sample("bfevfl", "Common.bfevfl").read_bytes()
+    assert gc.isenabled()
+    binschema.decode(data)
+    assert gc.isenabled()
+    with pytest.raises(binschema.DecodeError):
+        binschema.decode(data[:100])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        binschema.decode(data)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
