@@ -45,25 +45,105 @@ const Struct* target_elem(Schema& s, const std::string& array, bool& found, bool
   return elem;
 }
 
-void add_target(Schema& s, const std::string& array, const std::string& key, const std::string& sub, const Loc& at) {
+// `given`: the reference says how the elements are named (a ref: ARRAY, or
+// a key:); a ref: ARRAY.LIST without key: names a list and takes the key
+// the other references give.
+void add_target(Schema& s, const std::string& array, const std::string& key, const std::vector<std::string>& also,
+                bool given, const std::string& sub, const Loc& at) {
+  auto spelt = [](const std::string& k, const std::vector<std::string>& a) {
+    if (a.empty()) return "'" + k + "'";
+    std::string t = "[" + k;
+    for (const auto& x : a) t += ", " + x;
+    return t + "]";
+  };
   for (auto& st : s.structs)
     for (auto& f : st->fields) {
       if (f->name != array || !f->array.on || !f->in_model()) continue;
       auto it = std::find_if(st->name_targets.begin(), st->name_targets.end(),
                              [&](const Struct::NameTarget& t) { return t.array == array; });
       if (it == st->name_targets.end()) {
-        st->name_targets.push_back({array, key, {}});
+        st->name_targets.push_back({array, key, {}, also, given});
         it = st->name_targets.end() - 1;
-      } else if (it->key != key) {
-        throw SchemaError(at, "references into '" + array + "' use two keys ('" + it->key + "' and '" + key + "'): an array has one key");
+      } else if (given && !it->key_given) {
+        it->key = key;
+        it->also = also;
+        it->key_given = true;
+      } else if (given && (it->key != key || it->also != also)) {
+        throw SchemaError(at, "references into '" + array + "' use two keys (" + spelt(it->key, it->also) + " and " + spelt(key, also) +
+                                  "): an array has one key");
       }
       if (!sub.empty() && std::find(it->subs.begin(), it->subs.end(), sub) == it->subs.end()) it->subs.push_back(sub);
     }
 }
 
+bool is_string_kind(const Field& f) {
+  return f.type.kind == ValueType::String || f.type.kind == ValueType::CString || f.type.kind == ValueType::Chars;
+}
+
+// The model fields of a struct, as its text shows them (by name).
+std::vector<const Field*> model_fields(const Struct& st) {
+  std::vector<const Field*> out;
+  for (const auto& f : st.fields)
+    if (f->in_model()) out.push_back(f.get());
+  return out;
+}
+
+// map: and unwrap:, the shape of the text.
+void check_text_shapes(Schema& s) {
+  each_field(s, [&](Struct&, Field& f) {
+    if (f.spell.map_key.empty()) return;
+    const Loc& at = f.spell.map_loc;
+    const std::string& key = f.spell.map_key;
+    if (!f.array.on || !f.in_model())
+      throw SchemaError(at, "map: '" + f.name + "' is no array of the model: map: shows an array of structs as a map");
+    if (f.array.fixed_count)
+      throw SchemaError(at, "map: '" + f.name + "' has a fixed count (T[N]): a map's entries are added and removed, so map: is for counted arrays");
+    std::vector<const Struct*> elems;
+    if (f.type.kind == ValueType::Struct) {
+      elems.push_back(f.type.st);
+    } else if (f.type.kind == ValueType::Union) {
+      for (const auto& c : f.variant.cases) {
+        if (!c.field || c.field->type.kind != ValueType::Struct || c.field->array.on)
+          throw SchemaError(at, "map: '" + f.name + "': case '" + c.name + "' is no struct, so it has no key field (every case of a map's union is a struct with '" + key + "')");
+        elems.push_back(c.field->type.st);
+      }
+    } else {
+      throw SchemaError(at, "map: '" + f.name + "' is an array of " + (f.type.kind == ValueType::Prim ? std::string(prim_name(f.type.prim)) : std::string("strings or bytes")) +
+                                ": only struct elements have a key field");
+    }
+    for (const Struct* elem : elems) {
+      const Field* k = elem->field(key);
+      if (!k) throw SchemaError(at, "map: " + elem->name + " has no field '" + key + "'");
+      if (!k->in_model())
+        throw SchemaError(at, "map: '" + key + "' of " + elem->name + " is not in the model (const, derived, a count or a tag): the text has no value to key by");
+      if (k->array.on || !(is_int_prim(*k) || is_string_kind(*k)))
+        throw SchemaError(at, "map: '" + key + "' of " + elem->name + " is no integer or string: a key is one integer (a number, or its enum, ref or hash name) or one string");
+      if (k->cond) throw SchemaError(at, "map: '" + key + "' of " + elem->name + " has if:: a key is always there");
+      if (!k->spell.ref_via.empty())
+        throw SchemaError(at, "map: '" + key + "' of " + elem->name + " is a ref: with via:: its name depends on its sibling, so it cannot key a map");
+      if (model_fields(*elem).size() < 2)
+        throw SchemaError(at, "map: " + elem->name + " has no field besides '" + key + "' to show as the entry's value");
+    }
+  });
+  for (auto& st : s.structs) {
+    if (!st->unwrap) continue;
+    if (st->name == s.root) throw SchemaError(st->unwrap_loc, "unwrap: " + st->name + " is the root: the document is a map of its fields");
+    const std::vector<const Field*> shown = model_fields(*st);
+    if (shown.size() != 1) {
+      std::string names;
+      for (const Field* f : shown) names += (names.empty() ? "" : ", ") + f->name;
+      throw SchemaError(st->unwrap_loc, "unwrap: " + st->name + " shows " + std::to_string(shown.size()) + " fields" +
+                                            (names.empty() ? std::string() : " (" + names + ")") + ": unwrap: needs exactly one");
+    }
+    if (shown[0]->cond)
+      throw SchemaError(st->unwrap_loc, "unwrap: the one field of " + st->name + ", '" + shown[0]->name + "', has if:: an unwrapped struct's value is always there");
+  }
+}
+
 }  // namespace
 
 void check_names(Schema& s) {
+  check_text_shapes(s);
   // An enum of enums: that no field names is a leftover or a misspelt enum: (a field's own enum is used by it).
   for (const Enum& e : s.enums) {
     bool used = false;
@@ -99,9 +179,19 @@ void check_names(Schema& s) {
     if (list.empty()) {
       if (!f.spell.ref_via.empty()) throw SchemaError(f.loc, "via: belongs to a ref: ARRAY.LIST (a list held by the element via: picks)");
       if (elem) {
-        const Field* k = elem->field(key);
-        if (!k || !k->in_model() || (k->type.kind != ValueType::String && k->type.kind != ValueType::CString && k->type.kind != ValueType::Chars) || k->array.on)
-          throw SchemaError(f.loc, "ref: '" + array + "': its elements (" + elem->name + ") have no string field '" + key + "' to be named by (key:)");
+        auto check_key = [&](const std::string& name) {
+          const Field* k = elem->field(name);
+          if (!k || !k->in_model() || (k->type.kind != ValueType::String && k->type.kind != ValueType::CString && k->type.kind != ValueType::Chars) || k->array.on)
+            throw SchemaError(f.loc, "ref: '" + array + "': its elements (" + elem->name + ") have no string field '" + name + "' to be named by (key:)");
+        };
+        check_key(key);
+        for (size_t i = 0; i < f.spell.ref_also.size(); ++i) {
+          check_key(f.spell.ref_also[i]);
+          if (f.spell.ref_also[i] == key || std::find(f.spell.ref_also.begin(), f.spell.ref_also.begin() + i, f.spell.ref_also[i]) != f.spell.ref_also.begin() + i)
+            throw SchemaError(f.loc, "key: '" + f.spell.ref_also[i] + "' is named twice");
+        }
+      } else if (!f.spell.ref_also.empty()) {
+        throw SchemaError(f.loc, "key: [...]: the elements of '" + array + "' are strings, named by themselves");
       }
     } else {
       if (!elem) throw SchemaError(f.loc, "ref: '" + f.spell.ref + "': the elements of '" + array + "' are strings, they hold no list");
@@ -109,6 +199,8 @@ void check_names(Schema& s) {
       if (!l || !l->array.on || !l->in_model() || l->type.kind != ValueType::String)
         throw SchemaError(f.loc, "ref: '" + f.spell.ref + "': " + elem->name + " has no string[] field '" + list + "'");
       if (f.spell.ref_via.empty()) throw SchemaError(f.loc, "ref: '" + f.spell.ref + "' needs via: (the sibling field with the index into " + array + ")");
+      if (!f.spell.ref_also.empty())
+        throw SchemaError(f.loc, "key: [...] belongs to the ref: '" + array + "' fields; '" + f.name + "' names one of the " + list + " of an element");
       const Field* via = nullptr;
       for (const auto& g : st.fields) {
         if (g.get() == &f) break;
@@ -119,7 +211,8 @@ void check_names(Schema& s) {
       if (!via || !is_int_prim(*via) || via->array.on || !via->in_model())
         throw SchemaError(f.loc, "via: '" + f.spell.ref_via + "' is no integer field before '" + f.name + "' in " + st.name);
     }
-    add_target(s, array, strings ? "" : key, list, f.loc);
+    const bool given = list.empty() || !f.spell.ref_key.empty();
+    add_target(s, array, strings ? "" : key, f.spell.ref_also, given, list, f.loc);
   });
 }
 
