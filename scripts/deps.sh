@@ -5,8 +5,11 @@ set -eu
 need="cmake make g++ libyaml-cpp-dev libboost-test-dev libcli11-dev libbenchmark-dev libzstd-dev"
 # The JSON Schema test's validator (for /usr/bin/python3).
 need="$need python3-jsonschema python3-yaml"
-# The independent AAMP/BYML readers' tests (tests/independent, ctest independent_readers).
+# The independent AAMP/BYML readers' tests (tests/independent, ctest independent_readers)
+# and the Python module's (tests/python, ctest python_module).
 need="$need python3-pytest"
+# The Python module (python/): pybind11 and Python's headers.
+need="$need pybind11-dev python3-dev"
 # The byte map's page test (ctest view_test): headless Chromium, driven by node.
 need="$need chromium"
 # scripts/fuzz.sh (sanitizer builds and fuzz targets): clang and libFuzzer.

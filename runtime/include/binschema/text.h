@@ -15,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
 #include <variant>
@@ -28,7 +29,10 @@
 
 namespace binschema {
 
-enum class TextKind { Yaml, Json };
+// Yaml and Json: the text. Events: no text; the document's events go to the
+// calling thread's text::event_sink() and the text returned is empty (for
+// bindings that build values of their own: the Python module, python/).
+enum class TextKind { Yaml, Json, Events };
 
 namespace text {
 
@@ -285,6 +289,48 @@ class JsonSink {
   std::string out_;
   std::vector<Level> stack_;
   bool after_key_ = false;
+};
+
+// What TextKind::Events sends a document to: the calls YamlSink and JsonSink
+// receive, one virtual call each (only on this path; the text sinks stay
+// plain classes). number() gets the text of the number and whether JSON
+// quotes it (integers shown in hex, .inf, .nan).
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void begin_map(bool flow) = 0;
+  virtual void end_map() = 0;
+  virtual void key(const char* k) = 0;
+  virtual void begin_seq(bool flow) = 0;
+  virtual void end_seq() = 0;
+  virtual void null() = 0;
+  virtual void boolean(bool b) = 0;
+  virtual void number(const std::string& s, bool is_text_in_json) = 0;
+  virtual void string(const std::string& s) = 0;
+};
+// The calling thread's sink for TextKind::Events (set it around the call;
+// to_document throws std::logic_error when it is not set).
+inline EventSink*& event_sink() {
+  thread_local EventSink* sink = nullptr;
+  return sink;
+}
+// An EventSink as the sinks' interface, for to_document.
+class EventSinkRef {
+ public:
+  explicit EventSinkRef(EventSink& s) : s_(s) {}
+  void begin_map(bool flow = false) { s_.begin_map(flow); }
+  void end_map() { s_.end_map(); }
+  void key(const char* k) { s_.key(k); }
+  void begin_seq(bool flow) { s_.begin_seq(flow); }
+  void end_seq() { s_.end_seq(); }
+  void null() { s_.null(); }
+  void boolean(bool b) { s_.boolean(b); }
+  void number(const std::string& s, bool is_text_in_json) { s_.number(s, is_text_in_json); }
+  void string(const std::string& s) { s_.string(s); }
+  std::string result() { return {}; }
+
+ private:
+  EventSink& s_;
 };
 
 // Grabs the key field (a string) and the string lists named `subs` of one
@@ -1359,6 +1405,11 @@ std::string to_document(const Root& x, TextKind kind, const char* format, const 
   };
   if (kind == TextKind::Json) {
     JsonSink sink;
+    return emit(sink);
+  }
+  if (kind == TextKind::Events) {
+    if (!event_sink()) throw std::logic_error("to_document: TextKind::Events without an event_sink()");
+    EventSinkRef sink(*event_sink());
     return emit(sink);
   }
   YamlSink sink;

@@ -324,6 +324,11 @@ std::string Schema::to_text(const Value& v, TextKind kind, const Layout* layout)
     text::JsonSink sink;
     return document(sink, *p_, v, layout);
   }
+  if (kind == TextKind::Events) {  // the Python module's values (text.h)
+    if (!text::event_sink()) throw std::logic_error("to_text: TextKind::Events without an event_sink()");
+    text::EventSinkRef sink(*text::event_sink());
+    return document(sink, *p_, v, layout);
+  }
   text::YamlSink sink;
   return document(sink, *p_, v, layout);
 }
