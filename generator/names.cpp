@@ -151,6 +151,11 @@ void check_bare(Schema& s) {
 
 void check_names(Schema& s) {
   check_bare(s);
+  if (!s.default_names.empty()) {
+    bool hashed = false;
+    each_field(s, [&](Struct&, Field& f) { hashed = hashed || !f.spell.hash_of.empty(); });
+    if (!hashed) throw SchemaError(s.names_loc, "names: lists the names of hashes, but no field has hash_of:");
+  }
   // An enum of enums: that no field names is a leftover or a misspelt enum: (a field's own enum is used by it).
   for (const Enum& e : s.enums) {
     bool used = false;

@@ -7,6 +7,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <cctype>
 #include <fstream>
 #include <functional>
@@ -90,7 +92,8 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums", "sections"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums", "sections",
+                "names"});
     s->format = req_str(root, "format");
     // It becomes the C++ namespace binschema::<format>.
     if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
@@ -207,6 +210,7 @@ class Parser {
         s->regions.push_back(sec.name);
       }
     }
+    if (root["names"]) read_names(root["names"], *s);
     if (root["hooks"])
       for (const auto& h : seq(root["hooks"])) {
         keys(h, {"name", "on", "doc"});
@@ -287,6 +291,26 @@ class Parser {
   }
 
   bool in_case_ = false;  // parse_field is reading a union's case (as: is allowed)
+
+  // names: FILE, relative to the schema's folder: one name a line; blank
+  // lines and lines starting with '#' are skipped, spaces at the ends cut.
+  void read_names(const YAML::Node& n, Schema& s) const {
+    s.names_file = scalar(n);
+    s.names_loc = loc(n);
+    const std::filesystem::path path = std::filesystem::path(file_).parent_path() / s.names_file;
+    std::ifstream in(path);
+    if (!in.is_open()) fail(n, "names: cannot read '" + path.string() + "' (a file of names beside the schema, one a line)");
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t b = line.find_first_not_of(" \t\r");
+      if (b == std::string::npos || line[b] == '#') continue;
+      line = line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
+      for (const unsigned char c : line)
+        if (c < 0x20 || c == 0x7f) fail(n, "names: '" + s.names_file + "' holds a control character in '" + line + "'");
+      s.default_names.push_back(line);
+    }
+    if (s.default_names.empty()) fail(n, "names: '" + s.names_file + "' lists no name");
+  }
 
   void keys(const YAML::Node& n, std::initializer_list<const char*> allowed) const {
     if (!n.IsMap()) fail(n, "expected a map");

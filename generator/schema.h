@@ -373,6 +373,12 @@ struct Schema {
   };
   std::vector<Hook> hooks;
   std::vector<Enum> enums;  // shared (enums:) and inline (enum: on a field) ones
+  // names: FILE (beside the schema): names the text shows for the hashes of
+  // hash_of: fields when no name list given at run time knows them; one a
+  // line, '#' comments. The generated code holds them.
+  std::string names_file;
+  std::vector<std::string> default_names;
+  Loc names_loc;
   const Enum* find_enum(const std::string& n) const {
     for (const auto& e : enums)
       if (e.name == n) return &e;

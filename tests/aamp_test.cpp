@@ -211,9 +211,11 @@ BOOST_AUTO_TEST_CASE(add_a_parameter_in_the_text) {
   // The root's object 0x9dd3076b holds one bool; add a string and a vec3 after it.
   const std::string anchor = "          value: false\n";
   BOOST_REQUIRE(text.find(anchor) != std::string::npos);
+  // By name (the text computes the CRC32) and typed by a tag where the plain value would not say.
   const std::string added = anchor +
-                            "        - name: " + name_hex("Added") + "\n          value: Hello\n" +
-                            "        - name: " + name_hex("AddedVec") + "\n          value: !vec3 [1.0, 2.0, 3.0]\n";
+                            "        - name: Added\n          value: Hello\n" +
+                            "        - name: AddedVec\n          value: !vec3 [1.0, 2.0, 3.0]\n" +
+                            "        - name: AddedU\n          value: !u 7\n";
   const std::string edited = std::string(text).replace(text.find(anchor), anchor.size(), added);
   for (const std::string& t : {edited, without_layout(edited)}) {
     binschema::Layout back;
@@ -221,7 +223,8 @@ BOOST_AUTO_TEST_CASE(add_a_parameter_in_the_text) {
     const Run r = diff(orig, out);
     BOOST_TEST(r.status == 0);
     BOOST_TEST(r.out == "+ root/objects/0x9dd3076b/" + name_hex("Added") + ": ('string_ref', 'Hello')\n" +
-                            "+ root/objects/0x9dd3076b/" + name_hex("AddedVec") + ": ('vec3', (1065353216, 1073741824, 1077936128))\n");
+                            "+ root/objects/0x9dd3076b/" + name_hex("AddedVec") + ": ('vec3', (1065353216, 1073741824, 1077936128))\n" +
+                            "+ root/objects/0x9dd3076b/" + name_hex("AddedU") + ": ('u32', 7)\n");
   }
 }
 
@@ -233,7 +236,7 @@ BOOST_AUTO_TEST_CASE(remove_a_parameter_in_the_text) {
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
   BOOST_REQUIRE(text.find("\nlayout:") != std::string::npos);
-  const std::string gone = "                - name: 0x49697fb5\n                  value: 67\n";
+  const std::string gone = "                - name: TypeIndex\n                  value: 67\n";
   BOOST_REQUIRE(text.find(gone) != std::string::npos);
   const std::string edited = std::string(text).erase(text.find(gone), gone.size());
   binschema::Layout back;
@@ -465,6 +468,41 @@ BOOST_AUTO_TEST_CASE(crc32_and_names) {
   binschema::text::set_known_names({});
   BOOST_TEST(text.find("name: param_root") != std::string::npos);
   BOOST_TEST(first_difference(encode(from_text(text)), encode(decode(orig))) == "same");
+}
+
+// Names with no list given: the file's own strings prove names (a string
+// whose CRC32 is a name hash of the same file), then the schema's default
+// list (schemas/aamp.names.txt: param_root, and the names the samples use);
+// a hash no one names stays hex; every form reads
+// back to the same hashes. --numbers shows them all as numbers.
+BOOST_AUTO_TEST_CASE(names_the_file_proves_and_the_default_list) {
+  File m;
+  m.io_type = "xml";
+  m.root.name = binschema::crc32("param_root");
+  ParameterObject o{.params = {}, .name = binschema::crc32("ZzProvenObject")};
+  Parameter::Value key;
+  key.emplace<Parameter::Value::Case::string64>(String{.value = "ZzProvenObject"});
+  o.params.push_back(edge_cases::param("TypeIndex", std::move(key)));  // TypeIndex: in the default list
+  Parameter::Value n;
+  n.emplace<Parameter::Value::Case::int_>(Int{.value = 1});
+  o.params.push_back(Parameter{.value = n, .name = 0x12345678u});  // named by nothing
+  m.root.objects.push_back(o);
+  const std::string text = to_text(m, binschema::TextKind::Yaml);
+  BOOST_TEST(text.find("  name: param_root\n") != std::string::npos, text);
+  BOOST_TEST(text.find("- name: ZzProvenObject\n") != std::string::npos, text);  // proven by the string value
+  BOOST_TEST(text.find("- name: TypeIndex\n") != std::string::npos, text);       // the default list
+  BOOST_TEST(text.find("- name: 0x12345678\n") != std::string::npos, text);      // no name: hex
+  BOOST_TEST((from_text(text) == m));
+  BOOST_TEST((from_text(to_text(m, binschema::TextKind::Json)) == m));
+  // Without the string, the object's name is not proven (and in no list).
+  File bare = m;
+  bare.root.objects[0].params[0].value.get<Parameter::Value::Case::string64>().value = "Other";
+  BOOST_TEST(to_text(bare, binschema::TextKind::Yaml).find("- name: " + name_hex("ZzProvenObject") + "\n") != std::string::npos);
+  binschema::text::set_numbers_only(true);
+  const std::string numbers = to_text(m, binschema::TextKind::Yaml);
+  binschema::text::set_numbers_only(false);
+  BOOST_TEST(numbers.find("name: param_root") == std::string::npos);
+  BOOST_TEST(numbers.find("name: 0xa4f6cb6c") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

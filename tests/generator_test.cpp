@@ -1379,3 +1379,17 @@ BOOST_AUTO_TEST_CASE(bare_unions) {
                                                "          - {value: 1, name: a, type: s32, as: int}\n") ==
              "12:48: case 'a': as: belongs to the cases of a union with bare: true");
 }
+
+// names: FILE beside the schema (the default names of hash_of: fields).
+BOOST_AUTO_TEST_CASE(default_names_file) {
+  const fs::path dir = fs::temp_directory_path();
+  std::ofstream(dir / "binschema_generator_test.names.txt") << "# a comment\n\nparam_root\n  Padded  \n";
+  const std::string head = "format: t\nendian: little\nroot: A\n";
+  const std::string body = "types:\n  A:\n    fields:\n      - {name: h, type: u32, hash_of: crc32}\n";
+  BOOST_TEST(schema_error(head + "names: binschema_generator_test.names.txt\n" + body) == "");
+  const auto s = binschema::gen::load_schema_text(head + "names: binschema_generator_test.names.txt\n" + body, (dir / "x.yaml").string());
+  BOOST_TEST((s->default_names == std::vector<std::string>{"param_root", "Padded"}));
+  BOOST_TEST(schema_error(head + "names: nope.names.txt\n" + body).find("4:8: names: cannot read '") == 0);
+  BOOST_TEST(schema_error(head + "names: binschema_generator_test.names.txt\ntypes:\n  A:\n    fields:\n      - {name: h, type: u32}\n") ==
+             "4:8: names: lists the names of hashes, but no field has hash_of:");
+}

@@ -103,6 +103,27 @@ const std::string* known_name(const char* algo, uint64_t value) {
   return it == m.end() ? nullptr : &it->second;
 }
 
+DocNames::DocNames(const HashNames& h) : h_(h), by_algo_(h.algo_count) {}
+
+void DocNames::prove(std::string_view s) {
+  if (s.empty() || !is_utf8(s)) return;
+  for (size_t i = 0; i < h_.algo_count; ++i)
+    if (const auto v = hash_name(h_.algos[i], s)) by_algo_[i].try_emplace(*v, s);
+}
+
+void DocNames::add_defaults() {
+  for (size_t k = 0; k < h_.count; ++k) prove(h_.defaults[k]);
+}
+
+const std::string* DocNames::find(const char* algo, uint64_t value) const {
+  for (size_t i = 0; i < h_.algo_count; ++i)
+    if (std::string_view(h_.algos[i]) == algo) {
+      const auto it = by_algo_[i].find(value);
+      return it == by_algo_[i].end() ? nullptr : &it->second;
+    }
+  return nullptr;
+}
+
 bool is_name_spelling(std::string_view k) {
   // A key that is not UTF-8 is written as {bytes: HEX}, which a reference
   // cannot name: such an element is referenced by its index.

@@ -76,6 +76,31 @@ bool numbers_only();
 const std::string* known_name(const char* algo, uint64_t value);
 // The `algo` hash of a name (nullopt for an unknown algorithm).
 std::optional<uint64_t> hash_name(const char* algo, std::string_view name);
+// The names a document shows for the hashes of its hash_of: fields beyond
+// the run-time name list (set_known_names): those its own strings prove (a
+// string whose hash is the field's value names it: AAMP keeps many of its
+// key names among its string values), then the format's default list (the
+// schema's names: FILE). Generated to_text passes the format's HashNames.
+struct HashNames {
+  const char* const* defaults = nullptr;  // the schema's names: list
+  size_t count = 0;
+  const char* const* algos = nullptr;  // the algorithms of its hash_of: fields
+  size_t algo_count = 0;
+};
+class DocNames {
+ public:
+  explicit DocNames(const HashNames& h);
+  // A string of the document: it names its hashes (before any default).
+  void prove(std::string_view s);
+  // Then the defaults (a name already there for a hash is kept).
+  void add_defaults();
+  const std::string* find(const char* algo, uint64_t value) const;
+
+ private:
+  const HashNames& h_;
+  std::vector<std::unordered_map<uint64_t, std::string>> by_algo_;  // as h_.algos
+};
+
 // A key that can stand in text for an index or a number: not empty, and not
 // starting like a number (a digit, or '-' or '+' and a digit), nor a YAML
 // word for null or a boolean.
@@ -276,7 +301,7 @@ const NameTable* find_table(const std::vector<NameTable>& tables, std::string_vi
 template <class Sink>
 class Out {
  public:
-  explicit Out(Sink& sink) : sink_(sink) {}
+  explicit Out(Sink& sink, const DocNames* doc_names = nullptr) : sink_(sink), doc_names_(doc_names) {}
 
   template <class T>
   void field(const char* name, const T& v, const Spell& spell = {}) {
@@ -450,11 +475,17 @@ class Out {
         }
       }
     }
-    if (spell.hash && v >= 0)
+    if (spell.hash && v >= 0) {
       if (const std::string* n = known_name(spell.hash, static_cast<uint64_t>(v)); n && is_name_spelling(*n)) {
         sink_.string(*n);
         return true;
       }
+      if (doc_names_)
+        if (const std::string* n = doc_names_->find(spell.hash, static_cast<uint64_t>(v)); n && is_name_spelling(*n)) {
+          sink_.string(*n);
+          return true;
+        }
+    }
     return false;
   }
   // The keys a ref names: a table's, or (via) one element's sub list.
@@ -474,8 +505,40 @@ class Out {
   }
 
   Sink& sink_;
+  const DocNames* doc_names_;
   std::vector<NameTable> tables_;
   std::vector<std::vector<std::pair<const char*, int64_t>>> ints_;
+};
+
+// Calls fn(const std::string&) on every string of a model.
+template <class Fn>
+class EachString {
+ public:
+  explicit EachString(Fn& fn) : fn_(fn) {}
+  template <class V>
+  void field(const char*, const V& v, const Spell& = {}) { value(v); }
+  template <class V, class D>
+  void field_default(const char*, const V& v, const D&, const Spell& = {}) { value(v); }
+  template <class V>
+  void value(const V& v) {
+    if constexpr (std::is_same_v<V, std::string>) {
+      fn_(v);
+    } else if constexpr (is_optional<V>::value) {
+      if (v) value(*v);
+    } else if constexpr (is_box<V>::value) {
+      value(*v);
+    } else if constexpr (is_vector<V>::value || is_array<V>::value) {
+      if constexpr (std::is_class_v<typename V::value_type>)
+        for (const auto& e : v) value(e);
+    } else if constexpr (Union<V>) {
+      std::visit([&](const auto& alt) { value(alt); }, static_cast<const typename V::Base&>(v));
+    } else if constexpr (requires { V::type_name; }) {
+      visit_fields(*this, v);
+    }
+  }
+
+ private:
+  Fn& fn_;
 };
 
 // Generated visit_fields declares the arrays references point into with
@@ -1011,9 +1074,18 @@ class In {
 // With a layout that differs from the format's own (binschema/layout.h), a
 // last `layout:` entry holds it, out of the way of the values.
 template <class Root>
-std::string to_document(const Root& x, TextKind kind, const char* format, const Layout* layout = nullptr) {
+std::string to_document(const Root& x, TextKind kind, const char* format, const Layout* layout = nullptr,
+                        const HashNames* hash_names = nullptr) {
+  std::optional<DocNames> names;
+  if (hash_names && !numbers_only()) {
+    names.emplace(*hash_names);
+    auto prove = [&](const std::string& str) { names->prove(str); };
+    EachString<decltype(prove)> each(prove);
+    each.value(x);
+    names->add_defaults();
+  }
   auto emit = [&](auto& sink) {
-    Out out(sink);
+    Out out(sink, names ? &*names : nullptr);
     sink.begin_map();
     sink.key("format");
     sink.string(format);
