@@ -14,7 +14,11 @@
 // - bytes are hex strings, a bit-packed word is a map of its bit fields,
 //   a union is a map with one key naming its case;
 // - a nullable pointer to a struct is null when absent; a field under `if:`
-//   is always in the text.
+//   may be left out (it is, while its condition is false);
+// - an array with `map: KEY` is an object from each element's KEY to the
+//   element's other fields (or the one other field's value), or the list it
+//   is without map: (written when keys repeat); a struct with `unwrap: true`
+//   is its one field's value.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -582,6 +586,12 @@ class JsonSchemaGen {
       case FieldKind::ElemPointers:
       case FieldKind::OwnStrings:
       case FieldKind::ArrayPointer: {
+        if (!f.spell.map_key.empty() && f.type.kind == ValueType::Struct) {
+          J a = J::object();
+          a.set("type", J::str("array"));
+          a.set("items", elem_schema(f));
+          return map_schema(entry_schema(*f.type.st, f.spell.map_key), std::move(a), f.spell.map_key);
+        }
         J a = J::object();
         a.set("type", J::str("array"));
         a.set("items", elem_schema(f));
@@ -596,6 +606,24 @@ class JsonSchemaGen {
           J a = J::object();
           a.set("type", J::str("array"));
           a.set("items", union_schema(f));
+          if (!f.spell.map_key.empty()) {
+            // Each entry: a one-key map naming the case, around the case's other fields.
+            J one = J::array();
+            for (const auto& c : f.variant.cases) {
+              J alt = J::object(), props = J::object(), req = J::array();
+              alt.set("type", J::str("object"));
+              props.set(c.name, entry_schema(*c.field->type.st, f.spell.map_key));
+              alt.set("properties", std::move(props));
+              req.push(J::str(c.name));
+              alt.set("required", std::move(req));
+              alt.set("additionalProperties", J::boolean(false));
+              one.push(std::move(alt));
+            }
+            J entry = J::object();
+            entry.set("type", J::str("object"));
+            entry.set("oneOf", std::move(one));
+            return map_schema(std::move(entry), std::move(a), f.spell.map_key);
+          }
           return a;
         }
         return union_schema(f);
@@ -603,6 +631,37 @@ class JsonSchemaGen {
       case FieldKind::Dic: break;  // never in the model (in_model() is false)
     }
     return J::object();
+  }
+
+  // map: KEY: an object of entries (the keys are the elements' KEY text), or
+  // the list it is without map: (when two keys are the same).
+  static J map_schema(J entry, J list, const std::string& key) {
+    J obj = J::object();
+    obj.set("type", J::str("object"));
+    obj.set("additionalProperties", std::move(entry));
+    obj.set("description", J::str("By " + key + ": each element's " + key + " is its key, in the file's order."));
+    J any = J::array();
+    any.push(std::move(obj));
+    list.set("description", J::str("The same as a list, as written when two elements have the same " + key + "."));
+    any.push(std::move(list));
+    J j = J::object();
+    j.set("anyOf", std::move(any));
+    return j;
+  }
+
+  // The value of one map entry: the element's model fields but the key; the
+  // one other field's value when it is the only one and has no if:.
+  J entry_schema(const Struct& st, const std::string& key) {
+    std::vector<const Field*> others;
+    for (const auto& f : st.fields)
+      if (f->in_model() && f->name != key) others.push_back(f.get());
+    if (others.size() == 1 && !others[0]->cond) {
+      J p = field_schema(*others[0]);
+      const std::string d = field_description(*others[0]);
+      p.set("description", J::str(st.name + "." + others[0]->name + (d.empty() ? std::string() : ": " + d)));
+      return p;
+    }
+    return fields_object(st, key);
   }
 
   std::string field_description(const Field& f) {
@@ -619,13 +678,53 @@ class JsonSchemaGen {
       add("A reference into " + f.spell.ref + ": the element's " + (f.spell.ref_key.empty() ? std::string("name") : f.spell.ref_key) +
           " (or its index, shown when the key is missing, not unique or starts like a number).");
     if (!f.spell.hash_of.empty()) add("The " + f.spell.hash_of + " hash of a name: a name may be written instead (hashed on encode).");
-    if (f.cond) add("Stored only when `" + expr_text(*f.cond) + "`; always in the text.");
+    if (f.cond) add("Stored only when `" + expr_text(*f.cond) + "`; left out of the text while that is false.");
     if ((f.kind == FieldKind::Pointer || f.kind == FieldKind::BlockRef) && f.pointer.null == Field::Null::Allowed) add("null when absent.");
     if (f.role.default_text) add("Default " + *f.role.default_text + " (left out of the text when equal).");
     return d;
   }
 
+  // The map of a struct's model fields (but `skip`, a map entry's key).
+  J fields_object(const Struct& st, const std::string& skip) {
+    J j = J::object();
+    j.set("type", J::str("object"));
+    if (!st.doc.empty()) j.set("description", J::str(trim(st.doc)));
+    J props = J::object();
+    J req = J::array();
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (!f.in_model() || f.name == skip) continue;
+      add_property(f, props, req);
+    }
+    j.set("properties", std::move(props));
+    if (!req.items.empty()) j.set("required", std::move(req));
+    j.set("additionalProperties", J::boolean(false));
+    return j;
+  }
+
+  void add_property(const Field& f, J& props, J& req) {
+    J p = field_schema(f);
+    std::string d = field_description(f);
+    if (!d.empty()) p.set("description", J::str(d));
+    const bool bits_default = !f.bits.empty() &&
+        std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
+    if (f.role.default_text) p.set("default", default_value(f, *f.role.default_text));
+    if (!f.role.default_text && !bits_default && !f.cond) req.push(J::str(f.name));
+    props.set(f.name, std::move(p));
+  }
+
   J struct_schema(const Struct& st, bool is_root) {
+    if (!is_root && st.unwrap) {
+      // unwrap: true: the value of its one model field.
+      for (const auto& f : st.fields)
+        if (f->in_model()) {
+          J p = field_schema(*f);
+          std::string d = trim(st.doc);
+          d += (d.empty() ? "" : " ") + std::string("Shown as its field ") + f->name + (f->doc.empty() ? "." : ": " + trim(f->doc));
+          p.set("description", J::str(d));
+          return p;
+        }
+    }
     J j = J::object();
     j.set("type", J::str("object"));
     if (!is_root && !st.doc.empty()) j.set("description", J::str(trim(st.doc)));
@@ -684,18 +783,8 @@ class JsonSchemaGen {
       lay.set("additionalProperties", J::boolean(false));
       props.set("layout", std::move(lay));
     }
-    for (const auto& fp : st.fields) {
-      const Field& f = *fp;
-      if (!f.in_model()) continue;
-      J p = field_schema(f);
-      std::string d = field_description(f);
-      if (!d.empty()) p.set("description", J::str(d));
-      const bool bits_default = !f.bits.empty() &&
-          std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
-      if (f.role.default_text) p.set("default", default_value(f, *f.role.default_text));
-      if (!f.role.default_text && !bits_default) req.push(J::str(f.name));
-      props.set(f.name, std::move(p));
-    }
+    for (const auto& fp : st.fields)
+      if (fp->in_model()) add_property(*fp, props, req);
     j.set("properties", std::move(props));
     if (!req.items.empty()) j.set("required", std::move(req));
     j.set("additionalProperties", J::boolean(false));
