@@ -544,7 +544,12 @@ class JsonSchemaGen {
     for (const auto& d : prims_) known = known || d.first == name;
     if (!known) {
       if (name == "string") non_utf8();
-      prims_.emplace_back(name, make());
+      // Listed before it is made: a definition that refers to itself (a
+      // map entry of a recursive struct) ends in a $ref.
+      prims_.emplace_back(name, J::object());
+      J made = make();
+      for (auto& d : prims_)
+        if (d.first == name) d.second = std::move(made);
     }
     return ref(name);
   }
@@ -661,7 +666,8 @@ class JsonSchemaGen {
       p.set("description", J::str(st.name + "." + others[0]->name + (d.empty() ? std::string() : ": " + d)));
       return p;
     }
-    return fields_object(st, key);
+    // By reference: the entry of a recursive struct (AAMP's lists) holds its own map.
+    return named(st.name + "_entry", [&] { return fields_object(st, key); });
   }
 
   std::string field_description(const Field& f) {

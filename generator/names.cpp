@@ -145,6 +145,8 @@ void check_bare(Schema& s) {
         }
       }
     }
+}
+
 bool is_string_kind(const Field& f) {
   return f.type.kind == ValueType::String || f.type.kind == ValueType::CString || f.type.kind == ValueType::Chars;
 }

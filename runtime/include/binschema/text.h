@@ -506,6 +506,9 @@ class Out {
       sink_.key(tag);
       value(x, spell);
       sink_.end_map();
+    }
+  }
+
   // The text of an element's key field (map:): false when it has none that
   // reads back (a string that is not UTF-8).
   template <class T>
