@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(change_a_value_in_the_text) {
   const ByteVec orig = samples::read(samples::dir("aamp") / kEpona);
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
-  const std::string edited = std::regex_replace(text, std::regex("value: 24\\.0"), "value: 25.5");
+  const std::string edited = std::regex_replace(text, std::regex("StartFrame: 24\\.0"), "StartFrame: 25.5");
   BOOST_REQUIRE(edited != text);
   for (const std::string& t : {edited, without_layout(edited)}) {
     binschema::Layout back;
@@ -209,13 +209,13 @@ BOOST_AUTO_TEST_CASE(add_a_parameter_in_the_text) {
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
   // The root's object 0x9dd3076b holds one bool; add a string and a vec3 after it.
-  const std::string anchor = "          value: false\n";
+  const std::string anchor = "      UseIK: false\n";
   BOOST_REQUIRE(text.find(anchor) != std::string::npos);
   // By name (the text computes the CRC32) and typed by a tag where the plain value would not say.
   const std::string added = anchor +
-                            "        - name: Added\n          value: Hello\n" +
-                            "        - name: AddedVec\n          value: !vec3 [1.0, 2.0, 3.0]\n" +
-                            "        - name: AddedU\n          value: !u 7\n";
+                            "      Added: Hello\n" +
+                            "      AddedVec: !vec3 [1.0, 2.0, 3.0]\n" +
+                            "      AddedU: !u 7\n";
   const std::string edited = std::string(text).replace(text.find(anchor), anchor.size(), added);
   for (const std::string& t : {edited, without_layout(edited)}) {
     binschema::Layout back;
@@ -236,7 +236,7 @@ BOOST_AUTO_TEST_CASE(remove_a_parameter_in_the_text) {
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
   BOOST_REQUIRE(text.find("\nlayout:") != std::string::npos);
-  const std::string gone = "                - name: TypeIndex\n                  value: 67\n";
+  const std::string gone = "              TypeIndex: 67\n";
   BOOST_REQUIRE(text.find(gone) != std::string::npos);
   const std::string edited = std::string(text).erase(text.find(gone), gone.size());
   binschema::Layout back;
@@ -406,22 +406,30 @@ BOOST_AUTO_TEST_CASE(every_type_as_bare_text) {
   m.root.objects.push_back(o);
 
   const std::string yaml = to_text(m, binschema::TextKind::Yaml);
-  for (const char* line : {"value: true\n", "value: 0.5\n", "value: -.inf\n", "value: 3.0\n", "value: -7\n",
-                           "value: !vec2 [1.0, 2.0]\n", "value: !vec3 [1.0, 2.0, 3.0]\n", "value: !color [0.25, 0.5, 0.75, 1.0]\n",
-                           "value: !str32 short\n", "value: !str64 \"123\"\n", "value: !str256 long\n", "value: \"true\"\n",
-                           "value: \"1.5\"\n", "value: !!str {bytes: fffe}\n", "value: !curve1 [{a: 1, b: 2, floats: [0.0, 1.0,",
-                           "value: !buffer_int [-1, 2, -3]\n", "value: !buffer_f32 [1.5]\n", "value: !buffer_u32 []\n",
-                           "value: !buffer_binary [1, 2, 255]\n", "value: !quat [0.0, 0.0, 0.0, 1.0]\n", "value: !u 4294967295\n"})
+  // Keys are the parameters' names (hex here: these names are in no list).
+  const std::vector<std::pair<const char*, const char*>> lines = {
+      {"b", "true"}, {"f", "0.5"}, {"fi", "-.inf"}, {"fwhole", "3.0"}, {"i", "-7"}, {"v2", "!vec2 [1.0, 2.0]"},
+      {"v3", "!vec3 [1.0, 2.0, 3.0]"}, {"c", "!color [0.25, 0.5, 0.75, 1.0]"}, {"s32", "!str32 short"}, {"s64", "!str64 \"123\""},
+      {"s256", "!str256 long"}, {"sref", "\"true\""}, {"snum", "\"1.5\""}, {"sbin", "!!str {bytes: fffe}"},
+      {"bi", "!buffer_int [-1, 2, -3]"}, {"bf", "!buffer_f32 [1.5]"}, {"bu", "!buffer_u32 []"}, {"bb", "!buffer_binary [1, 2, 255]"},
+      {"q", "!quat [0.0, 0.0, 0.0, 1.0]"}, {"u", "!u 4294967295"}};
+  for (const auto& [n, v] : lines) {
+    const std::string line = name_hex(n) + ": " + v + "\n";
     BOOST_TEST(yaml.find(line) != std::string::npos, line << " not in\n" << yaml);
+  }
+  BOOST_TEST(yaml.find(name_hex("cu1") + ": !curve1 [{a: 1, b: 2, floats: [0.0, 1.0,") != std::string::npos);
   BOOST_TEST((from_text(yaml) == m));
   const std::string json = to_text(m, binschema::TextKind::Json);
-  for (const char* part : {"\"value\": {\"!u\": 4294967295}", "\"value\": {\"!vec3\": [1.0, 2.0, 3.0]}", "\"value\": {\"!!float\": \"-.inf\"}",
-                           "\"value\": \"true\"", "\"value\": true", "\"value\": -7", "\"value\": {\"!!str\": {\"bytes\": \"fffe\"}}"})
+  for (const auto& [n, v] : std::vector<std::pair<const char*, const char*>>{
+           {"u", "{\"!u\": 4294967295}"}, {"v3", "{\"!vec3\": [1.0, 2.0, 3.0]}"}, {"fi", "{\"!!float\": \"-.inf\"}"},
+           {"sref", "\"true\""}, {"b", "true"}, {"i", "-7"}, {"sbin", "{\"!!str\": {\"bytes\": \"fffe\"}}"}}) {
+    const std::string part = "\"" + name_hex(n) + "\": " + v;
     BOOST_TEST(json.find(part) != std::string::npos, part << " not in\n" << json);
+  }
   BOOST_TEST((from_text(json) == m));
   // What people type: a whole number where only a float fits reads as the
   // int it is; the YAML standard tags pick the plain cases.
-  const std::string typed = std::regex_replace(yaml, std::regex("value: 0\\.5\n"), "value: !!float 5\n");
+  const std::string typed = std::regex_replace(yaml, std::regex(name_hex("f") + ": 0\\.5\n"), name_hex("f") + ": !!float 5\n");
   BOOST_REQUIRE(typed != yaml);
   const File t = from_text(typed);
   BOOST_TEST(t.root.objects[0].params[1].value.get<C::f32>().value == 5.0f);
@@ -489,15 +497,15 @@ BOOST_AUTO_TEST_CASE(names_the_file_proves_and_the_default_list) {
   m.root.objects.push_back(o);
   const std::string text = to_text(m, binschema::TextKind::Yaml);
   BOOST_TEST(text.find("  name: param_root\n") != std::string::npos, text);
-  BOOST_TEST(text.find("- name: ZzProvenObject\n") != std::string::npos, text);  // proven by the string value
-  BOOST_TEST(text.find("- name: TypeIndex\n") != std::string::npos, text);       // the default list
-  BOOST_TEST(text.find("- name: 0x12345678\n") != std::string::npos, text);      // no name: hex
+  BOOST_TEST(text.find("\n    ZzProvenObject:\n") != std::string::npos, text);  // proven by the string value
+  BOOST_TEST(text.find("\n      TypeIndex: ") != std::string::npos, text);        // the default list
+  BOOST_TEST(text.find("\n      0x12345678: 1\n") != std::string::npos, text);   // no name: hex
   BOOST_TEST((from_text(text) == m));
   BOOST_TEST((from_text(to_text(m, binschema::TextKind::Json)) == m));
   // Without the string, the object's name is not proven (and in no list).
   File bare = m;
   bare.root.objects[0].params[0].value.get<Parameter::Value::Case::string64>().value = "Other";
-  BOOST_TEST(to_text(bare, binschema::TextKind::Yaml).find("- name: " + name_hex("ZzProvenObject") + "\n") != std::string::npos);
+  BOOST_TEST(to_text(bare, binschema::TextKind::Yaml).find("\n    " + name_hex("ZzProvenObject") + ":\n") != std::string::npos);
   binschema::text::set_numbers_only(true);
   const std::string numbers = to_text(m, binschema::TextKind::Yaml);
   binschema::text::set_numbers_only(false);

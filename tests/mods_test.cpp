@@ -308,7 +308,7 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_aamp_and_byml_files) {
   const fs::path aamp = samples::dir("aamp") / "GameRomHorse.bxml";
   BOOST_REQUIRE(s.cli("decode " + q(aamp.string()) + " -o a.yaml").code == 0);
   s.write("b.yaml", s.read_text("a.yaml"));
-  edit(s, "b.yaml", "value: Default\n", "value: Changed\n");
+  edit(s, "b.yaml", "Priority: Default\n", "Priority: Changed\n");
   BOOST_REQUIRE(s.cli("encode b.yaml -o b.bxml").code == 0);
   Result r = s.cli("diff " + q(aamp.string()) + " b.bxml");
   BOOST_TEST(r.code == 1, r);
