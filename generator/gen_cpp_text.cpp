@@ -391,8 +391,37 @@ void CppGen::encode_body() {
 void CppGen::root_tail() {
   CodeWriter& w = c_;
   const Struct* root = s_.find(s_.root);
+  // The hash algorithms of the hash_of: fields: the text shows the names the
+  // document's own strings prove, then the schema's names: list.
+  std::vector<std::string> algos;
+  for (const auto& st : s_.structs)
+    for (const auto& f : st->fields) {
+      std::vector<const Field*> fs{f.get()};
+      for (const auto& c : f->variant.cases) fs.push_back(c.field.get());
+      for (const Field* g : fs)
+        if (!g->spell.hash_of.empty() && g->in_model() && std::find(algos.begin(), algos.end(), g->spell.hash_of) == algos.end())
+          algos.push_back(g->spell.hash_of);
+    }
+  std::string names_arg;
+  if (!algos.empty()) {
+    w += "namespace {";
+    std::string list;
+    for (const auto& a : algos) list += (list.empty() ? "\"" : ", \"") + a + "\"";
+    w += "constexpr const char* kHashAlgos[] = {" + list + "};";
+    if (!s_.default_names.empty()) {
+      w += "// The schema's names: " + s_.names_file + " (" + std::to_string(s_.default_names.size()) + " names).";
+      w += "constexpr const char* kDefaultNames[] = {";
+      for (const auto& n : s_.default_names) w += "    " + cpp_string_literal(n) + ",";
+      w += "};";
+      w += "constexpr binschema::text::HashNames kHashNames{kDefaultNames, std::size(kDefaultNames), kHashAlgos, std::size(kHashAlgos)};";
+    } else {
+      w += "constexpr binschema::text::HashNames kHashNames{nullptr, 0, kHashAlgos, std::size(kHashAlgos)};";
+    }
+    w += "}  // namespace\n";
+    names_arg = ", &kHashNames";
+  }
   w += "std::string to_text(const " + s_.root + "& x, binschema::TextKind kind, const binschema::Layout* layout) {";
-  w += "  return binschema::text::to_document(x, kind, \"" + s_.format + "\", layout);";
+  w += "  return binschema::text::to_document(x, kind, \"" + s_.format + "\", layout" + names_arg + ");";
   w += "}\n";
   w += s_.root + " from_text(const binschema::text::Doc& doc) { return binschema::text::from_document<" + s_.root + ">(doc.root()); }";
   w += s_.root + " from_text(std::string_view text) { return from_text(binschema::text::load(text)); }";
