@@ -422,6 +422,11 @@ class JsonSchemaGen {
   }
 
   J scalar_schema(const Field& f) {
+    if (!f.table.index_of.empty()) {  // an index into a table: the text holds the string
+      J j = string_schema(0);
+      j.set("description", J::str("A string of table " + f.table.index_of + " (the writer builds the table and stores the index)."));
+      return j;
+    }
     J base = !f.role.valid.empty() && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32
                  ? valid_schema(f)
                  : prim_ref(f.type.prim);

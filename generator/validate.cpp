@@ -1418,6 +1418,7 @@ const char* field_kind_name(FieldKind k) {
 
 void validate(Schema& s, const Loc& root_loc, const Loc& context_loc) {
   Validator(s, root_loc, context_loc).run();
+  check_tables(s);  // tables.cpp: string tables and the fields that index them
   check_names(s);  // names.cpp: the text spellings, once the layout is known valid
 }
 
