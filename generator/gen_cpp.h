@@ -285,6 +285,13 @@ class CppGen {
   const Schema& s_;
   CodeWriter h_, c_, t_;  // NAME.h, NAME.cpp, NAME_text.h
   const Struct* rs_ = nullptr;  // the struct whose reader is being generated
+  // How write_expr names a context: value: the writer's c.g_NAME, or (in
+  // the text's conditions, text_cond) a local g_NAME.
+  std::string context_prefix_ = "c.g_";
+  // C++ for an if: as visit_fields evaluates it (over x and the visitor v),
+  // or "" when the text cannot evaluate it (then the field is always shown).
+  std::string text_cond(const Struct& st, const Expr& e);
+  bool text_evaluable(const Struct& st, const Expr& e) const;
   std::string endian_;          // "little" or "big": the byte order internals() writes for (unused for `endian: bom`)
   // What starts a function definition in internals(): "static " inside the
   // byte-order template of `endian: bom` (the functions are its members).

@@ -354,8 +354,12 @@ void CppGen::visit_decl(const Struct& st) {
     w += "}\n";
   }
   // How the fields with names (enum:, format: bool, ref:, hash_of:) are spelt in text.
+  if (st.unwrap) {
+    w += "// unwrap: true: shown in text as the value of its one field.";
+    w += "inline constexpr bool unwrapped_in_text(const " + st.name + "&) { return true; }";
+  }
   for (const auto& f : st.fields) {
-    if (!f->in_model() || !f->spelled()) continue;
+    if (!f->in_model() || (!f->spelled() && f->spell.map_key.empty())) continue;
     auto str = [](const std::string& t) { return t.empty() ? std::string("nullptr") : "\"" + t + "\""; };
     std::string flags = f->spell.hex && f->spell.as_bool ? "binschema::text::kHex | binschema::text::kBool"
                         : f->spell.hex             ? "binschema::text::kHex"
@@ -363,7 +367,8 @@ void CppGen::visit_decl(const Struct& st) {
                                              : "binschema::text::kNone";
     std::string en = f->spell.enum_name.empty() ? "nullptr, 0" : "enums::" + f->spell.enum_name + ", std::size(enums::" + f->spell.enum_name + ")";
     w += "inline constexpr binschema::text::Spell text_" + st.name + "_" + f->name + "{" + flags + ", " + en + ", " +
-         str(f->spell.enum_name) + ", " + str(f->spell.ref) + ", " + str(f->spell.ref_via) + ", " + str(f->spell.hash_of) + "};";
+         str(f->spell.enum_name) + ", " + str(f->spell.ref) + ", " + str(f->spell.ref_via) + ", " + str(f->spell.hash_of) +
+         (f->spell.map_key.empty() ? std::string() : ", " + str(f->spell.map_key)) + "};";
   }
   w += "template <class V, class Self>";
   w += "  requires std::is_same_v<std::remove_const_t<Self>, " + st.name + ">";
@@ -378,7 +383,14 @@ void CppGen::visit_decl(const Struct& st) {
   }
   for (const auto& f : st.fields) {
     if (!f->in_model()) continue;
-    std::string flags = f->spelled() ? ", text_" + st.name + "_" + f->name : f->spell.hex ? ", binschema::text::kHexSpell" : "";
+    std::string flags = f->spelled() || !f->spell.map_key.empty() ? ", text_" + st.name + "_" + f->name : f->spell.hex ? ", binschema::text::kHexSpell" : "";
+    const std::string cond = f->cond ? text_cond(st, *f->cond) : std::string();
+    if (!cond.empty()) {
+      // Left out of the text while the condition is false.
+      w += "binschema::text::field_if(v, \"" + f->name + "\", x." + cpp_field(f->name) + ", " + cond + ", " +
+           cpp_string_literal(expr_text(*f->cond)) + flags + ");";
+      continue;
+    }
     bool bits_default = !f->bits.empty() && std::all_of(f->bits.begin(), f->bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
     if (bits_default) {
       // Every bit field has a default: the word is left out while it holds them all.
@@ -392,6 +404,67 @@ void CppGen::visit_decl(const Struct& st) {
   }
   w.dedent();
   w += "}\n";
+}
+
+// Whether visit_fields can evaluate an if: from the model: numbers of the
+// struct (counts, consts, derived values known before layout, bits) and
+// context: numbers of the root.
+bool CppGen::text_evaluable(const Struct& st, const Expr& e) const {
+  switch (e.kind) {
+    case Expr::Int: return true;
+    case Expr::Ident: {
+      if (e.name.find('.') != std::string::npos) return true;  // a bit field
+      if (const Field* f = st.field(e.name)) {
+        if (!f->resolved.count_for.empty() || f->role.const_int) return true;
+        if (f->role.derive) return !is_late(*f->role.derive) && text_evaluable(st, *f->role.derive);
+        return f->in_model() && f->type.kind == ValueType::Prim && f->bits.empty() && !f->array.on;
+      }
+      const Field* g = s_.find(s_.root)->field(e.name);  // context:
+      if (!g) return false;
+      if (g->role.const_int) return true;
+      return g->in_model() && g->type.kind == ValueType::Prim && g->bits.empty() && !g->array.on && !g->pointer.width;
+    }
+    case Expr::Unary:
+    case Expr::Binary:
+    case Expr::Ternary:
+      for (const auto& a : e.args)
+        if (!text_evaluable(st, a)) return false;
+      return true;
+    case Expr::Call: return e.fn == Fn::Has || e.fn == Fn::Count;
+  }
+  return false;
+}
+
+std::string CppGen::text_cond(const Struct& st, const Expr& e) {
+  if (!text_evaluable(st, e)) return "";
+  // The context: values and derived values it uses, as locals.
+  std::vector<std::string> ctx, derived;
+  std::function<void(const Expr&)> walk = [&](const Expr& x) {
+    if (x.kind == Expr::Ident && x.name.find('.') == std::string::npos) {
+      if (const Field* f = st.field(x.name)) {
+        if (f->role.derive && f->resolved.count_for.empty() && !f->role.const_int &&
+            std::find(derived.begin(), derived.end(), f->name) == derived.end()) {
+          walk(*f->role.derive);
+          derived.push_back(f->name);
+        }
+      } else if (std::find(ctx.begin(), ctx.end(), x.name) == ctx.end()) {
+        ctx.push_back(x.name);
+      }
+    }
+    for (const auto& a : x.args) walk(a);
+  };
+  walk(e);
+  context_prefix_ = "g_";
+  std::string out = "[&] { ";
+  for (const auto& g : ctx) {
+    const Field* f = s_.find(s_.root)->field(g);
+    out += "const uint64_t g_" + g + " = " +
+           (f->role.const_int ? std::to_string(*f->role.const_int) + "u" : "binschema::text::context(v, \"" + g + "\")") + "; ";
+  }
+  for (const auto& d : derived) out += "const uint64_t d_" + d + " = uint64_t(" + write_expr(st, *st.field(d)->role.derive) + "); ";
+  out += "return bool(" + write_expr(st, e) + "); }";
+  context_prefix_ = "c.g_";
+  return out;
 }
 
 }  // namespace binschema::gen::cpp

@@ -169,7 +169,7 @@ std::string CppGen::write_expr(const Struct& st, const Expr& e, const std::strin
       if (dot != std::string::npos)  // a bit field
         return "uint64_t(" + x + "." + cpp_field(e.name.substr(0, dot)) + "." + cpp_field(e.name.substr(dot + 1)) + ")";
       const Field* f = st.field(e.name);
-      if (!f) return "c.g_" + e.name;  // context:
+      if (!f) return context_prefix_ + e.name;  // context:
       if (!f->resolved.count_for.empty()) return "uint64_t(" + x + "." + cpp_field(f->resolved.count_for) + ".size())";
       if (f->role.const_int) return std::to_string(*f->role.const_int) + "ull";
       if (f->role.derive) return "d_" + f->name;

@@ -61,9 +61,74 @@ void add_target(Schema& s, const std::string& array, const std::string& key, con
     }
 }
 
+bool is_string_kind(const Field& f) {
+  return f.type.kind == ValueType::String || f.type.kind == ValueType::CString || f.type.kind == ValueType::Chars;
+}
+
+// The model fields of a struct, as its text shows them (by name).
+std::vector<const Field*> model_fields(const Struct& st) {
+  std::vector<const Field*> out;
+  for (const auto& f : st.fields)
+    if (f->in_model()) out.push_back(f.get());
+  return out;
+}
+
+// map: and unwrap:, the shape of the text.
+void check_text_shapes(Schema& s) {
+  each_field(s, [&](Struct&, Field& f) {
+    if (f.spell.map_key.empty()) return;
+    const Loc& at = f.spell.map_loc;
+    const std::string& key = f.spell.map_key;
+    if (!f.array.on || !f.in_model())
+      throw SchemaError(at, "map: '" + f.name + "' is no array of the model: map: shows an array of structs as a map");
+    if (f.array.fixed_count)
+      throw SchemaError(at, "map: '" + f.name + "' has a fixed count (T[N]): a map's entries are added and removed, so map: is for counted arrays");
+    std::vector<const Struct*> elems;
+    if (f.type.kind == ValueType::Struct) {
+      elems.push_back(f.type.st);
+    } else if (f.type.kind == ValueType::Union) {
+      for (const auto& c : f.variant.cases) {
+        if (!c.field || c.field->type.kind != ValueType::Struct || c.field->array.on)
+          throw SchemaError(at, "map: '" + f.name + "': case '" + c.name + "' is no struct, so it has no key field (every case of a map's union is a struct with '" + key + "')");
+        elems.push_back(c.field->type.st);
+      }
+    } else {
+      throw SchemaError(at, "map: '" + f.name + "' is an array of " + (f.type.kind == ValueType::Prim ? std::string(prim_name(f.type.prim)) : std::string("strings or bytes")) +
+                                ": only struct elements have a key field");
+    }
+    for (const Struct* elem : elems) {
+      const Field* k = elem->field(key);
+      if (!k) throw SchemaError(at, "map: " + elem->name + " has no field '" + key + "'");
+      if (!k->in_model())
+        throw SchemaError(at, "map: '" + key + "' of " + elem->name + " is not in the model (const, derived, a count or a tag): the text has no value to key by");
+      if (k->array.on || !(is_int_prim(*k) || is_string_kind(*k)))
+        throw SchemaError(at, "map: '" + key + "' of " + elem->name + " is no integer or string: a key is one integer (a number, or its enum, ref or hash name) or one string");
+      if (k->cond) throw SchemaError(at, "map: '" + key + "' of " + elem->name + " has if:: a key is always there");
+      if (!k->spell.ref_via.empty())
+        throw SchemaError(at, "map: '" + key + "' of " + elem->name + " is a ref: with via:: its name depends on its sibling, so it cannot key a map");
+      if (model_fields(*elem).size() < 2)
+        throw SchemaError(at, "map: " + elem->name + " has no field besides '" + key + "' to show as the entry's value");
+    }
+  });
+  for (auto& st : s.structs) {
+    if (!st->unwrap) continue;
+    if (st->name == s.root) throw SchemaError(st->unwrap_loc, "unwrap: " + st->name + " is the root: the document is a map of its fields");
+    const std::vector<const Field*> shown = model_fields(*st);
+    if (shown.size() != 1) {
+      std::string names;
+      for (const Field* f : shown) names += (names.empty() ? "" : ", ") + f->name;
+      throw SchemaError(st->unwrap_loc, "unwrap: " + st->name + " shows " + std::to_string(shown.size()) + " fields" +
+                                            (names.empty() ? std::string() : " (" + names + ")") + ": unwrap: needs exactly one");
+    }
+    if (shown[0]->cond)
+      throw SchemaError(st->unwrap_loc, "unwrap: the one field of " + st->name + ", '" + shown[0]->name + "', has if:: an unwrapped struct's value is always there");
+  }
+}
+
 }  // namespace
 
 void check_names(Schema& s) {
+  check_text_shapes(s);
   // An enum of enums: that no field names is a leftover or a misspelt enum: (a field's own enum is used by it).
   for (const Enum& e : s.enums) {
     bool used = false;

@@ -355,9 +355,15 @@ class Parser {
   }
 
   void parse_struct(const YAML::Node& n, Struct& st) {
-    keys(n, {"doc", "size", "align", "fields", "layout"});
+    keys(n, {"doc", "size", "align", "fields", "layout", "unwrap"});
     struct_name_ = st.name;
     st.doc = opt_str(n, "doc", "");
+    if (n["unwrap"]) {
+      const std::string v = scalar(n["unwrap"]);
+      if (v != "true" && v != "false") fail(n["unwrap"], "unwrap is 'true' or 'false'");
+      st.unwrap = v == "true";
+      st.unwrap_loc = loc(n["unwrap"]);
+    }
     if (n["size"]) {
       st.declared_size = uint(n["size"]);
       st.size_loc = loc(n["size"]);
@@ -454,7 +460,7 @@ class Parser {
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
              "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
-             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share",
+             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share", "map",
              "index_of", "table", "offsets_of"});
     f.loc = loc(n);
     if (named) {
@@ -488,6 +494,10 @@ class Parser {
     f.section = opt_str(n, "section", "");
     f.region = opt_str(n, "region", "");
     f.array.sort = opt_str(n, "sort", "");
+    if (n["map"]) {
+      f.spell.map_key = scalar(n["map"]);
+      f.spell.map_loc = loc(n["map"]);
+    }
     if (n["count"]) {
       f.array.count = parse_expr(scalar(n["count"]), loc(n["count"]));
       if (f.array.count->kind == Expr::Int) {

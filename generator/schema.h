@@ -180,6 +180,10 @@ struct Field {
     std::string ref_key;    // key: the element field that names it (default "name")
     std::string hash_of;    // hash_of: fnv1a32 | murmur3 | crc32: the hash of a name
     bool hex = false;       // format: hex
+    // map: KEY: an array of structs (or of unions of struct cases) shown as a
+    // map keyed by the text of the elements' field KEY, in the array's order.
+    std::string map_key;
+    Loc map_loc;
   } spell;
   bool spelled() const { return !spell.enum_name.empty() || spell.as_bool || !spell.ref.empty() || !spell.hash_of.empty(); }
 
@@ -286,6 +290,9 @@ struct Struct {
   Loc size_loc;
   uint64_t align = 1;
   std::vector<LayoutItem> layout;  // completed: every out-of-line field once
+  // unwrap: true: shown in text as the value of its one model field.
+  bool unwrap = false;
+  Loc unwrap_loc;
   // Arrays of this struct that ref: fields point into (check_names): the
   // text keeps their elements' keys, and those of lists each element holds.
   struct NameTarget {

@@ -624,6 +624,65 @@ BOOST_AUTO_TEST_CASE(struct_always_holding_itself) {
   BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 0, name: leaf, type: u32}\n          - {value: 1, name: sub, type: A, ptr: u32}\n") == "");
 }
 
+// map: and unwrap: (the text's shape) are refused where they cannot hold,
+// at the key that says them.
+BOOST_AUTO_TEST_CASE(text_shapes_are_checked_where_they_are_said) {
+  const std::string elem =
+      "  E:\n"
+      "    fields:\n"
+      "      - {name: name, type: cstring}\n"
+      "      - {name: value, type: u32}\n";
+  auto with = [&](const std::string& field, const std::string& more = "") {
+    return schema_error(std::string(kHead) + "      - {name: n, type: u32}\n" + field + elem + more);
+  };
+  BOOST_TEST(with("      - {name: es, type: \"E[]\", count: n, map: name}\n") == "");
+  BOOST_TEST(with("      - {name: es, type: \"E[]\", count: n, map: nmae}\n") == "8:48: map: E has no field 'nmae'");
+  BOOST_TEST(with("      - {name: es, type: \"u32[]\", count: n, map: name}\n") ==
+             "8:50: map: 'es' is an array of u32: only struct elements have a key field");
+  BOOST_TEST(with("      - {name: es, type: E, map: name}\n") ==
+             "8:34: map: 'es' is no array of the model: map: shows an array of structs as a map");
+  BOOST_TEST(with("      - {name: es, type: \"E[2]\", map: name}\n") ==
+             "8:39: map: 'es' has a fixed count (T[N]): a map's entries are added and removed, so map: is for counted arrays");
+  BOOST_TEST(with("      - {name: es, type: \"F[]\", count: n, map: name}\n",
+                  "  F:\n    fields:\n      - {name: name, type: cstring}\n") ==
+             "8:48: map: F has no field besides 'name' to show as the entry's value");
+  BOOST_TEST(with("      - {name: es, type: \"F[]\", count: n, map: k}\n",
+                  "  F:\n    fields:\n      - {name: k, type: f32}\n      - {name: v, type: u8}\n") ==
+             "8:48: map: 'k' of F is no integer or string: a key is one integer (a number, or its enum, ref or hash name) or one string");
+  BOOST_TEST(with("      - {name: es, type: \"F[]\", count: n, map: k}\n",
+                  "  F:\n    fields:\n      - {name: k, type: u8, const: 1}\n      - {name: v, type: u8}\n") ==
+             "8:48: map: 'k' of F is not in the model (const, derived, a count or a tag): the text has no value to key by");
+  // A union's cases are structs that all have the key.
+  const std::string tagged =
+      "      - {name: tags, type: \"u8[]\", count: n}\n"
+      "      - name: es\n"
+      "        type: \"union[]\"\n"
+      "        count: n\n"
+      "        tag: tags\n"
+      "        map: id\n"
+      "        cases:\n"
+      "          - {value: 1, name: g, type: G}\n";
+  const std::string cases =
+      "  G:\n    fields:\n      - {name: id, type: u16}\n      - {name: f, type: f32}\n"
+      "  H:\n    fields:\n      - {name: id, type: u16}\n      - {name: w, type: u32}\n";
+  BOOST_TEST(with(tagged + "          - {value: 2, name: h, type: H}\n", cases) == "");
+  BOOST_TEST(with(tagged + "          - {value: 2, name: h, type: \"u16[3]\"}\n", cases) ==
+             "13:14: map: 'es': case 'h' is no struct, so it has no key field (every case of a map's union is a struct with 'id')");
+  // unwrap: exactly one field in the model (hidden ones do not count).
+  const std::string u = std::string(kHead) + "      - {name: b, type: B}\n  B:\n    unwrap: true\n    fields:\n";
+  BOOST_TEST(schema_error(u + "      - {name: count, type: u8}\n      - {name: v, type: \"u8[]\", count: count}\n") == "");
+  BOOST_TEST(schema_error(u + "      - {name: x, type: u8}\n      - {name: y, type: u8}\n") ==
+             "9:13: unwrap: B shows 2 fields (x, y): unwrap: needs exactly one");
+  BOOST_TEST(schema_error(u + "      - {name: x, type: u8, const: 1}\n") == "9:13: unwrap: B shows 0 fields: unwrap: needs exactly one");
+  BOOST_TEST(schema_error(u + "      - {name: t, type: u8, const: 1}\n      - {name: x, type: u8, if: \"t == 1\"}\n") ==
+             "9:13: unwrap: the one field of B, 'x', has if:: an unwrapped struct's value is always there");
+  BOOST_TEST(schema_error(u + "      - {name: x, type: u8}\n").empty());
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u8}\n  B:\n    unwrap: yes\n    fields: [{name: x, type: u8}]\n") ==
+             "9:13: unwrap is 'true' or 'false'");
+  BOOST_TEST(schema_error("format: t\nendian: little\nroot: A\ntypes:\n  A:\n    unwrap: true\n    fields:\n      - {name: x, type: u8}\n") ==
+             "6:13: unwrap: A is the root: the document is a map of its fields");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---- Former limits (docs/schema-language.md §10 before field shapes): each

@@ -42,6 +42,17 @@ class EmitterSink {
   }
   void end_map() { e_ << YAML::EndMap; }
   void key(const char* k) { e_ << YAML::Key << k << YAML::Value; }
+  // A map entry's key (map:): the same choice as YamlSink, plain or double-quoted.
+  void key_text(const std::string& k, bool number) {
+    text::YamlSink probe;
+    probe.begin_map();
+    probe.key_text(k, number);
+    probe.null();
+    probe.end_map();
+    e_ << YAML::Key;
+    if (probe.result().front() == '"') e_ << YAML::DoubleQuoted;
+    e_ << k << YAML::Value;
+  }
   void begin_seq(bool flow) {
     if (flow) e_ << YAML::Flow;
     e_ << YAML::BeginSeq;

@@ -316,7 +316,17 @@ void YamlSink::scalar(std::string_view s) {
   out_ += s;
 }
 
-void YamlSink::key(const char* k) {
+void YamlSink::key_text(const std::string& k, bool number) {
+  if (number || (plain_is_safe(k) && k.find(' ') == std::string::npos)) {
+    key(std::string_view(k));
+    return;
+  }
+  std::string quoted;
+  append_double_quoted(quoted, k);
+  key(std::string_view(quoted));
+}
+
+void YamlSink::key(std::string_view k) {
   Level& l = stack_.back();
   if (l.flow) {
     if (l.count++) out_ += ", ";
@@ -467,6 +477,10 @@ void In::fail(Node n, const std::string& message) const {
     if (p.name) {
       if (!path.empty()) path += '.';
       path += p.name;
+    } else if (!p.key.empty()) {
+      path += '[';
+      path += p.key;
+      path += ']';
     } else {
       path += '[';
       path += std::to_string(p.index);

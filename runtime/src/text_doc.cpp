@@ -478,12 +478,29 @@ class YamlParser : TapeParser {
     return n;
   }
 
-  // Whether q starts "identifier:" followed by a space or the end of a line.
-  bool starts_key(const char* q) const {
-    if (q == end_ || !ident_start(*q)) return false;
-    while (q < end_ && ident_char(*q)) ++q;
-    return q < end_ && *q == ':' && (q + 1 == end_ || q[1] == ' ' || q[1] == '\n');
+  // Where a key that starts at q ends (at its ':'), or null: an identifier,
+  // a plain scalar without spaces (a map entry's key: 12, 0x1f, -3, Name.1),
+  // or a double-quoted one on one line; then ':' and a space or the end of
+  // the line.
+  const char* key_end(const char* q) const {
+    if (q == end_) return nullptr;
+    if (*q == '"') {
+      for (++q; q < end_ && *q != '"' && *q != '\n'; ++q)
+        if (*q == '\\') ++q;
+      if (q >= end_ || *q != '"') return nullptr;
+      ++q;
+    } else {
+      const char* s = q;
+      while (q < end_) {
+        if (plain_char(*q)) ++q;
+        else if (const size_t n = plain_utf8(q)) q += n;
+        else break;
+      }
+      if (q == s || (*s == '-' && q - s == 1)) return nullptr;
+    }
+    return q < end_ && *q == ':' && (q + 1 == end_ || q[1] == ' ' || q[1] == '\n') ? q : nullptr;
   }
+  bool starts_key(const char* q) const { return key_end(q) != nullptr; }
 
   // From q: a comment ("#" and the rest of the line, UTF-8 without CR) or
   // nothing, before the end of the line. Returns where that line ends, or
@@ -565,10 +582,14 @@ class YamlParser : TapeParser {
     uint32_t count = 0;
     for (;;) {
       const char* k = p_;
-      while (p_ < end_ && ident_char(*p_)) ++p_;
-      const std::string_view key(k, static_cast<size_t>(p_ - k));
-      if (is_null_word(key)) return false;
-      push_plain(k, key);
+      if (*p_ == '"') {
+        if (!quoted() || p_ == end_ || *p_ != ':') return false;
+      } else {
+        p_ = key_end(p_);
+        const std::string_view key(k, static_cast<size_t>(p_ - k));
+        if (is_null_word(key)) return false;
+        push_plain(k, key);
+      }
       ++p_;  // ':' (starts_key checked it)
       if (!value_after_indicator(col, depth)) return false;
       ++count;

@@ -12,6 +12,7 @@
 #include <limits>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -60,6 +61,9 @@ struct Spell {
   // hash_of: the value is this hash ("fnv1a32", "murmur3") of a name;
   // shown as the name when the name list knows it, read from a name.
   const char* hash = nullptr;
+  // map: an array of structs (or of unions whose cases are structs) shown as
+  // a map keyed by the text of this element field, in the array's order.
+  const char* map = nullptr;
 };
 
 inline constexpr Spell kHexSpell{kHex};
@@ -104,6 +108,34 @@ struct NameTable {
 
 template <class T>
 concept Union = requires { T::case_names; };
+
+// A struct shown as the value of its one model field (the schema's
+// `unwrap: true`): generated code declares unwrapped_in_text for it.
+template <class T>
+concept Unwrapped = requires(const T& t) { unwrapped_in_text(t); };
+
+inline bool same_name(const char* a, const char* b) { return a == b || (a && b && std::string_view(a) == b); }
+
+// What a map entry shows besides its key (map: on an array): how many
+// other fields the element's visit_fields declares, and whether one of them
+// is conditional (if:). One field that is always there is shown bare, as
+// the entry's value; anything else as a map of those fields.
+struct EntryShape {
+  const char* key;
+  size_t others = 0;
+  bool conditional = false;
+  template <class T>
+  void field(const char* n, const T&, const Spell& = {}) { others += !same_name(n, key); }
+  template <class T, class D>
+  void field_default(const char* n, const T& v, const D&, const Spell& s = {}) { field(n, v, s); }
+  template <class T, class C>
+  void field_if(const char* n, const T&, C&&, const char*, const Spell& = {}) {
+    if (same_name(n, key)) return;
+    ++others;
+    conditional = true;
+  }
+  bool bare() const { return others == 1 && !conditional; }
+};
 
 template <class T>
 struct is_vector : std::false_type {};
@@ -157,7 +189,10 @@ class YamlSink {
  public:
   void begin_map(bool flow = false) { open(true, flow); }
   void end_map() { close(); }
-  void key(const char* k);
+  void key(const char* k) { key(std::string_view(k)); }
+  // A map entry's key (map:): a number plain, a string plain when that
+  // reads back as the same string (and holds no space), double-quoted otherwise.
+  void key_text(const std::string& k, bool number);
   void begin_seq(bool flow) { open(false, flow); }
   void end_seq() { close(); }
   void null() { scalar("~"); }
@@ -183,6 +218,7 @@ class YamlSink {
     unsigned indent;  // of its entries (block)
     size_t count = 0;
   };
+  void key(std::string_view k);
   At before_value();
   void scalar(std::string_view s);
   void open(bool map, bool flow);
@@ -198,6 +234,13 @@ class JsonSink {
   void begin_map(bool flow = false) { open('{', flow); }
   void end_map() { close('}'); }
   void key(const char* k);
+  // A map entry's key (map:): always a JSON string.
+  void key_text(const std::string& k, bool) {
+    before_value();
+    quoted(k);
+    out_ += ": ";
+    after_key_ = true;
+  }
   void begin_seq(bool flow) { open('[', flow); }
   void end_seq() { close(']'); }
   void null() { scalar("null"); }
@@ -252,24 +295,44 @@ const NameTable* find_table(const std::vector<NameTable>& tables, std::string_vi
 template <class Sink>
 class Out {
  public:
-  explicit Out(Sink& sink) : sink_(sink) {}
+  // The first frame of integers holds the root's (context: values).
+  explicit Out(Sink& sink) : sink_(sink) { ints_.emplace_back(); }
 
   template <class T>
   void field(const char* name, const T& v, const Spell& spell = {}) {
-    sink_.key(name);
-    value(v, spell);
-    if constexpr (std::is_integral_v<T>)
-      if (!ints_.empty()) ints_.back().emplace_back(name, static_cast<int64_t>(v));
+    if (shape_.skip && same_name(name, shape_.skip)) {
+      // A map entry's key: shown as the entry's key, not among its fields.
+    } else if (shape_.bare) {
+      value(v, spell);  // the one field of an unwrapped struct or a map entry's value
+    } else {
+      sink_.key(name);
+      value(v, spell);
+    }
+    if constexpr (std::is_integral_v<T>) ints_.back().emplace_back(name, static_cast<int64_t>(v));
   }
   // Fields equal to their schema default are left out of the text.
   template <class T, class D>
   void field_default(const char* name, const T& v, const D& def, const Spell& spell = {}) {
-    if (v == static_cast<T>(def)) {
-      if constexpr (std::is_integral_v<T>)
-        if (!ints_.empty()) ints_.back().emplace_back(name, static_cast<int64_t>(v));
+    if (v == static_cast<T>(def) && !shape_.bare) {
+      if constexpr (std::is_integral_v<T>) ints_.back().emplace_back(name, static_cast<int64_t>(v));
       return;
     }
     field(name, v, spell);
+  }
+  // A field with if: is left out of the text while its condition is false.
+  template <class T, class C>
+  void field_if(const char* name, const T& v, C&& cond, const char*, const Spell& spell = {}) {
+    if (!cond()) {
+      if constexpr (std::is_integral_v<T>) ints_.back().emplace_back(name, static_cast<int64_t>(v));
+      return;
+    }
+    field(name, v, spell);
+  }
+  // A context: value (a number field of the root) for an if: of a nested struct.
+  uint64_t context(const char* name) const {
+    for (const auto& [n, val] : ints_.front())
+      if (same_name(n, name)) return static_cast<uint64_t>(val);
+    return 0;
   }
 
   // An array that references point into (generated visit_fields calls it
@@ -324,6 +387,8 @@ class Out {
       value(*v, spell);
     } else if constexpr (is_vector<T>::value || is_array<T>::value) {
       using E = typename T::value_type;
+      if constexpr (is_vector<T>::value && std::is_class_v<E>)
+        if (spell.map && as_map(v, spell.map)) return;
       sink_.begin_seq(std::is_arithmetic_v<E> || v.empty());
       for (const auto& e : v) value(e, spell);
       sink_.end_seq();
@@ -333,27 +398,169 @@ class Out {
       std::visit([&](const auto& alt) { value(alt, spell); },
                  static_cast<const typename T::Base&>(v));
       sink_.end_map();
+    } else if constexpr (Unwrapped<T>) {
+      fields(v, Shape{nullptr, true});
     } else {
       sink_.begin_map();
-      const size_t mark = tables_.size();
-      ints_.emplace_back();
-      visit_fields(*this, v);
-      ints_.pop_back();
-      tables_.resize(mark);
+      fields(v, Shape{});
       sink_.end_map();
     }
   }
 
+  // The text of an element's key field (map:): false when it has none that
+  // reads back (a string that is not UTF-8).
+  template <class T>
+  bool key_text(const T& v, const Spell& spell, std::string& out, bool& number) {
+    if constexpr (std::is_same_v<T, bool>) {
+      out = v ? "true" : "false";
+      number = true;
+      return true;
+    } else if constexpr (std::is_integral_v<T>) {
+      bool is_bool = false;
+      if ((spell.flags & ~kHex) || spell.enum_count || spell.ref || spell.hash)
+        if (!numbers_only() && name_text(static_cast<int64_t>(v), spell, out, is_bool)) {
+          number = is_bool;
+          return true;
+        }
+      const bool neg = std::is_signed_v<T> && v < 0;
+      const uint64_t mag = neg ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+      out = format_int(mag, neg, spell.flags & kHex, 2 * sizeof(T));
+      number = true;
+      return true;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      out = v;
+      number = false;
+      return is_utf8(v);
+    } else {
+      return false;  // the validator allows numbers and strings only
+    }
+  }
+
  private:
+  // How the fields of the struct being visited are shown: `skip` is a map
+  // entry's key field (shown as the key), `bare` shows the one other field
+  // as a value, without its name.
+  struct Shape {
+    const char* skip = nullptr;
+    bool bare = false;
+  };
+
+  // A struct's fields in the current collection, shaped so.
+  template <class T>
+  void fields(const T& v, Shape shape) {
+    const Shape saved = shape_;
+    shape_ = shape;
+    const size_t mark = tables_.size();
+    ints_.emplace_back();
+    visit_fields(*this, v);
+    ints_.pop_back();
+    tables_.resize(mark);
+    shape_ = saved;
+  }
+
+  // Reaches a struct through a Box.
+  template <class T>
+  static const auto& unboxed(const T& v) {
+    if constexpr (is_box<T>::value) return *v;
+    else return v;
+  }
+
+  // Grabs the text of an element's key field (as_map).
+  struct KeyOut {
+    Out& out;
+    const char* key;
+    std::string& text;
+    bool& number;
+    bool& ok;
+    template <class T>
+    void field(const char* n, const T& v, const Spell& s = {}) {
+      if (same_name(n, key)) ok = out.key_text(v, s, text, number);
+    }
+    template <class T, class D>
+    void field_default(const char* n, const T& v, const D&, const Spell& s = {}) { field(n, v, s); }
+  };
+
+  // The key text of an element (a struct, or a union's struct case).
+  template <class E>
+  bool element_key(const E& e, const char* key, std::string& out, bool& number) {
+    if constexpr (Union<E>) {
+      return std::visit([&](const auto& alt) { return element_key(unboxed(alt), key, out, number); },
+                        static_cast<const typename E::Base&>(e));
+    } else if constexpr (requires { E::type_name; }) {
+      bool ok = false;
+      KeyOut grab{*this, key, out, number, ok};
+      visit_fields(grab, e);
+      return ok;
+    } else {
+      return false;
+    }
+  }
+
+  // One map entry's value: the element's fields but the key (the one other
+  // field bare), a union's case name around them.
+  template <class E>
+  void entry_value(const E& e, const char* key) {
+    if constexpr (Union<E>) {
+      sink_.begin_map();
+      sink_.key(E::case_names[e.index()]);
+      std::visit([&](const auto& alt) { entry_value(unboxed(alt), key); }, static_cast<const typename E::Base&>(e));
+      sink_.end_map();
+    } else if constexpr (requires { E::type_name; }) {
+      EntryShape shape{key};
+      visit_fields(shape, e);
+      if (shape.bare()) {
+        fields(e, Shape{key, true});
+      } else {
+        sink_.begin_map();
+        fields(e, Shape{key, false});
+        sink_.end_map();
+      }
+    }
+  }
+
+  // map: the elements as a map keyed by their key fields' text, in order;
+  // false (shown as a list) when a key has no text or two elements share one.
+  template <class E>
+  bool as_map(const std::vector<E>& v, const char* key) {
+    std::vector<std::string> keys(v.size());
+    std::vector<uint8_t> numbers(v.size());
+    std::unordered_map<std::string_view, size_t> seen;
+    seen.reserve(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      bool number = false;
+      if (!element_key(unboxed(v[i]), key, keys[i], number)) return false;
+      numbers[i] = number;
+    }
+    for (size_t i = 0; i < v.size(); ++i)
+      if (!seen.emplace(keys[i], i).second) return false;
+    sink_.begin_map(v.empty());
+    for (size_t i = 0; i < v.size(); ++i) {
+      sink_.key_text(keys[i], numbers[i]);
+      entry_value(unboxed(v[i]), key);
+    }
+    sink_.end_map();
+    return true;
+  }
+
   // Prints an integer by its name when it has one; false when it has none.
   bool named(int64_t v, const Spell& spell) {
+    std::string text;
+    bool is_bool = false;
+    if (!name_text(v, spell, text, is_bool)) return false;
+    if (is_bool) sink_.boolean(v == 1);
+    else sink_.string(text);
+    return true;
+  }
+  // The name an integer has (true/false for format: bool), if any.
+  bool name_text(int64_t v, const Spell& spell, std::string& out, bool& is_bool) {
     if ((spell.flags & kBool) && (v == 0 || v == 1)) {
-      sink_.boolean(v == 1);
+      out = v == 1 ? "true" : "false";
+      is_bool = true;
       return true;
     }
     for (size_t i = 0; i < spell.enum_count; ++i)
       if (spell.enum_values[i].value == v) {
-        sink_.string(spell.enum_values[i].name);
+        out = spell.enum_values[i].name;
         return true;
       }
     if (spell.ref) {
@@ -368,14 +575,14 @@ class Out {
           unique = t->shows(static_cast<size_t>(v));
         }
         if (unique) {
-          sink_.string(k);
+          out = k;
           return true;
         }
       }
     }
     if (spell.hash && v >= 0)
       if (const std::string* n = known_name(spell.hash, static_cast<uint64_t>(v)); n && is_name_spelling(*n)) {
-        sink_.string(*n);
+        out = *n;
         return true;
       }
     return false;
@@ -399,6 +606,7 @@ class Out {
   Sink& sink_;
   std::vector<NameTable> tables_;
   std::vector<std::vector<std::pair<const char*, int64_t>>> ints_;
+  Shape shape_;
 };
 
 // Generated visit_fields declares the arrays references point into with
@@ -406,6 +614,22 @@ class Out {
 template <class V, class E>
 void names(V& v, const char* array, const std::vector<E>& elems, const char* key, std::vector<const char*> subs = {}) {
   if constexpr (requires { v.names(array, elems, key, subs); }) v.names(array, elems, key, std::move(subs));
+}
+
+// Generated visit_fields passes a field with if: through this: Out leaves
+// it out of the text while the condition is false, In checks that it is not
+// given then; other visitors see a plain field.
+template <class V, class T, class C>
+void field_if(V& v, const char* name, T& value, C&& cond, const char* expr, const Spell& spell = {}) {
+  if constexpr (requires { v.field_if(name, value, cond, expr, spell); }) v.field_if(name, value, cond, expr, spell);
+  else v.field(name, value, spell);
+}
+// A context: value (a number field of the root) for the condition of an
+// if: in a nested struct, as far as the visitor has seen it (0 otherwise).
+template <class V>
+uint64_t context(const V& v, const char* name) {
+  if constexpr (requires { v.context(name); }) return v.context(name);
+  else return 0;
 }
 
 // ---- Counting -------------------------------------------------------------
@@ -544,14 +768,41 @@ size_t hash_value(const T& v) {
 // Reads a model from a parsed YAML/JSON document. Errors name the line and
 // column of the offending node and the model path that leads to it.
 class In {
+  // One step of the model path of a message: ".name" or "[index]".
+  struct Step {
+    const char* name;  // nullptr for an index or a map key
+    size_t index = 0;
+    std::string_view key;  // a map entry's key ([key]), when name is null and key not empty
+    explicit Step(const char* n) : name(n) {}
+    explicit Step(size_t i) : name(nullptr), index(i) {}
+    explicit Step(std::string_view k) : name(nullptr), key(k.empty() ? std::string_view("\"\"") : k) {}
+  };
+  // A field with if: given in the text, checked once its struct is read.
+  struct Cond {
+    Node node;
+    const char* name;
+    const char* expr;
+    std::function<bool()> holds;
+  };
+  struct Frame {
+    Node node;
+    std::vector<const char*> seen;
+    std::vector<std::pair<const char*, int64_t>> ints;  // integer fields read so far (for a ref's via)
+    const char* key_name = nullptr;  // a map entry: its key field, read from key_node
+    Node key_node;
+    bool bare = false;  // node is the value of the one field (unwrap:, a map entry's value)
+    std::vector<Cond> conds;
+    explicit Frame(Node n) : node(n) {}
+  };
+
  public:
   // `node` must be a map holding the fields of the struct about to be visited.
-  explicit In(Node node) { frames_.push_back({node, {}, {}}); }
+  explicit In(Node node) { frames_.emplace_back(node); }
 
   template <class T>
   void field(const char* name, T& v, const Spell& flags = {}) {
     frames_.back().seen.push_back(name);
-    const Node n = frames_.back().node.get(name);
+    const Node n = lookup(name);
     if (!n) fail(frames_.back().node, "missing field '" + std::string(name) + "'");
     path_.emplace_back(name);
     value(n, v, flags);
@@ -559,9 +810,40 @@ class In {
     if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
   }
 
+  // A field with if: missing from the text is absent (it keeps its absent
+  // value); given, its condition must hold once the struct is read.
+  template <class T, class C>
+  void field_if(const char* name, T& v, C&& cond, const char* expr, const Spell& flags = {}) {
+    const Node n = lookup(name);
+    if (!n) {
+      frames_.back().seen.push_back(name);
+      if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
+      return;
+    }
+    field(name, v, flags);
+    frames_.back().conds.push_back({n, name, expr, std::function<bool()>(cond)});
+  }
+
+  // A context: value (a number field of the root, read before this).
+  uint64_t context(const char* name) const {
+    for (const auto& [n, val] : frames_.front().ints)
+      if (same_name(n, name)) return static_cast<uint64_t>(val);
+    return 0;
+  }
+
+  // Once a struct's fields are read: the conditional fields given must have
+  // their conditions true.
+  void check_conditions() {
+    for (const auto& c : frames_.back().conds)
+      if (!c.holds()) {
+        path_.emplace_back(c.name);
+        fail(c.node, std::string("'") + c.name + "' is given, but its condition (" + c.expr + ") is false here: leave it out");
+      }
+  }
+
   template <class T, class D>
   void field_default(const char* name, T& v, const D& def, const Spell& flags = {}) {
-    if (!frames_.back().node.get(name)) {
+    if (!lookup(name)) {
       frames_.back().seen.push_back(name);
       v = static_cast<T>(def);
       if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
@@ -574,12 +856,14 @@ class In {
   // typo is reported where it is rather than as a missing field. `extra` is a
   // key the caller handles itself (the root's "format").
   template <class T>
-  void check_keys(Node map, T& v, const char* extra = nullptr, const char* extra2 = nullptr) {
+  void check_keys(Node map, T& v, const char* extra = nullptr, const char* extra2 = nullptr, const char* map_key = nullptr) {
     NameCollector names;
     visit_fields(names, v);
     for_each_entry(map, [&](Node key, Node) {
       const std::string_view k = key.scalar();
       if ((extra && k == extra) || (extra2 && k == extra2)) return;
+      if (map_key && k == map_key)
+        fail(key, "'" + std::string(k) + "' is the key of this map entry: give it as the entry's key, not among its fields");
       bool known = false;
       for (const char* n : names.names) known = known || k == n;
       if (!known) fail(key, "unknown field '" + std::string(k) + "'");
@@ -593,8 +877,23 @@ class In {
     NameTable t;
     t.array = array;
     for (const char* sname : subs) t.subs.emplace_back(sname, std::vector<std::vector<std::string>>{});
-    const Node list = frames_.back().node.get(array);
-    if (list && list.is_seq()) {
+    const Node list = lookup(array);
+    if (list && list.is_map()) {
+      // Shown as a map (map:): the keys are the entries' keys.
+      for_each_entry(list, [&](Node k, Node e) {
+        const bool has = k.is_scalar();
+        t.keys.push_back(has ? std::string(k.scalar()) : std::string());
+        t.marks.push_back(has ? static_cast<int>(k.mark().line) : -1);
+        t.cols.push_back(has ? static_cast<int>(k.mark().col) : -1);
+        for (size_t j = 0; j < subs.size(); ++j) {
+          std::vector<std::string> l;
+          if (e.is_map())
+            if (const Node sub = e.get(subs[j]); sub && sub.is_seq())
+              for (const Node x : sub.children()) l.push_back(std::string(x.scalar()));
+          t.subs[j].second.push_back(std::move(l));
+        }
+      });
+    } else if (list && list.is_seq()) {
       for (const Node e : list.children()) {
         Node k;
         if constexpr (std::is_same_v<E, std::string>) k = e;
@@ -659,7 +958,12 @@ class In {
       if (v.valueless_after_move()) v = typename T::value_type{};
       value(n, *v, flags);
     } else if constexpr (is_vector<T>::value) {
-      if (!n.is_seq()) fail(n, "expected a list");
+      if constexpr (std::is_class_v<typename T::value_type>)
+        if (flags.map && n.is_map()) {
+          map(n, v, flags.map);
+          return;
+        }
+      if (!n.is_seq()) fail(n, flags.map ? "expected a map (or a list)" : "expected a list");
       v.clear();
       // Before the elements are made; the items stand in the text up to the
       // last one's start, so a long list in a long text is within budget.
@@ -702,18 +1006,104 @@ class In {
       emplace_case(n.first_value(), v, index, flags,
                    std::make_index_sequence<std::variant_size_v<typename T::Base>>{});
       path_.pop_back();
+    } else if constexpr (Unwrapped<T>) {
+      // Shown as its one field's value.
+      Frame f(n);
+      f.bare = true;
+      fields(std::move(f), v);
     } else {
       if (!n.is_map()) fail(n, "expected a map");
       check_keys(n, v);
-      const size_t mark = tables_.size();
-      frames_.push_back({n, {}, {}});
-      visit_fields(*this, v);
-      frames_.pop_back();
-      tables_.resize(mark);
+      fields(Frame(n), v);
     }
   }
 
   [[noreturn]] void fail(Node n, const std::string& message) const;
+
+ private:
+  // A struct's fields, read in the frame given.
+  template <class T>
+  void fields(Frame frame, T& v) {
+    const size_t mark = tables_.size();
+    frames_.push_back(std::move(frame));
+    visit_fields(*this, v);
+    check_conditions();
+    frames_.pop_back();
+    tables_.resize(mark);
+  }
+
+  // The node of a field of the struct being read: a map entry's key field
+  // is the entry's key, a bare field the frame's node itself.
+  Node lookup(const char* name) const {
+    const Frame& f = frames_.back();
+    if (f.key_name && same_name(name, f.key_name)) return f.key_node;
+    if (f.bare) return f.node;
+    return f.node.get(name);
+  }
+
+  // One map entry into an element (a struct, or a union of struct cases).
+  template <class E>
+  void entry(Node key, Node val, E& e, const char* key_name) {
+    if constexpr (is_box<E>::value) {
+      if (e.valueless_after_move()) e = typename E::value_type{};
+      entry(key, val, *e, key_name);
+    } else if constexpr (Union<E>) {
+      if (!val.is_map() || val.size() != 1) {
+        std::string names;
+        for (const char* c : E::case_names) names += std::string(names.empty() ? "" : ", ") + c;
+        fail(val, "expected a map with one key naming the case (" + names + ")");
+      }
+      const std::string_view c = val.first_key().scalar();
+      size_t index = SIZE_MAX;
+      for (size_t i = 0; i < E::case_names.size(); ++i)
+        if (c == E::case_names[i]) index = i;
+      if (index == SIZE_MAX) fail(val.first_key(), "unknown case '" + std::string(c) + "'");
+      path_.emplace_back(E::case_names[index]);
+      entry_case(key, val.first_value(), e, index, key_name, std::make_index_sequence<std::variant_size_v<typename E::Base>>{});
+      path_.pop_back();
+    } else if constexpr (requires { E::type_name; }) {
+      EntryShape shape{key_name};
+      visit_fields(shape, e);
+      Frame f(val);
+      f.key_name = key_name;
+      f.key_node = key;
+      f.bare = shape.bare();
+      if (!f.bare) {
+        if (!val.is_map()) fail(val, "expected a map of the entry's fields");
+        check_keys(val, e, nullptr, nullptr, key_name);
+      }
+      fields(std::move(f), e);
+    }
+  }
+  template <class E, size_t... I>
+  void entry_case(Node key, Node val, E& e, size_t index, const char* key_name, std::index_sequence<I...>) {
+    ((index == I ? (entry(key, val, e.template emplace<I>(), key_name), 0) : 0), ...);
+  }
+
+  // map: a map of entries keyed by the elements' key field, in order. A key
+  // given twice is an error at the second.
+  template <class T>
+  void map(Node n, T& v, const char* key_name) {
+    v.clear();
+    charge(n, n.size(), n.span());
+    v.resize(n.size());
+    std::unordered_map<std::string_view, Node> seen;
+    seen.reserve(n.size());
+    size_t i = 0;
+    for_each_entry(n, [&](Node key, Node val) {
+      if (!key.is_scalar()) fail(key, "a map key must be a scalar");
+      path_.emplace_back(key.scalar());
+      const auto [it, fresh] = seen.emplace(key.scalar(), key);
+      if (!fresh) {
+        const Mark m = it->second.mark();
+        fail(key, "duplicate key '" + std::string(key.scalar()) + "' (first at " + std::to_string(m.line) + ":" + std::to_string(m.col) + ")");
+      }
+      entry(key, val, v[i++], key_name);
+      path_.pop_back();
+    });
+  }
+
+ public:
 
   // layout.pools: pool name -> `sorted`, the list of its strings in the
   // file's order, or a map of `order` (one of those), `unused` (strings
@@ -791,18 +1181,6 @@ class In {
       ++it;
     }
   }
-  // One step of the model path of a message: ".name" or "[index]".
-  struct Step {
-    const char* name;  // nullptr for an index
-    size_t index = 0;
-    explicit Step(const char* n) : name(n) {}
-    explicit Step(size_t i) : name(nullptr), index(i) {}
-  };
-  struct Frame {
-    Node node;
-    std::vector<const char*> seen;
-    std::vector<std::pair<const char*, int64_t>> ints;  // integer fields read so far (for a ref's via)
-  };
   // Lists a struct's field names (through the same visit_fields).
   struct NameCollector {
     std::vector<const char*> names;
@@ -920,6 +1298,7 @@ Root from_document(Node doc, Layout* layout = nullptr) {
   Root x;
   in.check_keys(doc, x, "format", "layout");
   visit_fields(in, x);
+  in.check_conditions();
   if (layout) {
     *layout = Layout{};
     if (const Node l = doc.get("layout")) in.layout(l, *layout);
