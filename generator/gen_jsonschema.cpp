@@ -372,7 +372,53 @@ class JsonSchemaGen {
     return j;
   }
 
+  // bare: true: each case's value alone, or {"TAG": value} for a tagged
+  // case (and for a plain one under its standard tag, "!!float": ".inf").
+  J bare_union_schema(const Field& f) {
+    static const std::pair<const char*, const char*> kStd[] = {{"int", "!!int"},   {"float", "!!float"}, {"string", "!!str"}, {"bool", "!!bool"},
+                                                               {"null", "!!null"}, {"list", "!!seq"},    {"map", "!!map"}};
+    J any = J::array();
+    for (const auto& c : f.variant.cases) {
+      const Field* payload = c.field.get();
+      if (c.unwrap)
+        for (const auto& g : payload->type.st->fields)
+          if (g->in_model()) payload = g.get();
+      std::string d = trim(c.doc.empty() ? c.field->doc : c.doc);
+      const std::string tag = f.variant.tag_shift ? lower_hex(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag);
+      d += (d.empty() ? "" : " ") + std::string("(Case `") + c.name + "`, tag " + tag + ", as " + c.as + ".)";
+      std::string key;
+      for (const auto& [k, t] : kStd)
+        if (c.as == k) key = t;
+      if (c.as == "null") {
+        J n = J::object();
+        n.set("type", J::str("null"));
+        n.set("description", J::str(d));
+        any.push(std::move(n));
+      } else if (!key.empty()) {
+        J v = field_schema(*payload);
+        v.set("description", J::str(d));
+        any.push(std::move(v));
+      }
+      J alt = J::object();
+      alt.set("type", J::str("object"));
+      J props = J::object();
+      J v = field_schema(*payload);
+      v.set("description", J::str(d));
+      props.set(key.empty() ? c.as : key, std::move(v));
+      alt.set("properties", std::move(props));
+      J req = J::array();
+      req.push(J::str(key.empty() ? c.as : key));
+      alt.set("required", std::move(req));
+      alt.set("additionalProperties", J::boolean(false));
+      any.push(std::move(alt));
+    }
+    J j = J::object();
+    j.set("anyOf", std::move(any));
+    return j;
+  }
+
   J union_schema(const Field& f) {
+    if (f.variant.bare) return bare_union_schema(f);
     J one = J::array();
     for (const auto& c : f.variant.cases) {
       J alt = J::object();

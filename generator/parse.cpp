@@ -287,6 +287,8 @@ class Parser {
     return e;
   }
 
+  bool in_case_ = false;  // parse_field is reading a union's case (as: is allowed)
+
   void keys(const YAML::Node& n, std::initializer_list<const char*> allowed) const {
     if (!n.IsMap()) fail(n, "expected a map");
     for (auto it = n.begin(); it != n.end(); ++it) {
@@ -461,8 +463,9 @@ class Parser {
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
              "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
              "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share", "map",
-             "index_of", "table", "offsets_of"});
+             "index_of", "table", "offsets_of", "bare", "as"});
     f.loc = loc(n);
+    if (n["as"] && !in_case_) fail(n["as"], "as: belongs to a case of a union with bare: true (how its value is spelt)");
     if (named) {
       f.name = req_str(n, "name");
       if (!is_identifier(f.name)) fail(n["name"], "field name '" + f.name + "' is not a C++ identifier (letters, digits, _)");
@@ -707,6 +710,13 @@ class Parser {
       if (!f.pointer.width || f.array.on || f.pointer.null != Field::Null::Allowed) fail(n["null_value"], "null_value: is the stored value of an absent target (a nullable: true pointer)");
       f.pointer.null_value = uint(n["null_value"]);
     }
+    if (n["bare"]) {
+      const std::string b = scalar(n["bare"]);
+      if (b != "true" && b != "false") fail(n["bare"], "bare is true (the text shows a case's value alone) or false");
+      f.variant.bare = b == "true";
+      f.variant.bare_loc = loc(n["bare"]);
+      if (f.type.kind != ValueType::Union) fail(n["bare"], "bare: belongs to a field of type union (or union[])");
+    }
     if (n["cases"]) {
       if (f.type.kind != ValueType::Union) fail(n["cases"], "cases: belongs to a field of type union");
       for (const auto& c : seq(n["cases"])) {
@@ -716,8 +726,18 @@ class Parser {
         cs.tag = integer(c["value"]);
         cs.name = req_str(c, "name");
         cs.doc = opt_str(c, "doc", "");
+        if (c["as"]) {
+          // `as: !u` (unquoted) is a tagged empty scalar to yaml-cpp: its tag is the spelling.
+          const YAML::Node a = c["as"];
+          // `as: null` is YAML's null.
+          const bool tagged = (a.IsNull() || (a.IsScalar() && a.Scalar().empty())) && a.Tag().size() > 1;
+          cs.as = tagged ? a.Tag() : a.IsNull() ? std::string("null") : scalar(a);
+          cs.as_loc = loc(a);
+        }
         cs.field = std::make_unique<Field>();
+        in_case_ = true;
         parse_field(c, *cs.field, true);
+        in_case_ = false;
         f.variant.cases.push_back(std::move(cs));
       }
     }

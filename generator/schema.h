@@ -109,6 +109,14 @@ struct Case {
   int64_t tag = 0;
   std::string name, doc;
   Loc loc;
+  // as: how the case is spelt in the text of a `bare: true` union: a plain
+  // kind (int, float, string, bool, null, list, map: the case a plain value
+  // of that kind picks) or a YAML tag ("!u"). Empty outside bare unions.
+  std::string as;
+  Loc as_loc;
+  // The validator's: the payload is a struct with one model field, which
+  // the text shows in its place.
+  bool unwrap = false;
   std::unique_ptr<Field> field;  // the payload, laid out at the union's offset
   CaseKind kind = CaseKind::Number;  // set by the validator
 };
@@ -169,6 +177,10 @@ struct Field {
     // Cases that are pointers can keep their tag in the pointer word instead:
     // bits from tag_shift up are the tag, the bits below it the offset.
     unsigned tag_shift = 0;
+    // bare: true: the text shows the case's value alone (each case's `as:`
+    // says how a reader tells them apart), not a map naming the case.
+    bool bare = false;
+    Loc bare_loc;
   } variant;
 
   // Text spellings (docs/schema-language.md, "References, enums and hash names").

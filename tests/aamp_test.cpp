@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <string>
 #include <vector>
@@ -208,11 +209,11 @@ BOOST_AUTO_TEST_CASE(add_a_parameter_in_the_text) {
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
   // The root's object 0x9dd3076b holds one bool; add a string and a vec3 after it.
-  const std::string anchor = "          value:\n            bool:\n              value: false\n";
+  const std::string anchor = "          value: false\n";
   BOOST_REQUIRE(text.find(anchor) != std::string::npos);
   const std::string added = anchor +
-                            "        - name: " + name_hex("Added") + "\n          value:\n            string_ref:\n              value: Hello\n" +
-                            "        - name: " + name_hex("AddedVec") + "\n          value:\n            vec3:\n              value: [1.0, 2.0, 3.0]\n";
+                            "        - name: " + name_hex("Added") + "\n          value: Hello\n" +
+                            "        - name: " + name_hex("AddedVec") + "\n          value: !vec3 [1.0, 2.0, 3.0]\n";
   const std::string edited = std::string(text).replace(text.find(anchor), anchor.size(), added);
   for (const std::string& t : {edited, without_layout(edited)}) {
     binschema::Layout back;
@@ -232,7 +233,7 @@ BOOST_AUTO_TEST_CASE(remove_a_parameter_in_the_text) {
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
   BOOST_REQUIRE(text.find("\nlayout:") != std::string::npos);
-  const std::string gone = "                - name: 0x49697fb5\n                  value:\n                    int:\n                      value: 67\n";
+  const std::string gone = "                - name: 0x49697fb5\n                  value: 67\n";
   BOOST_REQUIRE(text.find(gone) != std::string::npos);
   const std::string edited = std::string(text).erase(text.find(gone), gone.size());
   binschema::Layout back;
@@ -356,6 +357,96 @@ BOOST_AUTO_TEST_CASE(offset_too_far_is_refused) {
     BOOST_TEST_MESSAGE(e.what());
     BOOST_TEST(std::string(e.what()).find("does not fit") != std::string::npos);
   }
+}
+
+// Every type as text (issue 26): a value is bare where its plain kind picks
+// its type (true, -7, 0.5, a string_ref) and tagged otherwise (!u, !vec3,
+// !str32, ...); in JSON a tagged value is {"!u": 4294967295}. Both read back
+// to the same model, floats that JSON cannot hold and strings that are not
+// UTF-8 included.
+BOOST_AUTO_TEST_CASE(every_type_as_bare_text) {
+  File m;
+  m.io_type = "xml";
+  m.root.name = binschema::crc32("param_root");
+  ParameterObject o{.params = {}, .name = binschema::crc32("Values")};
+  auto add = [&](const char* n, auto kind, auto value) {
+    Parameter::Value v;
+    v.emplace<decltype(kind)::value>(value);
+    o.params.push_back(param(n, std::move(v)));
+  };
+  using C = Parameter::Value::Case;
+  add("b", std::integral_constant<C, C::bool_>{}, Bool{.value = true});
+  add("f", std::integral_constant<C, C::f32>{}, F32{.value = 0.5f});
+  add("fi", std::integral_constant<C, C::f32>{}, F32{.value = -std::numeric_limits<float>::infinity()});
+  add("fwhole", std::integral_constant<C, C::f32>{}, F32{.value = 3.0f});
+  add("i", std::integral_constant<C, C::int_>{}, Int{.value = -7});
+  add("v2", std::integral_constant<C, C::vec2>{}, Vec2{.value = {1.0f, 2.0f}});
+  add("v3", std::integral_constant<C, C::vec3>{}, Vec3{.value = {1.0f, 2.0f, 3.0f}});
+  add("v4", std::integral_constant<C, C::vec4>{}, Vec4{.value = {1.0f, 2.0f, 3.0f, 4.0f}});
+  add("c", std::integral_constant<C, C::color>{}, Color{.value = {0.25f, 0.5f, 0.75f, 1.0f}});
+  add("s32", std::integral_constant<C, C::string32>{}, String{.value = "short"});
+  add("s64", std::integral_constant<C, C::string64>{}, String{.value = "123"});
+  add("s256", std::integral_constant<C, C::string256>{}, String{.value = "long"});
+  add("sref", std::integral_constant<C, C::string_ref>{}, String{.value = "true"});  // a string, not a bool
+  add("snum", std::integral_constant<C, C::string_ref>{}, String{.value = "1.5"});
+  add("sbin", std::integral_constant<C, C::string_ref>{}, String{.value = "\xff\xfe"});  // not UTF-8
+  Curve cv{.a = 1, .b = 2, .floats = {}};
+  for (size_t k = 0; k < 30; ++k) cv.floats[k] = static_cast<float>(k);
+  add("cu1", std::integral_constant<C, C::curve1>{}, Curve1{.value = {cv}});
+  add("cu4", std::integral_constant<C, C::curve4>{}, Curve4{.value = {cv, cv, cv, cv}});
+  add("bi", std::integral_constant<C, C::buffer_int>{}, BufferInt{.values = {-1, 2, -3}});
+  add("bf", std::integral_constant<C, C::buffer_f32>{}, BufferF32{.values = {1.5f}});
+  add("bu", std::integral_constant<C, C::buffer_u32>{}, BufferU32{.values = {}});
+  add("bb", std::integral_constant<C, C::buffer_binary>{}, BufferBinary{.values = {1, 2, 255}});
+  add("q", std::integral_constant<C, C::quat>{}, Quat{.value = {0.0f, 0.0f, 0.0f, 1.0f}});
+  add("u", std::integral_constant<C, C::u32>{}, U32{.value = 0xFFFFFFFFu});
+  m.root.objects.push_back(o);
+
+  const std::string yaml = to_text(m, binschema::TextKind::Yaml);
+  for (const char* line : {"value: true\n", "value: 0.5\n", "value: -.inf\n", "value: 3.0\n", "value: -7\n",
+                           "value: !vec2 [1.0, 2.0]\n", "value: !vec3 [1.0, 2.0, 3.0]\n", "value: !color [0.25, 0.5, 0.75, 1.0]\n",
+                           "value: !str32 short\n", "value: !str64 \"123\"\n", "value: !str256 long\n", "value: \"true\"\n",
+                           "value: \"1.5\"\n", "value: !!str {bytes: fffe}\n", "value: !curve1 [{a: 1, b: 2, floats: [0.0, 1.0,",
+                           "value: !buffer_int [-1, 2, -3]\n", "value: !buffer_f32 [1.5]\n", "value: !buffer_u32 []\n",
+                           "value: !buffer_binary [1, 2, 255]\n", "value: !quat [0.0, 0.0, 0.0, 1.0]\n", "value: !u 4294967295\n"})
+    BOOST_TEST(yaml.find(line) != std::string::npos, line << " not in\n" << yaml);
+  BOOST_TEST((from_text(yaml) == m));
+  const std::string json = to_text(m, binschema::TextKind::Json);
+  for (const char* part : {"\"value\": {\"!u\": 4294967295}", "\"value\": {\"!vec3\": [1.0, 2.0, 3.0]}", "\"value\": {\"!!float\": \"-.inf\"}",
+                           "\"value\": \"true\"", "\"value\": true", "\"value\": -7", "\"value\": {\"!!str\": {\"bytes\": \"fffe\"}}"})
+    BOOST_TEST(json.find(part) != std::string::npos, part << " not in\n" << json);
+  BOOST_TEST((from_text(json) == m));
+  // What people type: a whole number where only a float fits reads as the
+  // int it is; the YAML standard tags pick the plain cases.
+  const std::string typed = std::regex_replace(yaml, std::regex("value: 0\\.5\n"), "value: !!float 5\n");
+  BOOST_REQUIRE(typed != yaml);
+  const File t = from_text(typed);
+  BOOST_TEST(t.root.objects[0].params[1].value.get<C::f32>().value == 5.0f);
+}
+
+// Edited text with a tag that names no case, or a value of the wrong type for
+// its tag: one line naming line:col and the path.
+BOOST_AUTO_TEST_CASE(bare_text_errors_name_line_and_path) {
+  const std::string head = "format: aamp\nio_type: xml\nroot:\n  name: 0xa4f6cb6c\n  lists: []\n  objects:\n    - name: 0x1\n      params:\n        - name: 0x2\n          value: ";
+  auto error = [&](const std::string& v) {
+    try {
+      from_text(head + v + "\n");
+    } catch (const binschema::TextError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  BOOST_TEST(error("!vec9 [1.0]") ==
+             "10:18: root.objects[0].params[0].value: unknown tag '!vec9' (tags here: !vec2, !vec3, !vec4, !color, !str32, !str64, !curve1, "
+             "!curve2, !curve3, !curve4, !buffer_int, !buffer_f32, !str256, !quat, !u, !buffer_u32, !buffer_binary)");
+  BOOST_TEST(error("!vec3 [1.0, 2.0]") == "10:18: root.objects[0].params[0].value.vec3: expected a list of 3 values");
+  BOOST_TEST(error("!u -1") == "10:18: root.objects[0].params[0].value.u32: negative value -1 for an unsigned field");
+  BOOST_TEST(error("!u x") == "10:18: root.objects[0].params[0].value.u32: expected an integer, got 'x'");
+  BOOST_TEST(error("!buffer_int [1, x]") == "10:34: root.objects[0].params[0].value.buffer_int[1]: expected an integer, got 'x'");
+  BOOST_TEST(error("[1, 2]") == "10:18: root.objects[0].params[0].value: a list needs a tag here (tags here: !vec2, !vec3, !vec4, !color, !str32, "
+                                "!str64, !curve1, !curve2, !curve3, !curve4, !buffer_int, !buffer_f32, !str256, !quat, !u, !buffer_u32, !buffer_binary)");
+  BOOST_TEST(error("~") .find("10:18: root.objects[0].params[0].value: a null needs a tag here") == 0);
+  BOOST_TEST(error("9999999999") == "10:18: root.objects[0].params[0].value.int: value 9999999999 out of range");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

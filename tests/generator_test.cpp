@@ -1438,3 +1438,38 @@ BOOST_AUTO_TEST_CASE(inline_bytes_aligned_by_a_field) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// bare: true on a union, as: on its cases (issue 26): each case says the
+// plain kind that picks it or its tag; what cannot be told apart is refused.
+BOOST_AUTO_TEST_CASE(bare_unions) {
+  const std::string u = "      - {name: t, type: u8}\n      - name: u\n        type: union\n        tag: t\n        bare: true\n        cases:\n";
+  const std::string w = "  V3:\n    fields: [{name: value, type: \"f32[3]\"}]\n";
+  BOOST_TEST(schema_error(std::string(kHead) + u +
+                          "          - {value: 1, name: a, type: s32, as: int}\n"
+                          "          - {value: 2, name: b, type: u32, as: \"!u\"}\n"
+                          "          - {value: 3, name: c, type: V3, as: !vec3}\n"  // unquoted: the tag is the spelling
+                          "          - {value: 4, name: d, type: f32, as: float}\n"
+                          "          - {value: 5, name: e, type: u32, as: null}\n" + w) == "");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32}\n") ==
+             "13:13: case 'a' of bare union 'u' needs as: (int, float, string, bool, null, list, map, or a YAML tag such as \"!a\")");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: int}\n          - {value: 2, name: b, type: s16, as: int}\n") ==
+             "14:48: cases 'a' and 'b' of bare union 'u' are both as: int (a plain value picks one case)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: \"!x\"}\n          - {value: 2, name: b, type: s16, as: \"!x\"}\n") ==
+             "14:48: cases 'a' and 'b' of bare union 'u' are both as: !x (a tag names one case)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: float}\n") ==
+             "13:48: case 'a': as: float, but its value's kind is int: give it a tag or the kind int");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: V3, as: list}\n" + w) == "");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: \"u\"}\n") ==
+             "13:48: case 'a': as: 'u' is no plain kind (int, float, string, bool, null, list, map) nor a YAML tag (!name or !!name: letters, digits, _ - .)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: \"!!int\"}\n") ==
+             "13:48: case 'a': as: '!!int' is the standard tag of a plain kind: write the kind (int)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: u32, hash_of: crc32, as: int}\n") ==
+             "13:64: case 'a': as: int, but its value's kind is none of the plain ones (a name: give it a tag)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32, bare: true}\n") ==
+             "7:36: bare: belongs to a field of type union (or union[])");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32, as: int}\n") ==
+             "7:34: as: belongs to a case of a union with bare: true (how its value is spelt)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: t, type: u8}\n      - name: u\n        type: union\n        tag: t\n        cases:\n"
+                                               "          - {value: 1, name: a, type: s32, as: int}\n") ==
+             "12:48: case 'a': as: belongs to the cases of a union with bare: true");
+}

@@ -308,12 +308,12 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_aamp_and_byml_files) {
   const fs::path aamp = samples::dir("aamp") / "GameRomHorse.bxml";
   BOOST_REQUIRE(s.cli("decode " + q(aamp.string()) + " -o a.yaml").code == 0);
   s.write("b.yaml", s.read_text("a.yaml"));
-  edit(s, "b.yaml", "string_ref:\n              value: Default", "string_ref:\n              value: Changed");
+  edit(s, "b.yaml", "value: Default\n", "value: Changed\n");
   BOOST_REQUIRE(s.cli("encode b.yaml -o b.bxml").code == 0);
   Result r = s.cli("diff " + q(aamp.string()) + " b.bxml");
   BOOST_TEST(r.code == 1, r);
   BOOST_TEST((lines(r.out) ==
-              std::vector<std::string>{"~ root.objects[\"0x2b1d9958\"].params[\"0x9bd0be71\"].value.string_ref.value: Default -> Changed"}),
+              std::vector<std::string>{"~ root.objects[\"0x2b1d9958\"].params[\"0x9bd0be71\"].value: Default -> Changed"}),
              r.out);
 
   const fs::path byml = samples::dir("byml") / "MainFieldLocation.byml";

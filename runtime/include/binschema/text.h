@@ -136,6 +136,23 @@ struct EntryShape {
   }
   bool bare() const { return others == 1 && !conditional; }
 };
+// Plain and CaseText (a bare union's case_text): binschema/model.h.
+template <class T>
+concept BareUnion = Union<T> && requires { T::case_text; };
+// The kind of a node without a tag: a quoted scalar is a String; a plain one
+// an Int ("5", "-3", "0x1f"), a Float ("1.5", "1e3", ".inf", ".nan",
+// ".nan:0x7fa00001"), a Bool (true/false), else a String; null a Null; a
+// list a List; a map a Map.
+Plain plain_kind(Node n);
+// Whether a node's tag (Node::tag: "!!x" is "tag:yaml.org,2002:x") is the tag
+// a schema spells `spelt`.
+bool tag_is(std::string_view node_tag, std::string_view spelt);
+// A node's tag as a schema spells it ("!!binary" for "tag:yaml.org,2002:binary").
+std::string tag_spelling(std::string_view node_tag);
+// The plain kind whose YAML standard tag (!!int, !!float, !!str, !!bool,
+// !!null, !!seq, !!map) a node's tag is, or Tagged for any other tag.
+Plain standard_tag(std::string_view node_tag);
+const char* plain_name(Plain p);
 
 template <class T>
 struct is_vector : std::false_type {};
@@ -195,6 +212,9 @@ class YamlSink {
   void key_text(const std::string& k, bool number);
   void begin_seq(bool flow) { open(false, flow); }
   void end_seq() { close(); }
+  // A YAML tag ("!u") for the next value (a list or map after it is written
+  // in flow style, on its line).
+  void tag(const char* t) { tag_ = t; }
   void null() { scalar("~"); }
   void boolean(bool b) { scalar(b ? "true" : "false"); }
   void number(const std::string& s, bool) { scalar(s); }
@@ -220,12 +240,15 @@ class YamlSink {
   };
   void key(std::string_view k);
   At before_value();
+  // The space after "key:" or "-", and a pending tag.
+  void lead(At at);
   void scalar(std::string_view s);
   void open(bool map, bool flow);
   void close();
   void newline(unsigned indent);
   std::string out_;
   std::vector<Level> stack_;
+  const char* tag_ = nullptr;
 };
 
 // Event sink for JSON (two-space indentation, arrays of numbers on one line).
@@ -392,6 +415,9 @@ class Out {
       sink_.begin_seq(std::is_arithmetic_v<E> || v.empty());
       for (const auto& e : v) value(e, spell);
       sink_.end_seq();
+    } else if constexpr (BareUnion<T>) {
+      const CaseText& ct = T::case_text[v.index()];
+      std::visit([&](const auto& alt) { bare_case(alt, ct, spell); }, static_cast<const typename T::Base&>(v));
     } else if constexpr (Union<T>) {
       sink_.begin_map();
       sink_.key(T::case_names[v.index()]);
@@ -433,6 +459,56 @@ class Out {
       return is_utf8(v);
     } else {
       return false;  // the validator allows numbers and strings only
+    }
+  }
+
+  // A case of a bare union: its payload (or the one field of a struct
+  // payload) alone, with the case's tag if it has one.
+  template <class A>
+  void bare_case(const A& alt, const CaseText& ct, const Spell& spell) {
+    if constexpr (requires { A::type_name; }) {
+      if (ct.unwrap) {
+        One one{this, &ct};
+        visit_fields(one, alt);
+        return;
+      }
+    }
+    bare_plain(alt, ct, spell);
+  }
+  // Visits the one model field of a struct payload.
+  struct One {
+    Out* out;
+    const CaseText* ct;
+    template <class F>
+    void field(const char*, const F& x, const Spell& s = {}) { out->bare_plain(x, *ct, s); }
+    template <class F, class D>
+    void field_default(const char*, const F& x, const D&, const Spell& s = {}) { out->bare_plain(x, *ct, s); }
+  };
+  template <class X>
+  void bare_plain(const X& x, const CaseText& ct, const Spell& spell) {
+    constexpr bool yaml = requires(Sink& s) { s.tag(""); };
+    const char* tag = ct.tag;
+    if (ct.plain == Plain::Null) {
+      if (x == X{}) {
+        sink_.null();
+        return;
+      }
+      tag = "!!null";  // a value where the format has none: kept, tagged
+    }
+    if constexpr (std::is_floating_point_v<X>)
+      if (!yaml && ct.plain == Plain::Float && float_is_text(x)) tag = "!!float";  // JSON quotes .inf: a string
+    if constexpr (std::is_same_v<X, std::string>)
+      if (ct.plain == Plain::String && !is_utf8(x)) tag = "!!str";  // {bytes: HEX}: a map
+    if (!tag) {
+      value(x, spell);
+    } else if constexpr (yaml) {
+      sink_.tag(tag);
+      value(x, spell);
+    } else {
+      sink_.begin_map(true);  // JSON: {"!u": 5}
+      sink_.key(tag);
+      value(x, spell);
+      sink_.end_map();
     }
   }
 
@@ -991,6 +1067,8 @@ class In {
         value(e, v[i++], flags);
         path_.pop_back();
       }
+    } else if constexpr (BareUnion<T>) {
+      bare_in(n, v, flags);
     } else if constexpr (Union<T>) {
       if (!n.is_map() || n.size() != 1) {
         std::string names;
@@ -1194,6 +1272,85 @@ class In {
   void emplace_case(Node n, T& v, size_t index, const Spell& flags,
                     std::index_sequence<I...>) {
     ((index == I ? (value(n, v.template emplace<I>(), flags), 0) : 0), ...);
+  }
+
+  // A bare union's value: the case its tag names (YAML's, or JSON's one-key
+  // map {"!u": 5}), else the case of its plain kind.
+  template <class T>
+  void bare_in(Node n, T& v, const Spell& flags) {
+    const auto& cases = T::case_text;
+    auto plain_case = [&](Plain p) {
+      for (size_t i = 0; i < cases.size(); ++i)
+        if (cases[i].plain == p) return i;
+      return SIZE_MAX;
+    };
+    auto tags = [&] {
+      std::string list;
+      for (const CaseText& c : cases)
+        if (c.tag) list += std::string(list.empty() ? "" : ", ") + c.tag;
+      return list.empty() ? std::string("none") : list;
+    };
+    Node body = n;
+    std::string_view tag = n.tag();
+    if (tag.empty() && n.is_map() && n.size() == 1) {
+      // JSON's form of a tagged value: {"!u": 5}.
+      const std::string_view k = n.first_key().scalar();
+      bool known = false;
+      for (const CaseText& c : cases) known = known || (c.tag && k == c.tag);
+      if (!k.empty() && k[0] == '!' && (known || standard_tag(k) != Plain::Tagged || plain_case(Plain::Map) == SIZE_MAX)) {
+        tag = k;
+        body = n.first_value();
+      }
+    }
+    size_t index = SIZE_MAX;
+    if (!tag.empty()) {
+      for (size_t i = 0; i < cases.size() && index == SIZE_MAX; ++i)
+        if (cases[i].tag && tag_is(tag, cases[i].tag)) index = i;
+      if (index == SIZE_MAX)
+        if (const Plain p = standard_tag(tag); p != Plain::Tagged) index = plain_case(p);
+      if (index == SIZE_MAX) fail(n, "unknown tag '" + tag_spelling(tag) + "' (tags here: " + tags() + ")");
+    } else {
+      const Plain p = plain_kind(n);
+      index = plain_case(p);
+      if (index == SIZE_MAX && p == Plain::Int) index = plain_case(Plain::Float);
+      if (index == SIZE_MAX) fail(n, std::string("a ") + plain_name(p) + " needs a tag here (tags here: " + tags() + ")");
+    }
+    path_.emplace_back(T::case_names[index]);
+    emplace_bare(body, v, index, flags, std::make_index_sequence<std::variant_size_v<typename T::Base>>{});
+    path_.pop_back();
+  }
+  template <class T, size_t... I>
+  void emplace_bare(Node n, T& v, size_t index, const Spell& flags, std::index_sequence<I...>) {
+    ((index == I ? (bare_read(n, v.template emplace<I>(), T::case_text[I], flags), 0) : 0), ...);
+  }
+  template <class A>
+  void bare_read(Node n, A& alt, const CaseText& ct, const Spell& spell) {
+    if constexpr (requires { A::type_name; }) {
+      if (ct.unwrap) {
+        One one{this, n, &ct};
+        visit_fields(one, alt);
+        return;
+      }
+    }
+    bare_read_plain(n, alt, ct, spell);
+  }
+  // Reads the one model field of a struct payload.
+  struct One {
+    In* in;
+    Node n;
+    const CaseText* ct;
+    template <class F>
+    void field(const char*, F& x, const Spell& s = {}) { in->bare_read_plain(n, x, *ct, s); }
+    template <class F, class D>
+    void field_default(const char*, F& x, const D&, const Spell& s = {}) { in->bare_read_plain(n, x, *ct, s); }
+  };
+  template <class X>
+  void bare_read_plain(Node n, X& x, const CaseText& ct, const Spell& spell) {
+    if (ct.plain == Plain::Null && n.is_null()) {
+      x = X{};
+      return;
+    }
+    value(n, x, spell);
   }
 
   std::string_view scalar(Node n, const char* what) const;
