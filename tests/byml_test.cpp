@@ -149,21 +149,19 @@ std::string python_check(const std::string& script, const Bytes& a, const Bytes*
 
 // A document with every node type, written by binschema's writer.
 std::string every_node_yaml(const std::string& magic, int depth) {
-  std::string deep = "{int: 42}";
-  for (int i = 0; i < depth; ++i) deep = "{array: {items: [" + deep + "]}}";
+  std::string deep = "42";
+  for (int i = 0; i < depth; ++i) deep = "[" + deep + "]";
   return "format: byml\nmagic: " + magic + "\nversion: 7\n"
-         "root:\n  body:\n    dict:\n      entries:\n"
-         "        - {key: a, value: {binary: {size: 2, data: \"abcd\"}}}\n"
-         "        - {key: arr, value: {array: {items: [{int: -1}, {float: 2.5}, {string: two}, {bool: true}, {none: 0}, {uint: 7},\n"
-         "            {uint64: {value: 18446744073709551615}}, {dict: {entries: [{key: a, value: {int: 3}}]}}, {hash_map: {entries: []}}]}}}\n"
-         "        - {key: bin, value: {aligned_binary: {size: 3, alignment: 0x1000, data: \"010203\"}}}\n"
-         "        - {key: deep, value: " + deep + "}\n"
-         "        - {key: f64, value: {double: {value: -0.5}}}\n"
-         "        - {key: hm, value: {hash_map: {entries: [{int: {hash: 0x10, value: 7}}, {string: {hash: 0x20, value: one}},\n"
-         "            {array: {hash: 0x30, value: {items: [{bool: false}]}}}]}}}\n"
-         "        - {key: i64, value: {int64: {value: -5}}}\n"
-         "        - {key: u64, value: {uint64: {value: 5}}}\n"
-         "        - {key: vhm, value: {value_hash_map: {entries: [{int: {value: 9, hash: 0x40, extra: 0x99}}]}}}\n";
+         "root:\n"
+         "  a: !binary {size: 2, data: abcd}\n"
+         "  arr: [-1, 2.5, two, true, ~, !u 7, !ul 18446744073709551615, {a: 3}, !hash {}]\n"
+         "  bin: !binary_aligned {size: 3, alignment: 0x1000, data: \"010203\"}\n"
+         "  deep: " + deep + "\n"
+         "  f64: !f64 -0.5\n"
+         "  hm: !hash {0x10: {int: 7}, 0x20: {string: one}, 0x30: {array: [false]}}\n"
+         "  i64: !l -5\n"
+         "  u64: !ul 5\n"
+         "  vhm: !value_hash {0x40: {int: {value: 9, extra: 0x99}}}\n";
 }
 
 const char* kEveryNodeCheck =
@@ -239,7 +237,7 @@ BOOST_AUTO_TEST_CASE(the_writer_builds_the_tables) {
                           "t = byml.tables(open(sys.argv[1], 'rb').read())\n"
                           "want = (['a', 'arr', 'bin', 'deep', 'f64', 'hm', 'i64', 'u64', 'vhm'], ['one', 'two'])\n"
                           "print('OK' if t == want else t)", b) == "OK\n");
-  const Bytes only_array = encode(from_text("format: byml\nmagic: YB\nversion: 2\nroot: {body: {array: {items: [{int: 1}]}}}\n"));
+  const Bytes only_array = encode(from_text("format: byml\nmagic: YB\nversion: 2\nroot: [1]\n"));
   BOOST_TEST(python_check("t = byml.tables(open(sys.argv[1], 'rb').read())\nprint('OK' if t == (None, None) else t)", only_array) == "OK\n");
 }
 
@@ -274,8 +272,8 @@ BOOST_AUTO_TEST_CASE(an_unknown_type_byte_is_refused_with_its_element) {
 
 namespace {
 
-// The root dictionary's entries of a document's YAML.
-YAML::Node root_entries(YAML::Node doc) { return doc["root"]["body"]["dict"]["entries"]; }
+// The root dictionary of a document's YAML (a map by key).
+YAML::Node root_dict(YAML::Node doc) { return doc["root"]; }
 
 Bytes encode_yaml(const YAML::Node& doc) {
   YAML::Emitter out;
@@ -350,10 +348,7 @@ BOOST_AUTO_TEST_CASE(a_table_the_writer_would_not_derive_is_refused_with_the_lay
 BOOST_AUTO_TEST_CASE(edit_adds_a_key_not_in_the_key_table) {
   const Bytes bytes = samples::read(samples::dir("byml") / "LevelSensor.byml");
   YAML::Node doc = YAML::Load(to_text(decode(bytes), binschema::TextKind::Yaml));
-  YAML::Node added;
-  added["key"] = "AaNewKey";
-  added["value"]["int"] = 12345;
-  root_entries(doc).push_back(added);
+  root_dict(doc)["AaNewKey"] = 12345;
   const Bytes edited = encode_yaml(doc);
   BOOST_TEST(python_check("assert 'AaNewKey' not in byml.tables(open(sys.argv[1], 'rb').read())[0]\n"
                           "a['AaNewKey'] = 12345\n"
@@ -367,15 +362,13 @@ BOOST_AUTO_TEST_CASE(edit_adds_an_array_element_of_a_new_type) {
   const Bytes bytes = samples::read(samples::dir("byml") / "LevelSensor.byml");
   YAML::Node doc = YAML::Load(to_text(decode(bytes), binschema::TextKind::Yaml));
   YAML::Node arr;
-  for (const auto& e : root_entries(doc))
-    if (e["value"]["array"]) {
-      arr = e["value"]["array"]["items"];
+  for (const auto& e : root_dict(doc))
+    if (e.second.IsSequence()) {
+      arr = e.second;
       break;
     }
   BOOST_REQUIRE(arr.IsSequence());
-  YAML::Node f;
-  f["float"] = 1.5;
-  arr.push_back(f);
+  arr.push_back(1.5);
   const Bytes edited = encode_yaml(doc);
   BOOST_TEST(python_check("first = next(k for k, v in a.items() if isinstance(v, list))\n"
                           "assert all(isinstance(e, dict) for e in a[first])\n"
@@ -389,9 +382,11 @@ BOOST_AUTO_TEST_CASE(edit_adds_an_array_element_of_a_new_type) {
 BOOST_AUTO_TEST_CASE(edit_renames_a_dictionary_key) {
   const Bytes bytes = samples::read(samples::dir("byml") / "LevelSensor.byml");
   YAML::Node doc = YAML::Load(to_text(decode(bytes), binschema::TextKind::Yaml));
-  YAML::Node entries = root_entries(doc);
-  const std::string old_name = entries[0]["key"].as<std::string>();
-  entries[0]["key"] = "zz_renamed";
+  YAML::Node dict = root_dict(doc);
+  const std::string old_name = dict.begin()->first.as<std::string>();
+  const YAML::Node value = YAML::Clone(dict[old_name]);
+  dict.remove(old_name);
+  dict["zz_renamed"] = value;
   const Bytes edited = encode_yaml(doc);
   BOOST_TEST(python_check("old = '" + old_name + "'\n"
                           "a['zz_renamed'] = a.pop(old)\n"
