@@ -18,6 +18,7 @@
 //   binschema merge BASE OURS THEIRS -o OUT [--force]   three-way, by field path
 //   binschema verify PATH... [--format json] [-j N] [--all]   every file decoded and encoded again
 //   binschema hash fnv1a32|murmur3|crc32 STRING...
+//   binschema check SCHEMA|DIR...   schemas validated with no build (check.cpp)
 //   binschema help [COMMAND]     binschema --version
 //
 // One input file (and no --out-dir) is converted as it always was; several
@@ -42,6 +43,7 @@
 #include <vector>
 
 #include "batch.h"
+#include "check.h"
 #include "binschema/format.h"
 #include "binschema/hash.h"
 #include "binschema/text.h"
@@ -398,6 +400,10 @@ int run(int argc, char** argv, const char* program) {
       ->check(CLI::IsMember({"fnv1a32", "murmur3", "crc32"}));
   hash->add_option("STRING", strings, "Strings to hash")->required();
 
+  std::vector<std::string> schema_paths;
+  CLI::App* check = app.add_subcommand("check", "Validate schemas as the generator does, with no build: errors as file:line:col");
+  check->add_option("SCHEMA", schema_paths, "Schema files, or folders (their .yaml files)")->required();
+
   CLI::App* help = app.add_subcommand("help", "Show the help of the program or of one command");
   help->add_option("COMMAND", help_topic, "A command");
   app.footer(kFooter);  // after the commands: they would inherit it
@@ -488,6 +494,7 @@ int run(int argc, char** argv, const char* program) {
     if (*coverage) return cmd_coverage(in, as, map_kind == "json");
     if (*view) return cmd_view(in, out, as, force);
     if (*hash) return cmd_hash(algo, strings);
+    if (*check) return cmd_check(schema_paths);
     if (*unpack) return cmd_unpack(in, dir, force);
     if (*pack) {
       in = dir;

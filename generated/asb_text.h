@@ -320,7 +320,7 @@ template <class V, class Self>
 void visit_fields(V& v, Self& x) {
   v.field("source", x.source, binschema::text::kHexSpell);
   v.field("adjust", x.adjust);
-  v.field("mode", x.mode);
+  binschema::text::field_if(v, "mode", x.mode, [&] { const uint64_t g_version = binschema::text::context(v, "version"); return bool((g_version >= 1047ull)); }, "version >= 0x417");
   v.field("default_value", x.default_value);
   v.field("rate", x.rate);
   v.field("base_result", x.base_result);
@@ -451,7 +451,7 @@ template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Command>
 void visit_fields(V& v, Self& x) {
   v.field("name", x.name);
-  v.field("tags", x.tags);
+  binschema::text::field_if(v, "tags", x.tags, [&] { const uint64_t g_version = binschema::text::context(v, "version"); return bool((g_version >= 1047ull)); }, "version >= 0x417");
   v.field("unknown_param", x.unknown_param);
   v.field("ignore_same_command", x.ignore_same_command);
   v.field("interpolation_type", x.interpolation_type, text_Command_interpolation_type);
@@ -484,7 +484,7 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, StateTransitionRef>
 void visit_fields(V& v, Self& x) {
-  v.field("index", x.index);
+  binschema::text::field_if(v, "index", x.index, [&] { const uint64_t g_version = binschema::text::context(v, "version"); return bool((g_version >= 1047ull)); }, "version >= 0x417");
   v.field("node", x.node);
 }
 
@@ -494,7 +494,7 @@ void visit_fields(V& v, Self& x) {
   v.field("states", x.states);
   v.field("unknowns", x.unknowns);
   v.field("children", x.children);
-  v.field("default_child", x.default_child);
+  binschema::text::field_if(v, "default_child", x.default_child, [&] { const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull)); return bool((d_child_count != 0ull)); }, "child_count != 0");
   v.field("transitions", x.transitions);
   v.field("events", x.events);
   v.field("frames", x.frames);
@@ -523,7 +523,7 @@ void visit_fields(V& v, Self& x) {
   v.field("states", x.states);
   v.field("unknowns", x.unknowns);
   v.field("children", x.children);
-  v.field("default_child", x.default_child);
+  binschema::text::field_if(v, "default_child", x.default_child, [&] { const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull)); return bool((d_child_count != 0ull)); }, "child_count != 0");
   v.field("transitions", x.transitions);
   v.field("events", x.events);
   v.field("frames", x.frames);
@@ -608,7 +608,7 @@ void visit_fields(V& v, Self& x) {
   v.field("states", x.states);
   v.field("unknowns", x.unknowns);
   v.field("children", x.children);
-  v.field("default_child", x.default_child);
+  binschema::text::field_if(v, "default_child", x.default_child, [&] { const uint64_t d_child_count = uint64_t((((uint64_t(x.children.size()) != 0ull) || uint64_t(x.default_child.has_value())) ? (uint64_t(x.children.size()) + 1ull) : 0ull)); return bool((d_child_count != 0ull)); }, "child_count != 0");
   v.field("transitions", x.transitions);
   v.field("events", x.events);
   v.field("frames", x.frames);
@@ -642,7 +642,7 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, MaterialAnimation>
 void visit_fields(V& v, Self& x) {
-  v.field("material_blend", x.material_blend);
+  binschema::text::field_if(v, "material_blend", x.material_blend, [&] { const uint64_t g_version = binschema::text::context(v, "version"); return bool((g_version >= 1047ull)); }, "version >= 0x417");
   v.field("animation", x.animation);
   v.field("loop", x.loop);
   v.field("connections", x.connections);
@@ -666,7 +666,7 @@ void visit_fields(V& v, Self& x) {
   v.field("loop_duration", x.loop_duration);
   v.field("include_initial_loop", x.include_initial_loop, text_FrameController_include_initial_loop);
   v.field("unknown2", x.unknown2);
-  v.field("unknown3", x.unknown3);
+  binschema::text::field_if(v, "unknown3", x.unknown3, [&] { const uint64_t g_version = binschema::text::context(v, "version"); return bool((g_version >= 1047ull)); }, "version >= 0x417");
   v.field("unknown4", x.unknown4);
   v.field("unknown5", x.unknown5);
   v.field("connections", x.connections);
@@ -764,7 +764,7 @@ template <class V, class Self>
 void visit_fields(V& v, Self& x) {
   v.field("calc_mode", x.calc_mode);
   v.field("tags", x.tags);
-  v.field("unknown1", x.unknown1);
+  binschema::text::field_if(v, "unknown1", x.unknown1, [&] { const uint64_t g_version = binschema::text::context(v, "version"); return bool((g_version >= 1047ull)); }, "version >= 0x417");
   v.field("bone1", x.bone1);
   v.field("bone2", x.bone2);
   v.field("axis", x.axis, text_InitialFrame_axis);
@@ -780,7 +780,7 @@ void visit_fields(V& v, Self& x) {
   v.field("base_child", x.base_child);
   v.field("blend_rate", x.blend_rate);
   v.field("compare_type", x.compare_type);
-  v.field("unknown", x.unknown);
+  binschema::text::field_if(v, "unknown", x.unknown, [&] { const uint64_t g_version = binschema::text::context(v, "version"); return bool((g_version >= 1047ull)); }, "version >= 0x417");
   v.field("connections", x.connections);
 }
 
@@ -854,7 +854,7 @@ void visit_fields(V& v, Self& x) {
   v.field("as_markings", x.as_markings);
   v.field("exb", x.exb);
   v.field("command_groups", x.command_groups);
-  v.field("material_blends", x.material_blends);
+  binschema::text::field_if(v, "material_blends", x.material_blends, [&] { return bool((x.version >= 1047ull)); }, "version >= 0x417");
   v.field("commands", x.commands);
   v.field("nodes", x.nodes);
 }

@@ -125,7 +125,7 @@ template <class V, class Self>
 void visit_fields(V& v, Self& x) {
   binschema::text::names(v, "entry_points", x.entry_points, "name");
   binschema::text::names(v, "events", x.events, "name");
-  binschema::text::names(v, "actors", x.actors, "name", {"actions", "queries"});
+  binschema::text::names(v, "actors", x.actors, "name", {"actions", "queries"}, {"sub_name"});
   v.field("name", x.name);
   v.field("actors", x.actors);
   v.field("events", x.events);
@@ -181,7 +181,7 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Timeline>
 void visit_fields(V& v, Self& x) {
-  binschema::text::names(v, "actors", x.actors, "name", {"actions", "queries"});
+  binschema::text::names(v, "actors", x.actors, "name", {"actions", "queries"}, {"sub_name"});
   v.field("duration", x.duration);
   v.field("name", x.name);
   v.field("actors", x.actors);

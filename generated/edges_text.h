@@ -48,7 +48,7 @@ void visit_fields(V& v, Self& x) {
   v.field("a", x.a);
   v.field("b", x.b);
   v.field("c", x.c);
-  v.field("d", x.d);
+  binschema::text::field_if(v, "d", x.d, [&] { return bool((x.flag != 0ull)); }, "flag != 0");
   v.field("e", x.e);
   v.field("f", x.f);
   v.field("g", x.g);

@@ -91,7 +91,7 @@ void visit_fields(V& v, Self& x) {
   v.field("loop_events", x.loop_events);
   v.field("user_events", x.user_events);
   v.field("effect_events", x.effect_events);
-  v.field("sound_events", x.sound_events);
+  binschema::text::field_if(v, "sound_events", x.sound_events, [&] { return bool((x.version == 2ull)); }, "version == 2");
 }
 
 // Model <-> YAML/JSON text (the text names its format in a `format:` key; a

@@ -66,7 +66,7 @@ void visit_fields(V& v, Self& x) {
   v.field("refs", x.refs);
   v.field("files", x.files);
   v.field("nums", x.nums);
-  v.field("opt", x.opt);
+  binschema::text::field_if(v, "opt", x.opt, [&] { return bool(uint64_t(x.word.has)); }, "word.has");
 }
 
 template <class V, class Self>
@@ -83,7 +83,7 @@ void visit_fields(V& v, Self& x) {
   v.field("bs", x.bs);
   v.field("slots", x.slots);
   v.field("d", x.d);
-  v.field("v2only", x.v2only);
+  binschema::text::field_if(v, "v2only", x.v2only, [&] { const uint64_t g_version = binschema::text::context(v, "version"); return bool((g_version >= 2ull)); }, "version >= 2");
 }
 
 template <class V, class Self>
@@ -112,7 +112,7 @@ void visit_fields(V& v, Self& x) {
   v.field("name", x.name);
   v.field("tail", x.tail);
   v.field("blob", x.blob);
-  v.field("extra", x.extra);
+  binschema::text::field_if(v, "extra", x.extra, [&] { return bool((x.version >= 2ull)); }, "version >= 2");
   v.field("items", x.items);
   v.field("boxes", x.boxes);
 }

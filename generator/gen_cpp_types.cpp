@@ -393,8 +393,10 @@ void CppGen::visit_decl(const Struct& st) {
     // An array that references point into: its elements' keys, before the fields.
     std::string subs;
     for (const auto& sub : t.subs) subs += std::string(subs.empty() ? "" : ", ") + "\"" + sub + "\"";
+    std::string also;
+    for (const auto& a : t.also) also += std::string(also.empty() ? "" : ", ") + "\"" + a + "\"";
     w += "binschema::text::names(v, \"" + t.array + "\", x." + cpp_field(t.array) + ", \"" + t.key + "\"" +
-         (subs.empty() ? std::string() : ", {" + subs + "}") + ");";
+         (subs.empty() && also.empty() ? std::string() : ", {" + subs + "}") + (also.empty() ? std::string() : ", {" + also + "}") + ");";
   }
   for (const auto& f : st.fields) {
     if (!f->in_model()) continue;

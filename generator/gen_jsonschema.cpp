@@ -495,6 +495,25 @@ class JsonSchemaGen {
     }
     J any = J::array();
     any.push(std::move(name));
+    if (!f.spell.ref_also.empty()) {
+      // key: [name, sub_name]: an element whose name others share is named by a map of all its keys.
+      J props = J::object();
+      J req = J::array();
+      auto prop = [&](const std::string& k) {
+        J t = J::object();
+        t.set("type", J::str("string"));
+        props.set(k, std::move(t));
+        req.push(J::str(k));
+      };
+      prop(f.spell.ref_key);
+      for (const auto& a : f.spell.ref_also) prop(a);
+      J keys = J::object();
+      keys.set("type", J::str("object"));
+      keys.set("properties", std::move(props));
+      keys.set("required", std::move(req));
+      keys.set("additionalProperties", J::boolean(false));
+      any.push(std::move(keys));
+    }
     any.push(std::move(base));
     J j = J::object();
     j.set("anyOf", std::move(any));
@@ -626,7 +645,10 @@ class JsonSchemaGen {
     if (f.spell.as_bool) add("Shown as false/true while 0/1; any other value as a number.");
     if (!f.spell.ref.empty())
       add("A reference into " + f.spell.ref + ": the element's " + (f.spell.ref_key.empty() ? std::string("name") : f.spell.ref_key) +
-          " (or its index, shown when the key is missing, not unique or starts like a number).");
+          " (or its index, shown when the key is missing, not unique or starts like a number)." +
+          (f.spell.ref_also.empty() ? std::string()
+                                    : " An element whose " + f.spell.ref_key + " others share is named by a map of " + f.spell.ref_key +
+                                          [&] { std::string t; for (const auto& a : f.spell.ref_also) t += ", " + a; return t; }() + "."));
     if (!f.spell.hash_of.empty()) add("The " + f.spell.hash_of + " hash of a name: a name may be written instead (hashed on encode).");
     if (f.cond) add("Stored only when `" + expr_text(*f.cond) + "`; always in the text.");
     if ((f.kind == FieldKind::Pointer || f.kind == FieldKind::BlockRef) && f.pointer.null == Field::Null::Allowed) add("null when absent.");

@@ -1,6 +1,7 @@
 // Markdown back end: one page per format, a table per struct (offset, size,
 // type, description) in the spirit of the wiki pages the formats come from.
 #include <algorithm>
+#include <filesystem>
 #include <cctype>
 #include <sstream>
 
@@ -182,7 +183,13 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
   if (f.spell.as_bool) n.push_back("Shown as `false`/`true` while 0/1 (any other value as a number).");
   if (!f.spell.ref.empty())
     n.push_back("A reference: the index of an element of `" + f.spell.ref + "`" + (f.spell.ref_via.empty() ? "" : " (of the `" + f.spell.ref_via + "` element)") +
-                ", shown as its `" + (f.spell.ref_key.empty() ? std::string("name") : f.spell.ref_key) + "`.");
+                ", shown as its `" + (f.spell.ref_key.empty() ? std::string("name") : f.spell.ref_key) + "`" +
+                [&] {
+                  if (f.spell.ref_also.empty()) return std::string();
+                  std::string t = ", or where other elements share it as a map of `" + f.spell.ref_key + "`";
+                  for (const auto& a : f.spell.ref_also) t += ", `" + a + "`";
+                  return t;
+                }() + ".");
   if (!f.table.index_of.empty())
     n.push_back("The index of a string in table `" + f.table.index_of + "`: the model and the text hold the string, the writer stores its index.");
   if (!f.table.order.empty())
@@ -256,6 +263,20 @@ std::string generate_markdown(const Schema& s) {
       << "| Hook | Runs on | What it does |\n|---|---|---|\n";
     for (const auto& h : s.hooks) o << "| `" << h.name << "` | [" << h.on << "](#" << h.on << ") | " << cell(h.doc) << " |\n";
     o << "\n";
+  }
+
+  if (!s.example.empty()) {
+    // The text form, by example: a document binschema decodes files of this
+    // format into (names_test format_docs checks that it is one).
+    o << "## Text form\n\n`binschema decode` shows a file of this format as YAML like this (or JSON with "
+      << "`--format json`), and `binschema encode` turns it into the file. This is [`"
+      << std::filesystem::path(s.example).filename().string() << "`](" << s.example << "); the [schema language]"
+      << "(../docs/schema-language.md#7-text-form) says how each kind of field is written.\n\n";
+    const size_t lines = static_cast<size_t>(std::count(s.example_text.begin(), s.example_text.end(), '\n'));
+    const bool fold = lines > 120;
+    if (fold) o << "<details><summary>The whole document (" << lines << " lines)</summary>\n\n";
+    o << "```yaml\n" << s.example_text << (s.example_text.empty() || s.example_text.back() == '\n' ? "" : "\n") << "```\n\n";
+    if (fold) o << "</details>\n\n";
   }
 
   const bool string_pools = std::any_of(s.pools.begin(), s.pools.end(), [](const Pool& p) { return p.kind != Pool::Kind::Block; });

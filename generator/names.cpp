@@ -47,17 +47,32 @@ const Struct* target_elem(Schema& s, const std::string& array, bool& found, bool
   return elem;
 }
 
-void add_target(Schema& s, const std::string& array, const std::string& key, const std::string& sub, const Loc& at) {
+// `given`: the reference says how the elements are named (a ref: ARRAY, or
+// a key:); a ref: ARRAY.LIST without key: names a list and takes the key
+// the other references give.
+void add_target(Schema& s, const std::string& array, const std::string& key, const std::vector<std::string>& also,
+                bool given, const std::string& sub, const Loc& at) {
+  auto spelt = [](const std::string& k, const std::vector<std::string>& a) {
+    if (a.empty()) return "'" + k + "'";
+    std::string t = "[" + k;
+    for (const auto& x : a) t += ", " + x;
+    return t + "]";
+  };
   for (auto& st : s.structs)
     for (auto& f : st->fields) {
       if (f->name != array || !f->array.on || !f->in_model()) continue;
       auto it = std::find_if(st->name_targets.begin(), st->name_targets.end(),
                              [&](const Struct::NameTarget& t) { return t.array == array; });
       if (it == st->name_targets.end()) {
-        st->name_targets.push_back({array, key, {}});
+        st->name_targets.push_back({array, key, {}, also, given});
         it = st->name_targets.end() - 1;
-      } else if (it->key != key) {
-        throw SchemaError(at, "references into '" + array + "' use two keys ('" + it->key + "' and '" + key + "'): an array has one key");
+      } else if (given && !it->key_given) {
+        it->key = key;
+        it->also = also;
+        it->key_given = true;
+      } else if (given && (it->key != key || it->also != also)) {
+        throw SchemaError(at, "references into '" + array + "' use two keys (" + spelt(it->key, it->also) + " and " + spelt(key, also) +
+                                  "): an array has one key");
       }
       if (!sub.empty() && std::find(it->subs.begin(), it->subs.end(), sub) == it->subs.end()) it->subs.push_back(sub);
     }
@@ -252,9 +267,19 @@ void check_names(Schema& s) {
     if (list.empty()) {
       if (!f.spell.ref_via.empty()) throw SchemaError(f.loc, "via: belongs to a ref: ARRAY.LIST (a list held by the element via: picks)");
       if (elem) {
-        const Field* k = elem->field(key);
-        if (!k || !k->in_model() || (k->type.kind != ValueType::String && k->type.kind != ValueType::CString && k->type.kind != ValueType::Chars) || k->array.on)
-          throw SchemaError(f.loc, "ref: '" + array + "': its elements (" + elem->name + ") have no string field '" + key + "' to be named by (key:)");
+        auto check_key = [&](const std::string& name) {
+          const Field* k = elem->field(name);
+          if (!k || !k->in_model() || (k->type.kind != ValueType::String && k->type.kind != ValueType::CString && k->type.kind != ValueType::Chars) || k->array.on)
+            throw SchemaError(f.loc, "ref: '" + array + "': its elements (" + elem->name + ") have no string field '" + name + "' to be named by (key:)");
+        };
+        check_key(key);
+        for (size_t i = 0; i < f.spell.ref_also.size(); ++i) {
+          check_key(f.spell.ref_also[i]);
+          if (f.spell.ref_also[i] == key || std::find(f.spell.ref_also.begin(), f.spell.ref_also.begin() + i, f.spell.ref_also[i]) != f.spell.ref_also.begin() + i)
+            throw SchemaError(f.loc, "key: '" + f.spell.ref_also[i] + "' is named twice");
+        }
+      } else if (!f.spell.ref_also.empty()) {
+        throw SchemaError(f.loc, "key: [...]: the elements of '" + array + "' are strings, named by themselves");
       }
     } else {
       if (!elem) throw SchemaError(f.loc, "ref: '" + f.spell.ref + "': the elements of '" + array + "' are strings, they hold no list");
@@ -262,6 +287,8 @@ void check_names(Schema& s) {
       if (!l || !l->array.on || !l->in_model() || l->type.kind != ValueType::String)
         throw SchemaError(f.loc, "ref: '" + f.spell.ref + "': " + elem->name + " has no string[] field '" + list + "'");
       if (f.spell.ref_via.empty()) throw SchemaError(f.loc, "ref: '" + f.spell.ref + "' needs via: (the sibling field with the index into " + array + ")");
+      if (!f.spell.ref_also.empty())
+        throw SchemaError(f.loc, "key: [...] belongs to the ref: '" + array + "' fields; '" + f.name + "' names one of the " + list + " of an element");
       const Field* via = nullptr;
       for (const auto& g : st.fields) {
         if (g.get() == &f) break;
@@ -272,7 +299,8 @@ void check_names(Schema& s) {
       if (!via || !is_int_prim(*via) || via->array.on || !via->in_model())
         throw SchemaError(f.loc, "via: '" + f.spell.ref_via + "' is no integer field before '" + f.name + "' in " + st.name);
     }
-    add_target(s, array, strings ? "" : key, list, f.loc);
+    const bool given = list.empty() || !f.spell.ref_key.empty();
+    add_target(s, array, strings ? "" : key, f.spell.ref_also, given, list, f.loc);
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -91,13 +92,22 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums", "sections"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums", "sections", "example"});
     s->format = req_str(root, "format");
     // It becomes the C++ namespace binschema::<format>.
     if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
     s->title = opt_str(root, "title", s->format);
     s->doc = opt_str(root, "doc", "");
     s->versions = opt_str(root, "versions", "");
+    if (root["example"]) {
+      // Read now, relative to the schema file: the Markdown page shows it.
+      s->example = scalar(root["example"]);
+      const std::filesystem::path p = std::filesystem::path(file_).parent_path() / s->example;
+      std::ifstream in(p, std::ios::binary);
+      if (!in) fail(root["example"], "example: cannot read " + p.string() + " (a path relative to the schema file)");
+      s->example_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      if (s->example_text.find("```") != std::string::npos) fail(root["example"], "example: the file holds ``` (it is shown in a Markdown code block)");
+    }
     std::string endian = req_str(root, "endian");
     if (endian != "little" && endian != "big" && endian != "bom")
       fail(root["endian"], "endian is 'little', 'big' or 'bom' (chosen by a `bom: true` field of the root)");
@@ -587,7 +597,15 @@ class Parser {
     }
     f.spell.ref = opt_str(n, "ref", "");
     f.spell.ref_via = opt_str(n, "via", "");
-    f.spell.ref_key = opt_str(n, "key", "");
+    if (n["key"] && n["key"].IsSequence()) {
+      // key: [name, sub_name]: a composite key, the first field and then the further ones.
+      const auto parts = seq(n["key"]);
+      if (parts.size() < 2) fail(n["key"], "key: a list names two or more fields (the key, then the fields that tell equal keys apart); one field is key: FIELD");
+      f.spell.ref_key = scalar(parts[0]);
+      for (size_t i = 1; i < parts.size(); ++i) f.spell.ref_also.push_back(scalar(parts[i]));
+    } else {
+      f.spell.ref_key = opt_str(n, "key", "");
+    }
     f.spell.hash_of = opt_str(n, "hash_of", "");
     if (n["hash_of"] && f.spell.hash_of != "fnv1a32" && f.spell.hash_of != "murmur3" && f.spell.hash_of != "crc32")
       fail(n["hash_of"], "hash_of is 'fnv1a32', 'murmur3' or 'crc32' (the hash of a name)");

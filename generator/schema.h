@@ -190,6 +190,7 @@ struct Field {
     std::string ref;        // ref: ARRAY or ARRAY.LIST: an index into that array (or list)
     std::string ref_via;    // via: the sibling field that picks the element holding LIST
     std::string ref_key;    // key: the element field that names it (default "name")
+    std::vector<std::string> ref_also;  // key: [KEY, FIELD...]: the fields that tell equal keys apart
     std::string hash_of;    // hash_of: fnv1a32 | murmur3 | crc32: the hash of a name
     bool hex = false;       // format: hex
     // map: KEY: an array of structs (or of unions of struct cases) shown as a
@@ -310,6 +311,8 @@ struct Struct {
   struct NameTarget {
     std::string array, key;
     std::vector<std::string> subs;
+    std::vector<std::string> also;  // key: [key, also...]: a composite key
+    bool key_given = false;         // set by a ref: ARRAY (or an explicit key:), not only by ARRAY.LIST refs
   };
   std::vector<NameTarget> name_targets;
 
@@ -367,6 +370,9 @@ struct Enum {
 struct Schema {
   std::string file;
   std::string format, title, doc, versions;
+  // example: a text document of this format (a path relative to the schema
+  // file, as written) and its text, shown by the Markdown page.
+  std::string example, example_text;
   bool big_endian = false;
   // `endian: bom`: the byte order is chosen at run time by the root's field
   // with `bom: true` (big_endian is then unused); see docs §2 `endian`.

@@ -356,7 +356,7 @@ BOOST_AUTO_TEST_CASE(help_lists_every_command_and_each_has_its_own) {
   BOOST_TEST(r.code == 0, r);
   const std::vector<std::string> commands = listed_commands(r.out);
   const std::vector<std::string> expected{"formats", "decode", "encode", "info",  "list",   "explain", "coverage", "view",
-                                          "unpack",  "pack",   "diff",   "merge", "verify", "hash",    "help"};
+                                          "unpack",  "pack",   "diff",   "merge", "verify", "hash",    "check",    "help"};
   BOOST_TEST(commands == expected, boost::test_tools::per_element());
   BOOST_TEST(r.out.find("Exit status") != std::string::npos);
   BOOST_TEST(box.cli("--help").out == r.out);

@@ -33,6 +33,7 @@
 #include "binschema/error.h"
 #include "binschema/format.h"
 #include "binschema/hash.h"
+#include "binschema/schema.h"
 #include "sandbox.h"
 
 namespace fs = std::filesystem;
@@ -267,6 +268,64 @@ BOOST_AUTO_TEST_CASE(hash_crc32) {
   BOOST_TEST(r.out == "0xcbf43926  123456789\n"  // the CRC-32 check value (zlib's)
                       "0x00000000  \n"
                       "0xa4f6cb6c  param_root\n");  // AAMP's root list
+}
+
+// ---- check --------------------------------------------------------------------
+
+// binschema check: the generator's parser and validator, no build. A mistake
+// is file:line:col and exit 1; good schemas one OK line each; a folder is its
+// .yaml files.
+BOOST_AUTO_TEST_CASE(check_validates_schemas_without_a_build) {
+  Sandbox box;
+  const std::string good = "format: good\nendian: little\nroot: A\ntypes:\n  A:\n    fields:\n      - {name: x, type: u32}\n";
+  box.write("s/good.yaml", good);
+  // A misspelt key (line 8, column 33) and a count naming no field (line 8).
+  box.write("bad.yaml", "format: bad\nendian: little\nroot: A\ntypes:\n  A:\n    fields:\n      - {name: n, type: u8}\n"
+                        "      - {name: x, type: \"u8[]\", cuont: n}\n");
+  box.write("bad2.yaml", "format: bad2\nendian: little\nroot: A\ntypes:\n  A:\n    fields:\n      - {name: n, type: u8}\n"
+                         "      - {name: x, type: \"u8[]\", count: m}\n");
+  Result r = box.cli("check s/good.yaml");
+  BOOST_TEST_REQUIRE(r.code == 0, r);
+  BOOST_TEST(r.out == "s/good.yaml: OK (format good, 1 types)\n");
+  BOOST_TEST(r.err == "");
+
+  r = box.cli("check bad.yaml s/good.yaml bad2.yaml");
+  BOOST_TEST(r.code == 1, r);
+  BOOST_TEST(r.out == "s/good.yaml: OK (format good, 1 types)\n");
+  // One line per schema, as the generator says it.
+  std::istringstream lines(r.err);
+  std::string first, second, more;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  BOOST_TEST(!std::getline(lines, more), r.err);
+  BOOST_TEST(first.rfind("bad.yaml:8:33: unknown key 'cuont'", 0) == 0, first);
+  BOOST_TEST(second.rfind("bad2.yaml:8:", 0) == 0, second);
+  BOOST_TEST(second.find("'m'") != std::string::npos, second);
+  // The generator's own message.
+  try {
+    const ByteVec text = box.read("bad2.yaml");
+    binschema::gen::load_schema_text(std::string(text.begin(), text.end()), "bad2.yaml");
+    BOOST_ERROR("the generator accepts bad2.yaml");
+  } catch (const binschema::gen::SchemaError& e) {
+    BOOST_TEST(second == e.what());
+  }
+
+  // A folder: its schemas, in name order; every shipped schema is valid.
+  box.write("s/other.yml", "format: other\nendian: big\nroot: B\ntypes:\n  B:\n    fields:\n      - {name: y, type: u16}\n");
+  r = box.cli("check s");
+  BOOST_TEST_REQUIRE(r.code == 0, r);
+  BOOST_TEST(r.out == "s/good.yaml: OK (format good, 1 types)\ns/other.yml: OK (format other, 1 types)\n");
+  r = box.cli("check " + q(std::string(BINSCHEMA_SOURCE_DIR) + "/schemas"));
+  BOOST_TEST_REQUIRE(r.code == 0, r);
+  size_t shipped = 0;
+  for (const auto& e : fs::directory_iterator(std::string(BINSCHEMA_SOURCE_DIR) + "/schemas")) shipped += e.path().extension() == ".yaml";
+  BOOST_TEST(shipped >= 8u);
+  BOOST_TEST(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == shipped, r.out);
+
+  // A path that is not there is the command's problem: exit 2.
+  r = box.cli("check missing.yaml");
+  BOOST_TEST(r.code == 2, r);
+  BOOST_TEST(r.err == "binschema: check: cannot read missing.yaml\n");
 }
 
 // ---- Round trips ---------------------------------------------------------------

@@ -255,7 +255,9 @@ BOOST_AUTO_TEST_SUITE_END()
 // reference cannot spell: the reference stays an index, and the text reads
 // back to the same bytes (found by fuzz_decode_al).
 BOOST_AUTO_TEST_CASE(reference_to_a_name_that_is_not_utf8_stays_an_index) {
-  const std::string doc = replace_all(example("al-creature.yaml"), "- name: Root", "- name: {bytes: 526f6f74ff}");
+  // (The example names the parent Root; a name that is not UTF-8 has no name spelling, so by index.)
+  const std::string doc = replace_all(replace_all(example("al-creature.yaml"), "- name: Root", "- name: {bytes: 526f6f74ff}"),
+                                      "parent: Root", "parent: 0");
   BOOST_REQUIRE(doc != example("al-creature.yaml"));
   const auto bytes = binschema::al::encode(binschema::al::from_text(binschema::text::load(doc)));
   const auto model = binschema::al::decode(bytes);

@@ -624,6 +624,39 @@ BOOST_AUTO_TEST_CASE(struct_always_holding_itself) {
   BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 0, name: leaf, type: u32}\n          - {value: 1, name: sub, type: A, ptr: u32}\n") == "");
 }
 
+// key: [KEY, FIELD...] on a ref: (composite keys, BFEVFL's actors): string
+// fields of the elements, two or more, each once, on a ref: ARRAY only, one
+// key per array.
+BOOST_AUTO_TEST_CASE(composite_ref_keys) {
+  const std::string head =
+      "format: t\nendian: little\nroot: A\ntypes:\n"
+      "  E:\n    fields:\n"
+      "      - {name: name, type: string, ptr: u32, pool: p}\n"
+      "      - {name: sub, type: string, ptr: u32, pool: p}\n"
+      "      - {name: n, type: u16}\n"
+      "      - {name: acts, type: \"string[]\", ptr: u32, pool: p, count: n}\n"
+      "  A:\n    fields:\n"
+      "      - {name: c, type: u16}\n"
+      "      - {name: es, type: \"E[]\", ptr: u32, count: c}\n"
+      "pools: {p: {kind: cstring}}\n";
+  auto with = [&](const std::string& f) {
+    std::string t = head;
+    t.insert(t.find("pools:"), f);
+    return schema_error(t);
+  };
+  BOOST_TEST(with("      - {name: r, type: u16, ref: es, key: [name, sub]}\n") == "");
+  // With a ref: ARRAY.LIST beside it, before or after.
+  BOOST_TEST(with("      - {name: r, type: u16, ref: es, key: [name, sub]}\n      - {name: q, type: u16, ref: es.acts, via: r}\n") == "");
+  BOOST_TEST(with("      - {name: q0, type: u16}\n      - {name: q, type: u16, ref: es.acts, via: q0}\n      - {name: r, type: u16, ref: es, key: [name, sub]}\n") == "");
+  BOOST_TEST(with("      - {name: r, type: u16, ref: es, key: [name]}\n").find("key: a list names two or more fields") != std::string::npos);
+  BOOST_TEST(with("      - {name: r, type: u16, ref: es, key: [name, n]}\n").find("have no string field 'n' to be named by (key:)") != std::string::npos);
+  BOOST_TEST(with("      - {name: r, type: u16, ref: es, key: [name, name]}\n").find("key: 'name' is named twice") != std::string::npos);
+  BOOST_TEST(with("      - {name: r, type: u16, ref: es, key: [name, sub]}\n      - {name: s, type: u16, ref: es}\n")
+                 .find("references into 'es' use two keys ([name, sub] and 'name')") != std::string::npos);
+  BOOST_TEST(with("      - {name: r, type: u16, ref: es}\n      - {name: q, type: u16, ref: es.acts, via: r, key: [name, sub]}\n")
+                 .find("key: [...] belongs to the ref: 'es' fields") != std::string::npos);
+}
+
 // map: and unwrap: (the text's shape) are refused where they cannot hold,
 // at the key that says them.
 BOOST_AUTO_TEST_CASE(text_shapes_are_checked_where_they_are_said) {

@@ -4,7 +4,7 @@ _binschema() {
   local cur prev cmd opts
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local commands="formats decode encode info list explain coverage view unpack pack diff merge verify hash help"
+  local commands="formats decode encode info list explain coverage view unpack pack diff merge verify hash check help"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -39,6 +39,7 @@ _binschema() {
     merge) opts="-o --output --force --zsdic --romfs --help" ;;
     verify) opts="--format -j --jobs --all --zsdic --romfs --help" ;;
     formats) opts="--help" ;;
+    check) opts="--help" ;;
     hash)
       [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "fnv1a32 murmur3" -- "$cur"))
       return ;;

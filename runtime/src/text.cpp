@@ -158,6 +158,60 @@ bool NameTable::shows(size_t i) const {
   return shown_[i];
 }
 
+// An element's key and further keys as one string (each part ends in a
+// NUL, so no two different lists of parts join into the same string).
+std::string NameTable::joined(size_t i) const {
+  std::string j = keys[i];
+  j += '\0';
+  for (const std::string& x : also_keys[i]) {
+    j += x;
+    j += '\0';
+  }
+  return j;
+}
+
+int64_t NameTable::find_all(std::string_view key, const std::vector<std::string>& more, int64_t* second,
+                            int64_t* first) const {
+  if (also.empty() || also_keys.size() != keys.size()) return -1;
+  std::string j(key);
+  j += '\0';
+  for (const std::string& x : more) {
+    j += x;
+    j += '\0';
+  }
+  // One lookup per reference: the joined keys are indexed on first use.
+  if (!all_indexed_) {
+    all_index_.reserve(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      auto [it, fresh] = all_index_.emplace(joined(i), static_cast<int64_t>(i));
+      if (!fresh) it->second = -2;
+    }
+    all_indexed_ = true;
+  }
+  const auto it = all_index_.find(j);
+  if (it == all_index_.end()) return -1;
+  if (it->second >= 0) return it->second;
+  int64_t found = -1;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (joined(i) == j) {
+      if (found >= 0) {
+        if (second) *second = static_cast<int64_t>(i);
+        if (first) *first = found;
+        return -2;
+      }
+      found = static_cast<int64_t>(i);
+    }
+  return -2;
+}
+
+bool NameTable::shows_all(size_t i) const {
+  if (also.empty() || i >= keys.size() || also_keys.size() != keys.size()) return false;
+  if (!is_utf8(keys[i])) return false;
+  for (const std::string& x : also_keys[i])
+    if (!is_utf8(x)) return false;
+  return find_all(keys[i], also_keys[i]) == static_cast<int64_t>(i);
+}
+
 const NameTable* find_table(const std::vector<NameTable>& tables, std::string_view array) {
   for (size_t i = tables.size(); i-- > 0;)
     if (tables[i].array == array) return &tables[i];
@@ -599,6 +653,7 @@ std::string_view In::scalar(Node n, const char* what) const {
 }
 
 std::optional<int64_t> In::named(Node n, const Spell& spell) const {
+  if (n.is_map() && spell.ref && !spell.via) return named_by_keys(n, spell);
   if (!n.is_scalar()) return std::nullopt;  // parse_int says what it expected
   const std::string s(n.scalar());
   if (!is_name_spelling(s) && !((spell.flags & kBool) && (s == "true" || s == "false"))) return std::nullopt;
@@ -656,6 +711,47 @@ std::optional<int64_t> In::named(Node n, const Spell& spell) const {
     fail(n, "unknown " + std::string(spell.enum_name ? spell.enum_name : "enum") + " value '" + s + "' (one of: " + names + ", or a number)");
   }
   return std::nullopt;  // parse_int refuses it, saying it wanted an integer
+}
+
+// A reference as a map of the target's key fields ({name: EventSystemActor,
+// sub_name: camera}): the element whose key: [name, sub_name] are these.
+int64_t In::named_by_keys(Node n, const Spell& spell) const {
+  const std::string ref = spell.ref;
+  const NameTable* t = find_table(tables_, ref);
+  if (!t) fail(n, "a map names an element of " + ref + ", but there is none here: use an index");
+  std::string fields = t->key_field;
+  for (const std::string& a : t->also) fields += ", " + a;
+  if (t->also.empty())
+    fail(n, "an element of " + ref + " is named by its " + t->key_field + " alone (or its index), not by a map");
+  std::string key;
+  std::vector<std::string> more(t->also.size());
+  std::vector<bool> given(t->also.size() + 1);
+  for_each_entry(n, [&](Node k, Node v) {
+    const std::string_view name = k.scalar();
+    size_t at = SIZE_MAX;
+    if (name == t->key_field) at = 0;
+    for (size_t j = 0; j < t->also.size(); ++j)
+      if (name == t->also[j]) at = j + 1;
+    if (at == SIZE_MAX) fail(k, "unknown key '" + std::string(name) + "' in a reference to " + ref + " (" + fields + ")");
+    if (!v.is_scalar()) fail(v, "'" + std::string(name) + "': expected a string");
+    given[at] = true;
+    (at == 0 ? key : more[at - 1]) = v.scalar();
+  });
+  for (size_t j = 0; j < given.size(); ++j)
+    if (!given[j]) fail(n, "a reference to " + ref + " by its keys needs " + fields + ": '" + (j ? t->also[j - 1] : t->key_field) + "' missing");
+  std::string what = t->key_field + " '" + key + "'";
+  for (size_t j = 0; j < t->also.size(); ++j) what += " and " + t->also[j] + " '" + more[j] + "'";
+  int64_t first = -1, second = -1;
+  const int64_t i = t->find_all(key, more, &second, &first);
+  if (i == -1) fail(n, "unknown " + ref + " element: none has " + what);
+  if (i == -2) {
+    auto at = [&](int64_t k) {
+      return k < 0 || t->marks[k] < 0 ? std::string("?") : std::to_string(t->marks[k]) + ":" + std::to_string(t->cols[k]);
+    };
+    fail(n, "more than one element of " + ref + " has " + what + " (" + std::to_string(first) + " at " + at(first) + ", " +
+                std::to_string(second) + " at " + at(second) + "): duplicate key; use the index");
+  }
+  return i;
 }
 
 uint64_t In::parse_int(Node n, bool is_signed, int64_t min, uint64_t max) const {

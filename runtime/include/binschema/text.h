@@ -93,17 +93,35 @@ struct NameTable {
   std::vector<int> marks;  // In: the line of each key (for duplicate messages), -1 if none
   std::vector<int> cols;
   std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> subs;
+  // A composite key (key: [name, sub_name]): the key field, the further
+  // fields, and each element's values of them (also_keys[i][j] for also[j]).
+  // An element whose key alone is not unique is named by all of them.
+  std::string key_field;
+  std::vector<std::string> also;
+  std::vector<std::vector<std::string>> also_keys;
   // The index that `key` names: -1 if none, -2 if more than one element has it.
   int64_t find(std::string_view key, int64_t* second = nullptr, int64_t* first = nullptr) const;
   // Whether keys[i] can be shown for index i: a name spelling, unique.
   bool shows(size_t i) const;
+  // The index that the key and the further keys `more` (one per also) name
+  // together: -1 if none, -2 if more than one element has them all.
+  int64_t find_all(std::string_view key, const std::vector<std::string>& more, int64_t* second = nullptr,
+                   int64_t* first = nullptr) const;
+  // Whether index i can be shown by its key and further keys together: the
+  // table has further keys, and no other element has the same values of all
+  // of them (every one valid UTF-8).
+  bool shows_all(size_t i) const;
 
  private:
   void index() const;
+  std::string joined(size_t i) const;
   // Built on first use by find() and shows(), for the keys at indexed_for_.
   mutable const std::string* indexed_for_ = nullptr;
   mutable std::unordered_map<std::string_view, int64_t> index_;  // key -> index, -2 if repeated
   mutable std::vector<uint8_t> shown_;
+  // Built on first use by find_all() and shows_all(): all keys joined -> index, -2 if repeated.
+  mutable std::unordered_map<std::string, int64_t> all_index_;
+  mutable bool all_indexed_ = false;
 };
 
 template <class T>
@@ -299,10 +317,15 @@ struct KeyGrab {
   const std::vector<const char*>* subs;
   std::string found;
   std::vector<std::vector<std::string>> lists;
+  const std::vector<const char*>* also = nullptr;  // further key fields (key: [name, sub_name])
+  std::vector<std::string> also_found{};
   template <class T>
   void field(const char* n, const T& v, const Spell& = {}) {
     if constexpr (std::is_same_v<T, std::string>) {
       if (std::string_view(n) == key) found = v;
+      if (also)
+        for (size_t i = 0; i < also->size(); ++i)
+          if (std::string_view(n) == (*also)[i]) also_found[i] = v;
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
       for (size_t i = 0; i < subs->size(); ++i)
         if (std::string_view(n) == (*subs)[i]) lists[i] = v;
@@ -361,18 +384,23 @@ class Out {
   // An array that references point into (generated visit_fields calls it
   // through text::names before the fields): its elements' keys.
   template <class E>
-  void names(const char* array, const std::vector<E>& elems, const char* key, std::vector<const char*> subs = {}) {
+  void names(const char* array, const std::vector<E>& elems, const char* key, std::vector<const char*> subs = {},
+             std::vector<const char*> also = {}) {
     NameTable t;
     t.array = array;
+    t.key_field = key;
+    for (const char* a : also) t.also.emplace_back(a);
     for (const char* sname : subs) t.subs.emplace_back(sname, std::vector<std::vector<std::string>>{});
     for (const auto& e : elems) {
       if constexpr (std::is_same_v<E, std::string>) {
         t.keys.push_back(e);
       } else {
-        KeyGrab g{key, &subs, {}, std::vector<std::vector<std::string>>(subs.size())};
+        KeyGrab g{key, &subs, {}, std::vector<std::vector<std::string>>(subs.size()), &also,
+                  std::vector<std::string>(also.size())};
         visit_fields(g, e);
         t.keys.push_back(std::move(g.found));
         for (size_t i = 0; i < subs.size(); ++i) t.subs[i].second.push_back(std::move(g.lists[i]));
+        if (!also.empty()) t.also_keys.push_back(std::move(g.also_found));
       }
     }
     tables_.push_back(std::move(t));
@@ -690,13 +718,30 @@ class Out {
   bool named(int64_t v, const Spell& spell) {
     std::string text;
     bool is_bool = false;
-    if (!name_text(v, spell, text, is_bool)) return false;
-    if (is_bool) sink_.boolean(v == 1);
-    else sink_.string(text);
+    const NameTable* composite = nullptr;
+    if (!name_text(v, spell, text, is_bool, &composite)) return false;
+    if (composite) {
+      // A key shared by other elements: the key and the further keys
+      // together, as a map ({name: EventSystemActor, sub_name: camera}).
+      sink_.begin_map(true);
+      sink_.key(composite->key_field.c_str());
+      sink_.string(text);
+      for (size_t j = 0; j < composite->also.size(); ++j) {
+        sink_.key(composite->also[j].c_str());
+        sink_.string(composite->also_keys[v][j]);
+      }
+      sink_.end_map();
+    } else if (is_bool) {
+      sink_.boolean(v == 1);
+    } else {
+      sink_.string(text);
+    }
     return true;
   }
-  // The name an integer has (true/false for format: bool), if any.
-  bool name_text(int64_t v, const Spell& spell, std::string& out, bool& is_bool) {
+  // The name an integer has (true/false for format: bool), if any. With
+  // `composite` (not for a map's key), an element whose key others share
+  // names its table there: it is shown by all its keys (key: [name, sub_name]).
+  bool name_text(int64_t v, const Spell& spell, std::string& out, bool& is_bool, const NameTable** composite = nullptr) {
     if ((spell.flags & kBool) && (v == 0 || v == 1)) {
       out = v == 1 ? "true" : "false";
       is_bool = true;
@@ -719,6 +764,11 @@ class Out {
           unique = t->shows(static_cast<size_t>(v));
         }
         if (unique) {
+          out = k;
+          return true;
+        }
+        if (composite && !spell.via && !t->also.empty() && t->shows_all(static_cast<size_t>(v))) {
+          *composite = t;
           out = k;
           return true;
         }
@@ -755,9 +805,11 @@ class Out {
 
 // Generated visit_fields declares the arrays references point into with
 // this: Out and In keep their keys, other visitors ignore it.
+// `also`: the further key fields of a composite key (key: [name, sub_name]).
 template <class V, class E>
-void names(V& v, const char* array, const std::vector<E>& elems, const char* key, std::vector<const char*> subs = {}) {
-  if constexpr (requires { v.names(array, elems, key, subs); }) v.names(array, elems, key, std::move(subs));
+void names(V& v, const char* array, const std::vector<E>& elems, const char* key, std::vector<const char*> subs = {},
+           std::vector<const char*> also = {}) {
+  if constexpr (requires { v.names(array, elems, key, subs, also); }) v.names(array, elems, key, std::move(subs), std::move(also));
 }
 
 // Generated visit_fields passes a field with if: through this: Out leaves
@@ -1017,9 +1069,12 @@ class In {
   // An array that references point into: the keys its elements have in
   // the text (before any of them is read: a reference may point forward).
   template <class E>
-  void names(const char* array, const std::vector<E>&, const char* key, std::vector<const char*> subs = {}) {
+  void names(const char* array, const std::vector<E>&, const char* key, std::vector<const char*> subs = {},
+             std::vector<const char*> also = {}) {
     NameTable t;
     t.array = array;
+    t.key_field = key;
+    for (const char* a : also) t.also.emplace_back(a);
     for (const char* sname : subs) t.subs.emplace_back(sname, std::vector<std::vector<std::string>>{});
     const Node list = lookup(array);
     if (list && list.is_map()) {
@@ -1029,6 +1084,15 @@ class In {
         t.keys.push_back(has ? std::string(k.scalar()) : std::string());
         t.marks.push_back(has ? static_cast<int>(k.mark().line) : -1);
         t.cols.push_back(has ? static_cast<int>(k.mark().col) : -1);
+        if (!also.empty()) {
+          std::vector<std::string> more;
+          for (const char* a : also) {
+            Node x;
+            if (e.is_map()) x = e.get(a);
+            more.push_back(x && x.is_scalar() ? std::string(x.scalar()) : std::string());
+          }
+          t.also_keys.push_back(std::move(more));
+        }
         for (size_t j = 0; j < subs.size(); ++j) {
           std::vector<std::string> l;
           if (e.is_map())
@@ -1046,6 +1110,15 @@ class In {
         t.keys.push_back(has ? std::string(k.scalar()) : std::string());
         t.marks.push_back(has ? static_cast<int>(k.mark().line) : -1);
         t.cols.push_back(has ? static_cast<int>(k.mark().col) : -1);
+        if (!also.empty()) {
+          std::vector<std::string> more;
+          for (const char* a : also) {
+            Node x;
+            if (e.is_map()) x = e.get(a);
+            more.push_back(x && x.is_scalar() ? std::string(x.scalar()) : std::string());
+          }
+          t.also_keys.push_back(std::move(more));
+        }
         for (size_t j = 0; j < subs.size(); ++j) {
           std::vector<std::string> l;
           if (e.is_map())
@@ -1425,6 +1498,7 @@ class In {
   // The value a name, true/false, or a hash's name stands for; nullopt when
   // the text is a number (read as one).
   std::optional<int64_t> named(Node n, const Spell& spell) const;
+  int64_t named_by_keys(Node n, const Spell& spell) const;
   int64_t parse_signed(Node n) const;
   uint64_t parse_int(Node n, bool is_signed, int64_t min, uint64_t max) const;
   void parse_float(Node n, float& v) const;
