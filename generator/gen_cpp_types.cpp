@@ -6,6 +6,7 @@
 namespace binschema::gen::cpp {
 
 std::string CppGen::elem_type(const Field& f, const Struct* owner) const {
+  if (!f.table.index_of.empty()) return "std::string";  // an index into a table: the model holds the string
   switch (f.type.kind) {
     case ValueType::Prim:
       if (!f.bits.empty()) return (owner ? owner->name + "::" : std::string()) + cpp_nested_type(f.name);
@@ -46,7 +47,7 @@ std::string CppGen::default_init(const Field& f) const {
       return " = " + cpp_string_literal(*f.role.default_text);
     return " = " + *f.role.default_text;
   }
-  if (!f.array.on && f.type.kind == ValueType::Prim && f.bits.empty())
+  if (!f.array.on && f.type.kind == ValueType::Prim && f.bits.empty() && f.table.index_of.empty())
     return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? " = false" : " = 0";
   if (f.array.on && f.array.fixed_count && f.type.kind == ValueType::Prim) return "{}";  // std::array is not zeroed otherwise
   return "";

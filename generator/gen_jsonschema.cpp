@@ -387,6 +387,10 @@ class JsonSchemaGen {
       if (c.unwrap)
         for (const auto& g : payload->type.st->fields)
           if (g->in_model()) payload = g.get();
+      // A union inside (BYML's arrays hold arrays): the struct by reference,
+      // which describes itself as its field's value, so that a recursive
+      // type is no endless schema.
+      if (c.unwrap && payload->type.kind == ValueType::Union && payload->type.st == nullptr) payload = c.field.get();
       std::string d = trim(c.doc.empty() ? c.field->doc : c.doc);
       const std::string tag = f.variant.tag_shift ? lower_hex(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag);
       d += (d.empty() ? "" : " ") + std::string("(Case `") + c.name + "`, tag " + tag + ", as " + c.as + ".)";
@@ -472,6 +476,11 @@ class JsonSchemaGen {
   }
 
   J scalar_schema(const Field& f) {
+    if (!f.table.index_of.empty()) {  // an index into a table: the text holds the string
+      J j = string_schema(0);
+      j.set("description", J::str("A string of table " + f.table.index_of + " (the writer builds the table and stores the index)."));
+      return j;
+    }
     J base = !f.role.valid.empty() && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32
                  ? valid_schema(f)
                  : prim_ref(f.type.prim);

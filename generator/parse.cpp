@@ -71,6 +71,7 @@ bool prim_is_signed(Prim p) {
 
 bool Field::in_model() const {
   if (is_const() || role.derive || !resolved.count_for.empty() || !resolved.tag_for.empty()) return false;
+  if (!table.order.empty() || !table.offsets_of.empty()) return false;  // built by the writer from the index_of: fields
   if (type.kind == ValueType::PoolBlock || type.kind == ValueType::Dic) return false;
   if (type.kind == ValueType::Struct && type.st && !type.st->has_model && !array.on) return false;
   return true;
@@ -495,8 +496,8 @@ class Parser {
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
              "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
-             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share",
-             "bare", "as", "map"});
+             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share", "map",
+             "index_of", "table", "offsets_of", "bare", "as"});
     f.loc = loc(n);
     if (n["as"] && !in_case_) fail(n["as"], "as: belongs to a case of a union with bare: true (how its value is spelt)");
     if (named) {
@@ -632,6 +633,20 @@ class Parser {
     f.spell.hash_of = opt_str(n, "hash_of", "");
     if (n["hash_of"] && f.spell.hash_of != "fnv1a32" && f.spell.hash_of != "murmur3" && f.spell.hash_of != "crc32")
       fail(n["hash_of"], "hash_of is 'fnv1a32', 'murmur3' or 'crc32' (the hash of a name)");
+    if (n["index_of"]) {
+      f.table.index_of = scalar(n["index_of"]);
+      f.table.loc = loc(n["index_of"]);
+    }
+    if (n["table"]) {
+      f.table.order = scalar(n["table"]);
+      f.table.loc = loc(n["table"]);
+      if (f.table.order != "sorted" && f.table.order != "first_use")
+        fail(n["table"], "table is 'sorted' or 'first_use' (the order in which the writer stores the strings that index_of: fields hold)");
+    }
+    if (n["offsets_of"]) {
+      f.table.offsets_of = scalar(n["offsets_of"]);
+      f.table.loc = loc(n["offsets_of"]);
+    }
     f.variant.tag = opt_str(n, "tag", "");
     if (n["if"]) f.cond = parse_expr(scalar(n["if"]), loc(n["if"]));
     if (n["size"]) {

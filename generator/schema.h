@@ -218,6 +218,19 @@ struct Field {
   } role;
   bool is_const() const { return role.const_int || role.const_text; }
 
+  // String tables (docs §5 `table`, `index_of`, `offsets_of`): the writer builds
+  // the table from the strings of every index_of: field, which the model holds.
+  struct Table {
+    std::string index_of;    // index_of: T: an unsigned integer, the index of its string in the root's table field T
+    std::string order;       // table: sorted | first_use: a root pointer to a table the writer builds (not in the model)
+    std::string offsets_of;  // offsets_of: A: a u32[] in a table: each element's offset from the struct's start, then the end
+    Loc loc;
+    // Resolved by the validator.
+    int id = -1;                // index_of: and table: the table's number (its place among the root's table fields)
+    const Field* strings = nullptr;  // table: the target's array of strings (elements: one cstring field)
+    const Field* text = nullptr;     // table: that cstring field of the elements
+  } table;
+
   std::string section;  // section: the target is written with the section's other blocks, where a layout places it
   std::string pool;    // string stored in this pool
   std::string region;  // name for start()/end()/size()
@@ -437,6 +450,12 @@ std::unique_ptr<Schema> load_schema(const std::string& path);
 // names.cpp: the validator's checks of refs, enums, format: bool and
 // hash_of: (validate() calls it last).
 void check_names(Schema& s);
+// tables.cpp: the checks of string tables (table:, index_of:, offsets_of:),
+// which validate() calls before check_names.
+void check_tables(Schema& s);
+// Whether struct st holds an index_of: field (inline, through pointers, arrays
+// or union cases): the writer collects the strings of its tables from it.
+bool reaches_index(const Struct& st);
 // validate.cpp: every schema check (with check_names); sets each field's
 // kind, sizes, offsets and layouts. root_loc and context_loc are where root:
 // and context: stand.

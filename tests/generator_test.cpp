@@ -1418,6 +1418,41 @@ BOOST_AUTO_TEST_CASE(pad_after_an_inline_array_of_numbers) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// String tables (docs §5 `table`, `index_of`, `offsets_of`): a root field
+// points to a table the writer builds; integer fields elsewhere index it.
+BOOST_AUTO_TEST_SUITE(string_tables)
+
+std::string tables(const std::string& keys, const std::string& offsets, const std::string& k, const std::string& extra_root = "") {
+  return "format: t\nendian: little\nroot: Doc\ntypes:\n  Doc:\n    fields:\n" + extra_root + "      - {name: keys, type: T, ptr: u32, nullable: true" + keys +
+         "}\n      - {name: e, type: E, ptr: u32}\n  T:\n    fields:\n      - {name: count, type: u32}\n"
+         "      - {name: offsets, type: \"u32[]\", count: " + offsets + "}\n      - {name: strings, type: \"S[]\", count: count}\n"
+         "  S:\n    fields:\n      - {name: text, type: cstring}\n  E:\n    fields:\n      - {name: k" + k + "}\n";
+}
+
+BOOST_AUTO_TEST_CASE(a_table_and_its_indices) {
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: u16, index_of: keys")) == "");
+  BOOST_TEST(schema_error(tables(", table: first_use", "count, offsets_of: strings", ", type: u32, index_of: keys")) == "");
+  BOOST_TEST(schema_error(tables(", table: shuffled", "count", ", type: u16")) ==
+             "7:64: table is 'sorted' or 'first_use' (the order in which the writer stores the strings that index_of: fields hold)");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: u16, index_of: nokeys")) ==
+             "19:40: 'k': index_of: 'nokeys' is no table: field of the root (Doc)");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: s16, index_of: keys")) ==
+             "19:40: 'k': index_of: is for a single unsigned integer field (u8 to u64, no array or bits)");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: u16, index_of: keys, enum: {0: a}")) ==
+             "19:40: 'k': index_of: holds a string in the model: no enum:, ref:, hash_of:, format: bool, const:, derive:, default:, if: or virtual:");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 2\", offsets_of: strings", ", type: u16, index_of: keys")) ==
+             "12:72: 'offsets': offsets_of: count is 'count' (one offset per string) or 'count + 1' (then the end), not 'count + 2'");
+  BOOST_TEST(schema_error(tables("", "\"count + 1\", offsets_of: strings", ", type: u16")) ==
+             "12:72: 'offsets': offsets_of: is for a struct that a table: field points to");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\"", ", type: u16, index_of: keys")) ==
+             "7:64: 'keys': a table struct (T) holds one array of strings and nothing else the model holds ('offsets' is more)");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: u16, index_of: keys",
+                                 "      - {name: first, type: E, ptr: u32}\n")) ==
+             "8:64: 'keys': a table field comes before the root's other pointers (the reader reads the tables first)");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(byml_alignment_from_a_field)
 
 BOOST_AUTO_TEST_CASE(inline_bytes_aligned_by_a_field) {

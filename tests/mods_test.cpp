@@ -301,7 +301,7 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_a_bfevfl_file) {
 
 // AAMP and BYML (schemas/aamp.yaml, schemas/byml.yaml): parameters are matched
 // by their name (from the schema's default names; a CRC32 where none), dictionary entries by their
-// key (an index into the key table, quoted as a key), so an edit is named by
+// key (the key's string), so an edit is named by
 // those, not by positions.
 BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_aamp_and_byml_files) {
   Sandbox s;
@@ -324,7 +324,7 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_aamp_and_byml_files) {
   r = s.cli("diff " + q(byml.string()) + " d.byml");
   BOOST_TEST(r.code == 1, r);
   BOOST_TEST((lines(r.out) ==
-              std::vector<std::string>{"~ root.body.array.items[0].dict.entries[\"2\"].value.dict.entries[\"4\"].value.float: -4931.034 -> -4931.5"}),
+              std::vector<std::string>{"~ root.body.array.items[0].dict.entries[Translate].value.dict.entries[X].value.float: -4931.034 -> -4931.5"}),
              r.out);
 }
 

@@ -466,7 +466,9 @@ class Out {
       using E = typename T::value_type;
       if constexpr (is_vector<T>::value && std::is_class_v<E>)
         if (spell.map && as_map(v, spell.map)) return;
-      sink_.begin_seq(std::is_arithmetic_v<E> || v.empty());
+      bool flow = std::is_arithmetic_v<E> || v.empty();
+      if constexpr (BareUnion<E>) flow = flow || scalar_elems(v);
+      sink_.begin_seq(flow);
       for (const auto& e : v) value(e, spell);
       sink_.end_seq();
     } else if constexpr (BareUnion<T>) {
@@ -485,6 +487,25 @@ class Out {
       fields(v, Shape{});
       sink_.end_map();
     }
+  }
+
+  // A list of a bare union's values that are all numbers, bools or nulls, or
+  // short strings (BYML's vectors, oead's flow lists): one line, in flow style.
+  template <class V>
+  static bool scalar_elems(const V& v) {
+    size_t text = 0;
+    for (const auto& e : v) {
+      bool ok = true;
+      std::visit(
+          [&](const auto& alt) {
+            using A = std::decay_t<decltype(alt)>;
+            if constexpr (std::is_same_v<A, std::string>) text += alt.size() + 2;
+            else if constexpr (!std::is_arithmetic_v<A>) ok = false;
+          },
+          static_cast<const typename std::decay_t<decltype(e)>::Base&>(e));
+      if (!ok || text > 60) return false;
+    }
+    return true;
   }
 
   // A case of a bare union: its payload (or the one field of a struct
@@ -663,13 +684,60 @@ class Out {
     }
     for (size_t i = 0; i < v.size(); ++i)
       if (!seen.emplace(keys[i], i).second) return false;
-    sink_.begin_map(v.empty());
+    sink_.begin_map(v.empty() || scalar_entries(v, key, keys));
     for (size_t i = 0; i < v.size(); ++i) {
       sink_.key_text(keys[i], numbers[i]);
       entry_value(unboxed(v[i]), key);
     }
     sink_.end_map();
     return true;
+  }
+
+  // Whether a map's entries each show one number, bool, null or string, all
+  // on about one line (oead's {ID: 5, Name: x}): the map is then in flow style.
+  struct ScalarProbe {
+    const char* key;
+    bool ok = true;
+    size_t len = 0, n = 0;
+    template <class T>
+    void probe(const T& x) {
+      if constexpr (std::is_arithmetic_v<T>) len += 8;
+      else if constexpr (std::is_same_v<T, std::string>) len += x.size() + 2;
+      else if constexpr (BareUnion<T>)
+        std::visit([&](const auto& a) {
+          using A = std::decay_t<decltype(a)>;
+          if constexpr (std::is_arithmetic_v<A>) len += 8;
+          else if constexpr (std::is_same_v<A, std::string>) len += a.size() + 2;
+          else ok = false;
+        }, static_cast<const typename T::Base&>(x));
+      else ok = false;
+    }
+    template <class T>
+    void field(const char* f, const T& x, const Spell& = {}) {
+      if (same_name(f, key)) return;
+      ++n;
+      probe(x);
+    }
+    template <class T, class D>
+    void field_default(const char* f, const T& x, const D&, const Spell& s = {}) { field(f, x, s); }
+    template <class T, class C>
+    void field_if(const char*, const T&, C&&, const char*, const Spell& = {}) { ok = false; }
+  };
+  template <class E>
+  bool scalar_entries(const std::vector<E>& v, const char* key, const std::vector<std::string>& keys) {
+    using U = std::decay_t<decltype(unboxed(std::declval<const E&>()))>;
+    if constexpr (Union<U> || !requires { U::type_name; }) {
+      return false;
+    } else {
+      size_t len = 0;
+      for (size_t i = 0; i < v.size(); ++i) {
+        ScalarProbe p{key};
+        visit_fields(p, unboxed(v[i]));
+        len += keys[i].size() + 2 + p.len;
+        if (!p.ok || p.n != 1 || len > 100) return false;
+      }
+      return true;
+    }
   }
 
   // Prints an integer by its name when it has one; false when it has none.
