@@ -82,6 +82,7 @@ void add_target(Schema& s, const std::string& array, const std::string& key, con
 // bare union's cases: int, float, bool, string, list, map, or "" (none of
 // them: a union, a pool block).
 std::string shape(const Field& f) {
+  if (!f.table.index_of.empty()) return "string";  // an index into a table: the model holds the string
   if (f.array.on) return "list";
   switch (f.type.kind) {
     case ValueType::Prim:
