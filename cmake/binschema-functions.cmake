@@ -51,10 +51,16 @@ function(binschema_add_format target schema)
                         "call find_package(binschema) or add_subdirectory(<binschema>) first")
   endif()
 
+  # A name list beside the schema (names: NAME.names.txt) is an input too.
+  get_filename_component(names_dir ${schema_abs} DIRECTORY)
+  set(names_file "")
+  if(EXISTS ${names_dir}/${name}.names.txt)
+    set(names_file ${names_dir}/${name}.names.txt)
+  endif()
   add_custom_command(
     OUTPUT ${out}/${name}.h ${out}/${name}_text.h ${out}/${name}.cpp ${out}/${name}.md ${out}/${name}.schema.json ${out}/${name}.ksy
     COMMAND ${gen} ${schema_abs} --out ${out} --name ${name} --emit all
-    DEPENDS ${gen} ${schema_abs}
+    DEPENDS ${gen} ${schema_abs} ${names_file}
     COMMENT "binschema-gen ${name}"
     VERBATIM)
   # Hand-written hooks, where the schema names some, sit beside it.

@@ -27,7 +27,7 @@ struct Bone {
 // Bones; a bone's index matches the bone of the same index in the model (.bwm).
 struct Skeleton {
   static constexpr const char* type_name = "Skeleton";
-  // Bones.
+  // Bones, by name: each bone's parent (in the text: `bones: {Root: -1, Head: Root}`).
   std::vector<Bone> bones;
   // Unknown.
   uint32_t unknown = 0;

@@ -63,7 +63,7 @@ types:
         type: bone
         repeat: expr
         repeat-expr: bone_count
-        doc: "Bones."
+        doc: "Bones, by name: each bone's parent (in the text: `bones: {Root: -1, Head: Root}`)."
   bone:
     seq:
       - id: name

@@ -24,12 +24,13 @@ void visit_fields(V& v, Self& x) {
   v.field("parent", x.parent, text_Bone_parent);
 }
 
+inline constexpr binschema::text::Spell text_Skeleton_bones{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "name"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Skeleton>
 void visit_fields(V& v, Self& x) {
   binschema::text::names(v, "bones", x.bones, "name");
   v.field("unknown", x.unknown);
-  v.field("bones", x.bones);
+  v.field("bones", x.bones, text_Skeleton_bones);
 }
 
 inline constexpr binschema::text::Spell text_AnimationHeader_type{binschema::text::kNone, enums::AnimationHeader_type, std::size(enums::AnimationHeader_type), "AnimationHeader_type", nullptr, nullptr, nullptr};

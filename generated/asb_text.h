@@ -74,6 +74,8 @@ void visit_fields(V& v, Self& x) {
   v.field("enum_value", x.enum_value);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const EnumResolveTable&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, EnumResolveTable>
 void visit_fields(V& v, Self& x) {
@@ -175,6 +177,8 @@ void visit_fields(V& v, Self& x) {
   v.field("condition4", x.condition4);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const StateTransitions&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, StateTransitions>
 void visit_fields(V& v, Self& x) {
@@ -227,6 +231,8 @@ void visit_fields(V& v, Self& x) {
   v.field("value", x.value);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const EventParams&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, EventParams>
 void visit_fields(V& v, Self& x) {
@@ -389,6 +395,8 @@ void visit_fields(V& v, Self& x) {
   v.field("groups", x.groups);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const ValidTags&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ValidTags>
 void visit_fields(V& v, Self& x) {
@@ -403,6 +411,8 @@ void visit_fields(V& v, Self& x) {
   v.field("name", x.name);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const AsMarkings&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, AsMarkings>
 void visit_fields(V& v, Self& x) {
@@ -415,12 +425,16 @@ void visit_fields(V& v, Self& x) {
   v.field("data", x.data);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const CommandGroup&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, CommandGroup>
 void visit_fields(V& v, Self& x) {
   v.field("commands", x.commands);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const CommandGroups&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, CommandGroups>
 void visit_fields(V& v, Self& x) {
@@ -434,12 +448,16 @@ void visit_fields(V& v, Self& x) {
   v.field("blend_start", x.blend_start);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const MaterialBlends&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, MaterialBlends>
 void visit_fields(V& v, Self& x) {
   v.field("entries", x.entries);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const TagGroup&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, TagGroup>
 void visit_fields(V& v, Self& x) {

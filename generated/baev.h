@@ -43,7 +43,7 @@ struct Event {
   bool operator==(const Event&) const = default;
 };
 
-// A typed parameter value, padded to a multiple of 8 bytes.
+// A typed parameter value, padded to a multiple of 8 bytes. In the text, the value itself: `{string: SE_SwordSwing}` (unwrap).
 struct Parameter {
   static constexpr const char* type_name = "Parameter";
   // One of the cases of 'value', chosen by 'type'.
@@ -112,7 +112,7 @@ struct Action {
 // The Default section.
 struct Default {
   static constexpr const char* type_name = "Default";
-  // Event table.
+  // Event table, by hash (shown as the name when the name list has it): each event's action indices (in the text: `events: {Jump: [1], 0x2df7d460: [2]}`).
   std::vector<Event> events;
   // Action table.
   std::vector<Action> actions;

@@ -164,7 +164,7 @@ types:
         type: event
         repeat: expr
         repeat-expr: event_count
-        doc: "Event table. Kept sorted by `hash` on write."
+        doc: "Event table, by hash (shown as the name when the name list has it): each event's action indices (in the text: `events: {Jump: [1], 0x2df7d460: [2]}`). Kept sorted by `hash` on write."
       actions:
         io: _root._io
         pos: ofs_actions
@@ -344,7 +344,7 @@ types:
         type: strz
         encoding: UTF-8
   parameter:
-    doc: "A typed parameter value, padded to a multiple of 8 bytes."
+    doc: "A typed parameter value, padded to a multiple of 8 bytes. In the text, the value itself: `{string: SE_SwordSwing}` (unwrap)."
     seq:
       - id: type
         type: u4

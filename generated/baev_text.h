@@ -35,6 +35,8 @@ void visit_fields(V& v, Self& x) {
   v.field("action_indices", x.action_indices);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const Parameter&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Parameter>
 void visit_fields(V& v, Self& x) {
@@ -68,13 +70,14 @@ void visit_fields(V& v, Self& x) {
   v.field("unknown", x.unknown);
 }
 
+inline constexpr binschema::text::Spell text_Default_events{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "hash"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Default>
 void visit_fields(V& v, Self& x) {
   v.field_default("micro_version", x.micro_version, 0);
   v.field_default("minor_version", x.minor_version, 1);
   v.field_default("major_version", x.major_version, 2);
-  v.field("events", x.events);
+  v.field("events", x.events, text_Default_events);
   v.field("actions", x.actions);
 }
 

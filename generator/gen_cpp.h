@@ -268,6 +268,10 @@ class CppGen {
   // preplace_E / patch_E: E's targets placed before E, and E's pointers filled in later.
   void preplace_fns(const Struct& st);
   void place_target(const Struct& st, const Field& f, bool shallow = false, bool record = false);
+  // collect_T: the strings of T's index_of: fields, into their tables (tables.cpp checks the paths).
+  void collect_fn(const Struct& st);
+  // put_T for a table: (the strings built by the writer) in place of the model's field.
+  void put_table(const Struct& st, const Field& f, const std::string& slot);
 
   // ---- The source file's frame (gen_cpp_text.cpp): reader and writer contexts, decode, encode, text, format()
   void source();

@@ -270,6 +270,10 @@ void CppGen::read_scalar(const Field& f, const std::string& o) {
       w += "if (" + cond + ") fail(" + o + ", \"" + f.name + "\", \"value \" + " + shown + " + \" is not one of " + list + "\");";
   }
   if (!f.in_model()) return;
+  if (!f.table.index_of.empty()) {  // an index into a table of the root: the model holds its string
+    w += x + " = r.tab_" + f.table.index_of + ".at(f_" + f.name + ", " + o + ", \"" + f.name + "\", \"" + f.table.index_of + "\");";
+    return;
+  }
   if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
     w += read_bool(f, "f_" + f.name, o, f.name);
     w += x + " = f_" + f.name + " != 0;";
@@ -435,6 +439,16 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
   CodeWriter& w = c_;
   std::string x = f.resolved.tag_for.empty() ? "x." + cpp_field(f.name) : "f_" + f.name;  // the tags of a union[]: a local
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+  if (!f.table.offsets_of.empty()) {
+    // A table's offsets (offsets_of:): the writer computes them from the strings;
+    // a file with others is not given back (decode(bytes, layout) refuses it).
+    w += "{";
+    w += "  const uint64_t n = " + read_expr(*f.array.count) + ";";
+    w += "  r.need_array(o, n, " + std::to_string(prim_size(f.type.prim)) + ");";
+    w += "  o += n * " + std::to_string(prim_size(f.type.prim)) + ";";
+    w += "}";
+    return;
+  }
   if (!et && f.array.fixed_count && !cursor) {
     w += "for (size_t i = 0; i < " + std::to_string(*f.array.fixed_count) + "; ++i) " +
          load_elem(f, o + " + i * " + std::to_string(prim_size(f.type.prim)), x + "[i]");
@@ -476,7 +490,13 @@ void CppGen::read_inline_array(const Field& f, const std::string& o, bool cursor
     if (extent_field(*et)) next = "i + 1 < n ? " + next_target(*et, plus("o", et->size)) + " : r.size()";
     if (et->fixed_size) w += "  " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";\n  o += " + hexs(et->size) + ";";
     else w += "  o = " + read_call(*et, "o", x + "[i]", "r.size()", next) + ";";
-    if (!f.array.sort.empty()) {
+    if (!f.array.sort.empty() && !et->field(f.array.sort)->table.index_of.empty()) {
+      // sort: by a string of a sorted table (index_of:): the strings' order is the indices' order.
+      const std::string k = cpp_field(f.array.sort);
+      w += "  if (i > 0 && !(" + x + "[i - 1]." + k + " < " + x + "[i]." + k + "))";
+      w += "    fail(o - " + hexs(et->size) + ", \"" + f.array.sort + "\", \"not sorted: '\" + " + x + "[i]." + k + " + \"' after '\" + " + x +
+           "[i - 1]." + k + " + \"' (the writer puts the elements in order of " + f.array.sort + ", each once)\");";
+    } else if (!f.array.sort.empty()) {
       // sort: the writer puts the elements in key order; any other order would not be written back.
       w += "  [[maybe_unused]] const R& c = r;  // context values, as the writer names them";
       w += "  auto key = [&](const " + et->name + "& e) -> uint64_t { return " + sort_key(*et, f.array.sort, "e") + "; };";
@@ -843,7 +863,9 @@ void CppGen::read_union_one(const Field& f, const std::string& o, const std::str
         w += "catch (DecodeError& e) { " + pf + "throw; }";
         break;
       case CaseKind::Number:
-        if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
+        if (!p.table.index_of.empty()) {  // an index into a table of the root: its string
+          w += "v = r.tab_" + p.table.index_of + ".at(" + load(p, o) + ", " + o + ", \"" + c.name + "\", \"" + p.table.index_of + "\");";
+        } else if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
           w += "const auto raw = " + load(p, o) + ";";
           w += read_bool(p, "raw", o, f.name);
           w += "v = raw != 0;";
@@ -989,6 +1011,23 @@ void CppGen::read_target(const Field& f) {
       break;
     }
     case FieldKind::Pointer:
+      if (!f.table.order.empty()) {
+        // A table (table:): its strings, for the index_of: fields read after it.
+        const std::string nul = f.pointer.null_value ? hexs(f.pointer.null_value) : std::string("0");
+        w += "if (" + p + " != " + nul + ") {";
+        w += "  " + f.type.st->name + " tmp;";
+        if (f.resolved.fixed_offset) w += "  " + note_layout(f, base + p);
+        w += "  r.need_target(" + base + p + ", 1);";
+        w += "  " + read_call(*f.type.st, base + p, "tmp", target_end(f)) + ";";
+        w += "  std::vector<std::string> strs;";
+        w += "  strs.reserve(tmp." + cpp_field(f.table.strings->name) + ".size());";
+        w += "  for (auto& e : tmp." + cpp_field(f.table.strings->name) + ") strs.push_back(std::move(e." + cpp_field(f.table.text->name) + "));";
+        w += "  r.tab_" + f.name + ".assign_read(std::move(strs));";
+        if (f.pointer.null != Field::Null::Allowed) w += "} else {\n  throw DecodeError(s, \"null pointer (in the struct at \" + hex(s) + \")\");";
+        w += "}";
+        break;
+      }
+      [[fallthrough]];
     case FieldKind::BlockRef: {
       std::string dst = f.in_model() ? x : "tmp";
       if (!f.in_model()) w += f.type.st->name + " tmp;";

@@ -26,7 +26,7 @@ void CppGen::source() {
   if (s_.endian_by_bom) w += "#include \"binschema/byte_order.h\"";
   if (std::any_of(s_.pools.begin(), s_.pools.end(), [](const Pool& p) { return p.kind == Pool::Kind::Data; }))
     w += "#include \"binschema/data_pool.h\"";
-  w += "#include \"binschema/dic.h\"\n#include \"binschema/format.h\"\n#include \"binschema/hash.h\"\n#include \"binschema/reader.h\"\n#include \"binschema/relocation.h\"\n#include \"binschema/string_pool.h\"\n#include \"binschema/writer.h\"\n";
+  w += "#include \"binschema/dic.h\"\n#include \"binschema/format.h\"\n#include \"binschema/hash.h\"\n#include \"binschema/reader.h\"\n#include \"binschema/relocation.h\"\n#include \"binschema/string_pool.h\"\n#include \"binschema/string_table.h\"\n#include \"binschema/writer.h\"\n";
   w += "namespace " + cpp_namespace(s_.format) + " {";
   w += "namespace {\n";
   if (!s_.endian_by_bom) {
@@ -76,6 +76,9 @@ void CppGen::internals() {
   for (const auto& p : s_.pools)
     if (placed_pool(p)) w += "  mutable std::vector<std::pair<uint64_t, size_t>> refs_" + p.name + ";  // strings read, in order (checked where " + p.base + " is)";
   for (const auto& g : s_.context) w += "  mutable uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
+  if (const Struct* root = s_.find(s_.root))
+    for (const auto& f : root->fields)
+      if (!f->table.order.empty()) w += "  mutable binschema::IndexTable tab_" + f->name + ";  // table " + f->name + " (index_of: fields look their strings up)";
   for (size_t i = 0; i < s_.pools.size(); ++i) {
     const Pool& p = s_.pools[i];
     if (!layout_pool(p)) continue;
@@ -143,6 +146,8 @@ void CppGen::internals() {
   for (const auto& g : s_.context)
     if (!s_.find(s_.root)->field(g)->pointer.width) w += "uint64_t g_" + g + " = 0;  // the root's " + g + " (context:)";
   if (uses_at()) w += "binschema::PtrMap at;  // where fields at variable offsets went";
+  for (const auto& f : s_.find(s_.root)->fields)
+    if (!f->table.order.empty()) w += "binschema::IndexTable tab_" + f->name + ";  // table " + f->name + ": the strings of its index_of: fields";
   for (const auto& sec : s_.sections) {
     w += "std::vector<binschema::SectionItem> sec_" + sec.name + ";  // section " + sec.name + ": targets waiting, first in first out";
     w += "bool sec_" + sec.name + "_done = false;";
@@ -174,11 +179,15 @@ void CppGen::internals() {
     for (const Struct* st : interned())
       w += "void intern_" + st->name + "(WCtx& c, const " + st->name + "& x);";
     for (const auto& sec : s_.sections) w += "void run_sec_" + sec.name + "(WCtx& c, const binschema::SectionItem& it);";
+    for (const Struct* st : ordered())
+      if (reaches_index(*st)) w += "void collect_" + st->name + "(WCtx& c, const " + st->name + "& x);";
     w += "";
   }
   for (const Struct* st : ordered()) read_fn(*st);
   for (const Struct* st : ordered()) put_fn(*st);
   for (const Struct* st : interned()) intern_fn(*st);
+  for (const Struct* st : ordered())
+    if (reaches_index(*st)) collect_fn(*st);
   for (const auto& [pool, st] : block_uses()) block_fn(*pool, *st);
   for (const Struct* st : ordered())
     if (st->has_children) place_fn(*st);
@@ -363,6 +372,12 @@ void CppGen::encode_body() {
     }
   for (const auto& p : s_.pools)
     for (const auto& k : p.keep) w += "c.pool_" + p.name + ".keep(" + cpp_string_literal(k) + ");";
+  if (reaches_index(*root)) {
+    // The tables (table:): every string the index_of: fields hold, once each, in the schema's order.
+    w += "collect_" + s_.root + "(c, x);";
+    for (const auto& f : root->fields)
+      if (!f->table.order.empty()) w += "c.tab_" + f->name + ".finish(" + (f->table.order == "sorted" ? "true" : "false") + ");";
+  }
   if (root->fixed_size) w += "const uint64_t s = c.w.reserve(" + hexs(root->size) + ");\nput_" + s_.root + "(c, s, x);";
   else w += "const uint64_t s = put_" + s_.root + "(c, x);";
   if (root->has_children) w += "place_" + s_.root + "(c, x, s);";
@@ -391,8 +406,37 @@ void CppGen::encode_body() {
 void CppGen::root_tail() {
   CodeWriter& w = c_;
   const Struct* root = s_.find(s_.root);
+  // The hash algorithms of the hash_of: fields: the text shows the names the
+  // document's own strings prove, then the schema's names: list.
+  std::vector<std::string> algos;
+  for (const auto& st : s_.structs)
+    for (const auto& f : st->fields) {
+      std::vector<const Field*> fs{f.get()};
+      for (const auto& c : f->variant.cases) fs.push_back(c.field.get());
+      for (const Field* g : fs)
+        if (!g->spell.hash_of.empty() && g->in_model() && std::find(algos.begin(), algos.end(), g->spell.hash_of) == algos.end())
+          algos.push_back(g->spell.hash_of);
+    }
+  std::string names_arg;
+  if (!algos.empty()) {
+    w += "namespace {";
+    std::string list;
+    for (const auto& a : algos) list += (list.empty() ? "\"" : ", \"") + a + "\"";
+    w += "constexpr const char* kHashAlgos[] = {" + list + "};";
+    if (!s_.default_names.empty()) {
+      w += "// The schema's names: " + s_.names_file + " (" + std::to_string(s_.default_names.size()) + " names).";
+      w += "constexpr const char* kDefaultNames[] = {";
+      for (const auto& n : s_.default_names) w += "    " + cpp_string_literal(n) + ",";
+      w += "};";
+      w += "constexpr binschema::text::HashNames kHashNames{kDefaultNames, std::size(kDefaultNames), kHashAlgos, std::size(kHashAlgos)};";
+    } else {
+      w += "constexpr binschema::text::HashNames kHashNames{nullptr, 0, kHashAlgos, std::size(kHashAlgos)};";
+    }
+    w += "}  // namespace\n";
+    names_arg = ", &kHashNames";
+  }
   w += "std::string to_text(const " + s_.root + "& x, binschema::TextKind kind, const binschema::Layout* layout) {";
-  w += "  return binschema::text::to_document(x, kind, \"" + s_.format + "\", layout);";
+  w += "  return binschema::text::to_document(x, kind, \"" + s_.format + "\", layout" + names_arg + ");";
   w += "}\n";
   w += s_.root + " from_text(const binschema::text::Doc& doc) { return binschema::text::from_document<" + s_.root + ">(doc.root()); }";
   w += s_.root + " from_text(std::string_view text) { return from_text(binschema::text::load(text)); }";

@@ -6,6 +6,7 @@
 namespace binschema::gen::cpp {
 
 std::string CppGen::elem_type(const Field& f, const Struct* owner) const {
+  if (!f.table.index_of.empty()) return "std::string";  // an index into a table: the model holds the string
   switch (f.type.kind) {
     case ValueType::Prim:
       if (!f.bits.empty()) return (owner ? owner->name + "::" : std::string()) + cpp_nested_type(f.name);
@@ -46,7 +47,7 @@ std::string CppGen::default_init(const Field& f) const {
       return " = " + cpp_string_literal(*f.role.default_text);
     return " = " + *f.role.default_text;
   }
-  if (!f.array.on && f.type.kind == ValueType::Prim && f.bits.empty())
+  if (!f.array.on && f.type.kind == ValueType::Prim && f.bits.empty() && f.table.index_of.empty())
     return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? " = false" : " = 0";
   if (f.array.on && f.array.fixed_count && f.type.kind == ValueType::Prim) return "{}";  // std::array is not zeroed otherwise
   return "";
@@ -282,6 +283,21 @@ void CppGen::struct_decl(const Struct& st) {
       w += "using Base = std::variant<" + alts + ">;";
       w += "using Base::Base;\nusing Base::operator=;";
       w += "static constexpr std::array<const char*, " + std::to_string(f->variant.cases.size()) + "> case_names{" + names + "};";
+      if (f->variant.bare) {
+        // bare: true: how each case is spelt in text (binschema::text::CaseText).
+        std::string texts;
+        for (const auto& c : f->variant.cases) {
+          static const std::pair<const char*, const char*> kinds[] = {{"int", "Int"},   {"float", "Float"}, {"string", "String"}, {"bool", "Bool"},
+                                                                      {"null", "Null"}, {"list", "List"},   {"map", "Map"}};
+          std::string plain = "Tagged", tag = "nullptr";
+          for (const auto& [k, e] : kinds)
+            if (c.as == k) plain = e;
+          if (plain == "Tagged") tag = "\"" + c.as + "\"";
+          texts += std::string(texts.empty() ? "" : ", ") + "{binschema::text::Plain::" + plain + ", " + tag + ", " + (c.unwrap ? "true" : "false") + "}";
+        }
+        w += "// bare: the text shows the value alone, tagged where its plain kind would pick another case.";
+        w += "static constexpr std::array<binschema::text::CaseText, " + std::to_string(f->variant.cases.size()) + "> case_text{{" + texts + "}};";
+      }
     // Names for the cases, so that code picks a case by name, not by its
     // position in the schema.
     w.line("// The cases by name, in the order of the alternatives: switch on kind(), read one\n"

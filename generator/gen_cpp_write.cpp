@@ -326,6 +326,22 @@ void CppGen::put_field(const Struct& st, const Field& f, const std::string& o) {
   CodeWriter& w = c_;
   std::string x = "x." + cpp_field(f.name);
   std::string what = "\"" + st.name + "." + f.name + "\"";
+  if (!f.table.offsets_of.empty()) {
+    // offsets_of: each string's offset from the struct's start (the strings
+    // follow directly, each with its NUL), then the end of the last.
+    const Field* sf = st.field(f.table.offsets_of);
+    const Field* tf = sf->type.st->fields[0].get();
+    const std::string esz = std::to_string(prim_size(f.type.prim));
+    w += "{";
+    w += "  const uint64_t n = " + write_expr(st, *f.array.count) + ";";
+    w += "  uint64_t at = c.w.pos() + n * " + esz + " - s;";
+    w += "  for (uint64_t i = 0; i < n; ++i) {";
+    w += "    c.w.put_uint(c.w.reserve(" + esz + "), " + esz + ", at, " + what + ");";
+    w += "    if (i < x." + cpp_field(sf->name) + ".size()) at += x." + cpp_field(sf->name) + "[i]." + cpp_field(tf->name) + ".size() + 1;";
+    w += "  }";
+    w += "}";
+    return;
+  }
   if (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) {
     // The tags of a union[]: the tag of each element's case.
     const Field* u = st.field(f.resolved.tag_for);
@@ -540,6 +556,9 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
     w += wput() + std::string(prim_stored(f.type.prim)) + ">(" + o + ", static_cast<" + prim_cpp(f.type.prim) + ">(v));";
     w.dedent();
     w += "}";
+  } else if (!f.table.index_of.empty()) {
+    // index_of: the string's place in its table (collected and ordered before the root was written).
+    w += "c.w.put_uint(" + o + ", " + std::to_string(prim_size(f.type.prim)) + ", c.tab_" + f.table.index_of + ".index(" + x + ", " + what + "), " + what + ");";
   } else if (f.true_value) {
     w += wput() + load_type(f) + ">(" + o + ", " + x + " ? " + hexs(*f.true_value) + "u : 0u);";
   } else {
@@ -629,6 +648,8 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
 // The sort: key of element `e` of struct et: the model's value, or its derive: computed.
 std::string CppGen::sort_key(const Struct& et, const std::string& key, const std::string& e) const {
   const Field* k = et.field(key);
+  if (!k->table.index_of.empty())  // a string of a sorted table: its index
+    return "uint64_t(c.tab_" + k->table.index_of + ".index(" + e + "." + cpp_field(key) + ", \"" + et.name + "." + key + "\"))";
   if (k->role.derive) return "uint64_t(" + write_expr(et, *k->role.derive, e) + ")";
   return "uint64_t(" + e + "." + cpp_field(key) + ")";
 }
@@ -753,7 +774,9 @@ void CppGen::put_union_one(const Struct& st, const Field& f, const std::string& 
         break;  // patched by place_ when the target is placed
       case CaseKind::PooledBlock: w += block_ref(p, "v", oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
-        if (p.true_value) w += wput() + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
+        if (!p.table.index_of.empty())  // index_of: the string's place in its table
+          w += "c.w.put_uint(" + oo + ", " + std::to_string(prim_size(p.type.prim)) + ", c.tab_" + p.table.index_of + ".index(v, \"" + st.name + "." + f.name + "\"), \"" + st.name + "." + f.name + "\");";
+        else if (p.true_value) w += wput() + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
         else w += wput() + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
         break;
       case CaseKind::Numbers: {
@@ -1137,7 +1160,23 @@ void CppGen::place_inline_children(const Struct& st, const Field& f) {
   const Struct& et = *f.type.st;
   if (!et.has_children) return;
   if (f.cond) w += "if (" + condition(write_expr(st, *f.cond)) + ")";
-  if (f.array.on) {
+  if (f.array.on && !f.array.sort.empty()) {
+    // Written in key order (put_inline_array): the element at place i is the i-th by key.
+    const std::string x = "x." + cpp_field(f.name);
+    w += "{";
+    w.indent();
+    w += "std::vector<size_t> order(" + x + ".size());";
+    w += "std::vector<uint64_t> keys(" + x + ".size());";
+    w += "for (size_t i = 0; i < order.size(); ++i) {";
+    w += "  order[i] = i;";
+    w += "  keys[i] = " + sort_key(et, f.array.sort, x + "[i]") + ";";
+    w += "}";
+    w += "std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });";
+    w += "for (size_t i = 0; i < order.size(); ++i)";
+    w += "  place_" + et.name + "(c, " + x + "[order[i]], " + field_at(st, f) + " + i * " + hexs(et.size) + ");";
+    w.dedent();
+    w += "}";
+  } else if (f.array.on) {
     w += "for (size_t i = 0; i < x." + cpp_field(f.name) + ".size(); ++i)";
     w += "  place_" + et.name + "(c, x." + cpp_field(f.name) + "[i], " + field_at(st, f) + " + i * " + hexs(et.size) + ");";
   } else {
@@ -1304,7 +1343,7 @@ void CppGen::preplace_fns(const Struct& st) {
 void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool record) {
   CodeWriter& w = c_;
   (void)st;
-  std::string x = f.in_model() ? "x." + cpp_field(f.name) : "empty_" + f.name;
+  std::string x = f.in_model() ? "x." + cpp_field(f.name) : !f.table.order.empty() ? "tbl_" + f.name : "empty_" + f.name;
   std::string slot = field_at(st, f);
   std::string base = f.pointer.base == Field::Base::Struct ? "s" : "0";
   std::string what = "\"" + st.name + "." + f.name + "\"";
@@ -1349,7 +1388,23 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   }
   w += "{  // " + f.name;
   w.indent();
-  if (!f.in_model()) w += "const " + f.type.st->name + " " + x + "{};";
+  if (!f.table.order.empty()) {
+    // A table (table:): built from the strings the writer collected (encode_root).
+    const bool opt = f.pointer.null == Field::Null::Allowed;
+    const std::string tn = f.type.st->name, en = f.table.strings->type.st->name;
+    w += (opt ? "std::optional<" + tn + "> " : tn + " ") + x + ";";
+    w += "if (" + std::string(opt ? "!c.tab_" + f.name + ".empty()" : "true") + ") {";
+    w += "  auto& t = " + (opt ? x + ".emplace()" : x) + ";";
+    w += "  t." + cpp_field(f.table.strings->name) + ".reserve(c.tab_" + f.name + ".size());";
+    w += "  for (const auto& str : c.tab_" + f.name + ".strings()) {";
+    w += "    " + en + " e;";
+    w += "    e." + cpp_field(f.table.text->name) + " = str;";
+    w += "    t." + cpp_field(f.table.strings->name) + ".push_back(std::move(e));";
+    w += "  }";
+    w += "}";
+  } else if (!f.in_model()) {
+    w += "const " + f.type.st->name + " " + x + "{};";
+  }
   std::string null_branch = f.pointer.register_null && !record ? "} else {\n  c.w.record_pointer(" + slot + ", " + std::to_string(f.pointer.width) + ", true);" : "";
   if (f.pointer.null_value && f.pointer.null == Field::Null::Allowed && !f.array.on)
     null_branch = "} else {\n  c.w.put_uint(" + slot + ", " + std::to_string(f.pointer.width) + ", " + hexs(f.pointer.null_value) + "u, " + what + ");";
@@ -1490,6 +1545,61 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
   w += "}";
   w.dedent();
   w += "}";
+}
+
+}  // namespace binschema::gen::cpp
+
+namespace binschema::gen::cpp {
+
+// collect_T(c, x): every string T's index_of: fields hold (through its
+// inline structs and arrays, pointers, element pointers and union cases),
+// added to its table in c; encode_root orders the tables before writing.
+void CppGen::collect_fn(const Struct& st) {
+  CodeWriter& w = c_;
+  w += fn_prefix() + "void collect_" + st.name + "([[maybe_unused]] WCtx& c, [[maybe_unused]] const " + st.name + "& x) {";
+  w.indent();
+  auto call = [&](const Field& f, const std::string& v) -> std::string {
+    if (!f.table.index_of.empty()) return "c.tab_" + f.table.index_of + ".add(" + v + ");";
+    if (f.type.kind == ValueType::Struct && f.type.st && reaches_index(*f.type.st))
+      return "collect_" + f.type.st->name + "(c, " + v + ");";
+    return "";
+  };
+  for (const auto& fp : st.fields) {
+    const Field& f = *fp;
+    if (!f.in_model()) continue;
+    const std::string x = "x." + cpp_field(f.name);
+    if (f.type.kind == ValueType::Union) {
+      std::string body;
+      const std::string base = elem_type(f, &st) + "::Base";
+      CodeWriter sw;
+      bool any = false;
+      for (size_t i = 0; i < f.variant.cases.size(); ++i) {
+        const std::string one = call(*f.variant.cases[i].field, "std::get<" + std::to_string(i) + ">(static_cast<const " + base + "&>(u))");
+        if (one.empty()) continue;
+        any = true;
+        body += "    case " + std::to_string(i) + ": " + one + " break;\n";
+      }
+      if (!any) continue;
+      const std::string sw_code = "switch (u.index()) {\n" + body + "    default: break;\n  }";
+      if (f.array.on) w += "for (const auto& u : " + x + ") {\n  " + sw_code + "\n}";
+      else w += "{\n  const auto& u = " + x + ";\n  " + sw_code + "\n}";
+      continue;
+    }
+    if (!f.table.index_of.empty()) {
+      w += call(f, x);
+      continue;
+    }
+    if (f.type.kind != ValueType::Struct || !f.type.st || !reaches_index(*f.type.st)) continue;
+    if (f.array.on) {
+      w += "for (const auto& e : " + x + ") " + call(f, "e");
+    } else if (f.pointer.width && f.pointer.null == Field::Null::Allowed) {
+      w += "if (" + x + ") " + call(f, "*" + x);
+    } else {
+      w += call(f, x);
+    }
+  }
+  w.dedent();
+  w += "}\n";
 }
 
 }  // namespace binschema::gen::cpp

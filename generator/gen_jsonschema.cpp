@@ -14,7 +14,11 @@
 // - bytes are hex strings, a bit-packed word is a map of its bit fields,
 //   a union is a map with one key naming its case;
 // - a nullable pointer to a struct is null when absent; a field under `if:`
-//   is always in the text.
+//   may be left out (it is, while its condition is false);
+// - an array with `map: KEY` is an object from each element's KEY to the
+//   element's other fields (or the one other field's value), or the list it
+//   is without map: (written when keys repeat); a struct with `unwrap: true`
+//   is its one field's value.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -372,7 +376,57 @@ class JsonSchemaGen {
     return j;
   }
 
+  // bare: true: each case's value alone, or {"TAG": value} for a tagged
+  // case (and for a plain one under its standard tag, "!!float": ".inf").
+  J bare_union_schema(const Field& f) {
+    static const std::pair<const char*, const char*> kStd[] = {{"int", "!!int"},   {"float", "!!float"}, {"string", "!!str"}, {"bool", "!!bool"},
+                                                               {"null", "!!null"}, {"list", "!!seq"},    {"map", "!!map"}};
+    J any = J::array();
+    for (const auto& c : f.variant.cases) {
+      const Field* payload = c.field.get();
+      if (c.unwrap)
+        for (const auto& g : payload->type.st->fields)
+          if (g->in_model()) payload = g.get();
+      // A union inside (BYML's arrays hold arrays): the struct by reference,
+      // which describes itself as its field's value, so that a recursive
+      // type is no endless schema.
+      if (c.unwrap && payload->type.kind == ValueType::Union && payload->type.st == nullptr) payload = c.field.get();
+      std::string d = trim(c.doc.empty() ? c.field->doc : c.doc);
+      const std::string tag = f.variant.tag_shift ? lower_hex(static_cast<uint64_t>(c.tag)) : std::to_string(c.tag);
+      d += (d.empty() ? "" : " ") + std::string("(Case `") + c.name + "`, tag " + tag + ", as " + c.as + ".)";
+      std::string key;
+      for (const auto& [k, t] : kStd)
+        if (c.as == k) key = t;
+      if (c.as == "null") {
+        J n = J::object();
+        n.set("type", J::str("null"));
+        n.set("description", J::str(d));
+        any.push(std::move(n));
+      } else if (!key.empty()) {
+        J v = field_schema(*payload);
+        v.set("description", J::str(d));
+        any.push(std::move(v));
+      }
+      J alt = J::object();
+      alt.set("type", J::str("object"));
+      J props = J::object();
+      J v = field_schema(*payload);
+      v.set("description", J::str(d));
+      props.set(key.empty() ? c.as : key, std::move(v));
+      alt.set("properties", std::move(props));
+      J req = J::array();
+      req.push(J::str(key.empty() ? c.as : key));
+      alt.set("required", std::move(req));
+      alt.set("additionalProperties", J::boolean(false));
+      any.push(std::move(alt));
+    }
+    J j = J::object();
+    j.set("anyOf", std::move(any));
+    return j;
+  }
+
   J union_schema(const Field& f) {
+    if (f.variant.bare) return bare_union_schema(f);
     J one = J::array();
     for (const auto& c : f.variant.cases) {
       J alt = J::object();
@@ -422,6 +476,11 @@ class JsonSchemaGen {
   }
 
   J scalar_schema(const Field& f) {
+    if (!f.table.index_of.empty()) {  // an index into a table: the text holds the string
+      J j = string_schema(0);
+      j.set("description", J::str("A string of table " + f.table.index_of + " (the writer builds the table and stores the index)."));
+      return j;
+    }
     J base = !f.role.valid.empty() && !prim_is_float(f.type.prim) && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32
                  ? valid_schema(f)
                  : prim_ref(f.type.prim);
@@ -513,7 +572,12 @@ class JsonSchemaGen {
     for (const auto& d : prims_) known = known || d.first == name;
     if (!known) {
       if (name == "string") non_utf8();
-      prims_.emplace_back(name, make());
+      // Listed before it is made: a definition that refers to itself (a
+      // map entry of a recursive struct) ends in a $ref.
+      prims_.emplace_back(name, J::object());
+      J made = make();
+      for (auto& d : prims_)
+        if (d.first == name) d.second = std::move(made);
     }
     return ref(name);
   }
@@ -555,6 +619,12 @@ class JsonSchemaGen {
       case FieldKind::ElemPointers:
       case FieldKind::OwnStrings:
       case FieldKind::ArrayPointer: {
+        if (!f.spell.map_key.empty() && f.type.kind == ValueType::Struct) {
+          J a = J::object();
+          a.set("type", J::str("array"));
+          a.set("items", elem_schema(f));
+          return map_schema(entry_schema(*f.type.st, f.spell.map_key), std::move(a), f.spell.map_key);
+        }
         J a = J::object();
         a.set("type", J::str("array"));
         a.set("items", elem_schema(f));
@@ -569,6 +639,24 @@ class JsonSchemaGen {
           J a = J::object();
           a.set("type", J::str("array"));
           a.set("items", union_schema(f));
+          if (!f.spell.map_key.empty()) {
+            // Each entry: a one-key map naming the case, around the case's other fields.
+            J one = J::array();
+            for (const auto& c : f.variant.cases) {
+              J alt = J::object(), props = J::object(), req = J::array();
+              alt.set("type", J::str("object"));
+              props.set(c.name, entry_schema(*c.field->type.st, f.spell.map_key));
+              alt.set("properties", std::move(props));
+              req.push(J::str(c.name));
+              alt.set("required", std::move(req));
+              alt.set("additionalProperties", J::boolean(false));
+              one.push(std::move(alt));
+            }
+            J entry = J::object();
+            entry.set("type", J::str("object"));
+            entry.set("oneOf", std::move(one));
+            return map_schema(std::move(entry), std::move(a), f.spell.map_key);
+          }
           return a;
         }
         return union_schema(f);
@@ -576,6 +664,38 @@ class JsonSchemaGen {
       case FieldKind::Dic: break;  // never in the model (in_model() is false)
     }
     return J::object();
+  }
+
+  // map: KEY: an object of entries (the keys are the elements' KEY text), or
+  // the list it is without map: (when two keys are the same).
+  static J map_schema(J entry, J list, const std::string& key) {
+    J obj = J::object();
+    obj.set("type", J::str("object"));
+    obj.set("additionalProperties", std::move(entry));
+    obj.set("description", J::str("By " + key + ": each element's " + key + " is its key, in the file's order."));
+    J any = J::array();
+    any.push(std::move(obj));
+    list.set("description", J::str("The same as a list, as written when two elements have the same " + key + "."));
+    any.push(std::move(list));
+    J j = J::object();
+    j.set("anyOf", std::move(any));
+    return j;
+  }
+
+  // The value of one map entry: the element's model fields but the key; the
+  // one other field's value when it is the only one and has no if:.
+  J entry_schema(const Struct& st, const std::string& key) {
+    std::vector<const Field*> others;
+    for (const auto& f : st.fields)
+      if (f->in_model() && f->name != key) others.push_back(f.get());
+    if (others.size() == 1 && !others[0]->cond) {
+      J p = field_schema(*others[0]);
+      const std::string d = field_description(*others[0]);
+      p.set("description", J::str(st.name + "." + others[0]->name + (d.empty() ? std::string() : ": " + d)));
+      return p;
+    }
+    // By reference: the entry of a recursive struct (AAMP's lists) holds its own map.
+    return named(st.name + "_entry", [&] { return fields_object(st, key); });
   }
 
   std::string field_description(const Field& f) {
@@ -595,13 +715,53 @@ class JsonSchemaGen {
                                     : " An element whose " + f.spell.ref_key + " others share is named by a map of " + f.spell.ref_key +
                                           [&] { std::string t; for (const auto& a : f.spell.ref_also) t += ", " + a; return t; }() + "."));
     if (!f.spell.hash_of.empty()) add("The " + f.spell.hash_of + " hash of a name: a name may be written instead (hashed on encode).");
-    if (f.cond) add("Stored only when `" + expr_text(*f.cond) + "`; always in the text.");
+    if (f.cond) add("Stored only when `" + expr_text(*f.cond) + "`; left out of the text while that is false.");
     if ((f.kind == FieldKind::Pointer || f.kind == FieldKind::BlockRef) && f.pointer.null == Field::Null::Allowed) add("null when absent.");
     if (f.role.default_text) add("Default " + *f.role.default_text + " (left out of the text when equal).");
     return d;
   }
 
+  // The map of a struct's model fields (but `skip`, a map entry's key).
+  J fields_object(const Struct& st, const std::string& skip) {
+    J j = J::object();
+    j.set("type", J::str("object"));
+    if (!st.doc.empty()) j.set("description", J::str(trim(st.doc)));
+    J props = J::object();
+    J req = J::array();
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (!f.in_model() || f.name == skip) continue;
+      add_property(f, props, req);
+    }
+    j.set("properties", std::move(props));
+    if (!req.items.empty()) j.set("required", std::move(req));
+    j.set("additionalProperties", J::boolean(false));
+    return j;
+  }
+
+  void add_property(const Field& f, J& props, J& req) {
+    J p = field_schema(f);
+    std::string d = field_description(f);
+    if (!d.empty()) p.set("description", J::str(d));
+    const bool bits_default = !f.bits.empty() &&
+        std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
+    if (f.role.default_text) p.set("default", default_value(f, *f.role.default_text));
+    if (!f.role.default_text && !bits_default && !f.cond) req.push(J::str(f.name));
+    props.set(f.name, std::move(p));
+  }
+
   J struct_schema(const Struct& st, bool is_root) {
+    if (!is_root && st.unwrap) {
+      // unwrap: true: the value of its one model field.
+      for (const auto& f : st.fields)
+        if (f->in_model()) {
+          J p = field_schema(*f);
+          std::string d = trim(st.doc);
+          d += (d.empty() ? "" : " ") + std::string("Shown as its field ") + f->name + (f->doc.empty() ? "." : ": " + trim(f->doc));
+          p.set("description", J::str(d));
+          return p;
+        }
+    }
     J j = J::object();
     j.set("type", J::str("object"));
     if (!is_root && !st.doc.empty()) j.set("description", J::str(trim(st.doc)));
@@ -660,18 +820,8 @@ class JsonSchemaGen {
       lay.set("additionalProperties", J::boolean(false));
       props.set("layout", std::move(lay));
     }
-    for (const auto& fp : st.fields) {
-      const Field& f = *fp;
-      if (!f.in_model()) continue;
-      J p = field_schema(f);
-      std::string d = field_description(f);
-      if (!d.empty()) p.set("description", J::str(d));
-      const bool bits_default = !f.bits.empty() &&
-          std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
-      if (f.role.default_text) p.set("default", default_value(f, *f.role.default_text));
-      if (!f.role.default_text && !bits_default) req.push(J::str(f.name));
-      props.set(f.name, std::move(p));
-    }
+    for (const auto& fp : st.fields)
+      if (fp->in_model()) add_property(*fp, props, req);
     j.set("properties", std::move(props));
     if (!req.items.empty()) j.set("required", std::move(req));
     j.set("additionalProperties", J::boolean(false));

@@ -190,6 +190,13 @@ std::string notes(const Schema& s, const Struct& st, const Field& f) {
                   for (const auto& a : f.spell.ref_also) t += ", `" + a + "`";
                   return t;
                 }() + ".");
+  if (!f.table.index_of.empty())
+    n.push_back("The index of a string in table `" + f.table.index_of + "`: the model and the text hold the string, the writer stores its index.");
+  if (!f.table.order.empty())
+    n.push_back(std::string("A table of strings the writer builds from every field that indexes it (") +
+                (f.table.order == "sorted" ? "sorted by bytes" : "in order of first use") + ", each once): not in the model or the text.");
+  if (!f.table.offsets_of.empty())
+    n.push_back("The offset of each element of `" + f.table.offsets_of + "` from the start of this struct (then the end of the last), computed by the writer.");
   if (!f.spell.hash_of.empty()) n.push_back("The " + f.spell.hash_of + " hash of a name: shown as the name when a name list has it; a name may be written instead.");
   if (f.is_virtual && f.type.kind == ValueType::Prim)
     n.push_back("Not stored: the alignment of a data slice, which the reader infers from where the slice lies (see the data pool).");

@@ -3,6 +3,8 @@
 // and hash_of:. They change what the text shows, never the bytes, so they
 // are checked apart from the layout (validate.cpp) once it is done.
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <functional>
 
 #include "schema.h"
@@ -76,6 +78,91 @@ void add_target(Schema& s, const std::string& array, const std::string& key, con
     }
 }
 
+// What the text of a value of field f looks like, for the plain kinds of a
+// bare union's cases: int, float, bool, string, list, map, or "" (none of
+// them: a union, a pool block).
+std::string shape(const Field& f) {
+  if (!f.table.index_of.empty()) return "string";  // an index into a table: the model holds the string
+  if (f.array.on) return "list";
+  switch (f.type.kind) {
+    case ValueType::Prim:
+      if (!f.bits.empty()) return "map";
+      if (prim_is_float(f.type.prim)) return "float";
+      if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) return "bool";
+      return f.spelled() ? "" : "int";  // names (enum:, ref:, hash_of:, format: bool) read as strings
+    case ValueType::String:
+    case ValueType::CString:
+    case ValueType::Chars:
+    case ValueType::Bytes: return "string";
+    case ValueType::Struct: return "map";
+    case ValueType::Union:
+    case ValueType::PoolBlock:
+    case ValueType::Dic: return "";
+  }
+  return "";
+}
+
+bool is_tag_spelling(const std::string& t) {
+  size_t i = t.rfind("!!", 0) == 0 ? 2 : t.rfind("!", 0) == 0 ? 1 : std::string::npos;
+  if (i == std::string::npos || i == t.size()) return false;
+  for (; i < t.size(); ++i) {
+    const char c = t[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  }
+  return true;
+}
+
+// bare: true on a union, and each case's as: (docs/schema-language.md, "Bare unions").
+void check_bare(Schema& s) {
+  static const char* const kPlain[] = {"int", "float", "string", "bool", "null", "list", "map"};
+  static const char* const kStd[] = {"!!int", "!!float", "!!str", "!!bool", "!!null", "!!seq", "!!map"};
+  for (auto& st : s.structs)
+    for (auto& fp : st->fields) {
+      Field& f = *fp;
+      if (f.type.kind != ValueType::Union) continue;
+      for (Case& c : f.variant.cases) {
+        if (!f.variant.bare) {
+          if (!c.as.empty()) throw SchemaError(c.as_loc, "case '" + c.name + "': as: belongs to the cases of a union with bare: true");
+          continue;
+        }
+        if (c.as.empty())
+          throw SchemaError(c.loc, "case '" + c.name + "' of bare union '" + f.name + "' needs as: (int, float, string, bool, null, list, map, or a YAML tag such as \"!" + c.name + "\")");
+        // A struct of one model field stands for that field.
+        const Field* payload = c.field.get();
+        if (payload->type.kind == ValueType::Struct && !payload->array.on && payload->type.st) {
+          const Field* only = nullptr;
+          int n = 0;
+          for (const auto& g : payload->type.st->fields)
+            if (g->in_model()) only = g.get(), ++n;
+          if (n == 1 && c.as != "map") {
+            c.unwrap = true;
+            payload = only;
+          }
+        }
+        const bool plain = std::find(std::begin(kPlain), std::end(kPlain), c.as) != std::end(kPlain);
+        if (!plain) {
+          if (!is_tag_spelling(c.as))
+            throw SchemaError(c.as_loc, "case '" + c.name + "': as: '" + c.as + "' is no plain kind (int, float, string, bool, null, list, map) nor a YAML tag (!name or !!name: letters, digits, _ - .)");
+          if (std::find(std::begin(kStd), std::end(kStd), c.as) != std::end(kStd))
+            throw SchemaError(c.as_loc, "case '" + c.name + "': as: '" + c.as + "' is the standard tag of a plain kind: write the kind (" +
+                                            kPlain[std::find(std::begin(kStd), std::end(kStd), c.as) - std::begin(kStd)] + ")");
+        } else if (c.as != "null") {
+          const std::string got = shape(*payload);
+          if (got != c.as)
+            throw SchemaError(c.as_loc, "case '" + c.name + "': as: " + c.as + ", but its value's kind is " +
+                                            (got.empty() ? std::string("none of the plain ones") : got) +
+                                            (got.empty() && payload->spelled() ? " (a name: give it a tag)" : ": give it a tag or the kind " + got));
+        }
+        for (const Case& o : f.variant.cases) {
+          if (&o == &c) break;
+          if (o.as == c.as)
+            throw SchemaError(c.as_loc, "cases '" + o.name + "' and '" + c.name + "' of bare union '" + f.name + "' are both as: " + c.as +
+                                            (plain ? " (a plain value picks one case)" : " (a tag names one case)"));
+        }
+      }
+    }
+}
+
 bool is_string_kind(const Field& f) {
   return f.type.kind == ValueType::String || f.type.kind == ValueType::CString || f.type.kind == ValueType::Chars;
 }
@@ -143,6 +230,12 @@ void check_text_shapes(Schema& s) {
 }  // namespace
 
 void check_names(Schema& s) {
+  check_bare(s);
+  if (!s.default_names.empty()) {
+    bool hashed = false;
+    each_field(s, [&](Struct&, Field& f) { hashed = hashed || !f.spell.hash_of.empty(); });
+    if (!hashed) throw SchemaError(s.names_loc, "names: lists the names of hashes, but no field has hash_of:");
+  }
   check_text_shapes(s);
   // An enum of enums: that no field names is a leftover or a misspelt enum: (a field's own enum is used by it).
   for (const Enum& e : s.enums) {

@@ -7,6 +7,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -69,6 +71,7 @@ bool prim_is_signed(Prim p) {
 
 bool Field::in_model() const {
   if (is_const() || role.derive || !resolved.count_for.empty() || !resolved.tag_for.empty()) return false;
+  if (!table.order.empty() || !table.offsets_of.empty()) return false;  // built by the writer from the index_of: fields
   if (type.kind == ValueType::PoolBlock || type.kind == ValueType::Dic) return false;
   if (type.kind == ValueType::Struct && type.st && !type.st->has_model && !array.on) return false;
   return true;
@@ -91,7 +94,8 @@ class Parser {
     s->file = file_;
     if (!root.IsMap()) fail(root, "a schema is a map (format:, root:, types:, ...)");
     keys(root, {"format", "title", "doc", "endian", "extensions", "magic", "magic_offset",
-                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums", "sections", "example"});
+                "versions", "version_fields", "root", "pools", "types", "relocation_table", "hooks", "context", "enums", "sections",
+                "names", "example"});
     s->format = req_str(root, "format");
     // It becomes the C++ namespace binschema::<format>.
     if (!is_identifier(s->format)) fail(root["format"], "format '" + s->format + "' is not a C++ identifier (letters, digits, _)");
@@ -217,6 +221,7 @@ class Parser {
         s->regions.push_back(sec.name);
       }
     }
+    if (root["names"]) read_names(root["names"], *s);
     if (root["hooks"])
       for (const auto& h : seq(root["hooks"])) {
         keys(h, {"name", "on", "doc"});
@@ -294,6 +299,28 @@ class Parser {
       e.values.emplace_back(v, nm);
     }
     return e;
+  }
+
+  bool in_case_ = false;  // parse_field is reading a union's case (as: is allowed)
+
+  // names: FILE, relative to the schema's folder: one name a line; blank
+  // lines and lines starting with '#' are skipped, spaces at the ends cut.
+  void read_names(const YAML::Node& n, Schema& s) const {
+    s.names_file = scalar(n);
+    s.names_loc = loc(n);
+    const std::filesystem::path path = std::filesystem::path(file_).parent_path() / s.names_file;
+    std::ifstream in(path);
+    if (!in.is_open()) fail(n, "names: cannot read '" + path.string() + "' (a file of names beside the schema, one a line)");
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t b = line.find_first_not_of(" \t\r");
+      if (b == std::string::npos || line[b] == '#') continue;
+      line = line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
+      for (const unsigned char c : line)
+        if (c < 0x20 || c == 0x7f) fail(n, "names: '" + s.names_file + "' holds a control character in '" + line + "'");
+      s.default_names.push_back(line);
+    }
+    if (s.default_names.empty()) fail(n, "names: '" + s.names_file + "' lists no name");
   }
 
   void keys(const YAML::Node& n, std::initializer_list<const char*> allowed) const {
@@ -469,8 +496,10 @@ class Parser {
              "sort", "count", "derive", "pointer", "const", "reserved", "valid", "default", "format",
              "cases", "tag", "pad_to", "value", "if", "bits", "size", "extent", "register_null",
              "points_to", "virtual", "keys", "inline", "true", "items", "tag_shift", "null_value",
-             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share", "map"});
+             "enum", "ref", "via", "key", "hash_of", "bom", "pad", "also", "zero_when_empty", "scale", "section", "share", "map",
+             "index_of", "table", "offsets_of", "bare", "as"});
     f.loc = loc(n);
+    if (n["as"] && !in_case_) fail(n["as"], "as: belongs to a case of a union with bare: true (how its value is spelt)");
     if (named) {
       f.name = req_str(n, "name");
       if (!is_identifier(f.name)) fail(n["name"], "field name '" + f.name + "' is not a C++ identifier (letters, digits, _)");
@@ -604,6 +633,20 @@ class Parser {
     f.spell.hash_of = opt_str(n, "hash_of", "");
     if (n["hash_of"] && f.spell.hash_of != "fnv1a32" && f.spell.hash_of != "murmur3" && f.spell.hash_of != "crc32")
       fail(n["hash_of"], "hash_of is 'fnv1a32', 'murmur3' or 'crc32' (the hash of a name)");
+    if (n["index_of"]) {
+      f.table.index_of = scalar(n["index_of"]);
+      f.table.loc = loc(n["index_of"]);
+    }
+    if (n["table"]) {
+      f.table.order = scalar(n["table"]);
+      f.table.loc = loc(n["table"]);
+      if (f.table.order != "sorted" && f.table.order != "first_use")
+        fail(n["table"], "table is 'sorted' or 'first_use' (the order in which the writer stores the strings that index_of: fields hold)");
+    }
+    if (n["offsets_of"]) {
+      f.table.offsets_of = scalar(n["offsets_of"]);
+      f.table.loc = loc(n["offsets_of"]);
+    }
     f.variant.tag = opt_str(n, "tag", "");
     if (n["if"]) f.cond = parse_expr(scalar(n["if"]), loc(n["if"]));
     if (n["size"]) {
@@ -709,6 +752,13 @@ class Parser {
       if (!f.pointer.width || f.array.on || f.pointer.null != Field::Null::Allowed) fail(n["null_value"], "null_value: is the stored value of an absent target (a nullable: true pointer)");
       f.pointer.null_value = uint(n["null_value"]);
     }
+    if (n["bare"]) {
+      const std::string b = scalar(n["bare"]);
+      if (b != "true" && b != "false") fail(n["bare"], "bare is true (the text shows a case's value alone) or false");
+      f.variant.bare = b == "true";
+      f.variant.bare_loc = loc(n["bare"]);
+      if (f.type.kind != ValueType::Union) fail(n["bare"], "bare: belongs to a field of type union (or union[])");
+    }
     if (n["cases"]) {
       if (f.type.kind != ValueType::Union) fail(n["cases"], "cases: belongs to a field of type union");
       for (const auto& c : seq(n["cases"])) {
@@ -718,8 +768,18 @@ class Parser {
         cs.tag = integer(c["value"]);
         cs.name = req_str(c, "name");
         cs.doc = opt_str(c, "doc", "");
+        if (c["as"]) {
+          // `as: !u` (unquoted) is a tagged empty scalar to yaml-cpp: its tag is the spelling.
+          const YAML::Node a = c["as"];
+          // `as: null` is YAML's null.
+          const bool tagged = (a.IsNull() || (a.IsScalar() && a.Scalar().empty())) && a.Tag().size() > 1;
+          cs.as = tagged ? a.Tag() : a.IsNull() ? std::string("null") : scalar(a);
+          cs.as_loc = loc(a);
+        }
         cs.field = std::make_unique<Field>();
+        in_case_ = true;
         parse_field(c, *cs.field, true);
+        in_case_ = false;
         f.variant.cases.push_back(std::move(cs));
       }
     }

@@ -109,6 +109,14 @@ struct Case {
   int64_t tag = 0;
   std::string name, doc;
   Loc loc;
+  // as: how the case is spelt in the text of a `bare: true` union: a plain
+  // kind (int, float, string, bool, null, list, map: the case a plain value
+  // of that kind picks) or a YAML tag ("!u"). Empty outside bare unions.
+  std::string as;
+  Loc as_loc;
+  // The validator's: the payload is a struct with one model field, which
+  // the text shows in its place.
+  bool unwrap = false;
   std::unique_ptr<Field> field;  // the payload, laid out at the union's offset
   CaseKind kind = CaseKind::Number;  // set by the validator
 };
@@ -169,6 +177,10 @@ struct Field {
     // Cases that are pointers can keep their tag in the pointer word instead:
     // bits from tag_shift up are the tag, the bits below it the offset.
     unsigned tag_shift = 0;
+    // bare: true: the text shows the case's value alone (each case's `as:`
+    // says how a reader tells them apart), not a map naming the case.
+    bool bare = false;
+    Loc bare_loc;
   } variant;
 
   // Text spellings (docs/schema-language.md, "References, enums and hash names").
@@ -205,6 +217,19 @@ struct Field {
     std::optional<std::string> default_text;
   } role;
   bool is_const() const { return role.const_int || role.const_text; }
+
+  // String tables (docs §5 `table`, `index_of`, `offsets_of`): the writer builds
+  // the table from the strings of every index_of: field, which the model holds.
+  struct Table {
+    std::string index_of;    // index_of: T: an unsigned integer, the index of its string in the root's table field T
+    std::string order;       // table: sorted | first_use: a root pointer to a table the writer builds (not in the model)
+    std::string offsets_of;  // offsets_of: A: a u32[] in a table: each element's offset from the struct's start, then the end
+    Loc loc;
+    // Resolved by the validator.
+    int id = -1;                // index_of: and table: the table's number (its place among the root's table fields)
+    const Field* strings = nullptr;  // table: the target's array of strings (elements: one cstring field)
+    const Field* text = nullptr;     // table: that cstring field of the elements
+  } table;
 
   std::string section;  // section: the target is written with the section's other blocks, where a layout places it
   std::string pool;    // string stored in this pool
@@ -374,6 +399,12 @@ struct Schema {
   };
   std::vector<Hook> hooks;
   std::vector<Enum> enums;  // shared (enums:) and inline (enum: on a field) ones
+  // names: FILE (beside the schema): names the text shows for the hashes of
+  // hash_of: fields when no name list given at run time knows them; one a
+  // line, '#' comments. The generated code holds them.
+  std::string names_file;
+  std::vector<std::string> default_names;
+  Loc names_loc;
   const Enum* find_enum(const std::string& n) const {
     for (const auto& e : enums)
       if (e.name == n) return &e;
@@ -419,6 +450,12 @@ std::unique_ptr<Schema> load_schema(const std::string& path);
 // names.cpp: the validator's checks of refs, enums, format: bool and
 // hash_of: (validate() calls it last).
 void check_names(Schema& s);
+// tables.cpp: the checks of string tables (table:, index_of:, offsets_of:),
+// which validate() calls before check_names.
+void check_tables(Schema& s);
+// Whether struct st holds an index_of: field (inline, through pointers, arrays
+// or union cases): the writer collects the strings of its tables from it.
+bool reaches_index(const Struct& st);
 // validate.cpp: every schema check (with check_names); sets each field's
 // kind, sizes, offsets and layouts. root_loc and context_loc are where root:
 // and context: stand.

@@ -470,8 +470,9 @@ class Validator {
         throw SchemaError(f.array.count->loc, "a union case's count must be a derived field (for instance derive: items(UNION))");
       if (!in_case && !f.pointer.width && field_index(st, c->name) > field_index(st, f.name))
         throw SchemaError(f.array.count->loc, "count field '" + c->name + "' of inline array '" + f.name + "' must be declared before it (it is read first)");
-      if (!in_case && !c->role.derive && !c->is_const()) {
+      if (!in_case && !c->role.derive && !c->is_const() && f.table.offsets_of.empty()) {
         // A second array counted by the same field must have the same length.
+        // (A table's offsets are computed from the strings: they count nothing.)
         if (!c->resolved.count_for.empty() && c->resolved.count_for != f.name) f.resolved.count_shared = c->resolved.count_for;
         else c->resolved.count_for = f.name;
       }
@@ -1418,6 +1419,7 @@ const char* field_kind_name(FieldKind k) {
 
 void validate(Schema& s, const Loc& root_loc, const Loc& context_loc) {
   Validator(s, root_loc, context_loc).run();
+  check_tables(s);  // tables.cpp: string tables and the fields that index them
   check_names(s);  // names.cpp: the text spellings, once the layout is known valid
 }
 

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <string>
 #include <vector>
@@ -188,7 +189,7 @@ BOOST_AUTO_TEST_CASE(change_a_value_in_the_text) {
   const ByteVec orig = samples::read(samples::dir("aamp") / kEpona);
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
-  const std::string edited = std::regex_replace(text, std::regex("value: 24\\.0"), "value: 25.5");
+  const std::string edited = std::regex_replace(text, std::regex("StartFrame: 24\\.0"), "StartFrame: 25.5");
   BOOST_REQUIRE(edited != text);
   for (const std::string& t : {edited, without_layout(edited)}) {
     binschema::Layout back;
@@ -208,11 +209,13 @@ BOOST_AUTO_TEST_CASE(add_a_parameter_in_the_text) {
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
   // The root's object 0x9dd3076b holds one bool; add a string and a vec3 after it.
-  const std::string anchor = "          value:\n            bool:\n              value: false\n";
+  const std::string anchor = "      UseIK: false\n";
   BOOST_REQUIRE(text.find(anchor) != std::string::npos);
+  // By name (the text computes the CRC32) and typed by a tag where the plain value would not say.
   const std::string added = anchor +
-                            "        - name: " + name_hex("Added") + "\n          value:\n            string_ref:\n              value: Hello\n" +
-                            "        - name: " + name_hex("AddedVec") + "\n          value:\n            vec3:\n              value: [1.0, 2.0, 3.0]\n";
+                            "      Added: Hello\n" +
+                            "      AddedVec: !vec3 [1.0, 2.0, 3.0]\n" +
+                            "      AddedU: !u 7\n";
   const std::string edited = std::string(text).replace(text.find(anchor), anchor.size(), added);
   for (const std::string& t : {edited, without_layout(edited)}) {
     binschema::Layout back;
@@ -220,7 +223,8 @@ BOOST_AUTO_TEST_CASE(add_a_parameter_in_the_text) {
     const Run r = diff(orig, out);
     BOOST_TEST(r.status == 0);
     BOOST_TEST(r.out == "+ root/objects/0x9dd3076b/" + name_hex("Added") + ": ('string_ref', 'Hello')\n" +
-                            "+ root/objects/0x9dd3076b/" + name_hex("AddedVec") + ": ('vec3', (1065353216, 1073741824, 1077936128))\n");
+                            "+ root/objects/0x9dd3076b/" + name_hex("AddedVec") + ": ('vec3', (1065353216, 1073741824, 1077936128))\n" +
+                            "+ root/objects/0x9dd3076b/" + name_hex("AddedU") + ": ('u32', 7)\n");
   }
 }
 
@@ -232,7 +236,7 @@ BOOST_AUTO_TEST_CASE(remove_a_parameter_in_the_text) {
   binschema::Layout lay;
   const std::string text = to_text(decode(orig, lay), binschema::TextKind::Yaml, &lay);
   BOOST_REQUIRE(text.find("\nlayout:") != std::string::npos);
-  const std::string gone = "                - name: 0x49697fb5\n                  value:\n                    int:\n                      value: 67\n";
+  const std::string gone = "              TypeIndex: 67\n";
   BOOST_REQUIRE(text.find(gone) != std::string::npos);
   const std::string edited = std::string(text).erase(text.find(gone), gone.size());
   binschema::Layout back;
@@ -358,6 +362,104 @@ BOOST_AUTO_TEST_CASE(offset_too_far_is_refused) {
   }
 }
 
+// Every type as text (issue 26): a value is bare where its plain kind picks
+// its type (true, -7, 0.5, a string_ref) and tagged otherwise (!u, !vec3,
+// !str32, ...); in JSON a tagged value is {"!u": 4294967295}. Both read back
+// to the same model, floats that JSON cannot hold and strings that are not
+// UTF-8 included.
+BOOST_AUTO_TEST_CASE(every_type_as_bare_text) {
+  File m;
+  m.io_type = "xml";
+  m.root.name = binschema::crc32("param_root");
+  ParameterObject o{.params = {}, .name = binschema::crc32("Values")};
+  auto add = [&](const char* n, auto kind, auto value) {
+    Parameter::Value v;
+    v.emplace<decltype(kind)::value>(value);
+    o.params.push_back(param(n, std::move(v)));
+  };
+  using C = Parameter::Value::Case;
+  add("b", std::integral_constant<C, C::bool_>{}, Bool{.value = true});
+  add("f", std::integral_constant<C, C::f32>{}, F32{.value = 0.5f});
+  add("fi", std::integral_constant<C, C::f32>{}, F32{.value = -std::numeric_limits<float>::infinity()});
+  add("fwhole", std::integral_constant<C, C::f32>{}, F32{.value = 3.0f});
+  add("i", std::integral_constant<C, C::int_>{}, Int{.value = -7});
+  add("v2", std::integral_constant<C, C::vec2>{}, Vec2{.value = {1.0f, 2.0f}});
+  add("v3", std::integral_constant<C, C::vec3>{}, Vec3{.value = {1.0f, 2.0f, 3.0f}});
+  add("v4", std::integral_constant<C, C::vec4>{}, Vec4{.value = {1.0f, 2.0f, 3.0f, 4.0f}});
+  add("c", std::integral_constant<C, C::color>{}, Color{.value = {0.25f, 0.5f, 0.75f, 1.0f}});
+  add("s32", std::integral_constant<C, C::string32>{}, String{.value = "short"});
+  add("s64", std::integral_constant<C, C::string64>{}, String{.value = "123"});
+  add("s256", std::integral_constant<C, C::string256>{}, String{.value = "long"});
+  add("sref", std::integral_constant<C, C::string_ref>{}, String{.value = "true"});  // a string, not a bool
+  add("snum", std::integral_constant<C, C::string_ref>{}, String{.value = "1.5"});
+  add("sbin", std::integral_constant<C, C::string_ref>{}, String{.value = "\xff\xfe"});  // not UTF-8
+  Curve cv{.a = 1, .b = 2, .floats = {}};
+  for (size_t k = 0; k < 30; ++k) cv.floats[k] = static_cast<float>(k);
+  add("cu1", std::integral_constant<C, C::curve1>{}, Curve1{.value = {cv}});
+  add("cu4", std::integral_constant<C, C::curve4>{}, Curve4{.value = {cv, cv, cv, cv}});
+  add("bi", std::integral_constant<C, C::buffer_int>{}, BufferInt{.values = {-1, 2, -3}});
+  add("bf", std::integral_constant<C, C::buffer_f32>{}, BufferF32{.values = {1.5f}});
+  add("bu", std::integral_constant<C, C::buffer_u32>{}, BufferU32{.values = {}});
+  add("bb", std::integral_constant<C, C::buffer_binary>{}, BufferBinary{.values = {1, 2, 255}});
+  add("q", std::integral_constant<C, C::quat>{}, Quat{.value = {0.0f, 0.0f, 0.0f, 1.0f}});
+  add("u", std::integral_constant<C, C::u32>{}, U32{.value = 0xFFFFFFFFu});
+  m.root.objects.push_back(o);
+
+  const std::string yaml = to_text(m, binschema::TextKind::Yaml);
+  // Keys are the parameters' names (hex here: these names are in no list).
+  const std::vector<std::pair<const char*, const char*>> lines = {
+      {"b", "true"}, {"f", "0.5"}, {"fi", "-.inf"}, {"fwhole", "3.0"}, {"i", "-7"}, {"v2", "!vec2 [1.0, 2.0]"},
+      {"v3", "!vec3 [1.0, 2.0, 3.0]"}, {"c", "!color [0.25, 0.5, 0.75, 1.0]"}, {"s32", "!str32 short"}, {"s64", "!str64 \"123\""},
+      {"s256", "!str256 long"}, {"sref", "\"true\""}, {"snum", "\"1.5\""}, {"sbin", "!!str {bytes: fffe}"},
+      {"bi", "!buffer_int [-1, 2, -3]"}, {"bf", "!buffer_f32 [1.5]"}, {"bu", "!buffer_u32 []"}, {"bb", "!buffer_binary [1, 2, 255]"},
+      {"q", "!quat [0.0, 0.0, 0.0, 1.0]"}, {"u", "!u 4294967295"}};
+  for (const auto& [n, v] : lines) {
+    const std::string line = name_hex(n) + ": " + v + "\n";
+    BOOST_TEST(yaml.find(line) != std::string::npos, line << " not in\n" << yaml);
+  }
+  BOOST_TEST(yaml.find(name_hex("cu1") + ": !curve1 [{a: 1, b: 2, floats: [0.0, 1.0,") != std::string::npos);
+  BOOST_TEST((from_text(yaml) == m));
+  const std::string json = to_text(m, binschema::TextKind::Json);
+  for (const auto& [n, v] : std::vector<std::pair<const char*, const char*>>{
+           {"u", "{\"!u\": 4294967295}"}, {"v3", "{\"!vec3\": [1.0, 2.0, 3.0]}"}, {"fi", "{\"!!float\": \"-.inf\"}"},
+           {"sref", "\"true\""}, {"b", "true"}, {"i", "-7"}, {"sbin", "{\"!!str\": {\"bytes\": \"fffe\"}}"}}) {
+    const std::string part = "\"" + name_hex(n) + "\": " + v;
+    BOOST_TEST(json.find(part) != std::string::npos, part << " not in\n" << json);
+  }
+  BOOST_TEST((from_text(json) == m));
+  // What people type: a whole number where only a float fits reads as the
+  // int it is; the YAML standard tags pick the plain cases.
+  const std::string typed = std::regex_replace(yaml, std::regex(name_hex("f") + ": 0\\.5\n"), name_hex("f") + ": !!float 5\n");
+  BOOST_REQUIRE(typed != yaml);
+  const File t = from_text(typed);
+  BOOST_TEST(t.root.objects[0].params[1].value.get<C::f32>().value == 5.0f);
+}
+
+// Edited text with a tag that names no case, or a value of the wrong type for
+// its tag: one line naming line:col and the path.
+BOOST_AUTO_TEST_CASE(bare_text_errors_name_line_and_path) {
+  const std::string head = "format: aamp\nio_type: xml\nroot:\n  name: 0xa4f6cb6c\n  lists: []\n  objects:\n    - name: 0x1\n      params:\n        - name: 0x2\n          value: ";
+  auto error = [&](const std::string& v) {
+    try {
+      from_text(head + v + "\n");
+    } catch (const binschema::TextError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  BOOST_TEST(error("!vec9 [1.0]") ==
+             "10:18: root.objects[0].params[0].value: unknown tag '!vec9' (tags here: !vec2, !vec3, !vec4, !color, !str32, !str64, !curve1, "
+             "!curve2, !curve3, !curve4, !buffer_int, !buffer_f32, !str256, !quat, !u, !buffer_u32, !buffer_binary)");
+  BOOST_TEST(error("!vec3 [1.0, 2.0]") == "10:18: root.objects[0].params[0].value.vec3: expected a list of 3 values");
+  BOOST_TEST(error("!u -1") == "10:18: root.objects[0].params[0].value.u32: negative value -1 for an unsigned field");
+  BOOST_TEST(error("!u x") == "10:18: root.objects[0].params[0].value.u32: expected an integer, got 'x'");
+  BOOST_TEST(error("!buffer_int [1, x]") == "10:34: root.objects[0].params[0].value.buffer_int[1]: expected an integer, got 'x'");
+  BOOST_TEST(error("[1, 2]") == "10:18: root.objects[0].params[0].value: a list needs a tag here (tags here: !vec2, !vec3, !vec4, !color, !str32, "
+                                "!str64, !curve1, !curve2, !curve3, !curve4, !buffer_int, !buffer_f32, !str256, !quat, !u, !buffer_u32, !buffer_binary)");
+  BOOST_TEST(error("~") .find("10:18: root.objects[0].params[0].value: a null needs a tag here") == 0);
+  BOOST_TEST(error("9999999999") == "10:18: root.objects[0].params[0].value.int: value 9999999999 out of range");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(crc32_names)
@@ -374,6 +476,41 @@ BOOST_AUTO_TEST_CASE(crc32_and_names) {
   binschema::text::set_known_names({});
   BOOST_TEST(text.find("name: param_root") != std::string::npos);
   BOOST_TEST(first_difference(encode(from_text(text)), encode(decode(orig))) == "same");
+}
+
+// Names with no list given: the file's own strings prove names (a string
+// whose CRC32 is a name hash of the same file), then the schema's default
+// list (schemas/aamp.names.txt: param_root, and the names the samples use);
+// a hash no one names stays hex; every form reads
+// back to the same hashes. --numbers shows them all as numbers.
+BOOST_AUTO_TEST_CASE(names_the_file_proves_and_the_default_list) {
+  File m;
+  m.io_type = "xml";
+  m.root.name = binschema::crc32("param_root");
+  ParameterObject o{.params = {}, .name = binschema::crc32("ZzProvenObject")};
+  Parameter::Value key;
+  key.emplace<Parameter::Value::Case::string64>(String{.value = "ZzProvenObject"});
+  o.params.push_back(edge_cases::param("TypeIndex", std::move(key)));  // TypeIndex: in the default list
+  Parameter::Value n;
+  n.emplace<Parameter::Value::Case::int_>(Int{.value = 1});
+  o.params.push_back(Parameter{.value = n, .name = 0x12345678u});  // named by nothing
+  m.root.objects.push_back(o);
+  const std::string text = to_text(m, binschema::TextKind::Yaml);
+  BOOST_TEST(text.find("  name: param_root\n") != std::string::npos, text);
+  BOOST_TEST(text.find("\n    ZzProvenObject:\n") != std::string::npos, text);  // proven by the string value
+  BOOST_TEST(text.find("\n      TypeIndex: ") != std::string::npos, text);        // the default list
+  BOOST_TEST(text.find("\n      0x12345678: 1\n") != std::string::npos, text);   // no name: hex
+  BOOST_TEST((from_text(text) == m));
+  BOOST_TEST((from_text(to_text(m, binschema::TextKind::Json)) == m));
+  // Without the string, the object's name is not proven (and in no list).
+  File bare = m;
+  bare.root.objects[0].params[0].value.get<Parameter::Value::Case::string64>().value = "Other";
+  BOOST_TEST(to_text(bare, binschema::TextKind::Yaml).find("\n    " + name_hex("ZzProvenObject") + ":\n") != std::string::npos);
+  binschema::text::set_numbers_only(true);
+  const std::string numbers = to_text(m, binschema::TextKind::Yaml);
+  binschema::text::set_numbers_only(false);
+  BOOST_TEST(numbers.find("name: param_root") == std::string::npos);
+  BOOST_TEST(numbers.find("name: 0xa4f6cb6c") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

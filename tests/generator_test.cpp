@@ -1418,6 +1418,41 @@ BOOST_AUTO_TEST_CASE(pad_after_an_inline_array_of_numbers) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// String tables (docs §5 `table`, `index_of`, `offsets_of`): a root field
+// points to a table the writer builds; integer fields elsewhere index it.
+BOOST_AUTO_TEST_SUITE(string_tables)
+
+std::string tables(const std::string& keys, const std::string& offsets, const std::string& k, const std::string& extra_root = "") {
+  return "format: t\nendian: little\nroot: Doc\ntypes:\n  Doc:\n    fields:\n" + extra_root + "      - {name: keys, type: T, ptr: u32, nullable: true" + keys +
+         "}\n      - {name: e, type: E, ptr: u32}\n  T:\n    fields:\n      - {name: count, type: u32}\n"
+         "      - {name: offsets, type: \"u32[]\", count: " + offsets + "}\n      - {name: strings, type: \"S[]\", count: count}\n"
+         "  S:\n    fields:\n      - {name: text, type: cstring}\n  E:\n    fields:\n      - {name: k" + k + "}\n";
+}
+
+BOOST_AUTO_TEST_CASE(a_table_and_its_indices) {
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: u16, index_of: keys")) == "");
+  BOOST_TEST(schema_error(tables(", table: first_use", "count, offsets_of: strings", ", type: u32, index_of: keys")) == "");
+  BOOST_TEST(schema_error(tables(", table: shuffled", "count", ", type: u16")) ==
+             "7:64: table is 'sorted' or 'first_use' (the order in which the writer stores the strings that index_of: fields hold)");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: u16, index_of: nokeys")) ==
+             "19:40: 'k': index_of: 'nokeys' is no table: field of the root (Doc)");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: s16, index_of: keys")) ==
+             "19:40: 'k': index_of: is for a single unsigned integer field (u8 to u64, no array or bits)");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: u16, index_of: keys, enum: {0: a}")) ==
+             "19:40: 'k': index_of: holds a string in the model: no enum:, ref:, hash_of:, format: bool, const:, derive:, default:, if: or virtual:");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 2\", offsets_of: strings", ", type: u16, index_of: keys")) ==
+             "12:72: 'offsets': offsets_of: count is 'count' (one offset per string) or 'count + 1' (then the end), not 'count + 2'");
+  BOOST_TEST(schema_error(tables("", "\"count + 1\", offsets_of: strings", ", type: u16")) ==
+             "12:72: 'offsets': offsets_of: is for a struct that a table: field points to");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\"", ", type: u16, index_of: keys")) ==
+             "7:64: 'keys': a table struct (T) holds one array of strings and nothing else the model holds ('offsets' is more)");
+  BOOST_TEST(schema_error(tables(", table: sorted", "\"count + 1\", offsets_of: strings", ", type: u16, index_of: keys",
+                                 "      - {name: first, type: E, ptr: u32}\n")) ==
+             "8:64: 'keys': a table field comes before the root's other pointers (the reader reads the tables first)");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(byml_alignment_from_a_field)
 
 BOOST_AUTO_TEST_CASE(inline_bytes_aligned_by_a_field) {
@@ -1436,3 +1471,52 @@ BOOST_AUTO_TEST_CASE(inline_bytes_aligned_by_a_field) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// bare: true on a union, as: on its cases (issue 26): each case says the
+// plain kind that picks it or its tag; what cannot be told apart is refused.
+BOOST_AUTO_TEST_CASE(bare_unions) {
+  const std::string u = "      - {name: t, type: u8}\n      - name: u\n        type: union\n        tag: t\n        bare: true\n        cases:\n";
+  const std::string w = "  V3:\n    fields: [{name: value, type: \"f32[3]\"}]\n";
+  BOOST_TEST(schema_error(std::string(kHead) + u +
+                          "          - {value: 1, name: a, type: s32, as: int}\n"
+                          "          - {value: 2, name: b, type: u32, as: \"!u\"}\n"
+                          "          - {value: 3, name: c, type: V3, as: !vec3}\n"  // unquoted: the tag is the spelling
+                          "          - {value: 4, name: d, type: f32, as: float}\n"
+                          "          - {value: 5, name: e, type: u32, as: null}\n" + w) == "");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32}\n") ==
+             "13:13: case 'a' of bare union 'u' needs as: (int, float, string, bool, null, list, map, or a YAML tag such as \"!a\")");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: int}\n          - {value: 2, name: b, type: s16, as: int}\n") ==
+             "14:48: cases 'a' and 'b' of bare union 'u' are both as: int (a plain value picks one case)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: \"!x\"}\n          - {value: 2, name: b, type: s16, as: \"!x\"}\n") ==
+             "14:48: cases 'a' and 'b' of bare union 'u' are both as: !x (a tag names one case)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: float}\n") ==
+             "13:48: case 'a': as: float, but its value's kind is int: give it a tag or the kind int");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: V3, as: list}\n" + w) == "");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: \"u\"}\n") ==
+             "13:48: case 'a': as: 'u' is no plain kind (int, float, string, bool, null, list, map) nor a YAML tag (!name or !!name: letters, digits, _ - .)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: s32, as: \"!!int\"}\n") ==
+             "13:48: case 'a': as: '!!int' is the standard tag of a plain kind: write the kind (int)");
+  BOOST_TEST(schema_error(std::string(kHead) + u + "          - {value: 1, name: a, type: u32, hash_of: crc32, as: int}\n") ==
+             "13:64: case 'a': as: int, but its value's kind is none of the plain ones (a name: give it a tag)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32, bare: true}\n") ==
+             "7:36: bare: belongs to a field of type union (or union[])");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: x, type: u32, as: int}\n") ==
+             "7:34: as: belongs to a case of a union with bare: true (how its value is spelt)");
+  BOOST_TEST(schema_error(std::string(kHead) + "      - {name: t, type: u8}\n      - name: u\n        type: union\n        tag: t\n        cases:\n"
+                                               "          - {value: 1, name: a, type: s32, as: int}\n") ==
+             "12:48: case 'a': as: belongs to the cases of a union with bare: true");
+}
+
+// names: FILE beside the schema (the default names of hash_of: fields).
+BOOST_AUTO_TEST_CASE(default_names_file) {
+  const fs::path dir = fs::temp_directory_path();
+  std::ofstream(dir / "binschema_generator_test.names.txt") << "# a comment\n\nparam_root\n  Padded  \n";
+  const std::string head = "format: t\nendian: little\nroot: A\n";
+  const std::string body = "types:\n  A:\n    fields:\n      - {name: h, type: u32, hash_of: crc32}\n";
+  BOOST_TEST(schema_error(head + "names: binschema_generator_test.names.txt\n" + body) == "");
+  const auto s = binschema::gen::load_schema_text(head + "names: binschema_generator_test.names.txt\n" + body, (dir / "x.yaml").string());
+  BOOST_TEST((s->default_names == std::vector<std::string>{"param_root", "Padded"}));
+  BOOST_TEST(schema_error(head + "names: nope.names.txt\n" + body).find("4:8: names: cannot read '") == 0);
+  BOOST_TEST(schema_error(head + "names: binschema_generator_test.names.txt\ntypes:\n  A:\n    fields:\n      - {name: h, type: u32}\n") ==
+             "4:8: names: lists the names of hashes, but no field has hash_of:");
+}

@@ -300,20 +300,20 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_a_bfevfl_file) {
 }
 
 // AAMP and BYML (schemas/aamp.yaml, schemas/byml.yaml): parameters are matched
-// by their name (a CRC32 here, no name list given), dictionary entries by their
-// key (an index into the key table, quoted as a key), so an edit is named by
+// by their name (from the schema's default names; a CRC32 where none), dictionary entries by their
+// key (the key's string), so an edit is named by
 // those, not by positions.
 BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_aamp_and_byml_files) {
   Sandbox s;
   const fs::path aamp = samples::dir("aamp") / "GameRomHorse.bxml";
   BOOST_REQUIRE(s.cli("decode " + q(aamp.string()) + " -o a.yaml").code == 0);
   s.write("b.yaml", s.read_text("a.yaml"));
-  edit(s, "b.yaml", "string_ref:\n              value: Default", "string_ref:\n              value: Changed");
+  edit(s, "b.yaml", "Priority: Default\n", "Priority: Changed\n");
   BOOST_REQUIRE(s.cli("encode b.yaml -o b.bxml").code == 0);
   Result r = s.cli("diff " + q(aamp.string()) + " b.bxml");
   BOOST_TEST(r.code == 1, r);
   BOOST_TEST((lines(r.out) ==
-              std::vector<std::string>{"~ root.objects[\"0x2b1d9958\"].params[\"0x9bd0be71\"].value.string_ref.value: Default -> Changed"}),
+              std::vector<std::string>{"~ root.objects[LinkTarget].params[Priority].value: Default -> Changed"}),
              r.out);
 
   const fs::path byml = samples::dir("byml") / "MainFieldLocation.byml";
@@ -324,7 +324,7 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_aamp_and_byml_files) {
   r = s.cli("diff " + q(byml.string()) + " d.byml");
   BOOST_TEST(r.code == 1, r);
   BOOST_TEST((lines(r.out) ==
-              std::vector<std::string>{"~ root.body.array.items[0].dict.entries[\"2\"].value.dict.entries[\"4\"].value.float: -4931.034 -> -4931.5"}),
+              std::vector<std::string>{"~ root.body.array.items[0].dict.entries[Translate].value.dict.entries[X].value.float: -4931.034 -> -4931.5"}),
              r.out);
 }
 

@@ -262,7 +262,7 @@ BOOST_AUTO_TEST_CASE(an_alias_bomb_is_refused_with_line_and_column) {
   // fields the model reads. params -> triggers -> animations -> actions.
   const int w = 40;
   std::string params, trig, anims, acts;
-  for (int i = 0; i < w; ++i) params += std::string(i ? ", " : "") + "{value: {string: " + std::string(20, 'y') + "}}";
+  for (int i = 0; i < w; ++i) params += std::string(i ? ", " : "") + "{string: " + std::string(20, 'y') + "}";
   trig = "[{start_frame: 0.0, end_frame: 0.0, params: &p [" + params + "]}";
   for (int i = 1; i < w; ++i) trig += ", {start_frame: 0.0, end_frame: 0.0, params: *p}";
   trig += "]";
@@ -314,7 +314,7 @@ BOOST_AUTO_TEST_CASE(a_small_document_makes_a_bounded_file) {
   // The same bomb two levels deep fits the budget: the file it makes stays
   // within what the budget allows for a document of its size.
   std::string params, trig;
-  for (int i = 0; i < 40; ++i) params += std::string(i ? ", " : "") + "{value: {int: 7}}";
+  for (int i = 0; i < 40; ++i) params += std::string(i ? ", " : "") + "{int: 7}";
   trig = "[{start_frame: 0.0, end_frame: 0.0, params: &p [" + params + "]}";
   for (int i = 1; i < 40; ++i) trig += ", {start_frame: 0.0, end_frame: 0.0, params: *p}";
   trig += "]";

@@ -373,7 +373,8 @@ BOOST_AUTO_TEST_CASE(typed_plain_values_read_the_same_through_both_parsers) {
 
 BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
   for (const std::string& t : std::vector<std::string>{
-           "a: 'single'\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: |\n  block\n",
+           "a: 'single'\n", "a: &x 1\nb: *x\n", "a: |\n  block\n",
+           "a: !obj\n  b: 1\n", "a: !<tag:x> 1\n", "a: ! x\n", "a: !u\n", "a: !u  1\n",  // tags the parser leaves
            "a:\n- 1\n",             // a list beside its key
            "a:\n",                   // an empty value
            "a:\t1\n", "a: 1\r\nb: 2\r\n", "a: \"x\ny\"\n", "a: \"\\ud800\"\n", "a: b: c\n",
@@ -404,6 +405,9 @@ BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
            // Colons inside plain values, as people write them.
            "a: Npc::Mode\n", "a: ::F.99\n", "a: x:y:z # c\n", "a: http://x/y\n", "a:\n  - :x\n  - y::z\n",
            "a: \xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88\nb: caf\xc3\xa9 au lait # \xc3\xa9\n", "a: x\xc2\xa0\n",
+           // Tags before a value (bare unions), and quoted scalars: kept as yaml-cpp gives them.
+           "a: !!str 1\n", "a: !u 5\n", "a: !vec3 [1.0, 2.0, 3.0]\n", "a:\n  - !str32 x y\n  - [!u 1, 2, !!float .inf]\n",
+           "a: !!binary 00ff\nb: !u \"q\"\nc: \"5\"\nd: {k: !l -1}\n", "a: !buffer_int []\n",
        }) {
     BOOST_TEST(check_yaml(t, t), t << ": not taken");
   }
@@ -494,4 +498,32 @@ BOOST_AUTO_TEST_CASE(a_json_document_costs_about_its_size_in_memory) {
   BOOST_TEST_REQUIRE(text::load_json(many, d));
   BOOST_TEST(d.memory() < 2 * many.size(), d.memory() << " bytes for " << many.size() << " bytes of JSON");
   BOOST_TEST(d.root().size() == 200u);
+}
+
+// Tags and quotes (what a bare union's reader goes by), from each parser:
+// "!!x" as yaml-cpp resolves it; a quoted scalar or a JSON string is quoted.
+BOOST_AUTO_TEST_CASE(tags_and_quotes_are_kept) {
+  const std::string t = "a: !u 5\nb: \"5\"\nc: 5\nd: !!binary 00ff\ne: !vec3 [1.0, 2.0, 3.0]\nf:\n  - !str32 x\n";
+  for (const bool fast : {true, false}) {
+    text::Doc d;
+    if (fast) BOOST_TEST_REQUIRE(text::load_block_yaml(t, d));
+    else d = text::load_yaml(t);
+    const text::Node r = d.root();
+    BOOST_TEST(r.get("a").tag() == "!u");
+    BOOST_TEST(!r.get("a").quoted());
+    BOOST_TEST(r.get("b").tag() == "");
+    BOOST_TEST(r.get("b").quoted());
+    BOOST_TEST(!r.get("c").quoted());
+    BOOST_TEST(r.get("d").tag() == "tag:yaml.org,2002:binary");
+    BOOST_TEST(r.get("e").tag() == "!vec3");
+    BOOST_TEST(r.get("e").is_seq());
+    BOOST_TEST((*r.get("e").children().begin()).tag() == "");
+    BOOST_TEST((*r.get("f").children().begin()).tag() == "!str32");
+    BOOST_TEST((*r.get("f").children().begin()).scalar() == "x");
+  }
+  text::Doc j;
+  BOOST_TEST_REQUIRE(text::load_json(R"({"a": "5", "b": 5, "c": {"!u": 5}})", j));
+  BOOST_TEST(j.root().get("a").quoted());
+  BOOST_TEST(!j.root().get("b").quoted());
+  BOOST_TEST(j.root().get("c").first_key().scalar() == "!u");
 }

@@ -8,6 +8,7 @@
 #define BOOST_TEST_MODULE text_sink
 #include <boost/test/unit_test.hpp>
 #include <yaml-cpp/yaml.h>
+#include <utility>
 
 #include <cstdint>
 #include <filesystem>
@@ -37,8 +38,15 @@ class EmitterSink {
  public:
   EmitterSink() { e_.SetIndent(2); }
   void begin_map(bool flow = false) {
-    if (flow) e_ << YAML::Flow;
+    if (flow || std::exchange(tagged_, false)) e_ << YAML::Flow;
     e_ << YAML::BeginMap;
+  }
+  // A tag ("!u", "!!str") before the next value; a tagged list or map is flow.
+  void tag(const char* t) {
+    const std::string_view v(t);
+    if (v.rfind("!!", 0) == 0) e_ << YAML::SecondaryTag(std::string(v.substr(2)));
+    else e_ << YAML::LocalTag(std::string(v.substr(1)));
+    tagged_ = true;
   }
   void end_map() { e_ << YAML::EndMap; }
   void key(const char* k) { e_ << YAML::Key << k << YAML::Value; }
@@ -54,14 +62,24 @@ class EmitterSink {
     e_ << k << YAML::Value;
   }
   void begin_seq(bool flow) {
-    if (flow) e_ << YAML::Flow;
+    if (flow || std::exchange(tagged_, false)) e_ << YAML::Flow;
     e_ << YAML::BeginSeq;
   }
   void end_seq() { e_ << YAML::EndSeq; }
-  void null() { e_ << YAML::Null; }
-  void boolean(bool b) { e_ << (b ? "true" : "false"); }
-  void number(const std::string& s, bool) { e_ << s; }
+  void null() {
+    tagged_ = false;
+    e_ << YAML::Null;
+  }
+  void boolean(bool b) {
+    tagged_ = false;
+    e_ << (b ? "true" : "false");
+  }
+  void number(const std::string& s, bool) {
+    tagged_ = false;
+    e_ << s;
+  }
   void string(const std::string& s) {
+    tagged_ = false;
     // The same choice as YamlSink: plain when YamlSink writes it plain.
     text::YamlSink probe;
     probe.string(s);
@@ -72,6 +90,7 @@ class EmitterSink {
 
  private:
   YAML::Emitter e_;
+  bool tagged_ = false;
 };
 
 template <class Sink, class Root>

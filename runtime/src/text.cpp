@@ -103,6 +103,27 @@ const std::string* known_name(const char* algo, uint64_t value) {
   return it == m.end() ? nullptr : &it->second;
 }
 
+DocNames::DocNames(const HashNames& h) : h_(h), by_algo_(h.algo_count) {}
+
+void DocNames::prove(std::string_view s) {
+  if (s.empty() || !is_utf8(s)) return;
+  for (size_t i = 0; i < h_.algo_count; ++i)
+    if (const auto v = hash_name(h_.algos[i], s)) by_algo_[i].try_emplace(*v, s);
+}
+
+void DocNames::add_defaults() {
+  for (size_t k = 0; k < h_.count; ++k) prove(h_.defaults[k]);
+}
+
+const std::string* DocNames::find(const char* algo, uint64_t value) const {
+  for (size_t i = 0; i < h_.algo_count; ++i)
+    if (std::string_view(h_.algos[i]) == algo) {
+      const auto it = by_algo_[i].find(value);
+      return it == by_algo_[i].end() ? nullptr : &it->second;
+    }
+  return nullptr;
+}
+
 bool is_name_spelling(std::string_view k) {
   // A key that is not UTF-8 is written as {bytes: HEX}, which a reference
   // cannot name: such an element is referenced by its index.
@@ -259,6 +280,102 @@ bool is_utf8(std::string_view s) {
   return true;
 }
 
+// ---- Bare unions ----------------------------------------------------------------
+
+namespace {
+constexpr std::string_view kStdTag = "tag:yaml.org,2002:";
+
+bool all_digits(std::string_view s, int base) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    const int d = hex_digit(c);
+    if (d < 0 || d >= base) return false;
+  }
+  return true;
+}
+
+// YAML 1.2's core schema: [-+]?[0-9]+, 0x[0-9a-fA-F]+, 0o[0-7]+.
+bool is_int_text(std::string_view s) {
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) return all_digits(s.substr(2), s[1] == 'x' ? 16 : 8);
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return all_digits(s, 10);
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, infinities and NaNs
+// (with format_float's ".nan:0x..." for the others).
+bool is_float_text(std::string_view s) {
+  if (s.rfind(".nan:0x", 0) == 0) return true;
+  for (std::string_view w : {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", "+.Inf", "+.INF"})
+    if (s == w) return true;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  size_t i = 0, digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    const size_t e = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == e) return false;
+  }
+  return i == s.size();
+}
+}  // namespace
+
+Plain plain_kind(Node n) {
+  if (n.is_null()) return Plain::Null;
+  if (n.is_seq()) return Plain::List;
+  if (n.is_map()) return Plain::Map;
+  if (n.quoted()) return Plain::String;
+  const std::string_view s = n.scalar();
+  if (s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE") return Plain::Bool;
+  if (is_int_text(s)) return Plain::Int;
+  if (is_float_text(s)) return Plain::Float;
+  return Plain::String;
+}
+
+bool tag_is(std::string_view node_tag, std::string_view spelt) {
+  if (spelt.rfind("!!", 0) == 0) {
+    // yaml-cpp resolves "!!x"; JSON's key is spelt as the schema spells it.
+    if (node_tag == spelt) return true;
+    return node_tag.size() == kStdTag.size() + spelt.size() - 2 && node_tag.rfind(kStdTag, 0) == 0 &&
+           node_tag.substr(kStdTag.size()) == spelt.substr(2);
+  }
+  return node_tag == spelt;
+}
+
+std::string tag_spelling(std::string_view node_tag) {
+  if (node_tag.rfind(kStdTag, 0) == 0) return "!!" + std::string(node_tag.substr(kStdTag.size()));
+  return std::string(node_tag);
+}
+
+Plain standard_tag(std::string_view node_tag) {
+  static const std::pair<const char*, Plain> kinds[] = {{"!!int", Plain::Int},   {"!!float", Plain::Float}, {"!!str", Plain::String},
+                                                        {"!!bool", Plain::Bool}, {"!!null", Plain::Null},   {"!!seq", Plain::List},
+                                                        {"!!map", Plain::Map}};
+  for (const auto& [t, p] : kinds)
+    if (tag_is(node_tag, t)) return p;
+  return Plain::Tagged;
+}
+
+const char* plain_name(Plain p) {
+  switch (p) {
+    case Plain::Tagged: return "tagged value";
+    case Plain::Int: return "integer";
+    case Plain::Float: return "float";
+    case Plain::String: return "string";
+    case Plain::Bool: return "boolean";
+    case Plain::Null: return "null";
+    case Plain::List: return "list";
+    case Plain::Map: return "map";
+  }
+  return "?";
+}
+
 // ---- YAML -------------------------------------------------------------------
 
 namespace {
@@ -364,9 +481,17 @@ YamlSink::At YamlSink::before_value() {
   return At::Dash;
 }
 
-void YamlSink::scalar(std::string_view s) {
-  const At at = before_value();
+void YamlSink::lead(At at) {
   if (at == At::Key || at == At::Dash) out_ += ' ';
+  if (tag_) {
+    out_ += tag_;
+    out_ += ' ';
+    tag_ = nullptr;
+  }
+}
+
+void YamlSink::scalar(std::string_view s) {
+  lead(before_value());
   out_ += s;
 }
 
@@ -403,8 +528,8 @@ void YamlSink::open(bool map, bool flow) {
   const bool in_flow = !stack_.empty() && stack_.back().flow;
   const unsigned indent = stack_.empty() ? 0 : stack_.back().indent + 2;
   const At at = before_value();
-  if (flow || in_flow) {
-    if (at == At::Key || at == At::Dash) out_ += ' ';
+  if (flow || in_flow || tag_) {
+    lead(at);
     out_ += map ? '{' : '[';
     stack_.push_back({map, true, at, 0});
     return;
@@ -437,8 +562,7 @@ void YamlSink::string(const std::string& s) {
     scalar(s);
     return;
   }
-  const At at = before_value();
-  if (at == At::Key || at == At::Dash) out_ += ' ';
+  lead(before_value());
   append_double_quoted(out_, s);
 }
 

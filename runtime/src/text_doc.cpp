@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <streambuf>
 #include <unordered_map>
+#include <utility>
 
 #include "binschema/error.h"
 #include "binschema/text.h"
@@ -36,6 +37,10 @@ size_t Node::size() const {
 }
 
 Mark Node::mark() const { return doc_->mark(i_); }
+
+std::string_view Node::tag() const { return doc_->tag(i_); }
+
+bool Node::quoted() const { return kind() == NodeKind::Scalar && doc_->quoted(i_); }
 
 uint64_t Node::offset() const { return doc_->offset(i_); }
 
@@ -88,6 +93,8 @@ std::string difference(Node a, Node b, const std::string& path) {
   if (ma.known != mb.known || ma.line != mb.line || ma.col != mb.col || ma.pos != mb.pos)
     return path + ": at " + mark_text(ma) + " vs " + mark_text(mb);
   if (a.scalar() != b.scalar()) return path + ": '" + std::string(a.scalar()) + "' vs '" + std::string(b.scalar()) + "'";
+  if (a.tag() != b.tag()) return path + ": tag '" + std::string(a.tag()) + "' vs '" + std::string(b.tag()) + "'";
+  if (a.quoted() != b.quoted()) return path + std::string(": quoted ") + (a.quoted() ? "yes" : "no") + " vs " + (b.quoted() ? "yes" : "no");
   if (a.size() != b.size()) return path + ": size " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
   auto ib = b.children().begin();
   size_t k = 0;
@@ -121,6 +128,18 @@ Mark Doc::mark(uint32_t i) const {
     m.col = nodes_[i].pos - line_starts_[line - 1] + 1;
   }
   return m;
+}
+
+void Doc::set_tag(uint32_t i, std::string_view tag) {
+  if (tag.empty()) return;
+  tags_.push_back({i, static_cast<uint32_t>(tag_chars_.size()), static_cast<uint32_t>(tag.size())});
+  tag_chars_.append(tag);
+}
+
+std::string_view Doc::tag(uint32_t i) const {
+  const auto it = std::lower_bound(tags_.begin(), tags_.end(), i, [](const Tag& t, uint32_t n) { return t.node < n; });
+  if (it == tags_.end() || it->node != i) return {};
+  return std::string_view(tag_chars_).substr(it->at, it->size);
 }
 
 void Doc::set_empty() {
@@ -242,12 +261,17 @@ class TapeParser {
  protected:
   TapeParser(std::string_view text, Doc& doc)
       : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()),
-        nodes_(doc.raw_nodes()), chars_(doc.chars()), lines_(doc.line_starts()) {}
+        doc_(doc), nodes_(doc.raw_nodes()), chars_(doc.chars()), lines_(doc.line_starts()) {}
 
   uint32_t pos(const char* q) const { return static_cast<uint32_t>(q - begin_); }
+  // Where the next node starts: at its tag, when it has one (as yaml-cpp marks it).
+  uint32_t node_pos(const char* q) {
+    if (tag_start_) q = std::exchange(tag_start_, nullptr);
+    return pos(q);
+  }
   // A list or map at `at`; close() sets its count and where it ends.
   uint32_t open(const char* at, NodeKind kind) {
-    nodes_.push_back({pos(at), 0, 0, kind});
+    nodes_.push_back({node_pos(at), 0, 0, kind});
     return static_cast<uint32_t>(nodes_.size() - 1);
   }
   void close(uint32_t at, uint32_t count) {
@@ -255,7 +279,7 @@ class TapeParser {
     nodes_[at].set_b(static_cast<uint32_t>(nodes_.size()));
   }
   void push_scalar(const char* at, std::string_view s, NodeKind kind) {
-    nodes_.push_back({pos(at), static_cast<uint32_t>(chars_.size()), static_cast<uint32_t>(s.size()), kind});
+    nodes_.push_back({node_pos(at), static_cast<uint32_t>(chars_.size()), static_cast<uint32_t>(s.size()), kind});
     chars_.append(s);
   }
   // A double-quoted scalar at p_.
@@ -263,13 +287,17 @@ class TapeParser {
     const char* at = p_;
     const size_t start = chars_.size();
     if (!read_quoted(p_, end_, chars_, escapes)) return false;
-    nodes_.push_back({pos(at), static_cast<uint32_t>(start), static_cast<uint32_t>(chars_.size() - start), NodeKind::Scalar});
+    const bool tagged = tag_start_;  // yaml-cpp reports the tag, not the quotes
+    nodes_.push_back({node_pos(at), static_cast<uint32_t>(start), static_cast<uint32_t>(chars_.size() - start), NodeKind::Scalar});
+    if (!tagged) doc_.set_quoted(static_cast<uint32_t>(nodes_.size() - 1));
     return true;
   }
 
   const char* p_;
   const char* begin_;
   const char* end_;
+  const char* tag_start_ = nullptr;  // a tag read before the next node
+  Doc& doc_;
   std::vector<Doc::Raw>& nodes_;
   std::string& chars_;
   std::vector<uint32_t>& lines_;
@@ -572,7 +600,7 @@ class YamlParser : TapeParser {
 
   // A plain scalar: null when yaml-cpp reads it as null.
   void push_plain(const char* at, std::string_view s) {
-    push_scalar(at, s, is_null_word(s) ? NodeKind::Null : NodeKind::Scalar);
+    push_scalar(at, s, is_null_word(s) && !tag_start_ ? NodeKind::Null : NodeKind::Scalar);  // "!u ~" is a tagged scalar to yaml-cpp
   }
 
   // A block map whose keys stand at column `col`; p_ is at its first key.
@@ -643,8 +671,30 @@ class YamlParser : TapeParser {
     return false;
   }
 
+  // A tag before a value ("!u 5", "!!binary ..."): its text noted for the
+  // node about to be pushed (as yaml-cpp gives it: "!!x" is
+  // "tag:yaml.org,2002:x"), p_ past it and the one space after it. False
+  // for any other use of '!' (yaml-cpp's business).
+  bool tag_prefix() {
+    const char* q = p_ + 1;
+    const bool secondary = q < end_ && *q == '!';
+    if (secondary) ++q;
+    const char* s = q;
+    while (q < end_ && (ident_char(*q) || *q == '-' || *q == '.')) ++q;
+    if (q == s || q == end_ || *q != ' ' || q + 1 == end_ || q[1] == ' ' || q[1] == '\n' || q[1] == '#') return false;
+    const std::string_view name(s, static_cast<size_t>(q - s));
+    const uint32_t node = static_cast<uint32_t>(nodes_.size());
+    if (secondary) doc_.set_tag(node, "tag:yaml.org,2002:" + std::string(name));
+    else doc_.set_tag(node, std::string_view(p_, static_cast<size_t>(q - p_)));
+    tag_start_ = p_;
+    p_ = q + 1;
+    return true;
+  }
+
   // A scalar or a flow collection, up to the end of its line.
   bool inline_value(int depth) {
+    if (p_ == end_) return false;
+    if (*p_ == '!' && !tag_prefix()) return false;
     if (p_ == end_) return false;
     const char c = *p_;
     if (c == '[' || c == '{') return flow(depth + 1);
@@ -697,6 +747,8 @@ class YamlParser : TapeParser {
         p_ += 2;
       }
       if (p_ == end_) return false;
+      if (*p_ == '!' && !tag_prefix()) return false;
+      if (p_ == end_) return false;
       if (*p_ == '[' || *p_ == '{') {
         if (!flow(depth + 1)) return false;
       } else if (*p_ == '"') {
@@ -737,13 +789,16 @@ class ViewBuf : public std::streambuf {
 // yaml-cpp's events into the tape, with yaml-cpp's marks.
 class Builder : public YAML::EventHandler {
  public:
-  explicit Builder(Doc& doc) : nodes_(doc.raw_nodes()), chars_(doc.chars()), marks_(doc.line_cols()) {}
+  explicit Builder(Doc& doc) : doc_(doc), nodes_(doc.raw_nodes()), chars_(doc.chars()), marks_(doc.line_cols()) {}
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override { push(m, anchor, NodeKind::Null); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
     const uint32_t at = push(m, anchor, NodeKind::Scalar);
+    // yaml-cpp's tag: "?" a plain scalar, "!" a quoted one, else the tag.
+    if (tag == "!") doc_.set_quoted(at);
+    else note_tag(at, tag);
     if (value.size() > Doc::kMaxB) throw TextError(where(m), "", "a string of more than 512 MiB: refused");
     if (value.size() > kMaxText - chars_.size()) throw TextError(where(m), "", "text of more than 4 GiB: refused");
     nodes_[at].a = static_cast<uint32_t>(chars_.size());
@@ -760,17 +815,22 @@ class Builder : public YAML::EventHandler {
     nodes_.push_back(Doc::Raw{static_cast<uint32_t>(m.pos), target, 0, t.kind(), true});
     marks_.emplace_back(m.line + 1, m.column + 1);
   }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+  void OnSequenceStart(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
     open_.push_back(push(m, anchor, NodeKind::Seq));
+    note_tag(open_.back(), tag);
   }
   void OnSequenceEnd() override { close(); }
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+  void OnMapStart(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
     open_.push_back(push(m, anchor, NodeKind::Map));
+    note_tag(open_.back(), tag);
   }
   void OnMapEnd() override { close(); }
 
  private:
   static std::string where(const YAML::Mark& m) { return std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1); }
+  void note_tag(uint32_t at, const std::string& tag) {
+    if (!tag.empty() && tag != "?" && tag != "!") doc_.set_tag(at, tag);
+  }
 
   uint32_t push(const YAML::Mark& m, YAML::anchor_t anchor, NodeKind kind) {
     const uint32_t at = static_cast<uint32_t>(nodes_.size());
@@ -795,6 +855,7 @@ class Builder : public YAML::EventHandler {
     return !r.alias() && (r.kind() == NodeKind::Seq || r.kind() == NodeKind::Map) ? r.b() : i + 1;
   }
 
+  Doc& doc_;
   std::vector<Doc::Raw>& nodes_;
   std::string& chars_;
   std::vector<std::pair<uint32_t, uint32_t>>& marks_;

@@ -295,6 +295,14 @@ def summary(data, **limits):
     }
 
 
+def tables(data):
+    """The key table and the string table, each a list of strings in file order (None when absent)."""
+    r = Reader(data)
+    r.read()
+    return (None if r.keys is None else list(r.keys["strings"]),
+            None if r.strings is None else list(r.strings["strings"]))
+
+
 def layout(data):
     """Facts about where the writer put things (the numbers in docs/notes/aamp-byml-layout.md)."""
     r = Reader(data)

@@ -52,6 +52,30 @@ for tag, regexp, first in [
     Yaml12Loader.add_implicit_resolver(tag, re.compile(regexp), list(first))
 
 
+def construct_tagged(loader, tag_suffix, node):
+    """A value with a local tag (a bare union's case, `!u 5`) as its JSON
+    form, the one-key map {"!u": 5} the JSON Schema describes."""
+    if isinstance(node, yaml.MappingNode):
+        value = loader.construct_mapping(node, deep=True)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_object(yaml.ScalarNode(loader.resolve(yaml.ScalarNode, node.value, (True, False)),
+                                                        node.value, node.start_mark, node.end_mark, node.style))
+    return {"!" + tag_suffix: value}
+
+
+def construct_str(loader, node):
+    """`!!str {bytes: HEX}`: a string that is not UTF-8 in a bare union."""
+    if isinstance(node, yaml.MappingNode):
+        return {"!!str": loader.construct_mapping(node, deep=True)}
+    return loader.construct_yaml_str(node)
+
+
+Yaml12Loader.add_multi_constructor("!", construct_tagged)
+Yaml12Loader.add_constructor("tag:yaml.org,2002:str", construct_str)
+
+
 def load_yaml(text):
     return yaml.load(text, Loader=Yaml12Loader)
 

@@ -84,6 +84,31 @@ bool numbers_only();
 const std::string* known_name(const char* algo, uint64_t value);
 // The `algo` hash of a name (nullopt for an unknown algorithm).
 std::optional<uint64_t> hash_name(const char* algo, std::string_view name);
+// The names a document shows for the hashes of its hash_of: fields beyond
+// the run-time name list (set_known_names): those its own strings prove (a
+// string whose hash is the field's value names it: AAMP keeps many of its
+// key names among its string values), then the format's default list (the
+// schema's names: FILE). Generated to_text passes the format's HashNames.
+struct HashNames {
+  const char* const* defaults = nullptr;  // the schema's names: list
+  size_t count = 0;
+  const char* const* algos = nullptr;  // the algorithms of its hash_of: fields
+  size_t algo_count = 0;
+};
+class DocNames {
+ public:
+  explicit DocNames(const HashNames& h);
+  // A string of the document: it names its hashes (before any default).
+  void prove(std::string_view s);
+  // Then the defaults (a name already there for a hash is kept).
+  void add_defaults();
+  const std::string* find(const char* algo, uint64_t value) const;
+
+ private:
+  const HashNames& h_;
+  std::vector<std::unordered_map<uint64_t, std::string>> by_algo_;  // as h_.algos
+};
+
 // A key that can stand in text for an index or a number: not empty, and not
 // starting like a number (a digit, or '-' or '+' and a digit), nor a YAML
 // word for null or a boolean.
@@ -131,6 +156,23 @@ struct NameTable {
 template <class T>
 concept Union = requires { T::case_names; };
 
+// Plain and CaseText (a bare union's case_text): binschema/model.h.
+template <class T>
+concept BareUnion = Union<T> && requires { T::case_text; };
+// The kind of a node without a tag: a quoted scalar is a String; a plain one
+// an Int ("5", "-3", "0x1f"), a Float ("1.5", "1e3", ".inf", ".nan",
+// ".nan:0x7fa00001"), a Bool (true/false), else a String; null a Null; a
+// list a List; a map a Map.
+Plain plain_kind(Node n);
+// Whether a node's tag (Node::tag: "!!x" is "tag:yaml.org,2002:x") is the tag
+// a schema spells `spelt`.
+bool tag_is(std::string_view node_tag, std::string_view spelt);
+// A node's tag as a schema spells it ("!!binary" for "tag:yaml.org,2002:binary").
+std::string tag_spelling(std::string_view node_tag);
+// The plain kind whose YAML standard tag (!!int, !!float, !!str, !!bool,
+// !!null, !!seq, !!map) a node's tag is, or Tagged for any other tag.
+Plain standard_tag(std::string_view node_tag);
+const char* plain_name(Plain p);
 // A struct shown as the value of its one model field (the schema's
 // `unwrap: true`): generated code declares unwrapped_in_text for it.
 template <class T>
@@ -217,6 +259,9 @@ class YamlSink {
   void key_text(const std::string& k, bool number);
   void begin_seq(bool flow) { open(false, flow); }
   void end_seq() { close(); }
+  // A YAML tag ("!u") for the next value (a list or map after it is written
+  // in flow style, on its line).
+  void tag(const char* t) { tag_ = t; }
   void null() { scalar("~"); }
   void boolean(bool b) { scalar(b ? "true" : "false"); }
   void number(const std::string& s, bool) { scalar(s); }
@@ -242,12 +287,15 @@ class YamlSink {
   };
   void key(std::string_view k);
   At before_value();
+  // The space after "key:" or "-", and a pending tag.
+  void lead(At at);
   void scalar(std::string_view s);
   void open(bool map, bool flow);
   void close();
   void newline(unsigned indent);
   std::string out_;
   std::vector<Level> stack_;
+  const char* tag_ = nullptr;
 };
 
 // Event sink for JSON (two-space indentation, arrays of numbers on one line).
@@ -365,7 +413,8 @@ template <class Sink>
 class Out {
  public:
   // The first frame of integers holds the root's (context: values).
-  explicit Out(Sink& sink) : sink_(sink) { ints_.emplace_back(); }
+  explicit Out(Sink& sink, const DocNames* doc_names = nullptr) : sink_(sink), doc_names_(doc_names) { ints_.emplace_back(); }
+
 
   template <class T>
   void field(const char* name, const T& v, const Spell& spell = {}) {
@@ -463,9 +512,14 @@ class Out {
       using E = typename T::value_type;
       if constexpr (is_vector<T>::value && std::is_class_v<E>)
         if (spell.map && as_map(v, spell.map)) return;
-      sink_.begin_seq(std::is_arithmetic_v<E> || v.empty());
+      bool flow = std::is_arithmetic_v<E> || v.empty();
+      if constexpr (BareUnion<E>) flow = flow || scalar_elems(v);
+      sink_.begin_seq(flow);
       for (const auto& e : v) value(e, spell);
       sink_.end_seq();
+    } else if constexpr (BareUnion<T>) {
+      const CaseText& ct = T::case_text[v.index()];
+      std::visit([&](const auto& alt) { bare_case(alt, ct, spell); }, static_cast<const typename T::Base&>(v));
     } else if constexpr (Union<T>) {
       sink_.begin_map();
       sink_.key(T::case_names[v.index()]);
@@ -477,6 +531,75 @@ class Out {
     } else {
       sink_.begin_map();
       fields(v, Shape{});
+      sink_.end_map();
+    }
+  }
+
+  // A list of a bare union's values that are all numbers, bools or nulls, or
+  // short strings (BYML's vectors, oead's flow lists): one line, in flow style.
+  template <class V>
+  static bool scalar_elems(const V& v) {
+    size_t text = 0;
+    for (const auto& e : v) {
+      bool ok = true;
+      std::visit(
+          [&](const auto& alt) {
+            using A = std::decay_t<decltype(alt)>;
+            if constexpr (std::is_same_v<A, std::string>) text += alt.size() + 2;
+            else if constexpr (!std::is_arithmetic_v<A>) ok = false;
+          },
+          static_cast<const typename std::decay_t<decltype(e)>::Base&>(e));
+      if (!ok || text > 60) return false;
+    }
+    return true;
+  }
+
+  // A case of a bare union: its payload (or the one field of a struct
+  // payload) alone, with the case's tag if it has one.
+  template <class A>
+  void bare_case(const A& alt, const CaseText& ct, const Spell& spell) {
+    if constexpr (requires { A::type_name; }) {
+      if (ct.unwrap) {
+        One one{this, &ct};
+        visit_fields(one, alt);
+        return;
+      }
+    }
+    bare_plain(alt, ct, spell);
+  }
+  // Visits the one model field of a struct payload.
+  struct One {
+    Out* out;
+    const CaseText* ct;
+    template <class F>
+    void field(const char*, const F& x, const Spell& s = {}) { out->bare_plain(x, *ct, s); }
+    template <class F, class D>
+    void field_default(const char*, const F& x, const D&, const Spell& s = {}) { out->bare_plain(x, *ct, s); }
+  };
+  template <class X>
+  void bare_plain(const X& x, const CaseText& ct, const Spell& spell) {
+    constexpr bool yaml = requires(Sink& s) { s.tag(""); };
+    const char* tag = ct.tag;
+    if (ct.plain == Plain::Null) {
+      if (x == X{}) {
+        sink_.null();
+        return;
+      }
+      tag = "!!null";  // a value where the format has none: kept, tagged
+    }
+    if constexpr (std::is_floating_point_v<X>)
+      if (!yaml && ct.plain == Plain::Float && float_is_text(x)) tag = "!!float";  // JSON quotes .inf: a string
+    if constexpr (std::is_same_v<X, std::string>)
+      if (ct.plain == Plain::String && !is_utf8(x)) tag = "!!str";  // {bytes: HEX}: a map
+    if (!tag) {
+      value(x, spell);
+    } else if constexpr (yaml) {
+      sink_.tag(tag);
+      value(x, spell);
+    } else {
+      sink_.begin_map(true);  // JSON: {"!u": 5}
+      sink_.key(tag);
+      value(x, spell);
       sink_.end_map();
     }
   }
@@ -607,13 +730,60 @@ class Out {
     }
     for (size_t i = 0; i < v.size(); ++i)
       if (!seen.emplace(keys[i], i).second) return false;
-    sink_.begin_map(v.empty());
+    sink_.begin_map(v.empty() || scalar_entries(v, key, keys));
     for (size_t i = 0; i < v.size(); ++i) {
       sink_.key_text(keys[i], numbers[i]);
       entry_value(unboxed(v[i]), key);
     }
     sink_.end_map();
     return true;
+  }
+
+  // Whether a map's entries each show one number, bool, null or string, all
+  // on about one line (oead's {ID: 5, Name: x}): the map is then in flow style.
+  struct ScalarProbe {
+    const char* key;
+    bool ok = true;
+    size_t len = 0, n = 0;
+    template <class T>
+    void probe(const T& x) {
+      if constexpr (std::is_arithmetic_v<T>) len += 8;
+      else if constexpr (std::is_same_v<T, std::string>) len += x.size() + 2;
+      else if constexpr (BareUnion<T>)
+        std::visit([&](const auto& a) {
+          using A = std::decay_t<decltype(a)>;
+          if constexpr (std::is_arithmetic_v<A>) len += 8;
+          else if constexpr (std::is_same_v<A, std::string>) len += a.size() + 2;
+          else ok = false;
+        }, static_cast<const typename T::Base&>(x));
+      else ok = false;
+    }
+    template <class T>
+    void field(const char* f, const T& x, const Spell& = {}) {
+      if (same_name(f, key)) return;
+      ++n;
+      probe(x);
+    }
+    template <class T, class D>
+    void field_default(const char* f, const T& x, const D&, const Spell& s = {}) { field(f, x, s); }
+    template <class T, class C>
+    void field_if(const char*, const T&, C&&, const char*, const Spell& = {}) { ok = false; }
+  };
+  template <class E>
+  bool scalar_entries(const std::vector<E>& v, const char* key, const std::vector<std::string>& keys) {
+    using U = std::decay_t<decltype(unboxed(std::declval<const E&>()))>;
+    if constexpr (Union<U> || !requires { U::type_name; }) {
+      return false;
+    } else {
+      size_t len = 0;
+      for (size_t i = 0; i < v.size(); ++i) {
+        ScalarProbe p{key};
+        visit_fields(p, unboxed(v[i]));
+        len += keys[i].size() + 2 + p.len;
+        if (!p.ok || p.n != 1 || len > 100) return false;
+      }
+      return true;
+    }
   }
 
   // Prints an integer by its name when it has one; false when it has none.
@@ -676,11 +846,17 @@ class Out {
         }
       }
     }
-    if (spell.hash && v >= 0)
+    if (spell.hash && v >= 0) {
       if (const std::string* n = known_name(spell.hash, static_cast<uint64_t>(v)); n && is_name_spelling(*n)) {
         out = *n;
         return true;
       }
+      if (doc_names_)
+        if (const std::string* n = doc_names_->find(spell.hash, static_cast<uint64_t>(v)); n && is_name_spelling(*n)) {
+          out = *n;
+          return true;
+        }
+    }
     return false;
   }
   // The keys a ref names: a table's, or (via) one element's sub list.
@@ -700,9 +876,41 @@ class Out {
   }
 
   Sink& sink_;
+  const DocNames* doc_names_;
   std::vector<NameTable> tables_;
   std::vector<std::vector<std::pair<const char*, int64_t>>> ints_;
   Shape shape_;
+};
+
+// Calls fn(const std::string&) on every string of a model.
+template <class Fn>
+class EachString {
+ public:
+  explicit EachString(Fn& fn) : fn_(fn) {}
+  template <class V>
+  void field(const char*, const V& v, const Spell& = {}) { value(v); }
+  template <class V, class D>
+  void field_default(const char*, const V& v, const D&, const Spell& = {}) { value(v); }
+  template <class V>
+  void value(const V& v) {
+    if constexpr (std::is_same_v<V, std::string>) {
+      fn_(v);
+    } else if constexpr (is_optional<V>::value) {
+      if (v) value(*v);
+    } else if constexpr (is_box<V>::value) {
+      value(*v);
+    } else if constexpr (is_vector<V>::value || is_array<V>::value) {
+      if constexpr (std::is_class_v<typename V::value_type>)
+        for (const auto& e : v) value(e);
+    } else if constexpr (Union<V>) {
+      std::visit([&](const auto& alt) { value(alt); }, static_cast<const typename V::Base&>(v));
+    } else if constexpr (requires { V::type_name; }) {
+      visit_fields(*this, v);
+    }
+  }
+
+ private:
+  Fn& fn_;
 };
 
 // Generated visit_fields declares the arrays references point into with
@@ -1111,6 +1319,8 @@ class In {
         value(e, v[i++], flags);
         path_.pop_back();
       }
+    } else if constexpr (BareUnion<T>) {
+      bare_in(n, v, flags);
     } else if constexpr (Union<T>) {
       if (!n.is_map() || n.size() != 1) {
         std::string names;
@@ -1316,6 +1526,85 @@ class In {
     ((index == I ? (value(n, v.template emplace<I>(), flags), 0) : 0), ...);
   }
 
+  // A bare union's value: the case its tag names (YAML's, or JSON's one-key
+  // map {"!u": 5}), else the case of its plain kind.
+  template <class T>
+  void bare_in(Node n, T& v, const Spell& flags) {
+    const auto& cases = T::case_text;
+    auto plain_case = [&](Plain p) {
+      for (size_t i = 0; i < cases.size(); ++i)
+        if (cases[i].plain == p) return i;
+      return SIZE_MAX;
+    };
+    auto tags = [&] {
+      std::string list;
+      for (const CaseText& c : cases)
+        if (c.tag) list += std::string(list.empty() ? "" : ", ") + c.tag;
+      return list.empty() ? std::string("none") : list;
+    };
+    Node body = n;
+    std::string_view tag = n.tag();
+    if (tag.empty() && n.is_map() && n.size() == 1) {
+      // JSON's form of a tagged value: {"!u": 5}.
+      const std::string_view k = n.first_key().scalar();
+      bool known = false;
+      for (const CaseText& c : cases) known = known || (c.tag && k == c.tag);
+      if (!k.empty() && k[0] == '!' && (known || standard_tag(k) != Plain::Tagged || plain_case(Plain::Map) == SIZE_MAX)) {
+        tag = k;
+        body = n.first_value();
+      }
+    }
+    size_t index = SIZE_MAX;
+    if (!tag.empty()) {
+      for (size_t i = 0; i < cases.size() && index == SIZE_MAX; ++i)
+        if (cases[i].tag && tag_is(tag, cases[i].tag)) index = i;
+      if (index == SIZE_MAX)
+        if (const Plain p = standard_tag(tag); p != Plain::Tagged) index = plain_case(p);
+      if (index == SIZE_MAX) fail(n, "unknown tag '" + tag_spelling(tag) + "' (tags here: " + tags() + ")");
+    } else {
+      const Plain p = plain_kind(n);
+      index = plain_case(p);
+      if (index == SIZE_MAX && p == Plain::Int) index = plain_case(Plain::Float);
+      if (index == SIZE_MAX) fail(n, std::string("a ") + plain_name(p) + " needs a tag here (tags here: " + tags() + ")");
+    }
+    path_.emplace_back(T::case_names[index]);
+    emplace_bare(body, v, index, flags, std::make_index_sequence<std::variant_size_v<typename T::Base>>{});
+    path_.pop_back();
+  }
+  template <class T, size_t... I>
+  void emplace_bare(Node n, T& v, size_t index, const Spell& flags, std::index_sequence<I...>) {
+    ((index == I ? (bare_read(n, v.template emplace<I>(), T::case_text[I], flags), 0) : 0), ...);
+  }
+  template <class A>
+  void bare_read(Node n, A& alt, const CaseText& ct, const Spell& spell) {
+    if constexpr (requires { A::type_name; }) {
+      if (ct.unwrap) {
+        One one{this, n, &ct};
+        visit_fields(one, alt);
+        return;
+      }
+    }
+    bare_read_plain(n, alt, ct, spell);
+  }
+  // Reads the one model field of a struct payload.
+  struct One {
+    In* in;
+    Node n;
+    const CaseText* ct;
+    template <class F>
+    void field(const char*, F& x, const Spell& s = {}) { in->bare_read_plain(n, x, *ct, s); }
+    template <class F, class D>
+    void field_default(const char*, F& x, const D&, const Spell& s = {}) { in->bare_read_plain(n, x, *ct, s); }
+  };
+  template <class X>
+  void bare_read_plain(Node n, X& x, const CaseText& ct, const Spell& spell) {
+    if (ct.plain == Plain::Null && n.is_null()) {
+      x = X{};
+      return;
+    }
+    value(n, x, spell);
+  }
+
   std::string_view scalar(Node n, const char* what) const;
   // The value a name, true/false, or a hash's name stands for; nullopt when
   // the text is a number (read as one).
@@ -1352,9 +1641,18 @@ class In {
 // With a layout that differs from the format's own (binschema/layout.h), a
 // last `layout:` entry holds it, out of the way of the values.
 template <class Root>
-std::string to_document(const Root& x, TextKind kind, const char* format, const Layout* layout = nullptr) {
+std::string to_document(const Root& x, TextKind kind, const char* format, const Layout* layout = nullptr,
+                        const HashNames* hash_names = nullptr) {
+  std::optional<DocNames> names;
+  if (hash_names && !numbers_only()) {
+    names.emplace(*hash_names);
+    auto prove = [&](const std::string& str) { names->prove(str); };
+    EachString<decltype(prove)> each(prove);
+    each.value(x);
+    names->add_defaults();
+  }
   auto emit = [&](auto& sink) {
-    Out out(sink);
+    Out out(sink, names ? &*names : nullptr);
     sink.begin_map();
     sink.key("format");
     sink.string(format);

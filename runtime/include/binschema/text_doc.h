@@ -45,6 +45,12 @@ class Node {
   bool is_map() const { return kind() == NodeKind::Map; }
   // A scalar's text ("" for anything else).
   std::string_view scalar() const;
+  // The node's YAML tag as yaml-cpp reports it ("!u"; "!!binary" as
+  // "tag:yaml.org,2002:binary"), "" when it has none.
+  std::string_view tag() const;
+  // Whether a scalar was quoted (single or double quotes; a JSON string):
+  // such a scalar is a string, whatever its text.
+  bool quoted() const;
   // Items of a list, entries of a map; 0 for anything else.
   size_t size() const;
   Mark mark() const;
@@ -115,6 +121,15 @@ class Doc {
   // Offsets at which lines start (the first is 0), when the marks are
   // computed from positions; or explicit marks, one per node (yaml-cpp's).
   std::vector<uint32_t>& line_starts() { return line_starts_; }
+  // Tags and quotes, kept beside the nodes (few nodes have a tag; a bit a
+  // node says it was quoted). set_tag is called in node order.
+  void set_tag(uint32_t i, std::string_view tag);
+  void set_quoted(uint32_t i) {
+    if (quoted_.size() <= i / 64) quoted_.resize(i / 64 + 1);
+    quoted_[i / 64] |= uint64_t(1) << (i % 64);
+  }
+  std::string_view tag(uint32_t i) const;
+  bool quoted(uint32_t i) const { return i / 64 < quoted_.size() && (quoted_[i / 64] >> (i % 64) & 1); }
   std::vector<std::pair<uint32_t, uint32_t>>& line_cols() { return line_cols_; }
 
   // The node a raw index stands for (an alias's target).
@@ -133,7 +148,8 @@ class Doc {
   void set_empty();
   // Bytes held (for the benchmark's memory table and tests).
   size_t memory() const {
-    return nodes_.capacity() * sizeof(Raw) + chars_.capacity() + line_starts_.capacity() * 4 + line_cols_.capacity() * 8;
+    return nodes_.capacity() * sizeof(Raw) + chars_.capacity() + line_starts_.capacity() * 4 + line_cols_.capacity() * 8 +
+           quoted_.capacity() * 8 + tags_.capacity() * sizeof(Tag) + tag_chars_.capacity();
   }
 
  private:
@@ -141,6 +157,12 @@ class Doc {
   std::string chars_;
   std::vector<uint32_t> line_starts_;
   std::vector<std::pair<uint32_t, uint32_t>> line_cols_;
+  std::vector<uint64_t> quoted_;
+  struct Tag {
+    uint32_t node, at, size;  // the tag's text is tag_chars_[at, at + size)
+  };
+  std::vector<Tag> tags_;  // by node index
+  std::string tag_chars_;
   bool unmarked_ = false;
 };
 
