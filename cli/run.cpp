@@ -432,9 +432,9 @@ int run(int argc, char** argv, const char* program) {
       ->check(CLI::IsMember({"fnv1a32", "murmur3", "crc32"}));
   hash->add_option("STRING", strings, "Strings to hash")->required();
 
-  std::vector<std::string> schema_paths;
+  std::vector<std::string> check_paths;
   CLI::App* check = app.add_subcommand("check", "Validate schemas as the generator does, with no build: errors as file:line:col");
-  check->add_option("SCHEMA", schema_paths, "Schema files, or folders (their .yaml files)")->required();
+  check->add_option("SCHEMA", check_paths, "Schema files, or folders (their .yaml files)")->required();
 
   CLI::App* help = app.add_subcommand("help", "Show the help of the program or of one command");
   help->add_option("COMMAND", help_topic, "A command");
@@ -526,7 +526,7 @@ int run(int argc, char** argv, const char* program) {
     if (*coverage) return cmd_coverage(in, as, map_kind == "json");
     if (*view) return cmd_view(in, out, as, force);
     if (*hash) return cmd_hash(algo, strings);
-    if (*check) return cmd_check(schema_paths);
+    if (*check) return cmd_check(check_paths);
     if (*unpack) return cmd_unpack(in, dir, force);
     if (*pack) {
       in = dir;

@@ -81,7 +81,7 @@ namespace {
 
 class Parser {
  public:
-  explicit Parser(std::string file) : file_(std::move(file)) {}
+  Parser(std::string file, bool with_example) : file_(std::move(file)), with_example_(with_example) {}
 
   std::unique_ptr<Schema> run(const std::string& text) {
     YAML::Node root;
@@ -102,7 +102,7 @@ class Parser {
     s->title = opt_str(root, "title", s->format);
     s->doc = opt_str(root, "doc", "");
     s->versions = opt_str(root, "versions", "");
-    if (root["example"]) {
+    if (root["example"] && with_example_) {
       // Read now, relative to the schema file: the Markdown page shows it.
       s->example = scalar(root["example"]);
       const std::filesystem::path p = std::filesystem::path(file_).parent_path() / s->example;
@@ -801,6 +801,7 @@ class Parser {
   }
 
   std::string file_;
+  bool with_example_;
   Loc root_loc_, context_loc_;
   std::string struct_name_;               // the struct being read (names inline enums)
   std::vector<Enum>* enums_ = nullptr;    // where inline enums go
@@ -809,13 +810,15 @@ class Parser {
 
 }  // namespace
 
-std::unique_ptr<Schema> load_schema_text(const std::string& text, const std::string& name) { return Parser(name).run(text); }
+std::unique_ptr<Schema> load_schema_text(const std::string& text, const std::string& name, bool with_example) {
+  return Parser(name, with_example).run(text);
+}
 
-std::unique_ptr<Schema> load_schema(const std::string& path) {
+std::unique_ptr<Schema> load_schema(const std::string& path, bool with_example) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SchemaError({path, 0, 0}, "cannot read the schema file");
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return load_schema_text(text, path);
+  return load_schema_text(text, path, with_example);
 }
 
 }  // namespace binschema::gen

@@ -444,9 +444,11 @@ struct Schema {
 // parse.cpp: YAML -> a validated Schema (it calls validate()). The text
 // form parses a schema held in memory; `name` is what its messages and the
 // Schema's `file` call it (name:line:col). load_schema reads the file and
-// gives its path as the name. Both throw SchemaError.
-std::unique_ptr<Schema> load_schema_text(const std::string& text, const std::string& name);
-std::unique_ptr<Schema> load_schema(const std::string& path);
+// gives its path as the name. Both throw SchemaError. with_example false:
+// `example:` is not read (the run-time engine: it changes no output, and a
+// copy of a schema elsewhere need not bring its example).
+std::unique_ptr<Schema> load_schema_text(const std::string& text, const std::string& name, bool with_example = true);
+std::unique_ptr<Schema> load_schema(const std::string& path, bool with_example = true);
 // names.cpp: the validator's checks of refs, enums, format: bool and
 // hash_of: (validate() calls it last).
 void check_names(Schema& s);

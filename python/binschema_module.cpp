@@ -545,7 +545,10 @@ void emit(Sink& s, py::handle v, int depth) {
     while (PyDict_Next(o, &pos, &k, &val)) {
       if (!PyUnicode_Check(k)) throw py::type_error("a key that is not a string");
       std::string key = py::handle(k).cast<std::string>();
-      s.key(key.c_str());
+      if (key.starts_with('!'))
+        s.key_text(key, false);  // a bare union's tagged value ({"!u": 5}): quoted, not read as a tag
+      else
+        s.key(key.c_str());
       emit(s, val, depth + 1);
     }
     s.end_map();

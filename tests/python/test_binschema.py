@@ -313,7 +313,8 @@ def test_reading_a_missing_file_is_an_error(tmp_path):
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
 
-@pytest.mark.parametrize("sub,name,schema", [("byml", "USen.byml", "byml"), ("sarc", "ActorObserverByActorTagTag.sarc", "sarc")])
+# (SARC: BYML's schema uses what the run-time engine refuses yet, below.)
+@pytest.mark.parametrize("sub,name,schema", [("sarc", "ActorObserverByActorTagTag.sarc", "sarc")])
 def test_a_schema_loaded_at_run_time_is_used_from_python(sub, name, schema):
     data = sample(sub, name).read_bytes()
     s = binschema.load_schema(str(SCHEMAS / f"{schema}.yaml"))
@@ -341,8 +342,8 @@ def test_a_schema_loaded_at_run_time_is_used_from_python(sub, name, schema):
 
 
 def test_a_wrong_value_through_a_run_time_schema_names_the_path():
-    data = sample("byml", "USen.byml").read_bytes()
-    s = binschema.load_schema(str(SCHEMAS / "byml.yaml"))
+    data = sample("sarc", "ActorObserverByActorTagTag.sarc").read_bytes()
+    s = binschema.load_schema(str(SCHEMAS / "sarc.yaml"))
     value = s.decode(data)
     p = first_leaf(value, int)
     put(value, p, [1, 2])
@@ -351,6 +352,14 @@ def test_a_wrong_value_through_a_run_time_schema_names_the_path():
     assert e.value.path == dotted(p)
     with pytest.raises(binschema.TextError, match="not this schema's"):
         s.encode({"format": "bfevfl"})
+
+
+@pytest.mark.parametrize("schema", ["byml", "aamp"])
+def test_what_the_run_time_engine_does_not_do_yet_is_refused_at_the_key(schema):
+    # BYML's and AAMP's readable text (map:, bare unions, string tables, hash
+    # names) is not done by the run-time engine yet: refused, never other text.
+    with pytest.raises(binschema.SchemaError, match=rf"^{re.escape(str(SCHEMAS / schema))}\.yaml:\d+:\d+: .*: the run-time engine does not support .+ yet"):
+        binschema.load_schema(str(SCHEMAS / f"{schema}.yaml"))
 
 
 def test_a_bad_schema_is_a_schema_error():

@@ -349,6 +349,8 @@ class EventSink {
   virtual void begin_map(bool flow) = 0;
   virtual void end_map() = 0;
   virtual void key(const char* k) = 0;
+  // A map entry's key (map:); a number's key is its text.
+  virtual void key_text(const std::string& k, bool /*number*/) { key(k.c_str()); }
   virtual void begin_seq(bool flow) = 0;
   virtual void end_seq() = 0;
   virtual void null() = 0;
@@ -369,6 +371,7 @@ class EventSinkRef {
   void begin_map(bool flow = false) { s_.begin_map(flow); }
   void end_map() { s_.end_map(); }
   void key(const char* k) { s_.key(k); }
+  void key_text(const std::string& k, bool number) { s_.key_text(k, number); }
   void begin_seq(bool flow) { s_.begin_seq(flow); }
   void end_seq() { s_.end_seq(); }
   void null() { s_.null(); }

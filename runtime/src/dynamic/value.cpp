@@ -155,13 +155,13 @@ bool Value::operator==(const Value& o) const {
 
 Schema Schema::load(const std::string& path) {
   Schema r;
-  r.s_ = gen::load_schema(path);
+  r.s_ = gen::load_schema(path, false);  // example: changes no output: not read
   r.p_ = make_plan(*r.s_);
   return r;
 }
 Schema Schema::load_text(const std::string& text, const std::string& name) {
   Schema r;
-  r.s_ = gen::load_schema_text(text, name);
+  r.s_ = gen::load_schema_text(text, name, false);
   r.p_ = make_plan(*r.s_);
   return r;
 }
