@@ -574,6 +574,9 @@ inline std::string hex_bytes(const std::vector<uint8_t>& b) {
 // The run-time engine (binschema/dynamic.h) beside the generated code, when
 // the corpus program is built with it (run_corpus.py --dynamic): the text of
 // schema NAME's decode of these bytes, or "error: " + the decode error.
+// What it returns for a schema the engine refuses at load (a text-form
+// feature it does not do yet): that schema is not compared.
+inline constexpr const char* kEngineRefused = "\x01the run-time engine refuses this schema";
 inline std::function<std::string(const char*, std::span<const uint8_t>, binschema::TextKind)>& dynamic_text() {
   static std::function<std::string(const char*, std::span<const uint8_t>, binschema::TextKind)> f;
   return f;
@@ -636,6 +639,7 @@ int run(const Format<Root>& f, const std::vector<Rule>& rules, const std::vector
         if (!bad.empty()) bad[model_seed % bad.size()] ^= static_cast<uint8_t>(1u << (model_seed >> 32) % 8);
         for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
           const std::string want = f.to_text(back, kind, nullptr), got = dynamic_text()(f.name, bytes, kind);
+          if (got == kEngineRefused) break;
           if (got != want) return fail("the run-time engine's text differs\n--- generated:\n" + want + "--- run time:\n" + got, nullptr);
           std::string want_bad;
           try {

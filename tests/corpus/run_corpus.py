@@ -176,17 +176,27 @@ def write_main(work, schemas, seed, models, dynamic=False):
     decls = "\n".join(f"int drive_{s['name']}(uint64_t, size_t, corpus::Stats&);" for s in schemas)
     rows = "\n".join(f'    {{"{s["name"]}", drive_{s["name"]}, {len(s["cases"])}, {s["structs"]}, {s["root_fields"]}, '
                      f'{json.dumps("; ".join(s["no_layout_check"]))}}},' for s in schemas)
-    dyn_include = '#include <map>\n#include "binschema/dynamic.h"\n' if dynamic else ""
+    dyn_include = '#include <map>\n#include <optional>\n#include "binschema/dynamic.h"\n' if dynamic else ""
     dyn_setup = ""
     if dynamic:
         dyn_setup = f"""  // The run-time engine on each schema file of the corpus (driver.h dynamic_text).
   corpus::dynamic_text() = [](const char* name, std::span<const uint8_t> bytes, binschema::TextKind kind) {{
-    static std::map<std::string, binschema::dynamic::Schema> loaded;
+    // A schema whose text form the engine does not do yet is refused at
+    // load (never other text): corpus::kEngineRefused, and it is skipped.
+    static std::map<std::string, std::optional<binschema::dynamic::Schema>> loaded;
     auto it = loaded.find(name);
-    if (it == loaded.end())
-      it = loaded.emplace(name, binschema::dynamic::Schema::load({json.dumps(work)} + std::string("/") + name + ".yaml")).first;
+    if (it == loaded.end()) {{
+      std::optional<binschema::dynamic::Schema> s;
+      try {{
+        s = binschema::dynamic::Schema::load({json.dumps(work)} + std::string("/") + name + ".yaml");
+      }} catch (const std::exception& e) {{
+        if (std::string(e.what()).find("the run-time engine does not support") == std::string::npos) throw;
+      }}
+      it = loaded.emplace(name, std::move(s)).first;
+    }}
+    if (!it->second) return std::string(corpus::kEngineRefused);
     try {{
-      return it->second.to_text(it->second.decode(bytes), kind);
+      return it->second->to_text(it->second->decode(bytes), kind);
     }} catch (const binschema::DecodeError& e) {{
       return std::string("error: ") + e.what();
     }}
