@@ -45,7 +45,7 @@ for schema in "$src"/tests/schemas/tiny.yaml "$src"/schemas/evnt.yaml "$src"/sch
               "$src"/schemas/al.yaml "$src"/schemas/bfevfl.yaml "$src"/schemas/asb.yaml "$src"/schemas/sarc.yaml \
               "$src"/tests/schemas/feats.yaml; do
   fmt=$(basename "$schema" .yaml)
-  "$gen" "$schema" --out "$work/ksy" --emit ksy
+  "$gen" "$schema" --out "$work/ksy" --emit ksy,jsonschema
   # What the .ksy says it cannot describe (its fields' "Not described for Kaitai").
   grep -o 'Not described for Kaitai: [^"]*' "$work/ksy/$fmt.ksy" | sed "s/^/NOTE: $fmt: /" || true
   set --
@@ -90,8 +90,8 @@ for schema in "$src"/tests/schemas/tiny.yaml "$src"/schemas/evnt.yaml "$src"/sch
   fi
   case $fmt in
     # A data slice's alignment is not stored: the reader infers it from where the file lies.
-    sarc) check "$fmt" --skip "alignment:inferred by binschema's reader from the file's offset, not stored" "$work/ksy/$fmt.ksy" "$work/js-$fmt" "$@" ;;
-    *) check "$fmt" "$work/ksy/$fmt.ksy" "$work/js-$fmt" "$@" ;;
+    sarc) check "$fmt" --schema "$schema" --json-schema "$work/ksy/$fmt.schema.json" --skip "alignment:inferred by binschema's reader from the file's offset, not stored" "$work/ksy/$fmt.ksy" "$work/js-$fmt" "$@" ;;
+    *) check "$fmt" --schema "$schema" --json-schema "$work/ksy/$fmt.schema.json" "$work/ksy/$fmt.ksy" "$work/js-$fmt" "$@" ;;
   esac
 done
 exit $status
