@@ -5,7 +5,14 @@
 // the Kaitai object's field of the same name (in Kaitai's lowerCamelCase)
 // must hold the same value.
 //
-//   node check.js [--skip KEY:REASON]... FORMAT.ksy OUTDIR FILE FILE.json [FILE FILE.json]...
+//   node check.js [--skip KEY:REASON]... [--schema FORMAT.yaml] [--json-schema FORMAT.schema.json]
+//                 FORMAT.ksy OUTDIR FILE FILE.json [FILE FILE.json]...
+//
+// --schema and --json-schema (binschema's schema and the JSON Schema
+// binschema-gen emits for its text form) say where the text is not the
+// struct Kaitai reads: maps (map:), unwrapped types (unwrap:), bare unions
+// (bare:), index_of: fields shown by name; and which fields, left out of the
+// text, hold their default (Kaitai must read the default).
 //
 // --skip names a JSON key (anywhere in the document) the .ksy is known not
 // to match, with the reason; the values under it are counted as skipped and
@@ -92,6 +99,8 @@ function collectConditional(type) {
 // names its schema type.
 const schemaTypes = new Map();  // normalised type name -> {name, type}
 let jsonDefs = {};
+let jsonTop = {};
+let rootTypeName = null;
 function norm(n) {
   return String(n).toLowerCase().replace(/_/g, '');
 }
@@ -99,8 +108,20 @@ function loadSchema() {
   if (schemaPath) {
     const s = yaml.load(fs.readFileSync(schemaPath, 'utf8'));
     for (const [name, type] of Object.entries(s.types || {})) schemaTypes.set(norm(name), { name, type });
+    rootTypeName = s.root;
   }
-  if (jsonSchemaPath) jsonDefs = JSON.parse(fs.readFileSync(jsonSchemaPath, 'utf8')).$defs || {};
+  if (jsonSchemaPath) {
+    jsonTop = JSON.parse(fs.readFileSync(jsonSchemaPath, 'utf8'));
+    jsonDefs = jsonTop.$defs || {};
+  }
+}
+// The root type's Kaitai class is named after the format (the .ksy's meta id).
+function addRootClass(className) {
+  const t = rootTypeName && schemaTypes.get(norm(rootTypeName));
+  if (t && !schemaTypes.has(norm(className))) schemaTypes.set(norm(className), { name: t.name, type: t.type, root: true });
+}
+function jsonDef(t) {
+  return t.root ? jsonTop : jsonDefs[t.name];
 }
 function typeOf(k) {
   if (!k || typeof k !== 'object' || Array.isArray(k) || k instanceof Uint8Array) return undefined;
@@ -113,7 +134,7 @@ function fieldIn(t, name) {
 // The fields a type shows in the text: the JSON Schema's properties, else
 // (no JSON Schema) those not reserved, derived, or another field's count or tag.
 function shownFields(t) {
-  const def = jsonDefs[t.name];
+  const def = jsonDef(t);
   if (def && def.properties) return Object.keys(def.properties);
   const fields = t.type.fields || [];
   const used = new Set();
@@ -123,7 +144,7 @@ function shownFields(t) {
 // An unwrap type's one shown field: as the JSON Schema's description names
 // it ("Shown as its field NAME"), else the one field shownFields finds.
 function unwrapField(t) {
-  const def = jsonDefs[t.name];
+  const def = jsonDef(t);
   const m = def && typeof def.description === 'string' && /Shown as its field (\w+)/.exec(def.description);
   if (m) return fieldIn(t, m[1]);
   const fields = t.type.fields || [];
@@ -138,6 +159,7 @@ function elemTypeName(field) {
 
 let compared = 0;
 let byName = 0;
+let defaulted = 0;
 let absent = 0;
 const skipped = new Map();
 const diffs = [];
@@ -288,6 +310,20 @@ function compare(j, get, where, field) {
       if (f && f.bare && compareUnion(key, v, k, where, f)) continue;
       compare(v, () => k[camel(key)], `${where}.${key}`, f);
     }
+    // A field equal to its default is left out of the text: Kaitai must read the default.
+    const def = t && jsonDef(t);
+    for (const [key, prop] of Object.entries((def && def.properties) || {})) {
+      if (key in j || !prop || prop.default === undefined || skip.has(key)) continue;
+      let kv;
+      try {
+        kv = k[camel(key)];
+      } catch (e) {
+        kv = undefined;
+      }
+      if ((kv === undefined || kv === null) && conditional.has(key)) continue;
+      defaulted++;
+      compare(prop.default, () => k[camel(key)], `${where}.${key}(default)`, fieldIn(t, key));
+    }
     return;
   }
   if (field && field.index_of !== undefined && typeof j === 'string' && typeof k === 'number') {
@@ -341,6 +377,7 @@ async function main() {
   const main = Object.keys(files)[0];
   const className = path.basename(main, '.js');
   const Parser = require(path.resolve(outDir, main))[className];
+  addRootClass(className);
   console.log(`compiled ${path.basename(ksyPath)} with kaitai-struct-compiler ${compiler.version} -> ${main}`);
   let failed = false;
   for (let i = 0; i < pairs.length; i += 2) {
@@ -348,6 +385,7 @@ async function main() {
     compared = 0;
     absent = 0;
     byName = 0;
+    defaulted = 0;
     skipped.clear();
     diffs.length = 0;
     const doc = JSON.parse(fs.readFileSync(json, 'utf8'));
@@ -369,6 +407,7 @@ async function main() {
       console.log(`FAIL ${path.basename(bin)}: no value compared`);
     } else {
       console.log(`ok   ${path.basename(bin)}: ${compared} values equal` +
+                  (defaulted ? ` (${defaulted} of them defaults, left out of the text)` : '') +
                   (absent ? `; ${absent} fields under a false if: (absent in the file, zero in the model)` : '') +
                   (byName ? `; ${byName} index_of: fields shown by name (not compared)` : '') +
                   (skips ? `; skipped (known gaps): ${skips}` : ''));

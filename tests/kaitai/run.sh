@@ -30,8 +30,10 @@ export NODE_PATH="$modules"
 mkdir -p "$work"
 status=0
 
-# check.js can skip a JSON key the .ksy is known not to match (--skip
-# KEY:REASON, counted and reported): SARC's `alignment`.
+# check.js reads the schema and the JSON Schema binschema-gen emits (the text
+# form's maps, unwrapped types, bare unions and defaults). It can skip a JSON
+# key the .ksy is known not to match (--skip KEY:REASON, counted and
+# reported): SARC's `alignment`.
 check() {  # check FORMAT KSY OUTDIR FILE JSON [FILE JSON]...
   fmt=$1
   shift
