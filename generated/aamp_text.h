@@ -137,20 +137,23 @@ void visit_fields(V& v, Self& x) {
 }
 
 inline constexpr binschema::text::Spell text_ParameterObject_name{binschema::text::kHex, nullptr, 0, nullptr, nullptr, nullptr, "crc32"};
+inline constexpr binschema::text::Spell text_ParameterObject_params{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "name"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ParameterObject>
 void visit_fields(V& v, Self& x) {
   v.field("name", x.name, text_ParameterObject_name);
-  v.field("params", x.params);
+  v.field("params", x.params, text_ParameterObject_params);
 }
 
 inline constexpr binschema::text::Spell text_ParameterList_name{binschema::text::kHex, nullptr, 0, nullptr, nullptr, nullptr, "crc32"};
+inline constexpr binschema::text::Spell text_ParameterList_lists{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "name"};
+inline constexpr binschema::text::Spell text_ParameterList_objects{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "name"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ParameterList>
 void visit_fields(V& v, Self& x) {
   v.field("name", x.name, text_ParameterList_name);
-  v.field("lists", x.lists);
-  v.field("objects", x.objects);
+  v.field("lists", x.lists, text_ParameterList_lists);
+  v.field("objects", x.objects, text_ParameterList_objects);
 }
 
 template <class V, class Self>

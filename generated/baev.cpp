@@ -10,6 +10,7 @@
 #include "binschema/reader.h"
 #include "binschema/relocation.h"
 #include "binschema/string_pool.h"
+#include "binschema/string_table.h"
 #include "binschema/writer.h"
 
 namespace binschema::baev {
@@ -970,8 +971,13 @@ std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout) 
   return binschema::encode_with_layout(model, layout, encode_laid);
 }
 
+namespace {
+constexpr const char* kHashAlgos[] = {"fnv1a32"};
+constexpr binschema::text::HashNames kHashNames{nullptr, 0, kHashAlgos, std::size(kHashAlgos)};
+}  // namespace
+
 std::string to_text(const File& x, binschema::TextKind kind, const binschema::Layout* layout) {
-  return binschema::text::to_document(x, kind, "baev", layout);
+  return binschema::text::to_document(x, kind, "baev", layout, &kHashNames);
 }
 
 File from_text(const binschema::text::Doc& doc) { return binschema::text::from_document<File>(doc.root()); }

@@ -12,6 +12,7 @@
 #include "binschema/reader.h"
 #include "binschema/relocation.h"
 #include "binschema/string_pool.h"
+#include "binschema/string_table.h"
 #include "binschema/writer.h"
 
 namespace binschema::byml {
@@ -29,6 +30,8 @@ struct Codec {
   struct R : binschema::Reader<E> {
     using binschema::Reader<E>::Reader;
     binschema::Layout* lay = nullptr;  // decode(bytes, layout): what the pointers held
+    mutable binschema::IndexTable tab_keys;  // table keys (index_of: fields look their strings up)
+    mutable binschema::IndexTable tab_strings;  // table strings (index_of: fields look their strings up)
   };
   using W = binschema::Writer<E>;
 
@@ -36,6 +39,8 @@ struct Codec {
     W w;
     WCtx() { w.set_record_pointers(false); }  // no relocation table to build
     binschema::PtrMap at;  // where fields at variable offsets went
+    binschema::IndexTable tab_keys;  // table keys: the strings of its index_of: fields
+    binschema::IndexTable tab_strings;  // table strings: the strings of its index_of: fields
   };
 
   [[gnu::cold, gnu::noinline]] static void tr_Str(const R& r, uint64_t s) {
@@ -73,15 +78,11 @@ struct Codec {
     if (f_type != 194) fail(s, "type", "expected 194, found " + std::to_string(f_type));
     f_count = r.template get<binschema::uint24>(s + 0x1);
     if (r.tr) [[unlikely]] r.tr->open("offsets", binschema::TraceKind::Array, o, "u32");
-    try {
+    {
       const uint64_t n = (f_count + 1);
-      r.need_array(o, n, 0x4);
-      x.offsets.resize(n);
-      for (uint64_t i = 0; i < n; ++i) {
-        x.offsets[i] = r.template get<uint32_t>(o);
-        o += 4;
-      }
-    } catch (DecodeError& e) { e.push_field("offsets"); throw; }
+      r.need_array(o, n, 4);
+      o += n * 4;
+    }
     if (r.tr) [[unlikely]] r.tr->close(o);
     if (r.tr) [[unlikely]] r.tr->open("strings", binschema::TraceKind::Array, o, nullptr);
     try {
@@ -169,7 +170,7 @@ struct Codec {
     f_hash = r.template get<uint32_t>(s);
     x.hash = f_hash;
     f_value = r.template get<uint32_t>(s + 0x4);
-    x.value = f_value;
+    x.value = r.tab_strings.at(f_value, s + 0x4, "value", "strings");
   }
 
   [[gnu::cold, gnu::noinline]] static void tr_HashEntryBinary(const R& r, uint64_t s) {
@@ -294,7 +295,7 @@ struct Codec {
     uint32_t f_hash = 0;
     uint32_t f_extra = 0;
     f_value = r.template get<uint32_t>(s);
-    x.value = f_value;
+    x.value = r.tab_strings.at(f_value, s, "value", "strings");
     f_hash = r.template get<uint32_t>(s + 0x4);
     x.hash = f_hash;
     f_extra = r.template get<uint32_t>(s + 0x8);
@@ -905,6 +906,8 @@ struct Codec {
         try {
           read_DictEntry(r, o, x.entries[i]);
           o += 0x8;
+          if (i > 0 && !(x.entries[i - 1].key < x.entries[i].key))
+            fail(o - 0x8, "key", "not sorted: '" + x.entries[i].key + "' after '" + x.entries[i - 1].key + "' (the writer puts the elements in order of key, each once)");
         } catch (DecodeError& e) { e.push_index(i); throw; }
       }
     } catch (DecodeError& e) { e.push_field("entries"); throw; }
@@ -1385,7 +1388,7 @@ struct Codec {
             case 160: {
               auto& v = x.items[i].template emplace<0>();
               if (r.tr) [[unlikely]] { r.tr->type("string"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "u32"); }
-              v = r.template get<uint32_t>(e);
+              v = r.tab_strings.at(r.template get<uint32_t>(e), e, "string", "strings");
               break;
             }
             case 161: {
@@ -1554,14 +1557,14 @@ struct Codec {
     uint32_t f_key = 0;
     uint8_t f_type = 0;
     f_key = r.template get<binschema::uint24>(s);
-    x.key = f_key;
+    x.key = r.tab_keys.at(f_key, s, "key", "keys");
     f_type = r.template get<uint8_t>(s + 0x3);
     if (r.tr) [[unlikely]] r.tr->open("value", binschema::TraceKind::Union, s + 0x4, nullptr);
     switch (f_type) {
       case 160: {
         auto& v = x.value.template emplace<0>();
         if (r.tr) [[unlikely]] { r.tr->type("string"); r.tr->leaf(nullptr, binschema::TraceKind::Number, s + 0x4, 0x4, "u32"); }
-        v = r.template get<uint32_t>(s + 0x4);
+        v = r.tab_strings.at(r.template get<uint32_t>(s + 0x4), s + 0x4, "string", "strings");
         break;
       }
       case 161: {
@@ -1755,7 +1758,7 @@ struct Codec {
             case 160: {
               auto& v = x.items[i].template emplace<0>();
               if (r.tr) [[unlikely]] { r.tr->type("string"); r.tr->leaf(nullptr, binschema::TraceKind::Number, e, 0x4, "u32"); }
-              v = r.template get<uint32_t>(e);
+              v = r.tab_strings.at(r.template get<uint32_t>(e), e, "string", "strings");
               break;
             }
             case 161: {
@@ -1931,6 +1934,8 @@ struct Codec {
         try {
           read_DictEntry(r, o, x.entries[i]);
           o += 0x8;
+          if (i > 0 && !(x.entries[i - 1].key < x.entries[i].key))
+            fail(o - 0x8, "key", "not sorted: '" + x.entries[i].key + "' after '" + x.entries[i - 1].key + "' (the writer puts the elements in order of key, each once)");
         } catch (DecodeError& e) { e.push_index(i); throw; }
       }
     } catch (DecodeError& e) { e.push_field("entries"); throw; }
@@ -2343,21 +2348,29 @@ struct Codec {
     f_root = r.template get<uint32_t>(s + 0xc);
     if (r.tr) [[unlikely]] r.tr->open("keys", binschema::TraceKind::Target, 0);
     try {
-      if (f_keys == 0) x.keys.reset();
-      else {
+      if (f_keys != 0) {
+        StringTable tmp;
         if (r.lay) r.lay->note(s + 0x4, f_keys);
         r.need_target(f_keys, 1);
-        read_StringTable(r, f_keys, x.keys.emplace());
+        read_StringTable(r, f_keys, tmp);
+        std::vector<std::string> strs;
+        strs.reserve(tmp.strings.size());
+        for (auto& e : tmp.strings) strs.push_back(std::move(e.text));
+        r.tab_keys.assign_read(std::move(strs));
       }
     } catch (DecodeError& e) { e.push_field("keys"); throw; }
     if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
     if (r.tr) [[unlikely]] r.tr->open("strings", binschema::TraceKind::Target, 0);
     try {
-      if (f_strings == 0) x.strings.reset();
-      else {
+      if (f_strings != 0) {
+        StringTable tmp;
         if (r.lay) r.lay->note(s + 0x8, f_strings);
         r.need_target(f_strings, 1);
-        read_StringTable(r, f_strings, x.strings.emplace());
+        read_StringTable(r, f_strings, tmp);
+        std::vector<std::string> strs;
+        strs.reserve(tmp.strings.size());
+        for (auto& e : tmp.strings) strs.push_back(std::move(e.text));
+        r.tab_strings.assign_read(std::move(strs));
       }
     } catch (DecodeError& e) { e.push_field("strings"); throw; }
     if (r.tr) [[unlikely]] r.tr->close(binschema::Trace::kNone);
@@ -2385,9 +2398,13 @@ struct Codec {
     const uint64_t s = c.w.reserve(0x4);
     c.w.template put<uint8_t>(s, static_cast<uint8_t>(194));
     c.w.put_uint(s + 0x1, 3, x.strings.size(), "StringTable.count");
-    binschema::check_count("StringTable.offsets", x.offsets.size(), (uint64_t(x.strings.size()) + 1ull), "count + 1");
-    for (const auto& e : x.offsets) {
-      c.w.template put<uint32_t>(c.w.reserve(4), e);
+    {
+      const uint64_t n = (uint64_t(x.strings.size()) + 1ull);
+      uint64_t at = c.w.pos() + n * 4 - s;
+      for (uint64_t i = 0; i < n; ++i) {
+        c.w.put_uint(c.w.reserve(4), 4, at, "StringTable.offsets");
+        if (i < x.strings.size()) at += x.strings[i].text.size() + 1;
+      }
     }
     [[maybe_unused]] const uint64_t o_strings = c.w.pos();
     for (const auto& e : x.strings) {
@@ -2417,7 +2434,7 @@ struct Codec {
 
   static void put_HashEntryString(WCtx& c, uint64_t s, const HashEntryString& x) {
     c.w.template put<uint32_t>(s, static_cast<uint32_t>(x.hash));
-    c.w.template put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.value));
+    c.w.put_uint(s + 0x4, 4, c.tab_strings.index(x.value, "HashEntryString.value"), "HashEntryString.value");
   }
 
   static void put_HashEntryBinary(WCtx& c, uint64_t s, const HashEntryBinary& x) {
@@ -2437,7 +2454,7 @@ struct Codec {
   }
 
   static void put_ValueHashEntryString(WCtx& c, uint64_t s, const ValueHashEntryString& x) {
-    c.w.template put<uint32_t>(s, static_cast<uint32_t>(x.value));
+    c.w.put_uint(s, 4, c.tab_strings.index(x.value, "ValueHashEntryString.value"), "ValueHashEntryString.value");
     c.w.template put<uint32_t>(s + 0x4, static_cast<uint32_t>(x.hash));
     c.w.template put<uint32_t>(s + 0x8, static_cast<uint32_t>(x.extra));
   }
@@ -2565,8 +2582,16 @@ struct Codec {
     const uint64_t s = c.w.reserve(0x4);
     c.w.template put<uint8_t>(s, static_cast<uint8_t>(193));
     c.w.put_uint(s + 0x1, 3, x.entries.size(), "Dict.count");
-    for (const auto& e : x.entries) {
-      put_DictEntry(c, c.w.reserve(0x8), e);
+    {
+      std::vector<size_t> order(x.entries.size());
+      std::vector<uint64_t> keys(x.entries.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        const DictEntry& e = x.entries[i];
+        order[i] = i;
+        keys[i] = uint64_t(c.tab_keys.index(e.key, "DictEntry.key"));
+      }
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      for (size_t i : order) put_DictEntry(c, c.w.reserve(0x8), x.entries[i]);
     }
     return s;
   }
@@ -2794,7 +2819,7 @@ struct Codec {
         switch (x.items[i].index()) {
           case 0: {
             const auto& v = std::get<0>(x.items[i]);
-            c.w.template put<uint32_t>(e, static_cast<uint32_t>(v));
+            c.w.put_uint(e, 4, c.tab_strings.index(v, "Array.items"), "Array.items");
             break;
           }
           case 1: {
@@ -2865,8 +2890,7 @@ struct Codec {
   }
 
   static void put_DictEntry(WCtx& c, uint64_t s, const DictEntry& x) {
-    if (x.key > 0xFFFFFFu) throw binschema::EncodeError(std::string("DictEntry.key") + ": value " + std::to_string(x.key) + " does not fit in 24 bits");
-    c.w.template put<binschema::uint24>(s, static_cast<uint32_t>(x.key));
+    c.w.put_uint(s, 3, c.tab_keys.index(x.key, "DictEntry.key"), "DictEntry.key");
     {
       static constexpr uint8_t tags[] = {160, 161, 162, 192, 193, 32, 33, 208, 209, 210, 211, 212, 213, 214, 255};
       c.w.template put<uint8_t>(s + 0x3, tags[x.value.index()]);
@@ -2874,7 +2898,7 @@ struct Codec {
     switch (x.value.index()) {
       case 0: {
         const auto& v = std::get<0>(x.value);
-        c.w.template put<uint32_t>(s + 0x4, static_cast<uint32_t>(v));
+        c.w.put_uint(s + 0x4, 4, c.tab_strings.index(v, "DictEntry.value"), "DictEntry.value");
         break;
       }
       case 1: {
@@ -2958,7 +2982,7 @@ struct Codec {
         switch (x.items[i].index()) {
           case 0: {
             const auto& v = std::get<0>(x.items[i]);
-            c.w.template put<uint32_t>(e, static_cast<uint32_t>(v));
+            c.w.put_uint(e, 4, c.tab_strings.index(v, "ArrayBody.items"), "ArrayBody.items");
             break;
           }
           case 1: {
@@ -3031,8 +3055,16 @@ struct Codec {
   static uint64_t put_DictBody(WCtx& c, const DictBody& x) {
     const uint64_t s = c.w.reserve(0x3);
     c.w.put_uint(s, 3, x.entries.size(), "DictBody.count");
-    for (const auto& e : x.entries) {
-      put_DictEntry(c, c.w.reserve(0x8), e);
+    {
+      std::vector<size_t> order(x.entries.size());
+      std::vector<uint64_t> keys(x.entries.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        const DictEntry& e = x.entries[i];
+        order[i] = i;
+        keys[i] = uint64_t(c.tab_keys.index(e.key, "DictEntry.key"));
+      }
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      for (size_t i : order) put_DictEntry(c, c.w.reserve(0x8), x.entries[i]);
     }
     return s;
   }
@@ -3264,6 +3296,164 @@ struct Codec {
     c.w.template put<uint16_t>(s + 0x2, static_cast<uint16_t>(x.version));
   }
 
+  static void collect_HashEntryString(WCtx& c, const HashEntryString& x) {
+    c.tab_strings.add(x.value);
+  }
+
+  static void collect_HashEntryArray(WCtx& c, const HashEntryArray& x) {
+    collect_Array(c, x.value);
+  }
+
+  static void collect_HashEntryHashMap(WCtx& c, const HashEntryHashMap& x) {
+    collect_HashMap(c, x.value);
+  }
+
+  static void collect_ValueHashEntryString(WCtx& c, const ValueHashEntryString& x) {
+    c.tab_strings.add(x.value);
+  }
+
+  static void collect_ValueHashEntryArray(WCtx& c, const ValueHashEntryArray& x) {
+    collect_Array(c, x.value);
+  }
+
+  static void collect_ValueHashEntryHashMap(WCtx& c, const ValueHashEntryHashMap& x) {
+    collect_HashMap(c, x.value);
+  }
+
+  static void collect_ValueHashEntryValueHashMap(WCtx& c, const ValueHashEntryValueHashMap& x) {
+    collect_ValueHashMap(c, x.value);
+  }
+
+  static void collect_Dict(WCtx& c, const Dict& x) {
+    for (const auto& e : x.entries) collect_DictEntry(c, e);
+  }
+
+  static void collect_HashEntryDict(WCtx& c, const HashEntryDict& x) {
+    collect_Dict(c, x.value);
+  }
+
+  static void collect_ValueHashEntryDict(WCtx& c, const ValueHashEntryDict& x) {
+    collect_Dict(c, x.value);
+  }
+
+  static void collect_ValueHashMap(WCtx& c, const ValueHashMap& x) {
+    for (const auto& u : x.entries) {
+      switch (u.index()) {
+        case 0: collect_ValueHashEntryString(c, std::get<0>(static_cast<const ValueHashMap::Entries::Base&>(u))); break;
+        case 3: collect_ValueHashEntryArray(c, std::get<3>(static_cast<const ValueHashMap::Entries::Base&>(u))); break;
+        case 4: collect_ValueHashEntryDict(c, std::get<4>(static_cast<const ValueHashMap::Entries::Base&>(u))); break;
+        case 5: collect_ValueHashEntryHashMap(c, std::get<5>(static_cast<const ValueHashMap::Entries::Base&>(u))); break;
+        case 6: collect_ValueHashEntryValueHashMap(c, std::get<6>(static_cast<const ValueHashMap::Entries::Base&>(u))); break;
+        default: break;
+      }
+    }
+  }
+
+  static void collect_HashEntryValueHashMap(WCtx& c, const HashEntryValueHashMap& x) {
+    collect_ValueHashMap(c, x.value);
+  }
+
+  static void collect_HashMap(WCtx& c, const HashMap& x) {
+    for (const auto& u : x.entries) {
+      switch (u.index()) {
+        case 0: collect_HashEntryString(c, std::get<0>(static_cast<const HashMap::Entries::Base&>(u))); break;
+        case 3: collect_HashEntryArray(c, std::get<3>(static_cast<const HashMap::Entries::Base&>(u))); break;
+        case 4: collect_HashEntryDict(c, std::get<4>(static_cast<const HashMap::Entries::Base&>(u))); break;
+        case 5: collect_HashEntryHashMap(c, std::get<5>(static_cast<const HashMap::Entries::Base&>(u))); break;
+        case 6: collect_HashEntryValueHashMap(c, std::get<6>(static_cast<const HashMap::Entries::Base&>(u))); break;
+        default: break;
+      }
+    }
+  }
+
+  static void collect_Array(WCtx& c, const Array& x) {
+    for (const auto& u : x.items) {
+      switch (u.index()) {
+        case 0: c.tab_strings.add(std::get<0>(static_cast<const Array::Items::Base&>(u))); break;
+        case 3: collect_Array(c, std::get<3>(static_cast<const Array::Items::Base&>(u))); break;
+        case 4: collect_Dict(c, std::get<4>(static_cast<const Array::Items::Base&>(u))); break;
+        case 5: collect_HashMap(c, std::get<5>(static_cast<const Array::Items::Base&>(u))); break;
+        case 6: collect_ValueHashMap(c, std::get<6>(static_cast<const Array::Items::Base&>(u))); break;
+        default: break;
+      }
+    }
+  }
+
+  static void collect_DictEntry(WCtx& c, const DictEntry& x) {
+    c.tab_keys.add(x.key);
+    {
+      const auto& u = x.value;
+      switch (u.index()) {
+        case 0: c.tab_strings.add(std::get<0>(static_cast<const DictEntry::Value::Base&>(u))); break;
+        case 3: collect_Array(c, std::get<3>(static_cast<const DictEntry::Value::Base&>(u))); break;
+        case 4: collect_Dict(c, std::get<4>(static_cast<const DictEntry::Value::Base&>(u))); break;
+        case 5: collect_HashMap(c, std::get<5>(static_cast<const DictEntry::Value::Base&>(u))); break;
+        case 6: collect_ValueHashMap(c, std::get<6>(static_cast<const DictEntry::Value::Base&>(u))); break;
+        default: break;
+      }
+    }
+  }
+
+  static void collect_ArrayBody(WCtx& c, const ArrayBody& x) {
+    for (const auto& u : x.items) {
+      switch (u.index()) {
+        case 0: c.tab_strings.add(std::get<0>(static_cast<const ArrayBody::Items::Base&>(u))); break;
+        case 3: collect_Array(c, std::get<3>(static_cast<const ArrayBody::Items::Base&>(u))); break;
+        case 4: collect_Dict(c, std::get<4>(static_cast<const ArrayBody::Items::Base&>(u))); break;
+        case 5: collect_HashMap(c, std::get<5>(static_cast<const ArrayBody::Items::Base&>(u))); break;
+        case 6: collect_ValueHashMap(c, std::get<6>(static_cast<const ArrayBody::Items::Base&>(u))); break;
+        default: break;
+      }
+    }
+  }
+
+  static void collect_DictBody(WCtx& c, const DictBody& x) {
+    for (const auto& e : x.entries) collect_DictEntry(c, e);
+  }
+
+  static void collect_HashMapBody(WCtx& c, const HashMapBody& x) {
+    for (const auto& u : x.entries) {
+      switch (u.index()) {
+        case 0: collect_HashEntryString(c, std::get<0>(static_cast<const HashMapBody::Entries::Base&>(u))); break;
+        case 3: collect_HashEntryArray(c, std::get<3>(static_cast<const HashMapBody::Entries::Base&>(u))); break;
+        case 4: collect_HashEntryDict(c, std::get<4>(static_cast<const HashMapBody::Entries::Base&>(u))); break;
+        case 5: collect_HashEntryHashMap(c, std::get<5>(static_cast<const HashMapBody::Entries::Base&>(u))); break;
+        case 6: collect_HashEntryValueHashMap(c, std::get<6>(static_cast<const HashMapBody::Entries::Base&>(u))); break;
+        default: break;
+      }
+    }
+  }
+
+  static void collect_ValueHashMapBody(WCtx& c, const ValueHashMapBody& x) {
+    for (const auto& u : x.entries) {
+      switch (u.index()) {
+        case 0: collect_ValueHashEntryString(c, std::get<0>(static_cast<const ValueHashMapBody::Entries::Base&>(u))); break;
+        case 3: collect_ValueHashEntryArray(c, std::get<3>(static_cast<const ValueHashMapBody::Entries::Base&>(u))); break;
+        case 4: collect_ValueHashEntryDict(c, std::get<4>(static_cast<const ValueHashMapBody::Entries::Base&>(u))); break;
+        case 5: collect_ValueHashEntryHashMap(c, std::get<5>(static_cast<const ValueHashMapBody::Entries::Base&>(u))); break;
+        case 6: collect_ValueHashEntryValueHashMap(c, std::get<6>(static_cast<const ValueHashMapBody::Entries::Base&>(u))); break;
+        default: break;
+      }
+    }
+  }
+
+  static void collect_Node(WCtx& c, const Node& x) {
+    {
+      const auto& u = x.body;
+      switch (u.index()) {
+        case 0: collect_ArrayBody(c, std::get<0>(static_cast<const Node::Body::Base&>(u))); break;
+        case 1: collect_DictBody(c, std::get<1>(static_cast<const Node::Body::Base&>(u))); break;
+        case 2: collect_HashMapBody(c, std::get<2>(static_cast<const Node::Body::Base&>(u))); break;
+        case 3: collect_ValueHashMapBody(c, std::get<3>(static_cast<const Node::Body::Base&>(u))); break;
+        default: break;
+      }
+    }
+  }
+
+  static void collect_Byml(WCtx& c, const Byml& x) {
+    if (x.root) collect_Node(c, *x.root);
+  }
+
   static void place_HashEntryBinary(WCtx& c, const HashEntryBinary& x, uint64_t s) {
     {  // value
       {
@@ -3428,8 +3618,17 @@ struct Codec {
   }
 
   static void place_Dict(WCtx& c, const Dict& x, uint64_t s) {
-    for (size_t i = 0; i < x.entries.size(); ++i)
-      place_DictEntry(c, x.entries[i], s + 0x4 + i * 0x8);
+    {
+      std::vector<size_t> order(x.entries.size());
+      std::vector<uint64_t> keys(x.entries.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+        keys[i] = uint64_t(c.tab_keys.index(x.entries[i].key, "DictEntry.key"));
+      }
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      for (size_t i = 0; i < order.size(); ++i)
+        place_DictEntry(c, x.entries[order[i]], s + 0x4 + i * 0x8);
+    }
   }
 
   static void place_HashEntryDict(WCtx& c, const HashEntryDict& x, uint64_t s) {
@@ -3720,8 +3919,17 @@ struct Codec {
   }
 
   static void place_DictBody(WCtx& c, const DictBody& x, uint64_t s) {
-    for (size_t i = 0; i < x.entries.size(); ++i)
-      place_DictEntry(c, x.entries[i], s + 0x3 + i * 0x8);
+    {
+      std::vector<size_t> order(x.entries.size());
+      std::vector<uint64_t> keys(x.entries.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+        keys[i] = uint64_t(c.tab_keys.index(x.entries[i].key, "DictEntry.key"));
+      }
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      for (size_t i = 0; i < order.size(); ++i)
+        place_DictEntry(c, x.entries[order[i]], s + 0x3 + i * 0x8);
+    }
   }
 
   static void place_HashMapBody(WCtx& c, const HashMapBody& x, uint64_t s) {
@@ -3776,17 +3984,35 @@ struct Codec {
 
   static void place_Byml(WCtx& c, const Byml& x, uint64_t s) {
     {  // keys
-      if (x.keys) {
-        if (const uint64_t t = c.w.place_shared(s + 0x4, binschema::kUnknownSize, 4, 4, 0, "Byml.keys", static_cast<const StringTable&>((*x.keys))); t != binschema::kShared) {
-          put_StringTable(c, (*x.keys));
+      std::optional<StringTable> tbl_keys;
+      if (!c.tab_keys.empty()) {
+        auto& t = tbl_keys.emplace();
+        t.strings.reserve(c.tab_keys.size());
+        for (const auto& str : c.tab_keys.strings()) {
+          Str e;
+          e.text = str;
+          t.strings.push_back(std::move(e));
         }
+      }
+      if (tbl_keys) {
+        c.w.place_target(s + 0x4, binschema::kUnknownSize, 4, 4, 0, "Byml.keys");
+        put_StringTable(c, (*tbl_keys));
       }
     }
     {  // strings
-      if (x.strings) {
-        if (const uint64_t t = c.w.place_shared(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Byml.strings", static_cast<const StringTable&>((*x.strings))); t != binschema::kShared) {
-          put_StringTable(c, (*x.strings));
+      std::optional<StringTable> tbl_strings;
+      if (!c.tab_strings.empty()) {
+        auto& t = tbl_strings.emplace();
+        t.strings.reserve(c.tab_strings.size());
+        for (const auto& str : c.tab_strings.strings()) {
+          Str e;
+          e.text = str;
+          t.strings.push_back(std::move(e));
         }
+      }
+      if (tbl_strings) {
+        c.w.place_target(s + 0x8, binschema::kUnknownSize, 4, 4, 0, "Byml.strings");
+        put_StringTable(c, (*tbl_strings));
       }
     }
     {  // root
@@ -3831,6 +4057,9 @@ struct Codec {
     WCtx c;
     if (into) c.w.adopt(*into);
     c.w.use_layout(lay, trace);
+    collect_Byml(c, x);
+    c.tab_keys.finish(true);
+    c.tab_strings.finish(true);
     const uint64_t s = c.w.reserve(0x10);
     put_Byml(c, s, x);
     place_Byml(c, x, s);

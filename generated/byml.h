@@ -73,7 +73,6 @@ struct Str {
 // 0xC2: count + 1 offsets from the table's start (the last is the end), then the NUL-terminated strings.
 struct StringTable {
   static constexpr const char* type_name = "StringTable";
-  std::vector<uint32_t> offsets;
   std::vector<Str> strings;
   bool operator==(const StringTable&) const = default;
 };
@@ -97,8 +96,8 @@ struct AlignedBinary {
 // A hash map entry holding a string value.
 struct HashEntryString {
   static constexpr const char* type_name = "HashEntryString";
+  std::string value;
   uint32_t hash = 0;
-  uint32_t value = 0;
   bool operator==(const HashEntryString&) const = default;
 };
 
@@ -137,7 +136,7 @@ struct HashEntryHashMap {
 // A value hash map entry holding a string value.
 struct ValueHashEntryString {
   static constexpr const char* type_name = "ValueHashEntryString";
-  uint32_t value = 0;
+  std::string value;
   uint32_t hash = 0;
   uint32_t extra = 0;
   bool operator==(const ValueHashEntryString&) const = default;
@@ -424,11 +423,13 @@ struct HashMap {
 struct Array {
   static constexpr const char* type_name = "Array";
   // One of the cases of 'items', chosen by 'types'.
-  struct Items : std::variant<uint32_t, Binary, AlignedBinary, binschema::Box<Array>, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t> {
-    using Base = std::variant<uint32_t, Binary, AlignedBinary, binschema::Box<Array>, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t>;
+  struct Items : std::variant<std::string, Binary, AlignedBinary, binschema::Box<Array>, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t> {
+    using Base = std::variant<std::string, Binary, AlignedBinary, binschema::Box<Array>, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t>;
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 15> case_names{"string", "binary", "aligned_binary", "array", "dict", "hash_map", "value_hash_map", "bool", "int", "float", "uint", "int64", "uint64", "double", "none"};
+    // bare: the text shows the value alone, tagged where its plain kind would pick another case.
+    static constexpr std::array<binschema::text::CaseText, 15> case_text{{{binschema::text::Plain::String, nullptr, false}, {binschema::text::Plain::Tagged, "!binary", false}, {binschema::text::Plain::Tagged, "!binary_aligned", false}, {binschema::text::Plain::List, nullptr, true}, {binschema::text::Plain::Map, nullptr, false}, {binschema::text::Plain::Tagged, "!hash", true}, {binschema::text::Plain::Tagged, "!value_hash", true}, {binschema::text::Plain::Bool, nullptr, false}, {binschema::text::Plain::Int, nullptr, false}, {binschema::text::Plain::Float, nullptr, false}, {binschema::text::Plain::Tagged, "!u", false}, {binschema::text::Plain::Tagged, "!l", true}, {binschema::text::Plain::Tagged, "!ul", true}, {binschema::text::Plain::Tagged, "!f64", true}, {binschema::text::Plain::Null, nullptr, false}}};
     // The cases by name, in the order of the alternatives: switch on kind(), read one
     // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
     enum class Case : uint8_t { string, binary, aligned_binary, array, dict, hash_map, value_hash_map, bool_, int_, float_, uint, int64, uint64, double_, none };
@@ -446,11 +447,13 @@ struct Array {
 struct DictEntry {
   static constexpr const char* type_name = "DictEntry";
   // One of the cases of 'value', chosen by 'type'.
-  struct Value : std::variant<uint32_t, Binary, AlignedBinary, Array, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t> {
-    using Base = std::variant<uint32_t, Binary, AlignedBinary, Array, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t>;
+  struct Value : std::variant<std::string, Binary, AlignedBinary, Array, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t> {
+    using Base = std::variant<std::string, Binary, AlignedBinary, Array, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t>;
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 15> case_names{"string", "binary", "aligned_binary", "array", "dict", "hash_map", "value_hash_map", "bool", "int", "float", "uint", "int64", "uint64", "double", "none"};
+    // bare: the text shows the value alone, tagged where its plain kind would pick another case.
+    static constexpr std::array<binschema::text::CaseText, 15> case_text{{{binschema::text::Plain::String, nullptr, false}, {binschema::text::Plain::Tagged, "!binary", false}, {binschema::text::Plain::Tagged, "!binary_aligned", false}, {binschema::text::Plain::List, nullptr, true}, {binschema::text::Plain::Map, nullptr, false}, {binschema::text::Plain::Tagged, "!hash", true}, {binschema::text::Plain::Tagged, "!value_hash", true}, {binschema::text::Plain::Bool, nullptr, false}, {binschema::text::Plain::Int, nullptr, false}, {binschema::text::Plain::Float, nullptr, false}, {binschema::text::Plain::Tagged, "!u", false}, {binschema::text::Plain::Tagged, "!l", true}, {binschema::text::Plain::Tagged, "!ul", true}, {binschema::text::Plain::Tagged, "!f64", true}, {binschema::text::Plain::Null, nullptr, false}}};
     // The cases by name, in the order of the alternatives: switch on kind(), read one
     // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
     enum class Case : uint8_t { string, binary, aligned_binary, array, dict, hash_map, value_hash_map, bool_, int_, float_, uint, int64, uint64, double_, none };
@@ -461,9 +464,9 @@ struct DictEntry {
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
     bool operator==(const Value&) const = default;
   };
+  // The key (its index in the key table).
+  std::string key;
   Value value;
-  // Index into the key table.
-  uint32_t key = 0;
   bool operator==(const DictEntry&) const = default;
 };
 
@@ -471,11 +474,13 @@ struct DictEntry {
 struct ArrayBody {
   static constexpr const char* type_name = "ArrayBody";
   // One of the cases of 'items', chosen by 'types'.
-  struct Items : std::variant<uint32_t, Binary, AlignedBinary, Array, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t> {
-    using Base = std::variant<uint32_t, Binary, AlignedBinary, Array, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t>;
+  struct Items : std::variant<std::string, Binary, AlignedBinary, Array, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t> {
+    using Base = std::variant<std::string, Binary, AlignedBinary, Array, Dict, HashMap, ValueHashMap, bool, int32_t, float, uint32_t, Int64, UInt64, Double, uint32_t>;
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 15> case_names{"string", "binary", "aligned_binary", "array", "dict", "hash_map", "value_hash_map", "bool", "int", "float", "uint", "int64", "uint64", "double", "none"};
+    // bare: the text shows the value alone, tagged where its plain kind would pick another case.
+    static constexpr std::array<binschema::text::CaseText, 15> case_text{{{binschema::text::Plain::String, nullptr, false}, {binschema::text::Plain::Tagged, "!binary", false}, {binschema::text::Plain::Tagged, "!binary_aligned", false}, {binschema::text::Plain::List, nullptr, true}, {binschema::text::Plain::Map, nullptr, false}, {binschema::text::Plain::Tagged, "!hash", true}, {binschema::text::Plain::Tagged, "!value_hash", true}, {binschema::text::Plain::Bool, nullptr, false}, {binschema::text::Plain::Int, nullptr, false}, {binschema::text::Plain::Float, nullptr, false}, {binschema::text::Plain::Tagged, "!u", false}, {binschema::text::Plain::Tagged, "!l", true}, {binschema::text::Plain::Tagged, "!ul", true}, {binschema::text::Plain::Tagged, "!f64", true}, {binschema::text::Plain::Null, nullptr, false}}};
     // The cases by name, in the order of the alternatives: switch on kind(), read one
     // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
     enum class Case : uint8_t { string, binary, aligned_binary, array, dict, hash_map, value_hash_map, bool_, int_, float_, uint, int64, uint64, double_, none };
@@ -552,6 +557,8 @@ struct Node {
     using Base::Base;
     using Base::operator=;
     static constexpr std::array<const char*, 4> case_names{"array", "dict", "hash_map", "value_hash_map"};
+    // bare: the text shows the value alone, tagged where its plain kind would pick another case.
+    static constexpr std::array<binschema::text::CaseText, 4> case_text{{{binschema::text::Plain::List, nullptr, true}, {binschema::text::Plain::Map, nullptr, false}, {binschema::text::Plain::Tagged, "!hash", true}, {binschema::text::Plain::Tagged, "!value_hash", true}}};
     // The cases by name, in the order of the alternatives: switch on kind(), read one
     // with get<Case::NAME>(), make one with emplace<Case::NAME>(...).
     enum class Case : uint8_t { array, dict, hash_map, value_hash_map };
@@ -570,10 +577,6 @@ struct Byml {
   static constexpr const char* type_name = "Byml";
   // YB little-endian, BY big-endian.
   std::string magic;
-  // The dictionary keys (sorted).
-  std::optional<StringTable> keys;
-  // The string values (sorted).
-  std::optional<StringTable> strings;
   // The root container (absent: an empty document).
   std::optional<Node> root;
   uint16_t version = 0;

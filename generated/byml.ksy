@@ -13,7 +13,7 @@ meta:
     cases:
       0x5942: le
       0x4259: be
-doc: "A tree of nodes: a header, a table of the dictionary keys, a table of the\nstring values, and the root container. Every value is a u32 slot in its\ncontainer with a type byte beside it (in a dictionary entry, or in a\nparallel array of type bytes in arrays and hash maps): numbers in the slot;\ncontainers, binary data and 64-bit numbers by offset. Keys and string\nvalues are indices into their tables. `YB` files are little-endian, `BY`\nfiles big-endian.\n\nGenerated from the binschema schema byml.yaml (what binschema's reader reads; binschema also writes the format). What this description cannot say (see the doc of each):\n- HashMap.entries takes its tags from `types`, which follows it\n- ValueHashMap.entries takes its tags from `types`, which follows it\n- HashMapBody.entries takes its tags from `types`, which follows it\n- ValueHashMapBody.entries takes its tags from `types`, which follows it"
+doc: "A tree of nodes: a header, a table of the dictionary keys, a table of the\nstring values, and the root container. Every value is a u32 slot in its\ncontainer with a type byte beside it (in a dictionary entry, or in a\nparallel array of type bytes in arrays and hash maps): numbers in the slot;\ncontainers, binary data and 64-bit numbers by offset. Keys and string\nvalues are indices into two sorted tables of strings, which the writer\nbuilds: the model and the text hold the strings. `YB` files are little-endian, `BY`\nfiles big-endian.\n\nGenerated from the binschema schema byml.yaml (what binschema's reader reads; binschema also writes the format). What this description cannot say (see the doc of each):\n- HashMap.entries takes its tags from `types`, which follows it\n- ValueHashMap.entries takes its tags from `types`, which follows it\n- HashMapBody.entries takes its tags from `types`, which follows it\n- ValueHashMapBody.entries takes its tags from `types`, which follows it"
 seq:
   - id: magic
     type: strz
@@ -41,13 +41,13 @@ instances:
     pos: ofs_keys
     type: string_table
     if: ofs_keys != 0
-    doc: "The dictionary keys (sorted)."
+    doc: "The dictionary keys, sorted: built by the writer from the keys the dictionaries hold (absent when none)."
   strings:
     io: _root._io
     pos: ofs_strings
     type: string_table
     if: ofs_strings != 0
-    doc: "The string values (sorted)."
+    doc: "The string values, sorted: built by the writer from the strings the values hold (absent when none)."
   root:
     io: _root._io
     pos: ofs_root
@@ -68,6 +68,7 @@ types:
         type: u4
         repeat: expr
         repeat-expr: (count + 1)
+        doc: "Each string's offset from the table's start, then the end of the last."
       - id: strings
         type: str
         repeat: expr
@@ -108,7 +109,7 @@ types:
     seq:
       - id: value
         type: u4
-        doc: "Index into the string table."
+        doc: "A string (its index in the string table)."
   ptr32_to_binary:
     doc: "A pointer to a Binary; `target` is what it points to."
     seq:
@@ -298,6 +299,7 @@ types:
         type: dict_entry
         repeat: expr
         repeat-expr: count
+        doc: "Kept sorted by `key` on write."
   hash_map:
     doc: "0x20: the count, the entries (u32 hash, u32 slot) in hash order, then a type byte per entry (zero-padded to 4)."
     seq:
@@ -345,7 +347,7 @@ types:
     seq:
       - id: value
         type: u4
-        doc: "Index into the string table."
+        doc: "A string (its index in the string table)."
   dict_entry_value_bool_payload:
     doc: "Case `bool` of `value`: `value` is the payload."
     seq:
@@ -380,7 +382,7 @@ types:
     seq:
       - id: key
         type: b24le
-        doc: "Index into the key table."
+        doc: "The key (its index in the key table)."
       - id: type
         type: u1
         doc: "Selects the case of `value`."
@@ -432,7 +434,7 @@ types:
     seq:
       - id: value
         type: u4
-        doc: "Index into the string table."
+        doc: "A string (its index in the string table)."
   array_body_items_bool_payload:
     doc: "Case `bool` of `items`: `value` is the payload."
     seq:
@@ -526,6 +528,7 @@ types:
         type: dict_entry
         repeat: expr
         repeat-expr: count
+        doc: "Kept sorted by `key` on write."
   hash_map_body:
     doc: "The root's HashMap after its type byte (as HashMap)."
     seq:

@@ -21,7 +21,6 @@ void visit_fields(V& v, Self& x) {
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, StringTable>
 void visit_fields(V& v, Self& x) {
-  v.field("offsets", x.offsets, binschema::text::kHexSpell);
   v.field("strings", x.strings);
 }
 
@@ -155,6 +154,8 @@ void visit_fields(V& v, Self& x) {
   v.field("extra", x.extra, binschema::text::kHexSpell);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const Int64&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Int64>
 void visit_fields(V& v, Self& x) {
@@ -169,6 +170,8 @@ void visit_fields(V& v, Self& x) {
   v.field("extra", x.extra, binschema::text::kHexSpell);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const UInt64&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, UInt64>
 void visit_fields(V& v, Self& x) {
@@ -183,6 +186,8 @@ void visit_fields(V& v, Self& x) {
   v.field("extra", x.extra, binschema::text::kHexSpell);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const Double&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Double>
 void visit_fields(V& v, Self& x) {
@@ -261,10 +266,13 @@ void visit_fields(V& v, Self& x) {
   v.field("value", x.value);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const Dict&) { return true; }
+inline constexpr binschema::text::Spell text_Dict_entries{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "key"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Dict>
 void visit_fields(V& v, Self& x) {
-  v.field("entries", x.entries);
+  v.field("entries", x.entries, text_Dict_entries);
 }
 
 template <class V, class Self>
@@ -282,10 +290,13 @@ void visit_fields(V& v, Self& x) {
   v.field("extra", x.extra, binschema::text::kHexSpell);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const ValueHashMap&) { return true; }
+inline constexpr binschema::text::Spell text_ValueHashMap_entries{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "hash"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ValueHashMap>
 void visit_fields(V& v, Self& x) {
-  v.field("entries", x.entries);
+  v.field("entries", x.entries, text_ValueHashMap_entries);
 }
 
 template <class V, class Self>
@@ -295,12 +306,17 @@ void visit_fields(V& v, Self& x) {
   v.field("value", x.value);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const HashMap&) { return true; }
+inline constexpr binschema::text::Spell text_HashMap_entries{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "hash"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, HashMap>
 void visit_fields(V& v, Self& x) {
-  v.field("entries", x.entries);
+  v.field("entries", x.entries, text_HashMap_entries);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const Array&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Array>
 void visit_fields(V& v, Self& x) {
@@ -314,30 +330,43 @@ void visit_fields(V& v, Self& x) {
   v.field("value", x.value);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const ArrayBody&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ArrayBody>
 void visit_fields(V& v, Self& x) {
   v.field("items", x.items);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const DictBody&) { return true; }
+inline constexpr binschema::text::Spell text_DictBody_entries{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "key"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, DictBody>
 void visit_fields(V& v, Self& x) {
-  v.field("entries", x.entries);
+  v.field("entries", x.entries, text_DictBody_entries);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const HashMapBody&) { return true; }
+inline constexpr binschema::text::Spell text_HashMapBody_entries{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "hash"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, HashMapBody>
 void visit_fields(V& v, Self& x) {
-  v.field("entries", x.entries);
+  v.field("entries", x.entries, text_HashMapBody_entries);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const ValueHashMapBody&) { return true; }
+inline constexpr binschema::text::Spell text_ValueHashMapBody_entries{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "hash"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, ValueHashMapBody>
 void visit_fields(V& v, Self& x) {
-  v.field("entries", x.entries);
+  v.field("entries", x.entries, text_ValueHashMapBody_entries);
 }
 
+// unwrap: true: shown in text as the value of its one field.
+inline constexpr bool unwrapped_in_text(const Node&) { return true; }
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Node>
 void visit_fields(V& v, Self& x) {
@@ -349,8 +378,6 @@ template <class V, class Self>
 void visit_fields(V& v, Self& x) {
   v.field("magic", x.magic);
   v.field("version", x.version);
-  v.field("keys", x.keys);
-  v.field("strings", x.strings);
   v.field("root", x.root);
 }
 

@@ -11,6 +11,7 @@
 #include "binschema/reader.h"
 #include "binschema/relocation.h"
 #include "binschema/string_pool.h"
+#include "binschema/string_table.h"
 #include "binschema/writer.h"
 
 namespace binschema::edges {

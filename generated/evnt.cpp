@@ -10,6 +10,7 @@
 #include "binschema/reader.h"
 #include "binschema/relocation.h"
 #include "binschema/string_pool.h"
+#include "binschema/string_table.h"
 #include "binschema/writer.h"
 
 namespace binschema::evnt {

@@ -382,6 +382,15 @@ class JsonSchemaGen {
     static const std::pair<const char*, const char*> kStd[] = {{"int", "!!int"},   {"float", "!!float"}, {"string", "!!str"}, {"bool", "!!bool"},
                                                                {"null", "!!null"}, {"list", "!!seq"},    {"map", "!!map"}};
     J any = J::array();
+    // The keys of the tagged forms: a map with one of them as its only key
+    // is that tagged case (as the CLI reads it), not the plain map case.
+    std::vector<std::string> tag_keys;
+    for (const auto& c : f.variant.cases) {
+      std::string k = c.as;
+      for (const auto& [a, t] : kStd)
+        if (c.as == a) k = t;
+      tag_keys.push_back(k);
+    }
     for (const auto& c : f.variant.cases) {
       const Field* payload = c.field.get();
       if (c.unwrap)
@@ -405,6 +414,21 @@ class JsonSchemaGen {
       } else if (!key.empty()) {
         J v = field_schema(*payload);
         v.set("description", J::str(d));
+        if (c.as == "map" && !tag_keys.empty()) {
+          J tagged = J::array();
+          for (const auto& k : tag_keys) {
+            J one = J::object();
+            J req = J::array();
+            req.push(J::str(k));
+            one.set("required", std::move(req));
+            one.set("maxProperties", J::num(1));
+            tagged.push(std::move(one));
+          }
+          J anyt = J::object();
+          anyt.set("type", J::str("object"));
+          anyt.set("anyOf", std::move(tagged));
+          v.set("not", std::move(anyt));
+        }
         any.push(std::move(v));
       }
       J alt = J::object();

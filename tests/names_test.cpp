@@ -259,8 +259,12 @@ std::string difference(const YAML::Node& a, const YAML::Node& b, const std::stri
 void strings_of(const YAML::Node& n, std::vector<std::string>& out) {
   if (n.IsScalar()) out.push_back(n.Scalar());
   for (const auto& e : n) {
-    if (n.IsMap()) strings_of(e.second, out);
-    else strings_of(e, out);
+    if (n.IsMap()) {
+      strings_of(e.first, out);  // a map: key (BAEV's events by name) is a string too
+      strings_of(e.second, out);
+    } else {
+      strings_of(e, out);
+    }
   }
 }
 

@@ -56,6 +56,13 @@ std::string replace(std::string s, const std::string& from, const std::string& t
   return s.replace(at, from.size(), to);
 }
 
+// The text with its two flow maps of scalars written in block style (which
+// reads the same), for edits line by line.
+std::string block_form(std::string t) {
+  t = replace(t, "points: {0x00000001: 1.5, 0x00000abc: -2.0}\n", "points:\n  0x00000001: 1.5\n  0x00000abc: -2.0\n");
+  return replace(t, "paints: {red: 0.5, blue: 0.25}\n", "paints:\n  red: 0.5\n  blue: 0.25\n");
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(arrays_with_map_are_maps_by_their_key) {
@@ -66,9 +73,10 @@ BOOST_AUTO_TEST_CASE(arrays_with_map_are_maps_by_their_key) {
   // A key that is no plain string is quoted.
   BOOST_TEST(t.find("  \"Arrow Bundle\":\n    weight: 1\n") != std::string::npos);
   // A hex number key with one other field: the field's value bare.
-  BOOST_TEST(t.find("points:\n  0x00000001: 1.5\n  0x00000abc: -2.0\n") != std::string::npos);
+  // (A map whose values are all scalars is one line, in flow style, as oead writes them.)
+  BOOST_TEST(t.find("points: {0x00000001: 1.5, 0x00000abc: -2.0}\n") != std::string::npos);
   // An enum key on a pointer array.
-  BOOST_TEST(t.find("paints:\n  red: 0.5\n  blue: 0.25\n") != std::string::npos);
+  BOOST_TEST(t.find("paints: {red: 0.5, blue: 0.25}\n") != std::string::npos);
   // A union[]: the case name around the rest of the case's fields.
   BOOST_TEST(t.find("values:\n  5:\n    word: 9\n  12:\n    pair:\n      a: 1\n      b: 2\n") != std::string::npos);
   // Unwrapped structs: a list, a number.
@@ -78,19 +86,23 @@ BOOST_AUTO_TEST_CASE(arrays_with_map_are_maps_by_their_key) {
   BOOST_TEST(t.find("name:") == std::string::npos);
   BOOST_TEST(t.find("value:") == std::string::npos);
   // binschema's own YAML parser takes the keys (no fall back to yaml-cpp's), with yaml-cpp's nodes.
+  // (Flow maps are yaml-cpp's: the block keys are checked without them.)
+  std::string block = t;
+  for (const char* flow : {"points: {0x00000001: 1.5, 0x00000abc: -2.0}\n", "paints: {red: 0.5, blue: 0.25}\n"})
+    block.erase(block.find(flow), std::string(flow).size());
   binschema::text::Doc fast;
-  BOOST_TEST(binschema::text::load_block_yaml(t, fast));
-  BOOST_TEST(binschema::text::first_difference(fast.root(), binschema::text::load_yaml(t).root()) == "");
+  BOOST_TEST(binschema::text::load_block_yaml(block, fast));
+  BOOST_TEST(binschema::text::first_difference(fast.root(), binschema::text::load_yaml(block).root()) == "");
   // And it reads back to the same model, YAML and JSON.
   BOOST_TEST((from_text(t) == decode(encode(sample()))));
   const std::string j = text_of(sample(), binschema::TextKind::Json);
-  BOOST_TEST(j.find("\"points\": {\n    \"0x00000001\": 1.5,") != std::string::npos);
+  BOOST_TEST(j.find("\"points\": {\"0x00000001\": 1.5, \"0x00000abc\": -2.0}") != std::string::npos);
   BOOST_TEST(j.find("\"big\": 12345678901234") != std::string::npos);
   BOOST_TEST((from_text(j) == decode(encode(sample()))));
 }
 
 BOOST_AUTO_TEST_CASE(map_entries_are_added_renamed_and_removed_in_the_text) {
-  std::string t = text_of(sample());
+  std::string t = block_form(text_of(sample()));
   // Rename shield, remove the arrows, add an axe; add a point; rename a paint;
   // add a value of the other case.
   t = replace(t, "  shield:\n", "  buckler:\n");
@@ -121,7 +133,7 @@ BOOST_AUTO_TEST_CASE(map_entries_are_added_renamed_and_removed_in_the_text) {
 }
 
 BOOST_AUTO_TEST_CASE(map_keys_given_twice_or_not_of_their_type_are_errors_at_line_col) {
-  const std::string t = text_of(sample());
+  const std::string t = block_form(text_of(sample()));
   // The second 'sword' names the first's place.
   std::string dup = replace(t, "  shield:\n", "  sword:\n");
   const size_t line = static_cast<size_t>(std::count(t.begin(), t.begin() + t.find("  shield:"), '\n')) + 1;

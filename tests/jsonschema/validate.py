@@ -9,7 +9,8 @@ YAML with the CLI, and validate both (and the example itself) against the
 format's schema. Then, per format, two broken documents must FAIL the schema,
 and the CLI's encode must refuse them too: one with a misspelt key, one with
 an integer one past the largest its field's schema takes (which must
-be 2**8, 2**16, 2**32 or 2**64, the field's width). And the forms only rare
+be 2**8, 2**16, 2**32 or 2**64 for an unsigned field of that width, or
+2**7, 2**15, 2**31 or 2**63 for a signed one). And the forms only rare
 values take (a NaN payload, a string that is not UTF-8), written by the CLI,
 must pass.
 
@@ -137,17 +138,24 @@ def int_paths(node, path=()):
 
 def range_case(v, doc):
     """An integer just past the range of its field: the first integer of the
-    document whose schema takes 2**(8k) - 1 but not 2**(8k) for the field's
-    width; returns (path, limit) or None."""
+    document whose schema takes L - 1 but not L, for L the smallest of
+    2**7, 2**8, 2**15, 2**16, ... 2**63, 2**64 that it refuses (2**(8k) for
+    an unsigned field of 8k bits, 2**(8k-1) for a signed one); returns
+    (path, L) or None."""
     for path in int_paths(doc):
         for bits in (8, 16, 32, 64):
-            probe = copy.deepcopy(doc)
-            set_at(probe, path, 2 ** bits)
-            if not errors(v, probe):
+            limit = None
+            for lim in (2 ** (bits - 1), 2 ** bits):
+                probe = copy.deepcopy(doc)
+                set_at(probe, path, lim)
+                if errors(v, probe):
+                    limit = lim
+                    break
+            if limit is None:
                 continue
-            set_at(probe, path, 2 ** bits - 1)
+            set_at(probe, path, limit - 1)
             if not errors(v, probe):
-                return path, 2 ** bits
+                return path, limit
             break
     return None
 
@@ -181,7 +189,8 @@ def check_broken(v, cli, doc, fmt, work):
     cases = [(f"key '{key[-1]}' misspelt as '{key[-1]}_misspelt'", bad_key)]
     r = range_case(v, doc)
     if r is None:
-        fail(f"{fmt}: no integer in the document whose schema range ends at 2**8, 2**16, 2**32 or 2**64")
+        fail(f"{fmt}: no integer in the document whose schema range ends at 2**8, 2**16, 2**32 or 2**64 "
+             "(unsigned) or 2**7, 2**15, 2**31 or 2**63 (signed)")
     else:
         n, limit = r
         bad_range = copy.deepcopy(doc)

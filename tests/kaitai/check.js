@@ -5,7 +5,14 @@
 // the Kaitai object's field of the same name (in Kaitai's lowerCamelCase)
 // must hold the same value.
 //
-//   node check.js [--skip KEY:REASON]... FORMAT.ksy OUTDIR FILE FILE.json [FILE FILE.json]...
+//   node check.js [--skip KEY:REASON]... [--schema FORMAT.yaml] [--json-schema FORMAT.schema.json]
+//                 FORMAT.ksy OUTDIR FILE FILE.json [FILE FILE.json]...
+//
+// --schema and --json-schema (binschema's schema and the JSON Schema
+// binschema-gen emits for its text form) say where the text is not the
+// struct Kaitai reads: maps (map:), unwrapped types (unwrap:), bare unions
+// (bare:), index_of: fields shown by name; and which fields, left out of the
+// text, hold their default (Kaitai must read the default).
 //
 // --skip names a JSON key (anywhere in the document) the .ksy is known not
 // to match, with the reason; the values under it are counted as skipped and
@@ -20,14 +27,24 @@ const KaitaiStream = require('kaitai-struct/KaitaiStream');
 
 const args = process.argv.slice(2);
 const skip = new Map();
-while (args[0] === '--skip') {
-  const [key, ...reason] = args[1].split(':');
-  skip.set(key, reason.join(':'));
+let schemaPath = null;
+let jsonSchemaPath = null;
+for (;;) {
+  if (args[0] === '--skip') {
+    const [key, ...reason] = args[1].split(':');
+    skip.set(key, reason.join(':'));
+  } else if (args[0] === '--schema') {
+    schemaPath = args[1];
+  } else if (args[0] === '--json-schema') {
+    jsonSchemaPath = args[1];
+  } else {
+    break;
+  }
   args.splice(0, 2);
 }
 const [ksyPath, outDir, ...pairs] = args;
 if (!ksyPath || !outDir || pairs.length === 0 || pairs.length % 2) {
-  console.error('usage: node check.js [--skip KEY:REASON]... FORMAT.ksy OUTDIR FILE FILE.json [...]');
+  console.error('usage: node check.js [--skip KEY:REASON]... [--schema FORMAT.yaml] [--json-schema FORMAT.schema.json] FORMAT.ksy OUTDIR FILE FILE.json [...]');
   process.exit(2);
 }
 
@@ -68,7 +85,81 @@ function collectConditional(type) {
   for (const t of Object.values(type.types || {})) collectConditional(t);
 }
 
+// The schema (--schema, binschema's YAML) and the JSON Schema binschema-gen
+// emits for the text form (--json-schema) say where the text form is not the
+// struct as Kaitai reads it (issue #26):
+// - an array with `map: KEY` is a JSON object keyed by each element's KEY
+//   field (in the file's order); the value is the element's other shown
+//   fields, or that field's value alone when only one is shown;
+// - a type with `unwrap: true` is shown as its one shown field's value;
+// - a union with `bare: true` is shown as its case's value alone
+//   ({"!case": value} when the case is named);
+// - an `index_of:` field holds the element's name, Kaitai the index.
+// A Kaitai object's class (PascalCase of the .ksy's snake_case type id)
+// names its schema type.
+const schemaTypes = new Map();  // normalised type name -> {name, type}
+let jsonDefs = {};
+let jsonTop = {};
+let rootTypeName = null;
+function norm(n) {
+  return String(n).toLowerCase().replace(/_/g, '');
+}
+function loadSchema() {
+  if (schemaPath) {
+    const s = yaml.load(fs.readFileSync(schemaPath, 'utf8'));
+    for (const [name, type] of Object.entries(s.types || {})) schemaTypes.set(norm(name), { name, type });
+    rootTypeName = s.root;
+  }
+  if (jsonSchemaPath) {
+    jsonTop = JSON.parse(fs.readFileSync(jsonSchemaPath, 'utf8'));
+    jsonDefs = jsonTop.$defs || {};
+  }
+}
+// The root type's Kaitai class is named after the format (the .ksy's meta id).
+function addRootClass(className) {
+  const t = rootTypeName && schemaTypes.get(norm(rootTypeName));
+  if (t && !schemaTypes.has(norm(className))) schemaTypes.set(norm(className), { name: t.name, type: t.type, root: true });
+}
+function jsonDef(t) {
+  return t.root ? jsonTop : jsonDefs[t.name];
+}
+function typeOf(k) {
+  if (!k || typeof k !== 'object' || Array.isArray(k) || k instanceof Uint8Array) return undefined;
+  const n = k.constructor && k.constructor.name;
+  return n ? schemaTypes.get(norm(n)) : undefined;
+}
+function fieldIn(t, name) {
+  return t ? (t.type.fields || []).find((f) => f.name === name) : undefined;
+}
+// The fields a type shows in the text: the JSON Schema's properties, else
+// (no JSON Schema) those not reserved, derived, or another field's count or tag.
+function shownFields(t) {
+  const def = jsonDef(t);
+  if (def && def.properties) return Object.keys(def.properties);
+  const fields = t.type.fields || [];
+  const used = new Set();
+  for (const f of fields) for (const a of ['count', 'tag']) if (typeof f[a] === 'string') used.add(f[a]);
+  return fields.filter((f) => !f.reserved && f.derive === undefined && !used.has(f.name)).map((f) => f.name);
+}
+// An unwrap type's one shown field: as the JSON Schema's description names
+// it ("Shown as its field NAME"), else the one field shownFields finds.
+function unwrapField(t) {
+  const def = jsonDef(t);
+  const m = def && typeof def.description === 'string' && /Shown as its field (\w+)/.exec(def.description);
+  if (m) return fieldIn(t, m[1]);
+  const fields = t.type.fields || [];
+  const used = new Set();
+  for (const f of fields) for (const a of ['count', 'tag']) if (typeof f[a] === 'string') used.add(f[a]);
+  const shown = fields.filter((f) => !f.reserved && f.derive === undefined && !used.has(f.name));
+  return shown.length === 1 ? shown[0] : undefined;
+}
+function elemTypeName(field) {
+  return typeof field.type === 'string' ? field.type.replace(/\[[^\]]*\]$/, '') : undefined;
+}
+
 let compared = 0;
+let byName = 0;
+let defaulted = 0;
 let absent = 0;
 const skipped = new Map();
 const diffs = [];
@@ -92,13 +183,69 @@ function isZero(v) {
   return v === 0 || v === false || v === '' || v === null || (Array.isArray(v) && v.length === 0);
 }
 
-function compare(j, get, where) {
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+// A union field KEY of the Kaitai object k: the .ksy reads its payload with
+// switch-on and names the case in `<key>_case` (an enum); the text form is
+// {case: payload} (a bare union: the payload alone, or {"!case": payload}).
+// Returns false when k has no case for KEY (not a union, as far as Kaitai says).
+function compareUnion(key, v, k, where, field) {
+  let which;
+  try {
+    which = k[camel(key) + 'Case'];
+  } catch (e) {
+    which = undefined;
+  }
+  if (which === undefined) return false;
+  const bare = field && field.bare;
+  let name;
+  let payload;
+  if (isPlainObject(v) && Object.keys(v).length === 1 && (!bare || Object.keys(v)[0].startsWith('!'))) {
+    [name, payload] = Object.entries(v)[0];
+    if (bare) name = name.slice(1);
+  } else if (bare) {
+    compare(v, () => k[camel(key)], `${where}.${key}`);
+    return true;
+  } else {
+    return false;
+  }
+  const names = caseNames.get(`${key}_case`) || [];
+  if (!names.some((m) => m[which] === name)) {
+    diffs.push(`${where}.${key}: binschema has case '${name}', Kaitai's tag ${which} names ${names.map((m) => m[which]).join(' or ') || 'no case'}`);
+    return true;
+  }
+  compared++;
+  compare(payload, () => k[camel(key)], `${where}.${key}.${name}`);
+  return true;
+}
+
+// field: the schema's field the value is (when known), for map: and index_of:.
+function compare(j, get, where, field) {
   let k;
   try {
     k = unwrap(get());
   } catch (e) {
     diffs.push(`${where}: Kaitai failed to read it: ${e.message || e}`);
     return;
+  }
+  // A type with `unwrap: true`: the text shows its one field's value.
+  for (let t = typeOf(k), n = 0; t && t.type.unwrap && n < 4; t = typeOf(k), ++n) {
+    const f = unwrapField(t);
+    if (!f) {
+      diffs.push(`${where}: cannot tell which field of the unwrapped type ${t.name} the text shows`);
+      return;
+    }
+    if (f.type === 'union' && compareUnion(f.name, j, k, `${where}(${t.name})`, f)) return;
+    const parent = k;
+    try {
+      k = unwrap(parent[camel(f.name)]);
+    } catch (e) {
+      diffs.push(`${where}: Kaitai failed to read ${t.name}.${f.name}: ${e.message || e}`);
+      return;
+    }
+    field = f;
   }
   if (j === null) {
     if (k !== null && k !== undefined) differ(where, j, k);
@@ -113,11 +260,41 @@ function compare(j, get, where) {
     j.forEach((v, i) => compare(v, () => k[i], `${where}[${i}]`));
     return;
   }
+  if (typeof j === 'object' && Array.isArray(k) && field && typeof field.map === 'string') {
+    // An array with `map: KEY`: {key: the element's other field(s)}, in the file's order.
+    const entries = Object.entries(j);
+    if (entries.length !== k.length) {
+      diffs.push(`${where}: binschema has ${entries.length} entries (map by ${field.map}), Kaitai ${k.length} elements`);
+      return;
+    }
+    const elem = schemaTypes.get(norm(elemTypeName(field)));
+    const others = elem ? shownFields(elem).filter((n) => n !== field.map) : [];
+    entries.forEach(([key, v], i) => {
+      let e;
+      try {
+        e = unwrap(k[i]);
+      } catch (err) {
+        diffs.push(`${where}[${i}]: Kaitai failed to read it: ${err.message || err}`);
+        return;
+      }
+      const w = `${where}.${key}`;
+      compare(key, () => e[camel(field.map)], `${w}(${field.map})`, fieldIn(elem, field.map));
+      if (others.length === 1 && !(isPlainObject(v) && elem && !fieldIn(elem, others[0]))) {
+        const f = fieldIn(elem, others[0]);
+        if (f && f.type === 'union' && compareUnion(f.name, v, e, w, f)) return;
+        compare(v, () => e[camel(others[0])], `${w}(${others[0]})`, f);
+      } else {
+        compare(v, () => e, w);
+      }
+    });
+    return;
+  }
   if (typeof j === 'object') {
     if (!k || typeof k !== 'object') {
       diffs.push(`${where}: binschema has a map, Kaitai ${k === undefined ? 'nothing' : show(k)}`);
       return;
     }
+    const t = typeOf(k);
     for (const [key, v] of Object.entries(j)) {
       if (where === '' && key === 'format') continue;
       if (skip.has(key)) {
@@ -128,27 +305,30 @@ function compare(j, get, where) {
         absent++;
         continue;
       }
-      // A union: the .ksy reads its payload with switch-on and names the case
-      // in `<key>_case` (an enum); the text form is {case: payload}.
-      let which;
-      try {
-        which = k[camel(key) + 'Case'];
-      } catch (e) {
-        which = undefined;
-      }
-      if (which !== undefined && v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1) {
-        const [name, payload] = Object.entries(v)[0];
-        const names = caseNames.get(`${key}_case`) || [];
-        if (!names.some((m) => m[which] === name)) {
-          diffs.push(`${where}.${key}: binschema has case '${name}', Kaitai's tag ${which} names ${names.map((m) => m[which]).join(' or ') || 'no case'}`);
-          continue;
-        }
-        compared++;
-        compare(payload, () => k[camel(key)], `${where}.${key}.${name}`);
-        continue;
-      }
-      compare(v, () => k[camel(key)], `${where}.${key}`);
+      const f = fieldIn(t, key);
+      if (isPlainObject(v) && compareUnion(key, v, k, where, f)) continue;
+      if (f && f.bare && compareUnion(key, v, k, where, f)) continue;
+      compare(v, () => k[camel(key)], `${where}.${key}`, f);
     }
+    // A field equal to its default is left out of the text: Kaitai must read the default.
+    const def = t && jsonDef(t);
+    for (const [key, prop] of Object.entries((def && def.properties) || {})) {
+      if (key in j || !prop || prop.default === undefined || skip.has(key)) continue;
+      let kv;
+      try {
+        kv = k[camel(key)];
+      } catch (e) {
+        kv = undefined;
+      }
+      if ((kv === undefined || kv === null) && conditional.has(key)) continue;
+      defaulted++;
+      compare(prop.default, () => k[camel(key)], `${where}.${key}(default)`, fieldIn(t, key));
+    }
+    return;
+  }
+  if (field && field.index_of !== undefined && typeof j === 'string' && typeof k === 'number') {
+    // An index_of: field shows the element's name; Kaitai has the index.
+    byName++;
     return;
   }
   let same;
@@ -165,6 +345,8 @@ function compare(j, get, where) {
       const neg = j[0] === '-';
       const mag = BigInt(j.replace(/^[-+]/, ''));
       same = Number(neg ? -mag : mag) === k;
+    } else if (/^[-+]?[0-9]+$/.test(j)) {
+      same = Number(j) === k;  // a map's key
     } else if (/^[-+]?\.?(nan|NaN)$/.test(j)) {
       same = Number.isNaN(k);
     } else if (/^[-+]?\.?inf$/.test(j)) {
@@ -183,6 +365,7 @@ async function main() {
   fs.mkdirSync(outDir, { recursive: true });
   const ksy = yaml.load(fs.readFileSync(ksyPath, 'utf8'));
   collectConditional(ksy);
+  loadSchema();
   let files;
   try {
     files = await compiler.compile('javascript', ksy, null, false);
@@ -194,12 +377,15 @@ async function main() {
   const main = Object.keys(files)[0];
   const className = path.basename(main, '.js');
   const Parser = require(path.resolve(outDir, main))[className];
+  addRootClass(className);
   console.log(`compiled ${path.basename(ksyPath)} with kaitai-struct-compiler ${compiler.version} -> ${main}`);
   let failed = false;
   for (let i = 0; i < pairs.length; i += 2) {
     const [bin, json] = [pairs[i], pairs[i + 1]];
     compared = 0;
     absent = 0;
+    byName = 0;
+    defaulted = 0;
     skipped.clear();
     diffs.length = 0;
     const doc = JSON.parse(fs.readFileSync(json, 'utf8'));
@@ -221,7 +407,9 @@ async function main() {
       console.log(`FAIL ${path.basename(bin)}: no value compared`);
     } else {
       console.log(`ok   ${path.basename(bin)}: ${compared} values equal` +
+                  (defaulted ? ` (${defaulted} of them defaults, left out of the text)` : '') +
                   (absent ? `; ${absent} fields under a false if: (absent in the file, zero in the model)` : '') +
+                  (byName ? `; ${byName} index_of: fields shown by name (not compared)` : '') +
                   (skips ? `; skipped (known gaps): ${skips}` : ''));
     }
   }

@@ -30,8 +30,10 @@ export NODE_PATH="$modules"
 mkdir -p "$work"
 status=0
 
-# check.js can skip a JSON key the .ksy is known not to match (--skip
-# KEY:REASON, counted and reported): SARC's `alignment`.
+# check.js reads the schema and the JSON Schema binschema-gen emits (the text
+# form's maps, unwrapped types, bare unions and defaults). It can skip a JSON
+# key the .ksy is known not to match (--skip KEY:REASON, counted and
+# reported): SARC's `alignment`.
 check() {  # check FORMAT KSY OUTDIR FILE JSON [FILE JSON]...
   fmt=$1
   shift
@@ -45,7 +47,7 @@ for schema in "$src"/tests/schemas/tiny.yaml "$src"/schemas/evnt.yaml "$src"/sch
               "$src"/schemas/al.yaml "$src"/schemas/bfevfl.yaml "$src"/schemas/asb.yaml "$src"/schemas/sarc.yaml \
               "$src"/tests/schemas/feats.yaml; do
   fmt=$(basename "$schema" .yaml)
-  "$gen" "$schema" --out "$work/ksy" --emit ksy
+  "$gen" "$schema" --out "$work/ksy" --emit ksy,jsonschema
   # What the .ksy says it cannot describe (its fields' "Not described for Kaitai").
   grep -o 'Not described for Kaitai: [^"]*' "$work/ksy/$fmt.ksy" | sed "s/^/NOTE: $fmt: /" || true
   set --
@@ -90,8 +92,8 @@ for schema in "$src"/tests/schemas/tiny.yaml "$src"/schemas/evnt.yaml "$src"/sch
   fi
   case $fmt in
     # A data slice's alignment is not stored: the reader infers it from where the file lies.
-    sarc) check "$fmt" --skip "alignment:inferred by binschema's reader from the file's offset, not stored" "$work/ksy/$fmt.ksy" "$work/js-$fmt" "$@" ;;
-    *) check "$fmt" "$work/ksy/$fmt.ksy" "$work/js-$fmt" "$@" ;;
+    sarc) check "$fmt" --schema "$schema" --json-schema "$work/ksy/$fmt.schema.json" --skip "alignment:inferred by binschema's reader from the file's offset, not stored" "$work/ksy/$fmt.ksy" "$work/js-$fmt" "$@" ;;
+    *) check "$fmt" --schema "$schema" --json-schema "$work/ksy/$fmt.schema.json" "$work/ksy/$fmt.ksy" "$work/js-$fmt" "$@" ;;
   esac
 done
 exit $status
