@@ -23,22 +23,22 @@ _binschema() {
       return ;;
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --out-dir|--romfs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --zsdic|--names) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --zsdic|--names|--schema) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -j|--jobs) COMPREPLY=($(compgen -W "1 2 4 8 16" -- "$cur")); return ;;
   esac
   case "$cmd" in
-    decode) opts="-o --output --format --names --numbers --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
-    encode) opts="-o --output --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
-    info) opts="--as --zsdic --romfs --help" ;;
-    list) opts="--zsdic --romfs --help" ;;
-    explain|coverage) opts="--format --as --zsdic --romfs --help" ;;
-    view) opts="-o --output --as --force --zsdic --romfs --help" ;;
+    decode) opts="--schema -o --output --format --names --numbers --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
+    encode) opts="--schema -o --output --out-dir -j --jobs --no-clobber --as --force --zsdic --romfs --help" ;;
+    info) opts="--schema --as --zsdic --romfs --help" ;;
+    list) opts="--schema --zsdic --romfs --help" ;;
+    explain|coverage) opts="--schema --format --as --zsdic --romfs --help" ;;
+    view) opts="--schema -o --output --as --force --zsdic --romfs --help" ;;
     unpack) opts="--force --zsdic --romfs --help" ;;
     pack) opts="-o --output --zsdic --romfs --help" ;;
     diff) opts="--format --zsdic --romfs --help" ;;
     merge) opts="-o --output --force --zsdic --romfs --help" ;;
-    verify) opts="--format -j --jobs --all --zsdic --romfs --help" ;;
-    formats) opts="--help" ;;
+    verify) opts="--schema --format -j --jobs --all --zsdic --romfs --help" ;;
+    formats) opts="--schema --help" ;;
     check) opts="--help" ;;
     hash)
       [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "fnv1a32 murmur3" -- "$cur"))
