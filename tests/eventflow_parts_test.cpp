@@ -133,3 +133,38 @@ BOOST_AUTO_TEST_CASE(reversed_bits_key_examples) {
   BOOST_TEST(StringPool::reversed_bits_key("AB") == "010000101000001");  // 0x4142: 15 digits
   BOOST_TEST(StringPool::reversed_bits_key(std::string("\0A", 2)) == "1000001");
 }
+
+// place() sorts by the keys packed eight digits to a byte: the digits and the
+// order must be reversed_bits_key's, prefixes and padding bits included.
+BOOST_AUTO_TEST_CASE(reversed_bits_packed_keys_are_the_digits) {
+  std::vector<std::string> strings = {"", std::string(1, '\0'), std::string("\0\0", 2), "A", "a", "AB", "BA", "\x01",
+                                      "\x80", "\xff\xff", "Ab", "EventFlowActor", "EventFlowActorX"};
+  uint32_t seed = 12345;
+  for (int i = 0; i < 300; ++i) {
+    std::string s;
+    seed = seed * 1103515245u + 12345u;
+    const int len = static_cast<int>(seed >> 16) % 6;
+    for (int k = 0; k < len; ++k) {
+      seed = seed * 1103515245u + 12345u;
+      const uint32_t r = seed >> 16;
+      s += static_cast<char>(r % 4 == 0 ? r % 3 : r % 256);  // small bytes often: long runs of zero digits
+    }
+    strings.push_back(s);
+  }
+  std::vector<uint8_t> bits;
+  std::vector<std::pair<uint32_t, uint32_t>> keys;
+  for (const auto& s : strings) keys.push_back(StringPool::packed_reversed_bits(s, bits));
+  for (size_t i = 0; i < strings.size(); ++i) {
+    std::string digits;
+    for (uint32_t d = 0; d < keys[i].second; ++d)
+      digits += (bits[keys[i].first + d / 8] >> (7 - d % 8)) & 1 ? '1' : '0';
+    BOOST_TEST(digits == StringPool::reversed_bits_key(strings[i]));
+  }
+  for (size_t i = 0; i < strings.size(); ++i)
+    for (size_t j = 0; j < strings.size(); ++j) {
+      const bool packed = StringPool::packed_less(bits.data() + keys[i].first, keys[i].second,
+                                                  bits.data() + keys[j].first, keys[j].second);
+      const bool digits = StringPool::reversed_bits_key(strings[i]) < StringPool::reversed_bits_key(strings[j]);
+      if (packed != digits) BOOST_ERROR("order of string " << i << " and " << j);
+    }
+}

@@ -45,6 +45,46 @@ class StringPool {
     return key;
   }
 
+  // reversed_bits_key(s) appended to `out` as bits, the first digit the top
+  // bit of its byte (the last byte padded with zeros): where it starts and
+  // how many digits it has.
+  static std::pair<uint32_t, uint32_t> packed_reversed_bits(std::string_view s, std::vector<uint8_t>& out) {
+    const auto start = static_cast<uint32_t>(out.size());
+    size_t first = 0;
+    while (first < s.size() && s[first] == 0) ++first;
+    if (first == s.size()) {
+      out.push_back(0);  // "0"
+      return {start, 1};
+    }
+    uint32_t n = 0;
+    uint8_t cur = 0;
+    for (size_t i = s.size(); i-- > first;) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      const int width = i == first ? 32 - __builtin_clz(c) : 8;
+      for (int b = 0; b < width; ++b) {
+        cur = static_cast<uint8_t>(cur | (((c >> b) & 1) << (7 - n % 8)));
+        if (++n % 8 == 0) {
+          out.push_back(cur);
+          cur = 0;
+        }
+      }
+    }
+    if (n % 8) out.push_back(cur);
+    return {start, n};
+  }
+  // Whether the packed digits a (na of them) sort before b's, as their
+  // strings of digits would.
+  static bool packed_less(const uint8_t* a, uint32_t na, const uint8_t* b, uint32_t nb) {
+    const uint32_t n = std::min(na, nb);
+    if (const int c = std::memcmp(a, b, n / 8); c != 0) return c < 0;
+    if (const uint32_t rest = n % 8) {
+      const auto mask = static_cast<uint8_t>(0xFF00u >> rest);
+      const uint8_t x = a[n / 8] & mask, y = b[n / 8] & mask;
+      if (x != y) return x < y;
+    }
+    return na < nb;
+  }
+
   // Empties the pool for the next instance of its scope (AL's event strings
   // are one pool per animation), keeping the memory of its tables.
   void restart() {
@@ -102,9 +142,16 @@ class StringPool {
       std::sort(order.begin(), order.end(),
                 [&](uint32_t a, uint32_t b) { return strings_[a] < strings_[b]; });
     } else if (order_ == Order::ReversedBits) {
-      std::vector<std::string> keys;
-      for (const auto& s : strings_) keys.push_back(reversed_bits_key(s));
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+      // The keys of reversed_bits_key, eight digits to a byte in one buffer:
+      // the same order without a string of digits per string.
+      std::vector<uint8_t> bits;
+      std::vector<std::pair<uint32_t, uint32_t>> keys;  // (first byte in bits, number of digits)
+      keys.reserve(strings_.size());
+      bits.reserve(strings_.size() * 16);
+      for (const auto& s : strings_) keys.push_back(packed_reversed_bits(s, bits));
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return packed_less(bits.data() + keys[a].first, keys[a].second, bits.data() + keys[b].first, keys[b].second);
+      });
     }
     std::vector<std::pair<uint32_t, uint32_t>> tails;  // (string, the one whose end holds it)
     if (follow_ && shared_) {
