@@ -443,6 +443,15 @@ class WriterBase {
   }
   void cover(uint64_t a, uint64_t b) {
     if (a >= b) return;
+    if (!cover_.empty()) {
+      // The common case, a block written after the last range or inside it:
+      // that range grows in place (no node freed and made again).
+      auto last = std::prev(cover_.end());
+      if (last->first <= a && a <= last->second) {
+        last->second = std::max(last->second, b);
+        return;
+      }
+    }
     auto it = cover_.upper_bound(a);
     if (it != cover_.begin()) {
       auto p = std::prev(it);
