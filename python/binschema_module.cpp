@@ -276,9 +276,15 @@ class DocBuilder {
       nodes_[at].set_b(static_cast<uint32_t>(nodes_.size()));
     } else if (PyList_Check(o) || PyTuple_Check(o)) {
       const uint32_t at = push(text::NodeKind::Seq, 0, 0, parent, slot);
-      py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
-      const size_t n = seq.size();
-      for (size_t i = 0; i < n; ++i) add(seq[i], at, static_cast<uint32_t>(i), depth + 1);
+      // Each item held while it is added (str() of an int subclass runs Python code,
+      // which may change the list: its size is read each time).
+      const bool list = PyList_Check(o);
+      size_t n = 0;
+      for (; n < static_cast<size_t>(list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o)); ++n) {
+        const py::object item =
+            py::reinterpret_borrow<py::object>(list ? PyList_GET_ITEM(o, n) : PyTuple_GET_ITEM(o, n));
+        add(item, at, static_cast<uint32_t>(n), depth + 1);
+      }
       nodes_[at].a = static_cast<uint32_t>(n);
       nodes_[at].set_b(static_cast<uint32_t>(nodes_.size()));
     } else {
@@ -380,6 +386,12 @@ class PySink final : public text::EventSink {
   }
   void string(const std::string& s) override {
     add(check(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape")));
+  }
+  // A model's integer straight to an int (hex or not: the same int), without its text.
+  void integer(uint64_t mag, bool neg, bool, unsigned) override {
+    if (!neg) return add(check(PyLong_FromUnsignedLongLong(mag)));
+    if (mag <= uint64_t(INT64_MAX)) return add(check(PyLong_FromLongLong(-static_cast<long long>(mag))));
+    add(check(PyLong_FromLongLong(INT64_MIN)));  // the magnitude of INT64_MIN
   }
 
  private:

@@ -357,6 +357,12 @@ class EventSink {
   virtual void boolean(bool b) = 0;
   virtual void number(const std::string& s, bool is_text_in_json) = 0;
   virtual void string(const std::string& s) = 0;
+  // An integer of a model (its magnitude and sign; `hex`: shown in hex, in
+  // `digits` digits): by default its text, to number(). A sink that wants
+  // the value (Python's ints) takes it without printing and parsing.
+  virtual void integer(uint64_t magnitude, bool negative, bool hex, unsigned digits) {
+    number(format_int(magnitude, negative, hex, digits), hex);
+  }
 };
 // The calling thread's sink for TextKind::Events (set it around the call;
 // to_document throws std::logic_error when it is not set).
@@ -378,6 +384,9 @@ class EventSinkRef {
   void boolean(bool b) { s_.boolean(b); }
   void number(const std::string& s, bool is_text_in_json) { s_.number(s, is_text_in_json); }
   void string(const std::string& s) { s_.string(s); }
+  void integer(uint64_t magnitude, bool negative, bool hex, unsigned digits) {
+    s_.integer(magnitude, negative, hex, digits);
+  }
   std::string result() { return {}; }
 
  private:
@@ -416,7 +425,7 @@ template <class Sink>
 class Out {
  public:
   // The first frame of integers holds the root's (context: values).
-  explicit Out(Sink& sink, const DocNames* doc_names = nullptr) : sink_(sink), doc_names_(doc_names) { ints_.emplace_back(); }
+  explicit Out(Sink& sink, const DocNames* doc_names = nullptr) : sink_(sink), doc_names_(doc_names) { int_frames_.push_back(0); }
 
 
   template <class T>
@@ -429,13 +438,13 @@ class Out {
       sink_.key(name);
       value(v, spell);
     }
-    if constexpr (std::is_integral_v<T>) ints_.back().emplace_back(name, static_cast<int64_t>(v));
+    if constexpr (std::is_integral_v<T>) ints_.emplace_back(name, static_cast<int64_t>(v));
   }
   // Fields equal to their schema default are left out of the text.
   template <class T, class D>
   void field_default(const char* name, const T& v, const D& def, const Spell& spell = {}) {
     if (v == static_cast<T>(def) && !shape_.bare) {
-      if constexpr (std::is_integral_v<T>) ints_.back().emplace_back(name, static_cast<int64_t>(v));
+      if constexpr (std::is_integral_v<T>) ints_.emplace_back(name, static_cast<int64_t>(v));
       return;
     }
     field(name, v, spell);
@@ -444,15 +453,16 @@ class Out {
   template <class T, class C>
   void field_if(const char* name, const T& v, C&& cond, const char*, const Spell& spell = {}) {
     if (!cond()) {
-      if constexpr (std::is_integral_v<T>) ints_.back().emplace_back(name, static_cast<int64_t>(v));
+      if constexpr (std::is_integral_v<T>) ints_.emplace_back(name, static_cast<int64_t>(v));
       return;
     }
     field(name, v, spell);
   }
   // A context: value (a number field of the root) for an if: of a nested struct.
   uint64_t context(const char* name) const {
-    for (const auto& [n, val] : ints_.front())
-      if (same_name(n, name)) return static_cast<uint64_t>(val);
+    const size_t end = int_frames_.size() > 1 ? int_frames_[1] : ints_.size();
+    for (size_t i = 0; i < end; ++i)
+      if (same_name(ints_[i].first, name)) return static_cast<uint64_t>(ints_[i].second);
     return 0;
   }
 
@@ -491,7 +501,10 @@ class Out {
       bool neg = std::is_signed_v<T> && v < 0;
       uint64_t mag = neg ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
       const bool hex = spell.flags & kHex;
-      sink_.number(format_int(mag, neg, hex, 2 * sizeof(T)), hex);
+      if constexpr (requires { sink_.integer(mag, neg, hex, 2u); })
+        sink_.integer(mag, neg, hex, 2 * sizeof(T));
+      else
+        sink_.number(format_int(mag, neg, hex, 2 * sizeof(T)), hex);
     } else if constexpr (std::is_floating_point_v<T>) {
       sink_.number(format_float(v), float_is_text(v));
     } else if constexpr (std::is_same_v<T, std::string>) {
@@ -651,9 +664,10 @@ class Out {
     const Shape saved = shape_;
     shape_ = shape;
     const size_t mark = tables_.size();
-    ints_.emplace_back();
+    int_frames_.push_back(ints_.size());
     visit_fields(*this, v);
-    ints_.pop_back();
+    ints_.resize(int_frames_.back());
+    int_frames_.pop_back();
     tables_.resize(mark);
     shape_ = saved;
   }
@@ -869,10 +883,10 @@ class Out {
     const NameTable* t = find_table(tables_, ref.substr(0, dot));
     if (!t) return nullptr;
     if (dot == std::string_view::npos) return &t->keys;
-    if (!spell.via || ints_.empty()) return nullptr;
+    if (!spell.via || int_frames_.empty()) return nullptr;
     int64_t idx = -1;
-    for (const auto& [n, val] : ints_.back())
-      if (std::string_view(n) == spell.via) idx = val;
+    for (size_t i = int_frames_.back(); i < ints_.size(); ++i)
+      if (std::string_view(ints_[i].first) == spell.via) idx = ints_[i].second;
     for (const auto& [sname, lists] : t->subs)
       if (sname == ref.substr(dot + 1) && idx >= 0 && static_cast<uint64_t>(idx) < lists.size()) return &lists[idx];
     return nullptr;
@@ -881,7 +895,11 @@ class Out {
   Sink& sink_;
   const DocNames* doc_names_;
   std::vector<NameTable> tables_;
-  std::vector<std::vector<std::pair<const char*, int64_t>>> ints_;
+  // The integer fields of the structs being visited, outermost first, one
+  // vector for all (no allocation per struct); int_frames_: where each
+  // struct's start (the first frame holds the root's).
+  std::vector<std::pair<const char*, int64_t>> ints_;
+  std::vector<size_t> int_frames_;
   Shape shape_;
 };
 
