@@ -366,7 +366,12 @@ class PySink final : public text::EventSink {
   void begin_map(bool) override { open(PyDict_New(), true); }
   void end_map() override { stack_.pop_back(); }
   void key(const char* k) override {
-    // Field names are the generated code's literals: one str each, made once.
+    // Field names are the generated code's literals: one str each, made once
+    // and kept from call to call (a run-time schema's names may be freed and
+    // their memory reused: the text is checked; the cache is emptied when it
+    // grows large, after many schemas loaded).
+    auto& keys_ = key_cache();
+    if (keys_.size() > 16384) keys_.clear();
     auto [it, fresh] = keys_.try_emplace(k);
     if (fresh || it->second.text != k) {
       it->second.text = k;
@@ -420,7 +425,11 @@ class PySink final : public text::EventSink {
     std::string text;
     py::object obj;
   };
-  std::unordered_map<const char*, Key> keys_;
+  // Used with the GIL held only; never destroyed (outlives the interpreter's teardown).
+  static std::unordered_map<const char*, Key>& key_cache() {
+    static auto* cache = new std::unordered_map<const char*, Key>();
+    return *cache;
+  }
   py::object key_;
   py::object root_;
   std::vector<std::pair<PyObject*, bool>> stack_;  // borrowed; true: a dict

@@ -56,21 +56,17 @@ class StringPool {
       out.push_back(0);  // "0"
       return {start, 1};
     }
-    uint32_t n = 0;
-    uint8_t cur = 0;
-    for (size_t i = s.size(); i-- > first;) {
-      const unsigned char c = static_cast<unsigned char>(s[i]);
-      const int width = i == first ? 32 - __builtin_clz(c) : 8;
-      for (int b = 0; b < width; ++b) {
-        cur = static_cast<uint8_t>(cur | (((c >> b) & 1) << (7 - n % 8)));
-        if (++n % 8 == 0) {
-          out.push_back(cur);
-          cur = 0;
-        }
-      }
-    }
-    if (n % 8) out.push_back(cur);
-    return {start, n};
+    // Every byte gives its eight digits, least significant first: the byte
+    // with its bits reversed; the top byte its digits up to its highest 1,
+    // the reversed byte's top bits (the bits below them are its zeros).
+    for (size_t i = s.size(); i-- > first;) out.push_back(reverse_bits(static_cast<uint8_t>(s[i])));
+    const auto top = static_cast<unsigned>(static_cast<unsigned char>(s[first]));
+    return {start, static_cast<uint32_t>(8 * (s.size() - first - 1) + (32 - __builtin_clz(top)))};
+  }
+  static uint8_t reverse_bits(uint8_t b) {
+    b = static_cast<uint8_t>((b & 0xF0) >> 4 | (b & 0x0F) << 4);
+    b = static_cast<uint8_t>((b & 0xCC) >> 2 | (b & 0x33) << 2);
+    return static_cast<uint8_t>((b & 0xAA) >> 1 | (b & 0x55) << 1);
   }
   // Whether the packed digits a (na of them) sort before b's, as their
   // strings of digits would.
