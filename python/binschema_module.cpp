@@ -736,6 +736,37 @@ PYBIND11_MODULE(_binschema, m) {
       py::arg("data"), py::arg("kind") = "yaml", py::arg("format") = py::none(),
       "Bytes of a file -> its YAML or JSON text (what `binschema decode` writes), without Python values.");
   m.def(
+      "_decode_walk",
+      [](const py::buffer& data, const std::optional<std::string>& format) {
+        // decode() with the document's events going nowhere: the time of
+        // decode() without building the Python objects.
+        struct Nothing final : text::EventSink {
+          void begin_map(bool) override {}
+          void end_map() override {}
+          void key(const char*) override {}
+          void begin_seq(bool) override {}
+          void end_seq() override {}
+          void null() override {}
+          void boolean(bool) override {}
+          void number(const std::string&, bool) override {}
+          void string(const std::string&) override {}
+          void integer(uint64_t, bool, bool, unsigned) override {}
+        } nothing;
+        Buf b = bytes_of(data);
+        const Format& f = format ? format_named(*format) : detect(b.span(), "");
+        text::EventSink* before = text::event_sink();
+        text::event_sink() = &nothing;
+        try {
+          translate([&] { return f.decode(b.span(), TextKind::Events); });
+        } catch (...) {
+          text::event_sink() = before;
+          throw;
+        }
+        text::event_sink() = before;
+      },
+      py::arg("data"), py::arg("format") = py::none(),
+      "Internal (bench/python_bench.py): decode() with the events going nowhere (no Python objects).");
+  m.def(
       "_build_doc",
       [](py::handle value) {
         text::Doc doc;
