@@ -165,7 +165,7 @@ class DynIn : public text::In {
   // Whether the member is an integer (or bool) of C++.
   static bool integral(const Field& f) {
     return f.type.kind == ValueType::Prim && f.bits.empty() && !f.array.on && !gen::prim_is_float(f.type.prim) &&
-           !(f.pointer.width && f.pointer.null == Field::Null::Allowed);
+           !(f.pointer.width && f.pointer.null == Field::Null::Allowed) && f.table.index_of.empty();
   }
 
   // A field's schema default (`default:`), as field_default gives it.
@@ -243,6 +243,11 @@ class DynIn : public text::In {
     switch (f.type.kind) {
       case ValueType::Prim:
         if (!f.bits.empty()) return bit_word(n, f);
+        if (!f.table.index_of.empty()) {  // an index into a table: the model holds the string
+          std::string v;
+          value(n, v, spell);
+          return Value::string(std::move(v));
+        }
         return read_prim(n, f.type.prim, spell);
       case ValueType::Chars:
       case ValueType::CString:
