@@ -368,6 +368,91 @@ BOOST_AUTO_TEST_CASE(every_format_on_every_sample_agrees) {
   BOOST_TEST(t.errors >= 100u);
 }
 
+// tests/schemas/maps.yaml (the text's shape: map:, unwrap:, if: fields left
+// out): models of each shape through the generated encode, then both
+// decoders' text; and texts each reader must refuse, with the same message.
+BOOST_AUTO_TEST_CASE(maps_shapes_give_the_generated_text_and_errors) {
+  namespace m = binschema::maps;
+  const Gen& g = *by_name("maps");
+  auto model = [](uint16_t version) {
+    m::File f;
+    f.version = version;
+    f.items = {m::Item{"sword", 3, 1, version >= 2 ? 7u : 0u}, m::Item{"shield", 5, 2, version >= 2 ? 8u : 0u},
+               m::Item{"Arrow Bundle", 1, 20, 0}};
+    f.points = {m::Point{1, 1.5f}, m::Point{0xabc, -2.0f}};
+    f.paints = {m::Paint{0, 0.5f}, m::Paint{2, 0.25f}};
+    f.values.resize(2);
+    f.values[0].emplace<m::File::Values::Case::word>(m::WordValue{5, 9});
+    f.values[1].emplace<m::File::Values::Case::pair>(m::PairValue{12, 1, 2});
+    f.list.values = {1, 2, 3};
+    f.big.value = 12345678901234ull;
+    return f;
+  };
+  std::vector<std::pair<std::string, m::File>> models;
+  for (uint16_t v : {1, 2, 3}) models.emplace_back("version " + std::to_string(v), model(v));
+  models.emplace_back("extra (flags & 1)", model(3));
+  models.back().second.flags = 1;
+  models.back().second.extra = 0xdead;
+  models.emplace_back("a name twice (a list)", model(2));
+  models.back().second.items[1].name = "sword";
+  models.emplace_back("a name not UTF-8 (a list)", model(2));
+  models.back().second.items[2].name = "\xff\xfe";
+  models.emplace_back("an unnamed colour (a number key)", model(2));
+  models.back().second.paints[1].colour = 7;
+  models.emplace_back("a key twice among union cases (a list)", model(2));
+  std::get<1>(models.back().second.values[1]).key = 5;
+  models.emplace_back("long entries (block style)", model(2));
+  for (int i = 0; i < 12; ++i) models.back().second.points.push_back(m::Point{uint32_t(0x100 + i), float(i)});
+  models.emplace_back("empty", m::File{});
+  models.back().second.version = 1;
+  Tally t;
+  const dyn::Schema& s = loaded(g);
+  for (const auto& [what, f] : models) {
+    const std::vector<uint8_t> bytes = m::encode(f);
+    compare(g, bytes, what, t);
+    // Text in: the engine reads the generated text back into the value it decodes.
+    for (TextKind k : {TextKind::Yaml, TextKind::Json}) {
+      const dyn::Value v = s.decode(bytes);
+      BOOST_TEST((s.from_text(m::to_text(m::decode(bytes), k)) == v), what);
+    }
+  }
+  BOOST_TEST(t.texts == 2 * models.size());
+  // Texts the readers refuse: the same message (line:col and path) from both.
+  const std::string good = m::to_text(m::decode(m::encode(model(2))), TextKind::Yaml);
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string x = good;
+    const size_t at = x.find(from);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, from);
+    return x.replace(at, from.size(), to);
+  };
+  size_t refused = 0;
+  for (const auto& [what, text] : std::vector<std::pair<std::string, std::string>>{
+           {"a key twice", edit("  shield:", "  sword:")},
+           {"the key among the entry's fields", edit("    weight: 5", "    name: x\n    weight: 5")},
+           {"if: given while false", edit("version: 2", "version: 1")},
+           {"extra given while flags & 1 is 0", edit("flags: 0", "flags: 0\nextra: 3")},
+           {"a list for the map", edit("    weight: 3", "    - 3")},
+           {"unknown case", edit("word:", "wordy:")},
+           {"a map where a list (unwrap:)", edit("list: [1, 2, 3]", "list: {values: [1]}")},
+           {"entries as a list (read)", edit("points: {0x00000001: 1.5, 0x00000abc: -2.0}", "points: [{id: 1, x: 1.5}]")},
+       }) {
+    std::string want, got;
+    try {
+      (void)m::from_text(text);
+    } catch (const std::exception& e) {
+      want = e.what();
+    }
+    try {
+      (void)s.from_text(text);
+    } catch (const std::exception& e) {
+      got = e.what();
+    }
+    BOOST_TEST(got == want, what << "\n" << text);
+    refused += !want.empty();
+  }
+  BOOST_TEST(refused >= 6u);
+}
+
 // Values through the C++ API: a path into the value, an edit shown in the text.
 BOOST_AUTO_TEST_CASE(value_paths_and_edits) {
   const Gen& g = *by_name("sarc");
