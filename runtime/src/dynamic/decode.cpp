@@ -138,16 +138,9 @@ Value default_value(const Schema::Plan& p, const Field& f, int depth) {
 }
 
 namespace {
-// What the engine does not implement yet of the text form (issue 26): a
-// schema asking for it is refused at load, at the key (file:line:col), never
-// decoded or printed differently from the generated code.
-[[noreturn]] void not_yet(const gen::Loc& loc, const std::string& where, const std::string& what) {
-  throw gen::SchemaError(loc, where + ": the run-time engine does not support " + what + " yet (binschema's compiled-in format handles it)");
-}
-
 // Whether the generated text can evaluate an if: from the model (gen_cpp_types.cpp
 // text_evaluable, the same rules): such a field is left out of the text
-// while its condition is false, which the engine's text does not do yet.
+// while its condition is false.
 bool text_evaluable(const gen::Schema& s, const Struct& st, const Expr& e) {
   switch (e.kind) {
     case Expr::Int: return true;
@@ -174,33 +167,21 @@ bool text_evaluable(const gen::Schema& s, const Struct& st, const Expr& e) {
   return false;
 }
 
-void check_support(const gen::Schema& s) {
-  for (const auto& st : s.structs) {
-    if (st->unwrap) not_yet(st->unwrap_loc.line ? st->unwrap_loc : st->loc, "'" + st->name + "'", "unwrap:");
-    for (const auto& n : st->name_targets)
-      if (!n.also.empty()) not_yet(st->loc, "'" + st->name + "'", "a composite key (key: [" + n.key + ", ...])");
-    for (const auto& f : st->fields) {
-      if (f->cond && f->in_model() && text_evaluable(s, *st, *f->cond))
-        not_yet(f->loc, "'" + f->name + "'", "if: (a field left out of the text while its condition is false)");
-      auto one = [&](const Field& g) {
-        if (!g.spell.map_key.empty()) not_yet(g.spell.map_loc.line ? g.spell.map_loc : g.loc, "'" + g.name + "'", "map:");
-        if (g.variant.bare) not_yet(g.variant.bare_loc.line ? g.variant.bare_loc : g.loc, "'" + g.name + "'", "bare:");
-        if (!g.spell.ref_also.empty()) not_yet(g.loc, "'" + g.name + "'", "a composite key: reference (key: [KEY, ...])");
-      };
-      one(*f);
-      for (const auto& c : f->variant.cases) {
-        if (!c.as.empty()) not_yet(c.as_loc.line ? c.as_loc : c.loc, "case '" + c.name + "'", "as:");
-        if (c.unwrap) not_yet(c.loc, "case '" + c.name + "'", "a payload shown as its one field");
-        one(*c.field);
-      }
-    }
-  }
+// The if: of the text with the derived values it uses spelt out (text_cond's
+// d_ locals): what eval_model evaluates over the struct's value.
+gen::Expr spell_out_derived(const Struct& st, const Expr& e) {
+  if (e.kind == Expr::Ident && e.name.find('.') == std::string::npos)
+    if (const Field* f = st.field(e.name); f && f->role.derive && f->resolved.count_for.empty() && !f->role.const_int)
+      return spell_out_derived(st, *f->role.derive);
+  gen::Expr out = e;
+  for (auto& a : out.args) a = spell_out_derived(st, a);
+  return out;
 }
+
 }  // namespace
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
   auto p = std::make_shared<Schema::Plan>();
-  check_support(s);
   try {
     check_encode_support(s);
   } catch (const gen::SchemaError& e) {
@@ -256,7 +237,9 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       // (an if: that is false); the others are read.
       if (f->in_model() && (f->cond || f->type.kind != ValueType::Struct || f->array.on)) fp.def = default_value(*p, *f);
       if (!f->bits.empty()) fp.bits_def = bits_default(*f);
-      if (f->in_model() && (f->spelled() || f->spell.hex)) {
+      if (f->cond && f->in_model() && text_evaluable(s, *st, *f->cond))
+        fp.text_cond = std::make_shared<const gen::Expr>(spell_out_derived(*st, *f->cond));
+      if (f->in_model() && (f->spelled() || f->spell.hex || !f->spell.map_key.empty())) {
         auto sd = std::make_unique<Schema::Plan::SpellData>();
         const gen::Enum* en = f->spell.enum_name.empty() ? nullptr : s.find_enum(f->spell.enum_name);
         if (en)
@@ -269,6 +252,7 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         sd->spell.ref = str(f->spell.ref);
         sd->spell.via = str(f->spell.ref_via);
         sd->spell.hash = str(f->spell.hash_of);
+        sd->spell.map = str(f->spell.map_key);
         p->spells.emplace(f.get(), std::move(sd));
       }
     }

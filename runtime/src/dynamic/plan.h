@@ -38,6 +38,10 @@ struct FieldPlan {
   int tag = -1;                    // a union: the index of its tag field (-1: none, tag_shift)
   int zero = -1;                   // zero_when_empty: the index of the count field
   bool cond_default_struct = false;
+  // An if: the text evaluates from the model (gen_cpp_types.cpp text_cond),
+  // derived values spelt out: the field is left out of the text while it is
+  // false, and refused in text then. Null: a plain field in text.
+  std::shared_ptr<const gen::Expr> text_cond;
 };
 
 struct Schema::Plan {
