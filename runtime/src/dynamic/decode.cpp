@@ -15,6 +15,7 @@
 #include "binschema/dic.h"
 #include "binschema/hash.h"
 #include "binschema/layout.h"
+#include "binschema/string_table.h"
 #include "expr.h"
 #include "plan.h"
 
@@ -93,6 +94,7 @@ Value struct_default(const Schema::Plan& p, const Struct& st, int depth);
 
 // One element (no array-ness) as default-constructed.
 Value elem_default(const Schema::Plan& p, const Field& f, int depth) {
+  if (!f.table.index_of.empty()) return Value::string("");  // the model holds the string
   switch (f.type.kind) {
     case ValueType::Prim:
       if (!f.bits.empty()) return bits_default(f);
@@ -136,13 +138,6 @@ Value default_value(const Schema::Plan& p, const Field& f, int depth) {
 }
 
 namespace {
-// What the engine does not implement yet of the text form (issue 26): a
-// schema asking for it is refused at load, at the key (file:line:col), never
-// decoded or printed differently from the generated code.
-[[noreturn]] void not_yet(const gen::Loc& loc, const std::string& where, const std::string& what) {
-  throw gen::SchemaError(loc, where + ": the run-time engine does not support " + what + " yet (binschema's compiled-in format handles it)");
-}
-
 // Whether the generated text can evaluate an if: from the model (gen_cpp_types.cpp
 // text_evaluable, the same rules): such a field is left out of the text
 // while its condition is false.
@@ -183,28 +178,10 @@ gen::Expr spell_out_derived(const Struct& st, const Expr& e) {
   return out;
 }
 
-void check_support(const gen::Schema& s) {
-  for (const auto& st : s.structs) {
-    for (const auto& f : st->fields) {
-      auto one = [&](const Field& g) {
-        if (!g.table.index_of.empty()) not_yet(g.table.loc.line ? g.table.loc : g.loc, "'" + g.name + "'", "index_of:");
-        if (!g.table.order.empty()) not_yet(g.table.loc.line ? g.table.loc : g.loc, "'" + g.name + "'", "table:");
-        if (!g.table.offsets_of.empty()) not_yet(g.table.loc.line ? g.table.loc : g.loc, "'" + g.name + "'", "offsets_of:");
-        // The text shows the names a document's own strings prove (and the
-        // schema's names: list) for a hash: not done by the engine's text.
-        if (!g.spell.hash_of.empty() && g.in_model()) not_yet(g.loc, "'" + g.name + "'", "hash_of: (hash names proven by the document)");
-      };
-      one(*f);
-      for (const auto& c : f->variant.cases) one(*c.field);
-    }
-  }
-  if (!s.default_names.empty()) not_yet(s.names_loc, "names", "names: (default hash names)");
-}
 }  // namespace
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
   auto p = std::make_shared<Schema::Plan>();
-  check_support(s);
   try {
     check_encode_support(s);
   } catch (const gen::SchemaError& e) {
@@ -212,6 +189,24 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
   }
   p->s = &s;
   p->root = s.find(s.root);
+  for (const auto& f : p->root->fields)
+    if (!f->table.order.empty()) p->tables = std::max(p->tables, static_cast<size_t>(f->table.id + 1));
+  // gen_cpp_text.cpp root_tail: the hash algorithms in order of first use, and the names: list.
+  for (const auto& st : s.structs)
+    for (const auto& f : st->fields) {
+      std::vector<const Field*> fs{f.get()};
+      for (const auto& c : f->variant.cases) fs.push_back(c.field.get());
+      for (const Field* g : fs)
+        if (!g->spell.hash_of.empty() && g->in_model() &&
+            std::find_if(p->hash_algos.begin(), p->hash_algos.end(), [&](const char* a) { return g->spell.hash_of == a; }) == p->hash_algos.end())
+          p->hash_algos.push_back(g->spell.hash_of.c_str());
+    }
+  if (!p->hash_algos.empty()) {
+    for (const auto& n : s.default_names) p->hash_defaults.push_back(n.c_str());
+    p->hash_names = text::HashNames{p->hash_defaults.empty() ? nullptr : p->hash_defaults.data(), p->hash_defaults.size(), p->hash_algos.data(),
+                                    p->hash_algos.size()};
+    p->has_hash_names = true;
+  }
   for (const auto& st : s.structs) {
     StructPlan sp;
     sp.recursive = is_recursive(*st);
@@ -337,6 +332,7 @@ class Dec {
     std::vector<std::vector<SliceRead>> slices;                          // per pool
     std::vector<std::vector<Value*>> slice_values;                       // per pool: where each slice's alignment goes
     std::vector<uint64_t> g;                                             // context values
+    std::vector<IndexTable> tabs;                                        // the root's tables (table:), by table id
   };
 
   Dec(const Schema::Plan& p, std::span<const uint8_t> bytes) : p_(p), s_(*p.s), r_(bytes) {
@@ -347,6 +343,7 @@ class Dec {
     r_.slices.resize(np);
     r_.slice_values.resize(np);
     r_.g.assign(s_.context.size(), 0);
+    r_.tabs.resize(p.tables);
   }
   R& reader() { return r_; }
 
@@ -791,6 +788,10 @@ class Dec {
     }
     if (!f.in_model()) return;
     Value& x = *member(fr, fi);
+    if (!f.table.index_of.empty()) {  // an index into a table of the root: the model holds its string
+      x = Value::string(r_.tabs[static_cast<size_t>(f.table.id)].at(raw, o, f.name.c_str(), f.table.index_of.c_str()));
+      return;
+    }
     if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
       check_bool(f, raw, o, f.name);
       x = prim_value(f.type.prim, raw);
@@ -981,6 +982,14 @@ class Dec {
   }
 
   void read_inline_array(Frame& fr, const Field& f, uint64_t o, bool cursor) {
+    if (!f.table.offsets_of.empty()) {
+      // A table's offsets (offsets_of:): the writer computes them from the
+      // strings; a file with others is not given back (decode(bytes, layout)).
+      const uint64_t n = eval_u(fr, *f.array.count), sz = gen::prim_size(f.type.prim);
+      r_.need_array(fr.o, n, sz);
+      fr.o += n * sz;
+      return;
+    }
     const size_t fi = p_.of(&f).index;
     const bool tags = !f.resolved.tag_for.empty();
     Value tmp;
@@ -1046,7 +1055,14 @@ class Dec {
           } else {
             fr.o = read_struct(*et, fr.o, x->items[i], r_.size(), next);
           }
-          if (!f.array.sort.empty() && i > 0) {
+          if (!f.array.sort.empty() && i > 0 && !et->field(f.array.sort)->table.index_of.empty()) {
+            // sort: by a string of a sorted table: the strings' order is the indices' order.
+            const std::string& a = x->items[i].find(f.array.sort)->str;
+            const std::string& b = x->items[i - 1].find(f.array.sort)->str;
+            if (!(b < a))
+              fail_here(fr.o - et->size, f.array.sort,
+                        "not sorted: '" + a + "' after '" + b + "' (the writer puts the elements in order of " + f.array.sort + ", each once)");
+          } else if (!f.array.sort.empty() && i > 0) {
             const uint64_t a = sort_key(fr, *et, f.array.sort, x->items[i]), b = sort_key(fr, *et, f.array.sort, x->items[i - 1]);
             if (a < b)
               fail_here(fr.o - et->size, f.array.sort,
@@ -1160,7 +1176,9 @@ class Dec {
           break;
         }
         case CaseKind::Number:
-          if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
+          if (!p.table.index_of.empty()) {  // an index into a table of the root: its string
+            v = Value::string(r_.tabs[static_cast<size_t>(p.table.id)].at(load_prim(p.type.prim, o), o, c.name.c_str(), p.table.index_of.c_str()));
+          } else if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
             const uint64_t raw = load_prim(p.type.prim, o);
             check_bool(p, raw, o, f.name);
             v = prim_value(p.type.prim, raw);
@@ -1257,6 +1275,18 @@ class Dec {
     fail_here(o, f.name, f.variant.tag + " " + tag_text + " is not a supported case (known: " + known + ")");
   }
 
+  // A table (table:) just read: its strings, for the index_of: fields read after it.
+  void keep_table(const Field& f, Value& t) {
+    Value* arr = t.find(f.table.strings->name);
+    std::vector<std::string> strs;
+    if (arr) {
+      strs.reserve(arr->items.size());
+      for (Value& e : arr->items)
+        if (Value* text = e.find(f.table.text->name)) strs.push_back(std::move(text->str));
+    }
+    r_.tabs[static_cast<size_t>(f.table.id)].assign_read(std::move(strs));
+  }
+
   // ---- read_target
   void read_target(Frame& fr, const Field& f) {
     const uint64_t p = fr.loc.raw[p_.of(&f).index];
@@ -1326,12 +1356,14 @@ class Dec {
               if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
               r_.need_target(base + p, 1);
               read_struct(*f.type.st, base + p, *x, end, r_.size());
+              if (!f.table.order.empty()) keep_table(f, *x);
             }
           } else {
             if (p == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
             if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
             r_.need_target(base + p, 1);
             read_struct(*f.type.st, base + p, *x, end, r_.size());
+            if (!f.table.order.empty()) keep_table(f, *x);
           }
           break;
         }

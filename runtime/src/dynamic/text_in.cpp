@@ -293,6 +293,11 @@ class DynIn : public text::In {
     switch (f.type.kind) {
       case ValueType::Prim:
         if (!f.bits.empty()) return bit_word(n, f);
+        if (!f.table.index_of.empty()) {  // an index into a table: the model holds the string
+          std::string v;
+          value(n, v, spell);
+          return Value::string(std::move(v));
+        }
         return read_prim(n, f.type.prim, spell);
       case ValueType::Chars:
       case ValueType::CString:

@@ -41,7 +41,9 @@ template <class Sink>
 class DynOut {
  public:
   // The first frame of integers holds the root's (context: values).
-  DynOut(Sink& sink, const Schema::Plan& p) : sink_(sink), p_(p) { ints_.emplace_back(); }
+  DynOut(Sink& sink, const Schema::Plan& p, const text::DocNames* doc_names = nullptr) : sink_(sink), p_(p), doc_names_(doc_names) {
+    ints_.emplace_back();
+  }
 
   // visit_fields of struct st over x, shown in the current shape.
   void fields(const Struct& st, const Value& x) {
@@ -585,11 +587,18 @@ class DynOut {
         }
       }
     }
-    if (spell.hash && v >= 0)
+    if (spell.hash && v >= 0) {
       if (const std::string* n = text::known_name(spell.hash, static_cast<uint64_t>(v)); n && text::is_name_spelling(*n)) {
         out = *n;
         return true;
       }
+      // The names the document's own strings prove, then the schema's names: list.
+      if (doc_names_)
+        if (const std::string* n = doc_names_->find(spell.hash, static_cast<uint64_t>(v)); n && text::is_name_spelling(*n)) {
+          out = *n;
+          return true;
+        }
+    }
     return false;
   }
   const std::vector<std::string>* ref_keys(const Spell& spell) const {
@@ -609,14 +618,38 @@ class DynOut {
 
   Sink& sink_;
   const Schema::Plan& p_;
+  const text::DocNames* doc_names_;
   std::vector<NameTable> tables_;
   std::vector<std::vector<std::pair<const char*, int64_t>>> ints_;
   Shape shape_;
 };
 
+// text::EachString: every string of the model, in the order of its members
+// (a union's case name is no string of the model).
+void prove_strings(const Value& v, text::DocNames& names) {
+  switch (v.kind) {
+    case Value::Kind::String: names.prove(v.str); return;
+    case Value::Kind::Struct:
+      for (const Member& m : v.fields) prove_strings(m.value, names);
+      return;
+    case Value::Kind::Array:
+    case Value::Kind::Union:
+      for (const Value& e : v.items) prove_strings(e, names);
+      return;
+    default: return;
+  }
+}
+
 template <class Sink>
 std::string document(Sink& sink, const Schema::Plan& p, const Value& x, const Layout* layout) {
-  DynOut<Sink> out(sink, p);
+  // text::to_document: the hash names the document proves, then the schema's list.
+  std::optional<text::DocNames> names;
+  if (p.has_hash_names && !text::numbers_only()) {
+    names.emplace(p.hash_names);
+    prove_strings(x, *names);
+    names->add_defaults();
+  }
+  DynOut<Sink> out(sink, p, names ? &*names : nullptr);
   sink.begin_map();
   sink.key("format");
   sink.string(p.s->format);
