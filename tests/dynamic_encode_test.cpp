@@ -346,8 +346,9 @@ std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::stri
            std::to_string(b.width) + ", n " + std::to_string(a.n) + "/" + std::to_string(b.n) + ")";
   if (a.fields.size() != b.fields.size()) return path + " (members " + std::to_string(a.fields.size()) + "/" + std::to_string(b.fields.size()) + ")";
   for (size_t i = 0; i < a.fields.size(); ++i) {
-    if (a.fields[i].name != b.fields[i].name) return path + "." + a.fields[i].name + " / " + b.fields[i].name;
-    if (std::string d = first_diff(a.fields[i].value, b.fields[i].value, path + "." + a.fields[i].name); !d.empty()) return d;
+    const std::string an(a.fields[i].name), bn(b.fields[i].name);
+    if (an != bn) return path + "." + an + " / " + bn;
+    if (std::string d = first_diff(a.fields[i].value, b.fields[i].value, path + "." + an); !d.empty()) return d;
   }
   if (a.items.size() != b.items.size()) return path + " (items " + std::to_string(a.items.size()) + "/" + std::to_string(b.items.size()) + ")";
   for (size_t i = 0; i < a.items.size(); ++i)
