@@ -221,6 +221,12 @@ BOOST_AUTO_TEST_CASE(sarc_same_bytes) {
 BOOST_AUTO_TEST_CASE(al_same_bytes) { BOOST_TEST(compare_format("al", "schemas/al.yaml", GENERATED(binschema::al), false) > 0); }
 BOOST_AUTO_TEST_CASE(asb_same_bytes) { BOOST_TEST(compare_format("asb", "schemas/asb.yaml", GENERATED(binschema::asb), false) > 0); }
 BOOST_AUTO_TEST_CASE(evnt_same_bytes) { BOOST_TEST(compare_format("evnt", "schemas/evnt.yaml", GENERATED(binschema::evnt), false) > 0); }
+// BAEV's events by hash name (map: keyed by a hash_of: field), BYML's and
+// AAMP's bare values (plain or tagged: !u, !l, !f64, !hash..., JSON's
+// {"!u": 5}) and string tables, with their samples.
+BOOST_AUTO_TEST_CASE(baev_same_bytes) { BOOST_TEST(compare_format("baev", "schemas/baev.yaml", GENERATED(binschema::baev), false) > 0); }
+BOOST_AUTO_TEST_CASE(byml_same_bytes) { BOOST_TEST(compare_format("byml", "schemas/byml.yaml", GENERATED(binschema::byml), true) > 0); }
+BOOST_AUTO_TEST_CASE(aamp_same_bytes) { BOOST_TEST(compare_format("aamp", "schemas/aamp.yaml", GENERATED(binschema::aamp), true) > 0); }
 
 namespace {
 
