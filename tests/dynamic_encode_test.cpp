@@ -25,6 +25,7 @@
 #include "bools_sizes_text.h"
 #include "byml_text.h"
 #include "evnt_text.h"
+#include "maps_text.h"
 #include "samples.h"
 #include "sarc_text.h"
 #include "share_equal_text.h"
@@ -264,6 +265,33 @@ records:
 tags: [alpha, first, beta]
 extra: {label: hello}
 )") > 0);
+}
+
+// tests/schemas/maps.yaml: maps by string, hex and enum keys, union
+// entries, unwrapped structs and if: fields, read and encoded by both (the
+// mutations: a key twice, the key among an entry's fields, an if: field given
+// while false, ...), in each version (if: version >= 2, >= 3) and with the
+// list fallback (a name twice).
+BOOST_AUTO_TEST_CASE(maps_same_bytes) {
+  namespace m = binschema::maps;
+  int n = 0;
+  for (const uint16_t version : {1, 2, 3}) {
+    m::File f;
+    f.version = version;
+    f.flags = version == 3 ? 1 : 0;
+    f.extra = version == 3 ? 77 : 0;
+    f.items = {m::Item{"sword", 3, 1, version >= 2 ? 7u : 0u}, m::Item{version == 1 ? "sword" : "shield", 5, 2, version >= 2 ? 8u : 0u}};
+    f.points = {m::Point{1, 1.5f}, m::Point{0xabc, -2.0f}};
+    f.paints = {m::Paint{0, 0.5f}, m::Paint{2, 0.25f}};
+    f.values.resize(2);
+    f.values[0].emplace<m::File::Values::Case::word>(m::WordValue{5, 9});
+    f.values[1].emplace<m::File::Values::Case::pair>(m::PairValue{12, 1, 2});
+    f.list.values = {1, 2, 3};
+    f.big.value = 12345678901234ull;
+    f.v3 = version >= 3 ? 33 : 0;
+    n += compare_fixture("tests/schemas/maps.yaml", GENERATED(m), m::to_text(m::decode(m::encode(f)), binschema::TextKind::Yaml));
+  }
+  BOOST_TEST(n > 0);
 }
 
 BOOST_AUTO_TEST_CASE(shared_same_bytes) {
