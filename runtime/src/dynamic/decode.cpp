@@ -275,10 +275,14 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       sp.has_dic = sp.has_dic || f.type.kind == ValueType::Dic;
       if (f.in_model()) {
         // A struct under if: gets its default only when the if: is false (read_struct).
-        if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed))
-          sp.init.push_back(Member{f.name, Value{}});
-        else
-          sp.init.push_back(Member{f.name, fp.def});
+        if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed)) {
+          sp.init.push_back(Member{intern(f.name), Value{}});
+        } else if (f.bits.empty() && (!fp.def.fields.empty() || !fp.def.items.empty())) {
+          sp.heavy.emplace_back(fp.member, &fp.def);
+          sp.init.push_back(Member{intern(f.name), Value{}});
+        } else {
+          sp.init.push_back(Member{intern(f.name), fp.def});
+        }
       }
     }
     for (size_t i = 0; i < s.pools.size(); ++i)
@@ -378,6 +382,7 @@ class Dec {
     uint64_t end, next;
     Locals loc;
     Value& x;
+    size_t cur = ~size_t(0);  // the index of the field read_field reads
     std::vector<std::vector<std::string>> dic;  // by field index
   };
 
@@ -516,7 +521,8 @@ class Dec {
   }
 
   Value* member(Frame& fr, const Field& f) {
-    const int m = p_.of(&f).member;
+    // The field being read (read_field) without a look-up by address.
+    const int m = fr.cur < fr.st.fields.size() && fr.st.fields[fr.cur].get() == &f ? fr.sp.fp[fr.cur]->member : p_.of(&f).member;
     return m < 0 ? nullptr : &fr.x.fields[static_cast<size_t>(m)].value;
   }
   Value* member(Frame& fr, size_t fi) {
@@ -544,7 +550,7 @@ class Dec {
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
     x.kind = Value::Kind::Struct;
     x.fields = sp.init;
-    Frame fr{st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, Locals(st.fields.size()), x, {}};
+    Frame fr{st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, Locals(st.fields.size()), x, ~size_t(0), {}};
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
     std::vector<const Field*> targets;
@@ -586,6 +592,8 @@ class Dec {
       if (f->cond && !eval_cond(fr, *f->cond)) continue;
       read_target(fr, *f);
     }
+    for (const auto& [m, def] : sp.heavy)
+      if (Value& v = x.fields[static_cast<size_t>(m)].value; v.kind == Value::Kind::Absent) v = *def;
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
       if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
@@ -636,6 +644,7 @@ class Dec {
   // ---- read_field
   void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
     if (f.kind == FieldKind::Virtual) return;
+    fr.cur = fi;
     if (cursor && f.resolved.fixed_size) r_.need(fr.o, f.resolved.size);
     switch (f.kind) {
       case FieldKind::Virtual: break;

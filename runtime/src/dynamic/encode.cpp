@@ -1302,7 +1302,7 @@ class Encoder {
         order[i] = i;
         keys[i] = sort_key(et, f.array.sort, l.items[i]);
       }
-      std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) { return keys[p] < keys[q]; });
+      std::stable_sort(order.begin(), order.end(), [&](size_t x1, size_t x2) { return keys[x1] < keys[x2]; });
       for (size_t i = 0; i < order.size(); ++i) place(et, l.items[order[i]], a + i * et.size);
     } else if (f.array.on) {
       const Value& l = list(st, f, v);

@@ -24,6 +24,11 @@ struct StructPlan {
   Value empty;                             // the struct as a default-constructed model holds it
   // Filled in once every plan exists:
   std::vector<Member> init;                // the members a read starts from (names, defaults)
+  // Members whose default holds heap (a struct, a union, a fixed-size
+  // array): `init` holds them Absent, and a read that leaves one Absent
+  // gives it its default at the end (read_struct): a read does not copy a
+  // default it then overwrites. (member index, the default)
+  std::vector<std::pair<int, const Value*>> heavy;
   std::vector<const struct FieldPlan*> fp; // by field index
   std::vector<int> scoped_pools;           // pools whose scope is this struct (not block pools)
   bool has_tags = false, has_dic = false;
