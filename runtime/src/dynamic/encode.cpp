@@ -30,6 +30,7 @@
 #include "binschema/layout.h"
 #include "binschema/relocation.h"
 #include "binschema/string_pool.h"
+#include "binschema/string_table.h"
 #include "binschema/writer.h"
 
 namespace binschema::dynamic {
@@ -236,6 +237,14 @@ class Encoder {
                                                    : num(member(root, x, *f));
     for (size_t i = 0; i < s_.pools.size(); ++i)
       for (const auto& k : s_.pools[i].keep) spool_[i]->keep(k);
+    if (gen::reaches_index(root)) {
+      // The tables (table:): every string the index_of: fields hold, once each, in the schema's order.
+      for (const auto& f : root.fields)
+        if (!f->table.order.empty() && static_cast<size_t>(f->table.id) >= tabs_.size()) tabs_.resize(static_cast<size_t>(f->table.id) + 1);
+      collect(root, x);
+      for (const auto& f : root.fields)
+        if (!f->table.order.empty()) tabs_[static_cast<size_t>(f->table.id)].finish(f->table.order == "sorted");
+    }
     uint64_t s;
     if (root.fixed_size) {
       s = w.reserve(root.size);
@@ -310,6 +319,8 @@ class Encoder {
   std::deque<Typed> typed_;                    // shared targets: values the writer keeps pointers to
   std::unordered_map<std::string, std::unique_ptr<std::string>> types_;  // their types
   std::unordered_map<const void*, const char*> what_of_;
+  std::vector<IndexTable> tabs_;      // the root's tables (table:), by table id
+  std::deque<Value> table_values_;    // the tables as their structs, built to be written
 
   // "Struct.field": a pointer that outlives the write, as the generated
   // code's string literals do (a LayoutTrace keeps the names of late values
@@ -609,6 +620,68 @@ class Encoder {
     else store(o, f.type.prim, x);
   }
 
+  // ---- Tables (table:, index_of:) ------------------------------------------------
+
+  // collect_T: every string st's index_of: fields hold (through its inline
+  // structs and arrays, pointers and union cases), added to its table.
+  void collect(const Struct& st, const Value& x) {
+    need_struct(st, x);
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (!f.in_model()) continue;
+      if (f.type.kind == ValueType::Union) {
+        auto one = [&](const Value& u) {
+          const Field& p = *f.variant.cases[case_index(st, f, u)].field;
+          collect_one(p, u.items[0]);
+        };
+        const Value& v = member(st, x, f);
+        if (f.array.on)
+          for (const Value& u : list(st, f, v).items) one(u);
+        else
+          one(v);
+        continue;
+      }
+      if (!f.table.index_of.empty()) {
+        collect_one(f, member(st, x, f));
+        continue;
+      }
+      if (f.type.kind != ValueType::Struct || !f.type.st || !gen::reaches_index(*f.type.st)) continue;
+      const Value& v = member(st, x, f);
+      if (f.array.on) {
+        for (const Value& e : list(st, f, v).items) collect(*f.type.st, e);
+      } else if (f.pointer.width && f.pointer.null == Field::Null::Allowed) {
+        if (!v.is_absent()) collect(*f.type.st, v);
+      } else {
+        collect(*f.type.st, v);
+      }
+    }
+  }
+  void collect_one(const Field& f, const Value& v) {
+    if (!f.table.index_of.empty()) tabs_[static_cast<size_t>(f.table.id)].add(v.str);
+    else if (f.type.kind == ValueType::Struct && f.type.st && gen::reaches_index(*f.type.st)) collect(*f.type.st, v);
+  }
+  // The struct a table field points to, from its collected strings (absent:
+  // a nullable table with no string).
+  const Value& table_value(const Field& f) {
+    const IndexTable& t = tabs_.size() > static_cast<size_t>(f.table.id) ? tabs_[static_cast<size_t>(f.table.id)] : empty_table_;
+    if (f.pointer.null == Field::Null::Allowed && t.empty()) return table_values_.emplace_back(Value::absent());
+    Value strs = Value::array();
+    strs.items.reserve(t.size());
+    for (const std::string& str : t.strings()) {
+      Value e = Value::struct_();
+      e.add(f.table.text->name, Value::string(str));
+      strs.items.push_back(std::move(e));
+    }
+    Value v = Value::struct_();
+    v.add(f.table.strings->name, std::move(strs));
+    return table_values_.emplace_back(std::move(v));
+  }
+  // An index_of: field's index: its string's place in its table.
+  uint64_t table_index(const Field& f, const Value& v, const char* wh) const {
+    return tabs_.at(static_cast<size_t>(f.table.id)).index(v.str, wh);
+  }
+  IndexTable empty_table_;
+
   // ---- put_T ----------------------------------------------------------------------
 
   // Writes struct st's own bytes: at `at` (reserved by the caller) when it
@@ -690,6 +763,21 @@ class Encoder {
 
   void put_field(const Struct& st, const Field& f, uint64_t o, const Value& x, uint64_t s) {
     const char* wh = what(st, f);
+    if (!f.table.offsets_of.empty()) {
+      // offsets_of: each string's offset from the struct's start (the strings
+      // follow directly, each with its NUL), then the end of the last.
+      const Field& sf = *st.field(f.table.offsets_of);
+      const Field& tf = *sf.type.st->fields[0];
+      const Value& strs = list(st, sf, member(st, x, sf));
+      const uint64_t esz = gen::prim_size(f.type.prim);
+      const uint64_t n = eval(st, *f.array.count, x);
+      uint64_t at = w.pos() + n * esz - s;
+      for (uint64_t i = 0; i < n; ++i) {
+        w.put_uint(w.reserve(esz), static_cast<unsigned>(esz), at, wh);
+        if (i < strs.items.size()) at += member(*sf.type.st, strs.items[i], tf).str.size() + 1;
+      }
+      return;
+    }
     if (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) {
       // The tags of a union[]: the tag of each element's case.
       const Field& u = *st.field(f.resolved.tag_for);
@@ -872,6 +960,9 @@ class Encoder {
         shift += b.width;
       }
       store(o, f.type.prim, v);
+    } else if (!f.table.index_of.empty()) {
+      // index_of: the string's place in its table (collected and ordered before the root was written).
+      w.put_uint(o, width, table_index(f, member(st, x, f), wh), wh);
     } else if (f.true_value) {
       store(o, f.type.prim, member(st, x, f).n != 0 ? *f.true_value : 0);
     } else {
@@ -914,6 +1005,7 @@ class Encoder {
 
   uint64_t sort_key(const Struct& et, const std::string& key, const Value& e) {
     const Field* k = et.field(key);
+    if (!k->table.index_of.empty()) return table_index(*k, member(et, e, *k), what(et, *k));  // a string of a sorted table: its index
     if (k->role.derive) return eval(et, *k->role.derive, e);
     return num(member(et, e, *k));
   }
@@ -993,7 +1085,8 @@ class Encoder {
       case CaseKind::StructPointer: break;
       case CaseKind::PooledBlock: block_ref(p, v, oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
-        if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
+        if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
+        else if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
         else store(oo, p.type.prim, fit(v, p.type.prim, wh));
         break;
       case CaseKind::Numbers: {
@@ -1288,7 +1381,7 @@ class Encoder {
 
   void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
                     bool record = false) {
-    const Value& xv = f.in_model() ? member(st, xs, f) : empty_struct();
+    const Value& xv = !f.table.order.empty() ? table_value(f) : f.in_model() ? member(st, xs, f) : empty_struct();
     const uint64_t slot = field_at(f, xs, s);
     const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
     const char* wh = what(st, f);

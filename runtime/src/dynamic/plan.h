@@ -93,6 +93,10 @@ struct FieldPlan {
   std::string_view name;           // the field's name, interned (Member::name)
   const char* what = "";           // "Struct.field" (messages, layout traces), lasting
   bool cond_default_struct = false;
+  // An if: the text evaluates from the model (gen_cpp_types.cpp text_cond),
+  // derived values spelt out: the field is left out of the text while it is
+  // false, and refused in text then. Null: a plain field in text.
+  std::shared_ptr<const gen::Expr> text_cond;
 };
 
 struct Schema::Plan {
@@ -101,6 +105,13 @@ struct Schema::Plan {
   // key that asks for it: encode() throws it; decode and text out work.
   std::optional<gen::SchemaError> encode_refusal;
   const gen::Struct* root = nullptr;
+  size_t tables = 0;  // the root's table: fields (index_of: strings), numbered by Field::table.id
+  // The names the text shows for hashes (hash_of:) beyond the run-time list:
+  // the algorithms of the hash_of: fields and the schema's names: list, as
+  // the generated to_text's kHashNames (has_hash_names: there is a hash_of:).
+  std::vector<const char*> hash_algos, hash_defaults;
+  text::HashNames hash_names;
+  bool has_hash_names = false;
   PtrMap<gen::Struct, StructPlan> structs;
   PtrMap<gen::Field, FieldPlan> fields;
   // How a field with names is spelt in text (gen_cpp_types.cpp's text_T_f).
