@@ -226,6 +226,8 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       FieldPlan fp;
       fp.index = i;
       if (f.in_model()) fp.member = m++;
+      fp.name = intern(f.name);
+      fp.what = intern(st->name + "." + f.name).data();
       p->fields.emplace(&f, std::move(fp));
       for (const auto& c : f.variant.cases) p->fields.emplace(c.field.get(), FieldPlan{});
     }
@@ -277,7 +279,7 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         // A struct under if: gets its default only when the if: is false (read_struct).
         if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed)) {
           sp.init.push_back(Member{intern(f.name), Value{}});
-        } else if (f.bits.empty() && (!fp.def.fields.empty() || !fp.def.items.empty())) {
+        } else if (!fp.def.fields.empty() || !fp.def.items.empty()) {
           sp.heavy.emplace_back(fp.member, &fp.def);
           sp.init.push_back(Member{intern(f.name), Value{}});
         } else {
@@ -805,11 +807,16 @@ class Dec {
       check_bool(f, raw, o, f.name);
       x = prim_value(f.type.prim, raw);
     } else if (f.kind == FieldKind::BitWord) {
+      // Built here (its member starts Absent: StructPlan::heavy).
+      x.kind = Value::Kind::Struct;
+      x.fields.resize(f.bits.size());
+      const Value& def = fr.sp.fp[fi]->bits_def;
       unsigned shift = 0;
       size_t k = 0;
       for (const auto& b : f.bits) {
         const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
         uint64_t v = (raw >> shift) & mask;
+        x.fields[k].name = def.fields[k].name;
         Value& bx = x.fields[k++].value;
         if (!b.pool.empty()) {
           if (b.scale > 1) v *= b.scale;

@@ -332,6 +332,8 @@ class Encoder {
     return names.insert(std::move(t)).first->c_str();
   }
   const char* what(const Struct& st, const Field& f) {
+    if (plan_)
+      if (const FieldPlan* fp = plan_->fields.find(&f); fp && *fp->what) return fp->what;
     auto it = what_of_.find(&f);
     if (it != what_of_.end()) return it->second;
     return what_of_[&f] = lasting(st.name + "." + f.name);
@@ -366,10 +368,13 @@ class Encoder {
   const Value& member(const Struct& st, const Value& x, const Field& f) {
     // The struct value's members are its model fields in order: the plan's index, checked.
     if (plan_) {
-      auto it = plan_->fields.find(&f);
-      if (it != plan_->fields.end()) {
-        const int m = it->second.member;
-        if (m >= 0 && static_cast<size_t>(m) < x.fields.size() && x.fields[static_cast<size_t>(m)].name == f.name) return x.fields[static_cast<size_t>(m)].value;
+      if (const FieldPlan* fp = plan_->fields.find(&f)) {
+        const int m = fp->member;
+        // Names are interned: the same name is mostly the same pointer.
+        if (m >= 0 && static_cast<size_t>(m) < x.fields.size()) {
+          const std::string_view n = x.fields[static_cast<size_t>(m)].name;
+          if (n.data() == fp->name.data() || n == fp->name) return x.fields[static_cast<size_t>(m)].value;
+        }
       }
     }
     if (const Value* v = x.find(f.name)) return *v;
