@@ -25,6 +25,7 @@
 #include "bools_sizes_text.h"
 #include "byml_text.h"
 #include "evnt_text.h"
+#include "maps_text.h"
 #include "samples.h"
 #include "sarc_text.h"
 #include "share_equal_text.h"
@@ -207,9 +208,6 @@ int compare_format(const std::string& format, const std::string& schema, const G
 
 }  // namespace
 
-// (BAEV, BYML and AAMP use string tables and hash names the engine refuses
-// at load for now: dynamic_test every_schema_loads_or_is_refused. BFEVFL's
-// hooks are refused at encode: hooks_refused_at_encode.)
 BOOST_AUTO_TEST_CASE(sarc_same_bytes) {
   BOOST_TEST(compare_format("sarc", "schemas/sarc.yaml", GENERATED(binschema::sarc), true) > 0);
 }
@@ -221,6 +219,12 @@ BOOST_AUTO_TEST_CASE(sarc_same_bytes) {
 BOOST_AUTO_TEST_CASE(al_same_bytes) { BOOST_TEST(compare_format("al", "schemas/al.yaml", GENERATED(binschema::al), false) > 0); }
 BOOST_AUTO_TEST_CASE(asb_same_bytes) { BOOST_TEST(compare_format("asb", "schemas/asb.yaml", GENERATED(binschema::asb), false) > 0); }
 BOOST_AUTO_TEST_CASE(evnt_same_bytes) { BOOST_TEST(compare_format("evnt", "schemas/evnt.yaml", GENERATED(binschema::evnt), false) > 0); }
+// BAEV's events by hash name (map: keyed by a hash_of: field), BYML's and
+// AAMP's bare values (plain or tagged: !u, !l, !f64, !hash..., JSON's
+// {"!u": 5}) and string tables, with their samples.
+BOOST_AUTO_TEST_CASE(baev_same_bytes) { BOOST_TEST(compare_format("baev", "schemas/baev.yaml", GENERATED(binschema::baev), false) > 0); }
+BOOST_AUTO_TEST_CASE(byml_same_bytes) { BOOST_TEST(compare_format("byml", "schemas/byml.yaml", GENERATED(binschema::byml), true) > 0); }
+BOOST_AUTO_TEST_CASE(aamp_same_bytes) { BOOST_TEST(compare_format("aamp", "schemas/aamp.yaml", GENERATED(binschema::aamp), true) > 0); }
 
 namespace {
 
@@ -258,6 +262,33 @@ records:
 tags: [alpha, first, beta]
 extra: {label: hello}
 )") > 0);
+}
+
+// tests/schemas/maps.yaml: maps by string, hex and enum keys, union
+// entries, unwrapped structs and if: fields, read and encoded by both (the
+// mutations: a key twice, the key among an entry's fields, an if: field given
+// while false, ...), in each version (if: version >= 2, >= 3) and with the
+// list fallback (a name twice).
+BOOST_AUTO_TEST_CASE(maps_same_bytes) {
+  namespace m = binschema::maps;
+  int n = 0;
+  for (const uint16_t version : {1, 2, 3}) {
+    m::File f;
+    f.version = version;
+    f.flags = version == 3 ? 1 : 0;
+    f.extra = version == 3 ? 77 : 0;
+    f.items = {m::Item{"sword", 3, 1, version >= 2 ? 7u : 0u}, m::Item{version == 1 ? "sword" : "shield", 5, 2, version >= 2 ? 8u : 0u}};
+    f.points = {m::Point{1, 1.5f}, m::Point{0xabc, -2.0f}};
+    f.paints = {m::Paint{0, 0.5f}, m::Paint{2, 0.25f}};
+    f.values.resize(2);
+    f.values[0].emplace<m::File::Values::Case::word>(m::WordValue{5, 9});
+    f.values[1].emplace<m::File::Values::Case::pair>(m::PairValue{12, 1, 2});
+    f.list.values = {1, 2, 3};
+    f.big.value = 12345678901234ull;
+    f.v3 = version >= 3 ? 33 : 0;
+    n += compare_fixture("tests/schemas/maps.yaml", GENERATED(m), m::to_text(m::decode(m::encode(f)), binschema::TextKind::Yaml));
+  }
+  BOOST_TEST(n > 0);
 }
 
 BOOST_AUTO_TEST_CASE(shared_same_bytes) {
@@ -361,7 +392,7 @@ std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::stri
 // Value, not only the same bytes): text read back is the decoded value.
 BOOST_AUTO_TEST_CASE(text_in_gives_the_decoded_value) {
   size_t n = 0;
-  for (const char* f : {"sarc", "al", "asb", "evnt", "bfevfl"}) {  // (the formats the engine loads: dynamic_test)
+  for (const char* f : {"sarc", "al", "asb", "evnt", "bfevfl", "byml", "aamp", "baev"}) {
     const dyn::Schema d = load(std::string("schemas/") + f + ".yaml");
     const binschema::Format* fmt = binschema::find_format(f);
     for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "examples")) {

@@ -1336,7 +1336,18 @@ class Encoder {
     if (!cond_true(st, f, x)) return;
     const Value& v = member(st, x, f);
     const uint64_t a = field_at(f, x, s);
-    if (f.array.on) {
+    if (f.array.on && !f.array.sort.empty()) {
+      // Written in key order (put_inline_array): the element at place i is the i-th by key.
+      const Value& l = list(st, f, v);
+      std::vector<size_t> order(l.items.size());
+      std::vector<uint64_t> keys(l.items.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+        keys[i] = sort_key(et, f.array.sort, l.items[i]);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](size_t x1, size_t x2) { return keys[x1] < keys[x2]; });
+      for (size_t i = 0; i < order.size(); ++i) place(et, l.items[order[i]], a + i * et.size);
+    } else if (f.array.on) {
       const Value& l = list(st, f, v);
       for (size_t i = 0; i < l.items.size(); ++i) place(et, l.items[i], a + i * et.size);
     } else {
