@@ -310,15 +310,53 @@ class Encoder {
   std::unordered_map<const Value*, uint64_t> placed_;  // targets placed before their pointer exists (self)
   std::map<std::string, uint64_t> ctx_;  // context: values of the root
   // Where fields at variable offsets (or under if:) went: (struct value, field) -> offset.
-  struct KeyHash {
-    size_t operator()(const std::pair<const Value*, const Field*>& k) const {
-      return std::hash<const void*>()(k.first) * 31 + std::hash<const void*>()(k.second);
+  // Open addressing (one per field at a variable offset of every struct
+  // written: no node allocated, no division per look-up).
+  class AtMap {
+   public:
+    uint64_t& operator[](std::pair<const Value*, const Field*> k) {
+      if ((n_ + 1) * 2 > slots_.size()) grow();
+      size_t i = hash(k);
+      while (slots_[i].used && !(slots_[i].v == k.first && slots_[i].f == k.second)) i = (i + 1) & (slots_.size() - 1);
+      if (!slots_[i].used) {
+        slots_[i] = {k.first, k.second, 0, true};
+        ++n_;
+      }
+      return slots_[i].at;
     }
+    const uint64_t* find(std::pair<const Value*, const Field*> k) const {
+      if (slots_.empty()) return nullptr;
+      for (size_t i = hash(k); slots_[i].used; i = (i + 1) & (slots_.size() - 1))
+        if (slots_[i].v == k.first && slots_[i].f == k.second) return &slots_[i].at;
+      return nullptr;
+    }
+
+   private:
+    struct Slot {
+      const Value* v;
+      const Field* f;
+      uint64_t at;
+      bool used;
+    };
+    size_t hash(std::pair<const Value*, const Field*> k) const {
+      const uint64_t h = (reinterpret_cast<uintptr_t>(k.first) * 0x9e3779b97f4a7c15ull) ^ (reinterpret_cast<uintptr_t>(k.second) * 0xc2b2ae3d27d4eb4full);
+      return static_cast<size_t>(h >> 24) & (slots_.size() - 1);
+    }
+    void grow() {
+      std::vector<Slot> old = std::move(slots_);
+      slots_.assign(old.empty() ? 256 : old.size() * 2, Slot{nullptr, nullptr, 0, false});
+      n_ = 0;
+      for (const Slot& x : old)
+        if (x.used) (*this)[{x.v, x.f}] = x.at;
+    }
+    std::vector<Slot> slots_;
+    size_t n_ = 0;
   };
-  std::unordered_map<std::pair<const Value*, const Field*>, uint64_t, KeyHash> at_;
+  AtMap at_;
   std::deque<Typed> typed_;                    // shared targets: values the writer keeps pointers to
   std::unordered_map<std::string, std::unique_ptr<std::string>> types_;  // their types
   std::unordered_map<const void*, const char*> what_of_;
+  std::unordered_map<const Struct*, std::pair<const std::string*, bool>> case_struct_;  // place_case_struct's type name, plain_struct
   std::vector<IndexTable> tabs_;      // the root's tables (table:), by table id
   std::deque<Value> table_values_;    // the tables as their structs, built to be written
 
@@ -749,8 +787,8 @@ class Encoder {
   }
   // The position of field f of struct value x (at s), for place_.
   uint64_t field_at(const Field& f, const Value& x, uint64_t s) {
-    auto it = at_.find({&x, &f});
-    return it != at_.end() ? it->second : s + f.resolved.offset;
+    const uint64_t* at = at_.find({&x, &f});
+    return at ? *at : s + f.resolved.offset;
   }
 
   void string_ref(const std::string& pool, std::string_view v, uint64_t slot, int width) {
@@ -1676,8 +1714,16 @@ class Encoder {
     const uint64_t base = p.pointer.base == Field::Base::Struct ? s : 0;
     const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);
     const uint64_t size = pt.fixed_size ? pt.size : kUnknownSize;
-    const Typed& value = typed(v, "struct " + pt.name);
-    const bool leaf = plain_struct(s_, pt);
+    // "struct T" and whether T is plain, once per payload type.
+    auto& known = case_struct_[&pt];
+    if (!known.first) {
+      auto& t = types_["struct " + pt.name];
+      if (!t) t = std::make_unique<std::string>("struct " + pt.name);
+      known = {t.get(), plain_struct(s_, pt)};
+    }
+    typed_.push_back({&v, known.first});
+    const Typed& value = typed_.back();
+    const bool leaf = known.second;
     const uint8_t width = static_cast<uint8_t>(p.pointer.width);
     for (const auto& g : pt.fields)
       if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
