@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <deque>
 #include <functional>
 #include <map>
 #include <regex>
@@ -460,6 +461,41 @@ BOOST_AUTO_TEST_CASE(value_paths_and_edits) {
   BOOST_TEST((v.kind == dyn::Value::Kind::Struct));
   BOOST_TEST(s.to_text(v, TextKind::Yaml) == g.text(bytes, TextKind::Yaml));
   BOOST_CHECK_THROW(v.at_path("no_such_field"), std::out_of_range);
+}
+
+// Field names are interned (Member::name, dynamic::intern): a decoded value's
+// names are the interned ones, a name given to add() outlives its string, and
+// a value whose names are equal but not the interned pointers (a Member built
+// by hand) still encodes to the same bytes and finds its fields.
+BOOST_AUTO_TEST_CASE(field_names_are_interned) {
+  const Gen& g = *by_name("sarc");
+  std::ifstream in(fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "sarc-two-files.yaml");
+  const std::vector<uint8_t> bytes = g.encode_text(std::string((std::istreambuf_iterator<char>(in)), {}));
+  const dyn::Schema& s = loaded(g);
+  const dyn::Value v = s.decode(bytes);
+  BOOST_TEST(static_cast<const void*>(v.fields.at(0).name.data()) == static_cast<const void*>(dyn::intern(v.fields.at(0).name).data()));
+  dyn::Value w = dyn::Value::struct_();
+  {
+    std::string temp = "a field name longer than any short string buffer";
+    w.add(temp, dyn::Value::uint(7, 4));
+    temp.assign(temp.size(), 'x');
+  }
+  BOOST_TEST(w["a field name longer than any short string buffer"].as_uint() == 7u);
+  // The same value with every name a copy of its own (equal, not interned).
+  std::deque<std::string> own;
+  std::function<void(dyn::Value&)> copy_names = [&](dyn::Value& x) {
+    for (auto& m : x.fields) {
+      own.emplace_back(m.name);
+      m.name = own.back();
+      copy_names(m.value);
+    }
+    for (auto& i : x.items) copy_names(i);
+  };
+  dyn::Value c = v;
+  copy_names(c);
+  BOOST_TEST(static_cast<const void*>(c.fields.at(0).name.data()) != static_cast<const void*>(v.fields.at(0).name.data()));
+  BOOST_TEST((s.encode(c) == s.encode(v)));
+  BOOST_TEST(s.to_text(c, TextKind::Yaml) == s.to_text(v, TextKind::Yaml));
 }
 
 // ---- The CLI with --schema ------------------------------------------------------
