@@ -450,6 +450,54 @@ BOOST_AUTO_TEST_CASE(maps_shapes_give_the_generated_text_and_errors) {
   BOOST_TEST(refused >= 6u);
 }
 
+// BYML dictionaries whose text would read back as another case of the bare
+// Node union (a key not UTF-8: the list fallback; the only key a tag): marked
+// !!map (JSON {"!!map": ...}) by both, held as the root, an entry's value and
+// an array element; the engine's text in and encode give the bytes back.
+BOOST_AUTO_TEST_CASE(byml_dictionaries_read_as_another_case_are_marked_by_both) {
+  namespace b = binschema::byml;
+  auto int_entry = [](const std::string& key, int32_t v) {
+    b::DictEntry e;
+    e.key = key;
+    e.value.emplace<b::DictEntry::Value::Case::int_>(v);
+    return e;
+  };
+  const Gen& g = *by_name("byml");
+  const dyn::Schema& s = loaded(g);
+  Tally t;
+  size_t marked = 0, n = 0;
+  for (const std::vector<b::DictEntry>& d : std::vector<std::vector<b::DictEntry>>{
+           {int_entry("\xff", 1)}, {int_entry("a", 1), int_entry("b\xfe", 2)}, {int_entry("!ul", 5)}, {int_entry("!nothing", 5)}, {int_entry("plain", 5)}}) {
+    std::vector<b::Byml> docs(3);
+    for (b::Byml& m : docs) {
+      m.magic = "YB";
+      m.version = 2;
+      m.root.emplace();
+    }
+    docs[0].root->body.emplace<b::Node::Body::Case::dict>().entries = d;
+    b::DictEntry inner;
+    inner.key = "inner";
+    inner.value.emplace<b::DictEntry::Value::Case::dict>().entries = d;
+    docs[1].root->body.emplace<b::Node::Body::Case::dict>().entries = {inner};
+    auto& items = docs[2].root->body.emplace<b::Node::Body::Case::array>().items;
+    items.resize(2);
+    items[0].emplace<b::ArrayBody::Items::Case::dict>().entries = d;
+    items[1].emplace<b::ArrayBody::Items::Case::int_>(3);
+    for (const b::Byml& doc : docs) {
+      const std::vector<uint8_t> bytes = b::encode(doc);
+      compare(g, bytes, "a BYML dictionary", t);
+      for (TextKind k : {TextKind::Yaml, TextKind::Json}) {
+        const std::string text = s.to_text(s.decode(bytes), k);
+        marked += text.find("!!map") != std::string::npos;
+        BOOST_TEST((s.encode(s.from_text(text)) == bytes), text);
+        ++n;
+      }
+    }
+  }
+  BOOST_TEST(t.texts == n);
+  BOOST_TEST(marked == 24u);  // all but the plain key's 6 texts
+}
+
 // Values through the C++ API: a path into the value, an edit shown in the text.
 BOOST_AUTO_TEST_CASE(value_paths_and_edits) {
   const Gen& g = *by_name("sarc");
