@@ -394,6 +394,79 @@ BOOST_AUTO_TEST_CASE(edit_renames_a_dictionary_key) {
                           bytes, &edited) == "OK\n");
 }
 
+namespace {
+
+DictEntry int_entry(const std::string& key, int32_t v) {
+  DictEntry e;
+  e.key = key;
+  e.value.emplace<DictEntry::Value::Case::int_>(v);
+  return e;
+}
+
+// A document whose root dictionary holds `d` three ways: as the root itself
+// (the Node union's map case), as an entry's value, and as an array element.
+std::vector<Byml> holding(const std::vector<DictEntry>& d) {
+  std::vector<Byml> docs(3);
+  for (Byml& m : docs) {
+    m.magic = "YB";
+    m.version = 2;
+    m.root.emplace();
+  }
+  docs[0].root->body.emplace<Node::Body::Case::dict>().entries = d;
+  DictEntry inner;
+  inner.key = "inner";
+  inner.value.emplace<DictEntry::Value::Case::dict>().entries = d;
+  docs[1].root->body.emplace<Node::Body::Case::dict>().entries = {inner};
+  auto& items = docs[2].root->body.emplace<Node::Body::Case::array>().items;
+  items.resize(2);
+  items[0].emplace<ArrayBody::Items::Case::dict>().entries = d;
+  items[1].emplace<ArrayBody::Items::Case::int_>(7);
+  return docs;
+}
+
+}  // namespace
+
+// Dictionaries whose text would read back as another case of the bare Node
+// union: a key that is not UTF-8 (the map falls back to a list, which reads
+// as an array), an only key that starts with '!' (it
+// reads as a tagged value's JSON form, {"!ul": 5}). The writer marks them
+// (!!map in YAML, {"!!map": ...} in JSON): the same bytes back, in YAML and
+// JSON, at the root, as a dictionary's value and as an array element.
+BOOST_AUTO_TEST_CASE(dictionaries_that_read_as_another_case_are_marked) {
+  const std::vector<std::pair<std::string, std::vector<DictEntry>>> dicts = {
+      {"a key that is not UTF-8", {int_entry("\xff", 1)}},
+      {"one of two keys not UTF-8", {int_entry("a", 1), int_entry("b\xfe", 2)}},
+      {"the only key a tag", {int_entry("!ul", 5)}},
+      {"the only key !!map", {int_entry("!!map", 5)}},
+      {"the only key !!seq", {int_entry("!!seq", 5)}},
+      {"the only key an unknown tag", {int_entry("!nothing", 5)}},
+  };
+  for (const auto& [what, d] : dicts) {
+    const std::vector<Byml> docs = holding(d);
+    for (size_t where = 0; where < docs.size(); ++where) {
+      const Bytes bytes = encode(docs[where]);
+      const Byml decoded = decode(bytes);
+      for (auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+        BOOST_TEST_CONTEXT(what << ", held " << where << ", " << (kind == binschema::TextKind::Json ? "JSON" : "YAML")) {
+          const std::string text = to_text(decoded, kind);
+          BOOST_TEST(text.find("!!map") != std::string::npos, text);
+          try {
+            BOOST_TEST((encode(from_text(text)) == bytes), text);
+          } catch (const std::exception& e) {
+            BOOST_ERROR(text << ": " << e.what());
+          }
+        }
+      }
+    }
+  }
+  // A map of one key that starts with '!' where the text was written by
+  // hand: a known tag is the tagged value, an unknown one a dictionary.
+  BOOST_TEST((from_text("format: byml\nmagic: YB\nversion: 2\nroot: {a: {\"!ul\": 5}}\n") ==
+              from_text("format: byml\nmagic: YB\nversion: 2\nroot: {a: !ul 5}\n")));
+  BOOST_TEST((from_text("format: byml\nmagic: YB\nversion: 2\nroot: {a: {\"!nothing\": 5}}\n") ==
+              from_text("format: byml\nmagic: YB\nversion: 2\nroot: {a: !!map {\"!nothing\": 5}}\n")));
+}
+
 // The CLI recognises both magics (YB, and BY through Format::other_magics),
 // with no telling file name.
 BOOST_AUTO_TEST_CASE(the_cli_detects_both_magics) {

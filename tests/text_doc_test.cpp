@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(examples_read_the_same_through_both_parsers) {
 
 BOOST_AUTO_TEST_CASE(samples_read_the_same_through_both_parsers) {
   int n = 0;
-  for (const char* sub : {"bfevfl", "sarc"}) {
+  for (const char* sub : {"bfevfl", "sarc", "byml", "aamp"}) {
     for (const fs::path& p : samples::files(sub)) {
       const std::vector<uint8_t> bytes = samples::read(p);
       const binschema::Format* f = binschema::detect_format(bytes, p.filename().string());
@@ -209,6 +209,8 @@ namespace {
 // lists, nulls, booleans, numbers and strings of every kind.
 void random_events(text::YamlSink& sink, std::mt19937& rng, int depth, bool in_flow) {
   static const char* keys[] = {"a", "name", "x_1", "Value", "null", "yes", "k9"};
+  static const char* key_numbers[] = {"0", "12", "-3", "0x00001234", "true"};
+  static const char* tags[] = {"!u", "!!map", "!vec3", "!!str", "!ul"};
   static const char* numbers[] = {"0", "-1", "42", "0x00ff", "1.5", "-0.0", "1e-07", ".nan", "-.inf", ".nan:0x7fa00001"};
   static const char* pieces[] = {"a", "Z", " ", "_", ".", "-", "/", "+", "~", "0", ":", "#", ",", "[", "}", "'", "\"", "\\",
                                  "\n", "\t", "\r", "\x01", "\x7f", "\xc2\x80", "\xc3\xa9", "\xe4\xb8\xad", "\xef\xbb\xbf",
@@ -232,7 +234,22 @@ void random_events(text::YamlSink& sink, std::mt19937& rng, int depth, bool in_f
       if (map) sink.begin_map(flow);
       else sink.begin_seq(flow);
       for (int i = 0; i < n; ++i) {
-        if (map) sink.key(keys[(i + rng()) % std::size(keys)]);
+        if (map) {
+          // A field's name, or a map entry's key (map:): a number, or a
+          // string the sink writes plain or quoted.
+          switch (rng() % 3) {
+            case 0: sink.key(keys[(i + rng()) % std::size(keys)]); break;
+            case 1: sink.key_text(key_numbers[rng() % std::size(key_numbers)], true); break;
+            default: {
+              std::string k;
+              const int len = 1 + static_cast<int>(rng() % 3);
+              for (int j = 0; j < len; ++j) k += pieces[rng() % std::size(pieces)];
+              sink.key_text(k, false);
+            }
+          }
+        }
+        // A bare union's tag before the value.
+        if (rng() % 5 == 0) sink.tag(tags[rng() % std::size(tags)]);
         random_events(sink, rng, depth + 1, flow);
       }
       if (map) sink.end_map();
@@ -387,7 +404,11 @@ BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
            "a: 1 #\xff\n", "a: 1 # x\r\n", "a: 1 # \x01\n",  // comments that are not UTF-8 text
            "a: \"x\"# c\n", "a: x#y z\n", "a:# c\n  b: 1\n",   // '#' with no space before it
            "a: 1\n\t# c\n", "# only a comment\n", "\n\n",
-           "a: x:\n", "a: x::\n", "a: b: c\n", "a: x: y\n", "a: [x:y]\n", "a: :\n", "a: x :y\n",
+           "a: x:\n", "a: x::\n", "a: b: c\n", "a: x: y\n", "a: :\n", "a: x :y\n",
+           // Flow collections the sink does not write: yaml-cpp's business.
+           "a: [x: y]\n", "a: [x : y]\n", "a: [- x]\n", "a: [-]\n", "a: [:x]\n", "a: [x #c]\n", "a: [x ]\n",
+           "a: {x y: 1}\n", "a: {~: 1}\n", "a: {\"k\":1}\n", "a: {k: }\n", "a: {k: x: y}\n", "a: [x,y]\n",
+           "a: [x, ]\n", "a: {? k: 1}\n", "a: {!u k: 1}\n", "a: [x\n", "a: [x]]\n", "a: {k: [1}\n",
            "a: x\xe2\x80\xa8y\n", "a: x\xc2\x85\n", "a: \xef\xbb\xbfx\n", "a: x\xef\xbf\xbe\n", "a: x\xff\n",
        }) {
     text::Doc d;
@@ -408,6 +429,10 @@ BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
            // Tags before a value (bare unions), and quoted scalars: kept as yaml-cpp gives them.
            "a: !!str 1\n", "a: !u 5\n", "a: !vec3 [1.0, 2.0, 3.0]\n", "a:\n  - !str32 x y\n  - [!u 1, 2, !!float .inf]\n",
            "a: !!binary 00ff\nb: !u \"q\"\nc: \"5\"\nd: {k: !l -1}\n", "a: !buffer_int []\n",
+           // Flow maps and lists as the sink writes them: keys quoted or numbers, tags, inner spaces and colons.
+           "Translate: {X: -4931.034, \"Y\": 0.0, Z: 861.76}\n", "a: !hash {0x00001234: !u 7, -3: x y, 12: [1, {b: ~}]}\n",
+           "a: {\"\": 1, \"!ul\": 5, \"a b\": \"c\\n\", true: false, Name.1: Npc::Mode}\n", "a: !!map {\"!u\": 5}\n",
+           "a: [x y, .nan:0x7fa00001, -.inf, !u 1, !!null ~, \xc3\xa9t\xc3\xa9 x, a::b, x:y]\n", "a:\n  - !vec3 [1, 2, 3]\n  - {k: v}\n",
        }) {
     BOOST_TEST(check_yaml(t, t), t << ": not taken");
   }

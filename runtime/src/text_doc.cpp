@@ -442,14 +442,17 @@ class JsonParser : TapeParser {
 // The block YAML that text::YamlSink writes, into the tape: block maps whose
 // keys are identifiers, block lists ("- "), two more spaces of indentation
 // per level, plain scalars made of letters, digits, _ . + - / ~ and inner
-// spaces, double-quoted scalars with the sink's escapes, and flow lists and
-// maps ("[1, 2]", "{bytes: 00ff}") on one line; and what people add when
-// they edit such a file: comment lines, blank lines, a comment after a value
-// or after "key:", spaces at the end of a line, colons (Npc::Mode) and
-// characters past ASCII in plain values. Anything else (anchors, tags,
-// single quotes, block scalars, tabs outside comments, CR, other indentation,
-// a value that is not there) gives up (false), and the text takes yaml-cpp's
-// path; so do bytes that are not UTF-8.
+// spaces, double-quoted scalars with the sink's escapes, tags before a
+// value ("!u 5", "!!map [...]"), and flow lists and maps on one line
+// ("[1, x y]", "{bytes: 00ff}", "{X: 1.5, \"Y\": 0.0}", "{0x00001234: !u 7}");
+// and what people add when they edit such a file: comment lines, blank
+// lines, a comment after a value or after "key:", spaces at the end of a
+// line, colons (Npc::Mode) and characters past ASCII in plain values.
+// Anything else (anchors, a tag before a block collection, single quotes,
+// block scalars, tabs outside comments, CR, other indentation, a value that
+// is not there, flow collections over lines or without the sink's ", ")
+// gives up (false), and the text takes yaml-cpp's path; so do bytes that are
+// not UTF-8.
 class YamlParser : TapeParser {
  public:
   YamlParser(std::string_view text, Doc& doc) : TapeParser(text, doc) {
@@ -723,7 +726,10 @@ class YamlParser : TapeParser {
     return true;
   }
 
-  // "[a, b]" or "{k: v, k2: v2}", on one line.
+  // "[a, b]" or "{k: v, k2: v2}", on one line: what YamlSink writes in flow
+  // style (BYML's {X: 1.5, "Y": 0.0}, !hash {0x00001234: !u 7}, [!u 1, x y]).
+  // Keys are plain scalars without spaces or double-quoted ones, values
+  // plain, double-quoted, tagged or flow collections; ", " between entries.
   bool flow(int depth) {
     if (depth >= kTextMaxDepth) return false;
     const bool map = *p_ == '{';
@@ -737,15 +743,7 @@ class YamlParser : TapeParser {
       return true;
     }
     for (;;) {
-      if (map) {
-        const char* k = p_;
-        while (p_ < end_ && ident_char(*p_)) ++p_;
-        if (p_ == k || !ident_start(*k) || end_ - p_ < 2 || p_[0] != ':' || p_[1] != ' ') return false;
-        const std::string_view key(k, static_cast<size_t>(p_ - k));
-        if (is_null_word(key)) return false;
-        push_plain(k, key);
-        p_ += 2;
-      }
+      if (map && !flow_key()) return false;
       if (p_ == end_) return false;
       if (*p_ == '!' && !tag_prefix()) return false;
       if (p_ == end_) return false;
@@ -753,11 +751,8 @@ class YamlParser : TapeParser {
         if (!flow(depth + 1)) return false;
       } else if (*p_ == '"') {
         if (!quoted()) return false;
-      } else {
-        const char* s = p_;
-        while (p_ < end_ && plain_char(*p_)) ++p_;
-        if (p_ == s || (*s == '-' && p_ - s == 1)) return false;
-        push_plain(s, std::string_view(s, static_cast<size_t>(p_ - s)));
+      } else if (!flow_plain()) {
+        return false;
       }
       ++count;
       if (p_ == end_) return false;
@@ -769,6 +764,54 @@ class YamlParser : TapeParser {
       p_ += 2;
     }
     close(at, count);
+    return true;
+  }
+
+  // A flow map's key and the ": " after it: double-quoted, or plain without
+  // spaces (an identifier, a number such as 0x00001234 or -3, Name.1), not
+  // a word yaml-cpp reads as null.
+  bool flow_key() {
+    const char* k = p_;
+    if (p_ < end_ && *p_ == '"') {
+      if (!quoted()) return false;
+    } else {
+      while (p_ < end_) {
+        if (plain_char(*p_)) ++p_;
+        else if (const size_t n = plain_utf8(p_)) p_ += n;
+        else break;
+      }
+      const std::string_view key(k, static_cast<size_t>(p_ - k));
+      if (key.empty() || key == "-" || is_null_word(key)) return false;
+      push_plain(k, key);
+    }
+    if (end_ - p_ < 2 || p_[0] != ':' || p_[1] != ' ') return false;
+    p_ += 2;
+    return true;
+  }
+
+  // A plain scalar inside a flow collection, up to its ',' or closing
+  // bracket: the characters of a block value (inner spaces, a colon before
+  // one of them) but no flow indicator.
+  bool flow_plain() {
+    const char* s = p_;
+    // A colon first, or a '-' before no other character: yaml-cpp's business.
+    if (p_ < end_ && (*p_ == ':' || (*p_ == '-' && !(p_ + 1 < end_ && (plain_char(p_[1]) || plain_utf8(p_ + 1))))))
+      return false;
+    while (p_ < end_) {
+      if (plain_char(*p_)) {
+        ++p_;
+      } else if (const size_t n = plain_utf8(p_)) {
+        p_ += n;
+      } else if (*p_ == ':' && p_ + 1 < end_ && (plain_char(p_[1]) || p_[1] == ':' || plain_utf8(p_ + 1))) {
+        ++p_;  // a colon inside a value (.nan:0x7fa00001, Npc::Mode)
+      } else if (*p_ == ' ' && p_ + 1 < end_ && (plain_char(p_[1]) || plain_utf8(p_ + 1))) {
+        ++p_;  // an inner space
+      } else {
+        break;
+      }
+    }
+    if (p_ == s) return false;
+    push_plain(s, std::string_view(s, static_cast<size_t>(p_ - s)));
     return true;
   }
 

@@ -483,6 +483,11 @@ class Out {
 
   template <class T>
   void value(const T& v, const Spell& spell = {}) {
+    // A bare union's map case marks the map: array it is shown as (map_case_):
+    // the mark passes through a Box, an optional and an unwrapped struct to
+    // that array; anything else written first drops it.
+    bool map_case = map_case_;
+    if constexpr (!is_box<T>::value && !is_optional<T>::value && !Unwrapped<T>) map_case_ = false;
     if constexpr (std::is_same_v<T, bool>) {
       sink_.boolean(v);
     } else if constexpr (std::is_integral_v<T>) {
@@ -514,12 +519,17 @@ class Out {
     } else if constexpr (is_vector<T>::value || is_array<T>::value) {
       using E = typename T::value_type;
       if constexpr (is_vector<T>::value && std::is_class_v<E>)
-        if (spell.map && as_map(v, spell.map)) return;
+        if (spell.map && as_map(v, spell.map, map_case)) return;
+      // A map: array shown as a list, as a bare union's map case: marked, as
+      // the list would read back as the union's list case.
+      map_case = map_case && spell.map;
+      if (map_case) begin_map_mark();
       bool flow = std::is_arithmetic_v<E> || v.empty();
       if constexpr (BareUnion<E>) flow = flow || scalar_elems(v);
       sink_.begin_seq(flow);
       for (const auto& e : v) value(e, spell);
       sink_.end_seq();
+      if (map_case) end_map_mark();
     } else if constexpr (BareUnion<T>) {
       const CaseText& ct = T::case_text[v.index()];
       std::visit([&](const auto& alt) { bare_case(alt, ct, spell); }, static_cast<const typename T::Base&>(v));
@@ -594,7 +604,13 @@ class Out {
       if (!yaml && ct.plain == Plain::Float && float_is_text(x)) tag = "!!float";  // JSON quotes .inf: a string
     if constexpr (std::is_same_v<X, std::string>)
       if (ct.plain == Plain::String && !is_utf8(x)) tag = "!!str";  // {bytes: HEX}: a map
-    if (!tag) {
+    if (ct.plain == Plain::Map) {
+      // The map: array this case shows marks itself where its text would
+      // read back as another case (as_map, value).
+      map_case_ = true;
+      value(x, spell);
+      map_case_ = false;
+    } else if (!tag) {
       value(x, spell);
     } else if constexpr (yaml) {
       sink_.tag(tag);
@@ -718,10 +734,28 @@ class Out {
     }
   }
 
+  // The mark of a bare union's map case whose text would read back as
+  // another case (docs/schema-language.md, "Values without wrappers"): the
+  // tag !!map in YAML, {"!!map": ...} around it in JSON.
+  void begin_map_mark() {
+    if constexpr (requires(Sink& s) { s.tag(""); }) {
+      sink_.tag("!!map");
+    } else {
+      sink_.begin_map(false);
+      sink_.key("!!map");
+    }
+  }
+  void end_map_mark() {
+    if constexpr (!requires(Sink& s) { s.tag(""); }) sink_.end_map();
+  }
+
   // map: the elements as a map keyed by their key fields' text, in order;
   // false (shown as a list) when a key has no text or two elements share one.
+  // `map_case`: the map is a bare union's map case, marked when it has one
+  // key that starts with '!' (it would read back as a tagged value's JSON
+  // form, {"!u": 5}).
   template <class E>
-  bool as_map(const std::vector<E>& v, const char* key) {
+  bool as_map(const std::vector<E>& v, const char* key, bool map_case = false) {
     std::vector<std::string> keys(v.size());
     std::vector<uint8_t> numbers(v.size());
     std::unordered_map<std::string_view, size_t> seen;
@@ -733,12 +767,15 @@ class Out {
     }
     for (size_t i = 0; i < v.size(); ++i)
       if (!seen.emplace(keys[i], i).second) return false;
+    const bool mark = map_case && v.size() == 1 && !keys[0].empty() && keys[0][0] == '!';
+    if (mark) begin_map_mark();
     sink_.begin_map(v.empty() || scalar_entries(v, key, keys));
     for (size_t i = 0; i < v.size(); ++i) {
       sink_.key_text(keys[i], numbers[i]);
       entry_value(unboxed(v[i]), key);
     }
     sink_.end_map();
+    if (mark) end_map_mark();
     return true;
   }
 
@@ -883,6 +920,7 @@ class Out {
   std::vector<NameTable> tables_;
   std::vector<std::vector<std::pair<const char*, int64_t>>> ints_;
   Shape shape_;
+  bool map_case_ = false;  // a bare union's map case is being written (bare_plain)
 };
 
 // Calls fn(const std::string&) on every string of a model.

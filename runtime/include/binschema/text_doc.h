@@ -183,7 +183,8 @@ std::string first_difference(Node a, Node b);
 // one takes every document load() does.
 bool load_json(std::string_view text, Doc& doc);
 // The block YAML text::YamlSink writes (maps of identifiers, lists, plain and
-// double-quoted scalars, one-line flow lists and maps): false for anything else.
+// double-quoted scalars, tags, one-line flow lists and maps with plain or
+// quoted keys): false for anything else.
 bool load_block_yaml(std::string_view text, Doc& doc);
 Doc load_yaml(std::string_view text);
 

@@ -200,6 +200,11 @@ class DynOut {
 
   // text::Out::value for the model value v of field f (an element of f when f is an array).
   void value(const Field& f, const Value& v, const Spell& spell) {
+    // A bare union's map case marks the map: array it is shown as (map_case_):
+    // the mark passes through an optional and an unwrapped struct to that
+    // array; anything else written first drops it.
+    bool map_case = map_case_;
+    if (!(v.kind == Value::Kind::Struct && f.bits.empty() && f.type.st && f.type.st->unwrap)) map_case_ = false;
     switch (v.kind) {
       case Value::Kind::Absent: sink_.null(); return;
       case Value::Kind::Bool: sink_.boolean(v.n != 0); return;
@@ -227,12 +232,18 @@ class DynOut {
       case Value::Kind::Bytes: sink_.string(text::to_hex(v.str)); return;
       case Value::Kind::Array: {
         const bool of_structs = f.type.kind == ValueType::Struct || f.type.kind == ValueType::Union;
-        if (spell.map && of_structs && !f.array.fixed_count && f.bits.empty() && as_map(f, v, spell.map)) return;
+        const bool map_able = spell.map && of_structs && !f.array.fixed_count && f.bits.empty();
+        if (map_able && as_map(f, v, spell.map, map_case)) return;
+        // A map: array shown as a list, as a bare union's map case: marked, as
+        // the list would read back as the union's list case.
+        map_case = map_case && map_able;
+        if (map_case) begin_map_mark();
         bool flow = v.items.empty() || arith(v.items[0]);
         if (f.type.kind == ValueType::Union && f.variant.bare) flow = flow || scalar_elems(v);
         sink_.begin_seq(flow);
         for (const Value& e : v.items) value(f, e, spell);
         sink_.end_seq();
+        if (map_case) end_map_mark();
         return;
       }
       case Value::Kind::Union: {
@@ -341,7 +352,13 @@ class DynOut {
         (x.kind == Value::Kind::Float ? text::float_is_text(x.as_float()) : text::float_is_text(x.as_double())))
       tag = "!!float";  // JSON quotes .inf: a string
     if (ct.plain == text::Plain::String && x.kind == Value::Kind::String && !text::is_utf8(x.str)) tag = "!!str";
-    if (!tag) {
+    if (ct.plain == text::Plain::Map) {
+      // The map: array this case shows marks itself where its text would
+      // read back as another case (as_map, value).
+      map_case_ = true;
+      value(f, x, spell);
+      map_case_ = false;
+    } else if (!tag) {
       value(f, x, spell);
     } else if constexpr (kYaml) {
       sink_.tag(tag);
@@ -449,7 +466,21 @@ class DynOut {
 
   // map: the elements as a map keyed by their key fields' text, in order;
   // false (shown as a list) when a key has no text or two elements share one.
-  bool as_map(const Field& f, const Value& v, const char* key) {
+  // The mark of a bare union's map case whose text would read back as
+  // another case: the tag !!map in YAML, {"!!map": ...} around it in JSON.
+  void begin_map_mark() {
+    if constexpr (kYaml) {
+      sink_.tag("!!map");
+    } else {
+      sink_.begin_map(false);
+      sink_.key("!!map");
+    }
+  }
+  void end_map_mark() {
+    if constexpr (!kYaml) sink_.end_map();
+  }
+
+  bool as_map(const Field& f, const Value& v, const char* key, bool map_case = false) {
     const size_t n = v.items.size();
     std::vector<std::string> keys(n);
     std::vector<uint8_t> numbers(n);
@@ -462,12 +493,15 @@ class DynOut {
     seen.reserve(n);
     for (size_t i = 0; i < n; ++i)
       if (!seen.emplace(keys[i], i).second) return false;
+    const bool mark = map_case && n == 1 && !keys[0].empty() && keys[0][0] == '!';
+    if (mark) begin_map_mark();
     sink_.begin_map(n == 0 || scalar_entries(f, v, key, keys));
     for (size_t i = 0; i < n; ++i) {
       sink_.key_text(keys[i], numbers[i]);
       entry_value(f, v.items[i], key);
     }
     sink_.end_map();
+    if (mark) end_map_mark();
     return true;
   }
 
@@ -622,6 +656,7 @@ class DynOut {
   std::vector<NameTable> tables_;
   std::vector<std::vector<std::pair<const char*, int64_t>>> ints_;
   Shape shape_;
+  bool map_case_ = false;  // a bare union's map case is being written (bare_plain)
 };
 
 // text::EachString: every string of the model, in the order of its members
