@@ -10,7 +10,8 @@
 // until `min-time` seconds of this thread's CPU time have passed and gives the
 // time per call; the median run is printed with the spread. Peak heap: one
 // more call, untimed, with the counting allocator on (its input not counted,
-// its output counted), over the file's size.
+// its output counted), over the file's size. The run-time engine's rows
+// (dyn ...) follow each file's: the schema loaded from schemas/KIND.yaml.
 #include <time.h>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 
 #include "aamp.h"
 #include "binschema/compression.h"
+#include "binschema/dynamic.h"
 #include "binschema/layout.h"
 #include "byml.h"
 #include "counting_heap.h"
@@ -72,7 +74,7 @@ double peak_over(size_t size, Op op) {
 }
 
 template <class Decode, class DecodeLayout, class Encode, class EncodeLayout>
-void bench(const Options& o, const std::string& name, const std::vector<uint8_t>& bytes, Decode decode, DecodeLayout decode_layout,
+void bench(const Options& o, const std::string& kind, const std::string& name, const std::vector<uint8_t>& bytes, Decode decode, DecodeLayout decode_layout,
            Encode encode, EncodeLayout encode_layout) {
   const std::span<const uint8_t> in(bytes);
   binschema::Layout layout;
@@ -94,6 +96,18 @@ void bench(const Options& o, const std::string& name, const std::vector<uint8_t>
   row("encode with layout", time_op(o, [&] { auto b = encode_layout(model, layout); }),
       peak_over(bytes.size(), [&] { auto b = encode_layout(model, layout); }));
   std::printf("|  | fresh file: %zu bytes |  |  |  |  |  |\n", fresh);
+  // The run-time engine (binschema/dynamic.h) on the same file, its schema
+  // loaded from schemas/: the same value and bytes, checked before timing.
+  const std::string schema = std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/" + kind + ".yaml";
+  const binschema::dynamic::Schema ds = binschema::dynamic::Schema::load(schema);
+  const binschema::dynamic::Value dv = ds.decode(in);
+  if (ds.encode(dv) != encode(model)) {
+    std::fprintf(stderr, "samples_bench: %s: the run-time engine's bytes differ from the generated code's\n", name.c_str());
+    std::exit(1);
+  }
+  row("dyn decode", time_op(o, [&] { auto v = ds.decode(in); }), peak_over(bytes.size(), [&] { auto v = ds.decode(in); }));
+  row("dyn encode (fresh)", time_op(o, [&] { auto b = ds.encode(dv); }), peak_over(bytes.size(), [&] { auto b = ds.encode(dv); }));
+  row("dyn load (schema)", time_op(o, [&] { auto l = binschema::dynamic::Schema::load(schema); }), 0);
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
@@ -131,11 +145,11 @@ int main(int argc, char** argv) {
     namespace A = binschema::aamp;
     namespace B = binschema::byml;
     if (kind == "aamp")
-      bench(o, name, bytes, [](std::span<const uint8_t> b) { return A::decode(b); },
+      bench(o, kind, name, bytes, [](std::span<const uint8_t> b) { return A::decode(b); },
             [](std::span<const uint8_t> b, binschema::Layout& l) { return A::decode(b, l); }, [](const A::File& m) { return A::encode(m); },
             [](const A::File& m, const binschema::Layout& l) { return A::encode(m, l); });
     else if (kind == "byml")
-      bench(o, name, bytes, [](std::span<const uint8_t> b) { return B::decode(b); },
+      bench(o, kind, name, bytes, [](std::span<const uint8_t> b) { return B::decode(b); },
             [](std::span<const uint8_t> b, binschema::Layout& l) { return B::decode(b, l); },
             [](const auto& m) { return B::encode(m); }, [](const auto& m, const binschema::Layout& l) { return B::encode(m, l); });
     else {

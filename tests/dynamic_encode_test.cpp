@@ -25,6 +25,7 @@
 #include "bools_sizes_text.h"
 #include "byml_text.h"
 #include "evnt_text.h"
+#include "maps_text.h"
 #include "samples.h"
 #include "sarc_text.h"
 #include "share_equal_text.h"
@@ -207,11 +208,23 @@ int compare_format(const std::string& format, const std::string& schema, const G
 
 }  // namespace
 
-// (BAEV, EVNT, BYML, AAMP, AL, ASB and BFEVFL use text-form features the
-// engine refuses at load for now: dynamic_test every_schema_loads_or_is_refused.)
 BOOST_AUTO_TEST_CASE(sarc_same_bytes) {
   BOOST_TEST(compare_format("sarc", "schemas/sarc.yaml", GENERATED(binschema::sarc), true) > 0);
 }
+
+// The text form of issue 26 read by the engine: AL's bones by name (map:),
+// ASB's unwrapped structs and if: fields, EVNT's if: fields; the example,
+// its mutations (a key twice, a key among an entry's fields, an if: field
+// given while false...) and the file made of it.
+BOOST_AUTO_TEST_CASE(al_same_bytes) { BOOST_TEST(compare_format("al", "schemas/al.yaml", GENERATED(binschema::al), false) > 0); }
+BOOST_AUTO_TEST_CASE(asb_same_bytes) { BOOST_TEST(compare_format("asb", "schemas/asb.yaml", GENERATED(binschema::asb), false) > 0); }
+BOOST_AUTO_TEST_CASE(evnt_same_bytes) { BOOST_TEST(compare_format("evnt", "schemas/evnt.yaml", GENERATED(binschema::evnt), false) > 0); }
+// BAEV's events by hash name (map: keyed by a hash_of: field), BYML's and
+// AAMP's bare values (plain or tagged: !u, !l, !f64, !hash..., JSON's
+// {"!u": 5}) and string tables, with their samples.
+BOOST_AUTO_TEST_CASE(baev_same_bytes) { BOOST_TEST(compare_format("baev", "schemas/baev.yaml", GENERATED(binschema::baev), false) > 0); }
+BOOST_AUTO_TEST_CASE(byml_same_bytes) { BOOST_TEST(compare_format("byml", "schemas/byml.yaml", GENERATED(binschema::byml), true) > 0); }
+BOOST_AUTO_TEST_CASE(aamp_same_bytes) { BOOST_TEST(compare_format("aamp", "schemas/aamp.yaml", GENERATED(binschema::aamp), true) > 0); }
 
 namespace {
 
@@ -249,6 +262,33 @@ records:
 tags: [alpha, first, beta]
 extra: {label: hello}
 )") > 0);
+}
+
+// tests/schemas/maps.yaml: maps by string, hex and enum keys, union
+// entries, unwrapped structs and if: fields, read and encoded by both (the
+// mutations: a key twice, the key among an entry's fields, an if: field given
+// while false, ...), in each version (if: version >= 2, >= 3) and with the
+// list fallback (a name twice).
+BOOST_AUTO_TEST_CASE(maps_same_bytes) {
+  namespace m = binschema::maps;
+  int n = 0;
+  for (const uint16_t version : {1, 2, 3}) {
+    m::File f;
+    f.version = version;
+    f.flags = version == 3 ? 1 : 0;
+    f.extra = version == 3 ? 77 : 0;
+    f.items = {m::Item{"sword", 3, 1, version >= 2 ? 7u : 0u}, m::Item{version == 1 ? "sword" : "shield", 5, 2, version >= 2 ? 8u : 0u}};
+    f.points = {m::Point{1, 1.5f}, m::Point{0xabc, -2.0f}};
+    f.paints = {m::Paint{0, 0.5f}, m::Paint{2, 0.25f}};
+    f.values.resize(2);
+    f.values[0].emplace<m::File::Values::Case::word>(m::WordValue{5, 9});
+    f.values[1].emplace<m::File::Values::Case::pair>(m::PairValue{12, 1, 2});
+    f.list.values = {1, 2, 3};
+    f.big.value = 12345678901234ull;
+    f.v3 = version >= 3 ? 33 : 0;
+    n += compare_fixture("tests/schemas/maps.yaml", GENERATED(m), m::to_text(m::decode(m::encode(f)), binschema::TextKind::Yaml));
+  }
+  BOOST_TEST(n > 0);
 }
 
 BOOST_AUTO_TEST_CASE(shared_same_bytes) {
@@ -307,25 +347,12 @@ BOOST_AUTO_TEST_CASE(sarc_sorted_both_byte_orders) {
   BOOST_TEST(n == 8);
 }
 
-// BFEVFL's schema with its composite actor keys (key: [name, sub_name],
-// which the engine refuses at load yet) spelt as plain keys (key: name): the
-// same lines and columns. (Its text is not the generated BFEVFL's, whose
-// actor references are composite where a name repeats: no byte comparison.)
-std::string bfevfl_one_key() {
-  std::string text = read_text(fs::path(BINSCHEMA_SOURCE_DIR) / "schemas/bfevfl.yaml");
-  for (size_t at; (at = text.find("key: [name, sub_name]")) != std::string::npos;) text.replace(at, 21, "key: name");
-  // (and without map:, which the engine refuses at load as well: the events,
-  // entry points and parameter items as lists)
-  for (const std::string m : {", map: name", ", map: key"})
-    for (size_t at; (at = text.find(m)) != std::string::npos;) text.erase(at, m.size());
-  return text;
-}
-
 // A schema with hooks decodes and prints at run time, but encoding is
 // refused at the hook (file:line:col): the engine would write the model
 // without what the hooks compute.
 BOOST_AUTO_TEST_CASE(hooks_refused_at_encode) {
-  const dyn::Schema d = dyn::Schema::load_text(bfevfl_one_key(), "bfevfl-one-key.yaml");
+  const std::string path = std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/bfevfl.yaml";
+  const dyn::Schema d = dyn::Schema::load(path);
   const auto files = samples::files("bfevfl");
   const dyn::Value v = d.decode(samples::read(files.front()));
   std::string msg;
@@ -334,11 +361,11 @@ BOOST_AUTO_TEST_CASE(hooks_refused_at_encode) {
   } catch (const binschema::gen::SchemaError& e) {
     msg = e.what();
   }
-  const std::string text = bfevfl_one_key();
+  const std::string text = read_text(path);
   const size_t at = text.find("  - name: sub_flow_events");
   BOOST_REQUIRE(at != std::string::npos);
   const auto line = std::count(text.begin(), text.begin() + at, '\n') + 1;
-  BOOST_TEST(msg.find("bfevfl-one-key.yaml:" + std::to_string(line) + ":5: hook 'sub_flow_events'") == 0, msg);
+  BOOST_TEST(msg.find(path + ":" + std::to_string(line) + ":5: hook 'sub_flow_events'") == 0, msg);
   BOOST_TEST(d.encode_refusal() == msg);
 }
 
@@ -350,8 +377,9 @@ std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::stri
            std::to_string(b.width) + ", n " + std::to_string(a.n) + "/" + std::to_string(b.n) + ")";
   if (a.fields.size() != b.fields.size()) return path + " (members " + std::to_string(a.fields.size()) + "/" + std::to_string(b.fields.size()) + ")";
   for (size_t i = 0; i < a.fields.size(); ++i) {
-    if (a.fields[i].name != b.fields[i].name) return path + "." + a.fields[i].name + " / " + b.fields[i].name;
-    if (std::string d = first_diff(a.fields[i].value, b.fields[i].value, path + "." + a.fields[i].name); !d.empty()) return d;
+    const std::string an(a.fields[i].name), bn(b.fields[i].name);
+    if (an != bn) return path + "." + an + " / " + bn;
+    if (std::string d = first_diff(a.fields[i].value, b.fields[i].value, path + "." + an); !d.empty()) return d;
   }
   if (a.items.size() != b.items.size()) return path + " (items " + std::to_string(a.items.size()) + "/" + std::to_string(b.items.size()) + ")";
   for (size_t i = 0; i < a.items.size(); ++i)
@@ -363,7 +391,8 @@ std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::stri
 // The engine's text in gives the value the engine's decode gives (the same
 // Value, not only the same bytes): text read back is the decoded value.
 BOOST_AUTO_TEST_CASE(text_in_gives_the_decoded_value) {
-  for (const char* f : {"sarc"}) {  // (the formats the engine loads: dynamic_test)
+  size_t n = 0;
+  for (const char* f : {"sarc", "al", "asb", "evnt", "bfevfl", "byml", "aamp", "baev"}) {
     const dyn::Schema d = load(std::string("schemas/") + f + ".yaml");
     const binschema::Format* fmt = binschema::find_format(f);
     for (const auto& e : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "examples")) {
@@ -376,9 +405,13 @@ BOOST_AUTO_TEST_CASE(text_in_gives_the_decoded_value) {
         BOOST_TEST_MESSAGE(f << ": the engine's decode: " << ex.what());
         continue;
       }
-      const dyn::Value back = d.from_text(d.to_text(v, binschema::TextKind::Yaml));
-      const std::string diff = first_diff(v, back, f);
-      BOOST_TEST(diff == "", e.path().filename().string() << ": " << diff);
+      for (const auto kind : {binschema::TextKind::Yaml, binschema::TextKind::Json}) {
+        const dyn::Value back = d.from_text(d.to_text(v, kind));
+        const std::string diff = first_diff(v, back, f);
+        BOOST_TEST(diff == "", e.path().filename().string() << ": " << diff);
+        ++n;
+      }
     }
   }
+  BOOST_TEST(n >= 10u);
 }

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <deque>
 #include <functional>
 #include <map>
 #include <regex>
@@ -18,6 +19,9 @@
 #include "binschema/compression.h"
 #include "binschema/dynamic.h"
 #include "binschema/format.h"
+#include "binschema/hash.h"
+#include "binschema/layout.h"
+#include "binschema/text.h"
 #include "binschema/schema.h"
 #include "samples.h"
 #include "sandbox.h"
@@ -32,6 +36,7 @@
 #include "edges_text.h"
 #include "evnt_text.h"
 #include "feats_text.h"
+#include "maps_text.h"
 #include "recursion_text.h"
 #include "sarc_text.h"
 #include "shapes_text.h"
@@ -76,6 +81,7 @@ const std::vector<Gen>& all_formats() {
       BINSCHEMA_GEN_FORMAT(shapes, "tests/schemas/shapes.yaml"),
       BINSCHEMA_GEN_FORMAT(feats, "tests/schemas/feats.yaml"),
       BINSCHEMA_GEN_FORMAT(edges, "tests/schemas/edges.yaml"),
+      BINSCHEMA_GEN_FORMAT(maps, "tests/schemas/maps.yaml"),
       BINSCHEMA_GEN_FORMAT(recursion, "tests/schemas/recursion.yaml"),
       BINSCHEMA_GEN_FORMAT(bools_sizes, "tests/schemas/bools_sizes.yaml"),
       BINSCHEMA_GEN_FORMAT(shared, "tests/schemas/shared.yaml"),
@@ -84,11 +90,11 @@ const std::vector<Gen>& all_formats() {
   return all;
 }
 
-// The schemas whose text form (issue 26: map:, unwrap:, bare unions, string
-// tables, hash names, composite keys, if: fields left out of the text) the
-// engine does not do yet: refused at load (every_schema_loads_or_is_refused).
+// The schemas whose form the engine does not do yet, refused at load
+// (every_schema_loads_or_is_refused): none since issue 27 (every shipped
+// and test schema loads and is compared).
 const std::set<std::string>& refused() {
-  static const std::set<std::string> r{"aamp", "al", "asb", "baev", "bfevfl", "byml", "evnt", "feats", "edges"};
+  static const std::set<std::string> r{};
   return r;
 }
 
@@ -223,9 +229,18 @@ BOOST_AUTO_TEST_CASE(every_schema_loads_or_is_refused) {
       BOOST_TEST(std::regex_search(msg, std::regex("^" + std::regex_replace(g.schema, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"(:\d+:\d+: .*: the run-time engine does not support .+ yet)")), msg);
     }
   }
-  // The feature named, at its line: map: in a schema given as text.
-  try {
-    (void)dyn::Schema::load_text(R"(format: m
+  // hash_of: and the string tables load (issue 27: the engine does them).
+  BOOST_CHECK_NO_THROW((void)dyn::Schema::load_text(R"(format: m
+endian: little
+root: Top
+types:
+  Top:
+    fields:
+      - {name: n, type: u32}
+      - {name: h, type: u32, hash_of: crc32}
+)", "m.yaml"));
+  // What the engine's text does (map:, unwrap:, bare:, if:, composite keys) loads.
+  BOOST_CHECK_NO_THROW((void)dyn::Schema::load_text(R"(format: m
 endian: little
 root: Top
 types:
@@ -237,12 +252,7 @@ types:
     fields:
       - {name: key, type: "char[4]"}
       - {name: v, type: u32}
-)", "m.yaml");
-    BOOST_FAIL("map: was not refused");
-  } catch (const binschema::gen::SchemaError& e) {
-    BOOST_TEST(std::string(e.what()).starts_with("m.yaml:8:"), e.what());
-    BOOST_TEST(std::string(e.what()).find("'items': the run-time engine does not support map: yet") != std::string::npos, e.what());
-  }
+)", "m.yaml"));
 }
 
 BOOST_AUTO_TEST_CASE(samples_and_archive_members_give_the_generated_text) {
@@ -271,7 +281,7 @@ BOOST_AUTO_TEST_CASE(samples_and_archive_members_give_the_generated_text) {
     BOOST_TEST((got == want), g->name << " info on " << name);
     ++infos;
   }
-  BOOST_TEST(infos >= 4u);  // (SARC's samples: the other formats are refused yet)
+  BOOST_TEST(infos >= 4u);
   BOOST_TEST(matched >= 4u);
   BOOST_TEST(t.texts >= 8u);
 }
@@ -355,6 +365,139 @@ BOOST_AUTO_TEST_CASE(every_format_on_every_sample_agrees) {
   BOOST_TEST(t.errors >= 100u);
 }
 
+// tests/schemas/maps.yaml (the text's shape: map:, unwrap:, if: fields left
+// out): models of each shape through the generated encode, then both
+// decoders' text; and texts each reader must refuse, with the same message.
+BOOST_AUTO_TEST_CASE(maps_shapes_give_the_generated_text_and_errors) {
+  namespace m = binschema::maps;
+  const Gen& g = *by_name("maps");
+  auto model = [](uint16_t version) {
+    m::File f;
+    f.version = version;
+    f.items = {m::Item{"sword", 3, 1, version >= 2 ? 7u : 0u}, m::Item{"shield", 5, 2, version >= 2 ? 8u : 0u},
+               m::Item{"Arrow Bundle", 1, 20, 0}};
+    f.points = {m::Point{1, 1.5f}, m::Point{0xabc, -2.0f}};
+    f.paints = {m::Paint{0, 0.5f}, m::Paint{2, 0.25f}};
+    f.values.resize(2);
+    f.values[0].emplace<m::File::Values::Case::word>(m::WordValue{5, 9});
+    f.values[1].emplace<m::File::Values::Case::pair>(m::PairValue{12, 1, 2});
+    f.list.values = {1, 2, 3};
+    f.big.value = 12345678901234ull;
+    return f;
+  };
+  std::vector<std::pair<std::string, m::File>> models;
+  for (uint16_t v : {1, 2, 3}) models.emplace_back("version " + std::to_string(v), model(v));
+  models.emplace_back("extra (flags & 1)", model(3));
+  models.back().second.flags = 1;
+  models.back().second.extra = 0xdead;
+  models.emplace_back("a name twice (a list)", model(2));
+  models.back().second.items[1].name = "sword";
+  models.emplace_back("a name not UTF-8 (a list)", model(2));
+  models.back().second.items[2].name = "\xff\xfe";
+  models.emplace_back("an unnamed colour (a number key)", model(2));
+  models.back().second.paints[1].colour = 7;
+  models.emplace_back("a key twice among union cases (a list)", model(2));
+  std::get<1>(models.back().second.values[1]).key = 5;
+  models.emplace_back("long entries (block style)", model(2));
+  for (int i = 0; i < 12; ++i) models.back().second.points.push_back(m::Point{uint32_t(0x100 + i), float(i)});
+  models.emplace_back("empty", m::File{});
+  models.back().second.version = 1;
+  Tally t;
+  const dyn::Schema& s = loaded(g);
+  for (const auto& [what, f] : models) {
+    const std::vector<uint8_t> bytes = m::encode(f);
+    compare(g, bytes, what, t);
+    // Text in: the engine reads the generated text back into the value it decodes.
+    for (TextKind k : {TextKind::Yaml, TextKind::Json}) {
+      const dyn::Value v = s.decode(bytes);
+      BOOST_TEST((s.from_text(m::to_text(m::decode(bytes), k)) == v), what);
+    }
+  }
+  BOOST_TEST(t.texts == 2 * models.size());
+  // Texts the readers refuse: the same message (line:col and path) from both.
+  const std::string good = m::to_text(m::decode(m::encode(model(2))), TextKind::Yaml);
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string x = good;
+    const size_t at = x.find(from);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, from);
+    return x.replace(at, from.size(), to);
+  };
+  size_t refused = 0;
+  for (const auto& [what, text] : std::vector<std::pair<std::string, std::string>>{
+           {"a key twice", edit("  shield:", "  sword:")},
+           {"the key among the entry's fields", edit("    weight: 5", "    name: x\n    weight: 5")},
+           {"if: given while false", edit("version: 2", "version: 1")},
+           {"extra given while flags & 1 is 0", edit("flags: 0", "flags: 0\nextra: 3")},
+           {"a list for the map", edit("    weight: 3", "    - 3")},
+           {"unknown case", edit("word:", "wordy:")},
+           {"a map where a list (unwrap:)", edit("list: [1, 2, 3]", "list: {values: [1]}")},
+           {"entries as a list (read)", edit("points: {0x00000001: 1.5, 0x00000abc: -2.0}", "points: [{id: 1, x: 1.5}]")},
+       }) {
+    std::string want, got;
+    try {
+      (void)m::from_text(text);
+    } catch (const std::exception& e) {
+      want = e.what();
+    }
+    try {
+      (void)s.from_text(text);
+    } catch (const std::exception& e) {
+      got = e.what();
+    }
+    BOOST_TEST(got == want, what << "\n" << text);
+    refused += !want.empty();
+  }
+  BOOST_TEST(refused >= 6u);
+}
+
+// BYML dictionaries whose text would read back as another case of the bare
+// Node union (a key not UTF-8: the list fallback; the only key a tag): marked
+// !!map (JSON {"!!map": ...}) by both, held as the root, an entry's value and
+// an array element; the engine's text in and encode give the bytes back.
+BOOST_AUTO_TEST_CASE(byml_dictionaries_read_as_another_case_are_marked_by_both) {
+  namespace b = binschema::byml;
+  auto int_entry = [](const std::string& key, int32_t v) {
+    b::DictEntry e;
+    e.key = key;
+    e.value.emplace<b::DictEntry::Value::Case::int_>(v);
+    return e;
+  };
+  const Gen& g = *by_name("byml");
+  const dyn::Schema& s = loaded(g);
+  Tally t;
+  size_t marked = 0, n = 0;
+  for (const std::vector<b::DictEntry>& d : std::vector<std::vector<b::DictEntry>>{
+           {int_entry("\xff", 1)}, {int_entry("a", 1), int_entry("b\xfe", 2)}, {int_entry("!ul", 5)}, {int_entry("!nothing", 5)}, {int_entry("plain", 5)}}) {
+    std::vector<b::Byml> docs(3);
+    for (b::Byml& m : docs) {
+      m.magic = "YB";
+      m.version = 2;
+      m.root.emplace();
+    }
+    docs[0].root->body.emplace<b::Node::Body::Case::dict>().entries = d;
+    b::DictEntry inner;
+    inner.key = "inner";
+    inner.value.emplace<b::DictEntry::Value::Case::dict>().entries = d;
+    docs[1].root->body.emplace<b::Node::Body::Case::dict>().entries = {inner};
+    auto& items = docs[2].root->body.emplace<b::Node::Body::Case::array>().items;
+    items.resize(2);
+    items[0].emplace<b::ArrayBody::Items::Case::dict>().entries = d;
+    items[1].emplace<b::ArrayBody::Items::Case::int_>(3);
+    for (const b::Byml& doc : docs) {
+      const std::vector<uint8_t> bytes = b::encode(doc);
+      compare(g, bytes, "a BYML dictionary", t);
+      for (TextKind k : {TextKind::Yaml, TextKind::Json}) {
+        const std::string text = s.to_text(s.decode(bytes), k);
+        marked += text.find("!!map") != std::string::npos;
+        BOOST_TEST((s.encode(s.from_text(text)) == bytes), text);
+        ++n;
+      }
+    }
+  }
+  BOOST_TEST(t.texts == n);
+  BOOST_TEST(marked == 24u);  // all but the plain key's 6 texts
+}
+
 // Values through the C++ API: a path into the value, an edit shown in the text.
 BOOST_AUTO_TEST_CASE(value_paths_and_edits) {
   const Gen& g = *by_name("sarc");
@@ -366,6 +509,41 @@ BOOST_AUTO_TEST_CASE(value_paths_and_edits) {
   BOOST_TEST((v.kind == dyn::Value::Kind::Struct));
   BOOST_TEST(s.to_text(v, TextKind::Yaml) == g.text(bytes, TextKind::Yaml));
   BOOST_CHECK_THROW(v.at_path("no_such_field"), std::out_of_range);
+}
+
+// Field names are interned (Member::name, dynamic::intern): a decoded value's
+// names are the interned ones, a name given to add() outlives its string, and
+// a value whose names are equal but not the interned pointers (a Member built
+// by hand) still encodes to the same bytes and finds its fields.
+BOOST_AUTO_TEST_CASE(field_names_are_interned) {
+  const Gen& g = *by_name("sarc");
+  std::ifstream in(fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "sarc-two-files.yaml");
+  const std::vector<uint8_t> bytes = g.encode_text(std::string((std::istreambuf_iterator<char>(in)), {}));
+  const dyn::Schema& s = loaded(g);
+  const dyn::Value v = s.decode(bytes);
+  BOOST_TEST(static_cast<const void*>(v.fields.at(0).name.data()) == static_cast<const void*>(dyn::intern(v.fields.at(0).name).data()));
+  dyn::Value w = dyn::Value::struct_();
+  {
+    std::string temp = "a field name longer than any short string buffer";
+    w.add(temp, dyn::Value::uint(7, 4));
+    temp.assign(temp.size(), 'x');
+  }
+  BOOST_TEST(w["a field name longer than any short string buffer"].as_uint() == 7u);
+  // The same value with every name a copy of its own (equal, not interned).
+  std::deque<std::string> own;
+  std::function<void(dyn::Value&)> copy_names = [&](dyn::Value& x) {
+    for (auto& m : x.fields) {
+      own.emplace_back(m.name);
+      m.name = own.back();
+      copy_names(m.value);
+    }
+    for (auto& i : x.items) copy_names(i);
+  };
+  dyn::Value c = v;
+  copy_names(c);
+  BOOST_TEST(static_cast<const void*>(c.fields.at(0).name.data()) != static_cast<const void*>(v.fields.at(0).name.data()));
+  BOOST_TEST((s.encode(c) == s.encode(v)));
+  BOOST_TEST(s.to_text(c, TextKind::Yaml) == s.to_text(v, TextKind::Yaml));
 }
 
 // ---- The CLI with --schema ------------------------------------------------------
@@ -429,19 +607,134 @@ BOOST_AUTO_TEST_CASE(cli_uses_the_schema_as_it_is_now) {
   BOOST_TEST(broken.err_lines().size() == 1u, broken.err);
 }
 
-// A shipped schema whose text form the engine does not do yet (AL's bones
-// by name, map:) is refused by --schema at the key, file:line:col, in one
-// line: never decoded into other text than binschema's own AL.
-BOOST_AUTO_TEST_CASE(cli_refuses_what_the_engine_does_not_do_yet) {
+// A shipped schema with hash names (BAEV's events by the names its document
+// proves, hash_of:) under another name: decoded by --schema to the built-in
+// format's text but its name.
+BOOST_AUTO_TEST_CASE(cli_decodes_hash_names_with_a_schema) {
   binschema::test::Sandbox box("binschema-dynamic");
-  std::string schema = slurp(fs::path(BINSCHEMA_SOURCE_DIR) / "schemas" / "al.yaml");
-  const size_t at = schema.find("format: al\n");
+  std::string schema = slurp(fs::path(BINSCHEMA_SOURCE_DIR) / "schemas" / "baev.yaml");
+  const size_t at = schema.find("format: baev\n");
   BOOST_REQUIRE(at != std::string::npos);
-  schema.replace(at, 10, "format: myal");
-  box.write("myal.yaml", schema);
-  box.write("x.al", std::string("x"));
-  const auto r = box.cli("decode --schema myal.yaml --as myal x.al");
-  BOOST_TEST(r.code == 2, r);
-  BOOST_TEST(std::regex_search(r.err, std::regex(R"(^binschema: myal\.yaml:57:\d+: 'bones': the run-time engine does not support map: yet)")), r.err);
-  BOOST_TEST(r.err_lines().size() == 1u, r.err);
+  schema.replace(at, 12, "format: mybaev");
+  box.write("mybaev.yaml", schema);
+  const fs::path example = fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "baev-totk.yaml";
+  BOOST_REQUIRE(fs::exists(example));
+  const auto bin = box.cli("encode " + binschema::test::q(example.string()) + " -o x.baev");
+  BOOST_REQUIRE_EQUAL(bin.code, 0);
+  const auto builtin = box.cli("decode x.baev");
+  BOOST_REQUIRE_EQUAL(builtin.code, 0);
+  const auto r = box.cli("decode --schema mybaev.yaml --as mybaev x.baev");
+  BOOST_TEST(r.code == 0, r);
+  BOOST_TEST(r.out.starts_with("format: mybaev\n"), r.out.substr(0, 40));
+  BOOST_TEST(after_first_line(r.out) == after_first_line(builtin.out));
+}
+
+// ---- String tables and hash names through the engine (issue 27) -------------------
+
+namespace {
+// A table of keys (table:, offsets_of:) that entries index (index_of:), and a hash (hash_of:).
+std::string table_schema(const std::string& order, const std::string& names = "") {
+  return R"(format: tab
+endian: little
+root: File
+)" + names + R"(types:
+  File:
+    fields:
+      - {name: magic, type: "char[4]", const: TABS}
+      - {name: keys, type: Table, ptr: u32, nullable: true, table: )" +
+         order + R"(}
+      - {name: count, type: u32}
+      - {name: entries, type: "Entry[]", ptr: u32, count: count}
+  Table:
+    fields:
+      - {name: count, type: u32}
+      - {name: offsets, type: "u32[]", count: "count + 1", offsets_of: strings}
+      - {name: strings, type: "Str[]", count: count}
+  Str:
+    fields:
+      - {name: text, type: cstring}
+  Entry:
+    fields:
+      - {name: key, type: u32, index_of: keys}
+      - {name: hash, type: u32, format: hex, hash_of: crc32}
+)";
+}
+uint32_t u32_at(const std::vector<uint8_t>& b, size_t at) { return b[at] | b[at + 1] << 8 | b[at + 2] << 16 | uint32_t(b[at + 3]) << 24; }
+}  // namespace
+
+// The writer builds the table from the strings the entries hold (each once,
+// sorted or in first use), the text shows the strings, and an index past the
+// table's end is refused at its field with its offset.
+BOOST_AUTO_TEST_CASE(string_tables_through_the_engine) {
+  const dyn::Schema s = dyn::Schema::load_text(table_schema("sorted"), "tab.yaml");
+  const std::string text = "format: tab\nentries:\n  - {key: b, hash: 0x1}\n  - {key: a, hash: 0x2}\n  - {key: b, hash: 0x3}\n";
+  const std::vector<uint8_t> bytes = s.encode(s.from_text(text));
+  // The table: 2 strings, sorted, with their offsets from its start and the end.
+  const uint32_t keys = u32_at(bytes, 4), entries = u32_at(bytes, 12);
+  BOOST_TEST(u32_at(bytes, keys) == 2u);
+  BOOST_TEST(u32_at(bytes, keys + 4) == 16u);  // after count and 3 offsets
+  BOOST_TEST(u32_at(bytes, keys + 8) == 18u);
+  BOOST_TEST(u32_at(bytes, keys + 12) == 20u);
+  BOOST_TEST(std::string(reinterpret_cast<const char*>(bytes.data()) + keys + 16, 4) == std::string("a\0b\0", 4));
+  BOOST_TEST(u32_at(bytes, entries) == 1u);  // b
+  BOOST_TEST(u32_at(bytes, entries + 8) == 0u);  // a
+  const dyn::Value v = s.decode(bytes);
+  BOOST_TEST(v.at_path("entries[0].key").str == "b");
+  BOOST_TEST(v.at_path("entries[1].key").str == "a");
+  BOOST_TEST(s.to_text(v, TextKind::Yaml).find("keys") == std::string::npos);  // the table is not in the text
+  // In first use: b, then a.
+  const dyn::Schema f = dyn::Schema::load_text(table_schema("first_use"), "tab.yaml");
+  const std::vector<uint8_t> fb = f.encode(f.from_text(text));
+  BOOST_TEST(std::string(reinterpret_cast<const char*>(fb.data()) + u32_at(fb, 4) + 16, 4) == std::string("b\0a\0", 4));
+  BOOST_TEST(u32_at(fb, u32_at(fb, 12)) == 0u);
+  // That file decodes with the sorted schema, but not with its layout: the writer would sort the table.
+  BOOST_TEST(s.decode(fb).at_path("entries[1].key").str == "a");
+  try {
+    binschema::Layout lay;
+    (void)s.decode(fb, lay);
+    BOOST_FAIL("a table the writer would not derive was kept");
+  } catch (const binschema::LayoutNotKept& e) {
+    BOOST_TEST(std::string(e.what()).starts_with("keys."), e.what());
+  }
+  // An index out of range: at the field, with its offset.
+  std::vector<uint8_t> bad = bytes;
+  bad[entries + 8] = 9;
+  try {
+    (void)s.decode(bad);
+    BOOST_FAIL("index 9 of 2 was read");
+  } catch (const binschema::DecodeError& e) {
+    BOOST_TEST(e.offset() == entries + 8);
+    BOOST_TEST(std::string(e.what()).starts_with("entries[1].key: index 9 into table keys (2 strings) is out of range"), e.what());
+  }
+  // No string: a null table.
+  const std::vector<uint8_t> none = s.encode(s.from_text("format: tab\nentries: []\n"));
+  BOOST_TEST(u32_at(none, 4) == 0u);
+}
+
+// A hash's name: one the document's own strings prove, then the schema's
+// names: list; text in hashes any name; a word that is no name is an error at line:col.
+BOOST_AUTO_TEST_CASE(hash_names_through_the_engine) {
+  binschema::test::Sandbox box("binschema-dynamic");
+  box.write("tab.names.txt", std::string("# test names\nFromList\n"));
+  box.write("tab.yaml", table_schema("sorted", "names: tab.names.txt\n"));
+  const dyn::Schema s = dyn::Schema::load(box.path("tab.yaml").string());
+  const std::string text = "format: tab\nentries:\n  - {key: Proven, hash: Proven}\n  - {key: b, hash: FromList}\n  - {key: c, hash: Nobody}\n";
+  const dyn::Value v = s.from_text(text);
+  BOOST_TEST(v.at_path("entries[0].hash").n == binschema::crc32("Proven"));
+  BOOST_TEST(v.at_path("entries[2].hash").n == binschema::crc32("Nobody"));
+  const std::string yaml = s.to_text(s.decode(s.encode(v)), TextKind::Yaml);
+  BOOST_TEST(yaml.find("hash: Proven") != std::string::npos, yaml);
+  BOOST_TEST(yaml.find("hash: FromList") != std::string::npos, yaml);
+  BOOST_TEST(yaml.find("hash: " + binschema::hex(binschema::crc32("Nobody"))) != std::string::npos, yaml);  // no name for it: the number
+  // --names: the run-time list names it too.
+  binschema::text::set_known_names({"Nobody"});
+  const std::string named = s.to_text(s.decode(s.encode(v)), TextKind::Yaml);
+  binschema::text::set_known_names({});
+  BOOST_TEST(named.find("hash: Nobody") != std::string::npos, named);
+  try {
+    (void)s.from_text("format: tab\nentries:\n  - {key: a, hash: 0xZZ}\n");
+    BOOST_FAIL("0xZZ was read as a hash");
+  } catch (const std::exception& e) {
+    BOOST_TEST(std::regex_search(e.what(), std::regex(R"(^3:\d+: entries\[0\]\.hash: )")), e.what());
+  }
 }

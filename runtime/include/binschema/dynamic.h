@@ -102,8 +102,8 @@ struct Value {
   Value& operator[](std::string_view name);
   const Value& operator[](size_t i) const { return items.at(i); }
   Value& operator[](size_t i) { return items.at(i); }
-  // Struct: appends a field.
-  Value& add(std::string name, Value v);
+  // Struct: appends a field (its name interned: see Member).
+  Value& add(std::string_view name, Value v);
   // A dotted path: "nodes[0].attributes.name" (std::out_of_range if none).
   const Value& at_path(std::string_view path) const;
   Value& at_path(std::string_view path);
@@ -111,11 +111,17 @@ struct Value {
   bool operator==(const Value&) const;
 };
 
+// A struct's field. Its name is interned for the life of the program (the
+// names of every loaded schema, and any other given to Value::add or
+// intern()), so that copying or reading a value never copies a name.
 struct Member {
-  std::string name;
+  std::string_view name;  // from intern()
   Value value;
   bool operator==(const Member&) const = default;
 };
+
+// The program's one copy of `name` (thread-safe; never freed).
+std::string_view intern(std::string_view name);
 
 // A loaded schema. Cheap to copy (the model is shared, immutable).
 class Schema {

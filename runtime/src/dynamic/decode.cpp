@@ -15,6 +15,7 @@
 #include "binschema/dic.h"
 #include "binschema/hash.h"
 #include "binschema/layout.h"
+#include "binschema/string_table.h"
 #include "expr.h"
 #include "plan.h"
 
@@ -93,6 +94,7 @@ Value struct_default(const Schema::Plan& p, const Struct& st, int depth);
 
 // One element (no array-ness) as default-constructed.
 Value elem_default(const Schema::Plan& p, const Field& f, int depth) {
+  if (!f.table.index_of.empty()) return Value::string("");  // the model holds the string
   switch (f.type.kind) {
     case ValueType::Prim:
       if (!f.bits.empty()) return bits_default(f);
@@ -136,16 +138,9 @@ Value default_value(const Schema::Plan& p, const Field& f, int depth) {
 }
 
 namespace {
-// What the engine does not implement yet of the text form (issue 26): a
-// schema asking for it is refused at load, at the key (file:line:col), never
-// decoded or printed differently from the generated code.
-[[noreturn]] void not_yet(const gen::Loc& loc, const std::string& where, const std::string& what) {
-  throw gen::SchemaError(loc, where + ": the run-time engine does not support " + what + " yet (binschema's compiled-in format handles it)");
-}
-
 // Whether the generated text can evaluate an if: from the model (gen_cpp_types.cpp
 // text_evaluable, the same rules): such a field is left out of the text
-// while its condition is false, which the engine's text does not do yet.
+// while its condition is false.
 bool text_evaluable(const gen::Schema& s, const Struct& st, const Expr& e) {
   switch (e.kind) {
     case Expr::Int: return true;
@@ -172,40 +167,21 @@ bool text_evaluable(const gen::Schema& s, const Struct& st, const Expr& e) {
   return false;
 }
 
-void check_support(const gen::Schema& s) {
-  for (const auto& st : s.structs) {
-    if (st->unwrap) not_yet(st->unwrap_loc.line ? st->unwrap_loc : st->loc, "'" + st->name + "'", "unwrap:");
-    for (const auto& n : st->name_targets)
-      if (!n.also.empty()) not_yet(st->loc, "'" + st->name + "'", "a composite key (key: [" + n.key + ", ...])");
-    for (const auto& f : st->fields) {
-      if (f->cond && f->in_model() && text_evaluable(s, *st, *f->cond))
-        not_yet(f->loc, "'" + f->name + "'", "if: (a field left out of the text while its condition is false)");
-      auto one = [&](const Field& g) {
-        if (!g.spell.map_key.empty()) not_yet(g.spell.map_loc.line ? g.spell.map_loc : g.loc, "'" + g.name + "'", "map:");
-        if (g.variant.bare) not_yet(g.variant.bare_loc.line ? g.variant.bare_loc : g.loc, "'" + g.name + "'", "bare:");
-        if (!g.table.index_of.empty()) not_yet(g.table.loc.line ? g.table.loc : g.loc, "'" + g.name + "'", "index_of:");
-        if (!g.table.order.empty()) not_yet(g.table.loc.line ? g.table.loc : g.loc, "'" + g.name + "'", "table:");
-        if (!g.table.offsets_of.empty()) not_yet(g.table.loc.line ? g.table.loc : g.loc, "'" + g.name + "'", "offsets_of:");
-        if (!g.spell.ref_also.empty()) not_yet(g.loc, "'" + g.name + "'", "a composite key: reference (key: [KEY, ...])");
-        // The text shows the names a document's own strings prove (and the
-        // schema's names: list) for a hash: not done by the engine's text.
-        if (!g.spell.hash_of.empty() && g.in_model()) not_yet(g.loc, "'" + g.name + "'", "hash_of: (hash names proven by the document)");
-      };
-      one(*f);
-      for (const auto& c : f->variant.cases) {
-        if (!c.as.empty()) not_yet(c.as_loc.line ? c.as_loc : c.loc, "case '" + c.name + "'", "as:");
-        if (c.unwrap) not_yet(c.loc, "case '" + c.name + "'", "a payload shown as its one field");
-        one(*c.field);
-      }
-    }
-  }
-  if (!s.default_names.empty()) not_yet(s.names_loc, "names", "names: (default hash names)");
+// The if: of the text with the derived values it uses spelt out (text_cond's
+// d_ locals): what eval_model evaluates over the struct's value.
+gen::Expr spell_out_derived(const Struct& st, const Expr& e) {
+  if (e.kind == Expr::Ident && e.name.find('.') == std::string::npos)
+    if (const Field* f = st.field(e.name); f && f->role.derive && f->resolved.count_for.empty() && !f->role.const_int)
+      return spell_out_derived(st, *f->role.derive);
+  gen::Expr out = e;
+  for (auto& a : out.args) a = spell_out_derived(st, a);
+  return out;
 }
+
 }  // namespace
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
   auto p = std::make_shared<Schema::Plan>();
-  check_support(s);
   try {
     check_encode_support(s);
   } catch (const gen::SchemaError& e) {
@@ -213,6 +189,24 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
   }
   p->s = &s;
   p->root = s.find(s.root);
+  for (const auto& f : p->root->fields)
+    if (!f->table.order.empty()) p->tables = std::max(p->tables, static_cast<size_t>(f->table.id + 1));
+  // gen_cpp_text.cpp root_tail: the hash algorithms in order of first use, and the names: list.
+  for (const auto& st : s.structs)
+    for (const auto& f : st->fields) {
+      std::vector<const Field*> fs{f.get()};
+      for (const auto& c : f->variant.cases) fs.push_back(c.field.get());
+      for (const Field* g : fs)
+        if (!g->spell.hash_of.empty() && g->in_model() &&
+            std::find_if(p->hash_algos.begin(), p->hash_algos.end(), [&](const char* a) { return g->spell.hash_of == a; }) == p->hash_algos.end())
+          p->hash_algos.push_back(g->spell.hash_of.c_str());
+    }
+  if (!p->hash_algos.empty()) {
+    for (const auto& n : s.default_names) p->hash_defaults.push_back(n.c_str());
+    p->hash_names = text::HashNames{p->hash_defaults.empty() ? nullptr : p->hash_defaults.data(), p->hash_defaults.size(), p->hash_algos.data(),
+                                    p->hash_algos.size()};
+    p->has_hash_names = true;
+  }
   for (const auto& st : s.structs) {
     StructPlan sp;
     sp.recursive = is_recursive(*st);
@@ -232,6 +226,8 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       FieldPlan fp;
       fp.index = i;
       if (f.in_model()) fp.member = m++;
+      fp.name = intern(f.name);
+      fp.what = intern(st->name + "." + f.name).data();
       p->fields.emplace(&f, std::move(fp));
       for (const auto& c : f.variant.cases) p->fields.emplace(c.field.get(), FieldPlan{});
     }
@@ -243,7 +239,9 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       // (an if: that is false); the others are read.
       if (f->in_model() && (f->cond || f->type.kind != ValueType::Struct || f->array.on)) fp.def = default_value(*p, *f);
       if (!f->bits.empty()) fp.bits_def = bits_default(*f);
-      if (f->in_model() && (f->spelled() || f->spell.hex)) {
+      if (f->cond && f->in_model() && text_evaluable(s, *st, *f->cond))
+        fp.text_cond = std::make_shared<const gen::Expr>(spell_out_derived(*st, *f->cond));
+      if (f->in_model() && (f->spelled() || f->spell.hex || !f->spell.map_key.empty())) {
         auto sd = std::make_unique<Schema::Plan::SpellData>();
         const gen::Enum* en = f->spell.enum_name.empty() ? nullptr : s.find_enum(f->spell.enum_name);
         if (en)
@@ -256,6 +254,7 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         sd->spell.ref = str(f->spell.ref);
         sd->spell.via = str(f->spell.ref_via);
         sd->spell.hash = str(f->spell.hash_of);
+        sd->spell.map = str(f->spell.map_key);
         p->spells.emplace(f.get(), std::move(sd));
       }
     }
@@ -278,10 +277,14 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       sp.has_dic = sp.has_dic || f.type.kind == ValueType::Dic;
       if (f.in_model()) {
         // A struct under if: gets its default only when the if: is false (read_struct).
-        if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed))
-          sp.init.push_back(Member{f.name, Value{}});
-        else
-          sp.init.push_back(Member{f.name, fp.def});
+        if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed)) {
+          sp.init.push_back(Member{intern(f.name), Value{}});
+        } else if (!fp.def.fields.empty() || !fp.def.items.empty()) {
+          sp.heavy.emplace_back(fp.member, &fp.def);
+          sp.init.push_back(Member{intern(f.name), Value{}});
+        } else {
+          sp.init.push_back(Member{intern(f.name), fp.def});
+        }
       }
     }
     for (size_t i = 0; i < s.pools.size(); ++i)
@@ -335,6 +338,7 @@ class Dec {
     std::vector<std::vector<SliceRead>> slices;                          // per pool
     std::vector<std::vector<Value*>> slice_values;                       // per pool: where each slice's alignment goes
     std::vector<uint64_t> g;                                             // context values
+    std::vector<IndexTable> tabs;                                        // the root's tables (table:), by table id
   };
 
   Dec(const Schema::Plan& p, std::span<const uint8_t> bytes) : p_(p), s_(*p.s), r_(bytes) {
@@ -345,6 +349,7 @@ class Dec {
     r_.slices.resize(np);
     r_.slice_values.resize(np);
     r_.g.assign(s_.context.size(), 0);
+    r_.tabs.resize(p.tables);
   }
   R& reader() { return r_; }
 
@@ -379,6 +384,7 @@ class Dec {
     uint64_t end, next;
     Locals loc;
     Value& x;
+    size_t cur = ~size_t(0);  // the index of the field read_field reads
     std::vector<std::vector<std::string>> dic;  // by field index
   };
 
@@ -517,7 +523,8 @@ class Dec {
   }
 
   Value* member(Frame& fr, const Field& f) {
-    const int m = p_.of(&f).member;
+    // The field being read (read_field) without a look-up by address.
+    const int m = fr.cur < fr.st.fields.size() && fr.st.fields[fr.cur].get() == &f ? fr.sp.fp[fr.cur]->member : p_.of(&f).member;
     return m < 0 ? nullptr : &fr.x.fields[static_cast<size_t>(m)].value;
   }
   Value* member(Frame& fr, size_t fi) {
@@ -545,7 +552,7 @@ class Dec {
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
     x.kind = Value::Kind::Struct;
     x.fields = sp.init;
-    Frame fr{st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, Locals(st.fields.size()), x, {}};
+    Frame fr{st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, Locals(st.fields.size()), x, ~size_t(0), {}};
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
     std::vector<const Field*> targets;
@@ -587,6 +594,8 @@ class Dec {
       if (f->cond && !eval_cond(fr, *f->cond)) continue;
       read_target(fr, *f);
     }
+    for (const auto& [m, def] : sp.heavy)
+      if (Value& v = x.fields[static_cast<size_t>(m)].value; v.kind == Value::Kind::Absent) v = *def;
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
       if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
@@ -637,6 +646,7 @@ class Dec {
   // ---- read_field
   void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
     if (f.kind == FieldKind::Virtual) return;
+    fr.cur = fi;
     if (cursor && f.resolved.fixed_size) r_.need(fr.o, f.resolved.size);
     switch (f.kind) {
       case FieldKind::Virtual: break;
@@ -789,15 +799,24 @@ class Dec {
     }
     if (!f.in_model()) return;
     Value& x = *member(fr, fi);
+    if (!f.table.index_of.empty()) {  // an index into a table of the root: the model holds its string
+      x = Value::string(r_.tabs[static_cast<size_t>(f.table.id)].at(raw, o, f.name.c_str(), f.table.index_of.c_str()));
+      return;
+    }
     if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
       check_bool(f, raw, o, f.name);
       x = prim_value(f.type.prim, raw);
     } else if (f.kind == FieldKind::BitWord) {
+      // Built here (its member starts Absent: StructPlan::heavy).
+      x.kind = Value::Kind::Struct;
+      x.fields.resize(f.bits.size());
+      const Value& def = fr.sp.fp[fi]->bits_def;
       unsigned shift = 0;
       size_t k = 0;
       for (const auto& b : f.bits) {
         const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
         uint64_t v = (raw >> shift) & mask;
+        x.fields[k].name = def.fields[k].name;
         Value& bx = x.fields[k++].value;
         if (!b.pool.empty()) {
           if (b.scale > 1) v *= b.scale;
@@ -979,6 +998,14 @@ class Dec {
   }
 
   void read_inline_array(Frame& fr, const Field& f, uint64_t o, bool cursor) {
+    if (!f.table.offsets_of.empty()) {
+      // A table's offsets (offsets_of:): the writer computes them from the
+      // strings; a file with others is not given back (decode(bytes, layout)).
+      const uint64_t n = eval_u(fr, *f.array.count), sz = gen::prim_size(f.type.prim);
+      r_.need_array(fr.o, n, sz);
+      fr.o += n * sz;
+      return;
+    }
     const size_t fi = p_.of(&f).index;
     const bool tags = !f.resolved.tag_for.empty();
     Value tmp;
@@ -1044,7 +1071,14 @@ class Dec {
           } else {
             fr.o = read_struct(*et, fr.o, x->items[i], r_.size(), next);
           }
-          if (!f.array.sort.empty() && i > 0) {
+          if (!f.array.sort.empty() && i > 0 && !et->field(f.array.sort)->table.index_of.empty()) {
+            // sort: by a string of a sorted table: the strings' order is the indices' order.
+            const std::string& a = x->items[i].find(f.array.sort)->str;
+            const std::string& b = x->items[i - 1].find(f.array.sort)->str;
+            if (!(b < a))
+              fail_here(fr.o - et->size, f.array.sort,
+                        "not sorted: '" + a + "' after '" + b + "' (the writer puts the elements in order of " + f.array.sort + ", each once)");
+          } else if (!f.array.sort.empty() && i > 0) {
             const uint64_t a = sort_key(fr, *et, f.array.sort, x->items[i]), b = sort_key(fr, *et, f.array.sort, x->items[i - 1]);
             if (a < b)
               fail_here(fr.o - et->size, f.array.sort,
@@ -1158,7 +1192,9 @@ class Dec {
           break;
         }
         case CaseKind::Number:
-          if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
+          if (!p.table.index_of.empty()) {  // an index into a table of the root: its string
+            v = Value::string(r_.tabs[static_cast<size_t>(p.table.id)].at(load_prim(p.type.prim, o), o, c.name.c_str(), p.table.index_of.c_str()));
+          } else if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
             const uint64_t raw = load_prim(p.type.prim, o);
             check_bool(p, raw, o, f.name);
             v = prim_value(p.type.prim, raw);
@@ -1255,6 +1291,18 @@ class Dec {
     fail_here(o, f.name, f.variant.tag + " " + tag_text + " is not a supported case (known: " + known + ")");
   }
 
+  // A table (table:) just read: its strings, for the index_of: fields read after it.
+  void keep_table(const Field& f, Value& t) {
+    Value* arr = t.find(f.table.strings->name);
+    std::vector<std::string> strs;
+    if (arr) {
+      strs.reserve(arr->items.size());
+      for (Value& e : arr->items)
+        if (Value* text = e.find(f.table.text->name)) strs.push_back(std::move(text->str));
+    }
+    r_.tabs[static_cast<size_t>(f.table.id)].assign_read(std::move(strs));
+  }
+
   // ---- read_target
   void read_target(Frame& fr, const Field& f) {
     const uint64_t p = fr.loc.raw[p_.of(&f).index];
@@ -1324,12 +1372,14 @@ class Dec {
               if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
               r_.need_target(base + p, 1);
               read_struct(*f.type.st, base + p, *x, end, r_.size());
+              if (!f.table.order.empty()) keep_table(f, *x);
             }
           } else {
             if (p == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
             if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
             r_.need_target(base + p, 1);
             read_struct(*f.type.st, base + p, *x, end, r_.size());
+            if (!f.table.order.empty()) keep_table(f, *x);
           }
           break;
         }

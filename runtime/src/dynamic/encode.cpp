@@ -30,6 +30,7 @@
 #include "binschema/layout.h"
 #include "binschema/relocation.h"
 #include "binschema/string_pool.h"
+#include "binschema/string_table.h"
 #include "binschema/writer.h"
 
 namespace binschema::dynamic {
@@ -236,6 +237,14 @@ class Encoder {
                                                    : num(member(root, x, *f));
     for (size_t i = 0; i < s_.pools.size(); ++i)
       for (const auto& k : s_.pools[i].keep) spool_[i]->keep(k);
+    if (gen::reaches_index(root)) {
+      // The tables (table:): every string the index_of: fields hold, once each, in the schema's order.
+      for (const auto& f : root.fields)
+        if (!f->table.order.empty() && static_cast<size_t>(f->table.id) >= tabs_.size()) tabs_.resize(static_cast<size_t>(f->table.id) + 1);
+      collect(root, x);
+      for (const auto& f : root.fields)
+        if (!f->table.order.empty()) tabs_[static_cast<size_t>(f->table.id)].finish(f->table.order == "sorted");
+    }
     uint64_t s;
     if (root.fixed_size) {
       s = w.reserve(root.size);
@@ -301,15 +310,55 @@ class Encoder {
   std::unordered_map<const Value*, uint64_t> placed_;  // targets placed before their pointer exists (self)
   std::map<std::string, uint64_t> ctx_;  // context: values of the root
   // Where fields at variable offsets (or under if:) went: (struct value, field) -> offset.
-  struct KeyHash {
-    size_t operator()(const std::pair<const Value*, const Field*>& k) const {
-      return std::hash<const void*>()(k.first) * 31 + std::hash<const void*>()(k.second);
+  // Open addressing (one per field at a variable offset of every struct
+  // written: no node allocated, no division per look-up).
+  class AtMap {
+   public:
+    uint64_t& operator[](std::pair<const Value*, const Field*> k) {
+      if ((n_ + 1) * 2 > slots_.size()) grow();
+      size_t i = hash(k);
+      while (slots_[i].used && !(slots_[i].v == k.first && slots_[i].f == k.second)) i = (i + 1) & (slots_.size() - 1);
+      if (!slots_[i].used) {
+        slots_[i] = {k.first, k.second, 0, true};
+        ++n_;
+      }
+      return slots_[i].at;
     }
+    const uint64_t* find(std::pair<const Value*, const Field*> k) const {
+      if (slots_.empty()) return nullptr;
+      for (size_t i = hash(k); slots_[i].used; i = (i + 1) & (slots_.size() - 1))
+        if (slots_[i].v == k.first && slots_[i].f == k.second) return &slots_[i].at;
+      return nullptr;
+    }
+
+   private:
+    struct Slot {
+      const Value* v;
+      const Field* f;
+      uint64_t at;
+      bool used;
+    };
+    size_t hash(std::pair<const Value*, const Field*> k) const {
+      const uint64_t h = (reinterpret_cast<uintptr_t>(k.first) * 0x9e3779b97f4a7c15ull) ^ (reinterpret_cast<uintptr_t>(k.second) * 0xc2b2ae3d27d4eb4full);
+      return static_cast<size_t>(h >> 24) & (slots_.size() - 1);
+    }
+    void grow() {
+      std::vector<Slot> old = std::move(slots_);
+      slots_.assign(old.empty() ? 256 : old.size() * 2, Slot{nullptr, nullptr, 0, false});
+      n_ = 0;
+      for (const Slot& x : old)
+        if (x.used) (*this)[{x.v, x.f}] = x.at;
+    }
+    std::vector<Slot> slots_;
+    size_t n_ = 0;
   };
-  std::unordered_map<std::pair<const Value*, const Field*>, uint64_t, KeyHash> at_;
+  AtMap at_;
   std::deque<Typed> typed_;                    // shared targets: values the writer keeps pointers to
   std::unordered_map<std::string, std::unique_ptr<std::string>> types_;  // their types
   std::unordered_map<const void*, const char*> what_of_;
+  std::unordered_map<const Struct*, std::pair<const std::string*, bool>> case_struct_;  // place_case_struct's type name, plain_struct
+  std::vector<IndexTable> tabs_;      // the root's tables (table:), by table id
+  std::deque<Value> table_values_;    // the tables as their structs, built to be written
 
   // "Struct.field": a pointer that outlives the write, as the generated
   // code's string literals do (a LayoutTrace keeps the names of late values
@@ -321,6 +370,8 @@ class Encoder {
     return names.insert(std::move(t)).first->c_str();
   }
   const char* what(const Struct& st, const Field& f) {
+    if (plan_)
+      if (const FieldPlan* fp = plan_->fields.find(&f); fp && *fp->what) return fp->what;
     auto it = what_of_.find(&f);
     if (it != what_of_.end()) return it->second;
     return what_of_[&f] = lasting(st.name + "." + f.name);
@@ -355,10 +406,13 @@ class Encoder {
   const Value& member(const Struct& st, const Value& x, const Field& f) {
     // The struct value's members are its model fields in order: the plan's index, checked.
     if (plan_) {
-      auto it = plan_->fields.find(&f);
-      if (it != plan_->fields.end()) {
-        const int m = it->second.member;
-        if (m >= 0 && static_cast<size_t>(m) < x.fields.size() && x.fields[static_cast<size_t>(m)].name == f.name) return x.fields[static_cast<size_t>(m)].value;
+      if (const FieldPlan* fp = plan_->fields.find(&f)) {
+        const int m = fp->member;
+        // Names are interned: the same name is mostly the same pointer.
+        if (m >= 0 && static_cast<size_t>(m) < x.fields.size()) {
+          const std::string_view n = x.fields[static_cast<size_t>(m)].name;
+          if (n.data() == fp->name.data() || n == fp->name) return x.fields[static_cast<size_t>(m)].value;
+        }
       }
     }
     if (const Value* v = x.find(f.name)) return *v;
@@ -604,6 +658,68 @@ class Encoder {
     else store(o, f.type.prim, x);
   }
 
+  // ---- Tables (table:, index_of:) ------------------------------------------------
+
+  // collect_T: every string st's index_of: fields hold (through its inline
+  // structs and arrays, pointers and union cases), added to its table.
+  void collect(const Struct& st, const Value& x) {
+    need_struct(st, x);
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      if (!f.in_model()) continue;
+      if (f.type.kind == ValueType::Union) {
+        auto one = [&](const Value& u) {
+          const Field& p = *f.variant.cases[case_index(st, f, u)].field;
+          collect_one(p, u.items[0]);
+        };
+        const Value& v = member(st, x, f);
+        if (f.array.on)
+          for (const Value& u : list(st, f, v).items) one(u);
+        else
+          one(v);
+        continue;
+      }
+      if (!f.table.index_of.empty()) {
+        collect_one(f, member(st, x, f));
+        continue;
+      }
+      if (f.type.kind != ValueType::Struct || !f.type.st || !gen::reaches_index(*f.type.st)) continue;
+      const Value& v = member(st, x, f);
+      if (f.array.on) {
+        for (const Value& e : list(st, f, v).items) collect(*f.type.st, e);
+      } else if (f.pointer.width && f.pointer.null == Field::Null::Allowed) {
+        if (!v.is_absent()) collect(*f.type.st, v);
+      } else {
+        collect(*f.type.st, v);
+      }
+    }
+  }
+  void collect_one(const Field& f, const Value& v) {
+    if (!f.table.index_of.empty()) tabs_[static_cast<size_t>(f.table.id)].add(v.str);
+    else if (f.type.kind == ValueType::Struct && f.type.st && gen::reaches_index(*f.type.st)) collect(*f.type.st, v);
+  }
+  // The struct a table field points to, from its collected strings (absent:
+  // a nullable table with no string).
+  const Value& table_value(const Field& f) {
+    const IndexTable& t = tabs_.size() > static_cast<size_t>(f.table.id) ? tabs_[static_cast<size_t>(f.table.id)] : empty_table_;
+    if (f.pointer.null == Field::Null::Allowed && t.empty()) return table_values_.emplace_back(Value::absent());
+    Value strs = Value::array();
+    strs.items.reserve(t.size());
+    for (const std::string& str : t.strings()) {
+      Value e = Value::struct_();
+      e.add(f.table.text->name, Value::string(str));
+      strs.items.push_back(std::move(e));
+    }
+    Value v = Value::struct_();
+    v.add(f.table.strings->name, std::move(strs));
+    return table_values_.emplace_back(std::move(v));
+  }
+  // An index_of: field's index: its string's place in its table.
+  uint64_t table_index(const Field& f, const Value& v, const char* wh) const {
+    return tabs_.at(static_cast<size_t>(f.table.id)).index(v.str, wh);
+  }
+  IndexTable empty_table_;
+
   // ---- put_T ----------------------------------------------------------------------
 
   // Writes struct st's own bytes: at `at` (reserved by the caller) when it
@@ -671,8 +787,8 @@ class Encoder {
   }
   // The position of field f of struct value x (at s), for place_.
   uint64_t field_at(const Field& f, const Value& x, uint64_t s) {
-    auto it = at_.find({&x, &f});
-    return it != at_.end() ? it->second : s + f.resolved.offset;
+    const uint64_t* at = at_.find({&x, &f});
+    return at ? *at : s + f.resolved.offset;
   }
 
   void string_ref(const std::string& pool, std::string_view v, uint64_t slot, int width) {
@@ -685,6 +801,21 @@ class Encoder {
 
   void put_field(const Struct& st, const Field& f, uint64_t o, const Value& x, uint64_t s) {
     const char* wh = what(st, f);
+    if (!f.table.offsets_of.empty()) {
+      // offsets_of: each string's offset from the struct's start (the strings
+      // follow directly, each with its NUL), then the end of the last.
+      const Field& sf = *st.field(f.table.offsets_of);
+      const Field& tf = *sf.type.st->fields[0];
+      const Value& strs = list(st, sf, member(st, x, sf));
+      const uint64_t esz = gen::prim_size(f.type.prim);
+      const uint64_t n = eval(st, *f.array.count, x);
+      uint64_t at = w.pos() + n * esz - s;
+      for (uint64_t i = 0; i < n; ++i) {
+        w.put_uint(w.reserve(esz), static_cast<unsigned>(esz), at, wh);
+        if (i < strs.items.size()) at += member(*sf.type.st, strs.items[i], tf).str.size() + 1;
+      }
+      return;
+    }
     if (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) {
       // The tags of a union[]: the tag of each element's case.
       const Field& u = *st.field(f.resolved.tag_for);
@@ -867,6 +998,9 @@ class Encoder {
         shift += b.width;
       }
       store(o, f.type.prim, v);
+    } else if (!f.table.index_of.empty()) {
+      // index_of: the string's place in its table (collected and ordered before the root was written).
+      w.put_uint(o, width, table_index(f, member(st, x, f), wh), wh);
     } else if (f.true_value) {
       store(o, f.type.prim, member(st, x, f).n != 0 ? *f.true_value : 0);
     } else {
@@ -909,6 +1043,7 @@ class Encoder {
 
   uint64_t sort_key(const Struct& et, const std::string& key, const Value& e) {
     const Field* k = et.field(key);
+    if (!k->table.index_of.empty()) return table_index(*k, member(et, e, *k), what(et, *k));  // a string of a sorted table: its index
     if (k->role.derive) return eval(et, *k->role.derive, e);
     return num(member(et, e, *k));
   }
@@ -988,7 +1123,8 @@ class Encoder {
       case CaseKind::StructPointer: break;
       case CaseKind::PooledBlock: block_ref(p, v, oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
-        if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
+        if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
+        else if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
         else store(oo, p.type.prim, fit(v, p.type.prim, wh));
         break;
       case CaseKind::Numbers: {
@@ -1200,7 +1336,18 @@ class Encoder {
     if (!cond_true(st, f, x)) return;
     const Value& v = member(st, x, f);
     const uint64_t a = field_at(f, x, s);
-    if (f.array.on) {
+    if (f.array.on && !f.array.sort.empty()) {
+      // Written in key order (put_inline_array): the element at place i is the i-th by key.
+      const Value& l = list(st, f, v);
+      std::vector<size_t> order(l.items.size());
+      std::vector<uint64_t> keys(l.items.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+        keys[i] = sort_key(et, f.array.sort, l.items[i]);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](size_t x1, size_t x2) { return keys[x1] < keys[x2]; });
+      for (size_t i = 0; i < order.size(); ++i) place(et, l.items[order[i]], a + i * et.size);
+    } else if (f.array.on) {
       const Value& l = list(st, f, v);
       for (size_t i = 0; i < l.items.size(); ++i) place(et, l.items[i], a + i * et.size);
     } else {
@@ -1283,7 +1430,7 @@ class Encoder {
 
   void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
                     bool record = false) {
-    const Value& xv = f.in_model() ? member(st, xs, f) : empty_struct();
+    const Value& xv = !f.table.order.empty() ? table_value(f) : f.in_model() ? member(st, xs, f) : empty_struct();
     const uint64_t slot = field_at(f, xs, s);
     const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
     const char* wh = what(st, f);
@@ -1567,8 +1714,16 @@ class Encoder {
     const uint64_t base = p.pointer.base == Field::Base::Struct ? s : 0;
     const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);
     const uint64_t size = pt.fixed_size ? pt.size : kUnknownSize;
-    const Typed& value = typed(v, "struct " + pt.name);
-    const bool leaf = plain_struct(s_, pt);
+    // "struct T" and whether T is plain, once per payload type.
+    auto& known = case_struct_[&pt];
+    if (!known.first) {
+      auto& t = types_["struct " + pt.name];
+      if (!t) t = std::make_unique<std::string>("struct " + pt.name);
+      known = {t.get(), plain_struct(s_, pt)};
+    }
+    typed_.push_back({&v, known.first});
+    const Typed& value = typed_.back();
+    const bool leaf = known.second;
     const uint8_t width = static_cast<uint8_t>(p.pointer.width);
     for (const auto& g : pt.fields)
       if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())

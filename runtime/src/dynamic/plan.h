@@ -5,7 +5,9 @@
 
 #include <binschema/schema.h>
 
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "binschema/dynamic.h"
@@ -14,6 +16,52 @@
 #include "binschema/text.h"
 
 namespace binschema::dynamic {
+
+// A map from model objects (structs, fields) to what the plan keeps of them:
+// open addressing on the address, no division, the values at stable
+// addresses (the walks look one up per field read or written).
+template <class K, class V>
+class PtrMap {
+ public:
+  V& emplace(const K* k, V v) {
+    if (V* x = find(k)) return *x;
+    if ((n_ + 1) * 2 > slots_.size()) grow();
+    vals_.push_back(std::make_unique<V>(std::move(v)));
+    put(k, vals_.back().get());
+    ++n_;
+    return *vals_.back();
+  }
+  V* find(const K* k) const {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = hash(k);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].first == k) return slots_[i].second;
+      if (!slots_[i].first) return nullptr;
+    }
+  }
+  V& at(const K* k) const {
+    if (V* x = find(k)) return *x;
+    throw std::out_of_range("dynamic plan: no such model object");
+  }
+
+ private:
+  size_t hash(const K* k) const {
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(k) >> 3) * 0x9e3779b97f4a7c15ull >> 20) & (slots_.size() - 1);
+  }
+  void put(const K* k, V* v) {
+    size_t i = hash(k);
+    while (slots_[i].first) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {k, v};
+  }
+  void grow() {
+    std::vector<std::pair<const K*, V*>> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, {nullptr, nullptr});
+    for (const auto& [k, v] : old)
+      if (k) put(k, v);
+  }
+  std::vector<std::pair<const K*, V*>> slots_;
+  std::vector<std::unique_ptr<V>> vals_;
+  size_t n_ = 0;
+};
 
 // What the walks need of one struct beyond the model.
 struct StructPlan {
@@ -24,6 +72,11 @@ struct StructPlan {
   Value empty;                             // the struct as a default-constructed model holds it
   // Filled in once every plan exists:
   std::vector<Member> init;                // the members a read starts from (names, defaults)
+  // Members whose default holds heap (a struct, a union, a fixed-size
+  // array): `init` holds them Absent, and a read that leaves one Absent
+  // gives it its default at the end (read_struct): a read does not copy a
+  // default it then overwrites. (member index, the default)
+  std::vector<std::pair<int, const Value*>> heavy;
   std::vector<const struct FieldPlan*> fp; // by field index
   std::vector<int> scoped_pools;           // pools whose scope is this struct (not block pools)
   bool has_tags = false, has_dic = false;
@@ -37,7 +90,13 @@ struct FieldPlan {
   int member = -1;                 // in the struct value's members (-1: not in the model)
   int tag = -1;                    // a union: the index of its tag field (-1: none, tag_shift)
   int zero = -1;                   // zero_when_empty: the index of the count field
+  std::string_view name;           // the field's name, interned (Member::name)
+  const char* what = "";           // "Struct.field" (messages, layout traces), lasting
   bool cond_default_struct = false;
+  // An if: the text evaluates from the model (gen_cpp_types.cpp text_cond),
+  // derived values spelt out: the field is left out of the text while it is
+  // false, and refused in text then. Null: a plain field in text.
+  std::shared_ptr<const gen::Expr> text_cond;
 };
 
 struct Schema::Plan {
@@ -46,8 +105,15 @@ struct Schema::Plan {
   // key that asks for it: encode() throws it; decode and text out work.
   std::optional<gen::SchemaError> encode_refusal;
   const gen::Struct* root = nullptr;
-  std::unordered_map<const gen::Struct*, StructPlan> structs;
-  std::unordered_map<const gen::Field*, FieldPlan> fields;
+  size_t tables = 0;  // the root's table: fields (index_of: strings), numbered by Field::table.id
+  // The names the text shows for hashes (hash_of:) beyond the run-time list:
+  // the algorithms of the hash_of: fields and the schema's names: list, as
+  // the generated to_text's kHashNames (has_hash_names: there is a hash_of:).
+  std::vector<const char*> hash_algos, hash_defaults;
+  text::HashNames hash_names;
+  bool has_hash_names = false;
+  PtrMap<gen::Struct, StructPlan> structs;
+  PtrMap<gen::Field, FieldPlan> fields;
   // How a field with names is spelt in text (gen_cpp_types.cpp's text_T_f).
   struct SpellData {
     text::Spell spell;

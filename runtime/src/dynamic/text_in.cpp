@@ -16,6 +16,7 @@
 #include <map>
 
 #include "binschema/text.h"
+#include "expr.h"
 #include "plan.h"
 
 namespace binschema::dynamic {
@@ -47,7 +48,7 @@ uint64_t cpp_int(const std::string& t) {
 // The text reader of the generated code, over the schema.
 class DynIn : public text::In {
  public:
-  DynIn(const gen::Schema& s, text::Node doc) : In(doc), s_(s) {}
+  DynIn(const Schema::Plan& p, text::Node doc) : In(doc), p_(p), s_(*p.s) {}
 
   // from_document: the root's fields (its map checked against them, the
   // document's `format` and `layout` aside).
@@ -56,6 +57,7 @@ class DynIn : public text::In {
     check_struct_keys(doc, root, "format", "layout");
     Value x = Value::struct_();
     fields(root, x);
+    check_conditions();
     if (layout) {
       *layout = Layout{};
       if (const text::Node l = doc.get("layout")) this->layout(l, *layout);
@@ -64,6 +66,7 @@ class DynIn : public text::In {
   }
 
  private:
+  const Schema::Plan& p_;
   const gen::Schema& s_;
   struct SpellStore {
     std::vector<text::EnumValue> values;
@@ -74,7 +77,7 @@ class DynIn : public text::In {
   // The Spell the generated visit_fields passes for a field.
   const text::Spell& spell_of(const Field& f) {
     static const text::Spell none{};
-    if (!f.spelled()) return f.spell.hex ? text::kHexSpell : none;
+    if (!f.spelled() && f.spell.map_key.empty()) return f.spell.hex ? text::kHexSpell : none;
     auto& p = spells_[&f];
     if (!p) {
       p = std::make_unique<SpellStore>();
@@ -92,12 +95,15 @@ class DynIn : public text::In {
       if (!f.spell.ref.empty()) p->spell.ref = f.spell.ref.c_str();
       if (!f.spell.ref_via.empty()) p->spell.via = f.spell.ref_via.c_str();
       if (!f.spell.hash_of.empty()) p->spell.hash = f.spell.hash_of.c_str();
+      if (!f.spell.map_key.empty()) p->spell.map = f.spell.map_key.c_str();
     }
     return p->spell;
   }
 
-  // check_keys: a key that names no model field of st is refused.
-  void check_struct_keys(text::Node map, const Struct& st, const char* extra = nullptr, const char* extra2 = nullptr) {
+  // check_keys: a key that names no model field of st is refused (and a map
+  // entry's key field given among its fields).
+  void check_struct_keys(text::Node map, const Struct& st, const char* extra = nullptr, const char* extra2 = nullptr,
+                         const char* map_key = nullptr) {
     auto it = map.children().begin();
     const auto end = map.children().end();
     while (it != end) {
@@ -106,6 +112,8 @@ class DynIn : public text::In {
       ++it;
       const std::string_view k = key.scalar();
       if ((extra && k == extra) || (extra2 && k == extra2)) continue;
+      if (map_key && k == map_key)
+        fail(key, "'" + std::string(k) + "' is the key of this map entry: give it as the entry's key, not among its fields");
       bool known = false;
       for (const auto& f : st.fields) known = known || (f->in_model() && k == f->name);
       if (!known) fail(key, "unknown field '" + std::string(k) + "'");
@@ -132,23 +140,68 @@ class DynIn : public text::In {
       for (const auto& sub : t.subs) subs.push_back(sub.c_str());
       const Field* arr = st.field(t.array);
       struct Elem {};
-      if (arr && arr->type.kind == ValueType::String) names(t.array.c_str(), std::vector<std::string>{}, t.key.c_str(), subs);
-      else names(t.array.c_str(), std::vector<Elem>{}, t.key.c_str(), subs);
+      std::vector<const char*> also;
+      for (const auto& a : t.also) also.push_back(a.c_str());
+      if (arr && arr->type.kind == ValueType::String) names(t.array.c_str(), std::vector<std::string>{}, t.key.c_str(), subs, also);
+      else names(t.array.c_str(), std::vector<Elem>{}, t.key.c_str(), subs, also);
     }
     for (const auto& fp : st.fields) {
       const Field& f = *fp;
       if (!f.in_model()) continue;
+      const FieldPlan& plan = p_.of(&f);  // its interned name: no intern() per field read
+      if (const auto& cond = plan.text_cond) {
+        Value v = field_if(f, st, x, *cond);
+        x.fields.push_back(Member{plan.name, std::move(v)});
+        continue;
+      }
       const bool bits_default = !f.bits.empty() && std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
-      x.add(f.name, field(f, spell_of(f), bits_default || f.role.default_text.has_value()));
+      Value v = field(f, spell_of(f), bits_default || f.role.default_text.has_value());
+      x.fields.push_back(Member{plan.name, std::move(v)});
     }
   }
+
+  // The node of a field of the struct being read (In::lookup): a map
+  // entry's key field is the entry's key, a bare field the frame's node.
+  text::Node lookup(const char* name) const {
+    const Frame& f = frames_.back();
+    if (f.key_name && text::same_name(name, f.key_name)) return f.key_node;
+    if (f.bare) return f.node;
+    return f.node.get(name);
+  }
+
+  // In::field_if: missing, the field keeps the value the model holds before
+  // it is read; given, its condition must hold once the struct is read.
+  Value field_if(const Field& f, const Struct& st, const Value& x, const gen::Expr& cond) {
+    const char* name = f.name.c_str();
+    const text::Node n = lookup(name);
+    if (!n) {
+      frames_.back().seen.push_back(name);
+      Value v = default_value(p_, f);
+      if (integral(f)) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v.n));
+      return v;
+    }
+    Value v = field(f, spell_of(f), false);
+    frames_.back().conds.push_back({n, name, cond_texts_.emplace_back(gen::expr_text(*f.cond)).c_str(), [this, &st, &x, &cond] {
+                                      ExprEnv env;
+                                      env.model = &x;
+                                      env.st = &st;
+                                      env.self = this;
+                                      env.ctx = [](const void* self, const std::string& g, uint64_t& out) {
+                                        out = static_cast<const DynIn*>(self)->context(g.c_str());
+                                        return true;
+                                      };
+                                      return eval_model(cond, env) != 0;
+                                    }});
+    return v;
+  }
+  std::deque<std::string> cond_texts_;  // the if: texts of messages (stable addresses)
 
   // In::field / In::field_default for field f.
   Value field(const Field& f, const text::Spell& spell, bool has_default) {
     const char* name = f.name.c_str();
     Frame& fr = frames_.back();
     fr.seen.push_back(name);
-    const text::Node n = fr.node.get(name);
+    const text::Node n = lookup(name);
     if (!n) {
       if (!has_default) fail(fr.node, "missing field '" + std::string(name) + "'");
       Value v = default_of(f);
@@ -165,7 +218,7 @@ class DynIn : public text::In {
   // Whether the member is an integer (or bool) of C++.
   static bool integral(const Field& f) {
     return f.type.kind == ValueType::Prim && f.bits.empty() && !f.array.on && !gen::prim_is_float(f.type.prim) &&
-           !(f.pointer.width && f.pointer.null == Field::Null::Allowed);
+           !(f.pointer.width && f.pointer.null == Field::Null::Allowed) && f.table.index_of.empty();
   }
 
   // A field's schema default (`default:`), as field_default gives it.
@@ -243,6 +296,11 @@ class DynIn : public text::In {
     switch (f.type.kind) {
       case ValueType::Prim:
         if (!f.bits.empty()) return bit_word(n, f);
+        if (!f.table.index_of.empty()) {  // an index into a table: the model holds the string
+          std::string v;
+          value(n, v, spell);
+          return Value::string(std::move(v));
+        }
         return read_prim(n, f.type.prim, spell);
       case ValueType::Chars:
       case ValueType::CString:
@@ -274,7 +332,9 @@ class DynIn : public text::In {
         if (!n.is_seq() || n.size() != count) fail(n, "expected a list of " + std::to_string(count) + " values");
       } else {
         charge(n, 1);
-        if (!n.is_seq()) fail(n, "expected a list");
+        const bool of_structs = f.type.kind == ValueType::Struct || f.type.kind == ValueType::Union;
+        if (spell.map && of_structs && f.bits.empty() && n.is_map()) return map_entries(n, f, spell.map);
+        if (!n.is_seq()) fail(n, spell.map && of_structs ? "expected a map (or a list)" : "expected a list");
         charge(n, n.size(), n.span());
       }
       out.items.reserve(n.size());
@@ -294,18 +354,95 @@ class DynIn : public text::In {
     return elem(n, f, spell);
   }
 
-  // A struct (In::value's last branch).
+  // A struct (In::value's last branches): shown as its one field's value
+  // (unwrap:), or a map of its fields.
   Value structure(text::Node n, const Struct& st) {
     charge(n, 1);
-    if (!n.is_map()) fail(n, "expected a map");
-    check_struct_keys(n, st);
+    Frame fr(n);
+    if (st.unwrap) {
+      fr.bare = true;
+    } else {
+      if (!n.is_map()) fail(n, "expected a map");
+      check_struct_keys(n, st);
+    }
+    return fields_in(std::move(fr), st);
+  }
+  // A struct's fields, read in the frame given (In::fields).
+  Value fields_in(Frame fr, const Struct& st) {
     const size_t mark = tables_.size();
-    frames_.push_back(Frame(n));
+    frames_.push_back(std::move(fr));
     Value x = Value::struct_();
     fields(st, x);
+    check_conditions();
     frames_.pop_back();
     tables_.resize(mark);
     return x;
+  }
+
+  // EntryShape: one field besides the key, always there, is the entry's value.
+  bool entry_bare(const Struct& st, const char* key) const {
+    size_t others = 0;
+    bool conditional = false;
+    for (const auto& g : st.fields) {
+      if (!g->in_model() || g->name == key) continue;
+      ++others;
+      conditional = conditional || p_.of(g.get()).text_cond;
+    }
+    return others == 1 && !conditional;
+  }
+
+  // map: a map of entries keyed by the elements' key field, in order (In::map).
+  // A key given twice is an error at the second.
+  Value map_entries(text::Node n, const Field& f, const char* key_name) {
+    Value out = Value::array();
+    charge(n, n.size(), n.span());
+    out.items.reserve(n.size());
+    std::unordered_map<std::string_view, text::Node> seen;
+    seen.reserve(n.size());
+    for_each_entry(n, [&](text::Node key, text::Node val) {
+      if (!key.is_scalar()) fail(key, "a map key must be a scalar");
+      path_.emplace_back(key.scalar());
+      const auto [it, fresh] = seen.emplace(key.scalar(), key);
+      if (!fresh) {
+        const text::Mark m = it->second.mark();
+        fail(key, "duplicate key '" + std::string(key.scalar()) + "' (first at " + std::to_string(m.line) + ":" + std::to_string(m.col) + ")");
+      }
+      out.items.push_back(entry(key, val, f, key_name));
+      path_.pop_back();
+    });
+    return out;
+  }
+  // One map entry into an element: a struct, or a union of struct cases (In::entry).
+  Value entry(text::Node key, text::Node val, const Field& f, const char* key_name) {
+    if (f.type.kind == ValueType::Union) {
+      const auto& cases = f.variant.cases;
+      if (!val.is_map() || val.size() != 1) {
+        std::string names;
+        for (const auto& c : cases) names += std::string(names.empty() ? "" : ", ") + c.name;
+        fail(val, "expected a map with one key naming the case (" + names + ")");
+      }
+      const std::string_view c = val.first_key().scalar();
+      const gen::Case* found = nullptr;
+      for (const auto& cc : cases)
+        if (c == cc.name) found = &cc;
+      if (!found) fail(val.first_key(), "unknown case '" + std::string(c) + "'");
+      path_.emplace_back(found->name.c_str());
+      Value v = entry_struct(key, val.first_value(), *found->field->type.st, key_name);
+      path_.pop_back();
+      return Value::union_(found->name, found->tag, std::move(v));
+    }
+    return entry_struct(key, val, *f.type.st, key_name);
+  }
+  Value entry_struct(text::Node key, text::Node val, const Struct& st, const char* key_name) {
+    Frame fr(val);
+    fr.key_name = key_name;
+    fr.key_node = key;
+    fr.bare = entry_bare(st, key_name);
+    if (!fr.bare) {
+      if (!val.is_map()) fail(val, "expected a map of the entry's fields");
+      check_struct_keys(val, st, nullptr, nullptr, key_name);
+    }
+    return fields_in(std::move(fr), st);
   }
 
   // A bits: word: a struct of its bits.
@@ -355,9 +492,97 @@ class DynIn : public text::In {
     return Value::uint(v, 8);
   }
 
+  // A bare union's case text (generated case_text).
+  static text::CaseText case_text(const gen::Case& c) {
+    static const std::pair<const char*, text::Plain> kinds[] = {{"int", text::Plain::Int},   {"float", text::Plain::Float},
+                                                                {"string", text::Plain::String}, {"bool", text::Plain::Bool},
+                                                                {"null", text::Plain::Null}, {"list", text::Plain::List},
+                                                                {"map", text::Plain::Map}};
+    for (const auto& [k, p] : kinds)
+      if (c.as == k) return {p, nullptr, c.unwrap};
+    return {text::Plain::Tagged, c.as.c_str(), c.unwrap};
+  }
+
+  // A bare union's value (In::bare_in): the case its tag names (YAML's, or
+  // JSON's one-key map {"!u": 5}), else the case of its plain kind.
+  Value bare_union(text::Node n, const Field& u, const text::Spell& spell) {
+    const auto& cases = u.variant.cases;
+    std::vector<text::CaseText> cts;
+    for (const auto& c : cases) cts.push_back(case_text(c));
+    auto plain_case = [&](text::Plain p) {
+      for (size_t i = 0; i < cts.size(); ++i)
+        if (cts[i].plain == p) return i;
+      return SIZE_MAX;
+    };
+    auto tags = [&] {
+      std::string list;
+      for (const auto& c : cts)
+        if (c.tag) list += std::string(list.empty() ? "" : ", ") + c.tag;
+      return list.empty() ? std::string("none") : list;
+    };
+    text::Node body = n;
+    std::string_view tag = n.tag();
+    if (tag.empty() && n.is_map() && n.size() == 1) {
+      const std::string_view k = n.first_key().scalar();
+      bool known = false;
+      for (const auto& c : cts) known = known || (c.tag && k == c.tag);
+      if (!k.empty() && k[0] == '!' && (known || text::standard_tag(k) != text::Plain::Tagged || plain_case(text::Plain::Map) == SIZE_MAX)) {
+        tag = k;
+        body = n.first_value();
+      }
+    }
+    size_t index = SIZE_MAX;
+    if (!tag.empty()) {
+      for (size_t i = 0; i < cts.size() && index == SIZE_MAX; ++i)
+        if (cts[i].tag && text::tag_is(tag, cts[i].tag)) index = i;
+      if (index == SIZE_MAX)
+        if (const text::Plain p = text::standard_tag(tag); p != text::Plain::Tagged) index = plain_case(p);
+      if (index == SIZE_MAX) fail(n, "unknown tag '" + text::tag_spelling(tag) + "' (tags here: " + tags() + ")");
+    } else {
+      const text::Plain p = text::plain_kind(n);
+      index = plain_case(p);
+      if (index == SIZE_MAX && p == text::Plain::Int) index = plain_case(text::Plain::Float);
+      if (index == SIZE_MAX) fail(n, std::string("a ") + text::plain_name(p) + " needs a tag here (tags here: " + tags() + ")");
+    }
+    const gen::Case& c = cases[index];
+    path_.emplace_back(c.name.c_str());
+    Value v;
+    const Field& p = *c.field;
+    if (cts[index].unwrap && p.type.kind == ValueType::Struct && p.type.st) {
+      // One: the struct payload's one model field read from the node.
+      v = Value::struct_();
+      for (const auto& g : p.type.st->fields)
+        if (g->in_model()) v.add(g->name, bare_plain(body, *g, cts[index], spell_of(*g)));
+    } else {
+      v = bare_plain(body, p, cts[index], spell);
+    }
+    path_.pop_back();
+    return Value::union_(c.name, c.tag, std::move(v));
+  }
+  Value bare_plain(text::Node n, const Field& f, const text::CaseText& ct, const text::Spell& spell) {
+    if (ct.plain == text::Plain::Null && n.is_null()) return zero_of(f);
+    return case_value(n, f, spell);
+  }
+  // X{}: the payload's C++ type default-constructed.
+  Value zero_of(const Field& f) {
+    if (!f.array.on && f.bits.empty()) {
+      switch (f.type.kind) {
+        case ValueType::Prim: return prim_value(f.type.prim, 0);
+        case ValueType::Chars:
+        case ValueType::CString:
+        case ValueType::String: return Value::string({});
+        case ValueType::Bytes: return Value::bytes({});
+        default: break;
+      }
+    }
+    if (f.array.on && !f.array.fixed_count) return Value::array();
+    return default_value(p_, f);
+  }
+
   // A union (In::value's Union branch): a map of one key naming the case.
   Value union_value(text::Node n, const Field& u, const text::Spell& spell) {
     charge(n, 1);
+    if (u.variant.bare) return bare_union(n, u, spell);
     const auto& cases = u.variant.cases;
     if (!n.is_map() || n.size() != 1) {
       std::string names;
@@ -383,11 +608,11 @@ class DynIn : public text::In {
 }  // namespace
 
 Value Schema::from_text(const text::Doc& doc) const {
-  DynIn in(*s_, doc.root());
+  DynIn in(*p_, doc.root());
   return in.root(doc.root(), nullptr);
 }
 Value Schema::from_text(const text::Doc& doc, Layout& layout) const {
-  DynIn in(*s_, doc.root());
+  DynIn in(*p_, doc.root());
   return in.root(doc.root(), &layout);
 }
 Value Schema::from_text(std::string_view text) const { return from_text(text::load(text)); }

@@ -1,7 +1,10 @@
 // binschema/dynamic.h: the generic Value, and loading a schema.
 #include <algorithm>
 #include <bit>
+#include <mutex>
 #include <stdexcept>
+#include <string>
+#include <unordered_set>
 
 #include "plan.h"
 
@@ -103,8 +106,23 @@ Value& Value::operator[](std::string_view name) {
   if (Value* v = find(name)) return *v;
   throw std::out_of_range("no field '" + std::string(name) + "'");
 }
-Value& Value::add(std::string name, Value v) {
-  fields.push_back(Member{std::move(name), std::move(v)});
+std::string_view intern(std::string_view name) {
+  // Node-based: an element never moves, so the views stay valid.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+  };
+  using Set = std::unordered_set<std::string, Hash, std::equal_to<>>;
+  static std::mutex m;
+  static Set* names = new Set();
+  const std::lock_guard<std::mutex> lock(m);
+  auto it = names->find(name);
+  if (it == names->end()) it = names->emplace(name).first;
+  return *it;
+}
+
+Value& Value::add(std::string_view name, Value v) {
+  fields.push_back(Member{intern(name), std::move(v)});
   return fields.back().value;
 }
 
