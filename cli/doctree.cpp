@@ -172,7 +172,18 @@ std::string key_segment(const std::string& key) {
   return "[" + key + "]";
 }
 
+// A map's key after the path: `.key`, or `["key"]` when the key would not
+// read as one step of a path (empty, or with a dot, a bracket, a quote, a
+// line break or spaces at its ends): a struct's field or a map entry by its
+// key (map: in the schema: BFEVFL's events, AAMP's objects, BYML's keys).
 std::string field_path(const std::string& path, const std::string& key) {
+  const bool plain = !key.empty() && key.front() != ' ' && key.back() != ' ' &&
+                     key.find_first_of(".[]\"\n") == std::string::npos;
+  if (!plain) {
+    std::string q;
+    json_string(key, q);
+    return path + "[" + q + "]";
+  }
   if (path.empty() || path.back() == ':') return path + key;
   return path + "." + key;
 }

@@ -53,7 +53,7 @@ struct ContainerItem {
 // Parameter container (the root item); its dictionary and then its items follow, each 8-aligned.
 struct Container {
   static constexpr const char* type_name = "Container";
-  // Items.
+  // Items (in the text a map by key).
   std::vector<ContainerItem> items;
   bool operator==(const Container&) const = default;
 };
@@ -189,9 +189,9 @@ struct Flowchart {
   std::string name;
   // Actors.
   std::vector<Actor> actors;
-  // Events.
+  // Events (in the text a map by name).
   std::vector<Event> events;
-  // Entry points (in dictionary order).
+  // Entry points (in dictionary order; in the text a map by name).
   std::vector<EntryPoint> entry_points;
   bool operator==(const Flowchart&) const = default;
 };

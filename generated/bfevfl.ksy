@@ -234,7 +234,7 @@ types:
         type: event
         repeat: expr
         repeat-expr: event_count
-        doc: "Events."
+        doc: "Events (in the text a map by name)."
       entry_point_dic:
         io: _root._io
         pos: ofs_entry_point_dic
@@ -246,7 +246,7 @@ types:
         type: entry_point(_index)
         repeat: expr
         repeat-expr: entry_point_count
-        doc: "Entry points (in dictionary order)."
+        doc: "Entry points (in dictionary order; in the text a map by name)."
   str64_in_strings:
     doc: "The offset of a string in pool `strings`; `target` is the string."
     seq:
@@ -617,7 +617,7 @@ types:
         type: ptr64_to_container_item(_index)
         repeat: expr
         repeat-expr: item_count
-        doc: "Items."
+        doc: "Items (in the text a map by key)."
     instances:
       dic:
         io: _root._io

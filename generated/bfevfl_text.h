@@ -26,10 +26,11 @@ void visit_fields(V& v, Self& x) {
   v.field("value", x.value);
 }
 
+inline constexpr binschema::text::Spell text_Container_items{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "key"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Container>
 void visit_fields(V& v, Self& x) {
-  v.field("items", x.items);
+  v.field("items", x.items, text_Container_items);
 }
 
 inline constexpr binschema::text::Spell text_Actor_entry_point_index{binschema::text::kNone, nullptr, 0, nullptr, "entry_points", nullptr, nullptr};
@@ -120,6 +121,8 @@ void visit_fields(V& v, Self& x) {
   v.field("main_event", x.main_event, text_EntryPoint_main_event);
 }
 
+inline constexpr binschema::text::Spell text_Flowchart_events{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "name"};
+inline constexpr binschema::text::Spell text_Flowchart_entry_points{binschema::text::kNone, nullptr, 0, nullptr, nullptr, nullptr, nullptr, "name"};
 template <class V, class Self>
   requires std::is_same_v<std::remove_const_t<Self>, Flowchart>
 void visit_fields(V& v, Self& x) {
@@ -128,8 +131,8 @@ void visit_fields(V& v, Self& x) {
   binschema::text::names(v, "actors", x.actors, "name", {"actions", "queries"}, {"sub_name"});
   v.field("name", x.name);
   v.field("actors", x.actors);
-  v.field("events", x.events);
-  v.field("entry_points", x.entry_points);
+  v.field("events", x.events, text_Flowchart_events);
+  v.field("entry_points", x.entry_points, text_Flowchart_entry_points);
 }
 
 inline constexpr binschema::text::Spell text_Clip_actor{binschema::text::kNone, nullptr, 0, nullptr, "actors", nullptr, nullptr};

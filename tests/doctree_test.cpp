@@ -107,3 +107,13 @@ BOOST_AUTO_TEST_CASE(json_text_reads_back_as_the_same_document) {
   BOOST_TEST((doc(binschema::cli::to_json(v, true)) == v));
   BOOST_TEST((v.get("b")->items[0].kind == Value::Kind::Null));
 }
+
+// A map (map: in a schema: events by name) names its entries by key after a
+// dot; a key that would not read as one step of a path is quoted in brackets.
+BOOST_AUTO_TEST_CASE(map_entries_are_named_by_key) {
+  const std::string a = "format: t\nevents:\n  Talk: {next: Wave}\n  a.b: 1\n  \"\": 2\n  \" x\": 3\n";
+  const std::string b = "format: t\nevents:\n  Talk: {next: Nod}\n  a.b: 5\n  \"\": 6\n  \" x\": 7\n  New: 8\n";
+  BOOST_TEST((diff(a, b) == std::vector<std::string>{"~ events.Talk.next", "~ events[\"a.b\"]", "~ events[\"\"]",
+                                                      "~ events[\" x\"]", "+ events.New"}));
+  BOOST_TEST((diff("\"a[0]\": 1\n", "\"a[0]\": 2\n") == std::vector<std::string>{"~ [\"a[0]\"]"}));
+}

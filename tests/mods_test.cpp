@@ -102,7 +102,7 @@ BOOST_AUTO_TEST_CASE(members_of_known_formats_are_text_and_the_rest_bytes) {
 BOOST_AUTO_TEST_CASE(an_edited_member_is_in_the_pack) {
   Sandbox s;
   BOOST_REQUIRE(s.cli("unpack " + q(sample_pack().string()) + " dir").code == 0);
-  edit(s, "dir/" + kFlow + ".yaml", "              value:\n                float: 0.0", "              value:\n                float: 5.5");
+  edit(s, "dir/" + kFlow + ".yaml", "            PosX:\n              float: 0.0", "            PosX:\n              float: 5.5");
   Result r = s.cli("pack dir -o mod.sbeventpack");
   BOOST_REQUIRE_MESSAGE(r.code == 0, r);
   // Still Yaz0, and the member reads back with the change.
@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(an_edited_member_is_in_the_pack) {
   BOOST_TEST(r.out.find("float: 5.5") != std::string::npos);
   r = s.cli("diff " + q(sample_pack().string()) + " mod.sbeventpack");
   BOOST_TEST(r.code == 1);
-  BOOST_TEST(r.out == "~ " + kFlow + ":flowcharts[Demo344_1].actors[0].params.items[PosX].value.float: 0.0 -> 5.5\n",
+  BOOST_TEST(r.out == "~ " + kFlow + ":flowcharts[Demo344_1].actors[0].params.items.PosX.float: 0.0 -> 5.5\n",
              r.out);
   BOOST_TEST((members(s, "mod.sbeventpack") == members(s, sample_pack().string())));
 }
@@ -264,12 +264,12 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_a_bfevfl_file) {
   Result r = s.cli("diff " + q(flow.string()) + " a.yaml");
   BOOST_TEST(r.code == 0, r);
   BOOST_TEST(r.out.empty());
-  // A value in a keyed list, an element added in the middle of one, an entry
-  // point's field: only those (keys match elements, not indices).
-  edit(s, "b.yaml", "- key: IsWaitFinish\n                  value:\n                    bool: true",
-       "- key: IsWaitFinish\n                  value:\n                    bool: false");
-  edit(s, "b.yaml", "            params:\n              items:\n                - key: Arg_Turn",
-       "            params:\n              items:\n                - key: Arg_New\n                  value:\n                    int: 7\n                - key: Arg_Turn");
+  // A value in a map by name (the parameters, map: key), an entry added in
+  // the middle of one, an entry point's field: only those (entries match by
+  // key, not by position).
+  edit(s, "b.yaml", "IsWaitFinish:\n                bool: true", "IsWaitFinish:\n                bool: false");
+  edit(s, "b.yaml", "          params:\n            items:\n              Arg_Turn:",
+       "          params:\n            items:\n              Arg_New:\n                int: 7\n              Arg_Turn:");
   edit(s, "b.yaml", "main_event: Event2", "main_event: Event3");
   BOOST_REQUIRE(s.cli("encode b.yaml -o b.bfevfl").code == 0);
   r = s.cli("diff " + q(flow.string()) + " b.bfevfl");
@@ -277,11 +277,11 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_a_bfevfl_file) {
   const std::string f = "flowcharts[subchallnpc000_twin].";
   BOOST_TEST((lines(r.out) ==
               std::vector<std::string>{
-                  "+ " + f + "events[Event2].data.sub_flow.params.items[Arg_New]: {key: Arg_New, value: {int: 7}}",
-                  "~ " + f + "events[Event4].data.action.params.items[IsWaitFinish].value.bool: true -> false",
+                  "+ " + f + "events.Event2.sub_flow.params.items.Arg_New: {int: 7}",
+                  "~ " + f + "events.Event4.action.params.items.IsWaitFinish.bool: true -> false",
                   // recomputed by the writer from the main event (schemas/bfevfl.hooks.cpp)
-                  "~ " + f + "entry_points[NearActorsTalk].sub_flow_events[0]: Event2 -> Event3",
-                  "~ " + f + "entry_points[NearActorsTalk].main_event: Event2 -> Event3"}),
+                  "~ " + f + "entry_points.NearActorsTalk.sub_flow_events[0]: Event2 -> Event3",
+                  "~ " + f + "entry_points.NearActorsTalk.main_event: Event2 -> Event3"}),
              r.out);
   // JSON, the same changes.
   r = s.cli("diff --format json " + q(flow.string()) + " b.yaml");
@@ -290,7 +290,7 @@ BOOST_AUTO_TEST_CASE(diff_names_the_paths_of_edits_in_a_bfevfl_file) {
   BOOST_TEST(j["equal"].as<bool>() == false);
   BOOST_REQUIRE(j["changes"].size() == 3u);  // the text, as written: no recomputed sub_flow_events
   BOOST_TEST(j["changes"][1]["path"].as<std::string>() ==
-             f + "events[Event4].data.action.params.items[IsWaitFinish].value.bool");
+             f + "events.Event4.action.params.items.IsWaitFinish.bool");
   BOOST_TEST(j["changes"][1]["before"].as<std::string>() == "true");
   BOOST_TEST(j["changes"][1]["after"].as<std::string>() == "false");
   BOOST_TEST(j["changes"][0]["change"].as<std::string>() == "added");
@@ -344,9 +344,9 @@ BOOST_AUTO_TEST_CASE(merge_combines_edits_to_different_fields_of_one_file) {
   const std::string f = "flowcharts[subchallnpc000_twin].";
   BOOST_TEST((lines(r.out) ==
               std::vector<std::string>{
-                  "~ " + f + "events[Event2].data.sub_flow.params.items[Arg_Greeting].value.string: FollowAISchedule -> Wave",
-                  "~ " + f + "entry_points[NearActorsTalk].sub_flow_events[0]: Event2 -> Event3",
-                  "~ " + f + "entry_points[NearActorsTalk].main_event: Event2 -> Event3"}),
+                  "~ " + f + "events.Event2.sub_flow.params.items.Arg_Greeting.string: FollowAISchedule -> Wave",
+                  "~ " + f + "entry_points.NearActorsTalk.sub_flow_events[0]: Event2 -> Event3",
+                  "~ " + f + "entry_points.NearActorsTalk.main_event: Event2 -> Event3"}),
              r.out);
   // Text in, text out.
   r = s.cli("merge " + q(flow.string()) + " ours.yaml theirs.yaml -o merged.yaml");
@@ -364,7 +364,7 @@ BOOST_AUTO_TEST_CASE(merge_reports_two_edits_to_one_field_and_writes_nothing) {
   edit(s, "theirs.yaml", "main_event: Event2", "main_event: Event4");
   Result r = s.cli("merge " + q(flow.string()) + " ours.yaml theirs.yaml -o merged.bfevfl");
   BOOST_TEST(r.code == 1);
-  BOOST_TEST(r.err.find("conflict: flowcharts[subchallnpc000_twin].entry_points[NearActorsTalk].main_event: base Event2, "
+  BOOST_TEST(r.err.find("conflict: flowcharts[subchallnpc000_twin].entry_points.NearActorsTalk.main_event: base Event2, "
                         "ours Event3, theirs Event4") != std::string::npos,
              r.err);
   BOOST_TEST(!s.exists("merged.bfevfl"));
@@ -382,26 +382,25 @@ BOOST_AUTO_TEST_CASE(merge_combines_two_mods_of_one_pack) {
   const std::string base = q(sample_pack().string());
   BOOST_REQUIRE(s.cli("unpack " + base + " ours").code == 0);
   BOOST_REQUIRE(s.cli("unpack " + base + " theirs").code == 0);
-  edit(s, "ours/" + kFlow + ".yaml", "              value:\n                float: 0.0", "              value:\n                float: 5.5");
-  edit(s, "theirs/" + kFlow + ".yaml", "- key: IsGrounding\n              value:\n                bool: false",
-       "- key: IsGrounding\n              value:\n                bool: true");
+  edit(s, "ours/" + kFlow + ".yaml", "            PosX:\n              float: 0.0", "            PosX:\n              float: 5.5");
+  edit(s, "theirs/" + kFlow + ".yaml", "IsGrounding:\n              bool: false", "IsGrounding:\n              bool: true");
   s.write("theirs/Extra/new.txt", std::string("new member\n"));
   BOOST_REQUIRE(s.cli("pack ours -o ours.sbeventpack").code == 0);
   BOOST_REQUIRE(s.cli("pack theirs -o theirs.sbeventpack").code == 0);
   Result r = s.cli("merge " + base + " ours.sbeventpack theirs.sbeventpack -o merged.sbeventpack");
   BOOST_REQUIRE_MESSAGE(r.code == 0, r);
   r = s.cli("diff " + base + " merged.sbeventpack");
-  const std::string p = kFlow + ":flowcharts[Demo344_1].actors[0].params.items[";
-  BOOST_TEST((lines(r.out) == std::vector<std::string>{"~ " + p + "IsGrounding].value.bool: false -> true",
-                                                       "~ " + p + "PosX].value.float: 0.0 -> 5.5",
+  const std::string p = kFlow + ":flowcharts[Demo344_1].actors[0].params.items.";
+  BOOST_TEST((lines(r.out) == std::vector<std::string>{"~ " + p + "IsGrounding.bool: false -> true",
+                                                       "~ " + p + "PosX.float: 0.0 -> 5.5",
                                                        "+ Extra/new.txt: 11 bytes"}),
              r.out);
   // The same field in both: a conflict named by member and path.
-  edit(s, "theirs/" + kFlow + ".yaml", "              value:\n                float: 0.0", "              value:\n                float: 6.5");
+  edit(s, "theirs/" + kFlow + ".yaml", "            PosX:\n              float: 0.0", "            PosX:\n              float: 6.5");
   BOOST_REQUIRE(s.cli("pack theirs -o theirs2.sbeventpack").code == 0);
   r = s.cli("merge " + base + " ours.sbeventpack theirs2.sbeventpack -o merged2.sbeventpack");
   BOOST_TEST(r.code == 1);
-  BOOST_TEST(r.err.find("conflict: " + p + "PosX].value.float: base 0.0, ours 5.5, theirs 6.5") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("conflict: " + p + "PosX.float: base 0.0, ours 5.5, theirs 6.5") != std::string::npos, r.err);
   BOOST_TEST(!s.exists("merged2.sbeventpack"));
 }
 

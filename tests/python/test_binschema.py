@@ -196,16 +196,25 @@ def test_a_number_changed_in_python_is_in_the_file(sub, name):
 def test_renaming_an_event_in_a_bfevfl():
     data = sample("bfevfl", "Common.bfevfl").read_bytes()
     value = binschema.decode(data)
-    # An event's name: a string leaf under an "events" container, whatever its shape.
-    old = next(x for p, x in leaves(value) if "events" in p and isinstance(x, str) and p[-1] == "name")
-    where = [p for p, x in leaves(value) if x == old]
+    # The events of a flowchart: a map by name (map: name). One renamed: its
+    # key, and every reference to it (a string leaf holding its name).
+    fc = next(i for i, f in enumerate(value["flowcharts"]) if f["events"])
+    events = value["flowcharts"][fc]["events"]
+    assert isinstance(events, dict)
+    old = next(iter(events))
     new = old + "_Renamed"
+    where = [p for p, x in leaves(value) if x == old]
     edited = copy.deepcopy(value)
     for p in where:
         put(edited, p, new)
+    edited["flowcharts"][fc]["events"] = {new if k == old else k: v for k, v in edited["flowcharts"][fc]["events"].items()}
     back = binschema.decode(binschema.encode(edited))
-    assert all(get(back, p) == new for p in where)
+    assert list(back["flowcharts"][fc]["events"]) == [new if k == old else k for k in events]
+    # (A reference inside the renamed event is now under its new key.)
+    moved = [tuple(new if i and p[i - 1] == "events" and k == old else k for i, k in enumerate(p)) for p in where]
+    assert all(get(back, p) == new for p in moved)
     assert old not in [x for _, x in leaves(without_layout(back))]
+    assert old not in back["flowcharts"][fc]["events"]
 
 
 def test_a_member_of_a_yaz0_pack_is_edited_and_the_pack_written_back(tmp_path):

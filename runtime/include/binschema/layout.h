@@ -344,12 +344,8 @@ struct LayoutConflict : std::runtime_error {
 // writer made from the model with that layout.
 inline void settle_layout(Layout& lay, const uint8_t* orig, uint64_t orig_size, uint64_t out_size, const LayoutTrace& tr) {
   std::vector<uint64_t> used;
-  bool all_fresh = true;
-  for (const auto& [slot, fresh] : tr.placed) {
-    if (!fresh) all_fresh = false;
-  }
   for (const auto& [slot, fresh] : tr.placed)
-    if (!all_fresh) used.push_back(slot);
+    if (!fresh) used.push_back(slot);
   for (uint64_t v : tr.values) used.push_back(v);
   std::sort(used.begin(), used.end());
   std::vector<std::pair<uint64_t, uint64_t>> kept;

@@ -213,7 +213,14 @@ class WriterBase {
   // stays where it was (place_block), unmoved by this.
   void align_inner(uint64_t slot, uint64_t a, uint64_t inner) {
     if (lay_) {
-      if (lay_->find(slot)) return;
+      if (lay_->find(slot)) {
+        // Where the writer would put it, its bytes would not be aligned: the
+        // layout keeps the slot (settle_layout), however fresh its place, so
+        // that the block stays where the file has it.
+        if (trace_ && a > 1 && (a & (a - 1)) == 0 && (std::max(len_, hi_) + inner) % a)
+          trace_->placed.emplace_back(slot, false);
+        return;
+      }
       to_end();
     }
     if (a > 1 && (a & (a - 1)) == 0) {
@@ -363,6 +370,9 @@ class WriterBase {
       }
     if (lay_) {
       if (std::optional<uint64_t> at = lay_->find(slot)) {
+        // The file's own copy where the writer would share: a choice of the
+        // file's, which the layout keeps (settle_layout) however fresh its place.
+        if (pos != kNotShared && *at != pos && trace_) trace_->placed.emplace_back(slot, false);
         if (pos == kNotShared || *at != pos) return kNotShared;
         if (trace_) trace_->placed.emplace_back(slot, true);  // what the writer does anyway
       }
