@@ -355,6 +355,33 @@ BOOST_AUTO_TEST_CASE(corrupted_inputs_give_the_generated_errors) {
   BOOST_TEST(t.errors >= 100u);
 }
 
+// The files the fuzzers found (tests/fuzzer/regressions/<format>/, and the
+// differences between the engine and the generated code that fuzz_dynamic
+// found, tests/fuzzer/differential/<format>/): the same text or the same
+// error. The first of the latter: a ternary count
+// (`child_count != 0 ? child_count - 1 : 0`) whose branch not taken the
+// engine evaluated, and refused, where the generated code reads on to
+// another node's error.
+BOOST_AUTO_TEST_CASE(fuzz_found_inputs_give_the_generated_text_or_errors) {
+  Tally t;
+  size_t n = 0;
+  for (const char* dir : {"regressions", "differential"})
+  for (const auto& d : fs::directory_iterator(fs::path(BINSCHEMA_SOURCE_DIR) / "tests" / "fuzzer" / dir)) {
+    const Gen* g = by_name(d.path().filename().string());
+    if (!d.is_directory() || !g) continue;
+    for (const auto& e : fs::directory_iterator(d.path())) {
+      if (e.path().extension() == ".md") continue;
+      std::ifstream in(e.path(), std::ios::binary);
+      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+      compare(*g, bytes, e.path().filename().string(), t);
+      ++n;
+    }
+  }
+  BOOST_TEST_MESSAGE("fuzz-found inputs: " << n << " files, " << t.texts << " texts, " << t.errors << " errors compared");
+  BOOST_TEST(n >= 5u);
+  BOOST_TEST(t.errors >= 1u);
+}
+
 // Every format on every sample: most refuse it at once (a magic, a version);
 // the messages must agree there too.
 BOOST_AUTO_TEST_CASE(every_format_on_every_sample_agrees) {

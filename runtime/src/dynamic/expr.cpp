@@ -111,11 +111,20 @@ CNum eval_read(const Expr& e, const ExprEnv& env) {
       return binary(e.name, a, b, e, env);
     }
     case Expr::Ternary: {
-      const CNum c = eval_read(e.args[0], env);
-      const CNum a = eval_read(e.args[1], env), b = eval_read(e.args[2], env);
+      // Only the branch taken is evaluated, as in the generated C++: the
+      // other may not be (`n != 0 ? n - 1 : 0` with n = 0). Its type still
+      // counts for the result's; when it cannot be evaluated, the taken
+      // branch's type stands alone.
+      const bool first = eval_read(e.args[0], env).v != 0;
+      const CNum taken = eval_read(e.args[first ? 1 : 2], env);
+      CNum other = taken;
+      try {
+        other = eval_read(e.args[first ? 2 : 1], env);
+      } catch (const DecodeError&) {
+      }
       bool sign, wide;
-      common(a, b, sign, wide);
-      return as(c.v ? a : b, sign, wide);
+      common(taken, other, sign, wide);
+      return as(taken, sign, wide);
     }
     case Expr::Call:
       if (e.fn == Fn::Until) return CNum::u64(until_(*env.o, eval_read(e.args[0], env).v));
