@@ -1697,6 +1697,53 @@ class In {
 // ---- Whole documents --------------------------------------------------------
 
 // A model as a text document: a map whose first key names the format.
+// The document's last entry, `layout:` (what the file's writer chose that the
+// model does not say; binschema/layout.h), written by the generated code's
+// to_document and by the run-time engine alike. `strings` writes a list of
+// strings as the caller's text writer does.
+template <class Sink, class Strings>
+void layout_entry(Sink& sink, const Layout& layout, Strings&& strings) {
+  sink.key("layout");
+  sink.begin_map();
+  if (!layout.at.empty()) {
+    sink.key("at");
+    sink.string(layout.at_text());
+  }
+  if (!layout.fill.empty()) {
+    sink.key("fill");
+    sink.string(layout.fill_text());
+  }
+  if (layout.end_align) {
+    sink.key("end_align");
+    sink.number(std::to_string(layout.end_align), false);
+  }
+  if (!layout.pools.empty()) {
+    sink.key("pools");
+    sink.begin_map();
+    for (const auto& po : layout.pools) {
+      sink.key(po.pool.c_str());
+      const bool map = !po.unused.empty() || !po.tails.empty();
+      if (map) {
+        sink.begin_map();
+        sink.key("order");
+      }
+      if (po.sorted) sink.string("sorted");
+      else strings(po.order);
+      if (!po.unused.empty()) {
+        sink.key("unused");
+        strings(po.unused);
+      }
+      if (!po.tails.empty()) {
+        sink.key("tails");
+        strings(po.tails);
+      }
+      if (map) sink.end_map();
+    }
+    sink.end_map();
+  }
+  sink.end_map();
+}
+
 // With a layout that differs from the format's own (binschema/layout.h), a
 // last `layout:` entry holds it, out of the way of the values.
 template <class Root>
@@ -1716,47 +1763,7 @@ std::string to_document(const Root& x, TextKind kind, const char* format, const 
     sink.key("format");
     sink.string(format);
     visit_fields(out, x);
-    if (layout && !layout->empty()) {
-      sink.key("layout");
-      sink.begin_map();
-      if (!layout->at.empty()) {
-        sink.key("at");
-        sink.string(layout->at_text());
-      }
-      if (!layout->fill.empty()) {
-        sink.key("fill");
-        sink.string(layout->fill_text());
-      }
-      if (layout->end_align) {
-        sink.key("end_align");
-        sink.number(std::to_string(layout->end_align), false);
-      }
-      if (!layout->pools.empty()) {
-        sink.key("pools");
-        sink.begin_map();
-        for (const auto& po : layout->pools) {
-          sink.key(po.pool.c_str());
-          const bool map = !po.unused.empty() || !po.tails.empty();
-          if (map) {
-            sink.begin_map();
-            sink.key("order");
-          }
-          if (po.sorted) sink.string("sorted");
-          else out.value(po.order);
-          if (!po.unused.empty()) {
-            sink.key("unused");
-            out.value(po.unused);
-          }
-          if (!po.tails.empty()) {
-            sink.key("tails");
-            out.value(po.tails);
-          }
-          if (map) sink.end_map();
-        }
-        sink.end_map();
-      }
-      sink.end_map();
-    }
+    if (layout && !layout->empty()) layout_entry(sink, *layout, [&](const std::vector<std::string>& v) { out.value(v); });
     sink.end_map();
     return sink.result();
   };

@@ -689,47 +689,7 @@ std::string document(Sink& sink, const Schema::Plan& p, const Value& x, const La
   sink.key("format");
   sink.string(p.s->format);
   out.fields(*p.root, x);
-  if (layout && !layout->empty()) {
-    sink.key("layout");
-    sink.begin_map();
-    if (!layout->at.empty()) {
-      sink.key("at");
-      sink.string(layout->at_text());
-    }
-    if (!layout->fill.empty()) {
-      sink.key("fill");
-      sink.string(layout->fill_text());
-    }
-    if (layout->end_align) {
-      sink.key("end_align");
-      sink.number(std::to_string(layout->end_align), false);
-    }
-    if (!layout->pools.empty()) {
-      sink.key("pools");
-      sink.begin_map();
-      for (const auto& po : layout->pools) {
-        sink.key(po.pool.c_str());
-        const bool map = !po.unused.empty() || !po.tails.empty();
-        if (map) {
-          sink.begin_map();
-          sink.key("order");
-        }
-        if (po.sorted) sink.string("sorted");
-        else out.strings(po.order);
-        if (!po.unused.empty()) {
-          sink.key("unused");
-          out.strings(po.unused);
-        }
-        if (!po.tails.empty()) {
-          sink.key("tails");
-          out.strings(po.tails);
-        }
-        if (map) sink.end_map();
-      }
-      sink.end_map();
-    }
-    sink.end_map();
-  }
+  if (layout && !layout->empty()) text::layout_entry(sink, *layout, [&](const std::vector<std::string>& v) { out.strings(v); });
   sink.end_map();
   return sink.result();
 }
