@@ -408,6 +408,7 @@ BOOST_AUTO_TEST_CASE(texts_the_block_yaml_parser_leaves_to_yaml_cpp) {
            // Flow collections the sink does not write: yaml-cpp's business.
            "a: [x: y]\n", "a: [x : y]\n", "a: [- x]\n", "a: [-]\n", "a: [:x]\n", "a: [x #c]\n", "a: [x ]\n",
            "a: {x y: 1}\n", "a: {~: 1}\n", "a: {\"k\":1}\n", "a: {k: }\n", "a: {k: x: y}\n", "a: [x,y]\n",
+           "a: [1.0,  0.0]\n", "a: [ 1]\n", "a: {k:  1}\n", "a: [!u  1]\n",  // two spaces (fuzz_text_al)
            "a: [x, ]\n", "a: {? k: 1}\n", "a: {!u k: 1}\n", "a: [x\n", "a: [x]]\n", "a: {k: [1}\n",
            "a: x\xe2\x80\xa8y\n", "a: x\xc2\x85\n", "a: \xef\xbb\xbfx\n", "a: x\xef\xbf\xbe\n", "a: x\xff\n",
        }) {

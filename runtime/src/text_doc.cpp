@@ -742,11 +742,15 @@ class YamlParser : TapeParser {
       close(at, 0);
       return true;
     }
+    // More than the one space the sink writes (after "[", ", ", ": " or a
+    // tag) is left to yaml-cpp: a node's position is where its text starts.
+    auto blank = [&] { return p_ < end_ && (*p_ == ' ' || *p_ == '\t'); };
     for (;;) {
+      if (blank()) return false;
       if (map && !flow_key()) return false;
-      if (p_ == end_) return false;
+      if (p_ == end_ || blank()) return false;
       if (*p_ == '!' && !tag_prefix()) return false;
-      if (p_ == end_) return false;
+      if (p_ == end_ || blank()) return false;
       if (*p_ == '[' || *p_ == '{') {
         if (!flow(depth + 1)) return false;
       } else if (*p_ == '"') {
