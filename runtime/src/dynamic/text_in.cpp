@@ -415,17 +415,7 @@ class DynIn : public text::In {
   // One map entry into an element: a struct, or a union of struct cases (In::entry).
   Value entry(text::Node key, text::Node val, const Field& f, const char* key_name) {
     if (f.type.kind == ValueType::Union) {
-      const auto& cases = f.variant.cases;
-      if (!val.is_map() || val.size() != 1) {
-        std::string names;
-        for (const auto& c : cases) names += std::string(names.empty() ? "" : ", ") + c.name;
-        fail(val, "expected a map with one key naming the case (" + names + ")");
-      }
-      const std::string_view c = val.first_key().scalar();
-      const gen::Case* found = nullptr;
-      for (const auto& cc : cases)
-        if (c == cc.name) found = &cc;
-      if (!found) fail(val.first_key(), "unknown case '" + std::string(c) + "'");
+      const gen::Case* found = &named_case(val, f);
       path_.emplace_back(found->name.c_str());
       Value v = entry_struct(key, val.first_value(), *found->field->type.st, key_name);
       path_.pop_back();
@@ -579,10 +569,8 @@ class DynIn : public text::In {
     return default_value(p_, f);
   }
 
-  // A union (In::value's Union branch): a map of one key naming the case.
-  Value union_value(text::Node n, const Field& u, const text::Spell& spell) {
-    charge(n, 1);
-    if (u.variant.bare) return bare_union(n, u, spell);
+  // The case a union's text names: a map of one key, the case's name.
+  const gen::Case& named_case(text::Node n, const Field& u) {
     const auto& cases = u.variant.cases;
     if (!n.is_map() || n.size() != 1) {
       std::string names;
@@ -590,10 +578,16 @@ class DynIn : public text::In {
       fail(n, "expected a map with one key naming the case (" + names + ")");
     }
     const std::string_view key = n.first_key().scalar();
-    const gen::Case* found = nullptr;
     for (const auto& c : cases)
-      if (key == c.name) found = &c;
-    if (!found) fail(n.first_key(), "unknown case '" + std::string(key) + "'");
+      if (key == c.name) return c;
+    fail(n.first_key(), "unknown case '" + std::string(key) + "'");
+  }
+
+  // A union (In::value's Union branch): a map of one key naming the case.
+  Value union_value(text::Node n, const Field& u, const text::Spell& spell) {
+    charge(n, 1);
+    if (u.variant.bare) return bare_union(n, u, spell);
+    const gen::Case* found = &named_case(n, u);
     path_.emplace_back(found->name.c_str());
     Value v = case_value(n.first_value(), *found->field, spell);
     path_.pop_back();
