@@ -1822,9 +1822,11 @@ std::vector<uint8_t> Schema::encode(const Value& v, const Layout& layout) const 
   auto enc = [&s, plan](const Value& x, const Layout* lay, LayoutTrace* trace) { return encode_any(s, plan, x, lay, trace); };
   const bool reads_to_next = std::any_of(s.structs.begin(), s.structs.end(), [](const auto& st) { return st->needs_end; });
   if (reads_to_next)
-    // A block read up to the next one must not end before it (layout.h).
+    // A block read up to the next one must not end before it (layout.h):
+    // compared as the generated code does, by the bytes written again.
     return encode_with_layout(v, layout, enc, [this](std::span<const uint8_t> laid, std::span<const uint8_t> fresh) {
-      return decode(laid) == decode(fresh);
+      const std::vector<uint8_t> again = encode(decode(laid));
+      return std::equal(again.begin(), again.end(), fresh.begin(), fresh.end());
     });
   return encode_with_layout(v, layout, enc);
 }
