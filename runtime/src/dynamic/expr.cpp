@@ -158,7 +158,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
       }
       if (!f->resolved.count_for.empty()) {
         const Value* a = model_field(x, f->resolved.count_for);
-        return a ? a->items.size() : 0;
+        return a ? a->items().size() : 0;
       }
       if (f->role.const_int) return static_cast<uint64_t>(*f->role.const_int);
       return num(model_field(x, f->name));
@@ -205,7 +205,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
           from = dot + 1;
         }
         if (!cur) return 0;
-        return cur->kind == Value::Kind::Bytes || cur->kind == Value::Kind::String ? cur->str.size() : cur->items.size();
+        return cur->kind == Value::Kind::Bytes || cur->kind == Value::Kind::String ? cur->str().size() : cur->items().size();
       }
       if (e.fn == Fn::Max || e.fn == Fn::Sum) {
         const gen::Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
@@ -213,7 +213,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
           const Value* a = model_field(x, arr->name);
           uint64_t t = 0;
           if (a)
-            for (const Value& el : a->items) {
+            for (const Value& el : a->items()) {
               ExprEnv inner = env;
               inner.model = &el;
               inner.st = arr->type.st;
@@ -233,9 +233,9 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
         const Value* v = model_field(x, e.args[0].name);
         if (!u || !v || v->kind != Value::Kind::Union) return 0;
         for (const auto& c : u->variant.cases)
-          if (c.name == v->str) {
+          if (c.name == v->str()) {
             const gen::Field& p = *c.field;
-            if (p.array.on && !p.array.fixed_count) return v->items.empty() ? 0 : v->items[0].items.size();
+            if (p.array.on && !p.array.fixed_count) return v->items().empty() ? 0 : v->items()[0].items().size();
             return p.items.value_or(p.array.fixed_count.value_or(1));
           }
         return 0;
@@ -244,7 +244,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
         const size_t dot = a.name.find('.');
         const Value* v = model_field(x, a.name.substr(0, dot));
         if (v && dot != std::string::npos) v = v->find(a.name.substr(dot + 1));
-        return v ? v->str : std::string();
+        return v ? v->str() : std::string();
       };
       if (e.fn == Fn::Mulhash) return mulhash32(str_arg(e.args[0]), static_cast<uint32_t>(eval_model(e.args[1], env)));
       if (e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3 || e.fn == Fn::Crc32) {

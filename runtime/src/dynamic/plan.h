@@ -71,7 +71,7 @@ struct StructPlan {
   std::vector<const gen::Field*> model;    // its model fields, in text order
   Value empty;                             // the struct as a default-constructed model holds it
   // Filled in once every plan exists:
-  std::vector<Member> init;                // the members a read starts from (names, defaults)
+  Value init = Value::struct_();           // the members a read starts from (names, defaults)
   // Members whose default holds heap (a struct, a union, a fixed-size
   // array): `init` holds them Absent, and a read that leaves one Absent
   // gives it its default at the end (read_struct): a read does not copy a
