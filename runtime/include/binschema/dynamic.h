@@ -248,7 +248,10 @@ void List<T>::own() {
     b = detail::Block::make(kType, 0);
   } else if (b->type != kType) {
     if (b->size) throw std::logic_error("dynamic::Value: items() and fields() of one value");
-    b->type = kType;
+    detail::Block* nb = detail::Block::make(kType, 0);  // the capacity counts elements of the block's type
+    nb->str = std::move(b->str);
+    detail::Block::destroy(b);
+    b = nb;
   }
 }
 template <class T>
