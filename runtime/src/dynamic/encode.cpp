@@ -369,9 +369,31 @@ class Encoder {
     std::lock_guard<std::mutex> lock(m);
     return names.insert(std::move(t)).first->c_str();
   }
+  // What the walk reads of a field's plan on every write, by the field's
+  // address in a direct-mapped table (a hit is one line of L1, not the
+  // plan's hash probe and its FieldPlan: what() and member() were a fifth
+  // of EVNT's encode).
+  struct FieldInfo {
+    const Field* f = nullptr;
+    const FieldPlan* fp = nullptr;
+    int member = -1;
+    const char* what = "";
+    std::string_view name;
+  };
+  FieldInfo info_[1024];
+  const FieldInfo& info(const Field& f) {
+    FieldInfo& e = info_[(reinterpret_cast<uintptr_t>(&f) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
+    if (e.f != &f) {
+      e.f = &f;
+      e.fp = plan_ ? plan_->fields.find(&f) : nullptr;
+      e.member = e.fp ? e.fp->member : -1;
+      e.what = e.fp ? e.fp->what : "";
+      e.name = e.fp ? e.fp->name : std::string_view();
+    }
+    return e;
+  }
   const char* what(const Struct& st, const Field& f) {
-    if (plan_)
-      if (const FieldPlan* fp = plan_->fields.find(&f); fp && *fp->what) return fp->what;
+    if (const FieldInfo& i = info(f); *i.what) return i.what;
     auto it = what_of_.find(&f);
     if (it != what_of_.end()) return it->second;
     return what_of_[&f] = lasting(st.name + "." + f.name);
@@ -405,14 +427,13 @@ class Encoder {
   }
   const Value& member(const Struct& st, const Value& x, const Field& f) {
     // The struct value's members are its model fields in order: the plan's index, checked.
-    if (plan_) {
-      if (const FieldPlan* fp = plan_->fields.find(&f)) {
-        const int m = fp->member;
-        // Names are interned: the same name is mostly the same pointer.
-        if (m >= 0 && static_cast<size_t>(m) < x.fields().size()) {
-          const std::string_view n = x.fields()[static_cast<size_t>(m)].name;
-          if (n.data() == fp->name.data() || n == fp->name) return x.fields()[static_cast<size_t>(m)].value;
-        }
+    if (const FieldInfo& i = info(f); i.fp) {
+      const int m = i.member;
+      // Names are interned: the same name is mostly the same pointer.
+      const auto& fs = x.fields();
+      if (m >= 0 && static_cast<size_t>(m) < fs.size()) {
+        const std::string_view n = fs[static_cast<size_t>(m)].name;
+        if (n.data() == i.name.data() || n == i.name) return fs[static_cast<size_t>(m)].value;
       }
     }
     if (const Value* v = x.find(f.name)) return *v;
@@ -768,6 +789,7 @@ class Encoder {
   // What the generator decides per field once, kept for the whole write.
   struct Checks {
     bool count_checked = false, count_evaluable = false;
+    std::string count_text;  // the count's expression, for messages (once per field, not per write)
   };
   std::unordered_map<const Field*, Checks> checks_;
   const Checks& checks(const Struct& st, const Field& f) {
@@ -777,6 +799,7 @@ class Encoder {
     if (f.array.count) {
       c.count_checked = count_checked(s_, st, *f.array.count);
       c.count_evaluable = write_evaluable(s_, st, *f.array.count);
+      if (c.count_checked) c.count_text = gen::expr_text(*f.array.count);
     }
     return checks_[&f] = c;
   }
@@ -824,13 +847,15 @@ class Encoder {
       if (f.pad) w.align(f.pad);
       return;
     }
-    if (f.array.count && checks(st, f).count_checked) {
-      const Value& arr = member(st, x, f);
-      const std::string count = gen::expr_text(*f.array.count);
-      if (checks(st, f).count_evaluable) {
-        check_count(wh, length(arr), eval(st, *f.array.count, x), count.c_str());
-      } else {
-        w.late_check([this, &st, &f, &x, s, wh, count, &arr]() { check_count(wh, length(arr), late_value(st, *f.array.count, x, s), count.c_str()); });
+    if (f.array.count) {
+      if (const Checks& ck = checks(st, f); ck.count_checked) {
+        const Value& arr = member(st, x, f);
+        const char* count = ck.count_text.c_str();  // lasts as long as the writer (a map node)
+        if (ck.count_evaluable) {
+          check_count(wh, length(arr), eval(st, *f.array.count, x), count);
+        } else {
+          w.late_check([this, &st, &f, &x, s, wh, count, &arr]() { check_count(wh, length(arr), late_value(st, *f.array.count, x, s), count); });
+        }
       }
     }
     if (!f.resolved.count_shared.empty()) {
