@@ -459,6 +459,13 @@ class Dec {
       }
     return false;
   }
+  struct LocalInfo {
+    const std::string* name = nullptr;
+    const Struct* st = nullptr;
+    const Field* f = nullptr;
+    size_t index = 0;
+  };
+  LocalInfo local_[512];
   bool local(Frame& fr, const std::string& name, CNum& out) {
     {
       const size_t dot = name.find('.');
@@ -477,7 +484,16 @@ class Dec {
         }
         return false;
       }
-      const Field* f = fr.st.field(name);
+      // The field by the name's address (an expression's, lasting), not
+      // st.field()'s comparison of every name and the plan's probe.
+      LocalInfo& li = local_[(reinterpret_cast<uintptr_t>(&name) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
+      if (li.name != &name || li.st != &fr.st) {
+        li.name = &name;
+        li.st = &fr.st;
+        li.f = fr.st.field(name);
+        li.index = li.f ? p_.of(li.f).index : 0;
+      }
+      const Field* f = li.f;
       if (!f) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == name) {
@@ -486,7 +502,7 @@ class Dec {
           }
         return false;
       }
-      out = local_num(*f, fr.loc.raw[p_.of(f).index]);
+      out = local_num(*f, fr.loc.raw[li.index]);
       return true;
     }
   }

@@ -373,15 +373,17 @@ class Encoder {
   // address in a direct-mapped table (a hit is one line of L1, not the
   // plan's hash probe and its FieldPlan: what() and member() were a fifth
   // of EVNT's encode).
+  struct Checks;
   struct FieldInfo {
     const Field* f = nullptr;
     const FieldPlan* fp = nullptr;
     int member = -1;
     const char* what = "";
     std::string_view name;
+    const Checks* checks = nullptr;  // checks(): filled on its first call
   };
   FieldInfo info_[1024];
-  const FieldInfo& info(const Field& f) {
+  FieldInfo& info(const Field& f) {
     FieldInfo& e = info_[(reinterpret_cast<uintptr_t>(&f) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
     if (e.f != &f) {
       e.f = &f;
@@ -389,8 +391,22 @@ class Encoder {
       e.member = e.fp ? e.fp->member : -1;
       e.what = e.fp ? e.fp->what : "";
       e.name = e.fp ? e.fp->name : std::string_view();
+      e.checks = nullptr;
     }
     return e;
+  }
+  // The field an expression's name stands for in struct st (st.field(name)
+  // compares every field's name), by the expression's address.
+  struct IdentInfo {
+    const Expr* e = nullptr;
+    const Struct* st = nullptr;
+    const Field* f = nullptr;
+  };
+  IdentInfo ident_[512];
+  const Field* field_named(const Struct& st, const Expr& e) {
+    IdentInfo& i = ident_[(reinterpret_cast<uintptr_t>(&e) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
+    if (i.e != &e || i.st != &st) i = {&e, &st, st.field(e.name)};
+    return i.f;
   }
   const char* what(const Struct& st, const Field& f) {
     if (const FieldInfo& i = info(f); *i.what) return i.what;
@@ -467,7 +483,7 @@ class Encoder {
           if (!b) throw EncodeError(st.name + "." + e.name + ": missing");
           return num(*b);
         }
-        const Field* f = st.field(e.name);
+        const Field* f = field_named(st, e);
         if (!f) {
           auto it = ctx_.find(e.name);
           return it == ctx_.end() ? 0 : it->second;
@@ -479,33 +495,33 @@ class Encoder {
       }
       case Expr::Unary: {
         const uint64_t a = eval(st, e.args[0], x);
-        if (e.name == "-") return uint64_t(0) - a;
-        if (e.name == "!") return a == 0;
+        if (is_op(e.name, "-")) return uint64_t(0) - a;
+        if (is_op(e.name, "!")) return a == 0;
         return ~a;
       }
       case Expr::Binary: {
         const std::string& op = e.name;
-        if (op == "&&") return eval(st, e.args[0], x) && eval(st, e.args[1], x);
-        if (op == "||") return eval(st, e.args[0], x) || eval(st, e.args[1], x);
+        if (is_op(op, "&&")) return eval(st, e.args[0], x) && eval(st, e.args[1], x);
+        if (is_op(op, "||")) return eval(st, e.args[0], x) || eval(st, e.args[1], x);
         const uint64_t a = eval(st, e.args[0], x), b = eval(st, e.args[1], x);
-        if (op == "+") return a + b;
-        if (op == "-") return a - b;
-        if (op == "*") return a * b;
-        if (op == "/" || op == "%") {
+        if (is_op(op, "+")) return a + b;
+        if (is_op(op, "-")) return a - b;
+        if (is_op(op, "*")) return a * b;
+        if (is_op(op, "/") || is_op(op, "%")) {
           if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(e) + " divides by zero");
-          return op == "/" ? a / b : a % b;
+          return is_op(op, "/") ? a / b : a % b;
         }
-        if (op == "<<") return b >= 64 ? 0 : a << b;
-        if (op == ">>") return b >= 64 ? 0 : a >> b;
-        if (op == "&") return a & b;
-        if (op == "|") return a | b;
-        if (op == "^") return a ^ b;
-        if (op == "==") return a == b;
-        if (op == "!=") return a != b;
-        if (op == "<") return a < b;
-        if (op == "<=") return a <= b;
-        if (op == ">") return a > b;
-        if (op == ">=") return a >= b;
+        if (is_op(op, "<<")) return b >= 64 ? 0 : a << b;
+        if (is_op(op, ">>")) return b >= 64 ? 0 : a >> b;
+        if (is_op(op, "&")) return a & b;
+        if (is_op(op, "|")) return a | b;
+        if (is_op(op, "^")) return a ^ b;
+        if (is_op(op, "==")) return a == b;
+        if (is_op(op, "!=")) return a != b;
+        if (is_op(op, "<")) return a < b;
+        if (is_op(op, "<=")) return a <= b;
+        if (is_op(op, ">")) return a > b;
+        if (is_op(op, ">=")) return a >= b;
         return 0;
       }
       case Expr::Ternary: return eval(st, e.args[0], x) ? eval(st, e.args[1], x) : eval(st, e.args[2], x);
@@ -589,7 +605,7 @@ class Encoder {
       return late_value(st, *d->role.derive, x, s);
     if (const Field* g = context_pointer(s_, st, e)) return w.get_uint(g->resolved.offset, static_cast<unsigned>(g->pointer.width));
     if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
-      if (e.args[0].name == "self") return s;
+      if (is_op(e.args[0].name, "self")) return s;
       const int id = s_.region_id(e.args[0].name);
       if (e.fn == Fn::Start) return w.start_of(id);
       if (e.fn == Fn::End) return w.end_of(id);
@@ -598,7 +614,7 @@ class Encoder {
     switch (e.kind) {
       case Expr::Unary: {
         const uint64_t a = late_value(st, e.args[0], x, s);
-        return e.name == "-" ? uint64_t(0) - a : e.name == "!" ? uint64_t(a == 0) : ~a;
+        return is_op(e.name, "-") ? uint64_t(0) - a : is_op(e.name, "!") ? uint64_t(a == 0) : ~a;
       }
       case Expr::Binary: {
         Expr l = e;  // the operator over the two late values
@@ -790,18 +806,25 @@ class Encoder {
   struct Checks {
     bool count_checked = false, count_evaluable = false;
     std::string count_text;  // the count's expression, for messages (once per field, not per write)
+    bool derive_scoped = false, derive_late = false;  // a derived value: over a scoped pool, late (gen::)
   };
   std::unordered_map<const Field*, Checks> checks_;
   const Checks& checks(const Struct& st, const Field& f) {
+    FieldInfo& fi = info(f);
+    if (fi.checks) return *fi.checks;
     auto it = checks_.find(&f);
-    if (it != checks_.end()) return it->second;
+    if (it != checks_.end()) return *(fi.checks = &it->second);
     Checks c;
     if (f.array.count) {
       c.count_checked = count_checked(s_, st, *f.array.count);
       c.count_evaluable = write_evaluable(s_, st, *f.array.count);
       if (c.count_checked) c.count_text = gen::expr_text(*f.array.count);
     }
-    return checks_[&f] = c;
+    if (f.role.derive) {
+      c.derive_scoped = gen::uses_scoped_pool(s_, *f.role.derive);
+      c.derive_late = gen::is_late(*f.role.derive);
+    }
+    return *(fi.checks = &(checks_[&f] = std::move(c)));
   }
   // Whether place_ looks up where field f went (at_var of the generator).
   static bool placed_later(const Field& f) {
@@ -979,10 +1002,10 @@ class Encoder {
       const uint64_t v = member(st, x, f).n;
       w.at(o)[0] = static_cast<uint8_t>(v >> 8);
       w.at(o)[1] = static_cast<uint8_t>(v);
-    } else if (f.role.derive && gen::uses_scoped_pool(s_, *f.role.derive)) {
+    } else if (f.role.derive && checks(st, f).derive_scoped) {
       // scoped pools are refused at load
     } else if (f.role.derive) {
-      if (gen::is_late(*f.role.derive)) {
+      if (checks(st, f).derive_late) {
         w.late({o, static_cast<uint8_t>(width), f.role.derive_pointer,
                 [this, &st, &f, &x, s]() -> uint64_t { return late_value(st, *f.role.derive, x, s); }, wh});
       } else {
@@ -1127,9 +1150,9 @@ class Encoder {
       const Field* n = p.array.count->kind == Expr::Ident ? st.field(p.array.count->name) : nullptr;
       const Expr* d = n && n->role.derive ? &*n->role.derive : nullptr;
       const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
-      if (!items && count_checked(s_, st, *p.array.count) && write_evaluable(s_, st, *p.array.count)) {
-        const std::string count = gen::expr_text(*p.array.count);
-        check_count(what_case(st, f, c), length(v), eval(st, *p.array.count, x), count.c_str());
+      if (const Checks& ck = checks(st, p); !items && ck.count_checked && ck.count_evaluable) {  // worked out once per case
+        const uint64_t have = length(v), want = eval(st, *p.array.count, x);
+        if (have != want) check_count(what_case(st, f, c), have, want, gen::expr_text(*p.array.count).c_str());  // the text only then
       }
     }
     uint64_t oo = o;

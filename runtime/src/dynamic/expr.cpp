@@ -36,9 +36,9 @@ void common(const CNum& a, const CNum& b, bool& sign, bool& wide) {
 CNum as(const CNum& x, bool sign, bool wide) { return norm(x.v, sign, wide); }
 
 CNum binary(const std::string& op, CNum a, CNum b, const Expr& e, const ExprEnv& env) {
-  if (op == "<<" || op == ">>") {
+  if (is_op(op, "<<") || is_op(op, ">>")) {
     const unsigned sh = static_cast<unsigned>(b.v & 63);
-    if (op == "<<") return norm(a.v << sh, a.sign, a.wide);
+    if (is_op(op, "<<")) return norm(a.v << sh, a.sign, a.wide);
     if (a.sign) return norm(static_cast<uint64_t>(static_cast<int64_t>(a.v) >> sh), true, a.wide);
     return norm(a.v >> sh, false, a.wide);
   }
@@ -49,25 +49,25 @@ CNum binary(const std::string& op, CNum a, CNum b, const Expr& e, const ExprEnv&
   const auto lt = [&](const CNum& x, const CNum& y) {
     return sign ? static_cast<int64_t>(x.v) < static_cast<int64_t>(y.v) : x.v < y.v;
   };
-  if (op == "==") return CNum::s32(a.v == b.v);
-  if (op == "!=") return CNum::s32(a.v != b.v);
-  if (op == "<") return CNum::s32(lt(a, b));
-  if (op == ">") return CNum::s32(lt(b, a));
-  if (op == "<=") return CNum::s32(!lt(b, a));
-  if (op == ">=") return CNum::s32(!lt(a, b));
-  if (op == "+") return norm(a.v + b.v, sign, wide);
-  if (op == "*") return norm(a.v * b.v, sign, wide);
-  if (op == "&") return norm(a.v & b.v, sign, wide);
-  if (op == "|") return norm(a.v | b.v, sign, wide);
-  if (op == "^") return norm(a.v ^ b.v, sign, wide);
-  if (op == "/" || op == "%") {
+  if (is_op(op, "==")) return CNum::s32(a.v == b.v);
+  if (is_op(op, "!=")) return CNum::s32(a.v != b.v);
+  if (is_op(op, "<")) return CNum::s32(lt(a, b));
+  if (is_op(op, ">")) return CNum::s32(lt(b, a));
+  if (is_op(op, "<=")) return CNum::s32(!lt(b, a));
+  if (is_op(op, ">=")) return CNum::s32(!lt(a, b));
+  if (is_op(op, "+")) return norm(a.v + b.v, sign, wide);
+  if (is_op(op, "*")) return norm(a.v * b.v, sign, wide);
+  if (is_op(op, "&")) return norm(a.v & b.v, sign, wide);
+  if (is_op(op, "|")) return norm(a.v | b.v, sign, wide);
+  if (is_op(op, "^")) return norm(a.v ^ b.v, sign, wide);
+  if (is_op(op, "/") || is_op(op, "%")) {
     if (b.v == 0) throw DecodeError(env.s, gen::expr_text(e) + ": division by zero (struct at " + hex(env.s) + ")");
     if (sign) {
       const int64_t x = static_cast<int64_t>(a.v), y = static_cast<int64_t>(b.v);
-      if (y == -1) return norm(op == "/" ? uint64_t(0) - a.v : 0, sign, wide);
-      return norm(static_cast<uint64_t>(op == "/" ? x / y : x % y), sign, wide);
+      if (y == -1) return norm(is_op(op, "/") ? uint64_t(0) - a.v : 0, sign, wide);
+      return norm(static_cast<uint64_t>(is_op(op, "/") ? x / y : x % y), sign, wide);
     }
-    return norm(op == "/" ? a.v / b.v : a.v % b.v, sign, wide);
+    return norm(is_op(op, "/") ? a.v / b.v : a.v % b.v, sign, wide);
   }
   throw DecodeError(env.s, "operator '" + op + "' in " + gen::expr_text(e) + " is not supported at run time");
 }
@@ -92,22 +92,25 @@ CNum eval_read(const Expr& e, const ExprEnv& env) {
     }
     case Expr::Unary: {
       CNum a = eval_read(e.args[0], env);
-      if (e.name == "!") return CNum::s32(a.v == 0);
-      if (e.name == "-") return norm(uint64_t(0) - a.v, a.sign, a.wide);
-      if (e.name == "~") return norm(~a.v, a.sign, a.wide);
+      if (is_op(e.name, "!")) return CNum::s32(a.v == 0);
+      if (is_op(e.name, "-")) return norm(uint64_t(0) - a.v, a.sign, a.wide);
+      if (is_op(e.name, "~")) return norm(~a.v, a.sign, a.wide);
       return a;
     }
     case Expr::Binary: {
-      if (e.name == "&&") {
+      if (is_op(e.name, "&&")) {
         if (eval_read(e.args[0], env).v == 0) return CNum::s32(0);
         return CNum::s32(eval_read(e.args[1], env).v != 0);
       }
-      if (e.name == "||") {
+      if (is_op(e.name, "||")) {
         if (eval_read(e.args[0], env).v != 0) return CNum::s32(1);
         return CNum::s32(eval_read(e.args[1], env).v != 0);
       }
       const CNum a = eval_read(e.args[0], env), b = eval_read(e.args[1], env);
-      if (e.name == "-") return CNum::u64(minus_(a.v, b.v, gen::expr_text(e).c_str(), env.s));
+      if (is_op(e.name, "-")) {
+        if (b.v > a.v) [[unlikely]] minus_(a.v, b.v, gen::expr_text(e).c_str(), env.s);  // throws: the text made only then
+        return CNum::u64(a.v - b.v);
+      }
       return binary(e.name, a, b, e, env);
     }
     case Expr::Ternary: {
@@ -165,32 +168,32 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
     }
     case Expr::Unary: {
       const uint64_t a = eval_model(e.args[0], env);
-      if (e.name == "!") return a == 0;
-      if (e.name == "-") return uint64_t(0) - a;
-      if (e.name == "~") return ~a;
+      if (is_op(e.name, "!")) return a == 0;
+      if (is_op(e.name, "-")) return uint64_t(0) - a;
+      if (is_op(e.name, "~")) return ~a;
       return a;
     }
     case Expr::Binary: {
       const uint64_t a = eval_model(e.args[0], env), b = eval_model(e.args[1], env);
       const std::string& op = e.name;
-      if (op == "+") return a + b;
-      if (op == "-") return a - b;
-      if (op == "*") return a * b;
-      if (op == "/") return b ? a / b : 0;
-      if (op == "%") return b ? a % b : 0;
-      if (op == "&") return a & b;
-      if (op == "|") return a | b;
-      if (op == "^") return a ^ b;
-      if (op == "<<") return a << (b & 63);
-      if (op == ">>") return a >> (b & 63);
-      if (op == "==") return a == b;
-      if (op == "!=") return a != b;
-      if (op == "<") return a < b;
-      if (op == ">") return a > b;
-      if (op == "<=") return a <= b;
-      if (op == ">=") return a >= b;
-      if (op == "&&") return a && b;
-      if (op == "||") return a || b;
+      if (is_op(op, "+")) return a + b;
+      if (is_op(op, "-")) return a - b;
+      if (is_op(op, "*")) return a * b;
+      if (is_op(op, "/")) return b ? a / b : 0;
+      if (is_op(op, "%")) return b ? a % b : 0;
+      if (is_op(op, "&")) return a & b;
+      if (is_op(op, "|")) return a | b;
+      if (is_op(op, "^")) return a ^ b;
+      if (is_op(op, "<<")) return a << (b & 63);
+      if (is_op(op, ">>")) return a >> (b & 63);
+      if (is_op(op, "==")) return a == b;
+      if (is_op(op, "!=")) return a != b;
+      if (is_op(op, "<")) return a < b;
+      if (is_op(op, ">")) return a > b;
+      if (is_op(op, "<=")) return a <= b;
+      if (is_op(op, ">=")) return a >= b;
+      if (is_op(op, "&&")) return a && b;
+      if (is_op(op, "||")) return a || b;
       return 0;
     }
     case Expr::Ternary: return eval_model(e.args[0], env) ? eval_model(e.args[1], env) : eval_model(e.args[2], env);

@@ -142,6 +142,17 @@ struct Schema::Plan {
   }
 };
 
+// Whether an expression's operator (or name) is `lit`: a length and a byte
+// or two compared inline (std::string == "x" was strlen and compare per
+// evaluation).
+template <size_t N>
+inline bool is_op(const std::string& s, const char (&lit)[N]) {
+  if (s.size() != N - 1) return false;
+  for (size_t i = 0; i + 1 < N; ++i)
+    if (s[i] != lit[i]) return false;
+  return true;
+}
+
 // Builds the plan; throws gen::SchemaError (file:line:col) for what the
 // engine does not support yet.
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s);
