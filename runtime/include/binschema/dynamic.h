@@ -120,7 +120,7 @@ class List : detail::Slot {
 
  private:
   [[noreturn]] static void out_of_range(size_t i);
-  void own();  // the block holds T (a block of the other kind must be empty)
+  void own(size_t cap);  // the block holds T, room for cap when made (a block of the other kind must be empty)
 };
 
 // A value of any schema: a plain value type. A struct holds its model
@@ -243,12 +243,12 @@ inline std::string& Value::str() {
 }
 
 template <class T>
-void List<T>::own() {
+void List<T>::own(size_t cap) {
   if (!b) {
-    b = detail::Block::make(kType, 0);
+    b = detail::Block::make(kType, static_cast<uint32_t>(cap));
   } else if (b->type != kType) {
     if (b->size) throw std::logic_error("dynamic::Value: items() and fields() of one value");
-    detail::Block* nb = detail::Block::make(kType, 0);  // the capacity counts elements of the block's type
+    detail::Block* nb = detail::Block::make(kType, static_cast<uint32_t>(cap));  // the capacity counts elements of the block's type
     nb->str = std::move(b->str);
     detail::Block::destroy(b);
     b = nb;
@@ -256,7 +256,7 @@ void List<T>::own() {
 }
 template <class T>
 void List<T>::reserve(size_t n) {
-  own();
+  if (!b || b->type != kType) return own(n);  // allocated once, at its size
   if (n <= b->cap) return;
   detail::Block* nb = detail::Block::make(kType, static_cast<uint32_t>(n));
   nb->str = std::move(b->str);
@@ -273,8 +273,8 @@ void List<T>::reserve(size_t n) {
 }
 template <class T>
 void List<T>::resize(size_t n) {
-  own();
-  if (n > b->cap) reserve(n);
+  if (n == 0 && (!b || b->type != kType)) return;  // empty already: nothing allocated
+  reserve(n);
   T* d = b->data<T>();
   for (size_t i = b->size; i < n; ++i) new (d + i) T();
   for (size_t i = n; i < b->size; ++i) d[i].~T();
@@ -282,9 +282,9 @@ void List<T>::resize(size_t n) {
 }
 template <class T>
 void List<T>::assign(size_t n, const T& v) {
-  own();
-  b->clear();
-  if (n > b->cap) reserve(n);
+  if (n == 0 && (!b || b->type != kType)) return;
+  if (b && b->type == kType) b->clear();
+  reserve(n);
   T* d = b->data<T>();
   for (size_t i = 0; i < n; ++i) new (d + i) T(v);
   b->size = static_cast<uint32_t>(n);
@@ -292,10 +292,10 @@ void List<T>::assign(size_t n, const T& v) {
 template <class T>
 template <class... A>
 T& List<T>::emplace_back(A&&... a) {
-  own();
-  if (b->size == b->cap) {
+  if (!b || b->type != kType || b->size == b->cap) {
     T tmp(std::forward<A>(a)...);  // a may be an element
-    reserve(b->cap < 4 ? 4 : size_t(b->cap) * 2);
+    const size_t cap = b && b->type == kType ? b->cap : 0;
+    reserve(cap < 4 ? 4 : cap * 2);
     return *new (b->data<T>() + b->size++) T(std::move(tmp));
   }
   return *new (b->data<T>() + b->size++) T(std::forward<A>(a)...);
