@@ -386,6 +386,10 @@ class Dec {
     Value& x;
     size_t cur = ~size_t(0);  // the index of the field read_field reads
     std::vector<std::vector<std::string>> dic;  // by field index
+    // A constructor, not aggregate initialisation: that zeroed the whole
+    // frame (400 bytes, `rep stos`) on every struct read.
+    Frame(const Struct& st_, const StructPlan& sp_, uint64_t s_, uint64_t o_, uint64_t end_, uint64_t next_, Value& x_)
+        : st(st_), sp(sp_), s(s_), o(o_), end(end_), next(next_), loc(st_.fields.size()), x(x_) {}
   };
 
   // ---- Loads
@@ -567,7 +571,7 @@ class Dec {
         }
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
     x = sp.init;  // a Struct
-    Frame fr{st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, Locals(st.fields.size()), x, ~size_t(0), {}};
+    Frame fr(st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, x);
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
     std::vector<const Field*> targets;

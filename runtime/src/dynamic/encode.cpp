@@ -381,6 +381,7 @@ class Encoder {
     const char* what = "";
     std::string_view name;
     const Checks* checks = nullptr;  // checks(): filled on its first call
+    size_t last_case = 0;             // case_index(): the case found last
   };
   FieldInfo info_[1024];
   FieldInfo& info(const Field& f) {
@@ -392,6 +393,7 @@ class Encoder {
       e.what = e.fp ? e.fp->what : "";
       e.name = e.fp ? e.fp->name : std::string_view();
       e.checks = nullptr;
+      e.last_case = 0;
     }
     return e;
   }
@@ -464,8 +466,12 @@ class Encoder {
   }
   size_t case_index(const Struct& st, const Field& u, const Value& v) {
     if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
+    // The case this union field had last first (a list of unions is mostly one case).
+    FieldInfo& fi = info(u);
+    const std::string& name = v.str();
+    if (fi.last_case < u.variant.cases.size() && u.variant.cases[fi.last_case].name == name) return fi.last_case;
     for (size_t i = 0; i < u.variant.cases.size(); ++i)
-      if (u.variant.cases[i].name == v.str()) return i;
+      if (u.variant.cases[i].name == name) return fi.last_case = i;
     throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
 
