@@ -463,6 +463,7 @@ class Dec {
       }
     return false;
   }
+  std::vector<const Field*> targets_;  // read_struct's pointer fields, a stack
   struct LocalInfo {
     const std::string* name = nullptr;
     const Struct* st = nullptr;
@@ -574,7 +575,15 @@ class Dec {
     Frame fr(st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, x);
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
-    std::vector<const Field*> targets;
+    // The pointer fields whose targets are read after the struct: on one
+    // stack for the whole decode (a vector per struct read was an
+    // allocation per struct with a pointer), this struct's from tbase.
+    const size_t tbase = targets_.size();
+    const struct Truncate {
+      std::vector<const Field*>& v;
+      size_t n;
+      ~Truncate() { v.resize(n); }
+    } truncate{targets_, tbase};
     bool at_cursor = false;
     for (size_t fi = 0; fi < st.fields.size(); ++fi) {
       const Field& f = *st.fields[fi];
@@ -601,7 +610,7 @@ class Dec {
         continue;
       }
       const uint64_t o = cursor ? fr.o : s + f.resolved.offset;
-      read_field(fr, f, fi, o, cursor, targets);
+      read_field(fr, f, fi, o, cursor, targets_);
       if (&st == p_.root) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == f.name) r_.g[i] = fr.loc.raw[fi];
@@ -609,7 +618,8 @@ class Dec {
           if (s_.pools[pi].base == f.name && !p_.placed_pool(s_.pools[pi])) r_.base[pi] = fr.loc.raw[fi];
       }
     }
-    for (const Field* f : targets) {
+    for (size_t ti = tbase; ti < targets_.size(); ++ti) {  // by index: a target's read pushes and pops above
+      const Field* f = targets_[ti];
       if (f->cond && !eval_cond(fr, *f->cond)) continue;
       read_target(fr, *f);
     }
