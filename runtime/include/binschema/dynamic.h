@@ -69,7 +69,10 @@ struct Slot {
 
 // The members of a struct or the items of an array or union: a vector of T
 // (std::vector's interface as far as the engine uses it) whose elements live
-// in the value's one allocation.
+// in the value's one allocation. As with std::vector, growing it moves the
+// elements: references into it are then invalid. A value's list holds
+// members or values, not both: fields() on a value whose items() are not
+// empty (or the other way round) throws std::logic_error when it would add.
 template <class T>
 class List : detail::Slot {
  public:
