@@ -379,6 +379,13 @@ class PySink final : public text::EventSink {
     }
     key_ = it->second.obj;
   }
+  // A map entry's key (an event's name, a parameter's): a str of its own,
+  // not through key()'s cache of the generated code's literals (the text
+  // lives in a temporary, whose address says nothing).
+  void key_text(const std::string& k, bool) override {
+    key_ = py::reinterpret_steal<py::object>(
+        check(PyUnicode_DecodeUTF8(k.data(), static_cast<Py_ssize_t>(k.size()), "surrogateescape")));
+  }
   void begin_seq(bool) override { open(PyList_New(0), false); }
   void end_seq() override { stack_.pop_back(); }
   void null() override { add(py::none().release().ptr()); }

@@ -9,6 +9,7 @@
 #include "binschema/dic.h"
 #include "binschema/error.h"
 #include "binschema/hash.h"
+#include "binschema/layout.h"
 #include "binschema/ptr_map.h"
 #include "binschema/reader.h"
 #include "binschema/relocation.h"
@@ -569,6 +570,97 @@ BOOST_AUTO_TEST_CASE(gets_in_the_order_of_the_sets_and_out_of_it) {
     BOOST_CHECK_THROW(m.get(&objects[1], 1), EncodeError);
   }
   BOOST_CHECK_THROW(PtrMap().get(&objects[0], 1), EncodeError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// decode(bytes, layout) (layout.h decode_with_layout), on fake formats whose
+// reader and writer count their calls: a file exactly as the writer makes
+// it takes the short way (one plain read, one fresh write, an empty
+// layout); any other file the full way, as before.
+BOOST_AUTO_TEST_SUITE(layout_short_way)
+
+struct Calls {
+  int plain = 0, noted = 0, fresh = 0, traced = 0, again = 0;
+};
+
+BOOST_AUTO_TEST_CASE(a_file_as_the_writer_makes_it_takes_the_short_way) {
+  const std::vector<uint8_t> file{1, 2, 3, 4};
+  Calls c;
+  Layout lay;
+  lay.end_align = 16;  // whatever the caller's layout held is replaced
+  auto dec = [&](Layout* l) {
+    if (l) {
+      ++c.noted;
+      l->note(0, 2);
+    } else {
+      ++c.plain;
+    }
+    return 7;
+  };
+  auto enc = [&](int, const Layout* l, LayoutTrace* t) {
+    ++(l || t ? c.traced : c.fresh);
+    return file;
+  };
+  auto again = [&](int, const Layout&) {
+    ++c.again;
+    return file;
+  };
+  BOOST_TEST(decode_with_layout<int>(file.data(), file.size(), lay, dec, enc, again) == 7);
+  BOOST_TEST(lay.empty());
+  BOOST_TEST(c.plain == 1);
+  BOOST_TEST(c.fresh == 1);
+  BOOST_TEST(c.noted == 0);
+  BOOST_TEST(c.traced == 0);
+  BOOST_TEST(c.again == 0);
+}
+
+// The writer puts the block of slot 0 at 2, the file has it at 3: the full
+// way keeps that slot, and the second write with it proves the file.
+BOOST_AUTO_TEST_CASE(any_other_file_takes_the_full_way) {
+  const std::vector<uint8_t> file{9, 0, 0, 5}, fresh{9, 0, 5};
+  Calls c;
+  Layout lay;
+  auto dec = [&](Layout* l) {
+    if (l) {
+      ++c.noted;
+      l->note(0, 3);
+    } else {
+      ++c.plain;
+    }
+    return 7;
+  };
+  auto enc = [&](int, const Layout* l, LayoutTrace* t) {
+    ++(l || t ? c.traced : c.fresh);
+    if (!t) return fresh;
+    t->placed.emplace_back(0, false);
+    t->covered = {{0, 1}, {3, 4}};
+    return file;
+  };
+  auto again = [&](int, const Layout& l) {
+    ++c.again;
+    return l.find(0) == std::optional<uint64_t>(3) ? file : fresh;
+  };
+  BOOST_TEST(decode_with_layout<int>(file.data(), file.size(), lay, dec, enc, again) == 7);
+  BOOST_TEST(lay.at.size() == 1u);
+  BOOST_TEST(c.plain == 1);
+  BOOST_TEST(c.fresh == 1);
+  BOOST_TEST(c.noted == 1);
+  BOOST_TEST(c.traced == 1);
+  BOOST_TEST(c.again == 1);
+}
+
+// A file that comes back neither way is still refused.
+BOOST_AUTO_TEST_CASE(a_file_that_does_not_come_back_is_still_refused) {
+  const std::vector<uint8_t> file{9, 0, 0, 5}, fresh{9, 0, 6, 0};
+  Layout lay;
+  auto dec = [&](Layout*) { return 7; };
+  auto enc = [&](int, const Layout*, LayoutTrace* t) {
+    if (t) t->covered = {{0, 4}};
+    return fresh;
+  };
+  auto again = [&](int, const Layout&) { return fresh; };
+  BOOST_CHECK_THROW(decode_with_layout<int>(file.data(), file.size(), lay, dec, enc, again), LayoutNotKept);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

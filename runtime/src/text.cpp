@@ -131,9 +131,10 @@ bool is_name_spelling(std::string_view k) {
   size_t i = (k[0] == '-' || k[0] == '+') ? 1 : 0;
   if (i < k.size() && std::isdigit(static_cast<unsigned char>(k[i]))) return false;
   if (i == 1 && k.size() == 1) return true;  // "-" alone
-  static const char* words[] = {"~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
-                                ".nan", ".inf", "-.inf", "+.inf", ".NaN", ".Inf"};
-  for (const char* w : words)
+  static constexpr std::string_view words[] = {"~",    "null",  "Null",  "NULL", "true",  "True",  "TRUE",  "false",
+                                               "False", "FALSE", ".nan", ".inf", "-.inf", "+.inf", ".NaN", ".Inf"};
+  if (k.size() > 5) return true;  // longer than every word
+  for (const std::string_view w : words)
     if (k == w) return false;
   return true;
 }

@@ -772,15 +772,22 @@ class Out {
   bool as_map(const std::vector<E>& v, const char* key, bool map_case = false) {
     std::vector<std::string> keys(v.size());
     std::vector<uint8_t> numbers(v.size());
-    std::unordered_map<std::string_view, size_t> seen;
-    seen.reserve(v.size());
     for (size_t i = 0; i < v.size(); ++i) {
       bool number = false;
       if (!element_key(unboxed(v[i]), key, keys[i], number)) return false;
       numbers[i] = number;
     }
-    for (size_t i = 0; i < v.size(); ++i)
-      if (!seen.emplace(keys[i], i).second) return false;
+    // Two elements with one key: a hash table for many, the keys before for a few.
+    if (v.size() <= 8) {
+      for (size_t i = 1; i < v.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+          if (keys[i] == keys[j]) return false;
+    } else {
+      std::unordered_map<std::string_view, size_t> seen;
+      seen.reserve(v.size());
+      for (size_t i = 0; i < v.size(); ++i)
+        if (!seen.emplace(keys[i], i).second) return false;
+    }
     const bool mark = map_case && v.size() == 1 && !keys[0].empty() && keys[0][0] == '!';
     if (mark) begin_map_mark();
     sink_.begin_map(v.empty() || scalar_entries(v, key, keys));
@@ -1223,7 +1230,8 @@ class In {
   // key the caller handles itself (the root's "format").
   template <class T>
   void check_keys(Node map, T& v, const char* extra = nullptr, const char* extra2 = nullptr, const char* map_key = nullptr) {
-    NameCollector names;
+    NameCollector names{std::move(names_)};  // the vector of the previous call, kept (no allocation per struct)
+    names.names.clear();
     visit_fields(names, v);
     for_each_entry(map, [&](Node key, Node) {
       const std::string_view k = key.scalar();
@@ -1234,6 +1242,7 @@ class In {
       for (const char* n : names.names) known = known || k == n;
       if (!known) fail(key, "unknown field '" + std::string(k) + "'");
     });
+    names_ = std::move(names.names);
   }
 
   // An array that references point into: the keys its elements have in
@@ -1411,12 +1420,26 @@ class In {
 
  private:
   // A struct's fields, read in the frame given.
+  // A frame's vectors are kept for the next struct (spare_): no allocation
+  // per struct read once the document's first structs have been.
   template <class T>
   void fields(Frame frame, T& v) {
     const size_t mark = tables_.size();
+    if (!spare_.empty()) {
+      Frame& s = spare_.back();
+      frame.seen.swap(s.seen);
+      frame.ints.swap(s.ints);
+      frame.conds.swap(s.conds);
+      spare_.pop_back();
+    }
     frames_.push_back(std::move(frame));
     visit_fields(*this, v);
     check_conditions();
+    Frame& f = frames_.back();
+    f.seen.clear();
+    f.ints.clear();
+    f.conds.clear();
+    spare_.push_back(std::move(f));
     frames_.pop_back();
     tables_.resize(mark);
   }
@@ -1476,15 +1499,26 @@ class In {
     v.clear();
     charge(n, n.size(), n.span());
     v.resize(n.size());
+    // Duplicate keys: a hash table for a large map, the keys before it for a small one.
+    constexpr size_t kSmall = 8;
+    const bool small = n.size() <= kSmall;
     std::unordered_map<std::string_view, Node> seen;
-    seen.reserve(n.size());
+    if (!small) seen.reserve(n.size());
+    Node before[kSmall];
     size_t i = 0;
     for_each_entry(n, [&](Node key, Node val) {
       if (!key.is_scalar()) fail(key, "a map key must be a scalar");
       path_.emplace_back(key.scalar());
-      const auto [it, fresh] = seen.emplace(key.scalar(), key);
-      if (!fresh) {
-        const Mark m = it->second.mark();
+      Node first;
+      if (small) {
+        for (size_t j = 0; j < i && !first; ++j)
+          if (before[j].scalar() == key.scalar()) first = before[j];
+        before[i] = key;
+      } else if (const auto [it, fresh] = seen.emplace(key.scalar(), key); !fresh) {
+        first = it->second;
+      }
+      if (first) {
+        const Mark m = first.mark();
         fail(key, "duplicate key '" + std::string(key.scalar()) + "' (first at " + std::to_string(m.line) + ":" + std::to_string(m.col) + ")");
       }
       entry(key, val, v[i++], key_name);
@@ -1688,6 +1722,8 @@ class In {
   [[noreturn]] void fail_budget(Node n) const;
 
   std::vector<Frame> frames_;
+  std::vector<Frame> spare_;              // frames_ popped, their vectors kept (fields)
+  std::vector<const char*> names_;        // check_keys' vector, kept
   std::vector<NameTable> tables_;
   std::vector<Step> path_;
   uint64_t used_ = 0;
