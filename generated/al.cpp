@@ -587,7 +587,8 @@ void encode_into(const File& model, std::vector<uint8_t>& out) { encode_any(mode
 std::vector<uint8_t> encode(const File& model, const binschema::Layout& layout) {
   return binschema::encode_with_layout(model, layout, encode_laid,
       [](std::span<const uint8_t> laid, std::span<const uint8_t> fresh) {
-        return decode_any(laid, nullptr) == decode_any(fresh, nullptr);
+        const std::vector<uint8_t> again = encode_any(decode_any(laid, nullptr), nullptr, nullptr, nullptr);
+        return std::equal(again.begin(), again.end(), fresh.begin(), fresh.end());
       });
 }
 

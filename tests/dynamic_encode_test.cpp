@@ -372,18 +372,18 @@ BOOST_AUTO_TEST_CASE(hooks_refused_at_encode) {
 namespace {
 // The first place two values differ, as a path (empty when equal).
 std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::string& path) {
-  if (a.kind != b.kind || a.width != b.width || a.n != b.n || a.str != b.str)
+  if (a.kind != b.kind || a.width != b.width || a.n != b.n || a.str() != b.str())
     return path + " (kind " + std::to_string(int(a.kind)) + "/" + std::to_string(int(b.kind)) + ", width " + std::to_string(a.width) + "/" +
            std::to_string(b.width) + ", n " + std::to_string(a.n) + "/" + std::to_string(b.n) + ")";
-  if (a.fields.size() != b.fields.size()) return path + " (members " + std::to_string(a.fields.size()) + "/" + std::to_string(b.fields.size()) + ")";
-  for (size_t i = 0; i < a.fields.size(); ++i) {
-    const std::string an(a.fields[i].name), bn(b.fields[i].name);
+  if (a.fields().size() != b.fields().size()) return path + " (members " + std::to_string(a.fields().size()) + "/" + std::to_string(b.fields().size()) + ")";
+  for (size_t i = 0; i < a.fields().size(); ++i) {
+    const std::string an(a.fields()[i].name), bn(b.fields()[i].name);
     if (an != bn) return path + "." + an + " / " + bn;
-    if (std::string d = first_diff(a.fields[i].value, b.fields[i].value, path + "." + an); !d.empty()) return d;
+    if (std::string d = first_diff(a.fields()[i].value, b.fields()[i].value, path + "." + an); !d.empty()) return d;
   }
-  if (a.items.size() != b.items.size()) return path + " (items " + std::to_string(a.items.size()) + "/" + std::to_string(b.items.size()) + ")";
-  for (size_t i = 0; i < a.items.size(); ++i)
-    if (std::string d = first_diff(a.items[i], b.items[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+  if (a.items().size() != b.items().size()) return path + " (items " + std::to_string(a.items().size()) + "/" + std::to_string(b.items().size()) + ")";
+  for (size_t i = 0; i < a.items().size(); ++i)
+    if (std::string d = first_diff(a.items()[i], b.items()[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
   return "";
 }
 }  // namespace

@@ -22,7 +22,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <span>
+#include <stdexcept>
+#include <type_traits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,13 +42,97 @@ struct Struct;
 namespace dynamic {
 
 struct Member;
+struct Value;
+
+namespace detail {
+// What a string, bytes, a struct, an array or a union holds, in one
+// allocation: a string (the text, the bytes, a union's case name) and the
+// elements (a struct's members or an array's or a union's values) after it.
+struct Block {
+  enum : uint8_t { None, Members, Values };
+  uint32_t size = 0, cap = 0;
+  uint8_t type = None;  // what the elements are
+  std::string str;
+  template <class T>
+  T* data() { return reinterpret_cast<T*>(this + 1); }
+  static Block* make(uint8_t type, uint32_t cap);  // an empty block
+  static Block* clone(const Block& b);             // a deep copy, cap == size
+  static void destroy(Block* b);
+  void clear();  // destroys the elements
+};
+static_assert(sizeof(Block) % 8 == 0);
+// The slot of a Value that points to its Block.
+struct Slot {
+  Block* b = nullptr;
+};
+}  // namespace detail
+
+// The members of a struct or the items of an array or union: a vector of T
+// (std::vector's interface as far as the engine uses it) whose elements live
+// in the value's one allocation. As with std::vector, growing it moves the
+// elements: references into it are then invalid. A value's list holds
+// members or values, not both: fields() on a value whose items() are not
+// empty (or the other way round) throws std::logic_error when it would add.
+template <class T>
+class List : detail::Slot {
+ public:
+  static constexpr uint8_t kType = std::is_same_v<T, Value> ? detail::Block::Values : detail::Block::Members;
+  List(const List&) = delete;
+  List& operator=(const List&) = delete;
+
+  size_t size() const { return b && b->type == kType ? b->size : 0; }
+  bool empty() const { return size() == 0; }
+  T* data() { return b && b->type == kType ? b->data<T>() : nullptr; }
+  const T* data() const { return b && b->type == kType ? b->data<T>() : nullptr; }
+  T* begin() { return data(); }
+  T* end() { return data() + size(); }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size(); }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  T& at(size_t i) {
+    if (i >= size()) out_of_range(i);
+    return data()[i];
+  }
+  const T& at(size_t i) const {
+    if (i >= size()) out_of_range(i);
+    return data()[i];
+  }
+  T& front() { return data()[0]; }
+  T& back() { return data()[size() - 1]; }
+  const T& front() const { return data()[0]; }
+  const T& back() const { return data()[size() - 1]; }
+
+  void reserve(size_t n);
+  void resize(size_t n);
+  void assign(size_t n, const T& v);
+  void clear() {
+    if (b && b->type == kType) b->clear();
+  }
+  void push_back(const T& v) { emplace_back(v); }
+  void push_back(T&& v) { emplace_back(std::move(v)); }
+  template <class... A>
+  T& emplace_back(A&&... a);
+
+  bool operator==(const List& o) const {
+    if (size() != o.size()) return false;
+    for (size_t i = 0; i < size(); ++i)
+      if (!((*this)[i] == o[i])) return false;
+    return true;
+  }
+
+ private:
+  [[noreturn]] static void out_of_range(size_t i);
+  void own(size_t cap);  // the block holds T, room for cap when made (a block of the other kind must be empty)
+};
 
 // A value of any schema: a plain value type. A struct holds its model
 // fields in the order the text shows them (each by name; a field whose
 // `if:` is false is there, Absent); an array its elements; a union its case
 // (name and tag) and the case's value; a scalar its number, a string its
-// text, bytes their bytes. Numbers are stored inline: no heap object per
-// scalar.
+// text, bytes their bytes. A scalar is 24 bytes with its number inline: no
+// heap object per scalar; a string, bytes, a struct, an array or a union
+// holds what it has behind one pointer (allocated when first written).
 struct Value {
   enum class Kind : uint8_t {
     Absent,  // an optional field that is not there (if: false, a null pointer)
@@ -55,10 +142,10 @@ struct Value {
     Float,   // f32 (its bits in `n`, NaN payloads kept)
     Double,  // f64 (its bits in `n`)
     String,  // text (a pooled or inline string, char[N], cstring)
-    Bytes,   // opaque bytes (in `str`)
-    Struct,  // `fields`, in text order
-    Array,   // `items`
-    Union,   // `str` the case name, `n` the tag, `items[0]` the case's value
+    Bytes,   // opaque bytes (in `str()`)
+    Struct,  // `fields()`, in text order
+    Array,   // `items()`
+    Union,   // `str()` the case name, `n` the tag, `items()[0]` the case's value
   };
   Kind kind = Kind::Absent;
   // Int / UInt: the width in the file in bytes (1, 2, 3, 4, 8; a bit field
@@ -68,12 +155,38 @@ struct Value {
   // Bool: 0 or 1; Int: the value as int64_t (bit_cast); UInt: the value;
   // Float: the float's 32 bits; Double: the double's 64 bits; Union: the tag.
   uint64_t n = 0;
-  std::string str;             // String (UTF-8 or not), Bytes, Union (the case name)
-  std::vector<Member> fields;  // Struct
-  std::vector<Value> items;    // Array; Union: one item, the case's value
+
+  // String (UTF-8 or not), Bytes, Union (the case name).
+  const std::string& str() const;
+  std::string& str();
+  // Struct: its members, in text order.
+  const List<Member>& fields() const { return reinterpret_cast<const List<Member>&>(h_); }
+  List<Member>& fields() { return reinterpret_cast<List<Member>&>(h_); }
+  // Array: its elements; Union: one item, the case's value.
+  const List<Value>& items() const { return reinterpret_cast<const List<Value>&>(h_); }
+  List<Value>& items() { return reinterpret_cast<List<Value>&>(h_); }
+
+  Value() = default;
+  Value(const Value& o) : kind(o.kind), width(o.width), n(o.n) {
+    if (o.h_.b) h_.b = detail::Block::clone(*o.h_.b);
+  }
+  Value(Value&& o) noexcept : kind(o.kind), width(o.width), n(o.n), h_(o.h_) { o.h_.b = nullptr; }
+  Value& operator=(const Value& o);
+  Value& operator=(Value&& o) noexcept {
+    if (this != &o) {
+      detail::Block* b = h_.b;
+      kind = o.kind, width = o.width, n = o.n, h_ = o.h_;
+      o.h_.b = nullptr;
+      if (b) detail::Block::destroy(b);
+    }
+    return *this;
+  }
+  ~Value() {
+    if (h_.b) detail::Block::destroy(h_.b);
+  }
 
   // Constructors of each kind.
-  static Value absent();  // out of line: Member is not complete here (clang)
+  static Value absent() { return {}; }
   static Value boolean(bool b, uint8_t width = 1);
   static Value int_(int64_t v, uint8_t width);
   static Value uint(uint64_t v, uint8_t width);
@@ -100,8 +213,8 @@ struct Value {
   // Struct: the field of that name (std::out_of_range if none); Array: an element.
   const Value& operator[](std::string_view name) const;
   Value& operator[](std::string_view name);
-  const Value& operator[](size_t i) const { return items.at(i); }
-  Value& operator[](size_t i) { return items.at(i); }
+  const Value& operator[](size_t i) const { return items().at(i); }
+  Value& operator[](size_t i) { return items().at(i); }
   // Struct: appends a field (its name interned: see Member).
   Value& add(std::string_view name, Value v);
   // A dotted path: "nodes[0].attributes.name" (std::out_of_range if none).
@@ -109,6 +222,9 @@ struct Value {
   Value& at_path(std::string_view path);
 
   bool operator==(const Value&) const;
+
+ private:
+  detail::Slot h_;  // String, Bytes, Struct, Array, Union: what they hold
 };
 
 // A struct's field. Its name is interned for the life of the program (the
@@ -119,6 +235,78 @@ struct Member {
   Value value;
   bool operator==(const Member&) const = default;
 };
+
+inline const std::string& Value::str() const {
+  static const std::string empty;
+  return h_.b ? h_.b->str : empty;
+}
+inline std::string& Value::str() {
+  if (!h_.b) h_.b = detail::Block::make(detail::Block::None, 0);
+  return h_.b->str;
+}
+
+template <class T>
+void List<T>::own(size_t cap) {
+  if (!b) {
+    b = detail::Block::make(kType, static_cast<uint32_t>(cap));
+  } else if (b->type != kType) {
+    if (b->size) throw std::logic_error("dynamic::Value: items() and fields() of one value");
+    detail::Block* nb = detail::Block::make(kType, static_cast<uint32_t>(cap));  // the capacity counts elements of the block's type
+    nb->str = std::move(b->str);
+    detail::Block::destroy(b);
+    b = nb;
+  }
+}
+template <class T>
+void List<T>::reserve(size_t n) {
+  if (!b || b->type != kType) return own(n);  // allocated once, at its size
+  if (n <= b->cap) return;
+  detail::Block* nb = detail::Block::make(kType, static_cast<uint32_t>(n));
+  nb->str = std::move(b->str);
+  T* from = b->data<T>();
+  T* to = nb->data<T>();
+  for (uint32_t i = 0; i < b->size; ++i) {
+    new (to + i) T(std::move(from[i]));
+    from[i].~T();
+  }
+  nb->size = b->size;
+  b->size = 0;
+  detail::Block::destroy(b);
+  b = nb;
+}
+template <class T>
+void List<T>::resize(size_t n) {
+  if (n == 0 && (!b || b->type != kType)) return;  // empty already: nothing allocated
+  reserve(n);
+  T* d = b->data<T>();
+  for (size_t i = b->size; i < n; ++i) new (d + i) T();
+  for (size_t i = n; i < b->size; ++i) d[i].~T();
+  b->size = static_cast<uint32_t>(n);
+}
+template <class T>
+void List<T>::assign(size_t n, const T& v) {
+  if (n == 0 && (!b || b->type != kType)) return;
+  if (b && b->type == kType) b->clear();
+  reserve(n);
+  T* d = b->data<T>();
+  for (size_t i = 0; i < n; ++i) new (d + i) T(v);
+  b->size = static_cast<uint32_t>(n);
+}
+template <class T>
+template <class... A>
+T& List<T>::emplace_back(A&&... a) {
+  if (!b || b->type != kType || b->size == b->cap) {
+    T tmp(std::forward<A>(a)...);  // a may be an element
+    const size_t cap = b && b->type == kType ? b->cap : 0;
+    reserve(cap < 4 ? 4 : cap * 2);
+    return *new (b->data<T>() + b->size++) T(std::move(tmp));
+  }
+  return *new (b->data<T>() + b->size++) T(std::forward<A>(a)...);
+}
+template <class T>
+void List<T>::out_of_range(size_t i) {
+  throw std::out_of_range("dynamic::Value: index " + std::to_string(i) + " out of range");
+}
 
 // The program's one copy of `name` (thread-safe; never freed).
 std::string_view intern(std::string_view name);

@@ -445,11 +445,15 @@ template <class Dec>
         block = a;
       }
   std::string m;
+  const bool trailing = i >= n && back.size() < size;  // the file goes on after all the model writes
   if (i < n) {
     m = "the byte at " + hex(i) + " is " + hex(bytes[i]) + ", but the model with this file's layout writes " +
         hex(back[i]);
-  } else if (back.size() > size) {
-    m = "the model with this file's layout writes " + hex(back.size()) + " bytes, the file has " + hex(size);
+  } else if (trailing) {
+    // Bytes after the end that `fill` cannot keep (beyond what a layout may
+    // place: layout.h encode_with_layout), named by the last field read.
+    m = "the file has " + hex(size - back.size()) + " trailing bytes after the " + hex(back.size()) +
+        " that the model with this file's layout writes";
   } else {
     m = "the model with this file's layout writes " + hex(back.size()) + " bytes, the file has " + hex(size);
   }
@@ -458,7 +462,8 @@ template <class Dec>
     m += value;
     m += ")";
   }
-  if (before) m += ", in bytes that no field reads after it (it starts at " + hex(block) + ")";
+  if (before && trailing) m += ", after the last field read (it starts at " + hex(block) + ")";
+  else if (before) m += ", in bytes that no field reads after it (it starts at " + hex(block) + ")";
   else if (!path.empty() && block != i) m += ", " + hex(i - block) + " bytes after its start at " + hex(block);
   m += ": the file would not come back as it is, and its layout cannot keep what differs (at " + hex(i) + ")";
   LayoutNotKept e(i, m);

@@ -187,9 +187,11 @@ class Reader {
   // or, when none does (bytes no field reads: padding inside a block, say),
   // of the read that ends nearest before it, with kProbeBefore set. A second
   // run with `probe_stop` set to that number throws a DecodeError at that
-  // read ("probe", or "probe before" for the nearest one before), and the
-  // enclosing fields add their names to its path on the way out. One compare
-  // per read while it is off.
+  // read ("probe", or "probe before" for the nearest one before; at a
+  // struct's field at a fixed offset, named: the one that holds the byte, or
+  // for "probe before" the one that ends last), and the enclosing fields add
+  // their names to its path on the way out. One compare per read while it is
+  // off.
   static constexpr uint64_t kProbeBefore = uint64_t(1) << 63;
   uint64_t probe_at = UINT64_MAX;
   uint64_t probe_stop = 0;
@@ -284,13 +286,25 @@ class Reader {
     }
     probe_hits = probe_in_ ? probe_in_ : probe_before_ ? probe_before_ | kProbeBefore : 0;
     if (k != (probe_stop & ~kProbeBefore)) return;
-    for (size_t i = 0; in && i < nf; ++i)
-      if (probe_at - off - fields[i].at < fields[i].size) {
-        DecodeError e(off + fields[i].at, "probe");
-        e.push_field(fields[i].name);
-        throw e;
+    // The field that holds the byte; for a byte after the block (no read
+    // holds it), the block's field that ends last, the nearest field before
+    // it (a struct read at the root has an empty path: its field names it).
+    const FieldAt* named = nullptr;
+    for (size_t i = 0; i < nf; ++i) {
+      const FieldAt& f = fields[i];
+      if (in) {
+        if (probe_at - off - f.at < f.size) {
+          named = &f;
+          break;
+        }
+      } else if (!named || f.at + f.size > named->at + named->size ||
+                 (f.at + f.size == named->at + named->size && f.at > named->at)) {
+        named = &f;
       }
-    throw DecodeError(off, in ? "probe" : "probe before");
+    }
+    DecodeError e(named ? off + named->at : off, in ? "probe" : "probe before");
+    if (named) e.push_field(named->name);
+    throw e;
   }
 
   mutable uint64_t probe_calls_ = 0, probe_in_ = 0, probe_before_ = 0, probe_end_ = 0;

@@ -130,7 +130,7 @@ Value struct_default(const Schema::Plan& p, const Struct& st, int depth) {
 Value default_value(const Schema::Plan& p, const Field& f, int depth) {
   if (f.array.on) {
     Value a = Value::array();
-    if (f.array.fixed_count) a.items.assign(*f.array.fixed_count, elem_default(p, f, depth));
+    if (f.array.fixed_count) a.items().assign(*f.array.fixed_count, elem_default(p, f, depth));
     return a;
   }
   if (f.pointer.width && f.pointer.null == Field::Null::Allowed && f.type.kind == ValueType::Struct) return Value::absent();
@@ -278,12 +278,12 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (f.in_model()) {
         // A struct under if: gets its default only when the if: is false (read_struct).
         if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed)) {
-          sp.init.push_back(Member{intern(f.name), Value{}});
-        } else if (!fp.def.fields.empty() || !fp.def.items.empty()) {
+          sp.init.fields().push_back(Member{intern(f.name), Value{}});
+        } else if (!fp.def.fields().empty() || !fp.def.items().empty()) {
           sp.heavy.emplace_back(fp.member, &fp.def);
-          sp.init.push_back(Member{intern(f.name), Value{}});
+          sp.init.fields().push_back(Member{intern(f.name), Value{}});
         } else {
-          sp.init.push_back(Member{intern(f.name), fp.def});
+          sp.init.fields().push_back(Member{intern(f.name), fp.def});
         }
       }
     }
@@ -386,6 +386,10 @@ class Dec {
     Value& x;
     size_t cur = ~size_t(0);  // the index of the field read_field reads
     std::vector<std::vector<std::string>> dic;  // by field index
+    // A constructor, not aggregate initialisation: that zeroed the whole
+    // frame (400 bytes, `rep stos`) on every struct read.
+    Frame(const Struct& st_, const StructPlan& sp_, uint64_t s_, uint64_t o_, uint64_t end_, uint64_t next_, Value& x_)
+        : st(st_), sp(sp_), s(s_), o(o_), end(end_), next(next_), loc(st_.fields.size()), x(x_) {}
   };
 
   // ---- Loads
@@ -459,6 +463,14 @@ class Dec {
       }
     return false;
   }
+  std::vector<const Field*> targets_;  // read_struct's pointer fields, a stack
+  struct LocalInfo {
+    const std::string* name = nullptr;
+    const Struct* st = nullptr;
+    const Field* f = nullptr;
+    size_t index = 0;
+  };
+  LocalInfo local_[512];
   bool local(Frame& fr, const std::string& name, CNum& out) {
     {
       const size_t dot = name.find('.');
@@ -477,7 +489,16 @@ class Dec {
         }
         return false;
       }
-      const Field* f = fr.st.field(name);
+      // The field by the name's address (an expression's, lasting), not
+      // st.field()'s comparison of every name and the plan's probe.
+      LocalInfo& li = local_[(reinterpret_cast<uintptr_t>(&name) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
+      if (li.name != &name || li.st != &fr.st) {
+        li.name = &name;
+        li.st = &fr.st;
+        li.f = fr.st.field(name);
+        li.index = li.f ? p_.of(li.f).index : 0;
+      }
+      const Field* f = li.f;
       if (!f) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == name) {
@@ -486,7 +507,7 @@ class Dec {
           }
         return false;
       }
-      out = local_num(*f, fr.loc.raw[p_.of(f).index]);
+      out = local_num(*f, fr.loc.raw[li.index]);
       return true;
     }
   }
@@ -525,11 +546,11 @@ class Dec {
   Value* member(Frame& fr, const Field& f) {
     // The field being read (read_field) without a look-up by address.
     const int m = fr.cur < fr.st.fields.size() && fr.st.fields[fr.cur].get() == &f ? fr.sp.fp[fr.cur]->member : p_.of(&f).member;
-    return m < 0 ? nullptr : &fr.x.fields[static_cast<size_t>(m)].value;
+    return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
   }
   Value* member(Frame& fr, size_t fi) {
     const int m = fr.sp.fp[fi]->member;
-    return m < 0 ? nullptr : &fr.x.fields[static_cast<size_t>(m)].value;
+    return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
   }
 
   // ---- read_fn
@@ -550,12 +571,19 @@ class Dec {
           r_.slice_values[i].clear();
         }
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
-    x.kind = Value::Kind::Struct;
-    x.fields = sp.init;
-    Frame fr{st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, Locals(st.fields.size()), x, ~size_t(0), {}};
+    x = sp.init;  // a Struct
+    Frame fr(st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, x);
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
-    std::vector<const Field*> targets;
+    // The pointer fields whose targets are read after the struct: on one
+    // stack for the whole decode (a vector per struct read was an
+    // allocation per struct with a pointer), this struct's from tbase.
+    const size_t tbase = targets_.size();
+    const struct Truncate {
+      std::vector<const Field*>& v;
+      size_t n;
+      ~Truncate() { v.resize(n); }
+    } truncate{targets_, tbase};
     bool at_cursor = false;
     for (size_t fi = 0; fi < st.fields.size(); ++fi) {
       const Field& f = *st.fields[fi];
@@ -582,7 +610,7 @@ class Dec {
         continue;
       }
       const uint64_t o = cursor ? fr.o : s + f.resolved.offset;
-      read_field(fr, f, fi, o, cursor, targets);
+      read_field(fr, f, fi, o, cursor, targets_);
       if (&st == p_.root) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == f.name) r_.g[i] = fr.loc.raw[fi];
@@ -590,12 +618,13 @@ class Dec {
           if (s_.pools[pi].base == f.name && !p_.placed_pool(s_.pools[pi])) r_.base[pi] = fr.loc.raw[fi];
       }
     }
-    for (const Field* f : targets) {
+    for (size_t ti = tbase; ti < targets_.size(); ++ti) {  // by index: a target's read pushes and pops above
+      const Field* f = targets_[ti];
       if (f->cond && !eval_cond(fr, *f->cond)) continue;
       read_target(fr, *f);
     }
     for (const auto& [m, def] : sp.heavy)
-      if (Value& v = x.fields[static_cast<size_t>(m)].value; v.kind == Value::Kind::Absent) v = *def;
+      if (Value& v = x.fields()[static_cast<size_t>(m)].value; v.kind == Value::Kind::Absent) v = *def;
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
       if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
@@ -603,7 +632,7 @@ class Dec {
       const size_t dot = a.name.find('.');
       const Value* name = x.find(a.name.substr(0, dot));
       if (name && dot != std::string::npos) name = name->find(a.name.substr(dot + 1));
-      const uint64_t want = uint64_t(mulhash32(name ? name->str : std::string(), static_cast<uint32_t>(eval_u(fr, f->role.derive->args[1]))));
+      const uint64_t want = uint64_t(mulhash32(name ? name->str() : std::string(), static_cast<uint32_t>(eval_u(fr, f->role.derive->args[1]))));
       const uint64_t raw = fr.loc.raw[p_.of(f.get()).index];
       if (raw != want)
         fail_here(f->resolved.fixed_offset ? s + f->resolved.offset : fr.o, f->name,
@@ -613,17 +642,17 @@ class Dec {
       if (f->type.kind != ValueType::Dic) continue;
       auto& d = fr.dic[p_.of(f.get()).index];
       Value* arr = x.find(f->keys_array);
-      const size_t n = arr ? arr->items.size() : 0;
+      const size_t n = arr ? arr->items().size() : 0;
       if (d.size() != n)
         fail_here(s, f->name, "the dictionary has " + std::to_string(d.size()) + " names for " + std::to_string(n) + " elements of " + f->keys_array);
       const Struct* et = s_.find(st.field(f->keys_array)->type.struct_name);
       const bool virt = et->field(f->keys_field)->is_virtual;
       for (size_t i = 0; i < d.size(); ++i) {
-        Value* k = arr->items[i].find(f->keys_field);
+        Value* k = arr->items()[i].find(f->keys_field);
         if (virt) {
           if (k) *k = Value::string(std::move(d[i]));
-        } else if (k && k->str != d[i]) {
-          fail_here(s, f->name, "dictionary name '" + d[i] + "' differs from the element's " + f->keys_field + " '" + k->str + "'");
+        } else if (k && k->str() != d[i]) {
+          fail_here(s, f->name, "dictionary name '" + d[i] + "' differs from the element's " + f->keys_field + " '" + k->str() + "'");
         }
       }
     }
@@ -809,21 +838,21 @@ class Dec {
     } else if (f.kind == FieldKind::BitWord) {
       // Built here (its member starts Absent: StructPlan::heavy).
       x.kind = Value::Kind::Struct;
-      x.fields.resize(f.bits.size());
+      x.fields().resize(f.bits.size());
       const Value& def = fr.sp.fp[fi]->bits_def;
       unsigned shift = 0;
       size_t k = 0;
       for (const auto& b : f.bits) {
         const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
         uint64_t v = (raw >> shift) & mask;
-        x.fields[k].name = def.fields[k].name;
-        Value& bx = x.fields[k++].value;
+        x.fields()[k].name = def.fields()[k].name;
+        Value& bx = x.fields()[k++].value;
         if (!b.pool.empty()) {
           if (b.scale > 1) v *= b.scale;
           const int pi = p_.pool_index(b.pool);
           try {
             bx = Value::string(std::string(pool_read(b.pool, v)));
-            if (p_.placed_pool(s_.pools[pi])) r_.refs[pi].emplace_back(pool_base(pi) + v, bx.str.size());
+            if (p_.placed_pool(s_.pools[pi])) r_.refs[pi].emplace_back(pool_base(pi) + v, bx.str().size());
           } catch (DecodeError& e) {
             e.push_field(b.name.c_str());
             e.push_field(f.name.c_str());
@@ -933,13 +962,13 @@ class Dec {
       const uint64_t w = static_cast<uint64_t>(f.pointer.elem_width);
       r_.need_array(o, n, w);
       x->kind = Value::Kind::Array;
-      x->items.resize(n);
+      x->items().resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = load_uint(f.pointer.elem_width, o + i * w);
         note_slot(o + i * w);
         try {
           r_.need_target(e, 1);
-          read_struct(*f.type.st, e, x->items[i], r_.size(), r_.size());
+          read_struct(*f.type.st, e, x->items()[i], r_.size(), r_.size());
         } catch (DecodeError& err) {
           err.push_index(i);
           throw;
@@ -961,22 +990,22 @@ class Dec {
       const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
       r_.need_array(o, n, 4);
       x->kind = Value::Kind::Array;
-      x->items.resize(n);
+      x->items().resize(n);
       const int pi = p_.pool_index(f.pool);
       const Pool& pl = s_.pools[pi];
       for (uint64_t i = 0; i < n; ++i) {
         if (!pl.scope.empty()) {
           const uint64_t t = r_.scope[pi] + r_.template get<uint32_t>(o + i * 4);
           try {
-            x->items[i] = Value::string(std::string(r_.cstring(t)));
+            x->items()[i] = Value::string(std::string(r_.cstring(t)));
           } catch (DecodeError& e) {
             e.push_index(i);
             throw;
           }
-          r_.refs[pi].emplace_back(t, x->items[i].str.size());
+          r_.refs[pi].emplace_back(t, x->items()[i].str().size());
         } else {
           try {
-            x->items[i] = Value::string(std::string(pool_read(f.pool, r_.template get<uint32_t>(o + i * 4))));
+            x->items()[i] = Value::string(std::string(pool_read(f.pool, r_.template get<uint32_t>(o + i * 4))));
           } catch (DecodeError& e) {
             e.push_index(i);
             throw;
@@ -1018,28 +1047,28 @@ class Dec {
     const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
     if (!et && f.array.fixed_count && !cursor) {
       const uint64_t n = *f.array.fixed_count, sz = gen::prim_size(f.type.prim);
-      x->items.resize(n);
+      x->items().resize(n);
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
-        x->items[i] = load_elem(f, o + i * sz);
-        put_tag(i, x->items[i]);
+        x->items()[i] = load_elem(f, o + i * sz);
+        put_tag(i, x->items()[i]);
       }
       return;
     }
     if (f.resolved.fixed_size) {
       const uint64_t n = *f.array.fixed_count;
       const uint64_t size = et ? et->size : gen::prim_size(f.type.prim);
-      x->items.resize(n);
+      x->items().resize(n);
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
-          x->items[i] = load_elem(f, o + i * size);
-          put_tag(i, x->items[i]);
+          x->items()[i] = load_elem(f, o + i * size);
+          put_tag(i, x->items()[i]);
         } else {
           uint64_t next = r_.size();
           if (p_.of(et).extent) next = i + 1 < n ? next_target(*et, o + (i + 1) * size) : r_.size();
           try {
-            read_struct(*et, o + i * size, x->items[i], r_.size(), next);
+            read_struct(*et, o + i * size, x->items()[i], r_.size(), next);
           } catch (DecodeError& e) {
             e.push_index(i);
             e.push_field(f.name.c_str());
@@ -1053,12 +1082,12 @@ class Dec {
     try {
       const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
       r_.need_array(fr.o, n, min);
-      x->items.resize(n);
+      x->items().resize(n);
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
-          x->items[i] = load_elem(f, fr.o);
-          put_tag(i, x->items[i]);
+          x->items()[i] = load_elem(f, fr.o);
+          put_tag(i, x->items()[i]);
           fr.o += gen::prim_size(f.type.prim);
           continue;
         }
@@ -1066,20 +1095,20 @@ class Dec {
           uint64_t next = r_.size();
           if (p_.of(et).extent) next = i + 1 < n ? next_target(*et, fr.o + et->size) : r_.size();
           if (et->fixed_size) {
-            read_struct(*et, fr.o, x->items[i], r_.size(), next);
+            read_struct(*et, fr.o, x->items()[i], r_.size(), next);
             fr.o += et->size;
           } else {
-            fr.o = read_struct(*et, fr.o, x->items[i], r_.size(), next);
+            fr.o = read_struct(*et, fr.o, x->items()[i], r_.size(), next);
           }
           if (!f.array.sort.empty() && i > 0 && !et->field(f.array.sort)->table.index_of.empty()) {
             // sort: by a string of a sorted table: the strings' order is the indices' order.
-            const std::string& a = x->items[i].find(f.array.sort)->str;
-            const std::string& b = x->items[i - 1].find(f.array.sort)->str;
+            const std::string& a = x->items()[i].find(f.array.sort)->str();
+            const std::string& b = x->items()[i - 1].find(f.array.sort)->str();
             if (!(b < a))
               fail_here(fr.o - et->size, f.array.sort,
                         "not sorted: '" + a + "' after '" + b + "' (the writer puts the elements in order of " + f.array.sort + ", each once)");
           } else if (!f.array.sort.empty() && i > 0) {
-            const uint64_t a = sort_key(fr, *et, f.array.sort, x->items[i]), b = sort_key(fr, *et, f.array.sort, x->items[i - 1]);
+            const uint64_t a = sort_key(fr, *et, f.array.sort, x->items()[i]), b = sort_key(fr, *et, f.array.sort, x->items()[i - 1]);
             if (a < b)
               fail_here(fr.o - et->size, f.array.sort,
                         "not sorted: " + hex(a) + " after " + hex(b) + " (the writer puts the elements in order of " + f.array.sort + ")");
@@ -1130,11 +1159,11 @@ class Dec {
     r_.need_array(fr.o, n, size);
     r_.need(fr.o, n * size);
     x->kind = Value::Kind::Array;
-    x->items.resize(n);
+    x->items().resize(n);
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t e = fr.o + i * size;
       try {
-        read_union_one(fr, f, e, x->items[i], fr.loc.tags[ti][i]);
+        read_union_one(fr, f, e, x->items()[i], fr.loc.tags[ti][i]);
       } catch (DecodeError& err) {
         err.push_index(i);
         err.push_field(f.name.c_str());
@@ -1162,7 +1191,7 @@ class Dec {
       const Field& p = *c.field;
       const uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
       target = Value::union_(c.name, c.tag, Value{});
-      Value& v = target.items[0];
+      Value& v = target.items()[0];
       if (!f.resolved.fixed_size && !f.array.on && p.resolved.fixed_size) r_.need(o, padded);
       bool advance = p.resolved.fixed_size;
       uint64_t adv = padded;
@@ -1206,13 +1235,13 @@ class Dec {
           v = Value::array();
           const uint64_t sz = gen::prim_size(p.type.prim);
           if (p.array.fixed_count) {
-            v.items.resize(*p.array.fixed_count);
-            for (size_t i = 0; i < *p.array.fixed_count; ++i) v.items[i] = load_elem(p, o + i * sz);
+            v.items().resize(*p.array.fixed_count);
+            for (size_t i = 0; i < *p.array.fixed_count; ++i) v.items()[i] = load_elem(p, o + i * sz);
           } else {
             const uint64_t n = eval_u(fr, *p.array.count);
             r_.need_array(o, n, sz);
-            v.items.resize(n);
-            for (uint64_t i = 0; i < n; ++i) v.items[i] = load_elem(p, o + i * sz);
+            v.items().resize(n);
+            for (uint64_t i = 0; i < n; ++i) v.items()[i] = load_elem(p, o + i * sz);
             advance = true;
             adv = padded_n(n * sz);
           }
@@ -1223,13 +1252,13 @@ class Dec {
           const uint64_t n = eval_u(fr, *p.array.count);
           const uint64_t w = static_cast<uint64_t>(p.pointer.elem_width);
           r_.need_array(o, n, w);
-          v.items.resize(n);
+          v.items().resize(n);
           for (uint64_t i = 0; i < n; ++i) {
             note_slot(o + i * w);
             const uint64_t t = load_uint(p.pointer.elem_width, o + i * w);
             if (f.resolved.fixed_offset && r_.lay) r_.lay->note(fr.s + f.resolved.offset + i * w, t);
             try {
-              v.items[i] = Value::string(std::string(r_.pascal16(t)));
+              v.items()[i] = Value::string(std::string(r_.pascal16(t)));
             } catch (DecodeError& e) {
               e.push_index(i);
               push(e);
@@ -1296,9 +1325,9 @@ class Dec {
     Value* arr = t.find(f.table.strings->name);
     std::vector<std::string> strs;
     if (arr) {
-      strs.reserve(arr->items.size());
-      for (Value& e : arr->items)
-        if (Value* text = e.find(f.table.text->name)) strs.push_back(std::move(text->str));
+      strs.reserve(arr->items().size());
+      for (Value& e : arr->items())
+        if (Value* text = e.find(f.table.text->name)) strs.push_back(std::move(text->str()));
     }
     r_.tabs[static_cast<size_t>(f.table.id)].assign_read(std::move(strs));
   }
@@ -1346,7 +1375,7 @@ class Dec {
           const Pool& pl = s_.pools[pi];
           if (!pl.scope.empty()) {
             *x = Value::string(std::string(r_.cstring(r_.scope[pi] + p)));
-            r_.refs[pi].emplace_back(r_.scope[pi] + p, x->str.size());
+            r_.refs[pi].emplace_back(r_.scope[pi] + p, x->str().size());
           } else if (Schema::Plan::layout_pool(pl) && pl.kind == Pool::Kind::Pascal16 && f.pointer.points_to_chars) {
             const uint64_t at = pool_base(pi) + base + p;
             const std::string_view t = r_.cstring(at);
@@ -1354,7 +1383,7 @@ class Dec {
             *x = Value::string(std::string(t));
           } else if (Schema::Plan::layout_pool(pl)) {
             *x = Value::string(std::string(str_pool(pi, pool_base(pi) + base + p)));
-            if (p_.placed_pool(pl)) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str.size());
+            if (p_.placed_pool(pl)) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str().size());
           } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
             *x = Value::string(std::string(r_.pascal16(pool_base(pi) + base + p)));
           } else {
@@ -1401,7 +1430,7 @@ class Dec {
                                                                        : 1;
           r_.need_array(t, n, stride);
           x->kind = Value::Kind::Array;
-          x->items.resize(n);
+          x->items().resize(n);
           if (f.pointer.elem_width) {
             for (uint64_t i = 0; i < n; ++i) {
               const uint64_t e = load_uint(f.pointer.elem_width, t + i * stride);
@@ -1409,19 +1438,19 @@ class Dec {
               if (r_.lay) r_.lay->note(t + i * stride, e);
               try {
                 r_.need_target(e, 1);
-                read_struct(*f.type.st, e, x->items[i], r_.size(), r_.size());
+                read_struct(*f.type.st, e, x->items()[i], r_.size(), r_.size());
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
               }
             }
           } else if (f.type.kind == ValueType::Prim) {
-            for (uint64_t i = 0; i < n; ++i) x->items[i] = load_elem(f, t + i * stride);
+            for (uint64_t i = 0; i < n; ++i) x->items()[i] = load_elem(f, t + i * stride);
           } else if (f.type.kind == ValueType::String) {
             for (uint64_t i = 0; i < n; ++i) {
               note_slot(t + i * stride);
               try {
-                x->items[i] = Value::string(std::string(pool_read(f.pool, load_uint(f.pointer.width, t + i * stride))));
+                x->items()[i] = Value::string(std::string(pool_read(f.pool, load_uint(f.pointer.width, t + i * stride))));
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
@@ -1432,7 +1461,7 @@ class Dec {
               uint64_t next = r_.size();
               if (p_.of(f.type.st).extent) next = i + 1 < n ? next_target(*f.type.st, t + (i + 1) * stride) : r_.size();
               try {
-                read_struct(*f.type.st, t + i * stride, x->items[i], r_.size(), next);
+                read_struct(*f.type.st, t + i * stride, x->items()[i], r_.size(), next);
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
@@ -1442,7 +1471,7 @@ class Dec {
             uint64_t o2 = t;
             for (uint64_t i = 0; i < n; ++i) {
               try {
-                o2 = read_struct(*f.type.st, o2, x->items[i], r_.size(), r_.size());
+                o2 = read_struct(*f.type.st, o2, x->items()[i], r_.size(), r_.size());
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
@@ -1526,16 +1555,16 @@ class Counter {
   explicit Counter(const Schema::Plan& p) : p_(p) {}
   void fields(const gen::Struct& st, const Value& x) {
     size_t k = 0;
-    for (const gen::Field* f : p_.of(&st).model) value(*f, x.fields.at(k++).value);
+    for (const gen::Field* f : p_.of(&st).model) value(*f, x.fields().at(k++).value);
   }
   void value(const gen::Field& f, const Value& v) {
     switch (v.kind) {
       case Value::Kind::Array:
-        for (const Value& e : v.items) value(f, e);
+        for (const Value& e : v.items()) value(f, e);
         break;
       case Value::Kind::Union:
         for (const auto& c : f.variant.cases)
-          if (c.name == v.str && !v.items.empty()) value(*c.field, v.items[0]);
+          if (c.name == v.str() && !v.items().empty()) value(*c.field, v.items()[0]);
         break;
       case Value::Kind::Struct:
         if (!f.bits.empty() || !f.type.st) break;

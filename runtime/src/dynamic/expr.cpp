@@ -36,9 +36,9 @@ void common(const CNum& a, const CNum& b, bool& sign, bool& wide) {
 CNum as(const CNum& x, bool sign, bool wide) { return norm(x.v, sign, wide); }
 
 CNum binary(const std::string& op, CNum a, CNum b, const Expr& e, const ExprEnv& env) {
-  if (op == "<<" || op == ">>") {
+  if (is_op(op, "<<") || is_op(op, ">>")) {
     const unsigned sh = static_cast<unsigned>(b.v & 63);
-    if (op == "<<") return norm(a.v << sh, a.sign, a.wide);
+    if (is_op(op, "<<")) return norm(a.v << sh, a.sign, a.wide);
     if (a.sign) return norm(static_cast<uint64_t>(static_cast<int64_t>(a.v) >> sh), true, a.wide);
     return norm(a.v >> sh, false, a.wide);
   }
@@ -49,25 +49,25 @@ CNum binary(const std::string& op, CNum a, CNum b, const Expr& e, const ExprEnv&
   const auto lt = [&](const CNum& x, const CNum& y) {
     return sign ? static_cast<int64_t>(x.v) < static_cast<int64_t>(y.v) : x.v < y.v;
   };
-  if (op == "==") return CNum::s32(a.v == b.v);
-  if (op == "!=") return CNum::s32(a.v != b.v);
-  if (op == "<") return CNum::s32(lt(a, b));
-  if (op == ">") return CNum::s32(lt(b, a));
-  if (op == "<=") return CNum::s32(!lt(b, a));
-  if (op == ">=") return CNum::s32(!lt(a, b));
-  if (op == "+") return norm(a.v + b.v, sign, wide);
-  if (op == "*") return norm(a.v * b.v, sign, wide);
-  if (op == "&") return norm(a.v & b.v, sign, wide);
-  if (op == "|") return norm(a.v | b.v, sign, wide);
-  if (op == "^") return norm(a.v ^ b.v, sign, wide);
-  if (op == "/" || op == "%") {
+  if (is_op(op, "==")) return CNum::s32(a.v == b.v);
+  if (is_op(op, "!=")) return CNum::s32(a.v != b.v);
+  if (is_op(op, "<")) return CNum::s32(lt(a, b));
+  if (is_op(op, ">")) return CNum::s32(lt(b, a));
+  if (is_op(op, "<=")) return CNum::s32(!lt(b, a));
+  if (is_op(op, ">=")) return CNum::s32(!lt(a, b));
+  if (is_op(op, "+")) return norm(a.v + b.v, sign, wide);
+  if (is_op(op, "*")) return norm(a.v * b.v, sign, wide);
+  if (is_op(op, "&")) return norm(a.v & b.v, sign, wide);
+  if (is_op(op, "|")) return norm(a.v | b.v, sign, wide);
+  if (is_op(op, "^")) return norm(a.v ^ b.v, sign, wide);
+  if (is_op(op, "/") || is_op(op, "%")) {
     if (b.v == 0) throw DecodeError(env.s, gen::expr_text(e) + ": division by zero (struct at " + hex(env.s) + ")");
     if (sign) {
       const int64_t x = static_cast<int64_t>(a.v), y = static_cast<int64_t>(b.v);
-      if (y == -1) return norm(op == "/" ? uint64_t(0) - a.v : 0, sign, wide);
-      return norm(static_cast<uint64_t>(op == "/" ? x / y : x % y), sign, wide);
+      if (y == -1) return norm(is_op(op, "/") ? uint64_t(0) - a.v : 0, sign, wide);
+      return norm(static_cast<uint64_t>(is_op(op, "/") ? x / y : x % y), sign, wide);
     }
-    return norm(op == "/" ? a.v / b.v : a.v % b.v, sign, wide);
+    return norm(is_op(op, "/") ? a.v / b.v : a.v % b.v, sign, wide);
   }
   throw DecodeError(env.s, "operator '" + op + "' in " + gen::expr_text(e) + " is not supported at run time");
 }
@@ -92,22 +92,25 @@ CNum eval_read(const Expr& e, const ExprEnv& env) {
     }
     case Expr::Unary: {
       CNum a = eval_read(e.args[0], env);
-      if (e.name == "!") return CNum::s32(a.v == 0);
-      if (e.name == "-") return norm(uint64_t(0) - a.v, a.sign, a.wide);
-      if (e.name == "~") return norm(~a.v, a.sign, a.wide);
+      if (is_op(e.name, "!")) return CNum::s32(a.v == 0);
+      if (is_op(e.name, "-")) return norm(uint64_t(0) - a.v, a.sign, a.wide);
+      if (is_op(e.name, "~")) return norm(~a.v, a.sign, a.wide);
       return a;
     }
     case Expr::Binary: {
-      if (e.name == "&&") {
+      if (is_op(e.name, "&&")) {
         if (eval_read(e.args[0], env).v == 0) return CNum::s32(0);
         return CNum::s32(eval_read(e.args[1], env).v != 0);
       }
-      if (e.name == "||") {
+      if (is_op(e.name, "||")) {
         if (eval_read(e.args[0], env).v != 0) return CNum::s32(1);
         return CNum::s32(eval_read(e.args[1], env).v != 0);
       }
       const CNum a = eval_read(e.args[0], env), b = eval_read(e.args[1], env);
-      if (e.name == "-") return CNum::u64(minus_(a.v, b.v, gen::expr_text(e).c_str(), env.s));
+      if (is_op(e.name, "-")) {
+        if (b.v > a.v) [[unlikely]] minus_(a.v, b.v, gen::expr_text(e).c_str(), env.s);  // throws: the text made only then
+        return CNum::u64(a.v - b.v);
+      }
       return binary(e.name, a, b, e, env);
     }
     case Expr::Ternary: {
@@ -158,39 +161,39 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
       }
       if (!f->resolved.count_for.empty()) {
         const Value* a = model_field(x, f->resolved.count_for);
-        return a ? a->items.size() : 0;
+        return a ? a->items().size() : 0;
       }
       if (f->role.const_int) return static_cast<uint64_t>(*f->role.const_int);
       return num(model_field(x, f->name));
     }
     case Expr::Unary: {
       const uint64_t a = eval_model(e.args[0], env);
-      if (e.name == "!") return a == 0;
-      if (e.name == "-") return uint64_t(0) - a;
-      if (e.name == "~") return ~a;
+      if (is_op(e.name, "!")) return a == 0;
+      if (is_op(e.name, "-")) return uint64_t(0) - a;
+      if (is_op(e.name, "~")) return ~a;
       return a;
     }
     case Expr::Binary: {
       const uint64_t a = eval_model(e.args[0], env), b = eval_model(e.args[1], env);
       const std::string& op = e.name;
-      if (op == "+") return a + b;
-      if (op == "-") return a - b;
-      if (op == "*") return a * b;
-      if (op == "/") return b ? a / b : 0;
-      if (op == "%") return b ? a % b : 0;
-      if (op == "&") return a & b;
-      if (op == "|") return a | b;
-      if (op == "^") return a ^ b;
-      if (op == "<<") return a << (b & 63);
-      if (op == ">>") return a >> (b & 63);
-      if (op == "==") return a == b;
-      if (op == "!=") return a != b;
-      if (op == "<") return a < b;
-      if (op == ">") return a > b;
-      if (op == "<=") return a <= b;
-      if (op == ">=") return a >= b;
-      if (op == "&&") return a && b;
-      if (op == "||") return a || b;
+      if (is_op(op, "+")) return a + b;
+      if (is_op(op, "-")) return a - b;
+      if (is_op(op, "*")) return a * b;
+      if (is_op(op, "/")) return b ? a / b : 0;
+      if (is_op(op, "%")) return b ? a % b : 0;
+      if (is_op(op, "&")) return a & b;
+      if (is_op(op, "|")) return a | b;
+      if (is_op(op, "^")) return a ^ b;
+      if (is_op(op, "<<")) return a << (b & 63);
+      if (is_op(op, ">>")) return a >> (b & 63);
+      if (is_op(op, "==")) return a == b;
+      if (is_op(op, "!=")) return a != b;
+      if (is_op(op, "<")) return a < b;
+      if (is_op(op, ">")) return a > b;
+      if (is_op(op, "<=")) return a <= b;
+      if (is_op(op, ">=")) return a >= b;
+      if (is_op(op, "&&")) return a && b;
+      if (is_op(op, "||")) return a || b;
       return 0;
     }
     case Expr::Ternary: return eval_model(e.args[0], env) ? eval_model(e.args[1], env) : eval_model(e.args[2], env);
@@ -205,7 +208,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
           from = dot + 1;
         }
         if (!cur) return 0;
-        return cur->kind == Value::Kind::Bytes || cur->kind == Value::Kind::String ? cur->str.size() : cur->items.size();
+        return cur->kind == Value::Kind::Bytes || cur->kind == Value::Kind::String ? cur->str().size() : cur->items().size();
       }
       if (e.fn == Fn::Max || e.fn == Fn::Sum) {
         const gen::Field* arr = e.args[0].kind == Expr::Ident ? st.field(e.args[0].name) : nullptr;
@@ -213,7 +216,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
           const Value* a = model_field(x, arr->name);
           uint64_t t = 0;
           if (a)
-            for (const Value& el : a->items) {
+            for (const Value& el : a->items()) {
               ExprEnv inner = env;
               inner.model = &el;
               inner.st = arr->type.st;
@@ -233,9 +236,9 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
         const Value* v = model_field(x, e.args[0].name);
         if (!u || !v || v->kind != Value::Kind::Union) return 0;
         for (const auto& c : u->variant.cases)
-          if (c.name == v->str) {
+          if (c.name == v->str()) {
             const gen::Field& p = *c.field;
-            if (p.array.on && !p.array.fixed_count) return v->items.empty() ? 0 : v->items[0].items.size();
+            if (p.array.on && !p.array.fixed_count) return v->items().empty() ? 0 : v->items()[0].items().size();
             return p.items.value_or(p.array.fixed_count.value_or(1));
           }
         return 0;
@@ -244,7 +247,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
         const size_t dot = a.name.find('.');
         const Value* v = model_field(x, a.name.substr(0, dot));
         if (v && dot != std::string::npos) v = v->find(a.name.substr(dot + 1));
-        return v ? v->str : std::string();
+        return v ? v->str() : std::string();
       };
       if (e.fn == Fn::Mulhash) return mulhash32(str_arg(e.args[0]), static_cast<uint32_t>(eval_model(e.args[1], env)));
       if (e.fn == Fn::Fnv1a32 || e.fn == Fn::Murmur3 || e.fn == Fn::Crc32) {

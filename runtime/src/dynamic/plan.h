@@ -71,7 +71,7 @@ struct StructPlan {
   std::vector<const gen::Field*> model;    // its model fields, in text order
   Value empty;                             // the struct as a default-constructed model holds it
   // Filled in once every plan exists:
-  std::vector<Member> init;                // the members a read starts from (names, defaults)
+  Value init = Value::struct_();           // the members a read starts from (names, defaults)
   // Members whose default holds heap (a struct, a union, a fixed-size
   // array): `init` holds them Absent, and a read that leaves one Absent
   // gives it its default at the end (read_struct): a read does not copy a
@@ -141,6 +141,17 @@ struct Schema::Plan {
     return -1;
   }
 };
+
+// Whether an expression's operator (or name) is `lit`: a length and a byte
+// or two compared inline (std::string == "x" was strlen and compare per
+// evaluation).
+template <size_t N>
+inline bool is_op(const std::string& s, const char (&lit)[N]) {
+  if (s.size() != N - 1) return false;
+  for (size_t i = 0; i + 1 < N; ++i)
+    if (s[i] != lit[i]) return false;
+  return true;
+}
 
 // Builds the plan; throws gen::SchemaError (file:line:col) for what the
 // engine does not support yet.

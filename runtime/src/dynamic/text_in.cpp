@@ -151,12 +151,12 @@ class DynIn : public text::In {
       const FieldPlan& plan = p_.of(&f);  // its interned name: no intern() per field read
       if (const auto& cond = plan.text_cond) {
         Value v = field_if(f, st, x, *cond);
-        x.fields.push_back(Member{plan.name, std::move(v)});
+        x.fields().push_back(Member{plan.name, std::move(v)});
         continue;
       }
       const bool bits_default = !f.bits.empty() && std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
       Value v = field(f, spell_of(f), bits_default || f.role.default_text.has_value());
-      x.fields.push_back(Member{plan.name, std::move(v)});
+      x.fields().push_back(Member{plan.name, std::move(v)});
     }
   }
 
@@ -337,11 +337,11 @@ class DynIn : public text::In {
         if (!n.is_seq()) fail(n, spell.map && of_structs ? "expected a map (or a list)" : "expected a list");
         charge(n, n.size(), n.span());
       }
-      out.items.reserve(n.size());
+      out.items().reserve(n.size());
       size_t i = 0;
       for (const text::Node e : n.children()) {
         path_.emplace_back(i++);
-        out.items.push_back(elem(e, f, spell));
+        out.items().push_back(elem(e, f, spell));
         path_.pop_back();
       }
       return out;
@@ -396,7 +396,7 @@ class DynIn : public text::In {
   Value map_entries(text::Node n, const Field& f, const char* key_name) {
     Value out = Value::array();
     charge(n, n.size(), n.span());
-    out.items.reserve(n.size());
+    out.items().reserve(n.size());
     std::unordered_map<std::string_view, text::Node> seen;
     seen.reserve(n.size());
     for_each_entry(n, [&](text::Node key, text::Node val) {
@@ -407,7 +407,7 @@ class DynIn : public text::In {
         const text::Mark m = it->second.mark();
         fail(key, "duplicate key '" + std::string(key.scalar()) + "' (first at " + std::to_string(m.line) + ":" + std::to_string(m.col) + ")");
       }
-      out.items.push_back(entry(key, val, f, key_name));
+      out.items().push_back(entry(key, val, f, key_name));
       path_.pop_back();
     });
     return out;

@@ -50,7 +50,7 @@ class DynOut {
     for (const auto& t : st.name_targets) names(st, x, t);
     size_t k = 0;
     for (const Field* f : p_.of(&st).model) {
-      const Value& v = x.fields.at(k++).value;
+      const Value& v = x.fields().at(k++).value;
       const FieldPlan& fp = p_.of(f);
       const SpellData* sd = p_.spell(f);
       const Spell& spell = sd ? sd->spell : kNoSpell;
@@ -153,9 +153,9 @@ class DynOut {
     const Field* af = st.field(t.array);
     const bool of_strings = af && af->type.kind != ValueType::Struct;
     if (arr)
-      for (const Value& e : arr->items) {
+      for (const Value& e : arr->items()) {
         if (of_strings) {
-          tab.keys.push_back(e.str);
+          tab.keys.push_back(e.str());
           continue;
         }
         std::string found;
@@ -165,19 +165,19 @@ class DynOut {
         size_t k = 0;
         if (et)
           for (const Field* f : p_.of(et).model) {
-            const Value& v = e.fields.at(k++).value;
+            const Value& v = e.fields().at(k++).value;
             const bool is_string = !f->array.on && v.kind == Value::Kind::String;
             const bool is_list = f->array.on && !f->array.fixed_count &&
                                  (f->type.kind == ValueType::String || f->type.kind == ValueType::Chars || f->type.kind == ValueType::CString);
-            if (is_string && f->name == t.key) found = v.str;
+            if (is_string && f->name == t.key) found = v.str();
             if (is_string)
               for (size_t i = 0; i < t.also.size(); ++i)
-                if (f->name == t.also[i]) also[i] = v.str;
+                if (f->name == t.also[i]) also[i] = v.str();
             if (is_list)
               for (size_t i = 0; i < t.subs.size(); ++i)
                 if (f->name == t.subs[i]) {
                   lists[i].clear();
-                  for (const Value& s : v.items) lists[i].push_back(s.str);
+                  for (const Value& s : v.items()) lists[i].push_back(s.str());
                 }
           }
         tab.keys.push_back(std::move(found));
@@ -228,8 +228,8 @@ class DynOut {
         sink_.number(text::format_float(x), text::float_is_text(x));
         return;
       }
-      case Value::Kind::String: string(v.str); return;
-      case Value::Kind::Bytes: sink_.string(text::to_hex(v.str)); return;
+      case Value::Kind::String: string(v.str()); return;
+      case Value::Kind::Bytes: sink_.string(text::to_hex(v.str())); return;
       case Value::Kind::Array: {
         const bool of_structs = f.type.kind == ValueType::Struct || f.type.kind == ValueType::Union;
         const bool map_able = spell.map && of_structs && !f.array.fixed_count && f.bits.empty();
@@ -238,23 +238,23 @@ class DynOut {
         // the list would read back as the union's list case.
         map_case = map_case && map_able;
         if (map_case) begin_map_mark();
-        bool flow = v.items.empty() || arith(v.items[0]);
+        bool flow = v.items().empty() || arith(v.items()[0]);
         if (f.type.kind == ValueType::Union && f.variant.bare) flow = flow || scalar_elems(v);
         sink_.begin_seq(flow);
-        for (const Value& e : v.items) value(f, e, spell);
+        for (const Value& e : v.items()) value(f, e, spell);
         sink_.end_seq();
         if (map_case) end_map_mark();
         return;
       }
       case Value::Kind::Union: {
         const gen::Case* c = case_of(f, v);
-        if (f.variant.bare && c && !v.items.empty()) {
-          bare_case(*c, v.items[0], spell);
+        if (f.variant.bare && c && !v.items().empty()) {
+          bare_case(*c, v.items()[0], spell);
           return;
         }
         sink_.begin_map();
-        sink_.key(c ? c->name.c_str() : v.str.c_str());
-        if (c && !v.items.empty()) value(*c->field, v.items[0], spell);
+        sink_.key(c ? c->name.c_str() : v.str().c_str());
+        if (c && !v.items().empty()) value(*c->field, v.items()[0], spell);
         sink_.end_map();
         return;
       }
@@ -284,7 +284,7 @@ class DynOut {
 
   static const gen::Case* case_of(const Field& u, const Value& v) {
     for (const auto& c : u.variant.cases)
-      if (c.name == v.str) return &c;
+      if (c.name == v.str()) return &c;
     return nullptr;
   }
 
@@ -302,9 +302,9 @@ class DynOut {
   // A bare union's list of numbers, bools or short strings: one line (text::Out::scalar_elems).
   static bool scalar_elems(const Value& v) {
     size_t text = 0;
-    for (const Value& e : v.items) {
-      const Value* alt = e.items.empty() ? nullptr : &e.items[0];
-      if (alt && alt->kind == Value::Kind::String) text += alt->str.size() + 2;
+    for (const Value& e : v.items()) {
+      const Value* alt = e.items().empty() ? nullptr : &e.items()[0];
+      if (alt && alt->kind == Value::Kind::String) text += alt->str().size() + 2;
       else if (!alt || !arith(*alt)) return false;
       if (text > 60) return false;
     }
@@ -318,7 +318,7 @@ class DynOut {
       size_t k = 0;
       for (const Field* g : p_.of(c.field->type.st).model) {
         const SpellData* sd = p_.spell(g);
-        bare_plain(*g, alt.fields.at(k++).value, ct, sd ? sd->spell : kNoSpell);
+        bare_plain(*g, alt.fields().at(k++).value, ct, sd ? sd->spell : kNoSpell);
       }
       return;
     }
@@ -333,8 +333,8 @@ class DynOut {
       case Value::Kind::Float:
       case Value::Kind::Double: return x.as_double() == 0;
       case Value::Kind::String:
-      case Value::Kind::Bytes: return x.str.empty();
-      case Value::Kind::Array: return f.array.fixed_count ? x == default_value(p_, f) : x.items.empty();
+      case Value::Kind::Bytes: return x.str().empty();
+      case Value::Kind::Array: return f.array.fixed_count ? x == default_value(p_, f) : x.items().empty();
       case Value::Kind::Absent: return true;
       default: return x == default_value(p_, f);
     }
@@ -351,7 +351,7 @@ class DynOut {
     if (!kYaml && ct.plain == text::Plain::Float && (x.kind == Value::Kind::Float || x.kind == Value::Kind::Double) &&
         (x.kind == Value::Kind::Float ? text::float_is_text(x.as_float()) : text::float_is_text(x.as_double())))
       tag = "!!float";  // JSON quotes .inf: a string
-    if (ct.plain == text::Plain::String && x.kind == Value::Kind::String && !text::is_utf8(x.str)) tag = "!!str";
+    if (ct.plain == text::Plain::String && x.kind == Value::Kind::String && !text::is_utf8(x.str())) tag = "!!str";
     if (ct.plain == text::Plain::Map) {
       // The map: array this case shows marks itself where its text would
       // read back as another case (as_map, value).
@@ -393,9 +393,9 @@ class DynOut {
         return true;
       }
       case Value::Kind::String:
-        out = v.str;
+        out = v.str();
         number = false;
-        return text::is_utf8(v.str);
+        return text::is_utf8(v.str());
       default: return false;
     }
   }
@@ -405,8 +405,8 @@ class DynOut {
     body = &e;
     if (e.kind == Value::Kind::Union) {
       const gen::Case* c = case_of(f, e);
-      if (!c || e.items.empty() || e.items[0].kind != Value::Kind::Struct) return nullptr;
-      body = &e.items[0];
+      if (!c || e.items().empty() || e.items()[0].kind != Value::Kind::Struct) return nullptr;
+      body = &e.items()[0];
       return c->field->type.st;
     }
     return e.kind == Value::Kind::Struct ? f.type.st : nullptr;
@@ -420,7 +420,7 @@ class DynOut {
     bool ok = false;
     size_t k = 0;
     for (const Field* g : p_.of(st).model) {
-      const Value& v = body->fields.at(k++).value;
+      const Value& v = body->fields().at(k++).value;
       if (g->name == key) {
         const SpellData* sd = p_.spell(g);
         ok = key_text(v, sd ? sd->spell : kNoSpell, out, number);
@@ -446,9 +446,9 @@ class DynOut {
     if (e.kind == Value::Kind::Union) {
       const gen::Case* c = case_of(f, e);
       sink_.begin_map();
-      sink_.key(c ? c->name.c_str() : e.str.c_str());
-      if (c && !e.items.empty() && e.items[0].kind == Value::Kind::Struct && c->field->type.st)
-        entry_struct(*c->field->type.st, e.items[0], key);
+      sink_.key(c ? c->name.c_str() : e.str().c_str());
+      if (c && !e.items().empty() && e.items()[0].kind == Value::Kind::Struct && c->field->type.st)
+        entry_struct(*c->field->type.st, e.items()[0], key);
       sink_.end_map();
       return;
     }
@@ -481,12 +481,12 @@ class DynOut {
   }
 
   bool as_map(const Field& f, const Value& v, const char* key, bool map_case = false) {
-    const size_t n = v.items.size();
+    const size_t n = v.items().size();
     std::vector<std::string> keys(n);
     std::vector<uint8_t> numbers(n);
     for (size_t i = 0; i < n; ++i) {
       bool number = false;
-      if (!element_key(f, v.items[i], key, keys[i], number)) return false;
+      if (!element_key(f, v.items()[i], key, keys[i], number)) return false;
       numbers[i] = number;
     }
     std::unordered_map<std::string_view, size_t> seen;
@@ -498,7 +498,7 @@ class DynOut {
     sink_.begin_map(n == 0 || scalar_entries(f, v, key, keys));
     for (size_t i = 0; i < n; ++i) {
       sink_.key_text(keys[i], numbers[i]);
-      entry_value(f, v.items[i], key);
+      entry_value(f, v.items()[i], key);
     }
     sink_.end_map();
     if (mark) end_map_mark();
@@ -511,13 +511,13 @@ class DynOut {
     if (f.type.kind != ValueType::Struct || !f.type.st) return false;
     const Struct& st = *f.type.st;
     size_t len = 0;
-    for (size_t i = 0; i < v.items.size(); ++i) {
-      const Value& e = v.items[i];
+    for (size_t i = 0; i < v.items().size(); ++i) {
+      const Value& e = v.items()[i];
       bool ok = true;
       size_t plen = 0, cnt = 0;
       size_t k = 0;
       for (const Field* g : p_.of(&st).model) {
-        const Value& x = e.fields.at(k++).value;
+        const Value& x = e.fields().at(k++).value;
         if (p_.of(g).text_cond) {
           ok = false;
           continue;
@@ -526,11 +526,11 @@ class DynOut {
         ++cnt;
         if (!g->bits.empty() || g->array.on) ok = false;
         else if (arith(x)) plen += 8;
-        else if (x.kind == Value::Kind::String) plen += x.str.size() + 2;
+        else if (x.kind == Value::Kind::String) plen += x.str().size() + 2;
         else if (x.kind == Value::Kind::Union && g->variant.bare) {
-          const Value* alt = x.items.empty() ? nullptr : &x.items[0];
+          const Value* alt = x.items().empty() ? nullptr : &x.items()[0];
           if (alt && arith(*alt)) plen += 8;
-          else if (alt && alt->kind == Value::Kind::String) plen += alt->str.size() + 2;
+          else if (alt && alt->kind == Value::Kind::String) plen += alt->str().size() + 2;
           else ok = false;
         } else {
           ok = false;
@@ -546,7 +546,7 @@ class DynOut {
   void bits(const Field& f, const Value& x) {
     size_t k = 0;
     for (const auto& b : f.bits) {
-      const Value& v = x.fields.at(k++).value;
+      const Value& v = x.fields().at(k++).value;
       const bool is_int = b.pool.empty();
       if (b.default_text) {
         Value def;
@@ -663,13 +663,13 @@ class DynOut {
 // (a union's case name is no string of the model).
 void prove_strings(const Value& v, text::DocNames& names) {
   switch (v.kind) {
-    case Value::Kind::String: names.prove(v.str); return;
+    case Value::Kind::String: names.prove(v.str()); return;
     case Value::Kind::Struct:
-      for (const Member& m : v.fields) prove_strings(m.value, names);
+      for (const Member& m : v.fields()) prove_strings(m.value, names);
       return;
     case Value::Kind::Array:
     case Value::Kind::Union:
-      for (const Value& e : v.items) prove_strings(e, names);
+      for (const Value& e : v.items()) prove_strings(e, names);
       return;
     default: return;
   }

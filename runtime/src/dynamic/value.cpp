@@ -10,7 +10,55 @@
 
 namespace binschema::dynamic {
 
-Value Value::absent() { return {}; }
+namespace detail {
+Block* Block::make(uint8_t type, uint32_t cap) {
+  const size_t elem = type == Values ? sizeof(Value) : type == Members ? sizeof(Member) : 0;
+  void* m = ::operator new(sizeof(Block) + elem * cap);
+  Block* b = new (m) Block();
+  b->type = type;
+  b->cap = elem ? cap : 0;
+  return b;
+}
+void Block::clear() {
+  if (type == Values) {
+    Value* d = data<Value>();
+    for (uint32_t i = 0; i < size; ++i) d[i].~Value();
+  } else if (type == Members) {
+    Member* d = data<Member>();
+    for (uint32_t i = 0; i < size; ++i) d[i].~Member();
+  }
+  size = 0;
+}
+void Block::destroy(Block* b) {
+  b->clear();
+  b->~Block();
+  ::operator delete(b);
+}
+Block* Block::clone(const Block& o) {
+  Block* b = make(o.type, o.size);
+  b->str = o.str;
+  if (o.type == Values) {
+    const Value* from = const_cast<Block&>(o).data<Value>();
+    Value* to = b->data<Value>();
+    for (uint32_t i = 0; i < o.size; ++i) new (to + i) Value(from[i]);
+  } else if (o.type == Members) {
+    const Member* from = const_cast<Block&>(o).data<Member>();
+    Member* to = b->data<Member>();
+    for (uint32_t i = 0; i < o.size; ++i) new (to + i) Member(from[i]);
+  }
+  b->size = o.size;
+  return b;
+}
+}  // namespace detail
+
+Value& Value::operator=(const Value& o) {
+  if (this == &o) return *this;
+  detail::Block* nb = o.h_.b ? detail::Block::clone(*o.h_.b) : nullptr;  // o may be inside this
+  if (h_.b) detail::Block::destroy(h_.b);
+  h_.b = nb;
+  kind = o.kind, width = o.width, n = o.n;
+  return *this;
+}
 
 Value Value::boolean(bool b, uint8_t width) {
   Value v;
@@ -50,13 +98,13 @@ Value Value::float64(double x) {
 Value Value::string(std::string s) {
   Value v;
   v.kind = Kind::String;
-  v.str = std::move(s);
+  if (!s.empty()) v.str() = std::move(s);
   return v;
 }
 Value Value::bytes(std::string b) {
   Value v;
   v.kind = Kind::Bytes;
-  v.str = std::move(b);
+  if (!b.empty()) v.str() = std::move(b);
   return v;
 }
 Value Value::struct_() {
@@ -72,9 +120,10 @@ Value Value::array() {
 Value Value::union_(std::string case_name, int64_t tag, Value x) {
   Value v;
   v.kind = Kind::Union;
-  v.str = std::move(case_name);
+  v.items().reserve(1);
+  v.str() = std::move(case_name);
   v.n = static_cast<uint64_t>(tag);
-  v.items.push_back(std::move(x));
+  v.items().push_back(std::move(x));
   return v;
 }
 
@@ -89,12 +138,12 @@ double Value::as_double() const {
 }
 
 const Value* Value::find(std::string_view name) const {
-  for (const auto& m : fields)
+  for (const auto& m : fields())
     if (m.name == name) return &m.value;
   return nullptr;
 }
 Value* Value::find(std::string_view name) {
-  for (auto& m : fields)
+  for (auto& m : fields())
     if (m.name == name) return &m.value;
   return nullptr;
 }
@@ -122,8 +171,7 @@ std::string_view intern(std::string_view name) {
 }
 
 Value& Value::add(std::string_view name, Value v) {
-  fields.push_back(Member{intern(name), std::move(v)});
-  return fields.back().value;
+  return fields().emplace_back(Member{intern(name), std::move(v)}).value;
 }
 
 const Value& Value::at_path(std::string_view path) const { return const_cast<Value*>(this)->at_path(path); }
@@ -143,23 +191,23 @@ Value& Value::at_path(std::string_view path) {
         if (path[j] < '0' || path[j] > '9') throw std::out_of_range("bad index in '" + std::string(path) + "'");
         k = k * 10 + size_t(path[j] - '0');
       }
-      if (v->kind == Kind::Union && !v->items.empty()) v = &v->items[0];
-      if (k >= v->items.size()) throw std::out_of_range("index " + std::to_string(k) + " out of range in '" + std::string(path) + "'");
-      v = &v->items[k];
+      if (v->kind == Kind::Union && !v->items().empty()) v = &v->items()[0];
+      if (k >= v->items().size()) throw std::out_of_range("index " + std::to_string(k) + " out of range in '" + std::string(path) + "'");
+      v = &v->items()[k];
       i = e + 1;
       continue;
     }
     size_t e = i;
     while (e < path.size() && path[e] != '.' && path[e] != '[') ++e;
     const std::string_view name = path.substr(i, e - i);
-    if (v->kind == Kind::Union && !v->items.empty()) {
+    if (v->kind == Kind::Union && !v->items().empty()) {
       // A union's case name steps into its value; otherwise its value's fields.
-      if (name == v->str) {
-        v = &v->items[0];
+      if (name == v->str()) {
+        v = &v->items()[0];
         i = e;
         continue;
       }
-      v = &v->items[0];
+      v = &v->items()[0];
     }
     v = &(*v)[name];
     i = e;
@@ -168,7 +216,8 @@ Value& Value::at_path(std::string_view path) {
 }
 
 bool Value::operator==(const Value& o) const {
-  return kind == o.kind && width == o.width && n == o.n && str == o.str && fields == o.fields && items == o.items;
+  if (kind != o.kind || width != o.width || n != o.n) return false;
+  return str() == o.str() && fields() == o.fields() && items() == o.items();
 }
 
 Schema Schema::load(const std::string& path) {
