@@ -12,7 +12,7 @@ cd ..
 # Hostile input (issue 14, docs/fuzzing.md): the generator, the formats and the
 # fuzz targets built by clang with ASan and UBSan in build-asan/, binschema-gen
 # run over every schema under them, then every fuzz target for
-# BINSCHEMA_CI_FUZZ_SECONDS (default 20) seconds each, with a fixed seed: a
+# BINSCHEMA_CI_FUZZ_SECONDS (default 12) seconds each, with a fixed seed: a
 # regression fails the run, and the same run can be repeated (and run longer)
 # anywhere.
-BINSCHEMA_FUZZ_SEED=${BINSCHEMA_FUZZ_SEED:-1} sh scripts/fuzz.sh "${BINSCHEMA_CI_FUZZ_SECONDS:-20}"
+BINSCHEMA_FUZZ_SEED=${BINSCHEMA_FUZZ_SEED:-1} sh scripts/fuzz.sh "${BINSCHEMA_CI_FUZZ_SECONDS:-12}"
