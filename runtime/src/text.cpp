@@ -144,22 +144,22 @@ bool is_name_spelling(std::string_view k) {
 // keys up in an index built on first use (rebuilt if the keys have moved).
 void NameTable::index() const {
   if (indexed_for_ == keys.data() && shown_.size() == keys.size()) return;
-  index_.clear();
-  index_.reserve(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    auto [it, fresh] = index_.emplace(keys[i], static_cast<int64_t>(i));
-    if (!fresh) it->second = -2;
-  }
+  auto text = [this](uint32_t j) -> std::string_view { return keys[j]; };
+  index_.reset(keys.size());
+  repeated_.assign(keys.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (const uint32_t j = index_.insert(keys[i], static_cast<uint32_t>(i), text); j != KeyIndex::kNone)
+      repeated_[j] = repeated_[i] = 1;
   shown_.resize(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) shown_[i] = index_[keys[i]] >= 0 && is_name_spelling(keys[i]);
+  for (size_t i = 0; i < keys.size(); ++i) shown_[i] = !repeated_[i] && is_name_spelling(keys[i]);
   indexed_for_ = keys.data();
 }
 
 int64_t NameTable::find(std::string_view key, int64_t* second, int64_t* first) const {
   index();
-  const auto it = index_.find(key);
-  if (it == index_.end()) return -1;
-  if (it->second >= 0) return it->second;
+  const uint32_t at = index_.find(key, [this](uint32_t j) -> std::string_view { return keys[j]; });
+  if (at == KeyIndex::kNone) return -1;
+  if (!repeated_[at]) return at;
   // More than one: the first two, for the message.
   int64_t found = -1;
   for (size_t i = 0; i < keys.size(); ++i)
@@ -258,6 +258,13 @@ std::string to_hex(const std::vector<uint8_t>& b) {
 bool is_utf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
+  // ASCII eight bytes at a time (most strings are ASCII throughout).
+  while (end - p >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    if (w & 0x8080808080808080ull) break;
+    p += 8;
+  }
   while (p < end) {
     unsigned c = *p;
     if (c < 0x80) {
@@ -677,7 +684,7 @@ std::string_view In::scalar(Node n, const char* what) const {
 std::optional<int64_t> In::named(Node n, const Spell& spell) const {
   if (n.is_map() && spell.ref && !spell.via) return named_by_keys(n, spell);
   if (!n.is_scalar()) return std::nullopt;  // parse_int says what it expected
-  const std::string s(n.scalar());
+  const std::string_view s = n.scalar();  // a std::string only for messages
   if (!is_name_spelling(s) && !((spell.flags & kBool) && (s == "true" || s == "false"))) return std::nullopt;
   if (spell.flags & kBool) {
     if (s == "true") return 1;
@@ -689,48 +696,48 @@ std::optional<int64_t> In::named(Node n, const Spell& spell) const {
     const std::string_view ref = spell.ref;
     const size_t dot = ref.find('.');
     const NameTable* t = find_table(tables_, ref.substr(0, dot));
-    if (!t) fail(n, "'" + s + "' names an element of " + std::string(ref) + ", but there is none here: use an index");
+    if (!t) fail(n, "'" + std::string(s) + "' names an element of " + std::string(ref) + ", but there is none here: use an index");
     if (dot == std::string_view::npos) {
       int64_t first = -1, second = -1;
       const int64_t i = t->find(s, &second, &first);
-      if (i == -1) fail(n, "unknown " + std::string(ref) + " name '" + s + "' (no element of " + std::string(ref) + " has that key)");
+      if (i == -1) fail(n, "unknown " + std::string(ref) + " name '" + std::string(s) + "' (no element of " + std::string(ref) + " has that key)");
       if (i == -2) {
         auto at = [&](int64_t k) {
           return t->marks[k] < 0 ? std::string("?") : std::to_string(t->marks[k]) + ":" + std::to_string(t->cols[k]);
         };
-        fail(n, "'" + s + "' is the key of more than one element of " + std::string(ref) + " (" + std::to_string(first) +
+        fail(n, "'" + std::string(s) + "' is the key of more than one element of " + std::string(ref) + " (" + std::to_string(first) +
                     " at " + at(first) + ", " + std::to_string(second) + " at " + at(second) + "): duplicate key; use the index");
       }
       return i;
     }
     // "actors.actions": the list of the element the sibling `via` chose.
     int64_t idx = -1;
-    for (const auto& [name, val] : frames_.back().ints)
-      if (spell.via && std::string_view(name) == spell.via) idx = val;
+    for (size_t i = frames_.back().ints_at; i < ints_.size(); ++i)
+      if (spell.via && std::string_view(ints_[i].first) == spell.via) idx = ints_[i].second;
     const std::string sub(ref.substr(dot + 1));
     for (const auto& [sname, lists] : t->subs)
       if (sname == sub) {
         if (idx < 0 || static_cast<uint64_t>(idx) >= lists.size())
-          fail(n, "'" + s + "' names one of the " + sub + " of " + std::string(spell.via ? spell.via : "?") +
+          fail(n, "'" + std::string(s) + "' names one of the " + sub + " of " + std::string(spell.via ? spell.via : "?") +
                       ", which names no element of " + t->array + ": use an index");
         const auto& l = lists[idx];
         int64_t found = -1;
         for (size_t k = 0; k < l.size(); ++k)
           if (l[k] == s) {
-            if (found >= 0) fail(n, "'" + s + "' is more than one of the " + sub + " of " + t->array + "[" + std::to_string(idx) + "] (" + std::to_string(found) + " and " + std::to_string(k) + "): duplicate key; use the index");
+            if (found >= 0) fail(n, "'" + std::string(s) + "' is more than one of the " + sub + " of " + t->array + "[" + std::to_string(idx) + "] (" + std::to_string(found) + " and " + std::to_string(k) + "): duplicate key; use the index");
             found = static_cast<int64_t>(k);
           }
-        if (found < 0) fail(n, "unknown " + sub + " name '" + s + "' (" + t->array + "[" + std::to_string(idx) + "] has no such " + sub + ")");
+        if (found < 0) fail(n, "unknown " + sub + " name '" + std::string(s) + "' (" + t->array + "[" + std::to_string(idx) + "] has no such " + sub + ")");
         return found;
       }
-    fail(n, "'" + s + "': no list " + std::string(ref) + " here: use an index");
+    fail(n, "'" + std::string(s) + "': no list " + std::string(ref) + " here: use an index");
   }
   if (spell.hash)
     if (auto h = hash_name(spell.hash, s)) return static_cast<int64_t>(*h);
   if (spell.enum_count) {
     std::string names;
     for (size_t i = 0; i < spell.enum_count; ++i) names += std::string(names.empty() ? "" : ", ") + spell.enum_values[i].name;
-    fail(n, "unknown " + std::string(spell.enum_name ? spell.enum_name : "enum") + " value '" + s + "' (one of: " + names + ", or a number)");
+    fail(n, "unknown " + std::string(spell.enum_name ? spell.enum_name : "enum") + " value '" + std::string(s) + "' (one of: " + names + ", or a number)");
   }
   return std::nullopt;  // parse_int refuses it, saying it wanted an integer
 }

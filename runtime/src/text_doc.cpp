@@ -27,41 +27,17 @@ namespace binschema::text {
 
 // ---- Node -------------------------------------------------------------------
 
-NodeKind Node::kind() const { return doc_->raw(i_).kind(); }
-
-std::string_view Node::scalar() const { return kind() == NodeKind::Scalar ? doc_->text_of(i_) : std::string_view(); }
-
-size_t Node::size() const {
-  const auto& r = doc_->raw(i_);
-  return r.kind() == NodeKind::Seq || r.kind() == NodeKind::Map ? r.a : 0;
-}
-
 Mark Node::mark() const { return doc_->mark(i_); }
 
 std::string_view Node::tag() const { return doc_->tag(i_); }
 
 bool Node::quoted() const { return kind() == NodeKind::Scalar && doc_->quoted(i_); }
 
-uint64_t Node::offset() const { return doc_->offset(i_); }
-
 uint64_t Node::span() const {
   const auto& r = doc_->raw(i_);
   if ((r.kind() != NodeKind::Seq && r.kind() != NodeKind::Map) || r.b() <= i_ + 1) return 0;
   const uint32_t last = doc_->raw(r.b() - 1).pos;
   return last > r.pos ? last - r.pos : 0;
-}
-
-Node::Range Node::children() const {
-  const auto& r = doc_->raw(i_);
-  if (r.kind() != NodeKind::Seq && r.kind() != NodeKind::Map) return {{doc_, i_ + 1}, {doc_, i_ + 1}};
-  return {{doc_, i_ + 1}, {doc_, r.b()}};
-}
-
-Node Node::Iterator::operator*() const { return Node(doc_, doc_->resolve(raw_)); }
-
-Node::Iterator& Node::Iterator::operator++() {
-  raw_ = doc_->after(raw_);
-  return *this;
 }
 
 Node Node::get(std::string_view key) const {

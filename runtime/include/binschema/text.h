@@ -114,6 +114,49 @@ class DocNames {
 // word for null or a boolean.
 bool is_name_spelling(std::string_view key);
 
+// Strings by their text without a heap node per string (std::unordered_map
+// makes one): an open-addressing table of indices into the caller's list.
+// For repeated keys in a map and the names references point to.
+class KeyIndex {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // Empties it for up to n strings.
+  void reset(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    slots_.assign(cap, kNone);
+  }
+  // Adds string i (text `key`; text(j) gives string j's): the index of an
+  // earlier string with the same text, or kNone when there is none (i added).
+  template <class Text>
+  uint32_t insert(std::string_view key, uint32_t i, Text&& text) {
+    for (size_t m = slots_.size() - 1, h = hash(key) & m;; h = (h + 1) & m) {
+      if (slots_[h] == kNone) {
+        slots_[h] = i;
+        return kNone;
+      }
+      if (text(slots_[h]) == key) return slots_[h];
+    }
+  }
+  // The string with the text `key` (the first added), or kNone.
+  template <class Text>
+  uint32_t find(std::string_view key, Text&& text) const {
+    if (slots_.empty()) return kNone;
+    for (size_t m = slots_.size() - 1, h = hash(key) & m;; h = (h + 1) & m) {
+      if (slots_[h] == kNone) return kNone;
+      if (text(slots_[h]) == key) return slots_[h];
+    }
+  }
+
+ private:
+  static size_t hash(std::string_view s) {
+    uint64_t h = 14695981039346656037ull;  // FNV-1a
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return static_cast<size_t>(h ^ h >> 29);
+  }
+  std::vector<uint32_t> slots_;
+};
+
 // The key of each element of an array that references point into, and the
 // key lists of arrays its elements hold (for "actors.actions").
 struct NameTable {
@@ -146,7 +189,8 @@ struct NameTable {
   std::string joined(size_t i) const;
   // Built on first use by find() and shows(), for the keys at indexed_for_.
   mutable const std::string* indexed_for_ = nullptr;
-  mutable std::unordered_map<std::string_view, int64_t> index_;  // key -> index, -2 if repeated
+  mutable KeyIndex index_;  // key -> its first index
+  mutable std::vector<uint8_t> repeated_;  // per index: another element has its key
   mutable std::vector<uint8_t> shown_;
   // Built on first use by find_all() and shows_all(): all keys joined -> index, -2 if repeated.
   mutable std::unordered_map<std::string, int64_t> all_index_;
@@ -783,10 +827,11 @@ class Out {
         for (size_t j = 0; j < i; ++j)
           if (keys[i] == keys[j]) return false;
     } else {
-      std::unordered_map<std::string_view, size_t> seen;
-      seen.reserve(v.size());
+      seen_.reset(v.size());
       for (size_t i = 0; i < v.size(); ++i)
-        if (!seen.emplace(keys[i], i).second) return false;
+        if (seen_.insert(keys[i], static_cast<uint32_t>(i), [&](uint32_t j) -> std::string_view { return keys[j]; }) !=
+            KeyIndex::kNone)
+          return false;
     }
     const bool mark = map_case && v.size() == 1 && !keys[0].empty() && keys[0][0] == '!';
     if (mark) begin_map_mark();
@@ -938,6 +983,7 @@ class Out {
 
   Sink& sink_;
   const DocNames* doc_names_;
+  KeyIndex seen_;  // as_map's keys (its duplicates are found before any entry is written: one table serves every map)
   std::vector<NameTable> tables_;
   // The integer fields of the structs being visited, outermost first, one
   // vector for all (no allocation per struct); int_frames_: where each
@@ -1157,16 +1203,34 @@ class In {
     const char* expr;
     std::function<bool()> holds;
   };
+  // A struct being read. Plain data: its integer fields and conditions are
+  // kept in ints_ and conds_ from ints_at and conds_at on (push_frame), one
+  // vector each for all frames (no allocation per struct read).
   struct Frame {
     Node node;
-    std::vector<const char*> seen;
-    std::vector<std::pair<const char*, int64_t>> ints;  // integer fields read so far (for a ref's via)
     const char* key_name = nullptr;  // a map entry: its key field, read from key_node
     Node key_node;
     bool bare = false;  // node is the value of the one field (unwrap:, a map entry's value)
-    std::vector<Cond> conds;
+    // The map's keys are all different and name fields (check_keys): its
+    // fields are looked up with Node::get_hinted from `hint`.
+    bool hinted = false;
+    uint32_t hint = 0;
+    size_t ints_at = 0, conds_at = 0;
     explicit Frame(Node n) : node(n) {}
   };
+  void push_frame(Frame f) {
+    f.ints_at = ints_.size();
+    f.conds_at = conds_.size();
+    frames_.push_back(f);
+  }
+  void pop_frame() {
+    ints_.resize(frames_.back().ints_at);
+    conds_.resize(frames_.back().conds_at);
+    frames_.pop_back();
+  }
+  // An integer field read (or defaulted) in the struct being read (for a ref's via:, a context:).
+  void add_int(const char* name, int64_t v) { ints_.emplace_back(name, v); }
+  void add_cond(Cond c) { conds_.push_back(std::move(c)); }
 
  public:
   // `node` must be a map holding the fields of the struct about to be visited.
@@ -1174,13 +1238,9 @@ class In {
 
   template <class T>
   void field(const char* name, T& v, const Spell& flags = {}) {
-    frames_.back().seen.push_back(name);
     const Node n = lookup(name);
     if (!n) fail(frames_.back().node, "missing field '" + std::string(name) + "'");
-    path_.emplace_back(name);
-    value(n, v, flags);
-    path_.pop_back();
-    if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
+    read_field(name, n, v, flags);
   }
 
   // A field with if: missing from the text is absent (it keeps its absent
@@ -1189,26 +1249,26 @@ class In {
   void field_if(const char* name, T& v, C&& cond, const char* expr, const Spell& flags = {}) {
     const Node n = lookup(name);
     if (!n) {
-      frames_.back().seen.push_back(name);
-      if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
+      if constexpr (std::is_integral_v<T>) add_int(name, static_cast<int64_t>(v));
       return;
     }
-    field(name, v, flags);
-    frames_.back().conds.push_back({n, name, expr, std::function<bool()>(cond)});
+    read_field(name, n, v, flags);
+    add_cond({n, name, expr, std::function<bool()>(cond)});
   }
 
   // A context: value (a number field of the root, read before this).
   uint64_t context(const char* name) const {
-    for (const auto& [n, val] : frames_.front().ints)
-      if (same_name(n, name)) return static_cast<uint64_t>(val);
+    const size_t end = frames_.size() > 1 ? frames_[1].ints_at : ints_.size();  // the root's
+    for (size_t i = 0; i < end; ++i)
+      if (same_name(ints_[i].first, name)) return static_cast<uint64_t>(ints_[i].second);
     return 0;
   }
 
   // Once a struct's fields are read: the conditional fields given must have
   // their conditions true.
   void check_conditions() {
-    for (const auto& c : frames_.back().conds)
-      if (!c.holds()) {
+    for (size_t i = frames_.back().conds_at; i < conds_.size(); ++i)
+      if (const Cond& c = conds_[i]; !c.holds()) {
         path_.emplace_back(c.name);
         fail(c.node, std::string("'") + c.name + "' is given, but its condition (" + c.expr + ") is false here: leave it out");
       }
@@ -1216,34 +1276,49 @@ class In {
 
   template <class T, class D>
   void field_default(const char* name, T& v, const D& def, const Spell& flags = {}) {
-    if (!lookup(name)) {
-      frames_.back().seen.push_back(name);
+    const Node n = lookup(name);
+    if (!n) {
       v = static_cast<T>(def);
-      if constexpr (std::is_integral_v<T>) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v));
+      if constexpr (std::is_integral_v<T>) add_int(name, static_cast<int64_t>(v));
       return;
     }
-    field(name, v, flags);
+    read_field(name, n, v, flags);
   }
 
   // Refuses keys that name no field of T, before anything is read, so that a
   // typo is reported where it is rather than as a missing field. `extra` is a
   // key the caller handles itself (the root's "format").
+  //
+  // Returns whether every key names a field and no field twice (then the
+  // fields are looked up from a hint: Frame::hinted).
   template <class T>
-  void check_keys(Node map, T& v, const char* extra = nullptr, const char* extra2 = nullptr, const char* map_key = nullptr) {
+  bool check_keys(Node map, T& v, const char* extra = nullptr, const char* extra2 = nullptr, const char* map_key = nullptr) {
     NameCollector names{std::move(names_)};  // the vector of the previous call, kept (no allocation per struct)
     names.names.clear();
     visit_fields(names, v);
+    const size_t count = names.names.size();
+    bool unique = count <= 64;
+    uint64_t named = 0;  // the fields the keys named so far (bit j: names[j])
+    size_t j = 0;        // where the next key's field is looked for first: keys usually come in the fields' order
     for_each_entry(map, [&](Node key, Node) {
       const std::string_view k = key.scalar();
-      if ((extra && k == extra) || (extra2 && k == extra2)) return;
-      if (map_key && k == map_key)
+      if ((extra && key_is(k, extra)) || (extra2 && key_is(k, extra2))) return;
+      if (map_key && key_is(k, map_key))
         fail(key, "'" + std::string(k) + "' is the key of this map entry: give it as the entry's key, not among its fields");
-      bool known = false;
-      for (const char* n : names.names) known = known || k == n;
-      if (!known) fail(key, "unknown field '" + std::string(k) + "'");
+      size_t found = SIZE_MAX;
+      for (size_t t = 0; t < count && found == SIZE_MAX; ++t, j = j + 1 < count ? j + 1 : 0)
+        if (key_is(k, names.names[j])) found = j;
+      if (found == SIZE_MAX) fail(key, "unknown field '" + std::string(k) + "'");
+      if (unique) {
+        if (named >> found & 1) unique = false;
+        named |= uint64_t(1) << found;
+      }
     });
     names_ = std::move(names.names);
+    return unique;
   }
+  // The root frame's keys are unique (from_document, after check_keys).
+  void keys_unique() { frames_.back().hinted = true; }
 
   // An array that references point into: the keys its elements have in
   // the text (before any of them is read: a reference may point forward).
@@ -1261,8 +1336,9 @@ class In {
       for_each_entry(list, [&](Node k, Node e) {
         const bool has = k.is_scalar();
         t.keys.push_back(has ? std::string(k.scalar()) : std::string());
-        t.marks.push_back(has ? static_cast<int>(k.mark().line) : -1);
-        t.cols.push_back(has ? static_cast<int>(k.mark().col) : -1);
+        const Mark km = has ? k.mark() : Mark{};
+        t.marks.push_back(has ? static_cast<int>(km.line) : -1);
+        t.cols.push_back(has ? static_cast<int>(km.col) : -1);
         if (!also.empty()) {
           std::vector<std::string> more;
           for (const char* a : also) {
@@ -1287,8 +1363,9 @@ class In {
         else if (e.is_map()) k = e.get(key);
         const bool has = k && k.is_scalar();
         t.keys.push_back(has ? std::string(k.scalar()) : std::string());
-        t.marks.push_back(has ? static_cast<int>(k.mark().line) : -1);
-        t.cols.push_back(has ? static_cast<int>(k.mark().col) : -1);
+        const Mark km = has ? k.mark() : Mark{};
+        t.marks.push_back(has ? static_cast<int>(km.line) : -1);
+        t.cols.push_back(has ? static_cast<int>(km.col) : -1);
         if (!also.empty()) {
           std::vector<std::string> more;
           for (const char* a : also) {
@@ -1411,8 +1488,9 @@ class In {
       fields(std::move(f), v);
     } else {
       if (!n.is_map()) fail(n, "expected a map");
-      check_keys(n, v);
-      fields(Frame(n), v);
+      Frame f(n);
+      f.hinted = check_keys(n, v);
+      fields(std::move(f), v);
     }
   }
 
@@ -1420,37 +1498,32 @@ class In {
 
  private:
   // A struct's fields, read in the frame given.
-  // A frame's vectors are kept for the next struct (spare_): no allocation
-  // per struct read once the document's first structs have been.
   template <class T>
   void fields(Frame frame, T& v) {
     const size_t mark = tables_.size();
-    if (!spare_.empty()) {
-      Frame& s = spare_.back();
-      frame.seen.swap(s.seen);
-      frame.ints.swap(s.ints);
-      frame.conds.swap(s.conds);
-      spare_.pop_back();
-    }
-    frames_.push_back(std::move(frame));
+    push_frame(frame);
     visit_fields(*this, v);
     check_conditions();
-    Frame& f = frames_.back();
-    f.seen.clear();
-    f.ints.clear();
-    f.conds.clear();
-    spare_.push_back(std::move(f));
-    frames_.pop_back();
+    pop_frame();
     tables_.resize(mark);
   }
 
   // The node of a field of the struct being read: a map entry's key field
   // is the entry's key, a bare field the frame's node itself.
-  Node lookup(const char* name) const {
-    const Frame& f = frames_.back();
+  Node lookup(const char* name) {
+    Frame& f = frames_.back();
     if (f.key_name && same_name(name, f.key_name)) return f.key_node;
     if (f.bare) return f.node;
+    if (f.hinted) return f.node.get_hinted(name, f.hint);
     return f.node.get(name);
+  }
+  // A field found: read into v, with its name on the path.
+  template <class T>
+  void read_field(const char* name, Node n, T& v, const Spell& flags) {
+    path_.emplace_back(name);
+    value(n, v, flags);
+    path_.pop_back();
+    if constexpr (std::is_integral_v<T>) add_int(name, static_cast<int64_t>(v));
   }
 
   // One map entry into an element (a struct, or a union of struct cases).
@@ -1482,7 +1555,7 @@ class In {
       f.bare = shape.bare();
       if (!f.bare) {
         if (!val.is_map()) fail(val, "expected a map of the entry's fields");
-        check_keys(val, e, nullptr, nullptr, key_name);
+        f.hinted = check_keys(val, e, nullptr, nullptr, key_name);
       }
       fields(std::move(f), e);
     }
@@ -1502,8 +1575,12 @@ class In {
     // Duplicate keys: a hash table for a large map, the keys before it for a small one.
     constexpr size_t kSmall = 8;
     const bool small = n.size() <= kSmall;
-    std::unordered_map<std::string_view, Node> seen;
-    if (!small) seen.reserve(n.size());
+    KeyIndex seen;  // of this map (entries read in between hold maps of their own)
+    std::vector<Node> keys;
+    if (!small) {
+      seen.reset(n.size());
+      keys.reserve(n.size());
+    }
     Node before[kSmall];
     size_t i = 0;
     for_each_entry(n, [&](Node key, Node val) {
@@ -1514,8 +1591,10 @@ class In {
         for (size_t j = 0; j < i && !first; ++j)
           if (before[j].scalar() == key.scalar()) first = before[j];
         before[i] = key;
-      } else if (const auto [it, fresh] = seen.emplace(key.scalar(), key); !fresh) {
-        first = it->second;
+      } else {
+        keys.push_back(key);
+        const uint32_t j = seen.insert(key.scalar(), static_cast<uint32_t>(i), [&](uint32_t x) { return keys[x].scalar(); });
+        if (j != KeyIndex::kNone) first = keys[j];
       }
       if (first) {
         const Mark m = first.mark();
@@ -1722,7 +1801,8 @@ class In {
   [[noreturn]] void fail_budget(Node n) const;
 
   std::vector<Frame> frames_;
-  std::vector<Frame> spare_;              // frames_ popped, their vectors kept (fields)
+  std::vector<std::pair<const char*, int64_t>> ints_;  // integer fields read so far (for a ref's via), by frame
+  std::vector<Cond> conds_;                            // fields with if: given, by frame
   std::vector<const char*> names_;        // check_keys' vector, kept
   std::vector<NameTable> tables_;
   std::vector<Step> path_;
@@ -1822,7 +1902,7 @@ template <class Root>
 Root from_document(Node doc, Layout* layout = nullptr) {
   In in(doc);
   Root x;
-  in.check_keys(doc, x, "format", "layout");
+  if (in.check_keys(doc, x, "format", "layout")) in.keys_unique();
   visit_fields(in, x);
   in.check_conditions();
   if (layout) {

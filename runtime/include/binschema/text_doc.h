@@ -63,6 +63,11 @@ class Node {
   // A map's value under `key` (the first, if the key is there twice), or an
   // absent Node.
   Node get(std::string_view key) const;
+  // get(name) for a map whose keys are all different (text::In checks that
+  // first), starting at the entry `hint` (a raw index; 0: the first entry)
+  // and going round: the entry after the one found is the next hint. Fields
+  // asked in the order the map gives them are found at the first try.
+  Node get_hinted(const char* name, uint32_t& hint) const;
 
   // Items of a list (in order), or keys and values of a map (alternating).
   class Iterator {
@@ -140,7 +145,7 @@ class Doc {
     const Raw& r = nodes_[i];
     return !r.alias() && (r.kind() == NodeKind::Seq || r.kind() == NodeKind::Map) ? r.b() : i + 1;
   }
-  std::string_view text_of(uint32_t i) const { return std::string_view(chars_).substr(nodes_[i].a, nodes_[i].b()); }
+  std::string_view text_of(uint32_t i) const { return std::string_view(chars_.data() + nodes_[i].a, nodes_[i].b()); }
   Mark mark(uint32_t i) const;
   uint64_t offset(uint32_t i) const { return unmarked_ ? 0 : nodes_[i].pos; }
   bool empty() const { return nodes_.empty(); }
@@ -165,6 +170,53 @@ class Doc {
   std::string tag_chars_;
   bool unmarked_ = false;
 };
+
+// The accessors text::In calls for every node, inline (they were calls into
+// text_doc.cpp: a tenth of reading BFEVFL's Common.bfevfl from its document).
+inline NodeKind Node::kind() const { return doc_->raw(i_).kind(); }
+inline std::string_view Node::scalar() const {
+  return kind() == NodeKind::Scalar ? doc_->text_of(i_) : std::string_view();
+}
+inline size_t Node::size() const {
+  const auto& r = doc_->raw(i_);
+  return r.kind() == NodeKind::Seq || r.kind() == NodeKind::Map ? r.a : 0;
+}
+inline uint64_t Node::offset() const { return doc_->offset(i_); }
+inline Node::Range Node::children() const {
+  const auto& r = doc_->raw(i_);
+  if (r.kind() != NodeKind::Seq && r.kind() != NodeKind::Map) return {{doc_, i_ + 1}, {doc_, i_ + 1}};
+  return {{doc_, i_ + 1}, {doc_, r.b()}};
+}
+// Whether a key's text is the NUL-terminated `name` (no strlen).
+inline bool key_is(std::string_view key, const char* name) {
+  for (size_t i = 0; i < key.size(); ++i)
+    if (name[i] == '\0' || name[i] != key[i]) return false;
+  return name[key.size()] == '\0';
+}
+inline Node Node::get_hinted(const char* name, uint32_t& hint) const {
+  const auto& r = doc_->raw(i_);
+  if (r.kind() != NodeKind::Map) return {};
+  const uint32_t begin = i_ + 1, end = r.b();
+  if (begin >= end) return {};
+  const uint32_t start = hint > begin && hint < end ? hint : begin;
+  uint32_t k = start;
+  do {
+    const uint32_t v = doc_->after(k);
+    const uint32_t rk = doc_->resolve(k);
+    const uint32_t next = doc_->after(v);
+    if (doc_->raw(rk).kind() == NodeKind::Scalar && key_is(doc_->text_of(rk), name)) {
+      hint = next;
+      return Node(doc_, doc_->resolve(v));
+    }
+    k = next < end ? next : begin;
+  } while (k != start);
+  return {};
+}
+inline Node Node::Iterator::operator*() const { return Node(doc_, doc_->resolve(raw_)); }
+inline Node::Iterator& Node::Iterator::operator++() {
+  raw_ = doc_->after(raw_);
+  return *this;
+}
 
 // Parses a YAML or JSON document. Nesting deeper than kTextMaxDepth throws
 // TextError with the line:col; a YAML alias inside the list or map it names

@@ -175,13 +175,12 @@ class DynIn : public text::In {
     const char* name = f.name.c_str();
     const text::Node n = lookup(name);
     if (!n) {
-      frames_.back().seen.push_back(name);
       Value v = default_value(p_, f);
-      if (integral(f)) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v.n));
+      if (integral(f)) add_int(name, static_cast<int64_t>(v.n));
       return v;
     }
     Value v = field(f, spell_of(f), false);
-    frames_.back().conds.push_back({n, name, cond_texts_.emplace_back(gen::expr_text(*f.cond)).c_str(), [this, &st, &x, &cond] {
+    add_cond({n, name, cond_texts_.emplace_back(gen::expr_text(*f.cond)).c_str(), [this, &st, &x, &cond] {
                                       ExprEnv env;
                                       env.model = &x;
                                       env.st = &st;
@@ -200,18 +199,17 @@ class DynIn : public text::In {
   Value field(const Field& f, const text::Spell& spell, bool has_default) {
     const char* name = f.name.c_str();
     Frame& fr = frames_.back();
-    fr.seen.push_back(name);
     const text::Node n = lookup(name);
     if (!n) {
       if (!has_default) fail(fr.node, "missing field '" + std::string(name) + "'");
       Value v = default_of(f);
-      if (integral(f)) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v.n));
+      if (integral(f)) add_int(name, static_cast<int64_t>(v.n));
       return v;
     }
     path_.emplace_back(name);
     Value v = model_value(n, f, spell);
     path_.pop_back();
-    if (integral(f)) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v.n));
+    if (integral(f)) add_int(name, static_cast<int64_t>(v.n));
     return v;
   }
 
@@ -370,11 +368,11 @@ class DynIn : public text::In {
   // A struct's fields, read in the frame given (In::fields).
   Value fields_in(Frame fr, const Struct& st) {
     const size_t mark = tables_.size();
-    frames_.push_back(std::move(fr));
+    push_frame(std::move(fr));
     Value x = Value::struct_();
     fields(st, x);
     check_conditions();
-    frames_.pop_back();
+    pop_frame();
     tables_.resize(mark);
     return x;
   }
@@ -441,11 +439,10 @@ class DynIn : public text::In {
     if (!n.is_map()) fail(n, "expected a map");
     check_bit_keys(n, f);
     const size_t mark = tables_.size();
-    frames_.push_back(Frame(n));
+    push_frame(Frame(n));
     Value x = Value::struct_();
     for (const auto& b : f.bits) {
       const char* name = b.name.c_str();
-      frames_.back().seen.push_back(name);
       const text::Node bn = frames_.back().node.get(name);
       Value v;
       if (!bn) {
@@ -456,10 +453,10 @@ class DynIn : public text::In {
         v = bit(bn, b);
         path_.pop_back();
       }
-      if (b.pool.empty()) frames_.back().ints.emplace_back(name, static_cast<int64_t>(v.n));
+      if (b.pool.empty()) add_int(name, static_cast<int64_t>(v.n));
       x.add(b.name, std::move(v));
     }
-    frames_.pop_back();
+    pop_frame();
     tables_.resize(mark);
     return x;
   }
