@@ -305,16 +305,16 @@ void CppGen::root_fns() {
     w += "  trace_root(bytes, tr);";
   w += "}\n";
   // into: the caller's buffer (encode_into; adopted by the writer), or null.
-  w += "std::vector<uint8_t> encode_any(const " + s_.root + "& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
+  // With hooks, the model they change is a copy; a model the caller gives
+  // away (encode_text's, read from the text) is changed in place.
+  if (!s_.hooks.empty())
+    w += "std::vector<uint8_t> encode_any(" + s_.root + "&& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
+  else
+    w += "std::vector<uint8_t> encode_any(const " + s_.root + "& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
   w += "                                std::vector<uint8_t>* into) {";
   w.indent();
-  if (!s_.hooks.empty()) {
-    w += s_.root + " x = model;";
-    for (const auto& h : s_.hooks)
-      w += "binschema::text::for_each<" + h.on + ">(x, [](" + h.on + "& v) { hooks::" + h.name + "(v); });";
-  } else {
-    w += "const " + s_.root + "& x = model;";
-  }
+  for (const auto& h : s_.hooks)
+    w += "binschema::text::for_each<" + h.on + ">(x, [](" + h.on + "& v) { hooks::" + h.name + "(v); });";
   if (bom && !marks.empty())
     w += "if (binschema::mark_is_big(x." + cpp_field(bom->name) + ", \"" + root->name + "." + bom->name + "\", " + marks + ")) return Codec<std::endian::big>::encode_root(x, lay, trace, into);\n"
          "return Codec<std::endian::little>::encode_root(x, lay, trace, into);";
@@ -325,6 +325,12 @@ void CppGen::root_fns() {
     w += "return encode_root(x, lay, trace, into);";
   w.dedent();
   w += "}";
+  if (!s_.hooks.empty()) {
+    w += "std::vector<uint8_t> encode_any(const " + s_.root + "& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,";
+    w += "                                std::vector<uint8_t>* into) {";
+    w += "  return encode_any(" + s_.root + "(model), lay, trace, into);";
+    w += "}";
+  }
   w += "std::vector<uint8_t> encode_laid(const " + s_.root + "& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {";
   w += "  return encode_any(model, lay, trace, nullptr);";
   w += "}";
@@ -483,7 +489,8 @@ void CppGen::root_tail() {
   // Through text, the layout rides along (the `layout:` entry).
   w += "std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {";
   w += "  binschema::Layout layout;";
-  w += "  const " + s_.root + " x = from_text_with_layout(doc, layout);";
+  w += "  " + s_.root + " x = from_text_with_layout(doc, layout);";
+  w += "  if (layout.empty()) return encode_any(std::move(x), nullptr, nullptr, nullptr);  // the model is ours: no copy";
   w += "  return encode(x, layout);";
   w += "}";
   w += "std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {";
