@@ -24,6 +24,7 @@
 #include <charconv>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <cstdlib>
@@ -171,9 +172,54 @@ const Format& format_named(const std::string& name) {
 // Fills a text::Doc from a Python value. Node i stands at position
 // (characters before it + i), and a line starts at each node: Mark.line - 1
 // is the node's index.
+// A document to build and what the builder keeps beside it, lent from a
+// few kept from call to call (with the GIL held): their vectors keep their
+// capacity, so that building the next value's document neither grows them
+// again nor takes fresh memory from the system (glibc gives the top of the
+// heap back after a call: its pages would fault in again).
+struct DocSpace {
+  text::Doc doc;
+  std::vector<std::pair<uint32_t, uint32_t>> parents;  // per node: parent, index in a list or key node in a map
+};
+class DocLease {
+ public:
+  DocLease() {
+    auto& p = pool();
+    if (p.empty()) {
+      space_ = std::make_unique<DocSpace>();
+    } else {
+      space_ = std::move(p.back());
+      p.pop_back();
+    }
+  }
+  DocLease(const DocLease&) = delete;
+  DocLease& operator=(const DocLease&) = delete;
+  ~DocLease() {
+    // Kept when small enough (a 16 MiB file's document is not held on to).
+    constexpr size_t kKeep = 4u << 20;
+    auto& p = pool();
+    if (p.size() >= 2 || space_->doc.memory() + space_->parents.capacity() * 8 > kKeep) return;
+    space_->doc.raw_nodes().clear();
+    space_->doc.chars().clear();
+    space_->doc.line_starts().clear();
+    space_->parents.clear();
+    p.push_back(std::move(space_));
+  }
+  text::Doc& doc() { return space_->doc; }
+  DocSpace& space() { return *space_; }
+
+ private:
+  static std::vector<std::unique_ptr<DocSpace>>& pool() {
+    static auto* p = new std::vector<std::unique_ptr<DocSpace>>();  // never destroyed, like the key table
+    return *p;
+  }
+  std::unique_ptr<DocSpace> space_;
+};
+
 class DocBuilder {
  public:
-  explicit DocBuilder(text::Doc& doc) : nodes_(doc.raw_nodes()), chars_(doc.chars()), lines_(doc.line_starts()) {}
+  explicit DocBuilder(DocSpace& s)
+      : nodes_(s.doc.raw_nodes()), chars_(s.doc.chars()), lines_(s.doc.line_starts()), parents_(s.parents) {}
 
   void build(py::handle v) { add(v, kNoParent, 0, 0); }
 
@@ -296,7 +342,7 @@ class DocBuilder {
   std::vector<text::Doc::Raw>& nodes_;
   std::string& chars_;
   std::vector<uint32_t>& lines_;
-  std::vector<std::pair<uint32_t, uint32_t>> parents_;  // per node: parent, index in a list or key node in a map
+  std::vector<std::pair<uint32_t, uint32_t>>& parents_;  // per node: parent, index in a list or key node in a map
 };
 
 // The codec a document names: `format:` (or the one given).
@@ -361,35 +407,37 @@ py::object json_loads(const std::string& text) {
 // ints (their hex is the text's spelling only). Runs with the GIL held.
 class PySink final : public text::EventSink {
  public:
-  py::object take() { return std::move(root_); }
+  PySink() = default;
+  PySink(const PySink&) = delete;
+  PySink& operator=(const PySink&) = delete;
+  ~PySink() {
+    Py_XDECREF(root_);
+    Py_XDECREF(own_key_);
+  }
+  py::object take() {
+    PyObject* r = root_;
+    root_ = nullptr;
+    return py::reinterpret_steal<py::object>(r);
+  }
 
   void begin_map(bool) override { open(PyDict_New(), true); }
   void end_map() override { stack_.pop_back(); }
-  void key(const char* k) override {
-    // Field names are the generated code's literals: one str each, made once
-    // and kept from call to call (a run-time schema's names may be freed and
-    // their memory reused: the text is checked; the cache is emptied when it
-    // grows large, after many schemas loaded).
-    auto& keys_ = key_cache();
-    if (keys_.size() > 16384) keys_.clear();
-    auto [it, fresh] = keys_.try_emplace(k);
-    if (fresh || it->second.text != k) {
-      it->second.text = k;
-      it->second.obj = py::reinterpret_steal<py::object>(check(PyUnicode_InternFromString(k)));
-    }
-    key_ = it->second.obj;
-  }
+  // Field names are the generated code's literals: one interned str each,
+  // made once and kept from call to call (key_str).
+  void key(const char* k) override { key_ = key_str(k); }
   // A map entry's key (an event's name, a parameter's): a str of its own,
   // not through key()'s cache of the generated code's literals (the text
   // lives in a temporary, whose address says nothing).
   void key_text(const std::string& k, bool) override {
-    key_ = py::reinterpret_steal<py::object>(
-        check(PyUnicode_DecodeUTF8(k.data(), static_cast<Py_ssize_t>(k.size()), "surrogateescape")));
+    PyObject* o = check(PyUnicode_DecodeUTF8(k.data(), static_cast<Py_ssize_t>(k.size()), "surrogateescape"));
+    Py_XDECREF(own_key_);
+    own_key_ = o;
+    key_ = o;
   }
   void begin_seq(bool) override { open(PyList_New(0), false); }
   void end_seq() override { stack_.pop_back(); }
-  void null() override { add(py::none().release().ptr()); }
-  void boolean(bool b) override { add(py::bool_(b).release().ptr()); }
+  void null() override { add(ref(Py_None)); }
+  void boolean(bool b) override { add(ref(b ? Py_True : Py_False)); }
   void number(const std::string& s, bool is_text) override {
     const bool hex = s.size() > 2 && (s[0] == '0' || (s[0] == '-' && s[1] == '0')) && s.find('x') != std::string::npos;
     if (is_text && !hex) return string(s);  // .inf, .nan, .nan:0x... as the JSON has them
@@ -411,34 +459,53 @@ class PySink final : public text::EventSink {
     if (!o) throw py::error_already_set();
     return o;
   }
-  // Takes the reference o.
+  static PyObject* ref(PyObject* o) {
+    Py_INCREF(o);
+    return o;
+  }
+  // Takes the reference o: the parent (or root_) holds it.
   void add(PyObject* o) {
-    py::object obj = py::reinterpret_steal<py::object>(o);
     if (stack_.empty()) {
-      root_ = std::move(obj);
-    } else if (stack_.back().second) {
-      if (PyDict_SetItem(stack_.back().first, key_.ptr(), obj.ptr()) != 0) throw py::error_already_set();
-    } else if (PyList_Append(stack_.back().first, obj.ptr()) != 0) {
-      throw py::error_already_set();
+      Py_XDECREF(root_);
+      root_ = o;
+      return;
     }
+    const auto [parent, map] = stack_.back();
+    const int r = map ? PyDict_SetItem(parent, key_, o) : PyList_Append(parent, o);
+    Py_DECREF(o);
+    if (r != 0) throw py::error_already_set();
   }
   void open(PyObject* o, bool map) {
     check(o);
-    add(o);  // the parent (or root_) holds it from now on
+    add(o);  // borrowed from here on: its parent holds it
     stack_.emplace_back(o, map);
   }
 
-  struct Key {
-    std::string text;
-    py::object obj;
-  };
-  // Used with the GIL held only; never destroyed (outlives the interpreter's teardown).
-  static std::unordered_map<const char*, Key>& key_cache() {
-    static auto* cache = new std::unordered_map<const char*, Key>();
-    return *cache;
+  // The interned str of a field name, from a table by the name's address
+  // (generated code's literals: the same address each call). The text is
+  // compared too: a run-time schema's names may be freed and their memory
+  // reused. A slot another name takes is simply made again when needed.
+  // Used with the GIL held only; never freed (outlives the interpreter's teardown).
+  static PyObject* key_str(const char* k) {
+    struct Slot {
+      const char* at = nullptr;
+      std::string text;
+      PyObject* str = nullptr;
+    };
+    static constexpr size_t kSlots = 1024;
+    static Slot* slots = new Slot[kSlots];
+    Slot& s = slots[(reinterpret_cast<uintptr_t>(k) >> 3) * 0x9E3779B97F4A7C15ull >> 54 & (kSlots - 1)];
+    if (s.at == k && std::strcmp(s.text.c_str(), k) == 0) return s.str;
+    PyObject* o = check(PyUnicode_InternFromString(k));
+    Py_XDECREF(s.str);
+    s.str = o;
+    s.at = k;
+    s.text = k;
+    return o;
   }
-  py::object key_;
-  py::object root_;
+  PyObject* key_ = nullptr;      // borrowed: from key_str's table or own_key_
+  PyObject* own_key_ = nullptr;  // the last key_text's str
+  PyObject* root_ = nullptr;
   std::vector<std::pair<PyObject*, bool>> stack_;  // borrowed; true: a dict
 };
 
@@ -532,8 +599,9 @@ py::bytes to_pybytes(const std::vector<uint8_t>& v) {
 }
 
 std::vector<uint8_t> encode_vec(py::handle value, const std::optional<std::string>& format) {
-  text::Doc doc;
-  DocBuilder b(doc);
+  DocLease lease;
+  const text::Doc& doc = lease.doc();
+  DocBuilder b(lease.space());
   b.build(value);
   const Format& f = format_of_doc(doc, format.value_or(""), &b);
   return encode_doc(codec_of(f), doc, &b);
@@ -682,8 +750,9 @@ PySchema load_schema(const std::string& path_or_text) {
 // A value -> bytes through a loaded schema: its `format:` key, when there,
 // must be the schema's.
 py::bytes schema_encode(const PySchema& s, py::handle value) {
-  text::Doc doc;
-  DocBuilder b(doc);
+  DocLease lease;
+  const text::Doc& doc = lease.doc();
+  DocBuilder b(lease.space());
   b.build(value);
   const text::Node root = doc.root();
   if (!root.is_map()) raise_text("expected a map at the top", 0, 0, "");
@@ -776,8 +845,8 @@ PYBIND11_MODULE(_binschema, m) {
   m.def(
       "_build_doc",
       [](py::handle value) {
-        text::Doc doc;
-        DocBuilder b(doc);
+        DocLease lease;
+        DocBuilder b(lease.space());
         b.build(value);
         return b.size();
       },
