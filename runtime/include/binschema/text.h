@@ -17,6 +17,7 @@
 #include <string>
 #include <stdexcept>
 #include <type_traits>
+#include <deque>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -814,8 +815,16 @@ class Out {
   // form, {"!u": 5}).
   template <class E>
   bool as_map(const std::vector<E>& v, const char* key, bool map_case = false) {
-    std::vector<std::string> keys(v.size());
-    std::vector<uint8_t> numbers(v.size());
+    // The keys' text in vectors kept per level of maps inside maps' entries
+    // (no allocation per map once the first ones have been written).
+    if (key_depth_ == key_pool_.size()) key_pool_.emplace_back();
+    auto& [keys, numbers] = key_pool_[key_depth_];
+    struct Level {
+      size_t& depth;
+      ~Level() { --depth; }
+    } level{++key_depth_};
+    if (keys.size() < v.size()) keys.resize(v.size());
+    numbers.assign(v.size(), 0);
     for (size_t i = 0; i < v.size(); ++i) {
       bool number = false;
       if (!element_key(unboxed(v[i]), key, keys[i], number)) return false;
@@ -876,7 +885,7 @@ class Out {
     void field_if(const char*, const T&, C&&, const char*, const Spell& = {}) { ok = false; }
   };
   template <class E>
-  bool scalar_entries(const std::vector<E>& v, const char* key, const std::vector<std::string>& keys) {
+  bool scalar_entries(const std::vector<E>& v, const char* key, const std::vector<std::string>& keys) {  // keys: v.size() or more
     using U = std::decay_t<decltype(unboxed(std::declval<const E&>()))>;
     if constexpr (Union<U> || !requires { U::type_name; }) {
       return false;
@@ -894,7 +903,7 @@ class Out {
 
   // Prints an integer by its name when it has one; false when it has none.
   bool named(int64_t v, const Spell& spell) {
-    std::string text;
+    std::string& text = name_buf_;  // kept: no allocation per reference to a long name
     bool is_bool = false;
     const NameTable* composite = nullptr;
     if (!name_text(v, spell, text, is_bool, &composite)) return false;
@@ -984,6 +993,9 @@ class Out {
   Sink& sink_;
   const DocNames* doc_names_;
   KeyIndex seen_;  // as_map's keys (its duplicates are found before any entry is written: one table serves every map)
+  std::deque<std::pair<std::vector<std::string>, std::vector<uint8_t>>> key_pool_;  // as_map's keys, per level (a deque: a level's vectors stay put)
+  size_t key_depth_ = 0;
+  std::string name_buf_;  // named()'s text
   std::vector<NameTable> tables_;
   // The integer fields of the structs being visited, outermost first, one
   // vector for all (no allocation per struct); int_frames_: where each
