@@ -339,7 +339,8 @@ void CppGen::root_fns() {
   w += s_.root + " decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {";
   w += "  return binschema::decode_with_layout<" + s_.root + ">(";
   w += "      bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,";
-  w += "      [](const " + s_.root + "& m, const binschema::Layout& l) { return encode(m, l); });";
+  w += "      [](const " + s_.root + "& m, const binschema::Layout& l) { return encode(m, l); },";
+  w += "      [](const " + s_.root + "& m, std::vector<uint8_t>& out) { encode_into(m, out); });";
   w += "}\n";
   w += "std::vector<uint8_t> encode(const " + s_.root + "& model) { return encode_any(model, nullptr, nullptr, nullptr); }\n";
   w += "void encode_into(const " + s_.root + "& model, std::vector<uint8_t>& out) { encode_any(model, nullptr, nullptr, &out); }\n";
