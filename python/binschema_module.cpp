@@ -276,7 +276,15 @@ class DocBuilder {
     PyObject* o = v.ptr();
     if (depth > text::kTextMaxDepth)
       fail(parent, slot, "nested deeper than " + std::to_string(text::kTextMaxDepth) + " levels");
-    if (o == Py_None) {
+    if (PyUnicode_Check(o)) {  // first: every key, and most values
+      Py_ssize_t n = 0;
+      const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+      if (!s) {
+        PyErr_Clear();
+        fail(parent, slot, "a string that is not valid Unicode (lone surrogates)");
+      }
+      scalar(std::string_view(s, static_cast<size_t>(n)), parent, slot);
+    } else if (o == Py_None) {
       push(text::NodeKind::Null, 0, 0, parent, slot);
     } else if (PyBool_Check(o)) {
       scalar(o == Py_True ? "true" : "false", parent, slot);
@@ -292,14 +300,6 @@ class DocBuilder {
       }
     } else if (PyFloat_Check(o)) {
       scalar(text::format_float(PyFloat_AS_DOUBLE(o)), parent, slot);
-    } else if (PyUnicode_Check(o)) {
-      Py_ssize_t n = 0;
-      const char* s = PyUnicode_AsUTF8AndSize(o, &n);
-      if (!s) {
-        PyErr_Clear();
-        fail(parent, slot, "a string that is not valid Unicode (lone surrogates)");
-      }
-      scalar(std::string_view(s, static_cast<size_t>(n)), parent, slot);
     } else if (PyBytes_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o)) {
       // Bytes stand for the hex text the format's byte fields are written as.
       py::buffer_info b = py::reinterpret_borrow<py::buffer>(v).request();
