@@ -553,3 +553,73 @@ BOOST_AUTO_TEST_CASE(tags_and_quotes_are_kept) {
   BOOST_TEST(!j.root().get("b").quoted());
   BOOST_TEST(j.root().get("c").first_key().scalar() == "!u");
 }
+
+// Node::get_hinted (text::In's field lookup) gives what get gives, whatever
+// the order the keys are asked in and whatever hint it starts from; a key
+// that is not there is absent, and the hint then stays.
+BOOST_AUTO_TEST_CASE(get_hinted_finds_what_get_finds) {
+  std::mt19937 rng(29);
+  for (int round = 0; round < 200; ++round) {
+    const size_t n = rng() % 12;
+    std::vector<std::string> keys;
+    std::string json = "{";
+    for (size_t i = 0; i < n; ++i) {
+      keys.push_back("k" + std::to_string(i) + std::string(rng() % 3, 'x'));
+      json += (i ? ", \"" : "\"") + keys.back() + "\": " + (rng() % 2 ? "[1, {\"k0\": 2}]" : std::to_string(i));
+    }
+    json += "}";
+    text::Doc d;
+    BOOST_TEST_REQUIRE(text::load_json(json, d));
+    const text::Node m = d.root();
+    uint32_t hint = 0;  // then what each call leaves
+    std::vector<std::string> asked = keys;
+    asked.push_back("k");
+    asked.push_back("missing");
+    if (!keys.empty()) asked.push_back(keys[0] + "x");  // a longer key is another key
+    std::shuffle(asked.begin(), asked.end(), rng);
+    for (const std::string& k : asked) {
+      const uint32_t before = hint;
+      const text::Node h = m.get_hinted(k.c_str(), hint);
+      const text::Node g = m.get(k);
+      BOOST_TEST_REQUIRE(bool(h) == bool(g), json << " " << k);
+      if (!g) {
+        BOOST_TEST(hint == before);
+        continue;
+      }
+      BOOST_TEST(h.offset() == g.offset(), json << " " << k);
+      BOOST_TEST(text::first_difference(h, g) == "");
+    }
+  }
+  // Keys asked in the map's order are found at the first try: the hint after
+  // each is the next entry, and after the last the end of the map.
+  text::Doc d;
+  BOOST_TEST_REQUIRE(text::load_json(R"({"a": 1, "b": [2, 3], "c": {"d": 4}})", d));
+  uint32_t hint = 0;
+  BOOST_TEST(d.root().get_hinted("a", hint).scalar() == "1");
+  BOOST_TEST(hint == 3u);  // key b (the root is 0, a 1, its value 2)
+  BOOST_TEST(d.root().get_hinted("b", hint).size() == 2u);
+  BOOST_TEST(hint == 7u);
+  BOOST_TEST(d.root().get_hinted("c", hint).is_map());
+  BOOST_TEST(hint == 11u);
+  BOOST_TEST(!d.root().get_hinted("d", hint));  // not a key of the root
+  BOOST_TEST(!text::Node(&d, 1).get_hinted("a", hint));  // not a map
+}
+
+// KeyIndex (repeated map keys, reference names): the first string with a
+// text, for as many strings as a table grows to.
+BOOST_AUTO_TEST_CASE(key_index_gives_the_first_string_with_a_text) {
+  std::vector<std::string> s;
+  for (int i = 0; i < 1000; ++i) s.push_back("name" + std::to_string(i % 700));
+  auto text = [&](uint32_t j) -> std::string_view { return s[j]; };
+  text::KeyIndex x;
+  x.reset(s.size());
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    const uint32_t first = x.insert(s[i], i, text);
+    BOOST_TEST_REQUIRE(first == (i < 700 ? text::KeyIndex::kNone : i - 700), i);
+  }
+  for (uint32_t i = 0; i < 700; ++i) BOOST_TEST_REQUIRE(x.find(s[i], text) == i);
+  BOOST_TEST(x.find("name700", text) == text::KeyIndex::kNone);
+  BOOST_TEST(x.find("", text) == text::KeyIndex::kNone);
+  text::KeyIndex empty;
+  BOOST_TEST(empty.find("name1", text) == text::KeyIndex::kNone);
+}

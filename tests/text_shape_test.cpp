@@ -198,3 +198,38 @@ BOOST_AUTO_TEST_CASE(a_map_whose_keys_repeat_is_a_list) {
   BOOST_TEST(te.find("items: {}\n") != std::string::npos);
   BOOST_TEST((from_text(te) == decode(encode(e))));
 }
+
+// A map of more than 8 entries finds a key given twice through its hash
+// table (up to 8: the keys before it), with the same message.
+BOOST_AUTO_TEST_CASE(a_key_given_twice_in_a_long_map_is_an_error_at_the_second) {
+  File f = sample();
+  f.items.clear();
+  for (int i = 0; i < 40; ++i) f.items.push_back(Item{"item" + std::to_string(i), uint16_t(i), 1, 0});
+  const std::string t = text_of(f);
+  BOOST_TEST((from_text(t) == decode(encode(f))));
+  const std::string dup = replace(t, "  item33:\n", "  item7:\n");
+  const size_t line = static_cast<size_t>(std::count(t.begin(), t.begin() + t.find("  item33:"), '\n')) + 1;
+  const size_t first = static_cast<size_t>(std::count(t.begin(), t.begin() + t.find("  item7:"), '\n')) + 1;
+  BOOST_TEST(error_of(dup) == std::to_string(line) + ":3: items[item7]: duplicate key 'item7' (first at " +
+                                  std::to_string(first) + ":3)");
+}
+
+// A struct's fields read the same in any order of their keys (the reader
+// looks them up from where the last one was); a key given twice is the
+// first one's value, as before; a key that names no field is refused first.
+BOOST_AUTO_TEST_CASE(struct_keys_in_any_order_read_the_same) {
+  const std::string t = text_of(sample());
+  const std::string in_order = "  sword:\n    weight: 3\n    count: 1\n    bonus: 7\n";
+  BOOST_TEST_REQUIRE(t.find(in_order) != std::string::npos);
+  const File want = decode(encode(sample()));
+  for (const char* other : {"  sword:\n    bonus: 7\n    count: 1\n    weight: 3\n",
+                            "  sword:\n    count: 1\n    bonus: 7\n    weight: 3\n",
+                            "  sword:\n    bonus: 7\n    weight: 3\n    count: 1\n"})
+    BOOST_TEST((from_text(replace(t, in_order, other)) == want), other);
+  const File twice = from_text(replace(t, in_order, "  sword:\n    weight: 3\n    count: 1\n    bonus: 7\n    weight: 9\n"));
+  BOOST_TEST(twice.items[0].weight == 3u);
+  const File twice_first = from_text(replace(t, in_order, "  sword:\n    weight: 9\n    count: 1\n    bonus: 7\n    weight: 3\n"));
+  BOOST_TEST(twice_first.items[0].weight == 9u);
+  BOOST_TEST(error_of(replace(t, in_order, "  sword:\n    weight: 3\n    cuont: 1\n    bonus: 7\n")).find("unknown field 'cuont'") !=
+             std::string::npos);
+}
