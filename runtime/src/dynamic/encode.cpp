@@ -193,13 +193,153 @@ uint64_t union_elem_size(const Field& u) {
   return size;
 }
 
+// Whether place_ looks up where field f went (at_var of the generator).
+bool placed_later(const Field& f) {
+  return f.pointer.width || f.pointer.elem_width || (f.type.kind == ValueType::Struct && f.type.st->has_children) ||
+         (f.type.kind == ValueType::Union && f.array.on);
+}
+
+}  // namespace
+
+// ---- The steps: what the writer does for each field, decided once ----------
+
+namespace enc {
+
+// What the generator decides per field once, kept for the whole write.
+struct Checks {
+  bool count_checked = false, count_evaluable = false;
+  std::string count_text;  // the count's expression, for messages (once per field, not per write)
+  bool derive_scoped = false, derive_late = false;  // a derived value: over a scoped pool, late (gen::)
+};
+
+Checks make_checks(const gen::Schema& s, const Struct& st, const Field& f) {
+  Checks c;
+  if (f.array.count) {
+    c.count_checked = count_checked(s, st, *f.array.count);
+    c.count_evaluable = write_evaluable(s, st, *f.array.count);
+    if (c.count_checked) c.count_text = gen::expr_text(*f.array.count);
+  }
+  if (f.role.derive) {
+    c.derive_scoped = gen::uses_scoped_pool(s, *f.role.derive);
+    c.derive_late = gen::is_late(*f.role.derive);
+  }
+  return c;
+}
+
+// A number of one primitive type as the writer checks and stores it: the
+// common case (a value of the type's own kind that fits) without fit()'s
+// general conversions.
+struct Num {
+  Value::Kind want = Value::Kind::Absent;  // Absent: always the general way
+  uint8_t bits = 64;                       // the value's range (64: any)
+  uint8_t size = 0;                        // bytes stored (1, 2, 4, 8)
+  bool is_signed = false;
+};
+inline Num num_of(Prim p) {
+  Num n;
+  switch (p) {
+    case Prim::U24:
+    case Prim::S24: return n;  // 24-bit stores check their own range
+    case Prim::Bool8: n = {Value::Kind::Bool, 1, 1, false}; return n;
+    case Prim::Bool32: n = {Value::Kind::Bool, 1, 4, false}; return n;
+    case Prim::F32: n = {Value::Kind::Float, 64, 4, false}; return n;
+    case Prim::F64: n = {Value::Kind::Double, 64, 8, false}; return n;
+    default: break;
+  }
+  const uint8_t size = static_cast<uint8_t>(gen::prim_size(p));
+  n.is_signed = gen::prim_is_signed(p);
+  n.want = n.is_signed ? Value::Kind::Int : Value::Kind::UInt;
+  n.size = size;
+  n.bits = static_cast<uint8_t>(8 * size);
+  return n;
+}
+// Whether v is a value of n's own kind in its range: stored as v.n.
+inline bool num_fits(const Num& n, const Value& v) {
+  if (v.kind != n.want) return false;
+  if (n.bits >= 64) return true;
+  if (!n.is_signed) return (v.n >> n.bits) == 0;
+  const int64_t i = static_cast<int64_t>(v.n);
+  const unsigned sh = 64u - n.bits;
+  return static_cast<int64_t>(static_cast<uint64_t>(i) << sh) >> sh == i;
+}
+
+enum class Op : uint8_t {
+  General,  // put_field
+  Num,      // a plain number at its place: fit and store (put_scalar's last branch, nothing else applies)
+};
+
+struct Step {
+  const Field* f = nullptr;
+  int member = -1;               // in the struct value's members (-1: not in the model)
+  std::string_view name;         // interned: a member is recognised by the pointer
+  const char* what = "";         // "Struct.field"
+  Checks checks;
+  bool cursor = false;           // written at the cursor (a variable offset, or under if:)
+  bool at_var = false;           // and place_ looks up where it went
+  int region = -1;               // the region the field is (not a pointer's)
+  Op op = Op::General;
+  Num num;                       // Op::Num, and a bit word's store
+  std::vector<std::string_view> bits;  // a bit word: its bits' names, interned
+};
+
+struct StructSteps {
+  std::vector<Step> steps;     // by field index
+  std::vector<size_t> scoped;  // the pools whose scope is this struct
+};
+
+}  // namespace enc
+
+struct Schema::Plan::Steps {
+  PtrMap<gen::Struct, enc::StructSteps> structs;
+};
+
+namespace {
+
+std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
+  const gen::Schema& s = *p.s;
+  auto r = std::make_shared<Schema::Plan::Steps>();
+  for (const auto& stp : s.structs) {
+    const Struct& st = *stp;
+    enc::StructSteps ss;
+    for (size_t i = 0; i < s.pools.size(); ++i)
+      if (s.pools[i].scope == st.name) ss.scoped.push_back(i);
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      enc::Step k;
+      k.f = &f;
+      if (const FieldPlan* pl = p.fields.find(&f)) {
+        k.member = pl->member;
+        k.name = pl->name;
+        k.what = pl->what;
+      }
+      k.checks = enc::make_checks(s, st, f);
+      k.cursor = !f.resolved.fixed_offset || f.cond;
+      k.at_var = k.cursor && placed_later(f);
+      k.region = !f.pointer.width && !f.region.empty() ? s.region_id(f.region) : -1;
+      for (const auto& b : f.bits) k.bits.push_back(intern(b.name));
+      if (f.type.kind == ValueType::Prim && !f.array.on) k.num = enc::num_of(f.type.prim);
+      const bool plain = f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && !f.array.on && f.in_model() && k.member >= 0 &&
+                         f.resolved.fixed_size && !f.bom && !f.role.derive && f.resolved.count_for.empty() && f.resolved.tag_for.empty() &&
+                         f.table.index_of.empty() && f.table.offsets_of.empty() && !f.true_value && !f.role.const_int &&
+                         f.role.zero_when_empty.empty() && f.role.valid.empty() && !f.array.count && f.resolved.count_shared.empty() &&
+                         !f.size_expr && !f.cond && f.bits.empty() && k.region < 0 && !placed_later(f) && k.num.want != Value::Kind::Absent;
+      if (plain) k.op = enc::Op::Num;
+      ss.steps.push_back(std::move(k));
+    }
+    r->structs.emplace(&st, std::move(ss));
+  }
+  return r;
+}
 
 // ---- The writer ---------------------------------------------------------------
 
 template <std::endian E>
 class Encoder {
  public:
-  Encoder(const gen::Schema& s, const Schema::Plan* plan, const Layout* lay, LayoutTrace* trace) : s_(s), plan_(plan), lay_(lay), trace_(trace) {}
+  Encoder(const gen::Schema& s, const Schema::Plan* plan, const Layout* lay, LayoutTrace* trace) : s_(s), plan_(plan), lay_(lay), trace_(trace) {
+    std::call_once(plan_->steps_once, [plan] { plan->steps = make_steps(*plan); });
+    steps_ = plan_->steps.get();
+  }
 
   std::vector<uint8_t> run(const Value& x) {
     const Struct& root = *s_.find(s_.root);
@@ -284,6 +424,7 @@ class Encoder {
 
   const gen::Schema& s_;
   const Schema::Plan* plan_;  // where each field is among its struct value's members
+  const Schema::Plan::Steps* steps_;  // what to write for each field
   const Layout* lay_;
   LayoutTrace* trace_;
   Writer<E> w;
@@ -373,7 +514,7 @@ class Encoder {
   // address in a direct-mapped table (a hit is one line of L1, not the
   // plan's hash probe and its FieldPlan: what() and member() were a fifth
   // of EVNT's encode).
-  struct Checks;
+  using Checks = enc::Checks;
   struct FieldInfo {
     const Field* f = nullptr;
     const FieldPlan* fp = nullptr;
@@ -769,32 +910,57 @@ class Encoder {
   // has a fixed size, else appended. Returns where it starts.
   uint64_t put(const Struct& st, const Value& x, std::optional<uint64_t> at) {
     need_struct(st, x);
+    const enc::StructSteps& ss = steps_->structs.at(&st);
     const uint64_t s = st.fixed_size ? *at : w.reserve(st.prefix);
-    for (size_t i = 0; i < s_.pools.size(); ++i) {
+    for (const size_t i : ss.scoped) {
       const Pool& p = s_.pools[i];
-      if (p.scope != st.name) continue;
       if (p.kind != Pool::Kind::Block) scope_[st.name] = s;
       if (spool_[i]) spool_[i]->restart();
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
-    for (const auto& fp : st.fields) {
-      const Field& f = *fp;
-      const bool cursor = !f.resolved.fixed_offset || f.cond;
+    for (const enc::Step& k : ss.steps) {
+      const Field& f = *k.f;
+      if (k.op == enc::Op::Num) {
+        put_num(k, k.cursor ? w.reserve(f.resolved.size) : s + f.resolved.offset, member(k, st, x));
+        continue;
+      }
       if (f.cond && !eval(st, *f.cond, x)) {
         if (f.in_model()) absent_check(st, f, x);
         continue;
       }
       uint64_t o = s + f.resolved.offset;
-      if (cursor) {
+      if (k.cursor) {
         o = f.resolved.fixed_size ? w.reserve(f.resolved.size) : w.pos();
-        if (placed_later(f)) at_[{&x, &f}] = o;
+        if (k.at_var) at_[{&x, &f}] = o;
       }
-      const int region = !f.pointer.width && !f.region.empty() ? s_.region_id(f.region) : -1;
-      if (region >= 0) w.mark_start_at(region, f.resolved.fixed_size ? o : w.pos());
-      put_field(st, f, o, x, s);
-      if (region >= 0) w.mark_end_at(region, f.resolved.fixed_size ? o + f.resolved.size : w.pos());
+      if (k.region >= 0) w.mark_start_at(k.region, f.resolved.fixed_size ? o : w.pos());
+      put_field(st, k, o, x, s);
+      if (k.region >= 0) w.mark_end_at(k.region, f.resolved.fixed_size ? o + f.resolved.size : w.pos());
     }
     return s;
+  }
+
+  // A struct value's member for step k: by its index, the name's pointer
+  // compared (interned), else by name.
+  const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
+    const auto& fs = x.fields();
+    if (static_cast<size_t>(k.member) < fs.size()) {
+      const Member& m = fs[static_cast<size_t>(k.member)];
+      if (m.name.data() == k.name.data()) return m.value;
+    }
+    return member(st, x, *k.f);
+  }
+  // Stores a number of n's type (Op::Num, an element of an array of numbers).
+  void store_num(const enc::Num& n, uint64_t o, uint64_t v) {
+    switch (n.size) {
+      case 1: w.template put<uint8_t>(o, static_cast<uint8_t>(v)); break;
+      case 2: w.template put<uint16_t>(o, static_cast<uint16_t>(v)); break;
+      case 4: w.template put<uint32_t>(o, static_cast<uint32_t>(v)); break;
+      default: w.template put<uint64_t>(o, v); break;
+    }
+  }
+  void put_num(const enc::Step& k, uint64_t o, const Value& v) {
+    store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
   }
 
   void absent_check(const Struct& st, const Field& f, const Value& x) {
@@ -808,34 +974,13 @@ class Encoder {
     if (!empty) throw EncodeError(st.name + "." + f.name + ": not stored when " + gen::expr_text(*f.cond) + " is false");
   }
 
-  // What the generator decides per field once, kept for the whole write.
-  struct Checks {
-    bool count_checked = false, count_evaluable = false;
-    std::string count_text;  // the count's expression, for messages (once per field, not per write)
-    bool derive_scoped = false, derive_late = false;  // a derived value: over a scoped pool, late (gen::)
-  };
   std::unordered_map<const Field*, Checks> checks_;
   const Checks& checks(const Struct& st, const Field& f) {
     FieldInfo& fi = info(f);
     if (fi.checks) return *fi.checks;
     auto it = checks_.find(&f);
     if (it != checks_.end()) return *(fi.checks = &it->second);
-    Checks c;
-    if (f.array.count) {
-      c.count_checked = count_checked(s_, st, *f.array.count);
-      c.count_evaluable = write_evaluable(s_, st, *f.array.count);
-      if (c.count_checked) c.count_text = gen::expr_text(*f.array.count);
-    }
-    if (f.role.derive) {
-      c.derive_scoped = gen::uses_scoped_pool(s_, *f.role.derive);
-      c.derive_late = gen::is_late(*f.role.derive);
-    }
-    return *(fi.checks = &(checks_[&f] = std::move(c)));
-  }
-  // Whether place_ looks up where field f went (at_var of the generator).
-  static bool placed_later(const Field& f) {
-    return f.pointer.width || f.pointer.elem_width || (f.type.kind == ValueType::Struct && f.type.st->has_children) ||
-           (f.type.kind == ValueType::Union && f.array.on);
+    return *(fi.checks = &(checks_[&f] = enc::make_checks(s_, st, f)));
   }
   // The position of field f of struct value x (at s), for place_.
   uint64_t field_at(const Field& f, const Value& x, uint64_t s) {
@@ -851,8 +996,9 @@ class Encoder {
   }
   StringPool& pool_of(const std::string& name) { return *spool_[static_cast<size_t>(s_.region_id(name))]; }
 
-  void put_field(const Struct& st, const Field& f, uint64_t o, const Value& x, uint64_t s) {
-    const char* wh = what(st, f);
+  void put_field(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
+    const Field& f = *k.f;
+    const char* wh = k.what;
     if (!f.table.offsets_of.empty()) {
       // offsets_of: each string's offset from the struct's start (the strings
       // follow directly, each with its NUL), then the end of the last.
@@ -877,8 +1023,8 @@ class Encoder {
       return;
     }
     if (f.array.count) {
-      if (const Checks& ck = checks(st, f); ck.count_checked) {
-        const Value& arr = member(st, x, f);
+      if (const Checks& ck = k.checks; ck.count_checked) {
+        const Value& arr = member(k, st, x);
         const char* count = ck.count_text.c_str();  // lasts as long as the writer (a map node)
         if (ck.count_evaluable) {
           check_count(wh, length(arr), eval(st, *f.array.count, x), count);
@@ -888,7 +1034,7 @@ class Encoder {
       }
     }
     if (!f.resolved.count_shared.empty()) {
-      const size_t a = length(member(st, x, f)), b = length(member(st, x, *st.field(f.resolved.count_shared)));
+      const size_t a = length(member(k, st, x)), b = length(member(st, x, *st.field(f.resolved.count_shared)));
       if (a != b)
         throw EncodeError(std::string(wh) + ": " + std::to_string(a) + " elements, but " + f.resolved.count_shared +
                           " (counted by the same field) has " + std::to_string(b));
@@ -896,15 +1042,15 @@ class Encoder {
     switch (f.kind) {
       case FieldKind::Virtual: break;
       case FieldKind::Scalar:
-      case FieldKind::BitWord: put_scalar(st, f, o, x, s); break;
+      case FieldKind::BitWord: put_scalar(st, k, o, x, s); break;
       case FieldKind::BlockRef: {
-        const Value& v = member(st, x, f);
+        const Value& v = member(k, st, x);
         if (f.pointer.null == Field::Null::Allowed && v.is_absent()) w.put_uint(o, static_cast<unsigned>(f.pointer.width), f.pointer.null_value, wh);
         else block_ref(f, v, o);
         break;
       }
       case FieldKind::PooledString: {
-        const Value& v = member(st, x, f);
+        const Value& v = member(k, st, x);
         if (f.pointer.points_to_chars) pool_of(f.pool).ref(v.str(), o, static_cast<uint8_t>(f.pointer.width), false, false, 2);
         else string_ref(f.pool, v.str(), o, f.pointer.width);
         break;
@@ -917,10 +1063,10 @@ class Encoder {
         break;
       case FieldKind::Chars:
         // A const is a C string literal in the generated code: up to its first NUL.
-        w.chars(o, f.role.const_text ? std::string_view(f.role.const_text->c_str()) : std::string_view(member(st, x, f).str()), f.type.chars, false, wh);
+        w.chars(o, f.role.const_text ? std::string_view(f.role.const_text->c_str()) : std::string_view(member(k, st, x).str()), f.type.chars, false, wh);
         break;
       case FieldKind::Bytes: {
-        const Value& v = member(st, x, f);
+        const Value& v = member(k, st, x);
         if (f.size_expr && !f.cond && write_evaluable(s_, st, *f.size_expr)) {
           const uint64_t want = eval(st, *f.size_expr, x);
           if (v.str().size() != want)
@@ -931,7 +1077,7 @@ class Encoder {
         break;
       }
       case FieldKind::Slice: {
-        const Value& v = member(st, x, f);
+        const Value& v = member(k, st, x);
         const uint64_t align = f.pointer.align_field.empty() ? 0 : num(member(st, x, *st.field(f.pointer.align_field)));
         dpool_[static_cast<size_t>(s_.region_id(f.pool))]->ref(
             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.str().data()), v.str().size()), align, o,
@@ -955,14 +1101,14 @@ class Encoder {
         break;
       }
       case FieldKind::CString: {
-        const std::string& v = member(st, x, f).str();
+        const std::string& v = member(k, st, x).str();
         if (v.find('\0') != std::string::npos) throw EncodeError(std::string(wh) + ": a NUL inside a NUL-terminated string");
         w.bytes(w.reserve(v.size() + 1), v.data(), v.size());
         if (f.pad) w.align(f.pad);
         break;
       }
       case FieldKind::InlineStruct: {
-        const Value& src = f.in_model() ? member(st, x, f) : empty_struct();
+        const Value& src = f.in_model() ? member(k, st, x) : empty_struct();
         if (f.type.st->has_children && (!f.resolved.fixed_offset || f.cond)) at_[{&x, &f}] = o;
         if (f.type.st->fixed_size) put(*f.type.st, src, o);
         else put(*f.type.st, src, std::nullopt);
@@ -970,10 +1116,10 @@ class Encoder {
       }
       case FieldKind::ElemPointers:
         if (!f.resolved.fixed_offset || f.cond) at_[{&x, &f}] = o;
-        if (!f.resolved.fixed_size) w.reserve(length(list(st, f, member(st, x, f))) * static_cast<uint64_t>(f.pointer.elem_width));
+        if (!f.resolved.fixed_size) w.reserve(length(list(st, f, member(k, st, x))) * static_cast<uint64_t>(f.pointer.elem_width));
         break;
       case FieldKind::StringOffsets: {
-        const Value& v = list(st, f, member(st, x, f));
+        const Value& v = list(st, f, member(k, st, x));
         const uint64_t a = w.reserve(v.items().size() * 4);
         for (size_t i = 0; i < v.items().size(); ++i) string_ref(f.pool, v.items()[i].str(), a + i * 4, 4);
         break;
@@ -1001,17 +1147,18 @@ class Encoder {
     }
   }
 
-  void put_scalar(const Struct& st, const Field& f, uint64_t o, const Value& x, uint64_t s) {
-    const char* wh = what(st, f);
+  void put_scalar(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
+    const Field& f = *k.f;
+    const char* wh = k.what;
     const unsigned width = static_cast<unsigned>(gen::prim_size(f.type.prim));
     if (f.bom) {
-      const uint64_t v = member(st, x, f).n;
+      const uint64_t v = member(k, st, x).n;
       w.at(o)[0] = static_cast<uint8_t>(v >> 8);
       w.at(o)[1] = static_cast<uint8_t>(v);
-    } else if (f.role.derive && checks(st, f).derive_scoped) {
+    } else if (f.role.derive && k.checks.derive_scoped) {
       // scoped pools are refused at load
     } else if (f.role.derive) {
-      if (checks(st, f).derive_late) {
+      if (k.checks.derive_late) {
         w.late({o, static_cast<uint8_t>(width), f.role.derive_pointer,
                 [this, &st, &f, &x, s]() -> uint64_t { return late_value(st, *f.role.derive, x, s); }, wh});
       } else {
@@ -1032,12 +1179,15 @@ class Encoder {
       const Field& u = *st.field(f.resolved.tag_for);
       store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(st, x, u))].tag));
     } else if (f.kind == FieldKind::BitWord) {
-      const Value& word = member(st, x, f);
+      const Value& word = member(k, st, x);
       if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(wh) + ": a map of its bits expected");
       uint64_t v = 0;
       unsigned shift = 0;
-      for (const auto& b : f.bits) {
-        const Value* m = word.find(b.name);
+      const auto& ws = word.fields();
+      for (size_t bi = 0; bi < f.bits.size(); ++bi) {
+        const auto& b = f.bits[bi];
+        // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
+        const Value* m = bi < ws.size() && ws[bi].name.data() == k.bits[bi].data() ? &ws[bi].value : word.find(b.name);
         if (!m) throw EncodeError(std::string(wh) + "." + b.name + ": missing");
         if (!b.pool.empty()) {
           pool_of(b.pool).ref_bits(m->str(), o, static_cast<uint8_t>(width), static_cast<uint8_t>(shift), static_cast<uint8_t>(b.width),
@@ -1054,9 +1204,9 @@ class Encoder {
       store(o, f.type.prim, v);
     } else if (!f.table.index_of.empty()) {
       // index_of: the string's place in its table (collected and ordered before the root was written).
-      w.put_uint(o, width, table_index(f, member(st, x, f), wh), wh);
+      w.put_uint(o, width, table_index(f, member(k, st, x), wh), wh);
     } else if (f.true_value) {
-      store(o, f.type.prim, member(st, x, f).n != 0 ? *f.true_value : 0);
+      store(o, f.type.prim, member(k, st, x).n != 0 ? *f.true_value : 0);
     } else {
       uint64_t v;
       if (f.role.const_int) {
@@ -1064,7 +1214,7 @@ class Encoder {
       } else if (!f.in_model()) {
         v = 0;  // reserved: (not in the model)
       } else {
-        v = fit(member(st, x, f), f.type.prim, wh);
+        v = fit(member(k, st, x), f.type.prim, wh);
       }
       if (!f.role.zero_when_empty.empty()) {
         const Field& counted = *st.field(st.field(f.role.zero_when_empty)->resolved.count_for);

@@ -6,6 +6,7 @@
 #include <binschema/schema.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -140,6 +141,11 @@ struct Schema::Plan {
       if (s->pools[i].name == name) return static_cast<int>(i);
     return -1;
   }
+  // encode.cpp: the writer's steps per struct (what to write for each field,
+  // decided once), made by the first encode of this schema.
+  struct Steps;
+  mutable std::once_flag steps_once;
+  mutable std::shared_ptr<const Steps> steps;
 };
 
 // Whether an expression's operator (or name) is `lit`: a length and a byte
