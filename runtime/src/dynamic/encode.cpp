@@ -280,11 +280,20 @@ struct Step {
   Op op = Op::General;
   Num num;                       // Op::Num, and a bit word's store
   std::vector<std::string_view> bits;  // a bit word: its bits' names, interned
+  // The struct's other fields this one names (null: none).
+  const Step* count_for = nullptr;     // the array it counts
+  const Step* tag_for = nullptr;       // the union it tags
+  const Step* count_shared = nullptr;  // the array counted by the same field
+  const Step* zero_counted = nullptr;  // zero_when_empty: the array the named count counts
+  bool until = false;                  // runs until(E): checked to end where E says
 };
 
 struct StructSteps {
   std::vector<Step> steps;     // by field index
   std::vector<size_t> scoped;  // the pools whose scope is this struct
+  std::vector<const Step*> layout;    // by layout item: the field it names (null: none)
+  std::vector<const Step*> unions;    // union fields with a case that place_ follows
+  std::vector<const Step*> children;  // inline struct fields with children that no layout item names
 };
 
 }  // namespace enc
@@ -324,7 +333,44 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
                          f.role.zero_when_empty.empty() && f.role.valid.empty() && !f.array.count && f.resolved.count_shared.empty() &&
                          !f.size_expr && !f.cond && f.bits.empty() && k.region < 0 && !placed_later(f) && k.num.want != Value::Kind::Absent;
       if (plain) k.op = enc::Op::Num;
+      const gen::Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
+      k.until = until && until->calls(Fn::Until) && !f.cond;
       ss.steps.push_back(std::move(k));
+    }
+    auto step = [&](const std::string& name) -> const enc::Step* {
+      for (const auto& k : ss.steps)
+        if (k.f->name == name) return &k;
+      return nullptr;
+    };
+    for (auto& k : ss.steps) {
+      const Field& f = *k.f;
+      if (!f.resolved.count_for.empty()) k.count_for = step(f.resolved.count_for);
+      if (!f.resolved.tag_for.empty()) k.tag_for = step(f.resolved.tag_for);
+      if (!f.resolved.count_shared.empty()) k.count_shared = step(f.resolved.count_shared);
+      if (!f.role.zero_when_empty.empty())
+        if (const enc::Step* z = step(f.role.zero_when_empty)) k.zero_counted = step(z->f->resolved.count_for);
+    }
+    for (const auto& li : st.layout) ss.layout.push_back(step(li.name));
+    for (const auto& k : ss.steps) {
+      const Field& u = *k.f;
+      if (u.type.kind != ValueType::Union) continue;
+      auto places = [](const Case& c) {
+        switch (c.kind) {
+          case CaseKind::OwnString:
+          case CaseKind::OwnStrings:
+          case CaseKind::StructPointer: return true;
+          case CaseKind::Struct: return c.field->type.st->has_children;
+          default: return false;
+        }
+      };
+      if (std::any_of(u.variant.cases.begin(), u.variant.cases.end(), places)) ss.unions.push_back(&k);
+    }
+    for (const auto& k : ss.steps) {
+      const Field& f = *k.f;
+      if (f.pointer.width || f.pointer.elem_width || f.type.kind != ValueType::Struct || !f.type.st->has_children || !f.in_model()) continue;
+      bool named = false;
+      for (const auto& li : st.layout) named = named || (li.kind == LayoutItem::Children && li.name == f.name);
+      if (!named) ss.children.push_back(&k);
     }
     r->structs.emplace(&st, std::move(ss));
   }
@@ -835,6 +881,15 @@ class Encoder {
       default: w.template put<uint64_t>(o, v); break;
     }
   }
+  // An array's elements of f's type: a number of its own kind that fits
+  // stored as it is, anything else (a bool, a conversion, an error) by store_elem.
+  static enc::Num elem_num(const Field& f) {
+    return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(f.type.prim);
+  }
+  void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what) {
+    if (enc::num_fits(n, v)) store_num(n, o, v.n);
+    else store_elem(f, o, v, what);
+  }
   // store_elem: one element of an array of numbers (a bool as 0/1 or true:).
   void store_elem(const Field& f, uint64_t o, const Value& v, const char* what) {
     const uint64_t x = fit(v, f.type.prim, what);
@@ -1016,8 +1071,8 @@ class Encoder {
     }
     if (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) {
       // The tags of a union[]: the tag of each element's case.
-      const Field& u = *st.field(f.resolved.tag_for);
-      for (const Value& e : list(st, u, member(st, x, u)).items())
+      const Field& u = *k.tag_for->f;
+      for (const Value& e : list(st, u, member(*k.tag_for, st, x)).items())
         store(w.reserve(gen::prim_size(f.type.prim)), f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, e)].tag));
       if (f.pad) w.align(f.pad);
       return;
@@ -1034,7 +1089,7 @@ class Encoder {
       }
     }
     if (!f.resolved.count_shared.empty()) {
-      const size_t a = length(member(k, st, x)), b = length(member(st, x, *st.field(f.resolved.count_shared)));
+      const size_t a = length(member(k, st, x)), b = length(member(*k.count_shared, st, x));
       if (a != b)
         throw EncodeError(std::string(wh) + ": " + std::to_string(a) + " elements, but " + f.resolved.count_shared +
                           " (counted by the same field) has " + std::to_string(b));
@@ -1125,15 +1180,15 @@ class Encoder {
         break;
       }
       case FieldKind::InlineArray:
-        put_inline_array(st, f, o, x);
+        put_inline_array(st, k, o, x);
         if (f.pad) w.align(f.pad);
         break;
       case FieldKind::OwnStrings: break;
-      case FieldKind::Union: put_union(st, f, o, x); break;
+      case FieldKind::Union: put_union(st, k, o, x); break;
     }
     // A field that runs until(E) ends where E says.
-    const Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
-    if (!until || !until->calls(Fn::Until) || f.cond) return;
+    if (!k.until) return;
+    const Expr* until = f.size_expr ? &*f.size_expr : &*f.array.count;
     const std::function<bool(const Expr&)> derived = [&](const Expr& e) {
       if (e.kind == Expr::Ident && st.field(e.name) && st.field(e.name)->role.derive) return true;
       for (const auto& a : e.args)
@@ -1174,10 +1229,10 @@ class Encoder {
         if (f.role.derive_pointer) w.record_pointer(o, static_cast<uint8_t>(width), d == 0);
       }
     } else if (!f.resolved.count_for.empty()) {
-      w.put_uint(o, width, length(member(st, x, *st.field(f.resolved.count_for))), wh);
+      w.put_uint(o, width, length(member(*k.count_for, st, x)), wh);
     } else if (!f.resolved.tag_for.empty()) {
-      const Field& u = *st.field(f.resolved.tag_for);
-      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(st, x, u))].tag));
+      const Field& u = *k.tag_for->f;
+      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(*k.tag_for, st, x))].tag));
     } else if (f.kind == FieldKind::BitWord) {
       const Value& word = member(k, st, x);
       if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(wh) + ": a map of its bits expected");
@@ -1217,8 +1272,7 @@ class Encoder {
         v = fit(member(k, st, x), f.type.prim, wh);
       }
       if (!f.role.zero_when_empty.empty()) {
-        const Field& counted = *st.field(st.field(f.role.zero_when_empty)->resolved.count_for);
-        if (length(member(st, x, counted)) == 0) {
+        if (length(member(*k.zero_counted, st, x)) == 0) {
           w.put_uint(o, width, w.kept(o, 0), wh);
           return;
         }
@@ -1252,12 +1306,18 @@ class Encoder {
     return num(member(et, e, *k));
   }
 
-  void put_inline_array(const Struct& st, const Field& f, uint64_t o, const Value& x) {
-    const char* wh = what(st, f);
-    const Value& v = list(st, f, member(st, x, f));
+  void put_inline_array(const Struct& st, const enc::Step& k, uint64_t o, const Value& x) {
+    const Field& f = *k.f;
+    const char* wh = k.what;
+    const Value& v = list(st, f, member(k, st, x));
     const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
-    if (!et && f.resolved.fixed_size) {
-      for (size_t i = 0; i < v.items().size(); ++i) store_elem(f, o + i * gen::prim_size(f.type.prim), v.items()[i], wh);
+    if (!et) {
+      const enc::Num n = elem_num(f);
+      const uint64_t sz = gen::prim_size(f.type.prim);
+      if (f.resolved.fixed_size)
+        for (size_t i = 0; i < v.items().size(); ++i) store_elem(f, n, o + i * sz, v.items()[i], wh);
+      else
+        for (const Value& e : v.items()) store_elem(f, n, w.reserve(sz), e, wh);
       return;
     }
     if (et && et->has_children && (!f.resolved.fixed_offset || f.cond)) at_[{&x, &f}] = f.resolved.fixed_size ? o : w.pos();
@@ -1283,8 +1343,9 @@ class Encoder {
     }
   }
 
-  void put_union(const Struct& st, const Field& f, uint64_t o, const Value& x) {
-    const Value& v = member(st, x, f);
+  void put_union(const Struct& st, const enc::Step& k, uint64_t o, const Value& x) {
+    const Field& f = *k.f;
+    const Value& v = member(k, st, x);
     if (f.array.on) {
       const Value& l = list(st, f, v);
       const uint64_t size = union_elem_size(f);
@@ -1333,7 +1394,9 @@ class Encoder {
         break;
       case CaseKind::Numbers: {
         const Value& l = list(st, p, v);
-        for (size_t k = 0; k < l.items().size(); ++k) store_elem(p, oo + k * gen::prim_size(p.type.prim), l.items()[k], wh);
+        const enc::Num n = elem_num(p);
+        const uint64_t sz = gen::prim_size(p.type.prim);
+        for (size_t k = 0; k < l.items().size(); ++k) store_elem(p, n, oo + k * sz, l.items()[k], wh);
         break;
       }
       case CaseKind::Struct:
@@ -1420,21 +1483,24 @@ class Encoder {
   bool cond_true(const Struct& st, const Field& f, const Value& x) { return !f.cond || eval(st, *f.cond, x) != 0; }
 
   void place(const Struct& st, const Value& x, uint64_t s) {
+    const enc::StructSteps& ss = steps_->structs.at(&st);
     std::map<std::string, uint64_t> shallow_at;
     bool before_self = st.has_self;
     std::set<std::string> pre_children;
-    for (const auto& li : st.layout) {
+    for (size_t j = 0; j < st.layout.size(); ++j) {
+      const LayoutItem& li = st.layout[j];
+      const enc::Step* k = ss.layout[j];  // the field it names
       if (before_self) {
         // Placed by pre_place: fill in the pointers now that the struct exists.
         if (li.kind == LayoutItem::Self) before_self = false;
-        else if (li.kind == LayoutItem::FieldTarget) patch_field(st, *st.field(li.name), x, s);
+        else if (li.kind == LayoutItem::FieldTarget) patch_field(st, *k->f, x, s);
         else if (li.kind == LayoutItem::Children) pre_children.insert(li.name);
         continue;
       }
       if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
-        const Field& f = *st.field(li.name);
+        const Field& f = *k->f;
         place_target(st, f, true, x, s, shallow_at);
-        const Value& l = list(st, f, member(st, x, f));
+        const Value& l = list(st, f, member(*k, st, x));
         for (size_t i = 0; i < l.items().size(); ++i) patch(*f.type.st, l.items()[i], shallow_at[f.name] + i * f.type.st->size);
         continue;
       }
@@ -1455,7 +1521,7 @@ class Encoder {
         case LayoutItem::Align: w.align(li.n); continue;
         case LayoutItem::Zeros: w.reserve(li.n); continue;
         case LayoutItem::Children: {
-          const Field& f = *st.field(li.name);
+          const Field& f = *k->f;
           if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, f, x, s);
           else place_children(st, f, x, shallow_at[f.name]);
           continue;
@@ -1464,45 +1530,28 @@ class Encoder {
         case LayoutItem::FieldTarget:
         case LayoutItem::Shallow: break;
       }
-      const Field& f = *st.field(li.name);
+      const Field& f = *k->f;
       if (!cond_true(st, f, x)) continue;
       if (!f.pointer.width) place_inline_pointers(st, f, x, s);
       else if (!f.section.empty()) enqueue(st, f, -1, x, s);
       else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
     }
     // What the active case of a union points to.
-    for (const auto& up : st.fields) {
-      const Field& u = *up;
-      if (u.type.kind != ValueType::Union) continue;
-      auto places = [](const Case& c) {
-        switch (c.kind) {
-          case CaseKind::OwnString:
-          case CaseKind::OwnStrings:
-          case CaseKind::StructPointer: return true;
-          case CaseKind::Struct: return c.field->type.st->has_children;
-          default: return false;
-        }
-      };
-      if (std::none_of(u.variant.cases.begin(), u.variant.cases.end(), places)) continue;
+    for (const enc::Step* k : ss.unions) {
+      const Field& u = *k->f;
       if (!cond_true(st, u, x)) continue;
-      const Value& uv = member(st, x, u);
+      const Value& uv = member(*k, st, x);
       if (u.array.on) {
         const Value& l = list(st, u, uv);
         if (l.items().empty()) continue;
         const uint64_t size = union_elem_size(u);
         const uint64_t a = field_at(u, x, s);
-        for (size_t k = 0; k < l.items().size(); ++k) place_case(st, u, l.items()[k], a + k * size, s, x);
+        for (size_t i = 0; i < l.items().size(); ++i) place_case(st, u, l.items()[i], a + i * size, s, x);
       } else {
         place_case(st, u, uv, s + u.resolved.offset, s, x);
       }
     }
-    for (const auto& fp : st.fields) {
-      const Field& f = *fp;
-      if (f.pointer.width || f.pointer.elem_width || f.type.kind != ValueType::Struct || !f.type.st->has_children || !f.in_model()) continue;
-      bool named = false;
-      for (const auto& li : st.layout) named = named || (li.kind == LayoutItem::Children && li.name == f.name);
-      if (!named) place_inline_children(st, f, x, s);
-    }
+    for (const enc::Step* k : ss.children) place_inline_children(st, *k->f, x, s);
   }
 
   void place_case(const Struct& st, const Field& u, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
@@ -1788,7 +1837,8 @@ class Encoder {
       } else if (f.type.kind == ValueType::Prim) {
         const uint64_t sz = gen::prim_size(f.type.prim);
         const uint64_t a = w.reserve(n * sz);
-        for (uint64_t i = 0; i < n; ++i) store_elem(f, a + i * sz, elem(i), wh);
+        const enc::Num num = elem_num(f);
+        for (uint64_t i = 0; i < n; ++i) store_elem(f, num, a + i * sz, elem(i), wh);
       } else if (f.type.kind == ValueType::String) {
         const uint64_t a = w.reserve(n * static_cast<uint64_t>(f.pointer.width));
         for (uint64_t i = 0; i < n; ++i) string_ref(f.pool, elem(i).str(), a + i * static_cast<uint64_t>(f.pointer.width), f.pointer.width);
