@@ -610,16 +610,53 @@ class Encoder {
   }
   // The field an expression's name stands for in struct st (st.field(name)
   // compares every field's name), by the expression's address.
+  // And what eval needs of it: its step, the array it counts, a bit
+  // field's word and bit (no substr, no name compare per evaluation).
   struct IdentInfo {
     const Expr* e = nullptr;
     const Struct* st = nullptr;
-    const Field* f = nullptr;
+    const Field* f = nullptr;        // the field named (a bit field: its word; null: none)
+    const enc::Step* k = nullptr;    // f's step
+    const enc::Step* count = nullptr;  // f counts an array: the array's step
+    bool dotted = false;             // a bit field: word.bit
+    size_t bit = 0;                  // its index among the word's bits (-1: none)
+    std::string_view bit_name;       // interned
+    const uint64_t* ctx = nullptr;   // no field of st: the root's value of that name (context:)
   };
-  IdentInfo ident_[512];
-  const Field* field_named(const Struct& st, const Expr& e) {
-    IdentInfo& i = ident_[(reinterpret_cast<uintptr_t>(&e) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
-    if (i.e != &e || i.st != &st) i = {&e, &st, st.field(e.name)};
-    return i.f;
+  IdentInfo ident_[1024];
+  const IdentInfo& ident(const Struct& st, const Expr& e) {
+    IdentInfo& i = ident_[(reinterpret_cast<uintptr_t>(&e) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
+    if (i.e == &e && i.st == &st) return i;
+    i = IdentInfo{};
+    i.e = &e;
+    i.st = &st;
+    const enc::StructSteps& ss = steps_->structs.at(&st);
+    auto step_of = [&](const Field* f) -> const enc::Step* {
+      for (const auto& k : ss.steps)
+        if (k.f == f) return &k;
+      return nullptr;
+    };
+    const size_t dot = e.name.find('.');
+    if (dot != std::string::npos) {
+      i.dotted = true;
+      i.f = st.field(e.name.substr(0, dot));
+      i.k = step_of(i.f);
+      i.bit_name = dynamic::intern(std::string_view(e.name).substr(dot + 1));
+      i.bit = static_cast<size_t>(-1);
+      if (i.f)
+        for (size_t b = 0; b < i.f->bits.size(); ++b)
+          if (i.f->bits[b].name == i.bit_name) {
+            i.bit = b;
+            break;
+          }
+    } else {
+      i.f = st.field(e.name);
+      i.k = step_of(i.f);
+      if (!i.f)
+        if (auto it = ctx_.find(e.name); it != ctx_.end()) i.ctx = &it->second;  // ctx_ is complete before anything is evaluated
+      if (i.f && !i.f->resolved.count_for.empty()) i.count = i.k ? i.k->count_for : nullptr;
+    }
+    return i;
   }
   const char* what(const Struct& st, const Field& f) {
     if (const FieldInfo& i = info(f); *i.what) return i.what;
@@ -680,9 +717,16 @@ class Encoder {
     // The case this union field had last first (a list of unions is mostly one case).
     FieldInfo& fi = info(u);
     const std::string& name = v.str();
-    if (fi.last_case < u.variant.cases.size() && u.variant.cases[fi.last_case].name == name) return fi.last_case;
+    // Case names are short: compared inline (a call of memcmp each was most of it).
+    auto same = [&name](const std::string& c) {
+      if (c.size() != name.size()) return false;
+      for (size_t k = 0; k < c.size(); ++k)
+        if (c[k] != name[k]) return false;
+      return true;
+    };
+    if (fi.last_case < u.variant.cases.size() && same(u.variant.cases[fi.last_case].name)) return fi.last_case;
     for (size_t i = 0; i < u.variant.cases.size(); ++i)
-      if (u.variant.cases[i].name == name) return fi.last_case = i;
+      if (same(u.variant.cases[i].name)) return fi.last_case = i;
     throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
 
@@ -692,23 +736,21 @@ class Encoder {
     switch (e.kind) {
       case Expr::Int: return static_cast<uint64_t>(e.value);
       case Expr::Ident: {
-        const size_t dot = e.name.find('.');
-        if (dot != std::string::npos) {  // a bit field
-          const Field* w0 = st.field(e.name.substr(0, dot));
-          const Value& word = member(st, x, *w0);
-          const Value* b = word.find(e.name.substr(dot + 1));
+        const IdentInfo id = ident(st, e);  // a copy: eval below may reuse the slot
+        if (id.dotted) {  // a bit field
+          if (!id.k) throw EncodeError(st.name + "." + e.name + ": missing");
+          const Value& word = member(*id.k, st, x);
+          const auto& ws = word.fields();
+          const Value* b = id.bit < ws.size() && ws[id.bit].name.data() == id.bit_name.data() ? &ws[id.bit].value : word.find(id.bit_name);
           if (!b) throw EncodeError(st.name + "." + e.name + ": missing");
           return num(*b);
         }
-        const Field* f = field_named(st, e);
-        if (!f) {
-          auto it = ctx_.find(e.name);
-          return it == ctx_.end() ? 0 : it->second;
-        }
-        if (!f->resolved.count_for.empty()) return length(member(st, x, *st.field(f->resolved.count_for)));
+        const Field* f = id.f;
+        if (!f) return id.ctx ? *id.ctx : 0;
+        if (!f->resolved.count_for.empty()) return length(id.count ? member(*id.count, st, x) : member(st, x, *st.field(f->resolved.count_for)));
         if (f->role.const_int) return static_cast<uint64_t>(*f->role.const_int);
         if (f->role.derive) return eval(st, *f->role.derive, x);
-        return num(member(st, x, *f));
+        return num(member(*id.k, st, x));
       }
       case Expr::Unary: {
         const uint64_t a = eval(st, e.args[0], x);
