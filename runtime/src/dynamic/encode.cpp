@@ -571,6 +571,19 @@ class Encoder {
   std::vector<IndexTable> tabs_;      // the root's tables (table:), by table id
   std::deque<Value> table_values_;    // the tables as their structs, built to be written
 
+  // The id of a region or pool by its name (gen::Schema::region_id compares
+  // every name): the names are the schema's strings, so their address is
+  // the key.
+  struct RegionName {
+    const std::string* n = nullptr;
+    int id = -1;
+  };
+  RegionName regions_[256];
+  int region_id(const std::string& n) {
+    RegionName& r = regions_[(reinterpret_cast<uintptr_t>(&n) >> 3) * 0x9e3779b97f4a7c15ull >> 56];
+    if (r.n != &n) r = {&n, s_.region_id(n)};
+    return r.id;
+  }
   // "Struct.field": a pointer that outlives the write, as the generated
   // code's string literals do (a LayoutTrace keeps the names of late values
   // for decode(bytes, layout)'s message, after the writer is gone).
@@ -865,7 +878,7 @@ class Encoder {
     if (const Field* g = context_pointer(s_, st, e)) return w.get_uint(g->resolved.offset, static_cast<unsigned>(g->pointer.width));
     if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
       if (is_op(e.args[0].name, "self")) return s;
-      const int id = s_.region_id(e.args[0].name);
+      const int id = region_id(e.args[0].name);
       if (e.fn == Fn::Start) return w.start_of(id);
       if (e.fn == Fn::End) return w.end_of(id);
       return w.end_of(id) - w.start_of(id);
@@ -1112,12 +1125,12 @@ class Encoder {
   }
 
   void string_ref(const std::string& pool, std::string_view v, uint64_t slot, int width) {
-    const int i = s_.region_id(pool);
+    const int i = region_id(pool);
     const Pool& p = s_.pools[static_cast<size_t>(i)];
     if (!p.scope.empty()) spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), false, false, 0, scope_[p.scope]);
     else spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), !p.base.empty(), p.base.empty());
   }
-  StringPool& pool_of(const std::string& name) { return *spool_[static_cast<size_t>(s_.region_id(name))]; }
+  StringPool& pool_of(const std::string& name) { return *spool_[static_cast<size_t>(region_id(name))]; }
 
   void put_field(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
     const Field& f = *k.f;
@@ -1202,13 +1215,13 @@ class Encoder {
       case FieldKind::Slice: {
         const Value& v = member(k, st, x);
         const uint64_t align = f.pointer.align_field.empty() ? 0 : num(member(st, x, *st.field(f.pointer.align_field)));
-        dpool_[static_cast<size_t>(s_.region_id(f.pool))]->ref(
+        dpool_[static_cast<size_t>(region_id(f.pool))]->ref(
             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.str().data()), v.str().size()), align, o,
             static_cast<uint8_t>(f.pointer.width), wh);
         break;
       }
       case FieldKind::PoolBlock: {
-        const size_t i = static_cast<size_t>(s_.region_id(f.pool));
+        const size_t i = static_cast<size_t>(region_id(f.pool));
         place_pool(i);
         const Pool& p = s_.pools[i];
         const Field* b = p.base.empty() ? nullptr : s_.find(s_.root)->field(p.base);
@@ -1522,7 +1535,7 @@ class Encoder {
   }
   // block_P_T: the index of v's block in pool P (an equal one's when shared).
   uint32_t block(const Field& f, const Value& v) {
-    const size_t i = static_cast<size_t>(s_.region_id(f.pool));
+    const size_t i = static_cast<size_t>(region_id(f.pool));
     const Pool& p = s_.pools[i];
     Blocks& b = *bpool_[i];
     const Struct& st = *f.type.st;
@@ -1545,7 +1558,7 @@ class Encoder {
   }
   void block_ref(const Field& f, const Value& v, uint64_t slot, uint64_t tag = 0, unsigned shift = 0) {
     const uint32_t k = block(f, v);
-    bpool_[static_cast<size_t>(s_.region_id(f.pool))]->pool.ref(k, slot, static_cast<uint8_t>(f.pointer.width), tag, static_cast<uint8_t>(shift));
+    bpool_[static_cast<size_t>(region_id(f.pool))]->pool.ref(k, slot, static_cast<uint8_t>(f.pointer.width), tag, static_cast<uint8_t>(shift));
   }
 
   bool cond_true(const Struct& st, const Field& f, const Value& x) { return !f.cond || eval(st, *f.cond, x) != 0; }
@@ -1578,7 +1591,7 @@ class Encoder {
             place_section(st, li.name);
             continue;
           }
-          const size_t i = static_cast<size_t>(s_.region_id(li.name));
+          const size_t i = static_cast<size_t>(region_id(li.name));
           if (pool_placed(i))
             throw EncodeError("pool '" + li.name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
                               " must be written exactly once");
@@ -1680,7 +1693,7 @@ class Encoder {
     const Struct& et = *f.type.st;
     const Value& v = member(st, x, f);
     if (f.pointer.elem_width) {
-      const int region = f.region.empty() ? -1 : s_.region_id(f.region);
+      const int region = f.region.empty() ? -1 : region_id(f.region);
       const char* wh = what(st, f);
       const Value& l = list(st, f, v);
       const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
@@ -1756,7 +1769,7 @@ class Encoder {
     const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
     const char* wh = what(st, f);
     const uint8_t width = static_cast<uint8_t>(f.pointer.width);
-    const int region = f.region.empty() || (f.pointer.elem_width && shallow) ? -1 : s_.region_id(f.region);
+    const int region = f.region.empty() || (f.pointer.elem_width && shallow) ? -1 : region_id(f.region);
     uint64_t align = f.pointer.align;
     const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
     if (!align) {
@@ -2007,7 +2020,7 @@ class Encoder {
     if (sec_done_.count(name))
       throw EncodeError("section '" + name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
                         " must be written exactly once");
-    const int id = s_.region_id(name);
+    const int id = region_id(name);
     w.to_end();
     w.mark_start(id);
     auto& q = sec_[name];
