@@ -294,6 +294,7 @@ struct StructSteps {
   std::vector<const Step*> layout;    // by layout item: the field it names (null: none)
   std::vector<const Step*> unions;    // union fields with a case that place_ follows
   std::vector<const Step*> children;  // inline struct fields with children that no layout item names
+  bool reaches_index = false;         // gen::reaches_index (a std::set per call)
 };
 
 }  // namespace enc
@@ -372,6 +373,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       for (const auto& li : st.layout) named = named || (li.kind == LayoutItem::Children && li.name == f.name);
       if (!named) ss.children.push_back(&k);
     }
+    ss.reaches_index = gen::reaches_index(st);
     r->structs.emplace(&st, std::move(ss));
   }
   return r;
@@ -567,7 +569,13 @@ class Encoder {
   std::deque<Typed> typed_;                    // shared targets: values the writer keeps pointers to
   std::unordered_map<std::string, std::unique_ptr<std::string>> types_;  // their types
   std::unordered_map<const void*, const char*> what_of_;
-  std::unordered_map<const Struct*, std::pair<const std::string*, bool>> case_struct_;  // place_case_struct's type name, plain_struct
+  // place_case_struct's type name and plain_struct, by payload type (direct-mapped: a miss recomputes them).
+  struct CaseStruct {
+    const Struct* st = nullptr;
+    const std::string* type = nullptr;
+    bool plain = false;
+  };
+  CaseStruct case_struct_[64];
   std::vector<IndexTable> tabs_;      // the root's tables (table:), by table id
   std::deque<Value> table_values_;    // the tables as their structs, built to be written
 
@@ -737,9 +745,13 @@ class Encoder {
         if (c[k] != name[k]) return false;
       return true;
     };
-    if (fi.last_case < u.variant.cases.size() && same(u.variant.cases[fi.last_case].name)) return fi.last_case;
-    for (size_t i = 0; i < u.variant.cases.size(); ++i)
-      if (same(u.variant.cases[i].name)) return fi.last_case = i;
+    const auto& cases = u.variant.cases;
+    if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) return fi.last_case;
+    // A decoded value holds its case's tag: the cases of that tag first (the name decides).
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (static_cast<uint64_t>(cases[i].tag) == v.n && same(cases[i].name)) return fi.last_case = i;
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (same(cases[i].name)) return fi.last_case = i;
     throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
 
@@ -1001,7 +1013,7 @@ class Encoder {
         collect_one(f, member(st, x, f));
         continue;
       }
-      if (f.type.kind != ValueType::Struct || !f.type.st || !gen::reaches_index(*f.type.st)) continue;
+      if (f.type.kind != ValueType::Struct || !f.type.st || !reaches(*f.type.st)) continue;
       const Value& v = member(st, x, f);
       if (f.array.on) {
         for (const Value& e : list(st, f, v).items()) collect(*f.type.st, e);
@@ -1014,8 +1026,9 @@ class Encoder {
   }
   void collect_one(const Field& f, const Value& v) {
     if (!f.table.index_of.empty()) tabs_[static_cast<size_t>(f.table.id)].add(v.str());
-    else if (f.type.kind == ValueType::Struct && f.type.st && gen::reaches_index(*f.type.st)) collect(*f.type.st, v);
+    else if (f.type.kind == ValueType::Struct && f.type.st && reaches(*f.type.st)) collect(*f.type.st, v);
   }
+  bool reaches(const Struct& st) const { return steps_->structs.at(&st).reaches_index; }
   // The struct a table field points to, from its collected strings (absent:
   // a nullable table with no string).
   const Value& table_value(const Field& f) {
@@ -2050,15 +2063,15 @@ class Encoder {
     const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);
     const uint64_t size = pt.fixed_size ? pt.size : kUnknownSize;
     // "struct T" and whether T is plain, once per payload type.
-    auto& known = case_struct_[&pt];
-    if (!known.first) {
+    CaseStruct& known = case_struct_[(reinterpret_cast<uintptr_t>(&pt) >> 4) * 0x9e3779b97f4a7c15ull >> 58];
+    if (known.st != &pt) {
       auto& t = types_["struct " + pt.name];
       if (!t) t = std::make_unique<std::string>("struct " + pt.name);
-      known = {t.get(), plain_struct(s_, pt)};
+      known = {&pt, t.get(), plain_struct(s_, pt)};
     }
-    typed_.push_back({&v, known.first});
+    typed_.push_back({&v, known.type});
     const Typed& value = typed_.back();
-    const bool leaf = known.second;
+    const bool leaf = known.plain;
     const uint8_t width = static_cast<uint8_t>(p.pointer.width);
     for (const auto& g : pt.fields)
       if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
