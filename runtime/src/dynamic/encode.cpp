@@ -270,6 +270,12 @@ enum class Op : uint8_t {
 
 struct Step {
   const Field* f = nullptr;
+  // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
+  // these were as many cache lines of it).
+  const gen::Expr* cond = nullptr;  // its if:
+  uint64_t offset = 0, size = 0;    // f.resolved
+  bool fixed_size = false;
+  bool prelude = false;             // put_field's checks before the write (offsets_of:, a union[]'s tags, a count, a shared count)
   int member = -1;               // in the struct value's members (-1: not in the model)
   std::string_view name;         // interned: a member is recognised by the pointer
   const char* what = "";         // "Struct.field"
@@ -324,6 +330,12 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       }
       k.checks = enc::make_checks(s, st, f);
       k.cursor = !f.resolved.fixed_offset || f.cond;
+      k.cond = f.cond ? &*f.cond : nullptr;
+      k.offset = f.resolved.offset;
+      k.size = f.resolved.size;
+      k.fixed_size = f.resolved.fixed_size;
+      k.prelude = !f.table.offsets_of.empty() || (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) || f.array.count ||
+                  !f.resolved.count_shared.empty();
       k.at_var = k.cursor && placed_later(f);
       k.region = !f.pointer.width && !f.region.empty() ? s.region_id(f.region) : -1;
       for (const auto& b : f.bits) k.bits.push_back(intern(b.name));
@@ -1066,23 +1078,22 @@ class Encoder {
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
     for (const enc::Step& k : ss.steps) {
-      const Field& f = *k.f;
       if (k.op == enc::Op::Num) {
-        put_num(k, k.cursor ? w.reserve(f.resolved.size) : s + f.resolved.offset, member(k, st, x));
+        put_num(k, k.cursor ? w.reserve(k.size) : s + k.offset, member(k, st, x));
         continue;
       }
-      if (f.cond && !eval(st, *f.cond, x)) {
-        if (f.in_model()) absent_check(st, f, x);
+      if (k.cond && !eval(st, *k.cond, x)) {
+        if (k.f->in_model()) absent_check(st, *k.f, x);
         continue;
       }
-      uint64_t o = s + f.resolved.offset;
+      uint64_t o = s + k.offset;
       if (k.cursor) {
-        o = f.resolved.fixed_size ? w.reserve(f.resolved.size) : w.pos();
-        if (k.at_var) at_.set(&x, &f, o);
+        o = k.fixed_size ? w.reserve(k.size) : w.pos();
+        if (k.at_var) at_.set(&x, k.f, o);
       }
-      if (k.region >= 0) w.mark_start_at(k.region, f.resolved.fixed_size ? o : w.pos());
+      if (k.region >= 0) w.mark_start_at(k.region, k.fixed_size ? o : w.pos());
       put_field(st, k, o, x, s);
-      if (k.region >= 0) w.mark_end_at(k.region, f.resolved.fixed_size ? o + f.resolved.size : w.pos());
+      if (k.region >= 0) w.mark_end_at(k.region, k.fixed_size ? o + k.size : w.pos());
     }
     return s;
   }
@@ -1148,6 +1159,7 @@ class Encoder {
   void put_field(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
     const Field& f = *k.f;
     const char* wh = k.what;
+    if (k.prelude) {
     if (!f.table.offsets_of.empty()) {
       // offsets_of: each string's offset from the struct's start (the strings
       // follow directly, each with its NUL), then the end of the last.
@@ -1187,6 +1199,7 @@ class Encoder {
       if (a != b)
         throw EncodeError(std::string(wh) + ": " + std::to_string(a) + " elements, but " + f.resolved.count_shared +
                           " (counted by the same field) has " + std::to_string(b));
+    }
     }
     switch (f.kind) {
       case FieldKind::Virtual: break;
