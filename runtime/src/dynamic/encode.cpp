@@ -266,6 +266,7 @@ inline bool num_fits(const Num& n, const Value& v) {
 enum class Op : uint8_t {
   General,  // put_field
   Num,      // a plain number at its place: fit and store (put_scalar's last branch, nothing else applies)
+  Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
 };
 
 struct Step {
@@ -346,6 +347,14 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
                          f.role.zero_when_empty.empty() && f.role.valid.empty() && !f.array.count && f.resolved.count_shared.empty() &&
                          !f.size_expr && !f.cond && f.bits.empty() && k.region < 0 && !placed_later(f) && k.num.want != Value::Kind::Absent;
       if (plain) k.op = enc::Op::Num;
+      const bool nums = f.kind == FieldKind::InlineArray && f.type.kind == ValueType::Prim && f.array.on && f.array.fixed_count &&
+                        f.resolved.fixed_size && f.in_model() && k.member >= 0 && !k.prelude && !f.cond && k.region < 0 && !f.pad &&
+                        !placed_later(f) && f.array.sort.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
+                        !f.size_expr && f.bits.empty();
+      if (nums) {
+        k.num = enc::num_of(f.type.prim);
+        if (k.num.want != Value::Kind::Absent) k.op = enc::Op::Nums;
+      }
       const gen::Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
       k.until = until && until->calls(Fn::Until) && !f.cond;
       ss.steps.push_back(std::move(k));
@@ -1080,6 +1089,12 @@ class Encoder {
     for (const enc::Step& k : ss.steps) {
       if (k.op == enc::Op::Num) {
         put_num(k, k.cursor ? w.reserve(k.size) : s + k.offset, member(k, st, x));
+        continue;
+      }
+      if (k.op == enc::Op::Nums) {
+        const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
+        const Value& v = list(st, *k.f, member(k, st, x));
+        for (size_t i = 0; i < v.items().size(); ++i) store_elem(*k.f, k.num, o + i * k.num.size, v.items()[i], k.what);
         continue;
       }
       if (k.cond && !eval(st, *k.cond, x)) {
