@@ -1098,7 +1098,7 @@ class Encoder {
         continue;
       }
       if (k.cond && !eval(st, *k.cond, x)) {
-        if (k.f->in_model()) absent_check(st, *k.f, x);
+        if (k.member >= 0) absent_check(st, k, x);
         continue;
       }
       uint64_t o = s + k.offset;
@@ -1136,8 +1136,12 @@ class Encoder {
     store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
   }
 
-  void absent_check(const Struct& st, const Field& f, const Value& x) {
-    const Value* v = x.find(f.name);
+  void absent_check(const Struct& st, const enc::Step& k, const Value& x) {
+    const Field& f = *k.f;
+    const auto& fs = x.fields();
+    const Value* v = static_cast<size_t>(k.member) < fs.size() && fs[static_cast<size_t>(k.member)].name.data() == k.name.data()
+                         ? &fs[static_cast<size_t>(k.member)].value
+                         : x.find(f.name);
     if (!v || v->is_absent()) return;
     bool empty = false;
     if (f.array.on && !f.array.fixed_count) empty = v->items().empty();
