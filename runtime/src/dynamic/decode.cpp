@@ -273,6 +273,23 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (f.type.kind == ValueType::Union && !f.variant.tag_shift) fp.tag = index_of(f.variant.tag);
       if (!f.role.zero_when_empty.empty()) fp.zero = index_of(f.role.zero_when_empty);
       sp.fp.push_back(&fp);
+      DecodeStep ds;
+      ds.f = &f;
+      ds.fp = &fp;
+      ds.offset = f.resolved.offset;
+      ds.size = f.resolved.size;
+      ds.member = fp.member;
+      ds.prim = f.type.prim;
+      if (!f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union)) ds.flags |= DecodeStep::Cursor;
+      if (f.cond) ds.flags |= DecodeStep::Cond;
+      if (f.kind == FieldKind::Virtual) ds.flags |= DecodeStep::Virtual;
+      if (f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && f.resolved.fixed_size && !f.cond && !f.bom && !f.role.derive_pointer &&
+          !f.role.derive && f.role.also.empty() && !f.role.const_int && f.role.zero_when_empty.empty() && f.role.valid.empty() &&
+          f.table.index_of.empty() && f.bits.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
+          f.resolved.size == gen::prim_size(f.type.prim))
+        ds.flags |= DecodeStep::Plain;
+      sp.decode.push_back(ds);
+      sp.has_mulhash = sp.has_mulhash || (f.role.derive && f.role.derive->calls(Fn::Mulhash));
       sp.has_tags = sp.has_tags || (f.type.kind == ValueType::Prim && f.array.on && !f.resolved.tag_for.empty());
       sp.has_dic = sp.has_dic || f.type.kind == ValueType::Dic;
       if (f.in_model()) {
@@ -545,11 +562,11 @@ class Dec {
 
   Value* member(Frame& fr, const Field& f) {
     // The field being read (read_field) without a look-up by address.
-    const int m = fr.cur < fr.st.fields.size() && fr.st.fields[fr.cur].get() == &f ? fr.sp.fp[fr.cur]->member : p_.of(&f).member;
+    const int m = fr.cur < fr.sp.decode.size() && fr.sp.decode[fr.cur].f == &f ? fr.sp.decode[fr.cur].member : p_.of(&f).member;
     return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
   }
   Value* member(Frame& fr, size_t fi) {
-    const int m = fr.sp.fp[fi]->member;
+    const int m = fr.sp.decode[fi].member;
     return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
   }
 
@@ -585,10 +602,24 @@ class Dec {
       ~Truncate() { v.resize(n); }
     } truncate{targets_, tbase};
     bool at_cursor = false;
-    for (size_t fi = 0; fi < st.fields.size(); ++fi) {
-      const Field& f = *st.fields[fi];
-      const bool cursor = !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
-      if (&st == p_.root && cursor && !at_cursor) {
+    const bool root = &st == p_.root;
+    Member* const mem = x.fields().data();  // the members stay where they are during the read
+    const size_t nf = st.fields.size();
+    for (size_t fi = 0; fi < nf; ++fi) {
+      const DecodeStep& ds = sp.decode[fi];
+      const bool cursor = ds.flags & DecodeStep::Cursor;
+      if ((ds.flags & DecodeStep::Plain) && !root) {
+        // A plain number: loaded and stored (read_field and read_scalar, no check to make).
+        const uint64_t o = cursor ? fr.o : s + ds.offset;
+        if (cursor) r_.need(o, ds.size);
+        const uint64_t raw = load_prim(ds.prim, o);
+        fr.loc.raw[fi] = raw;
+        if (ds.member >= 0) mem[ds.member].value = prim_value(ds.prim, raw);
+        if (cursor) fr.o += ds.size;
+        continue;
+      }
+      const Field& f = *ds.f;
+      if (root && cursor && !at_cursor) {
         at_cursor = true;
         for (size_t pi = 0; pi < s_.pools.size(); ++pi) {
           const Pool& pl = s_.pools[pi];
@@ -604,14 +635,14 @@ class Dec {
           r_.refs[pi].clear();
         }
       }
-      if (f.cond && !eval_cond(fr, *f.cond)) {
+      if ((ds.flags & DecodeStep::Cond) && !eval_cond(fr, *f.cond)) {
         if (f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed))
           if (Value* v = member(fr, fi)) *v = p_.of(f.type.st).empty;
         continue;
       }
       const uint64_t o = cursor ? fr.o : s + f.resolved.offset;
       read_field(fr, f, fi, o, cursor, targets_);
-      if (&st == p_.root) {
+      if (root) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == f.name) r_.g[i] = fr.loc.raw[fi];
         for (size_t pi = 0; pi < s_.pools.size(); ++pi)
@@ -627,6 +658,7 @@ class Dec {
       if (Value& v = x.fields()[static_cast<size_t>(m)].value; v.kind == Value::Kind::Absent) v = *def;
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
+      if (!sp.has_mulhash) break;
       if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
       const Expr& a = f->role.derive->args[0];
       const size_t dot = a.name.find('.');
@@ -639,6 +671,7 @@ class Dec {
                   "says " + hex(raw) + " but " + gen::expr_text(*f->role.derive) + " is " + hex(want));
     }
     for (const auto& f : st.fields) {
+      if (!sp.has_dic) break;
       if (f->type.kind != ValueType::Dic) continue;
       auto& d = fr.dic[p_.of(f.get()).index];
       Value* arr = x.find(f->keys_array);
