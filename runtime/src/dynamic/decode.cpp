@@ -288,6 +288,11 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
           f.table.index_of.empty() && f.bits.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
           f.resolved.size == gen::prim_size(f.type.prim))
         ds.flags |= DecodeStep::Plain;
+      {
+        const Value k = prim_value(f.type.prim, 0);
+        ds.vkind = k.kind;
+        ds.vwidth = k.width;
+      }
       sp.decode.push_back(ds);
       sp.has_mulhash = sp.has_mulhash || (f.role.derive && f.role.derive->calls(Fn::Mulhash));
       sp.has_tags = sp.has_tags || (f.type.kind == ValueType::Prim && f.array.on && !f.resolved.tag_for.empty());
@@ -435,15 +440,31 @@ class Dec {
     }
     return 0;
   }
-  // load_elem: one element of an array of numbers (a bool checked).
-  Value load_elem(const Field& f, uint64_t at) const {
+  // prim_value(p, raw) stored into v in place. A temporary moved in read
+  // its kind and width, just written a byte each, back as one word: a
+  // store-forwarding stall per number (most of an array of numbers' read).
+  static void put_prim(Value& v, Prim p, uint64_t raw) {
+    if (v.kind > Value::Kind::Double) v = Value();  // a kind that may hold a block (a number or Absent holds none here)
+    switch (p) {
+      case Prim::Bool8: v.kind = Value::Kind::Bool; v.width = 1; v.n = raw != 0; return;
+      case Prim::Bool32: v.kind = Value::Kind::Bool; v.width = 4; v.n = raw != 0; return;
+      case Prim::F32: v.kind = Value::Kind::Float; v.width = 4; v.n = raw & 0xffffffffu; return;
+      case Prim::F64: v.kind = Value::Kind::Double; v.width = 8; v.n = raw; return;
+      case Prim::S8: case Prim::S16: case Prim::S24: case Prim::S32: case Prim::S64: v.kind = Value::Kind::Int; break;
+      default: v.kind = Value::Kind::UInt; break;
+    }
+    v.width = static_cast<uint8_t>(gen::prim_size(p));
+    v.n = raw;
+  }
+  // load_elem: one element of an array of numbers (a bool checked), into v.
+  void load_elem(Value& v, const Field& f, uint64_t at) const {
     const uint64_t raw = load_prim(f.type.prim, at);
     if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
       const uint64_t tv = f.true_value ? *f.true_value : 1;
       if (raw != 0 && raw != tv)
         throw DecodeError(at, "value " + hex(raw) + " is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")");
     }
-    return prim_value(f.type.prim, raw);
+    put_prim(v, f.type.prim, raw);
   }
   void note_slot(uint64_t at) {
     if (s_.relocation_table && r_.slots) r_.slots->push_back(at);
@@ -614,7 +635,13 @@ class Dec {
         if (cursor) r_.need(o, ds.size);
         const uint64_t raw = load_prim(ds.prim, o);
         fr.loc.raw[fi] = raw;
-        if (ds.member >= 0) mem[ds.member].value = prim_value(ds.prim, raw);
+        if (ds.member >= 0) {
+          // prim_value in place: the member holds a number (its default) and no block.
+          Value& v = mem[ds.member].value;
+          v.kind = ds.vkind;
+          v.width = ds.vwidth;
+          v.n = raw;
+        }
         if (cursor) fr.o += ds.size;
         continue;
       }
@@ -867,7 +894,7 @@ class Dec {
     }
     if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
       check_bool(f, raw, o, f.name);
-      x = prim_value(f.type.prim, raw);
+      put_prim(x, f.type.prim, raw);
     } else if (f.kind == FieldKind::BitWord) {
       // Built here (its member starts Absent: StructPlan::heavy).
       x.kind = Value::Kind::Struct;
@@ -899,9 +926,9 @@ class Dec {
         shift += b.width;
       }
     } else if (has_empty0) {
-      if (!empty0) x = prim_value(f.type.prim, raw);
+      if (!empty0) put_prim(x, f.type.prim, raw);
     } else {
-      x = prim_value(f.type.prim, raw);
+      put_prim(x, f.type.prim, raw);
     }
   }
 
@@ -1083,7 +1110,7 @@ class Dec {
       x->items().resize(n);
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
-        x->items()[i] = load_elem(f, o + i * sz);
+        load_elem(x->items()[i], f, o + i * sz);
         put_tag(i, x->items()[i]);
       }
       return;
@@ -1095,7 +1122,7 @@ class Dec {
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
-          x->items()[i] = load_elem(f, o + i * size);
+          load_elem(x->items()[i], f, o + i * size);
           put_tag(i, x->items()[i]);
         } else {
           uint64_t next = r_.size();
@@ -1119,7 +1146,7 @@ class Dec {
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
-          x->items()[i] = load_elem(f, fr.o);
+          load_elem(x->items()[i], f, fr.o);
           put_tag(i, x->items()[i]);
           fr.o += gen::prim_size(f.type.prim);
           continue;
@@ -1259,9 +1286,9 @@ class Dec {
           } else if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
             const uint64_t raw = load_prim(p.type.prim, o);
             check_bool(p, raw, o, f.name);
-            v = prim_value(p.type.prim, raw);
+            put_prim(v, p.type.prim, raw);
           } else {
-            v = prim_value(p.type.prim, load_prim(p.type.prim, o));
+            put_prim(v, p.type.prim, load_prim(p.type.prim, o));
           }
           break;
         case CaseKind::Numbers: {
@@ -1269,12 +1296,12 @@ class Dec {
           const uint64_t sz = gen::prim_size(p.type.prim);
           if (p.array.fixed_count) {
             v.items().resize(*p.array.fixed_count);
-            for (size_t i = 0; i < *p.array.fixed_count; ++i) v.items()[i] = load_elem(p, o + i * sz);
+            for (size_t i = 0; i < *p.array.fixed_count; ++i) load_elem(v.items()[i], p, o + i * sz);
           } else {
             const uint64_t n = eval_u(fr, *p.array.count);
             r_.need_array(o, n, sz);
             v.items().resize(n);
-            for (uint64_t i = 0; i < n; ++i) v.items()[i] = load_elem(p, o + i * sz);
+            for (uint64_t i = 0; i < n; ++i) load_elem(v.items()[i], p, o + i * sz);
             advance = true;
             adv = padded_n(n * sz);
           }
@@ -1478,7 +1505,7 @@ class Dec {
               }
             }
           } else if (f.type.kind == ValueType::Prim) {
-            for (uint64_t i = 0; i < n; ++i) x->items()[i] = load_elem(f, t + i * stride);
+            for (uint64_t i = 0; i < n; ++i) load_elem(x->items()[i], f, t + i * stride);
           } else if (f.type.kind == ValueType::String) {
             for (uint64_t i = 0; i < n; ++i) {
               note_slot(t + i * stride);

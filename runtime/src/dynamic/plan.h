@@ -83,6 +83,8 @@ struct DecodeStep {
   int member = -1;      // in the struct value's members (-1: not in the model)
   uint8_t flags = 0;
   gen::Prim prim = gen::Prim::U8;
+  Value::Kind vkind = Value::Kind::Absent;  // Plain: the value's kind and width (prim_value's)
+  uint8_t vwidth = 0;
 };
 
 // What the walks need of one struct beyond the model.
