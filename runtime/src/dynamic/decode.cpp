@@ -293,6 +293,10 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         ds.vkind = k.kind;
         ds.vwidth = k.width;
       }
+      ds.bit0 = static_cast<uint32_t>(sp.bit_steps.size());
+      ds.nbits = static_cast<uint32_t>(f.bits.size());
+      for (const auto& b : f.bits)
+        sp.bit_steps.push_back({static_cast<uint8_t>(b.width), static_cast<uint8_t>(bits_bytes(b.width)), b.is_bool, !b.pool.empty()});
       sp.decode.push_back(ds);
       sp.has_mulhash = sp.has_mulhash || (f.role.derive && f.role.derive->calls(Fn::Mulhash));
       sp.has_tags = sp.has_tags || (f.type.kind == ValueType::Prim && f.array.on && !f.resolved.tag_for.empty());
@@ -667,7 +671,7 @@ class Dec {
           if (Value* v = member(fr, fi)) *v = p_.of(f.type.st).empty;
         continue;
       }
-      const uint64_t o = cursor ? fr.o : s + f.resolved.offset;
+      const uint64_t o = cursor ? fr.o : s + ds.offset;
       read_field(fr, f, fi, o, cursor, targets_);
       if (root) {
         for (size_t i = 0; i < s_.context.size(); ++i)
@@ -896,18 +900,25 @@ class Dec {
       check_bool(f, raw, o, f.name);
       put_prim(x, f.type.prim, raw);
     } else if (f.kind == FieldKind::BitWord) {
-      // Built here (its member starts Absent: StructPlan::heavy).
+      // Built here (its member starts Absent: StructPlan::heavy), from the
+      // plan's bit steps (the model's Bits are 192 bytes each).
+      const DecodeStep& ds = fr.sp.decode[fi];
+      const BitStep* bs = fr.sp.bit_steps.data() + ds.bit0;
+      const size_t nb = ds.nbits;
       x.kind = Value::Kind::Struct;
-      x.fields().resize(f.bits.size());
-      const Value& def = fr.sp.fp[fi]->bits_def;
+      x.fields().resize(nb);
+      Member* xm = x.fields().data();
+      const Member* dm = fr.sp.fp[fi]->bits_def.fields().data();
       unsigned shift = 0;
-      size_t k = 0;
-      for (const auto& b : f.bits) {
-        const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
+      for (size_t k = 0; k < nb; ++k) {
+        const unsigned w = bs[k].width;
+        const uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
         uint64_t v = (raw >> shift) & mask;
-        x.fields()[k].name = def.fields()[k].name;
-        Value& bx = x.fields()[k++].value;
-        if (!b.pool.empty()) {
+        shift += w;
+        xm[k].name = dm[k].name;
+        Value& bx = xm[k].value;
+        if (bs[k].pooled) {
+          const auto& b = f.bits[k];
           if (b.scale > 1) v *= b.scale;
           const int pi = p_.pool_index(b.pool);
           try {
@@ -918,12 +929,12 @@ class Dec {
             e.push_field(f.name.c_str());
             throw;
           }
-        } else if (b.is_bool) {
-          bx = Value::boolean(v != 0, 0);
         } else {
-          bx = Value::uint(v, static_cast<uint8_t>(bits_bytes(b.width)));
+          // In place (put_prim's reason): bx is new, Absent.
+          bx.kind = bs[k].is_bool ? Value::Kind::Bool : Value::Kind::UInt;
+          bx.width = bs[k].is_bool ? 0 : bs[k].bytes;
+          bx.n = bs[k].is_bool ? v != 0 : v;
         }
-        shift += b.width;
       }
     } else if (has_empty0) {
       if (!empty0) put_prim(x, f.type.prim, raw);

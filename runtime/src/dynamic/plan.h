@@ -85,6 +85,14 @@ struct DecodeStep {
   gen::Prim prim = gen::Prim::U8;
   Value::Kind vkind = Value::Kind::Absent;  // Plain: the value's kind and width (prim_value's)
   uint8_t vwidth = 0;
+  uint32_t bit0 = 0, nbits = 0;  // a bit word: its bits in StructPlan::bit_steps
+};
+// decode.cpp: one bit field of a bit word, as the read needs it.
+struct BitStep {
+  uint8_t width = 1;
+  uint8_t bytes = 1;  // bits_bytes(width)
+  bool is_bool = false;
+  bool pooled = false;  // a string by offset in a pool (read through the model's Bits)
 };
 
 // What the walks need of one struct beyond the model.
@@ -106,6 +114,7 @@ struct StructPlan {
   bool has_tags = false, has_dic = false;
   std::vector<DecodeStep> decode;          // decode.cpp: one per field, in order
   bool has_mulhash = false;                // a field's derive: calls mulhash (checked after the read)
+  std::vector<BitStep> bit_steps;          // the bits of its bit words (DecodeStep::bit0, nbits)
 };
 
 // What one field needs.
