@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "binschema/byte_order.h"
 #include "binschema/data_pool.h"
@@ -460,6 +461,18 @@ class Dec {
     v.width = static_cast<uint8_t>(gen::prim_size(p));
     v.n = raw;
   }
+  // Value::string(std::string(t)) stored into v in place: the text copied
+  // once into v's block (no std::string made and moved, no temporary Value
+  // moved in: put_prim's stall). v is a member or element being read: a
+  // number, Absent, or a string or bytes whose block it reuses.
+  static void put_text(Value& v, std::string_view t, Value::Kind k = Value::Kind::String) {
+    if (v.kind > Value::Kind::Bytes) v = Value();  // a struct, array or union: what it holds goes
+    v.kind = k;
+    v.width = 0;
+    v.n = 0;
+    if (!t.empty()) v.str().assign(t.data(), t.size());
+    else if (!std::as_const(v).str().empty()) v.str().clear();
+  }
   // load_elem: one element of an array of numbers (a bool checked), into v.
   void load_elem(Value& v, const Field& f, uint64_t at) const {
     const uint64_t raw = load_prim(f.type.prim, at);
@@ -767,7 +780,7 @@ class Dec {
         if (b > e || base + e > r_.size())
           fail_here(o, f.name, "slice " + hex(b) + ".." + hex(e) + " of pool " + f.pool + " (from " + hex(base) + ") is not inside the file (" +
                                    hex(r_.size()) + " bytes)");
-        if (Value* v = member(fr, f)) *v = Value::bytes(std::string(reinterpret_cast<const char*>(r_.data()) + base + b, e - b));
+        if (Value* v = member(fr, f)) put_text(*v, std::string_view(reinterpret_cast<const char*>(r_.data()) + base + b, e - b), Value::Kind::Bytes);
         r_.slices[pi].push_back({base + b, base + e, o, nullptr});
         r_.slice_values[pi].push_back(f.pointer.align_field.empty() ? nullptr : fr.x.find(f.pointer.align_field));
         break;
@@ -922,7 +935,7 @@ class Dec {
           if (b.scale > 1) v *= b.scale;
           const int pi = p_.pool_index(b.pool);
           try {
-            bx = Value::string(std::string(pool_read(b.pool, v)));
+            put_text(bx, pool_read(b.pool, v));
             if (p_.placed_pool(s_.pools[pi])) r_.refs[pi].emplace_back(pool_base(pi) + v, bx.str().size());
           } catch (DecodeError& e) {
             e.push_field(b.name.c_str());
@@ -972,7 +985,7 @@ class Dec {
       if (r_.chars(o, n) != want)
         fail_here(o, f.name, "expected \"" + want + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
     } else if (Value* v = member(fr, f)) {
-      *v = Value::string(std::string(r_.chars(o, n)));
+      put_text(*v, r_.chars(o, n));
     }
   }
 
@@ -981,7 +994,7 @@ class Dec {
     const uint64_t n = f.size_rest ? until_(o, fr.end) : eval_u(fr, *f.size_expr);
     r_.need(o, n);
     if (f.kind == FieldKind::Bytes) {
-      if (Value* v = member(fr, f)) *v = Value::bytes(std::string(reinterpret_cast<const char*>(r_.data()) + o, n));
+      if (Value* v = member(fr, f)) put_text(*v, std::string_view(reinterpret_cast<const char*>(r_.data()) + o, n), Value::Kind::Bytes);
     } else {
       const int pi = p_.pool_index(f.pool);
       uint64_t p = o;
@@ -1068,7 +1081,7 @@ class Dec {
         if (!pl.scope.empty()) {
           const uint64_t t = r_.scope[pi] + r_.template get<uint32_t>(o + i * 4);
           try {
-            x->items()[i] = Value::string(std::string(r_.cstring(t)));
+            put_text(x->items()[i], r_.cstring(t));
           } catch (DecodeError& e) {
             e.push_index(i);
             throw;
@@ -1076,7 +1089,7 @@ class Dec {
           r_.refs[pi].emplace_back(t, x->items()[i].str().size());
         } else {
           try {
-            x->items()[i] = Value::string(std::string(pool_read(f.pool, r_.template get<uint32_t>(o + i * 4))));
+            put_text(x->items()[i], pool_read(f.pool, r_.template get<uint32_t>(o + i * 4)));
           } catch (DecodeError& e) {
             e.push_index(i);
             throw;
@@ -1274,7 +1287,7 @@ class Dec {
       switch (c.kind) {
         case CaseKind::PooledString:
           try {
-            v = Value::string(std::string(pool_read(p.pool, load_uint(p.pointer.width, o))));
+            put_text(v, pool_read(p.pool, load_uint(p.pointer.width, o)));
           } catch (DecodeError& e) {
             push(e);
             throw;
@@ -1284,7 +1297,7 @@ class Dec {
           const uint64_t t = (p.pointer.base == Field::Base::Struct ? fr.s : 0) + load_uint(p.pointer.width, o);
           if (f.resolved.fixed_offset && r_.lay) r_.lay->note(fr.s + f.resolved.offset, t);
           try {
-            v = Value::string(std::string(r_.pascal16(t)));
+            put_text(v, r_.pascal16(t));
           } catch (DecodeError& e) {
             push(e);
             throw;
@@ -1329,7 +1342,7 @@ class Dec {
             const uint64_t t = load_uint(p.pointer.elem_width, o + i * w);
             if (f.resolved.fixed_offset && r_.lay) r_.lay->note(fr.s + f.resolved.offset + i * w, t);
             try {
-              v.items()[i] = Value::string(std::string(r_.pascal16(t)));
+              put_text(v.items()[i], r_.pascal16(t));
             } catch (DecodeError& e) {
               e.push_index(i);
               push(e);
@@ -1439,26 +1452,26 @@ class Dec {
         }
         case FieldKind::OwnString:
           if (f.resolved.fixed_offset) note_layout(base + p);
-          *x = Value::string(std::string(r_.pascal16(base + p)));
+          put_text(*x, r_.pascal16(base + p));
           break;
         case FieldKind::PooledString: {
           const int pi = p_.pool_index(f.pool);
           const Pool& pl = s_.pools[pi];
           if (!pl.scope.empty()) {
-            *x = Value::string(std::string(r_.cstring(r_.scope[pi] + p)));
+            put_text(*x, r_.cstring(r_.scope[pi] + p));
             r_.refs[pi].emplace_back(r_.scope[pi] + p, x->str().size());
           } else if (Schema::Plan::layout_pool(pl) && pl.kind == Pool::Kind::Pascal16 && f.pointer.points_to_chars) {
             const uint64_t at = pool_base(pi) + base + p;
             const std::string_view t = r_.cstring(at);
             if (r_.lay && at >= 2) [[unlikely]] r_.lay->note_string(static_cast<uint32_t>(pi), at - 2, t.size());
-            *x = Value::string(std::string(t));
+            put_text(*x, t);
           } else if (Schema::Plan::layout_pool(pl)) {
-            *x = Value::string(std::string(str_pool(pi, pool_base(pi) + base + p)));
+            put_text(*x, str_pool(pi, pool_base(pi) + base + p));
             if (p_.placed_pool(pl)) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str().size());
           } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
-            *x = Value::string(std::string(r_.pascal16(pool_base(pi) + base + p)));
+            put_text(*x, r_.pascal16(pool_base(pi) + base + p));
           } else {
-            *x = Value::string(std::string(r_.cstring(pool_base(pi) + base + p)));
+            put_text(*x, r_.cstring(pool_base(pi) + base + p));
           }
           break;
         }
@@ -1521,7 +1534,7 @@ class Dec {
             for (uint64_t i = 0; i < n; ++i) {
               note_slot(t + i * stride);
               try {
-                x->items()[i] = Value::string(std::string(pool_read(f.pool, load_uint(f.pointer.width, t + i * stride))));
+                put_text(x->items()[i], pool_read(f.pool, load_uint(f.pointer.width, t + i * stride)));
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
