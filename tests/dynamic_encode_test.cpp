@@ -369,6 +369,113 @@ BOOST_AUTO_TEST_CASE(hooks_refused_at_encode) {
   BOOST_TEST(d.encode_refusal() == msg);
 }
 
+// The writer's steps store a plain number (and a fixed array of numbers)
+// straight from the value when it is of the field's kind and fits: a value
+// out of range, of another kind, or a converted one goes the general way,
+// with the general message (the generated model cannot hold such values; a
+// dynamic::Value can).
+BOOST_AUTO_TEST_CASE(plain_numbers_checked_by_the_steps) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: steps
+title: Steps
+doc: Plain numbers.
+endian: little
+extensions: [.stp]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: Numbers.
+    size: 0x1a
+    fields:
+      - {name: a, type: u8, doc: A.}
+      - {name: b, type: s8, doc: B.}
+      - {name: c, type: u16, doc: C.}
+      - {name: d, type: s16, doc: D.}
+      - {name: e, type: "u16[3]", doc: E.}
+      - {name: f, type: "s8[2]", doc: F.}
+      - {name: g, type: f32, doc: G.}
+      - {name: h, type: u64, doc: H.}
+)",
+                                                   "steps.yaml");
+  const dyn::Value v = d.from_text("format: steps\na: 200\nb: -100\nc: 0xBEEF\nd: -2\ne: [1, 0xFFFF, 3]\nf: [-128, 127]\ng: 1.5\nh: 0x0102030405060708\n");
+  const std::vector<uint8_t> want = {200, 0x9c, 0xef, 0xbe, 0xfe, 0xff, 1, 0, 0xff, 0xff, 3, 0, 0x80, 0x7f, 0, 0, 0xc0, 0x3f,
+                                     8, 7, 6, 5, 4, 3, 2, 1};
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+  auto error = [&](const char* path, dyn::Value x) {
+    dyn::Value w = v;
+    w.at_path(path) = std::move(x);
+    try {
+      d.encode(w);
+    } catch (const binschema::EncodeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(encoded)");
+  };
+  BOOST_TEST(error("a", dyn::Value::uint(256, 1)) == "Head.a: value 256 does not fit in u8");
+  BOOST_TEST(error("b", dyn::Value::int_(-129, 1)) == "Head.b: value -129 does not fit in s8");
+  BOOST_TEST(error("b", dyn::Value::int_(128, 1)) == "Head.b: value 128 does not fit in s8");
+  BOOST_TEST(error("c", dyn::Value::int_(-1, 2)) == "Head.c: value -1 does not fit in u16");
+  BOOST_TEST(error("d", dyn::Value::uint(uint64_t(1) << 63, 8)) == "Head.d: value 9223372036854775808 does not fit");
+  BOOST_TEST(error("e[1]", dyn::Value::uint(0x10000, 2)) == "Head.e: value 65536 does not fit in u16");
+  BOOST_TEST(error("f[0]", dyn::Value::int_(-129, 1)) == "Head.f: value -129 does not fit in s8");
+  BOOST_TEST(error("g", dyn::Value::string("x")) == "Head.g: a number with a fraction expected");
+  // Another kind that fits is converted as the generated model's assignment would.
+  dyn::Value w = v;
+  w["a"] = dyn::Value::int_(200, 1);
+  w["e"][1] = dyn::Value::int_(0xFFFF, 2);
+  w["g"] = dyn::Value::float64(1.5);
+  BOOST_TEST(d.encode(w) == want, boost::test_tools::per_element());
+}
+
+// Where a field at a variable offset went is noted while the struct is
+// written and looked up when its target is placed: near the last look-up,
+// or (here: the last of 20 pointers after a string, placed first) through
+// the index of all that were noted.
+BOOST_AUTO_TEST_CASE(far_field_positions_found_through_the_index) {
+  std::string schema = R"(format: far
+title: Far
+doc: Pointers at variable offsets.
+endian: little
+extensions: [.far]
+versions: "1"
+root: Head
+types:
+  Leaf:
+    doc: Leaf.
+    size: 1
+    fields:
+      - {name: v, type: u8, doc: V.}
+  Head:
+    doc: Head.
+    fields:
+      - {name: name, type: cstring, doc: Name.}
+)";
+  std::string layout = "    layout: [p19";
+  for (int i = 0; i < 20; ++i) {
+    const std::string n = std::to_string(i);
+    schema.append("      - {name: p").append(n).append(", type: Leaf, ptr: u32, doc: P.}\n");
+    if (i < 19) layout.append(", p").append(n);
+  }
+  const dyn::Schema d = dyn::Schema::load_text(schema + layout + "]\n", "far.yaml");
+  std::string text = "format: far\nname: a\n";
+  for (int i = 0; i < 20; ++i) {
+    const std::string n = std::to_string(i);
+    text.append("p").append(n).append(": {v: ").append(n).append("}\n");
+  }
+  const dyn::Value v = d.from_text(text);
+  const std::vector<uint8_t> b = d.encode(v);
+  // name (2), 20 pointers; p19's target first (at 82), then p0's to p18's.
+  BOOST_REQUIRE(b.size() == 82u + 20);
+  auto u32 = [&](size_t at) { return b[at] | b[at + 1] << 8 | b[at + 2] << 16 | b[at + 3] << 24; };
+  BOOST_TEST(u32(2 + 4 * 19) == 82);
+  BOOST_TEST(b[82] == 19);
+  for (int i = 0; i < 19; ++i) {
+    BOOST_TEST(u32(2 + 4 * i) == 83 + i);
+    BOOST_TEST(b[83 + i] == i);
+  }
+  BOOST_TEST((d.decode(b) == v));
+}
+
 namespace {
 // The first place two values differ, as a path (empty when equal).
 std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::string& path) {

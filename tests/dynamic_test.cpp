@@ -15,6 +15,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "binschema/compression.h"
 #include "binschema/dynamic.h"
@@ -626,6 +627,74 @@ BOOST_AUTO_TEST_CASE(compact_value_is_a_plain_value_type) {
   BOOST_TEST(t.fields().size() == 8u);
   BOOST_TEST(t["f7"].as_uint() == 7u);
   BOOST_TEST(t.items().empty());
+}
+
+// A value's blocks come from per-thread chunks (value.cpp, docs/dynamic.md
+// "Memory"): a chunk is freed when its last block is, whichever thread frees
+// it and whether or not the thread that made it still runs; a block kept
+// from a decode keeps its chunk and nothing more, and the values kept stay
+// intact while other values are made and freed around them.
+BOOST_AUTO_TEST_CASE(value_memory_chunks_are_freed_by_any_thread) {
+  auto make = [](int seed) {
+    dyn::Value v = dyn::Value::struct_();
+    dyn::Value& a = v.add("items", dyn::Value::array());
+    a.items().resize(3000);  // 3000 string blocks: a few chunks
+    for (int i = 0; i < 3000; ++i) a.items()[static_cast<size_t>(i)] = dyn::Value::string("item " + std::to_string(seed) + "." + std::to_string(i));
+    return v;
+  };
+  auto intact = [](const dyn::Value& v, int seed) {
+    const auto& a = v["items"].items();
+    if (a.size() != 3000) return false;
+    for (int i = 0; i < 3000; ++i)
+      if (a[static_cast<size_t>(i)].str() != "item " + std::to_string(seed) + "." + std::to_string(i)) return false;
+    return true;
+  };
+  // The schema's plan holds values of its own (defaults) for as long as it lives.
+  const Gen& g = *by_name("sarc");
+  std::ifstream in(fs::path(BINSCHEMA_SOURCE_DIR) / "examples" / "sarc-two-files.yaml");
+  const std::vector<uint8_t> bytes = g.encode_text(std::string((std::istreambuf_iterator<char>(in)), {}));
+  const dyn::Schema& s = loaded(g);
+  const dyn::Value warm = dyn::Value::string("this thread has a chunk");
+  const int64_t base = dyn::detail::live_chunks();
+
+  // Made on four threads, checked and freed here after they ended.
+  std::vector<dyn::Value> vs(8);
+  {
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 4; ++t)
+      ts.emplace_back([&vs, &make, t] {
+        for (int k = 0; k < 2; ++k) vs[static_cast<size_t>(t * 2 + k)] = make(t * 2 + k);
+      });
+    for (auto& t : ts) t.join();
+  }
+  BOOST_TEST(dyn::detail::live_chunks() >= base + 8);
+  for (int i = 0; i < 8; ++i) BOOST_TEST(intact(vs[static_cast<size_t>(i)], i));
+  vs.clear();
+  BOOST_TEST(dyn::detail::live_chunks() == base);
+
+  // Made here, freed on another thread while this one makes more.
+  for (int i = 0; i < 8; ++i) vs.push_back(make(i));
+  std::thread freer([&vs] { vs.clear(); });
+  std::vector<dyn::Value> more;
+  for (int i = 0; i < 8; ++i) more.push_back(make(100 + i));
+  freer.join();
+  for (int i = 0; i < 8; ++i) BOOST_TEST(intact(more[static_cast<size_t>(i)], 100 + i));
+  more.clear();
+  BOOST_TEST(dyn::detail::live_chunks() <= base + 1);  // this thread's current chunk
+
+  // A small piece kept from each of many decodes keeps at most its chunk;
+  // the pieces stay intact while the decodes around them come and go.
+  std::vector<dyn::Value> kept;
+  for (int i = 0; i < 300; ++i) {
+    dyn::Value v = s.decode(bytes);
+    kept.push_back(std::move(v.at_path("nodes[1].attributes.name")));
+    const dyn::Value other = make(i);  // more blocks between the kept ones
+    BOOST_TEST_REQUIRE(intact(other, i));
+  }
+  for (const dyn::Value& k : kept) BOOST_TEST_REQUIRE(k.str() == "Data/numbers.bin");
+  BOOST_TEST(dyn::detail::live_chunks() <= base + 1 + 300);
+  kept.clear();
+  BOOST_TEST(dyn::detail::live_chunks() <= base + 1);
 }
 
 BOOST_AUTO_TEST_CASE(field_names_are_interned) {

@@ -48,10 +48,14 @@ namespace detail {
 // What a string, bytes, a struct, an array or a union holds, in one
 // allocation: a string (the text, the bytes, a union's case name) and the
 // elements (a struct's members or an array's or a union's values) after it.
+// Blocks come from per-thread chunks of 64 KiB by bump allocation (value.cpp:
+// a chunk counts its live blocks and is freed when the last one goes, from
+// any thread); a big block comes from the heap on its own.
 struct Block {
   enum : uint8_t { None, Members, Values };
   uint32_t size = 0, cap = 0;
   uint8_t type = None;  // what the elements are
+  uint32_t chunk = 0;   // bytes back to its chunk's start; 0: allocated on its own
   std::string str;
   template <class T>
   T* data() { return reinterpret_cast<T*>(this + 1); }
@@ -60,7 +64,10 @@ struct Block {
   static void destroy(Block* b);
   void clear();  // destroys the elements
 };
-static_assert(sizeof(Block) % 8 == 0);
+static_assert(sizeof(Block) % 8 == 0 && sizeof(Block) <= 16 + sizeof(std::string));
+// Chunks allocated and not yet freed, of every thread (tests: a chunk is
+// freed once its last block is, whichever thread frees it).
+int64_t live_chunks();
 // The slot of a Value that points to its Block.
 struct Slot {
   Block* b = nullptr;

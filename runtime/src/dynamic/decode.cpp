@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "binschema/byte_order.h"
 #include "binschema/data_pool.h"
@@ -273,6 +274,32 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (f.type.kind == ValueType::Union && !f.variant.tag_shift) fp.tag = index_of(f.variant.tag);
       if (!f.role.zero_when_empty.empty()) fp.zero = index_of(f.role.zero_when_empty);
       sp.fp.push_back(&fp);
+      DecodeStep ds;
+      ds.f = &f;
+      ds.fp = &fp;
+      ds.offset = f.resolved.offset;
+      ds.size = f.resolved.size;
+      ds.member = fp.member;
+      ds.prim = f.type.prim;
+      if (!f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union)) ds.flags |= DecodeStep::Cursor;
+      if (f.cond) ds.flags |= DecodeStep::Cond;
+      if (f.kind == FieldKind::Virtual) ds.flags |= DecodeStep::Virtual;
+      if (f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && f.resolved.fixed_size && !f.cond && !f.bom && !f.role.derive_pointer &&
+          !f.role.derive && f.role.also.empty() && !f.role.const_int && f.role.zero_when_empty.empty() && f.role.valid.empty() &&
+          f.table.index_of.empty() && f.bits.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
+          f.resolved.size == gen::prim_size(f.type.prim))
+        ds.flags |= DecodeStep::Plain;
+      {
+        const Value k = prim_value(f.type.prim, 0);
+        ds.vkind = k.kind;
+        ds.vwidth = k.width;
+      }
+      ds.bit0 = static_cast<uint32_t>(sp.bit_steps.size());
+      ds.nbits = static_cast<uint32_t>(f.bits.size());
+      for (const auto& b : f.bits)
+        sp.bit_steps.push_back({static_cast<uint8_t>(b.width), static_cast<uint8_t>(bits_bytes(b.width)), b.is_bool, !b.pool.empty()});
+      sp.decode.push_back(ds);
+      sp.has_mulhash = sp.has_mulhash || (f.role.derive && f.role.derive->calls(Fn::Mulhash));
       sp.has_tags = sp.has_tags || (f.type.kind == ValueType::Prim && f.array.on && !f.resolved.tag_for.empty());
       sp.has_dic = sp.has_dic || f.type.kind == ValueType::Dic;
       if (f.in_model()) {
@@ -418,15 +445,43 @@ class Dec {
     }
     return 0;
   }
-  // load_elem: one element of an array of numbers (a bool checked).
-  Value load_elem(const Field& f, uint64_t at) const {
+  // prim_value(p, raw) stored into v in place. A temporary moved in read
+  // its kind and width, just written a byte each, back as one word: a
+  // store-forwarding stall per number (most of an array of numbers' read).
+  static void put_prim(Value& v, Prim p, uint64_t raw) {
+    if (v.kind > Value::Kind::Double) v = Value();  // a kind that may hold a block (a number or Absent holds none here)
+    switch (p) {
+      case Prim::Bool8: v.kind = Value::Kind::Bool; v.width = 1; v.n = raw != 0; return;
+      case Prim::Bool32: v.kind = Value::Kind::Bool; v.width = 4; v.n = raw != 0; return;
+      case Prim::F32: v.kind = Value::Kind::Float; v.width = 4; v.n = raw & 0xffffffffu; return;
+      case Prim::F64: v.kind = Value::Kind::Double; v.width = 8; v.n = raw; return;
+      case Prim::S8: case Prim::S16: case Prim::S24: case Prim::S32: case Prim::S64: v.kind = Value::Kind::Int; break;
+      default: v.kind = Value::Kind::UInt; break;
+    }
+    v.width = static_cast<uint8_t>(gen::prim_size(p));
+    v.n = raw;
+  }
+  // Value::string(std::string(t)) stored into v in place: the text copied
+  // once into v's block (no std::string made and moved, no temporary Value
+  // moved in: put_prim's stall). v is a member or element being read: a
+  // number, Absent, or a string or bytes whose block it reuses.
+  static void put_text(Value& v, std::string_view t, Value::Kind k = Value::Kind::String) {
+    if (v.kind > Value::Kind::Bytes) v = Value();  // a struct, array or union: what it holds goes
+    v.kind = k;
+    v.width = 0;
+    v.n = 0;
+    if (!t.empty()) v.str().assign(t.data(), t.size());
+    else if (!std::as_const(v).str().empty()) v.str().clear();
+  }
+  // load_elem: one element of an array of numbers (a bool checked), into v.
+  void load_elem(Value& v, const Field& f, uint64_t at) const {
     const uint64_t raw = load_prim(f.type.prim, at);
     if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
       const uint64_t tv = f.true_value ? *f.true_value : 1;
       if (raw != 0 && raw != tv)
         throw DecodeError(at, "value " + hex(raw) + " is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")");
     }
-    return prim_value(f.type.prim, raw);
+    put_prim(v, f.type.prim, raw);
   }
   void note_slot(uint64_t at) {
     if (s_.relocation_table && r_.slots) r_.slots->push_back(at);
@@ -545,11 +600,11 @@ class Dec {
 
   Value* member(Frame& fr, const Field& f) {
     // The field being read (read_field) without a look-up by address.
-    const int m = fr.cur < fr.st.fields.size() && fr.st.fields[fr.cur].get() == &f ? fr.sp.fp[fr.cur]->member : p_.of(&f).member;
+    const int m = fr.cur < fr.sp.decode.size() && fr.sp.decode[fr.cur].f == &f ? fr.sp.decode[fr.cur].member : p_.of(&f).member;
     return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
   }
   Value* member(Frame& fr, size_t fi) {
-    const int m = fr.sp.fp[fi]->member;
+    const int m = fr.sp.decode[fi].member;
     return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
   }
 
@@ -585,10 +640,30 @@ class Dec {
       ~Truncate() { v.resize(n); }
     } truncate{targets_, tbase};
     bool at_cursor = false;
-    for (size_t fi = 0; fi < st.fields.size(); ++fi) {
-      const Field& f = *st.fields[fi];
-      const bool cursor = !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
-      if (&st == p_.root && cursor && !at_cursor) {
+    const bool root = &st == p_.root;
+    Member* const mem = x.fields().data();  // the members stay where they are during the read
+    const size_t nf = st.fields.size();
+    for (size_t fi = 0; fi < nf; ++fi) {
+      const DecodeStep& ds = sp.decode[fi];
+      const bool cursor = ds.flags & DecodeStep::Cursor;
+      if ((ds.flags & DecodeStep::Plain) && !root) {
+        // A plain number: loaded and stored (read_field and read_scalar, no check to make).
+        const uint64_t o = cursor ? fr.o : s + ds.offset;
+        if (cursor) r_.need(o, ds.size);
+        const uint64_t raw = load_prim(ds.prim, o);
+        fr.loc.raw[fi] = raw;
+        if (ds.member >= 0) {
+          // prim_value in place: the member holds a number (its default) and no block.
+          Value& v = mem[ds.member].value;
+          v.kind = ds.vkind;
+          v.width = ds.vwidth;
+          v.n = raw;
+        }
+        if (cursor) fr.o += ds.size;
+        continue;
+      }
+      const Field& f = *ds.f;
+      if (root && cursor && !at_cursor) {
         at_cursor = true;
         for (size_t pi = 0; pi < s_.pools.size(); ++pi) {
           const Pool& pl = s_.pools[pi];
@@ -604,14 +679,14 @@ class Dec {
           r_.refs[pi].clear();
         }
       }
-      if (f.cond && !eval_cond(fr, *f.cond)) {
+      if ((ds.flags & DecodeStep::Cond) && !eval_cond(fr, *f.cond)) {
         if (f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed))
           if (Value* v = member(fr, fi)) *v = p_.of(f.type.st).empty;
         continue;
       }
-      const uint64_t o = cursor ? fr.o : s + f.resolved.offset;
+      const uint64_t o = cursor ? fr.o : s + ds.offset;
       read_field(fr, f, fi, o, cursor, targets_);
-      if (&st == p_.root) {
+      if (root) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == f.name) r_.g[i] = fr.loc.raw[fi];
         for (size_t pi = 0; pi < s_.pools.size(); ++pi)
@@ -627,6 +702,7 @@ class Dec {
       if (Value& v = x.fields()[static_cast<size_t>(m)].value; v.kind == Value::Kind::Absent) v = *def;
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
+      if (!sp.has_mulhash) break;
       if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
       const Expr& a = f->role.derive->args[0];
       const size_t dot = a.name.find('.');
@@ -639,6 +715,7 @@ class Dec {
                   "says " + hex(raw) + " but " + gen::expr_text(*f->role.derive) + " is " + hex(want));
     }
     for (const auto& f : st.fields) {
+      if (!sp.has_dic) break;
       if (f->type.kind != ValueType::Dic) continue;
       auto& d = fr.dic[p_.of(f.get()).index];
       Value* arr = x.find(f->keys_array);
@@ -703,7 +780,7 @@ class Dec {
         if (b > e || base + e > r_.size())
           fail_here(o, f.name, "slice " + hex(b) + ".." + hex(e) + " of pool " + f.pool + " (from " + hex(base) + ") is not inside the file (" +
                                    hex(r_.size()) + " bytes)");
-        if (Value* v = member(fr, f)) *v = Value::bytes(std::string(reinterpret_cast<const char*>(r_.data()) + base + b, e - b));
+        if (Value* v = member(fr, f)) put_text(*v, std::string_view(reinterpret_cast<const char*>(r_.data()) + base + b, e - b), Value::Kind::Bytes);
         r_.slices[pi].push_back({base + b, base + e, o, nullptr});
         r_.slice_values[pi].push_back(f.pointer.align_field.empty() ? nullptr : fr.x.find(f.pointer.align_field));
         break;
@@ -834,41 +911,48 @@ class Dec {
     }
     if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
       check_bool(f, raw, o, f.name);
-      x = prim_value(f.type.prim, raw);
+      put_prim(x, f.type.prim, raw);
     } else if (f.kind == FieldKind::BitWord) {
-      // Built here (its member starts Absent: StructPlan::heavy).
+      // Built here (its member starts Absent: StructPlan::heavy), from the
+      // plan's bit steps (the model's Bits are 192 bytes each).
+      const DecodeStep& ds = fr.sp.decode[fi];
+      const BitStep* bs = fr.sp.bit_steps.data() + ds.bit0;
+      const size_t nb = ds.nbits;
       x.kind = Value::Kind::Struct;
-      x.fields().resize(f.bits.size());
-      const Value& def = fr.sp.fp[fi]->bits_def;
+      x.fields().resize(nb);
+      Member* xm = x.fields().data();
+      const Member* dm = fr.sp.fp[fi]->bits_def.fields().data();
       unsigned shift = 0;
-      size_t k = 0;
-      for (const auto& b : f.bits) {
-        const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
+      for (size_t k = 0; k < nb; ++k) {
+        const unsigned w = bs[k].width;
+        const uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
         uint64_t v = (raw >> shift) & mask;
-        x.fields()[k].name = def.fields()[k].name;
-        Value& bx = x.fields()[k++].value;
-        if (!b.pool.empty()) {
+        shift += w;
+        xm[k].name = dm[k].name;
+        Value& bx = xm[k].value;
+        if (bs[k].pooled) {
+          const auto& b = f.bits[k];
           if (b.scale > 1) v *= b.scale;
           const int pi = p_.pool_index(b.pool);
           try {
-            bx = Value::string(std::string(pool_read(b.pool, v)));
+            put_text(bx, pool_read(b.pool, v));
             if (p_.placed_pool(s_.pools[pi])) r_.refs[pi].emplace_back(pool_base(pi) + v, bx.str().size());
           } catch (DecodeError& e) {
             e.push_field(b.name.c_str());
             e.push_field(f.name.c_str());
             throw;
           }
-        } else if (b.is_bool) {
-          bx = Value::boolean(v != 0, 0);
         } else {
-          bx = Value::uint(v, static_cast<uint8_t>(bits_bytes(b.width)));
+          // In place (put_prim's reason): bx is new, Absent.
+          bx.kind = bs[k].is_bool ? Value::Kind::Bool : Value::Kind::UInt;
+          bx.width = bs[k].is_bool ? 0 : bs[k].bytes;
+          bx.n = bs[k].is_bool ? v != 0 : v;
         }
-        shift += b.width;
       }
     } else if (has_empty0) {
-      if (!empty0) x = prim_value(f.type.prim, raw);
+      if (!empty0) put_prim(x, f.type.prim, raw);
     } else {
-      x = prim_value(f.type.prim, raw);
+      put_prim(x, f.type.prim, raw);
     }
   }
 
@@ -901,7 +985,7 @@ class Dec {
       if (r_.chars(o, n) != want)
         fail_here(o, f.name, "expected \"" + want + "\", found \"" + std::string(r_.chars(o, n)) + "\"");
     } else if (Value* v = member(fr, f)) {
-      *v = Value::string(std::string(r_.chars(o, n)));
+      put_text(*v, r_.chars(o, n));
     }
   }
 
@@ -910,7 +994,7 @@ class Dec {
     const uint64_t n = f.size_rest ? until_(o, fr.end) : eval_u(fr, *f.size_expr);
     r_.need(o, n);
     if (f.kind == FieldKind::Bytes) {
-      if (Value* v = member(fr, f)) *v = Value::bytes(std::string(reinterpret_cast<const char*>(r_.data()) + o, n));
+      if (Value* v = member(fr, f)) put_text(*v, std::string_view(reinterpret_cast<const char*>(r_.data()) + o, n), Value::Kind::Bytes);
     } else {
       const int pi = p_.pool_index(f.pool);
       uint64_t p = o;
@@ -997,7 +1081,7 @@ class Dec {
         if (!pl.scope.empty()) {
           const uint64_t t = r_.scope[pi] + r_.template get<uint32_t>(o + i * 4);
           try {
-            x->items()[i] = Value::string(std::string(r_.cstring(t)));
+            put_text(x->items()[i], r_.cstring(t));
           } catch (DecodeError& e) {
             e.push_index(i);
             throw;
@@ -1005,7 +1089,7 @@ class Dec {
           r_.refs[pi].emplace_back(t, x->items()[i].str().size());
         } else {
           try {
-            x->items()[i] = Value::string(std::string(pool_read(f.pool, r_.template get<uint32_t>(o + i * 4))));
+            put_text(x->items()[i], pool_read(f.pool, r_.template get<uint32_t>(o + i * 4)));
           } catch (DecodeError& e) {
             e.push_index(i);
             throw;
@@ -1050,7 +1134,7 @@ class Dec {
       x->items().resize(n);
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
-        x->items()[i] = load_elem(f, o + i * sz);
+        load_elem(x->items()[i], f, o + i * sz);
         put_tag(i, x->items()[i]);
       }
       return;
@@ -1062,7 +1146,7 @@ class Dec {
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
-          x->items()[i] = load_elem(f, o + i * size);
+          load_elem(x->items()[i], f, o + i * size);
           put_tag(i, x->items()[i]);
         } else {
           uint64_t next = r_.size();
@@ -1086,7 +1170,7 @@ class Dec {
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
-          x->items()[i] = load_elem(f, fr.o);
+          load_elem(x->items()[i], f, fr.o);
           put_tag(i, x->items()[i]);
           fr.o += gen::prim_size(f.type.prim);
           continue;
@@ -1203,7 +1287,7 @@ class Dec {
       switch (c.kind) {
         case CaseKind::PooledString:
           try {
-            v = Value::string(std::string(pool_read(p.pool, load_uint(p.pointer.width, o))));
+            put_text(v, pool_read(p.pool, load_uint(p.pointer.width, o)));
           } catch (DecodeError& e) {
             push(e);
             throw;
@@ -1213,7 +1297,7 @@ class Dec {
           const uint64_t t = (p.pointer.base == Field::Base::Struct ? fr.s : 0) + load_uint(p.pointer.width, o);
           if (f.resolved.fixed_offset && r_.lay) r_.lay->note(fr.s + f.resolved.offset, t);
           try {
-            v = Value::string(std::string(r_.pascal16(t)));
+            put_text(v, r_.pascal16(t));
           } catch (DecodeError& e) {
             push(e);
             throw;
@@ -1226,9 +1310,9 @@ class Dec {
           } else if (p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32) {
             const uint64_t raw = load_prim(p.type.prim, o);
             check_bool(p, raw, o, f.name);
-            v = prim_value(p.type.prim, raw);
+            put_prim(v, p.type.prim, raw);
           } else {
-            v = prim_value(p.type.prim, load_prim(p.type.prim, o));
+            put_prim(v, p.type.prim, load_prim(p.type.prim, o));
           }
           break;
         case CaseKind::Numbers: {
@@ -1236,12 +1320,12 @@ class Dec {
           const uint64_t sz = gen::prim_size(p.type.prim);
           if (p.array.fixed_count) {
             v.items().resize(*p.array.fixed_count);
-            for (size_t i = 0; i < *p.array.fixed_count; ++i) v.items()[i] = load_elem(p, o + i * sz);
+            for (size_t i = 0; i < *p.array.fixed_count; ++i) load_elem(v.items()[i], p, o + i * sz);
           } else {
             const uint64_t n = eval_u(fr, *p.array.count);
             r_.need_array(o, n, sz);
             v.items().resize(n);
-            for (uint64_t i = 0; i < n; ++i) v.items()[i] = load_elem(p, o + i * sz);
+            for (uint64_t i = 0; i < n; ++i) load_elem(v.items()[i], p, o + i * sz);
             advance = true;
             adv = padded_n(n * sz);
           }
@@ -1258,7 +1342,7 @@ class Dec {
             const uint64_t t = load_uint(p.pointer.elem_width, o + i * w);
             if (f.resolved.fixed_offset && r_.lay) r_.lay->note(fr.s + f.resolved.offset + i * w, t);
             try {
-              v.items()[i] = Value::string(std::string(r_.pascal16(t)));
+              put_text(v.items()[i], r_.pascal16(t));
             } catch (DecodeError& e) {
               e.push_index(i);
               push(e);
@@ -1368,26 +1452,26 @@ class Dec {
         }
         case FieldKind::OwnString:
           if (f.resolved.fixed_offset) note_layout(base + p);
-          *x = Value::string(std::string(r_.pascal16(base + p)));
+          put_text(*x, r_.pascal16(base + p));
           break;
         case FieldKind::PooledString: {
           const int pi = p_.pool_index(f.pool);
           const Pool& pl = s_.pools[pi];
           if (!pl.scope.empty()) {
-            *x = Value::string(std::string(r_.cstring(r_.scope[pi] + p)));
+            put_text(*x, r_.cstring(r_.scope[pi] + p));
             r_.refs[pi].emplace_back(r_.scope[pi] + p, x->str().size());
           } else if (Schema::Plan::layout_pool(pl) && pl.kind == Pool::Kind::Pascal16 && f.pointer.points_to_chars) {
             const uint64_t at = pool_base(pi) + base + p;
             const std::string_view t = r_.cstring(at);
             if (r_.lay && at >= 2) [[unlikely]] r_.lay->note_string(static_cast<uint32_t>(pi), at - 2, t.size());
-            *x = Value::string(std::string(t));
+            put_text(*x, t);
           } else if (Schema::Plan::layout_pool(pl)) {
-            *x = Value::string(std::string(str_pool(pi, pool_base(pi) + base + p)));
+            put_text(*x, str_pool(pi, pool_base(pi) + base + p));
             if (p_.placed_pool(pl)) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str().size());
           } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
-            *x = Value::string(std::string(r_.pascal16(pool_base(pi) + base + p)));
+            put_text(*x, r_.pascal16(pool_base(pi) + base + p));
           } else {
-            *x = Value::string(std::string(r_.cstring(pool_base(pi) + base + p)));
+            put_text(*x, r_.cstring(pool_base(pi) + base + p));
           }
           break;
         }
@@ -1445,12 +1529,12 @@ class Dec {
               }
             }
           } else if (f.type.kind == ValueType::Prim) {
-            for (uint64_t i = 0; i < n; ++i) x->items()[i] = load_elem(f, t + i * stride);
+            for (uint64_t i = 0; i < n; ++i) load_elem(x->items()[i], f, t + i * stride);
           } else if (f.type.kind == ValueType::String) {
             for (uint64_t i = 0; i < n; ++i) {
               note_slot(t + i * stride);
               try {
-                x->items()[i] = Value::string(std::string(pool_read(f.pool, load_uint(f.pointer.width, t + i * stride))));
+                put_text(x->items()[i], pool_read(f.pool, load_uint(f.pointer.width, t + i * stride)));
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;

@@ -193,13 +193,222 @@ uint64_t union_elem_size(const Field& u) {
   return size;
 }
 
+// Whether place_ looks up where field f went (at_var of the generator).
+bool placed_later(const Field& f) {
+  return f.pointer.width || f.pointer.elem_width || (f.type.kind == ValueType::Struct && f.type.st->has_children) ||
+         (f.type.kind == ValueType::Union && f.array.on);
+}
+
+}  // namespace
+
+// ---- The steps: what the writer does for each field, decided once ----------
+
+namespace enc {
+
+// What the generator decides per field once, kept for the whole write.
+struct Checks {
+  bool count_checked = false, count_evaluable = false;
+  std::string count_text;  // the count's expression, for messages (once per field, not per write)
+  bool derive_scoped = false, derive_late = false;  // a derived value: over a scoped pool, late (gen::)
+};
+
+Checks make_checks(const gen::Schema& s, const Struct& st, const Field& f) {
+  Checks c;
+  if (f.array.count) {
+    c.count_checked = count_checked(s, st, *f.array.count);
+    c.count_evaluable = write_evaluable(s, st, *f.array.count);
+    if (c.count_checked) c.count_text = gen::expr_text(*f.array.count);
+  }
+  if (f.role.derive) {
+    c.derive_scoped = gen::uses_scoped_pool(s, *f.role.derive);
+    c.derive_late = gen::is_late(*f.role.derive);
+  }
+  return c;
+}
+
+// A number of one primitive type as the writer checks and stores it: the
+// common case (a value of the type's own kind that fits) without fit()'s
+// general conversions.
+struct Num {
+  Value::Kind want = Value::Kind::Absent;  // Absent: always the general way
+  uint8_t bits = 64;                       // the value's range (64: any)
+  uint8_t size = 0;                        // bytes stored (1, 2, 4, 8)
+  bool is_signed = false;
+};
+inline Num num_of(Prim p) {
+  Num n;
+  switch (p) {
+    case Prim::U24:
+    case Prim::S24: return n;  // 24-bit stores check their own range
+    case Prim::Bool8: n = {Value::Kind::Bool, 1, 1, false}; return n;
+    case Prim::Bool32: n = {Value::Kind::Bool, 1, 4, false}; return n;
+    case Prim::F32: n = {Value::Kind::Float, 64, 4, false}; return n;
+    case Prim::F64: n = {Value::Kind::Double, 64, 8, false}; return n;
+    default: break;
+  }
+  const uint8_t size = static_cast<uint8_t>(gen::prim_size(p));
+  n.is_signed = gen::prim_is_signed(p);
+  n.want = n.is_signed ? Value::Kind::Int : Value::Kind::UInt;
+  n.size = size;
+  n.bits = static_cast<uint8_t>(8 * size);
+  return n;
+}
+// Whether v is a value of n's own kind in its range: stored as v.n.
+inline bool num_fits(const Num& n, const Value& v) {
+  if (v.kind != n.want) return false;
+  if (n.bits >= 64) return true;
+  if (!n.is_signed) return (v.n >> n.bits) == 0;
+  const int64_t i = static_cast<int64_t>(v.n);
+  const unsigned sh = 64u - n.bits;
+  return static_cast<int64_t>(static_cast<uint64_t>(i) << sh) >> sh == i;
+}
+
+enum class Op : uint8_t {
+  General,  // put_field
+  Num,      // a plain number at its place: fit and store (put_scalar's last branch, nothing else applies)
+  Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
+};
+
+struct Step {
+  const Field* f = nullptr;
+  // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
+  // these were as many cache lines of it).
+  const gen::Expr* cond = nullptr;  // its if:
+  uint64_t offset = 0, size = 0;    // f.resolved
+  bool fixed_size = false;
+  bool prelude = false;             // put_field's checks before the write (offsets_of:, a union[]'s tags, a count, a shared count)
+  int member = -1;               // in the struct value's members (-1: not in the model)
+  std::string_view name;         // interned: a member is recognised by the pointer
+  const char* what = "";         // "Struct.field"
+  Checks checks;
+  bool cursor = false;           // written at the cursor (a variable offset, or under if:)
+  bool at_var = false;           // and place_ looks up where it went
+  int region = -1;               // the region the field is (not a pointer's)
+  Op op = Op::General;
+  Num num;                       // Op::Num, and a bit word's store
+  std::vector<std::string_view> bits;  // a bit word: its bits' names, interned
+  // The struct's other fields this one names (null: none).
+  const Step* count_for = nullptr;     // the array it counts
+  const Step* tag_for = nullptr;       // the union it tags
+  const Step* count_shared = nullptr;  // the array counted by the same field
+  const Step* zero_counted = nullptr;  // zero_when_empty: the array the named count counts
+  bool until = false;                  // runs until(E): checked to end where E says
+};
+
+struct StructSteps {
+  std::vector<Step> steps;     // by field index
+  std::vector<size_t> scoped;  // the pools whose scope is this struct
+  std::vector<const Step*> layout;    // by layout item: the field it names (null: none)
+  std::vector<const Step*> unions;    // union fields with a case that place_ follows
+  std::vector<const Step*> children;  // inline struct fields with children that no layout item names
+  bool reaches_index = false;         // gen::reaches_index (a std::set per call)
+};
+
+}  // namespace enc
+
+struct Schema::Plan::Steps {
+  PtrMap<gen::Struct, enc::StructSteps> structs;
+};
+
+namespace {
+
+std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
+  const gen::Schema& s = *p.s;
+  auto r = std::make_shared<Schema::Plan::Steps>();
+  for (const auto& stp : s.structs) {
+    const Struct& st = *stp;
+    enc::StructSteps ss;
+    for (size_t i = 0; i < s.pools.size(); ++i)
+      if (s.pools[i].scope == st.name) ss.scoped.push_back(i);
+    for (const auto& fp : st.fields) {
+      const Field& f = *fp;
+      enc::Step k;
+      k.f = &f;
+      if (const FieldPlan* pl = p.fields.find(&f)) {
+        k.member = pl->member;
+        k.name = pl->name;
+        k.what = pl->what;
+      }
+      k.checks = enc::make_checks(s, st, f);
+      k.cursor = !f.resolved.fixed_offset || f.cond;
+      k.cond = f.cond ? &*f.cond : nullptr;
+      k.offset = f.resolved.offset;
+      k.size = f.resolved.size;
+      k.fixed_size = f.resolved.fixed_size;
+      k.prelude = !f.table.offsets_of.empty() || (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) || f.array.count ||
+                  !f.resolved.count_shared.empty();
+      k.at_var = k.cursor && placed_later(f);
+      k.region = !f.pointer.width && !f.region.empty() ? s.region_id(f.region) : -1;
+      for (const auto& b : f.bits) k.bits.push_back(intern(b.name));
+      if (f.type.kind == ValueType::Prim && !f.array.on) k.num = enc::num_of(f.type.prim);
+      const bool plain = f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && !f.array.on && f.in_model() && k.member >= 0 &&
+                         f.resolved.fixed_size && !f.bom && !f.role.derive && f.resolved.count_for.empty() && f.resolved.tag_for.empty() &&
+                         f.table.index_of.empty() && f.table.offsets_of.empty() && !f.true_value && !f.role.const_int &&
+                         f.role.zero_when_empty.empty() && f.role.valid.empty() && !f.array.count && f.resolved.count_shared.empty() &&
+                         !f.size_expr && !f.cond && f.bits.empty() && k.region < 0 && !placed_later(f) && k.num.want != Value::Kind::Absent;
+      if (plain) k.op = enc::Op::Num;
+      const bool nums = f.kind == FieldKind::InlineArray && f.type.kind == ValueType::Prim && f.array.on && f.array.fixed_count &&
+                        f.resolved.fixed_size && f.in_model() && k.member >= 0 && !k.prelude && !f.cond && k.region < 0 && !f.pad &&
+                        !placed_later(f) && f.array.sort.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
+                        !f.size_expr && f.bits.empty();
+      if (nums) {
+        k.num = enc::num_of(f.type.prim);
+        if (k.num.want != Value::Kind::Absent) k.op = enc::Op::Nums;
+      }
+      const gen::Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
+      k.until = until && until->calls(Fn::Until) && !f.cond;
+      ss.steps.push_back(std::move(k));
+    }
+    auto step = [&](const std::string& name) -> const enc::Step* {
+      for (const auto& k : ss.steps)
+        if (k.f->name == name) return &k;
+      return nullptr;
+    };
+    for (auto& k : ss.steps) {
+      const Field& f = *k.f;
+      if (!f.resolved.count_for.empty()) k.count_for = step(f.resolved.count_for);
+      if (!f.resolved.tag_for.empty()) k.tag_for = step(f.resolved.tag_for);
+      if (!f.resolved.count_shared.empty()) k.count_shared = step(f.resolved.count_shared);
+      if (!f.role.zero_when_empty.empty())
+        if (const enc::Step* z = step(f.role.zero_when_empty)) k.zero_counted = step(z->f->resolved.count_for);
+    }
+    for (const auto& li : st.layout) ss.layout.push_back(step(li.name));
+    for (const auto& k : ss.steps) {
+      const Field& u = *k.f;
+      if (u.type.kind != ValueType::Union) continue;
+      auto places = [](const Case& c) {
+        switch (c.kind) {
+          case CaseKind::OwnString:
+          case CaseKind::OwnStrings:
+          case CaseKind::StructPointer: return true;
+          case CaseKind::Struct: return c.field->type.st->has_children;
+          default: return false;
+        }
+      };
+      if (std::any_of(u.variant.cases.begin(), u.variant.cases.end(), places)) ss.unions.push_back(&k);
+    }
+    for (const auto& k : ss.steps) {
+      const Field& f = *k.f;
+      if (f.pointer.width || f.pointer.elem_width || f.type.kind != ValueType::Struct || !f.type.st->has_children || !f.in_model()) continue;
+      bool named = false;
+      for (const auto& li : st.layout) named = named || (li.kind == LayoutItem::Children && li.name == f.name);
+      if (!named) ss.children.push_back(&k);
+    }
+    ss.reaches_index = gen::reaches_index(st);
+    r->structs.emplace(&st, std::move(ss));
+  }
+  return r;
+}
 
 // ---- The writer ---------------------------------------------------------------
 
 template <std::endian E>
 class Encoder {
  public:
-  Encoder(const gen::Schema& s, const Schema::Plan* plan, const Layout* lay, LayoutTrace* trace) : s_(s), plan_(plan), lay_(lay), trace_(trace) {}
+  Encoder(const gen::Schema& s, const Schema::Plan* plan, const Layout* lay, LayoutTrace* trace) : s_(s), plan_(plan), lay_(lay), trace_(trace) {
+    std::call_once(plan_->steps_once, [plan] { plan->steps = make_steps(*plan); });
+    steps_ = plan_->steps.get();
+  }
 
   std::vector<uint8_t> run(const Value& x) {
     const Struct& root = *s_.find(s_.root);
@@ -284,6 +493,7 @@ class Encoder {
 
   const gen::Schema& s_;
   const Schema::Plan* plan_;  // where each field is among its struct value's members
+  const Schema::Plan::Steps* steps_;  // what to write for each field
   const Layout* lay_;
   LayoutTrace* trace_;
   Writer<E> w;
@@ -309,57 +519,100 @@ class Encoder {
   std::set<std::string> sec_done_;
   std::unordered_map<const Value*, uint64_t> placed_;  // targets placed before their pointer exists (self)
   std::map<std::string, uint64_t> ctx_;  // context: values of the root
-  // Where fields at variable offsets (or under if:) went: (struct value, field) -> offset.
-  // Open addressing (one per field at a variable offset of every struct
-  // written: no node allocated, no division per look-up).
+  // Where fields at variable offsets (or under if:) went: (struct value,
+  // field) -> offset. A log in the order put_ notes them, read near where
+  // the last read hit (place_ reads them mostly in the order put_ noted
+  // them), else through a hash index of the log (built when first needed),
+  // as the generated code's binschema::PtrMap does. A hash table alone was a
+  // cache miss per field noted and per field read (ASB: 11 % of the encode).
   class AtMap {
    public:
-    uint64_t& operator[](std::pair<const Value*, const Field*> k) {
-      if ((n_ + 1) * 2 > slots_.size()) grow();
-      size_t i = hash(k);
-      while (slots_[i].used && !(slots_[i].v == k.first && slots_[i].f == k.second)) i = (i + 1) & (slots_.size() - 1);
-      if (!slots_[i].used) {
-        slots_[i] = {k.first, k.second, 0, true};
-        ++n_;
+    void set(const Value* v, const Field* f, uint64_t at) {
+      if (!log_.empty() && log_.back().v == v && log_.back().f == f) {  // noted again right away (put_, then its field's own)
+        log_.back().at = at;
+        return;
       }
-      return slots_[i].at;
+      log_.push_back({v, f, at});
     }
-    const uint64_t* find(std::pair<const Value*, const Field*> k) const {
-      if (slots_.empty()) return nullptr;
-      for (size_t i = hash(k); slots_[i].used; i = (i + 1) & (slots_.size() - 1))
-        if (slots_[i].v == k.first && slots_[i].f == k.second) return &slots_[i].at;
+    const uint64_t* find(const Value* v, const Field* f) {
+      const size_t n = log_.size();
+      const size_t end = std::min(n, last_ + kAhead);
+      for (size_t i = last_; i < end; ++i)
+        if (log_[i].v == v && log_[i].f == f) return hit(i);
+      const size_t begin = last_ > kBehind ? last_ - kBehind : 0;
+      for (size_t i = std::min(last_, n); i-- > begin;)
+        if (log_[i].v == v && log_[i].f == f) return hit(i);
+      index_up_to(n);
+      if (table_.empty()) return nullptr;
+      const size_t mask = table_.size() - 1;
+      for (size_t i = hash(v, f) & mask; table_[i]; i = (i + 1) & mask)
+        if (log_[table_[i] - 1].v == v && log_[table_[i] - 1].f == f) return hit(table_[i] - 1);
       return nullptr;
     }
 
    private:
-    struct Slot {
+    static constexpr size_t kAhead = 16, kBehind = 8;
+    struct Entry {
       const Value* v;
       const Field* f;
       uint64_t at;
-      bool used;
     };
-    size_t hash(std::pair<const Value*, const Field*> k) const {
-      const uint64_t h = (reinterpret_cast<uintptr_t>(k.first) * 0x9e3779b97f4a7c15ull) ^ (reinterpret_cast<uintptr_t>(k.second) * 0xc2b2ae3d27d4eb4full);
-      return static_cast<size_t>(h >> 24) & (slots_.size() - 1);
+    const uint64_t* hit(size_t i) {
+      last_ = i;
+      return &log_[i].at;
     }
-    void grow() {
-      std::vector<Slot> old = std::move(slots_);
-      slots_.assign(old.empty() ? 256 : old.size() * 2, Slot{nullptr, nullptr, 0, false});
-      n_ = 0;
-      for (const Slot& x : old)
-        if (x.used) (*this)[{x.v, x.f}] = x.at;
+    static size_t hash(const Value* v, const Field* f) {
+      const uint64_t h = (reinterpret_cast<uintptr_t>(v) * 0x9e3779b97f4a7c15ull) ^ (reinterpret_cast<uintptr_t>(f) * 0xc2b2ae3d27d4eb4full);
+      return static_cast<size_t>(h >> 24);
     }
-    std::vector<Slot> slots_;
-    size_t n_ = 0;
+    // Index entries [indexed_, n) of the log (a later entry of a key replaces an earlier one).
+    void index_up_to(size_t n) {
+      if (indexed_ == n) return;
+      if (table_.size() < 2 * n) {
+        size_t cap = 256;
+        while (cap < 4 * n) cap *= 2;
+        table_.assign(cap, 0);
+        indexed_ = 0;
+      }
+      const size_t mask = table_.size() - 1;
+      for (; indexed_ < n; ++indexed_) {
+        const Entry& e = log_[indexed_];
+        size_t i = hash(e.v, e.f) & mask;
+        while (table_[i] && !(log_[table_[i] - 1].v == e.v && log_[table_[i] - 1].f == e.f)) i = (i + 1) & mask;
+        table_[i] = static_cast<uint32_t>(indexed_ + 1);
+      }
+    }
+    std::vector<Entry> log_;
+    std::vector<uint32_t> table_;  // log index + 1 (0: empty)
+    size_t last_ = 0, indexed_ = 0;
   };
   AtMap at_;
   std::deque<Typed> typed_;                    // shared targets: values the writer keeps pointers to
   std::unordered_map<std::string, std::unique_ptr<std::string>> types_;  // their types
   std::unordered_map<const void*, const char*> what_of_;
-  std::unordered_map<const Struct*, std::pair<const std::string*, bool>> case_struct_;  // place_case_struct's type name, plain_struct
+  // place_case_struct's type name and plain_struct, by payload type (direct-mapped: a miss recomputes them).
+  struct CaseStruct {
+    const Struct* st = nullptr;
+    const std::string* type = nullptr;
+    bool plain = false;
+  };
+  CaseStruct case_struct_[64];
   std::vector<IndexTable> tabs_;      // the root's tables (table:), by table id
   std::deque<Value> table_values_;    // the tables as their structs, built to be written
 
+  // The id of a region or pool by its name (gen::Schema::region_id compares
+  // every name): the names are the schema's strings, so their address is
+  // the key.
+  struct RegionName {
+    const std::string* n = nullptr;
+    int id = -1;
+  };
+  RegionName regions_[256];
+  int region_id(const std::string& n) {
+    RegionName& r = regions_[(reinterpret_cast<uintptr_t>(&n) >> 3) * 0x9e3779b97f4a7c15ull >> 56];
+    if (r.n != &n) r = {&n, s_.region_id(n)};
+    return r.id;
+  }
   // "Struct.field": a pointer that outlives the write, as the generated
   // code's string literals do (a LayoutTrace keeps the names of late values
   // for decode(bytes, layout)'s message, after the writer is gone).
@@ -373,7 +626,7 @@ class Encoder {
   // address in a direct-mapped table (a hit is one line of L1, not the
   // plan's hash probe and its FieldPlan: what() and member() were a fifth
   // of EVNT's encode).
-  struct Checks;
+  using Checks = enc::Checks;
   struct FieldInfo {
     const Field* f = nullptr;
     const FieldPlan* fp = nullptr;
@@ -399,16 +652,53 @@ class Encoder {
   }
   // The field an expression's name stands for in struct st (st.field(name)
   // compares every field's name), by the expression's address.
+  // And what eval needs of it: its step, the array it counts, a bit
+  // field's word and bit (no substr, no name compare per evaluation).
   struct IdentInfo {
     const Expr* e = nullptr;
     const Struct* st = nullptr;
-    const Field* f = nullptr;
+    const Field* f = nullptr;        // the field named (a bit field: its word; null: none)
+    const enc::Step* k = nullptr;    // f's step
+    const enc::Step* count = nullptr;  // f counts an array: the array's step
+    bool dotted = false;             // a bit field: word.bit
+    size_t bit = 0;                  // its index among the word's bits (-1: none)
+    std::string_view bit_name;       // interned
+    const uint64_t* ctx = nullptr;   // no field of st: the root's value of that name (context:)
   };
-  IdentInfo ident_[512];
-  const Field* field_named(const Struct& st, const Expr& e) {
-    IdentInfo& i = ident_[(reinterpret_cast<uintptr_t>(&e) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
-    if (i.e != &e || i.st != &st) i = {&e, &st, st.field(e.name)};
-    return i.f;
+  IdentInfo ident_[1024];
+  const IdentInfo& ident(const Struct& st, const Expr& e) {
+    IdentInfo& i = ident_[(reinterpret_cast<uintptr_t>(&e) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
+    if (i.e == &e && i.st == &st) return i;
+    i = IdentInfo{};
+    i.e = &e;
+    i.st = &st;
+    const enc::StructSteps& ss = steps_->structs.at(&st);
+    auto step_of = [&](const Field* f) -> const enc::Step* {
+      for (const auto& k : ss.steps)
+        if (k.f == f) return &k;
+      return nullptr;
+    };
+    const size_t dot = e.name.find('.');
+    if (dot != std::string::npos) {
+      i.dotted = true;
+      i.f = st.field(e.name.substr(0, dot));
+      i.k = step_of(i.f);
+      i.bit_name = dynamic::intern(std::string_view(e.name).substr(dot + 1));
+      i.bit = static_cast<size_t>(-1);
+      if (i.f)
+        for (size_t b = 0; b < i.f->bits.size(); ++b)
+          if (i.f->bits[b].name == i.bit_name) {
+            i.bit = b;
+            break;
+          }
+    } else {
+      i.f = st.field(e.name);
+      i.k = step_of(i.f);
+      if (!i.f)
+        if (auto it = ctx_.find(e.name); it != ctx_.end()) i.ctx = &it->second;  // ctx_ is complete before anything is evaluated
+      if (i.f && !i.f->resolved.count_for.empty()) i.count = i.k ? i.k->count_for : nullptr;
+    }
+    return i;
   }
   const char* what(const Struct& st, const Field& f) {
     if (const FieldInfo& i = info(f); *i.what) return i.what;
@@ -469,9 +759,20 @@ class Encoder {
     // The case this union field had last first (a list of unions is mostly one case).
     FieldInfo& fi = info(u);
     const std::string& name = v.str();
-    if (fi.last_case < u.variant.cases.size() && u.variant.cases[fi.last_case].name == name) return fi.last_case;
-    for (size_t i = 0; i < u.variant.cases.size(); ++i)
-      if (u.variant.cases[i].name == name) return fi.last_case = i;
+    // Case names are short: compared inline (a call of memcmp each was most of it).
+    auto same = [&name](const std::string& c) {
+      if (c.size() != name.size()) return false;
+      for (size_t k = 0; k < c.size(); ++k)
+        if (c[k] != name[k]) return false;
+      return true;
+    };
+    const auto& cases = u.variant.cases;
+    if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) return fi.last_case;
+    // A decoded value holds its case's tag: the cases of that tag first (the name decides).
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (static_cast<uint64_t>(cases[i].tag) == v.n && same(cases[i].name)) return fi.last_case = i;
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (same(cases[i].name)) return fi.last_case = i;
     throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
 
@@ -481,23 +782,21 @@ class Encoder {
     switch (e.kind) {
       case Expr::Int: return static_cast<uint64_t>(e.value);
       case Expr::Ident: {
-        const size_t dot = e.name.find('.');
-        if (dot != std::string::npos) {  // a bit field
-          const Field* w0 = st.field(e.name.substr(0, dot));
-          const Value& word = member(st, x, *w0);
-          const Value* b = word.find(e.name.substr(dot + 1));
+        const IdentInfo id = ident(st, e);  // a copy: eval below may reuse the slot
+        if (id.dotted) {  // a bit field
+          if (!id.k) throw EncodeError(st.name + "." + e.name + ": missing");
+          const Value& word = member(*id.k, st, x);
+          const auto& ws = word.fields();
+          const Value* b = id.bit < ws.size() && ws[id.bit].name.data() == id.bit_name.data() ? &ws[id.bit].value : word.find(id.bit_name);
           if (!b) throw EncodeError(st.name + "." + e.name + ": missing");
           return num(*b);
         }
-        const Field* f = field_named(st, e);
-        if (!f) {
-          auto it = ctx_.find(e.name);
-          return it == ctx_.end() ? 0 : it->second;
-        }
-        if (!f->resolved.count_for.empty()) return length(member(st, x, *st.field(f->resolved.count_for)));
+        const Field* f = id.f;
+        if (!f) return id.ctx ? *id.ctx : 0;
+        if (!f->resolved.count_for.empty()) return length(id.count ? member(*id.count, st, x) : member(st, x, *st.field(f->resolved.count_for)));
         if (f->role.const_int) return static_cast<uint64_t>(*f->role.const_int);
         if (f->role.derive) return eval(st, *f->role.derive, x);
-        return num(member(st, x, *f));
+        return num(member(*id.k, st, x));
       }
       case Expr::Unary: {
         const uint64_t a = eval(st, e.args[0], x);
@@ -612,7 +911,7 @@ class Encoder {
     if (const Field* g = context_pointer(s_, st, e)) return w.get_uint(g->resolved.offset, static_cast<unsigned>(g->pointer.width));
     if (e.calls(Fn::Start) || e.calls(Fn::End) || e.calls(Fn::Size)) {
       if (is_op(e.args[0].name, "self")) return s;
-      const int id = s_.region_id(e.args[0].name);
+      const int id = region_id(e.args[0].name);
       if (e.fn == Fn::Start) return w.start_of(id);
       if (e.fn == Fn::End) return w.end_of(id);
       return w.end_of(id) - w.start_of(id);
@@ -694,6 +993,15 @@ class Encoder {
       default: w.template put<uint64_t>(o, v); break;
     }
   }
+  // An array's elements of f's type: a number of its own kind that fits
+  // stored as it is, anything else (a bool, a conversion, an error) by store_elem.
+  static enc::Num elem_num(const Field& f) {
+    return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(f.type.prim);
+  }
+  void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what) {
+    if (enc::num_fits(n, v)) store_num(n, o, v.n);
+    else store_elem(f, o, v, what);
+  }
   // store_elem: one element of an array of numbers (a bool as 0/1 or true:).
   void store_elem(const Field& f, uint64_t o, const Value& v, const char* what) {
     const uint64_t x = fit(v, f.type.prim, what);
@@ -726,7 +1034,7 @@ class Encoder {
         collect_one(f, member(st, x, f));
         continue;
       }
-      if (f.type.kind != ValueType::Struct || !f.type.st || !gen::reaches_index(*f.type.st)) continue;
+      if (f.type.kind != ValueType::Struct || !f.type.st || !reaches(*f.type.st)) continue;
       const Value& v = member(st, x, f);
       if (f.array.on) {
         for (const Value& e : list(st, f, v).items()) collect(*f.type.st, e);
@@ -739,8 +1047,9 @@ class Encoder {
   }
   void collect_one(const Field& f, const Value& v) {
     if (!f.table.index_of.empty()) tabs_[static_cast<size_t>(f.table.id)].add(v.str());
-    else if (f.type.kind == ValueType::Struct && f.type.st && gen::reaches_index(*f.type.st)) collect(*f.type.st, v);
+    else if (f.type.kind == ValueType::Struct && f.type.st && reaches(*f.type.st)) collect(*f.type.st, v);
   }
+  bool reaches(const Struct& st) const { return steps_->structs.at(&st).reaches_index; }
   // The struct a table field points to, from its collected strings (absent:
   // a nullable table with no string).
   const Value& table_value(const Field& f) {
@@ -769,36 +1078,70 @@ class Encoder {
   // has a fixed size, else appended. Returns where it starts.
   uint64_t put(const Struct& st, const Value& x, std::optional<uint64_t> at) {
     need_struct(st, x);
+    const enc::StructSteps& ss = steps_->structs.at(&st);
     const uint64_t s = st.fixed_size ? *at : w.reserve(st.prefix);
-    for (size_t i = 0; i < s_.pools.size(); ++i) {
+    for (const size_t i : ss.scoped) {
       const Pool& p = s_.pools[i];
-      if (p.scope != st.name) continue;
       if (p.kind != Pool::Kind::Block) scope_[st.name] = s;
       if (spool_[i]) spool_[i]->restart();
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
-    for (const auto& fp : st.fields) {
-      const Field& f = *fp;
-      const bool cursor = !f.resolved.fixed_offset || f.cond;
-      if (f.cond && !eval(st, *f.cond, x)) {
-        if (f.in_model()) absent_check(st, f, x);
+    for (const enc::Step& k : ss.steps) {
+      if (k.op == enc::Op::Num) {
+        put_num(k, k.cursor ? w.reserve(k.size) : s + k.offset, member(k, st, x));
         continue;
       }
-      uint64_t o = s + f.resolved.offset;
-      if (cursor) {
-        o = f.resolved.fixed_size ? w.reserve(f.resolved.size) : w.pos();
-        if (placed_later(f)) at_[{&x, &f}] = o;
+      if (k.op == enc::Op::Nums) {
+        const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
+        const Value& v = list(st, *k.f, member(k, st, x));
+        for (size_t i = 0; i < v.items().size(); ++i) store_elem(*k.f, k.num, o + i * k.num.size, v.items()[i], k.what);
+        continue;
       }
-      const int region = !f.pointer.width && !f.region.empty() ? s_.region_id(f.region) : -1;
-      if (region >= 0) w.mark_start_at(region, f.resolved.fixed_size ? o : w.pos());
-      put_field(st, f, o, x, s);
-      if (region >= 0) w.mark_end_at(region, f.resolved.fixed_size ? o + f.resolved.size : w.pos());
+      if (k.cond && !eval(st, *k.cond, x)) {
+        if (k.member >= 0) absent_check(st, k, x);
+        continue;
+      }
+      uint64_t o = s + k.offset;
+      if (k.cursor) {
+        o = k.fixed_size ? w.reserve(k.size) : w.pos();
+        if (k.at_var) at_.set(&x, k.f, o);
+      }
+      if (k.region >= 0) w.mark_start_at(k.region, k.fixed_size ? o : w.pos());
+      put_field(st, k, o, x, s);
+      if (k.region >= 0) w.mark_end_at(k.region, k.fixed_size ? o + k.size : w.pos());
     }
     return s;
   }
 
-  void absent_check(const Struct& st, const Field& f, const Value& x) {
-    const Value* v = x.find(f.name);
+  // A struct value's member for step k: by its index, the name's pointer
+  // compared (interned), else by name.
+  const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
+    const auto& fs = x.fields();
+    if (static_cast<size_t>(k.member) < fs.size()) {
+      const Member& m = fs[static_cast<size_t>(k.member)];
+      if (m.name.data() == k.name.data()) return m.value;
+    }
+    return member(st, x, *k.f);
+  }
+  // Stores a number of n's type (Op::Num, an element of an array of numbers).
+  void store_num(const enc::Num& n, uint64_t o, uint64_t v) {
+    switch (n.size) {
+      case 1: w.template put<uint8_t>(o, static_cast<uint8_t>(v)); break;
+      case 2: w.template put<uint16_t>(o, static_cast<uint16_t>(v)); break;
+      case 4: w.template put<uint32_t>(o, static_cast<uint32_t>(v)); break;
+      default: w.template put<uint64_t>(o, v); break;
+    }
+  }
+  void put_num(const enc::Step& k, uint64_t o, const Value& v) {
+    store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
+  }
+
+  void absent_check(const Struct& st, const enc::Step& k, const Value& x) {
+    const Field& f = *k.f;
+    const auto& fs = x.fields();
+    const Value* v = static_cast<size_t>(k.member) < fs.size() && fs[static_cast<size_t>(k.member)].name.data() == k.name.data()
+                         ? &fs[static_cast<size_t>(k.member)].value
+                         : x.find(f.name);
     if (!v || v->is_absent()) return;
     bool empty = false;
     if (f.array.on && !f.array.fixed_count) empty = v->items().empty();
@@ -808,51 +1151,34 @@ class Encoder {
     if (!empty) throw EncodeError(st.name + "." + f.name + ": not stored when " + gen::expr_text(*f.cond) + " is false");
   }
 
-  // What the generator decides per field once, kept for the whole write.
-  struct Checks {
-    bool count_checked = false, count_evaluable = false;
-    std::string count_text;  // the count's expression, for messages (once per field, not per write)
-    bool derive_scoped = false, derive_late = false;  // a derived value: over a scoped pool, late (gen::)
-  };
   std::unordered_map<const Field*, Checks> checks_;
   const Checks& checks(const Struct& st, const Field& f) {
     FieldInfo& fi = info(f);
     if (fi.checks) return *fi.checks;
     auto it = checks_.find(&f);
     if (it != checks_.end()) return *(fi.checks = &it->second);
-    Checks c;
-    if (f.array.count) {
-      c.count_checked = count_checked(s_, st, *f.array.count);
-      c.count_evaluable = write_evaluable(s_, st, *f.array.count);
-      if (c.count_checked) c.count_text = gen::expr_text(*f.array.count);
-    }
-    if (f.role.derive) {
-      c.derive_scoped = gen::uses_scoped_pool(s_, *f.role.derive);
-      c.derive_late = gen::is_late(*f.role.derive);
-    }
-    return *(fi.checks = &(checks_[&f] = std::move(c)));
-  }
-  // Whether place_ looks up where field f went (at_var of the generator).
-  static bool placed_later(const Field& f) {
-    return f.pointer.width || f.pointer.elem_width || (f.type.kind == ValueType::Struct && f.type.st->has_children) ||
-           (f.type.kind == ValueType::Union && f.array.on);
+    return *(fi.checks = &(checks_[&f] = enc::make_checks(s_, st, f)));
   }
   // The position of field f of struct value x (at s), for place_.
   uint64_t field_at(const Field& f, const Value& x, uint64_t s) {
-    const uint64_t* at = at_.find({&x, &f});
+    // Only a field at the cursor (or a union[]) was noted: the others are where the struct says.
+    if (f.resolved.fixed_offset && !f.cond && !(f.type.kind == ValueType::Union && f.array.on)) return s + f.resolved.offset;
+    const uint64_t* at = at_.find(&x, &f);
     return at ? *at : s + f.resolved.offset;
   }
 
   void string_ref(const std::string& pool, std::string_view v, uint64_t slot, int width) {
-    const int i = s_.region_id(pool);
+    const int i = region_id(pool);
     const Pool& p = s_.pools[static_cast<size_t>(i)];
     if (!p.scope.empty()) spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), false, false, 0, scope_[p.scope]);
     else spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), !p.base.empty(), p.base.empty());
   }
-  StringPool& pool_of(const std::string& name) { return *spool_[static_cast<size_t>(s_.region_id(name))]; }
+  StringPool& pool_of(const std::string& name) { return *spool_[static_cast<size_t>(region_id(name))]; }
 
-  void put_field(const Struct& st, const Field& f, uint64_t o, const Value& x, uint64_t s) {
-    const char* wh = what(st, f);
+  void put_field(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
+    const Field& f = *k.f;
+    const char* wh = k.what;
+    if (k.prelude) {
     if (!f.table.offsets_of.empty()) {
       // offsets_of: each string's offset from the struct's start (the strings
       // follow directly, each with its NUL), then the end of the last.
@@ -870,15 +1196,15 @@ class Encoder {
     }
     if (f.kind == FieldKind::InlineArray && !f.resolved.tag_for.empty()) {
       // The tags of a union[]: the tag of each element's case.
-      const Field& u = *st.field(f.resolved.tag_for);
-      for (const Value& e : list(st, u, member(st, x, u)).items())
+      const Field& u = *k.tag_for->f;
+      for (const Value& e : list(st, u, member(*k.tag_for, st, x)).items())
         store(w.reserve(gen::prim_size(f.type.prim)), f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, e)].tag));
       if (f.pad) w.align(f.pad);
       return;
     }
     if (f.array.count) {
-      if (const Checks& ck = checks(st, f); ck.count_checked) {
-        const Value& arr = member(st, x, f);
+      if (const Checks& ck = k.checks; ck.count_checked) {
+        const Value& arr = member(k, st, x);
         const char* count = ck.count_text.c_str();  // lasts as long as the writer (a map node)
         if (ck.count_evaluable) {
           check_count(wh, length(arr), eval(st, *f.array.count, x), count);
@@ -888,23 +1214,24 @@ class Encoder {
       }
     }
     if (!f.resolved.count_shared.empty()) {
-      const size_t a = length(member(st, x, f)), b = length(member(st, x, *st.field(f.resolved.count_shared)));
+      const size_t a = length(member(k, st, x)), b = length(member(*k.count_shared, st, x));
       if (a != b)
         throw EncodeError(std::string(wh) + ": " + std::to_string(a) + " elements, but " + f.resolved.count_shared +
                           " (counted by the same field) has " + std::to_string(b));
     }
+    }
     switch (f.kind) {
       case FieldKind::Virtual: break;
       case FieldKind::Scalar:
-      case FieldKind::BitWord: put_scalar(st, f, o, x, s); break;
+      case FieldKind::BitWord: put_scalar(st, k, o, x, s); break;
       case FieldKind::BlockRef: {
-        const Value& v = member(st, x, f);
+        const Value& v = member(k, st, x);
         if (f.pointer.null == Field::Null::Allowed && v.is_absent()) w.put_uint(o, static_cast<unsigned>(f.pointer.width), f.pointer.null_value, wh);
         else block_ref(f, v, o);
         break;
       }
       case FieldKind::PooledString: {
-        const Value& v = member(st, x, f);
+        const Value& v = member(k, st, x);
         if (f.pointer.points_to_chars) pool_of(f.pool).ref(v.str(), o, static_cast<uint8_t>(f.pointer.width), false, false, 2);
         else string_ref(f.pool, v.str(), o, f.pointer.width);
         break;
@@ -913,14 +1240,14 @@ class Encoder {
       case FieldKind::ArrayPointer:
       case FieldKind::OwnString:
       case FieldKind::Dic:
-        if (!f.resolved.fixed_offset || f.cond) at_[{&x, &f}] = o;
+        if (!f.resolved.fixed_offset || f.cond) at_.set(&x, &f, o);
         break;
       case FieldKind::Chars:
         // A const is a C string literal in the generated code: up to its first NUL.
-        w.chars(o, f.role.const_text ? std::string_view(f.role.const_text->c_str()) : std::string_view(member(st, x, f).str()), f.type.chars, false, wh);
+        w.chars(o, f.role.const_text ? std::string_view(f.role.const_text->c_str()) : std::string_view(member(k, st, x).str()), f.type.chars, false, wh);
         break;
       case FieldKind::Bytes: {
-        const Value& v = member(st, x, f);
+        const Value& v = member(k, st, x);
         if (f.size_expr && !f.cond && write_evaluable(s_, st, *f.size_expr)) {
           const uint64_t want = eval(st, *f.size_expr, x);
           if (v.str().size() != want)
@@ -931,15 +1258,15 @@ class Encoder {
         break;
       }
       case FieldKind::Slice: {
-        const Value& v = member(st, x, f);
+        const Value& v = member(k, st, x);
         const uint64_t align = f.pointer.align_field.empty() ? 0 : num(member(st, x, *st.field(f.pointer.align_field)));
-        dpool_[static_cast<size_t>(s_.region_id(f.pool))]->ref(
+        dpool_[static_cast<size_t>(region_id(f.pool))]->ref(
             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.str().data()), v.str().size()), align, o,
             static_cast<uint8_t>(f.pointer.width), wh);
         break;
       }
       case FieldKind::PoolBlock: {
-        const size_t i = static_cast<size_t>(s_.region_id(f.pool));
+        const size_t i = static_cast<size_t>(region_id(f.pool));
         place_pool(i);
         const Pool& p = s_.pools[i];
         const Field* b = p.base.empty() ? nullptr : s_.find(s_.root)->field(p.base);
@@ -955,39 +1282,39 @@ class Encoder {
         break;
       }
       case FieldKind::CString: {
-        const std::string& v = member(st, x, f).str();
+        const std::string& v = member(k, st, x).str();
         if (v.find('\0') != std::string::npos) throw EncodeError(std::string(wh) + ": a NUL inside a NUL-terminated string");
         w.bytes(w.reserve(v.size() + 1), v.data(), v.size());
         if (f.pad) w.align(f.pad);
         break;
       }
       case FieldKind::InlineStruct: {
-        const Value& src = f.in_model() ? member(st, x, f) : empty_struct();
-        if (f.type.st->has_children && (!f.resolved.fixed_offset || f.cond)) at_[{&x, &f}] = o;
+        const Value& src = f.in_model() ? member(k, st, x) : empty_struct();
+        if (f.type.st->has_children && (!f.resolved.fixed_offset || f.cond)) at_.set(&x, &f, o);
         if (f.type.st->fixed_size) put(*f.type.st, src, o);
         else put(*f.type.st, src, std::nullopt);
         break;
       }
       case FieldKind::ElemPointers:
-        if (!f.resolved.fixed_offset || f.cond) at_[{&x, &f}] = o;
-        if (!f.resolved.fixed_size) w.reserve(length(list(st, f, member(st, x, f))) * static_cast<uint64_t>(f.pointer.elem_width));
+        if (!f.resolved.fixed_offset || f.cond) at_.set(&x, &f, o);
+        if (!f.resolved.fixed_size) w.reserve(length(list(st, f, member(k, st, x))) * static_cast<uint64_t>(f.pointer.elem_width));
         break;
       case FieldKind::StringOffsets: {
-        const Value& v = list(st, f, member(st, x, f));
+        const Value& v = list(st, f, member(k, st, x));
         const uint64_t a = w.reserve(v.items().size() * 4);
         for (size_t i = 0; i < v.items().size(); ++i) string_ref(f.pool, v.items()[i].str(), a + i * 4, 4);
         break;
       }
       case FieldKind::InlineArray:
-        put_inline_array(st, f, o, x);
+        put_inline_array(st, k, o, x);
         if (f.pad) w.align(f.pad);
         break;
       case FieldKind::OwnStrings: break;
-      case FieldKind::Union: put_union(st, f, o, x); break;
+      case FieldKind::Union: put_union(st, k, o, x); break;
     }
     // A field that runs until(E) ends where E says.
-    const Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
-    if (!until || !until->calls(Fn::Until) || f.cond) return;
+    if (!k.until) return;
+    const Expr* until = f.size_expr ? &*f.size_expr : &*f.array.count;
     const std::function<bool(const Expr&)> derived = [&](const Expr& e) {
       if (e.kind == Expr::Ident && st.field(e.name) && st.field(e.name)->role.derive) return true;
       for (const auto& a : e.args)
@@ -1001,17 +1328,18 @@ class Encoder {
     }
   }
 
-  void put_scalar(const Struct& st, const Field& f, uint64_t o, const Value& x, uint64_t s) {
-    const char* wh = what(st, f);
+  void put_scalar(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
+    const Field& f = *k.f;
+    const char* wh = k.what;
     const unsigned width = static_cast<unsigned>(gen::prim_size(f.type.prim));
     if (f.bom) {
-      const uint64_t v = member(st, x, f).n;
+      const uint64_t v = member(k, st, x).n;
       w.at(o)[0] = static_cast<uint8_t>(v >> 8);
       w.at(o)[1] = static_cast<uint8_t>(v);
-    } else if (f.role.derive && checks(st, f).derive_scoped) {
+    } else if (f.role.derive && k.checks.derive_scoped) {
       // scoped pools are refused at load
     } else if (f.role.derive) {
-      if (checks(st, f).derive_late) {
+      if (k.checks.derive_late) {
         w.late({o, static_cast<uint8_t>(width), f.role.derive_pointer,
                 [this, &st, &f, &x, s]() -> uint64_t { return late_value(st, *f.role.derive, x, s); }, wh});
       } else {
@@ -1027,17 +1355,20 @@ class Encoder {
         if (f.role.derive_pointer) w.record_pointer(o, static_cast<uint8_t>(width), d == 0);
       }
     } else if (!f.resolved.count_for.empty()) {
-      w.put_uint(o, width, length(member(st, x, *st.field(f.resolved.count_for))), wh);
+      w.put_uint(o, width, length(member(*k.count_for, st, x)), wh);
     } else if (!f.resolved.tag_for.empty()) {
-      const Field& u = *st.field(f.resolved.tag_for);
-      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(st, x, u))].tag));
+      const Field& u = *k.tag_for->f;
+      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(*k.tag_for, st, x))].tag));
     } else if (f.kind == FieldKind::BitWord) {
-      const Value& word = member(st, x, f);
+      const Value& word = member(k, st, x);
       if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(wh) + ": a map of its bits expected");
       uint64_t v = 0;
       unsigned shift = 0;
-      for (const auto& b : f.bits) {
-        const Value* m = word.find(b.name);
+      const auto& ws = word.fields();
+      for (size_t bi = 0; bi < f.bits.size(); ++bi) {
+        const auto& b = f.bits[bi];
+        // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
+        const Value* m = bi < ws.size() && ws[bi].name.data() == k.bits[bi].data() ? &ws[bi].value : word.find(b.name);
         if (!m) throw EncodeError(std::string(wh) + "." + b.name + ": missing");
         if (!b.pool.empty()) {
           pool_of(b.pool).ref_bits(m->str(), o, static_cast<uint8_t>(width), static_cast<uint8_t>(shift), static_cast<uint8_t>(b.width),
@@ -1054,9 +1385,9 @@ class Encoder {
       store(o, f.type.prim, v);
     } else if (!f.table.index_of.empty()) {
       // index_of: the string's place in its table (collected and ordered before the root was written).
-      w.put_uint(o, width, table_index(f, member(st, x, f), wh), wh);
+      w.put_uint(o, width, table_index(f, member(k, st, x), wh), wh);
     } else if (f.true_value) {
-      store(o, f.type.prim, member(st, x, f).n != 0 ? *f.true_value : 0);
+      store(o, f.type.prim, member(k, st, x).n != 0 ? *f.true_value : 0);
     } else {
       uint64_t v;
       if (f.role.const_int) {
@@ -1064,11 +1395,10 @@ class Encoder {
       } else if (!f.in_model()) {
         v = 0;  // reserved: (not in the model)
       } else {
-        v = fit(member(st, x, f), f.type.prim, wh);
+        v = fit(member(k, st, x), f.type.prim, wh);
       }
       if (!f.role.zero_when_empty.empty()) {
-        const Field& counted = *st.field(st.field(f.role.zero_when_empty)->resolved.count_for);
-        if (length(member(st, x, counted)) == 0) {
+        if (length(member(*k.zero_counted, st, x)) == 0) {
           w.put_uint(o, width, w.kept(o, 0), wh);
           return;
         }
@@ -1102,15 +1432,21 @@ class Encoder {
     return num(member(et, e, *k));
   }
 
-  void put_inline_array(const Struct& st, const Field& f, uint64_t o, const Value& x) {
-    const char* wh = what(st, f);
-    const Value& v = list(st, f, member(st, x, f));
+  void put_inline_array(const Struct& st, const enc::Step& k, uint64_t o, const Value& x) {
+    const Field& f = *k.f;
+    const char* wh = k.what;
+    const Value& v = list(st, f, member(k, st, x));
     const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
-    if (!et && f.resolved.fixed_size) {
-      for (size_t i = 0; i < v.items().size(); ++i) store_elem(f, o + i * gen::prim_size(f.type.prim), v.items()[i], wh);
+    if (!et) {
+      const enc::Num n = elem_num(f);
+      const uint64_t sz = gen::prim_size(f.type.prim);
+      if (f.resolved.fixed_size)
+        for (size_t i = 0; i < v.items().size(); ++i) store_elem(f, n, o + i * sz, v.items()[i], wh);
+      else
+        for (const Value& e : v.items()) store_elem(f, n, w.reserve(sz), e, wh);
       return;
     }
-    if (et && et->has_children && (!f.resolved.fixed_offset || f.cond)) at_[{&x, &f}] = f.resolved.fixed_size ? o : w.pos();
+    if (et && et->has_children && (!f.resolved.fixed_offset || f.cond)) at_.set(&x, &f, f.resolved.fixed_size ? o : w.pos());
     if (f.resolved.fixed_size) {
       for (size_t i = 0; i < v.items().size(); ++i) put(*et, v.items()[i], o + i * et->size);
       return;
@@ -1133,13 +1469,14 @@ class Encoder {
     }
   }
 
-  void put_union(const Struct& st, const Field& f, uint64_t o, const Value& x) {
-    const Value& v = member(st, x, f);
+  void put_union(const Struct& st, const enc::Step& k, uint64_t o, const Value& x) {
+    const Field& f = *k.f;
+    const Value& v = member(k, st, x);
     if (f.array.on) {
       const Value& l = list(st, f, v);
       const uint64_t size = union_elem_size(f);
       const uint64_t a = w.reserve(l.items().size() * size);
-      at_[{&x, &f}] = a;
+      at_.set(&x, &f, a);
       for (size_t i = 0; i < l.items().size(); ++i) put_union_one(st, f, a + i * size, l.items()[i], x);
       return;
     }
@@ -1183,7 +1520,9 @@ class Encoder {
         break;
       case CaseKind::Numbers: {
         const Value& l = list(st, p, v);
-        for (size_t k = 0; k < l.items().size(); ++k) store_elem(p, oo + k * gen::prim_size(p.type.prim), l.items()[k], wh);
+        const enc::Num n = elem_num(p);
+        const uint64_t sz = gen::prim_size(p.type.prim);
+        for (size_t k = 0; k < l.items().size(); ++k) store_elem(p, n, oo + k * sz, l.items()[k], wh);
         break;
       }
       case CaseKind::Struct:
@@ -1241,7 +1580,7 @@ class Encoder {
   }
   // block_P_T: the index of v's block in pool P (an equal one's when shared).
   uint32_t block(const Field& f, const Value& v) {
-    const size_t i = static_cast<size_t>(s_.region_id(f.pool));
+    const size_t i = static_cast<size_t>(region_id(f.pool));
     const Pool& p = s_.pools[i];
     Blocks& b = *bpool_[i];
     const Struct& st = *f.type.st;
@@ -1264,27 +1603,30 @@ class Encoder {
   }
   void block_ref(const Field& f, const Value& v, uint64_t slot, uint64_t tag = 0, unsigned shift = 0) {
     const uint32_t k = block(f, v);
-    bpool_[static_cast<size_t>(s_.region_id(f.pool))]->pool.ref(k, slot, static_cast<uint8_t>(f.pointer.width), tag, static_cast<uint8_t>(shift));
+    bpool_[static_cast<size_t>(region_id(f.pool))]->pool.ref(k, slot, static_cast<uint8_t>(f.pointer.width), tag, static_cast<uint8_t>(shift));
   }
 
   bool cond_true(const Struct& st, const Field& f, const Value& x) { return !f.cond || eval(st, *f.cond, x) != 0; }
 
   void place(const Struct& st, const Value& x, uint64_t s) {
+    const enc::StructSteps& ss = steps_->structs.at(&st);
     std::map<std::string, uint64_t> shallow_at;
     bool before_self = st.has_self;
     std::set<std::string> pre_children;
-    for (const auto& li : st.layout) {
+    for (size_t j = 0; j < st.layout.size(); ++j) {
+      const LayoutItem& li = st.layout[j];
+      const enc::Step* k = ss.layout[j];  // the field it names
       if (before_self) {
         // Placed by pre_place: fill in the pointers now that the struct exists.
         if (li.kind == LayoutItem::Self) before_self = false;
-        else if (li.kind == LayoutItem::FieldTarget) patch_field(st, *st.field(li.name), x, s);
+        else if (li.kind == LayoutItem::FieldTarget) patch_field(st, *k->f, x, s);
         else if (li.kind == LayoutItem::Children) pre_children.insert(li.name);
         continue;
       }
       if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
-        const Field& f = *st.field(li.name);
+        const Field& f = *k->f;
         place_target(st, f, true, x, s, shallow_at);
-        const Value& l = list(st, f, member(st, x, f));
+        const Value& l = list(st, f, member(*k, st, x));
         for (size_t i = 0; i < l.items().size(); ++i) patch(*f.type.st, l.items()[i], shallow_at[f.name] + i * f.type.st->size);
         continue;
       }
@@ -1294,7 +1636,7 @@ class Encoder {
             place_section(st, li.name);
             continue;
           }
-          const size_t i = static_cast<size_t>(s_.region_id(li.name));
+          const size_t i = static_cast<size_t>(region_id(li.name));
           if (pool_placed(i))
             throw EncodeError("pool '" + li.name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
                               " must be written exactly once");
@@ -1305,7 +1647,7 @@ class Encoder {
         case LayoutItem::Align: w.align(li.n); continue;
         case LayoutItem::Zeros: w.reserve(li.n); continue;
         case LayoutItem::Children: {
-          const Field& f = *st.field(li.name);
+          const Field& f = *k->f;
           if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, f, x, s);
           else place_children(st, f, x, shallow_at[f.name]);
           continue;
@@ -1314,45 +1656,28 @@ class Encoder {
         case LayoutItem::FieldTarget:
         case LayoutItem::Shallow: break;
       }
-      const Field& f = *st.field(li.name);
+      const Field& f = *k->f;
       if (!cond_true(st, f, x)) continue;
       if (!f.pointer.width) place_inline_pointers(st, f, x, s);
       else if (!f.section.empty()) enqueue(st, f, -1, x, s);
       else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
     }
     // What the active case of a union points to.
-    for (const auto& up : st.fields) {
-      const Field& u = *up;
-      if (u.type.kind != ValueType::Union) continue;
-      auto places = [](const Case& c) {
-        switch (c.kind) {
-          case CaseKind::OwnString:
-          case CaseKind::OwnStrings:
-          case CaseKind::StructPointer: return true;
-          case CaseKind::Struct: return c.field->type.st->has_children;
-          default: return false;
-        }
-      };
-      if (std::none_of(u.variant.cases.begin(), u.variant.cases.end(), places)) continue;
+    for (const enc::Step* k : ss.unions) {
+      const Field& u = *k->f;
       if (!cond_true(st, u, x)) continue;
-      const Value& uv = member(st, x, u);
+      const Value& uv = member(*k, st, x);
       if (u.array.on) {
         const Value& l = list(st, u, uv);
         if (l.items().empty()) continue;
         const uint64_t size = union_elem_size(u);
         const uint64_t a = field_at(u, x, s);
-        for (size_t k = 0; k < l.items().size(); ++k) place_case(st, u, l.items()[k], a + k * size, s, x);
+        for (size_t i = 0; i < l.items().size(); ++i) place_case(st, u, l.items()[i], a + i * size, s, x);
       } else {
         place_case(st, u, uv, s + u.resolved.offset, s, x);
       }
     }
-    for (const auto& fp : st.fields) {
-      const Field& f = *fp;
-      if (f.pointer.width || f.pointer.elem_width || f.type.kind != ValueType::Struct || !f.type.st->has_children || !f.in_model()) continue;
-      bool named = false;
-      for (const auto& li : st.layout) named = named || (li.kind == LayoutItem::Children && li.name == f.name);
-      if (!named) place_inline_children(st, f, x, s);
-    }
+    for (const enc::Step* k : ss.children) place_inline_children(st, *k->f, x, s);
   }
 
   void place_case(const Struct& st, const Field& u, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
@@ -1413,7 +1738,7 @@ class Encoder {
     const Struct& et = *f.type.st;
     const Value& v = member(st, x, f);
     if (f.pointer.elem_width) {
-      const int region = f.region.empty() ? -1 : s_.region_id(f.region);
+      const int region = f.region.empty() ? -1 : region_id(f.region);
       const char* wh = what(st, f);
       const Value& l = list(st, f, v);
       const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
@@ -1489,7 +1814,7 @@ class Encoder {
     const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
     const char* wh = what(st, f);
     const uint8_t width = static_cast<uint8_t>(f.pointer.width);
-    const int region = f.region.empty() || (f.pointer.elem_width && shallow) ? -1 : s_.region_id(f.region);
+    const int region = f.region.empty() || (f.pointer.elem_width && shallow) ? -1 : region_id(f.region);
     uint64_t align = f.pointer.align;
     const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
     if (!align) {
@@ -1638,7 +1963,8 @@ class Encoder {
       } else if (f.type.kind == ValueType::Prim) {
         const uint64_t sz = gen::prim_size(f.type.prim);
         const uint64_t a = w.reserve(n * sz);
-        for (uint64_t i = 0; i < n; ++i) store_elem(f, a + i * sz, elem(i), wh);
+        const enc::Num num = elem_num(f);
+        for (uint64_t i = 0; i < n; ++i) store_elem(f, num, a + i * sz, elem(i), wh);
       } else if (f.type.kind == ValueType::String) {
         const uint64_t a = w.reserve(n * static_cast<uint64_t>(f.pointer.width));
         for (uint64_t i = 0; i < n; ++i) string_ref(f.pool, elem(i).str(), a + i * static_cast<uint64_t>(f.pointer.width), f.pointer.width);
@@ -1739,7 +2065,7 @@ class Encoder {
     if (sec_done_.count(name))
       throw EncodeError("section '" + name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
                         " must be written exactly once");
-    const int id = s_.region_id(name);
+    const int id = region_id(name);
     w.to_end();
     w.mark_start(id);
     auto& q = sec_[name];
@@ -1769,15 +2095,15 @@ class Encoder {
     const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);
     const uint64_t size = pt.fixed_size ? pt.size : kUnknownSize;
     // "struct T" and whether T is plain, once per payload type.
-    auto& known = case_struct_[&pt];
-    if (!known.first) {
+    CaseStruct& known = case_struct_[(reinterpret_cast<uintptr_t>(&pt) >> 4) * 0x9e3779b97f4a7c15ull >> 58];
+    if (known.st != &pt) {
       auto& t = types_["struct " + pt.name];
       if (!t) t = std::make_unique<std::string>("struct " + pt.name);
-      known = {t.get(), plain_struct(s_, pt)};
+      known = {&pt, t.get(), plain_struct(s_, pt)};
     }
-    typed_.push_back({&v, known.first});
+    typed_.push_back({&v, known.type});
     const Typed& value = typed_.back();
-    const bool leaf = known.second;
+    const bool leaf = known.plain;
     const uint8_t width = static_cast<uint8_t>(p.pointer.width);
     for (const auto& g : pt.fields)
       if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())

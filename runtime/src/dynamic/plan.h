@@ -6,6 +6,7 @@
 #include <binschema/schema.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -63,6 +64,38 @@ class PtrMap {
   size_t n_ = 0;
 };
 
+struct FieldPlan;
+struct StructPlan;
+// decode.cpp: what reading one field needs, decided once per schema
+// (make_plan), in the order of the struct's fields. The read walks these,
+// not the model's Field objects (2 KiB each: testing a field's checks there
+// was a cache miss per check per field read).
+struct DecodeStep {
+  enum : uint8_t {
+    Cursor = 1,     // read at the cursor (not at a fixed offset)
+    Cond = 2,       // has an if:
+    Plain = 4,      // a number with no check (no if, derive, valid, const, bool, bits, table, bom): loaded and stored
+    Virtual = 8,    // nothing to read
+  };
+  const gen::Field* f = nullptr;
+  const FieldPlan* fp = nullptr;
+  uint64_t offset = 0;  // its fixed offset in the struct
+  uint64_t size = 0;    // its size when fixed
+  int member = -1;      // in the struct value's members (-1: not in the model)
+  uint8_t flags = 0;
+  gen::Prim prim = gen::Prim::U8;
+  Value::Kind vkind = Value::Kind::Absent;  // Plain: the value's kind and width (prim_value's)
+  uint8_t vwidth = 0;
+  uint32_t bit0 = 0, nbits = 0;  // a bit word: its bits in StructPlan::bit_steps
+};
+// decode.cpp: one bit field of a bit word, as the read needs it.
+struct BitStep {
+  uint8_t width = 1;
+  uint8_t bytes = 1;  // bits_bytes(width)
+  bool is_bool = false;
+  bool pooled = false;  // a string by offset in a pool (read through the model's Bits)
+};
+
 // What the walks need of one struct beyond the model.
 struct StructPlan {
   bool recursive = false;                  // can hold itself: depth limit and cycle refusal (NestPath)
@@ -80,6 +113,9 @@ struct StructPlan {
   std::vector<const struct FieldPlan*> fp; // by field index
   std::vector<int> scoped_pools;           // pools whose scope is this struct (not block pools)
   bool has_tags = false, has_dic = false;
+  std::vector<DecodeStep> decode;          // decode.cpp: one per field, in order
+  bool has_mulhash = false;                // a field's derive: calls mulhash (checked after the read)
+  std::vector<BitStep> bit_steps;          // the bits of its bit words (DecodeStep::bit0, nbits)
 };
 
 // What one field needs.
@@ -140,6 +176,11 @@ struct Schema::Plan {
       if (s->pools[i].name == name) return static_cast<int>(i);
     return -1;
   }
+  // encode.cpp: the writer's steps per struct (what to write for each field,
+  // decided once), made by the first encode of this schema.
+  struct Steps;
+  mutable std::once_flag steps_once;
+  mutable std::shared_ptr<const Steps> steps;
 };
 
 // Whether an expression's operator (or name) is `lit`: a length and a byte

@@ -1,5 +1,7 @@
 // binschema/dynamic.h: the generic Value, and loading a schema.
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <bit>
 #include <mutex>
 #include <stdexcept>
@@ -11,12 +13,111 @@
 namespace binschema::dynamic {
 
 namespace detail {
+namespace {
+// Blocks by bump allocation from chunks (docs/dynamic.md, "Memory"): a
+// decode makes one block per string, struct, array and union, and the
+// heap's malloc and free of each was a third of the decode (glibc's
+// consolidation of the small chunks the previous value left). A thread
+// allocates from its current chunk; a chunk counts its live blocks and is
+// freed when the count drops to zero once it is no longer any thread's
+// current chunk. Freeing a block, on any thread, is a decrement.
+//
+// The count: a chunk starts at kBias while current; its owner counts its
+// allocations in the thread's Arena (no atomic per allocation) and, when it
+// moves on, takes kBias - allocations off: the count is then live blocks.
+constexpr size_t kChunk = 64 * 1024;   // bytes of a chunk, its header included
+constexpr size_t kBig = 8 * 1024;      // a bigger block is allocated on its own
+constexpr int64_t kBias = int64_t(1) << 62;
+struct alignas(16) ChunkHead {
+  std::atomic<int64_t> live;
+};
+struct Arena {
+  char* cur = nullptr;  // the current chunk
+  char* p = nullptr;    // its free space: p .. end
+  char* end = nullptr;
+  int64_t allocs = 0;   // blocks made in cur
+  bool dead = false;    // the thread is exiting: blocks from the heap
+};
+constinit thread_local Arena t_arena;
+constinit std::atomic<int64_t> g_chunks{0};  // chunks allocated and not freed (live_chunks())
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BINSCHEMA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BINSCHEMA_ASAN 1
+#endif
+#endif
+#ifdef BINSCHEMA_ASAN
+extern "C" void __asan_poison_memory_region(void const volatile*, size_t);
+extern "C" void __asan_unpoison_memory_region(void const volatile*, size_t);
+void poison(void* m, size_t n) { __asan_poison_memory_region(m, n); }
+void unpoison(void* m, size_t n) { __asan_unpoison_memory_region(m, n); }
+#else
+void poison(void*, size_t) {}
+void unpoison(void*, size_t) {}
+#endif
+
+void drop(ChunkHead* c, int64_t n) {
+  if (c->live.fetch_sub(n, std::memory_order_acq_rel) == n) {
+    unpoison(c, kChunk);
+    c->~ChunkHead();
+    ::operator delete(static_cast<void*>(c));
+    g_chunks.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+void retire(Arena& a) {
+  if (!a.cur) return;
+  char* c = a.cur;
+  const int64_t n = kBias - a.allocs;
+  a.cur = a.p = a.end = nullptr;
+  a.allocs = 0;
+  drop(reinterpret_cast<ChunkHead*>(c), n);
+}
+// A new current chunk; false when the thread is exiting.
+bool next_chunk(Arena& a) {
+  if (a.dead) return false;
+  struct Exit {
+    ~Exit() {
+      retire(t_arena);
+      t_arena.dead = true;
+    }
+  };
+  static thread_local Exit exit;  // retires the thread's chunk when it ends
+  (void)exit;
+  retire(a);
+  void* m = ::operator new(kChunk);  // the heap's own (counted as any allocation by the benchmarks)
+  new (m) ChunkHead{kBias};
+  g_chunks.fetch_add(1, std::memory_order_relaxed);
+  a.cur = static_cast<char*>(m);
+  a.p = a.cur + sizeof(ChunkHead);
+  a.end = a.cur + kChunk;
+  poison(a.p, size_t(a.end - a.p));
+  return true;
+}
+}  // namespace
+
+int64_t live_chunks() { return g_chunks.load(std::memory_order_relaxed); }
+
 Block* Block::make(uint8_t type, uint32_t cap) {
   const size_t elem = type == Values ? sizeof(Value) : type == Members ? sizeof(Member) : 0;
-  void* m = ::operator new(sizeof(Block) + elem * cap);
+  const size_t bytes = sizeof(Block) + elem * cap;  // a multiple of 8
+  Arena& a = t_arena;
+  void* m;
+  uint32_t off = 0;
+  if (bytes <= kBig && (size_t(a.end - a.p) >= bytes || next_chunk(a))) [[likely]] {
+    m = a.p;
+    unpoison(m, bytes);
+    a.p += bytes;
+    ++a.allocs;
+    off = static_cast<uint32_t>(static_cast<char*>(m) - a.cur);
+  } else {
+    m = ::operator new(bytes);
+  }
   Block* b = new (m) Block();
   b->type = type;
   b->cap = elem ? cap : 0;
+  b->chunk = off;
   return b;
 }
 void Block::clear() {
@@ -31,8 +132,12 @@ void Block::clear() {
 }
 void Block::destroy(Block* b) {
   b->clear();
+  const uint32_t off = b->chunk;
+  const size_t bytes = sizeof(Block) + (b->type == Values ? sizeof(Value) : b->type == Members ? sizeof(Member) : 0) * b->cap;
   b->~Block();
-  ::operator delete(b);
+  if (!off) return ::operator delete(b);
+  poison(b, bytes);  // under ASan a use after free is still caught
+  drop(reinterpret_cast<ChunkHead*>(reinterpret_cast<char*>(b) - off), 1);
 }
 Block* Block::clone(const Block& o) {
   Block* b = make(o.type, o.size);
