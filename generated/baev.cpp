@@ -945,9 +945,8 @@ void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
   trace_root(bytes, tr);
 }
 
-std::vector<uint8_t> encode_any(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+std::vector<uint8_t> encode_any(const File& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                 std::vector<uint8_t>* into) {
-  const File& x = model;
   return encode_root(x, lay, trace, into);
 }
 std::vector<uint8_t> encode_laid(const File& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
@@ -960,7 +959,8 @@ File decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 File decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<File>(
       bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
-      [](const File& m, const binschema::Layout& l) { return encode(m, l); });
+      [](const File& m, const binschema::Layout& l) { return encode(m, l); },
+      [](const File& m, std::vector<uint8_t>& out) { encode_into(m, out); });
 }
 
 std::vector<uint8_t> encode(const File& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -997,7 +997,8 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
 
 std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
-  const File x = from_text_with_layout(doc, layout);
+  File x = from_text_with_layout(doc, layout);
+  if (layout.empty()) return encode_any(std::move(x), nullptr, nullptr, nullptr);  // the model is ours: no copy
   return encode(x, layout);
 }
 std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {

@@ -4081,9 +4081,8 @@ void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
   Codec<std::endian::little>::trace_root(bytes, tr);
 }
 
-std::vector<uint8_t> encode_any(const Byml& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+std::vector<uint8_t> encode_any(const Byml& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                 std::vector<uint8_t>* into) {
-  const Byml& x = model;
   if (binschema::mark_is_big(x.magic, "Byml.magic", {{"YB", false}, {"BY", true}})) return Codec<std::endian::big>::encode_root(x, lay, trace, into);
   return Codec<std::endian::little>::encode_root(x, lay, trace, into);
 }
@@ -4097,7 +4096,8 @@ Byml decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 Byml decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Byml>(
       bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
-      [](const Byml& m, const binschema::Layout& l) { return encode(m, l); });
+      [](const Byml& m, const binschema::Layout& l) { return encode(m, l); },
+      [](const Byml& m, std::vector<uint8_t>& out) { encode_into(m, out); });
 }
 
 std::vector<uint8_t> encode(const Byml& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -4129,7 +4129,8 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
 
 std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
-  const Byml x = from_text_with_layout(doc, layout);
+  Byml x = from_text_with_layout(doc, layout);
+  if (layout.empty()) return encode_any(std::move(x), nullptr, nullptr, nullptr);  // the model is ours: no copy
   return encode(x, layout);
 }
 std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {

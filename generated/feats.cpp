@@ -980,9 +980,8 @@ void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
   trace_root(bytes, tr);
 }
 
-std::vector<uint8_t> encode_any(const Head& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+std::vector<uint8_t> encode_any(const Head& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                 std::vector<uint8_t>* into) {
-  const Head& x = model;
   return encode_root(x, lay, trace, into);
 }
 std::vector<uint8_t> encode_laid(const Head& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
@@ -995,7 +994,8 @@ Head decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 Head decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Head>(
       bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
-      [](const Head& m, const binschema::Layout& l) { return encode(m, l); });
+      [](const Head& m, const binschema::Layout& l) { return encode(m, l); },
+      [](const Head& m, std::vector<uint8_t>& out) { encode_into(m, out); });
 }
 
 std::vector<uint8_t> encode(const Head& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -1027,7 +1027,8 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
 
 std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
-  const Head x = from_text_with_layout(doc, layout);
+  Head x = from_text_with_layout(doc, layout);
+  if (layout.empty()) return encode_any(std::move(x), nullptr, nullptr, nullptr);  // the model is ours: no copy
   return encode(x, layout);
 }
 std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {

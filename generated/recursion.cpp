@@ -572,9 +572,8 @@ void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
   trace_root(bytes, tr);
 }
 
-std::vector<uint8_t> encode_any(const Root& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+std::vector<uint8_t> encode_any(const Root& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                 std::vector<uint8_t>* into) {
-  const Root& x = model;
   return encode_root(x, lay, trace, into);
 }
 std::vector<uint8_t> encode_laid(const Root& model, const binschema::Layout* lay, binschema::LayoutTrace* trace) {
@@ -587,7 +586,8 @@ Root decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 Root decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Root>(
       bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
-      [](const Root& m, const binschema::Layout& l) { return encode(m, l); });
+      [](const Root& m, const binschema::Layout& l) { return encode(m, l); },
+      [](const Root& m, std::vector<uint8_t>& out) { encode_into(m, out); });
 }
 
 std::vector<uint8_t> encode(const Root& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -619,7 +619,8 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
 
 std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
-  const Root x = from_text_with_layout(doc, layout);
+  Root x = from_text_with_layout(doc, layout);
+  if (layout.empty()) return encode_any(std::move(x), nullptr, nullptr, nullptr);  // the model is ours: no copy
   return encode(x, layout);
 }
 std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {

@@ -323,9 +323,8 @@ void trace_any(std::span<const uint8_t> bytes, binschema::Trace& tr) {
   Codec<std::endian::little>::trace_root(bytes, tr);
 }
 
-std::vector<uint8_t> encode_any(const Sarc& model, const binschema::Layout* lay, binschema::LayoutTrace* trace,
+std::vector<uint8_t> encode_any(const Sarc& x, const binschema::Layout* lay, binschema::LayoutTrace* trace,
                                 std::vector<uint8_t>* into) {
-  const Sarc& x = model;
   if (binschema::bom_is_big(x.bom, "Sarc.bom")) return Codec<std::endian::big>::encode_root(x, lay, trace, into);
   return Codec<std::endian::little>::encode_root(x, lay, trace, into);
 }
@@ -339,7 +338,8 @@ Sarc decode(std::span<const uint8_t> bytes) { return decode_any(bytes, nullptr);
 Sarc decode(std::span<const uint8_t> bytes, binschema::Layout& layout) {
   return binschema::decode_with_layout<Sarc>(
       bytes.data(), bytes.size(), layout, [&](binschema::Layout* lay) { return decode_any(bytes, lay); }, encode_laid,
-      [](const Sarc& m, const binschema::Layout& l) { return encode(m, l); });
+      [](const Sarc& m, const binschema::Layout& l) { return encode(m, l); },
+      [](const Sarc& m, std::vector<uint8_t>& out) { encode_into(m, out); });
 }
 
 std::vector<uint8_t> encode(const Sarc& model) { return encode_any(model, nullptr, nullptr, nullptr); }
@@ -371,7 +371,8 @@ std::vector<std::pair<std::string, std::string>> info(std::span<const uint8_t> b
 
 std::vector<uint8_t> encode_text(const binschema::text::Doc& doc) {
   binschema::Layout layout;
-  const Sarc x = from_text_with_layout(doc, layout);
+  Sarc x = from_text_with_layout(doc, layout);
+  if (layout.empty()) return encode_any(std::move(x), nullptr, nullptr, nullptr);  // the model is ours: no copy
   return encode(x, layout);
 }
 std::string decode_text(std::span<const uint8_t> bytes, binschema::TextKind kind) {
