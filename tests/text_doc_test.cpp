@@ -603,6 +603,22 @@ BOOST_AUTO_TEST_CASE(get_hinted_finds_what_get_finds) {
   BOOST_TEST(hint == 11u);
   BOOST_TEST(!d.root().get_hinted("d", hint));  // not a key of the root
   BOOST_TEST(!text::Node(&d, 1).get_hinted("a", hint));  // not a map
+  // A hint no earlier call left (a value's node, past the map) ends: on a
+  // key or outside the map it finds what get() finds; elsewhere a node of
+  // the map or none.
+  for (uint32_t start = 0; start < 14; ++start) {
+    for (const char* key : {"a", "b", "c", "missing"}) {
+      uint32_t h = start;
+      const text::Node n = d.root().get_hinted(key, h);
+      const bool aligned = start == 0 || start == 1 || start == 3 || start == 7 || start >= 11;
+      if (aligned) {
+        BOOST_TEST(bool(n) == bool(d.root().get(key)), start << " " << key);
+        if (n) BOOST_TEST(n.offset() == d.root().get(key).offset(), start << " " << key);
+      } else if (n) {
+        BOOST_TEST(n.offset() >= d.root().offset(), start << " " << key);
+      }
+    }
+  }
 }
 
 // KeyIndex (repeated map keys, reference names): the first string with a

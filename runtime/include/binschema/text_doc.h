@@ -66,7 +66,8 @@ class Node {
   // get(name) for a map whose keys are all different (text::In checks that
   // first), starting at the entry `hint` (a raw index; 0: the first entry)
   // and going round: the entry after the one found is the next hint. Fields
-  // asked in the order the map gives them are found at the first try.
+  // asked in the order the map gives them are found at the first try. Any
+  // other hint still ends (maybe with a wrong node or none).
   Node get_hinted(const char* name, uint32_t& hint) const;
 
   // Items of a list (in order), or keys and values of a map (alternating).
@@ -200,8 +201,16 @@ inline Node Node::get_hinted(const char* name, uint32_t& hint) const {
   if (begin >= end) return {};
   const uint32_t start = hint > begin && hint < end ? hint : begin;
   uint32_t k = start;
-  do {
+  // Each step passes at least two nodes, so end - begin steps see every entry
+  // even from a hint that is not a key (not one an earlier call left): the
+  // walk then ends at the bound instead of going round for ever.
+  for (uint32_t left = end - begin; left > 0; --left) {
     const uint32_t v = doc_->after(k);
+    if (v >= end) {  // k was the map's last value (a hint that is not a key)
+      k = begin;
+      if (k == start) break;
+      continue;
+    }
     const uint32_t rk = doc_->resolve(k);
     const uint32_t next = doc_->after(v);
     if (doc_->raw(rk).kind() == NodeKind::Scalar && key_is(doc_->text_of(rk), name)) {
@@ -209,7 +218,8 @@ inline Node Node::get_hinted(const char* name, uint32_t& hint) const {
       return Node(doc_, doc_->resolve(v));
     }
     k = next < end ? next : begin;
-  } while (k != start);
+    if (k == start) break;
+  }
   return {};
 }
 inline Node Node::Iterator::operator*() const { return Node(doc_, doc_->resolve(raw_)); }
