@@ -1049,22 +1049,8 @@ void CppGen::place_fn(const Struct& st) {
   // What the active case of a union points to.
   for (const auto& u : st.fields) {
     if (u->type.kind != ValueType::Union) continue;
-    // The cases whose payload places something: strings of their own, a
-    // struct of its own (not a pooled block), a struct inline that points elsewhere.
-    auto places = [](const Case& c) {
-      switch (c.kind) {
-        case CaseKind::OwnString:
-        case CaseKind::OwnStrings:
-        case CaseKind::StructPointer: return true;
-        case CaseKind::Struct: return c.field->type.st->has_children;
-        case CaseKind::Number:
-        case CaseKind::Numbers:
-        case CaseKind::PooledBlock:
-        case CaseKind::PooledString: return false;
-      }
-      return false;
-    };
-    if (std::none_of(u->variant.cases.begin(), u->variant.cases.end(), places)) continue;
+    if (std::none_of(u->variant.cases.begin(), u->variant.cases.end(), [](const Case& c) { return c.places_targets(); }))
+      continue;
     // Such a union sits at a fixed offset (validate.cpp); a union[] is found through c.at.
     std::string xu = "x." + cpp_field(u->name), slot0 = plus("s", u->resolved.offset);
     if (u->array.on) {
@@ -1080,7 +1066,7 @@ void CppGen::place_fn(const Struct& st) {
     for (size_t i = 0; i < u->variant.cases.size(); ++i) {
       const Case& c = u->variant.cases[i];
       const Field& p = *c.field;
-      if (!places(c)) continue;
+      if (!c.places_targets()) continue;
       std::string v = "std::get<" + std::to_string(i) + ">(" + xu + ")";
       switch (c.kind) {
         case CaseKind::OwnString: {

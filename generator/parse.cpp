@@ -69,6 +69,20 @@ bool prim_is_signed(Prim p) {
   return p == Prim::S8 || p == Prim::S16 || p == Prim::S24 || p == Prim::S32 || p == Prim::S64;
 }
 
+bool Case::places_targets() const {
+  switch (kind) {
+    case CaseKind::OwnString:
+    case CaseKind::OwnStrings:
+    case CaseKind::StructPointer: return true;
+    case CaseKind::Struct: return field->type.st->has_children;
+    case CaseKind::Number:
+    case CaseKind::Numbers:
+    case CaseKind::PooledBlock:
+    case CaseKind::PooledString: return false;
+  }
+  return false;
+}
+
 bool Field::in_model() const {
   if (is_const() || role.derive || !resolved.count_for.empty() || !resolved.tag_for.empty()) return false;
   if (!table.order.empty() || !table.offsets_of.empty()) return false;  // built by the writer from the index_of: fields

@@ -119,6 +119,10 @@ struct Case {
   bool unwrap = false;
   std::unique_ptr<Field> field;  // the payload, laid out at the union's offset
   CaseKind kind = CaseKind::Number;  // set by the validator
+  // Whether the payload places something when the writer places targets:
+  // strings of its own, a struct of its own (not a pooled block), a struct
+  // inline that points elsewhere.
+  bool places_targets() const;
 };
 
 struct Field {

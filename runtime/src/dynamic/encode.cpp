@@ -376,16 +376,8 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
     for (const auto& k : ss.steps) {
       const Field& u = *k.f;
       if (u.type.kind != ValueType::Union) continue;
-      auto places = [](const Case& c) {
-        switch (c.kind) {
-          case CaseKind::OwnString:
-          case CaseKind::OwnStrings:
-          case CaseKind::StructPointer: return true;
-          case CaseKind::Struct: return c.field->type.st->has_children;
-          default: return false;
-        }
-      };
-      if (std::any_of(u.variant.cases.begin(), u.variant.cases.end(), places)) ss.unions.push_back(&k);
+      if (std::any_of(u.variant.cases.begin(), u.variant.cases.end(), [](const Case& c) { return c.places_targets(); }))
+        ss.unions.push_back(&k);
     }
     for (const auto& k : ss.steps) {
       const Field& f = *k.f;
