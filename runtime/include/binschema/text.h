@@ -818,7 +818,10 @@ class Out {
     // The keys' text in vectors kept per level of maps inside maps' entries
     // (no allocation per map once the first ones have been written).
     if (key_depth_ == key_pool_.size()) key_pool_.emplace_back();
-    auto& [keys, numbers] = key_pool_[key_depth_];
+    // (Plain references, not a structured binding: clang 14 refuses a
+    // lambda that captures one, as the duplicate check below does.)
+    std::vector<std::string>& keys = key_pool_[key_depth_].first;
+    std::vector<uint8_t>& numbers = key_pool_[key_depth_].second;
     struct Level {
       size_t& depth;
       ~Level() { --depth; }
