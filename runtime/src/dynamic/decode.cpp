@@ -179,6 +179,22 @@ gen::Expr spell_out_derived(const Struct& st, const Expr& e) {
   return out;
 }
 
+// Whether a derive: is a number and file_size() only (a size the read
+// checks against the file's), and whether it uses file_size().
+bool size_check(const Expr& e, bool& uses_size) {
+  switch (e.kind) {
+    case Expr::Int: return true;
+    case Expr::Call:
+      uses_size = uses_size || e.fn == Fn::FileSize;
+      return e.fn == Fn::FileSize;
+    case Expr::Ident: return false;
+    default:
+      for (const auto& a : e.args)
+        if (!size_check(a, uses_size)) return false;
+      return true;
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
@@ -272,6 +288,9 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         return -1;
       };
       if (f.type.kind == ValueType::Union && !f.variant.tag_shift) fp.tag = index_of(f.variant.tag);
+      for (const auto& c : f.variant.cases) fp.case_tags.push_back(static_cast<uint64_t>(c.tag));
+      if (const Field* tagf = st->field(f.variant.tag))
+        fp.tag_signed = !f.array.on && !f.variant.tag_shift && gen::prim_is_signed(tagf->type.prim);
       if (!f.role.zero_when_empty.empty()) fp.zero = index_of(f.role.zero_when_empty);
       sp.fp.push_back(&fp);
       DecodeStep ds;
@@ -284,6 +303,16 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (!f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union)) ds.flags |= DecodeStep::Cursor;
       if (f.cond) ds.flags |= DecodeStep::Cond;
       if (f.kind == FieldKind::Virtual) ds.flags |= DecodeStep::Virtual;
+      if (bool uses_size = false; f.role.derive && size_check(*f.role.derive, uses_size) && uses_size) ds.flags |= DecodeStep::SizeCheck;
+      // A derive: is read as any number unless it is checked (SizeCheck) or
+      // gives the layout a pool's start (start(), read_checked).
+      const bool derive_start = f.role.derive && (f.role.derive->calls(Fn::Start) || (f.role.derive->kind == Expr::Binary &&
+                                                                                      !f.role.derive->args.empty() &&
+                                                                                      f.role.derive->args[0].calls(Fn::Start)));
+      if (f.bom || f.role.derive_pointer || derive_start || (ds.flags & DecodeStep::SizeCheck) || !f.role.also.empty() || f.role.const_int ||
+          !f.role.zero_when_empty.empty() || !f.role.valid.empty())
+        ds.flags |= DecodeStep::Checks;
+      if (!f.table.index_of.empty()) ds.flags |= DecodeStep::IndexOf;
       if (f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && f.resolved.fixed_size && !f.cond && !f.bom && !f.role.derive_pointer &&
           !f.role.derive && f.role.also.empty() && !f.role.const_int && f.role.zero_when_empty.empty() && f.role.valid.empty() &&
           f.table.index_of.empty() && f.bits.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
@@ -848,6 +877,34 @@ class Dec {
   // ---- read_scalar
   void read_scalar(Frame& fr, const Field& f, size_t fi, uint64_t o) {
     uint64_t& raw = fr.loc.raw[fi];
+    const DecodeStep& ds = fr.sp.decode[fi];
+    bool has_empty0 = false;
+    bool empty0 = false;
+    if (!(ds.flags & DecodeStep::Checks)) [[likely]] {
+      raw = load_prim(ds.prim, o);
+    } else {
+      read_checked(fr, f, fi, o, raw, has_empty0, empty0);
+    }
+    if (ds.member < 0) return;
+    Value& x = fr.x.fields()[static_cast<size_t>(ds.member)].value;
+    if (ds.flags & DecodeStep::IndexOf) {  // an index into a table of the root: the model holds its string
+      x = Value::string(r_.tabs[static_cast<size_t>(f.table.id)].at(raw, o, f.name.c_str(), f.table.index_of.c_str()));
+      return;
+    }
+    if (ds.prim == Prim::Bool8 || ds.prim == Prim::Bool32) {
+      check_bool(f, raw, o, f.name);
+      put_prim(x, ds.prim, raw);
+    } else if (ds.nbits) {
+      read_bits(fr, f, fi, raw, x);
+    } else if (has_empty0) {
+      if (!empty0) put_prim(x, ds.prim, raw);
+    } else {
+      put_prim(x, ds.prim, raw);
+    }
+  }
+
+  // read_scalar's checks (and layout notes), in the generated reader's order.
+  void read_checked(Frame& fr, const Field& f, size_t fi, uint64_t o, uint64_t& raw, bool& has_empty0, bool& empty0) {
     if (f.bom) raw = uint16_t(r_.data()[o] << 8 | r_.data()[o + 1]);
     else raw = load_prim(f.type.prim, o);
     if (f.role.derive_pointer && gen::prim_size(f.type.prim) == 8) note_slot(o);
@@ -863,8 +920,7 @@ class Dec {
           if (s_.pools[i].name == st->args[0].name && s_.pools[i].base.empty() && Schema::Plan::layout_pool(s_.pools[i]))
             r_.lay->note_pool_start(static_cast<uint32_t>(i), raw + (st == &d ? 0 : fr.s));
     }
-    bool uses_size = false;
-    if (f.role.derive && size_check(*f.role.derive, uses_size) && uses_size)
+    if (fr.sp.decode[fi].flags & DecodeStep::SizeCheck)
       if (raw != eval_u(fr, *f.role.derive)) fail_here(o, f.name, "says " + hex(raw) + " but the file has " + hex(r_.size()) + " bytes");
     if (!f.role.also.empty()) {
       const uint64_t d = eval_u(fr, *f.role.derive);
@@ -881,8 +937,7 @@ class Dec {
     }
     if (f.role.const_int && raw != static_cast<uint64_t>(*f.role.const_int))
       fail_here(o, f.name, "expected " + std::to_string(*f.role.const_int) + ", found " + local_text(f, raw));
-    bool has_empty0 = !f.role.zero_when_empty.empty();
-    bool empty0 = false;
+    has_empty0 = !f.role.zero_when_empty.empty();
     if (has_empty0) {
       const uint64_t cnt = fr.loc.raw[fr.sp.fp[fi]->zero];
       empty0 = cnt == 0 && raw == 0;
@@ -890,12 +945,11 @@ class Dec {
     }
     if (!f.role.valid.empty()) {
       bool bad = !(has_empty0 && empty0);
-      std::string list;
-      for (int64_t v : f.role.valid) {
-        bad = bad && raw != static_cast<uint64_t>(v);
-        list += (list.empty() ? "" : ", ") + (f.spell.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
-      }
+      for (int64_t v : f.role.valid) bad = bad && raw != static_cast<uint64_t>(v);
       if (bad) {
+        std::string list;
+        for (int64_t v : f.role.valid)
+          list += (list.empty() ? "" : ", ") + (f.spell.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
         const std::string shown = f.spell.hex ? hex(raw) : local_text(f, raw);
         const bool is_version = &fr.st == p_.root &&
                                 std::find(s_.version_fields.begin(), s_.version_fields.end(), f.name) != s_.version_fields.end();
@@ -903,18 +957,12 @@ class Dec {
         fail_here(o, f.name, "value " + shown + " is not one of " + list);
       }
     }
-    if (!f.in_model()) return;
-    Value& x = *member(fr, fi);
-    if (!f.table.index_of.empty()) {  // an index into a table of the root: the model holds its string
-      x = Value::string(r_.tabs[static_cast<size_t>(f.table.id)].at(raw, o, f.name.c_str(), f.table.index_of.c_str()));
-      return;
-    }
-    if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
-      check_bool(f, raw, o, f.name);
-      put_prim(x, f.type.prim, raw);
-    } else if (f.kind == FieldKind::BitWord) {
-      // Built here (its member starts Absent: StructPlan::heavy), from the
-      // plan's bit steps (the model's Bits are 192 bytes each).
+  }
+
+  // A bit word's struct, built here (its member starts Absent:
+  // StructPlan::heavy) from the plan's bit steps (the model's Bits are 192
+  // bytes each).
+  void read_bits(Frame& fr, const Field& f, size_t fi, uint64_t raw, Value& x) {
       const DecodeStep& ds = fr.sp.decode[fi];
       const BitStep* bs = fr.sp.bit_steps.data() + ds.bit0;
       const size_t nb = ds.nbits;
@@ -949,31 +997,12 @@ class Dec {
           bx.n = bs[k].is_bool ? v != 0 : v;
         }
       }
-    } else if (has_empty0) {
-      if (!empty0) put_prim(x, f.type.prim, raw);
-    } else {
-      put_prim(x, f.type.prim, raw);
-    }
   }
 
   void check_bool(const Field& f, uint64_t raw, uint64_t at, const std::string& name) const {
     const uint64_t tv = f.true_value ? *f.true_value : 1;
     if (raw != 0 && raw != tv)
       fail_here(at, name, "value " + hex(raw) + " is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")");
-  }
-
-  static bool size_check(const Expr& e, bool& uses_size) {
-    switch (e.kind) {
-      case Expr::Int: return true;
-      case Expr::Call:
-        uses_size = uses_size || e.fn == Fn::FileSize;
-        return e.fn == Fn::FileSize;
-      case Expr::Ident: return false;
-      default:
-        for (const auto& a : e.args)
-          if (!size_check(a, uses_size)) return false;
-        return true;
-    }
   }
 
   // ---- read_chars, read_bytes, read_placed_pool
@@ -1267,15 +1296,23 @@ class Dec {
       word = load_uint(f.variant.cases[0].field->pointer.width, o);
       sel = word >> f.variant.tag_shift;
     }
-    const Field* tagf = fr.st.field(f.variant.tag);
-    const bool tag_signed = !f.array.on && tagf && !f.variant.tag_shift && gen::prim_is_signed(tagf->type.prim);
-    for (size_t ci = 0; ci < f.variant.cases.size(); ++ci) {
+    const FieldPlan& fp = p_.of(&f);
+    const size_t nc = fp.case_tags.size();
+    const uint64_t* tags = fp.case_tags.data();
+    for (size_t ci = 0; ci < nc; ++ci) {
+      if (tags[ci] != sel) continue;
       const gen::Case& c = f.variant.cases[ci];
-      if (static_cast<uint64_t>(c.tag) != sel) continue;
       const Field& p = *c.field;
       const uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
-      target = Value::union_(c.name, c.tag, Value{});
-      Value& v = target.items()[0];
+      // Value::union_ in place: target is Absent or a number here, or a
+      // union read before (a default).
+      if (target.kind != Value::Kind::Absent) target = Value();
+      target.kind = Value::Kind::Union;
+      target.width = 0;
+      target.n = static_cast<uint64_t>(c.tag);
+      target.items().reserve(1);
+      Value& v = target.items().emplace_back();
+      target.str().assign(c.name);
       if (!f.resolved.fixed_size && !f.array.on && p.resolved.fixed_size) r_.need(o, padded);
       bool advance = p.resolved.fixed_size;
       uint64_t adv = padded;
@@ -1399,7 +1436,7 @@ class Dec {
     for (const auto& c : f.variant.cases) known += (known.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
     if (f.variant.tag_shift)
       fail_here(o, f.name, "tag " + hex(sel) + " (bits " + std::to_string(f.variant.tag_shift) + " and up) is not a supported case (known: " + known + ")");
-    const std::string tag_text = tag_signed ? std::to_string(static_cast<int64_t>(tag)) : std::to_string(tag);
+    const std::string tag_text = fp.tag_signed ? std::to_string(static_cast<int64_t>(tag)) : std::to_string(tag);
     if (f.array.on) throw DecodeError(o, f.variant.tag + " " + tag_text + " is not a supported case (known: " + known + ")");
     fail_here(o, f.name, f.variant.tag + " " + tag_text + " is not a supported case (known: " + known + ")");
   }

@@ -76,6 +76,9 @@ struct DecodeStep {
     Cond = 2,       // has an if:
     Plain = 4,      // a number with no check (no if, derive, valid, const, bool, bits, table, bom): loaded and stored
     Virtual = 8,    // nothing to read
+    Checks = 16,    // read_scalar: a check or a layout note to make (bom, derive, also, const, zero_when_empty, valid)
+    SizeCheck = 32, // read_scalar: its derive: is a size that uses file_size(), checked
+    IndexOf = 64,   // read_scalar: an index into a table (index_of:)
   };
   const gen::Field* f = nullptr;
   const FieldPlan* fp = nullptr;
@@ -133,6 +136,11 @@ struct FieldPlan {
   // derived values spelt out: the field is left out of the text while it is
   // false, and refused in text then. Null: a plain field in text.
   std::shared_ptr<const gen::Expr> text_cond;
+  // decode.cpp, a union: its cases' tags (in case order, to find the case
+  // read without touching the model's Case objects), whether its tag field
+  // is signed (messages).
+  std::vector<uint64_t> case_tags;
+  bool tag_signed = false;
 };
 
 struct Schema::Plan {
