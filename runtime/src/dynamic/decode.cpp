@@ -345,6 +345,10 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
     }
     for (size_t i = 0; i < s.pools.size(); ++i)
       if (s.pools[i].scope == st->name && s.pools[i].kind != Pool::Kind::Block) sp.scoped_pools.push_back(static_cast<int>(i));
+    sp.init_flat = true;
+    for (const Member& m : sp.init.fields())
+      if (m.value.kind > Value::Kind::Double && (!m.value.str().empty() || !m.value.fields().empty() || !m.value.items().empty()))
+        sp.init_flat = false;
   }
   return p;
 }
@@ -553,6 +557,7 @@ class Dec {
     const Struct* st = nullptr;
     const Field* f = nullptr;
     size_t index = 0;
+    int ctx = -1;  // no field of that name: the context value's index (-1: none)
   };
   LocalInfo local_[512];
   bool local(Frame& fr, const std::string& name, CNum& out) {
@@ -581,15 +586,16 @@ class Dec {
         li.st = &fr.st;
         li.f = fr.st.field(name);
         li.index = li.f ? p_.of(li.f).index : 0;
+        li.ctx = -1;
+        if (!li.f)
+          for (size_t i = 0; i < s_.context.size(); ++i)
+            if (li.ctx < 0 && s_.context[i] == name) li.ctx = static_cast<int>(i);
       }
       const Field* f = li.f;
       if (!f) {
-        for (size_t i = 0; i < s_.context.size(); ++i)
-          if (s_.context[i] == name) {
-            out = CNum::u64(r_.g[i]);
-            return true;
-          }
-        return false;
+        if (li.ctx < 0) return false;
+        out = CNum::u64(r_.g[static_cast<size_t>(li.ctx)]);
+        return true;
       }
       out = local_num(*f, fr.loc.raw[li.index]);
       return true;
@@ -608,8 +614,12 @@ class Dec {
     e.st = &fr.st;
     return eval_read(x, e);
   }
-  uint64_t eval_u(Frame& fr, const Expr& e) { return eval(fr, e).v; }
-  bool eval_cond(Frame& fr, const Expr& e) { return eval(fr, e).v != 0; }
+  // A name alone (most counts) is its local, as eval_read's Ident finds it.
+  uint64_t eval_u(Frame& fr, const Expr& e) {
+    if (CNum out; e.kind == Expr::Ident && local(fr, e.name, out)) return out.v;
+    return eval(fr, e).v;
+  }
+  bool eval_cond(Frame& fr, const Expr& e) { return eval_u(fr, e) != 0; }
 
   static CNum local_num(const Field& f, uint64_t raw) {
     if (f.pointer.width) return CNum::u64(raw);
@@ -655,7 +665,17 @@ class Dec {
           r_.slice_values[i].clear();
         }
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
-    x = sp.init;  // a Struct
+    if (sp.init_flat) {
+      // x = sp.init without Block::clone's walk: the members hold no block,
+      // so their bytes are copied at once (over default-constructed ones).
+      if (x.kind != Value::Kind::Absent || !x.fields().empty() || !x.items().empty()) x = Value();
+      x.kind = Value::Kind::Struct;
+      const size_t n = sp.init.fields().size();
+      x.fields().resize(n);
+      if (n) std::memcpy(static_cast<void*>(x.fields().data()), static_cast<const void*>(sp.init.fields().data()), n * sizeof(Member));
+    } else {
+      x = sp.init;  // a Struct
+    }
     Frame fr(st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, x);
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
@@ -1304,15 +1324,8 @@ class Dec {
       const gen::Case& c = f.variant.cases[ci];
       const Field& p = *c.field;
       const uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
-      // Value::union_ in place: target is Absent or a number here, or a
-      // union read before (a default).
-      if (target.kind != Value::Kind::Absent) target = Value();
-      target.kind = Value::Kind::Union;
-      target.width = 0;
-      target.n = static_cast<uint64_t>(c.tag);
-      target.items().reserve(1);
-      Value& v = target.items().emplace_back();
-      target.str().assign(c.name);
+      target = Value::union_(c.name, c.tag, Value{});  // the name and the item in one block, no std::string made
+      Value& v = target.items()[0];
       if (!f.resolved.fixed_size && !f.array.on && p.resolved.fixed_size) r_.need(o, padded);
       bool advance = p.resolved.fixed_size;
       uint64_t adv = padded;

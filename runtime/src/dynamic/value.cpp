@@ -138,9 +138,13 @@ bool next_chunk(Arena& a) {
 
 int64_t live_chunks() { return g_chunks.load(std::memory_order_relaxed); }
 
-Block* Block::make(uint8_t type, uint32_t cap) {
-  const size_t elem = type == Values ? sizeof(Value) : type == Members ? sizeof(Member) : 0;
-  const size_t bytes = sizeof(Block) + elem * cap;  // a multiple of 8
+namespace {
+size_t elem_size(uint8_t type) { return type == Block::Values ? sizeof(Value) : type == Block::Members ? sizeof(Member) : 0; }
+}  // namespace
+
+Block* Block::make(uint8_t type, uint32_t cap, bool str) {
+  const size_t elem = elem_size(type);
+  const size_t bytes = sizeof(Block) + (str ? sizeof(std::string) : 0) + elem * cap;  // a multiple of 8
   Arena& a = t_arena;
   void* m;
   uint32_t off = 0;
@@ -157,7 +161,35 @@ Block* Block::make(uint8_t type, uint32_t cap) {
   b->type = type;
   b->cap = elem ? cap : 0;
   b->chunk = off;
+  b->has_str = str;
+  if (str) new (&b->str()) std::string();
   return b;
+}
+Block* Block::remake(Block* b, uint8_t type, uint32_t cap, bool str) {
+  str = str || b->has_str;
+  Block* nb = make(type, cap, str);
+  if (b->has_str) nb->str() = std::move(b->str());
+  if (b->type == type && type == Values) {
+    Value* from = b->data<Value>();
+    Value* to = nb->data<Value>();
+    for (uint32_t i = 0; i < b->size; ++i) {
+      new (to + i) Value(std::move(from[i]));
+      from[i].~Value();
+    }
+    nb->size = b->size;
+    b->size = 0;
+  } else if (b->type == type && type == Members) {
+    Member* from = b->data<Member>();
+    Member* to = nb->data<Member>();
+    for (uint32_t i = 0; i < b->size; ++i) {
+      new (to + i) Member(std::move(from[i]));
+      from[i].~Member();
+    }
+    nb->size = b->size;
+    b->size = 0;
+  }
+  destroy(b);
+  return nb;
 }
 void Block::clear() {
   if (type == Values) {
@@ -175,7 +207,8 @@ void Block::destroy(Block* b) {
   b->clear();
   --pd.depth;
   const uint32_t off = b->chunk;
-  const size_t bytes = sizeof(Block) + (b->type == Values ? sizeof(Value) : b->type == Members ? sizeof(Member) : 0) * b->cap;
+  const size_t bytes = sizeof(Block) + (b->has_str ? sizeof(std::string) : 0) + elem_size(b->type) * b->cap;
+  if (b->has_str) b->str().~basic_string();
   b->~Block();
   if (!off) {
     ::operator delete(b);
@@ -191,14 +224,15 @@ void Block::destroy(Block* b) {
   if (!pd.depth) flush(pd);
 }
 Block* Block::clone(const Block& o) {
-  Block* b = make(o.type, o.size);
-  b->str = o.str;
+  Block& src = const_cast<Block&>(o);
+  Block* b = make(o.type, o.size, o.has_str);
+  if (o.has_str) b->str() = src.str();
   if (o.type == Values) {
-    const Value* from = const_cast<Block&>(o).data<Value>();
+    const Value* from = src.data<Value>();
     Value* to = b->data<Value>();
     for (uint32_t i = 0; i < o.size; ++i) new (to + i) Value(from[i]);
   } else if (o.type == Members) {
-    const Member* from = const_cast<Block&>(o).data<Member>();
+    const Member* from = src.data<Member>();
     Member* to = b->data<Member>();
     for (uint32_t i = 0; i < o.size; ++i) new (to + i) Member(from[i]);
   }
@@ -273,11 +307,11 @@ Value Value::array() {
   v.kind = Kind::Array;
   return v;
 }
-Value Value::union_(std::string case_name, int64_t tag, Value x) {
+Value Value::union_(std::string_view case_name, int64_t tag, Value x) {
   Value v;
   v.kind = Kind::Union;
-  v.items().reserve(1);
-  v.str() = std::move(case_name);
+  v.h_.b = detail::Block::make(detail::Block::Values, 1, true);  // the name and one item in one block
+  v.str().assign(case_name.data(), case_name.size());
   v.n = static_cast<uint64_t>(tag);
   v.items().push_back(std::move(x));
   return v;
