@@ -516,6 +516,36 @@ class Dec {
     }
     put_prim(v, f.type.prim, raw);
   }
+  // n elements of an array of numbers at `at`, `stride` apart, into d[0..n)
+  // (load_elem's values: the bytes were checked by the caller): one loop per
+  // primitive, the kind and width decided once. A bool array goes element by
+  // element (each is checked).
+  template <class T>
+  void fill(Value* d, size_t n, uint64_t at, uint64_t stride, Value::Kind k, uint8_t w) const {
+    for (size_t i = 0; i < n; ++i) {
+      Value& v = d[i];
+      if (v.kind > Value::Kind::Double) [[unlikely]] v = Value();
+      v.kind = k;
+      v.width = w;
+      if constexpr (std::is_signed_v<T>) v.n = static_cast<uint64_t>(int64_t(r_.template get<T>(at + i * stride)));
+      else v.n = static_cast<uint64_t>(r_.template get<T>(at + i * stride));
+    }
+  }
+  void load_elems(Value* d, size_t n, const Field& f, uint64_t at, uint64_t stride) const {
+    const Prim p = f.type.prim;
+    const Value k = prim_value(p, 0);
+    switch (p) {
+      case Prim::U8: return fill<uint8_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::U16: return fill<uint16_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::U32: case Prim::F32: return fill<uint32_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::U64: case Prim::F64: case Prim::S64: return fill<uint64_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::S8: return fill<int8_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::S16: return fill<int16_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::S32: return fill<int32_t>(d, n, at, stride, k.kind, k.width);
+      default:
+        for (size_t i = 0; i < n; ++i) load_elem(d[i], f, at + i * stride);
+    }
+  }
   void note_slot(uint64_t at) {
     if (s_.relocation_table && r_.slots) r_.slots->push_back(at);
   }
@@ -1181,7 +1211,8 @@ class Dec {
     if (!et && f.array.fixed_count && !cursor) {
       const uint64_t n = *f.array.fixed_count, sz = gen::prim_size(f.type.prim);
       x->items().resize(n);
-      if (tags) fr.loc.tags[fi].assign(n, 0);
+      if (!tags) return load_elems(x->items().data(), n, f, o, sz);
+      fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         load_elem(x->items()[i], f, o + i * sz);
         put_tag(i, x->items()[i]);
@@ -1192,6 +1223,7 @@ class Dec {
       const uint64_t n = *f.array.fixed_count;
       const uint64_t size = et ? et->size : gen::prim_size(f.type.prim);
       x->items().resize(n);
+      if (!et && !tags) return load_elems(x->items().data(), n, f, o, size);
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
@@ -1216,6 +1248,11 @@ class Dec {
       const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
       r_.need_array(fr.o, n, min);
       x->items().resize(n);
+      if (!et && !tags) {
+        load_elems(x->items().data(), n, f, fr.o, min);
+        fr.o += n * min;
+        return;
+      }
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
@@ -1370,12 +1407,12 @@ class Dec {
           const uint64_t sz = gen::prim_size(p.type.prim);
           if (p.array.fixed_count) {
             v.items().resize(*p.array.fixed_count);
-            for (size_t i = 0; i < *p.array.fixed_count; ++i) load_elem(v.items()[i], p, o + i * sz);
+            load_elems(v.items().data(), *p.array.fixed_count, p, o, sz);
           } else {
             const uint64_t n = eval_u(fr, *p.array.count);
             r_.need_array(o, n, sz);
             v.items().resize(n);
-            for (uint64_t i = 0; i < n; ++i) load_elem(v.items()[i], p, o + i * sz);
+            load_elems(v.items().data(), n, p, o, sz);
             advance = true;
             adv = padded_n(n * sz);
           }
@@ -1579,7 +1616,7 @@ class Dec {
               }
             }
           } else if (f.type.kind == ValueType::Prim) {
-            for (uint64_t i = 0; i < n; ++i) load_elem(x->items()[i], f, t + i * stride);
+            load_elems(x->items().data(), n, f, t, stride);
           } else if (f.type.kind == ValueType::String) {
             for (uint64_t i = 0; i < n; ++i) {
               note_slot(t + i * stride);
