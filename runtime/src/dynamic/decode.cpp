@@ -288,7 +288,28 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         return -1;
       };
       if (f.type.kind == ValueType::Union && !f.variant.tag_shift) fp.tag = index_of(f.variant.tag);
-      for (const auto& c : f.variant.cases) fp.case_tags.push_back(static_cast<uint64_t>(c.tag));
+      for (const auto& c : f.variant.cases) {
+        fp.case_tags.push_back(static_cast<uint64_t>(c.tag));
+        const Field& cf = *c.field;
+        FieldPlan::CaseStep cs;
+        cs.name = c.name;
+        const uint64_t a = f.variant.pad_to;
+        cs.padded = a ? (cf.resolved.size + a - 1) / a * a : cf.resolved.size;
+        cs.kind = static_cast<uint8_t>(c.kind);
+        cs.width = static_cast<uint8_t>(cf.pointer.width);
+        cs.prim = cf.type.prim;
+        cs.fixed = cf.resolved.fixed_size;
+        cs.plain = c.kind == CaseKind::Number && cf.table.index_of.empty() && cf.type.prim != Prim::Bool8 && cf.type.prim != Prim::Bool32;
+        fp.case_steps.push_back(cs);
+      }
+      if (!fp.case_tags.empty()) {
+        const auto [lo, hi] = std::minmax_element(fp.case_tags.begin(), fp.case_tags.end());
+        if (*hi - *lo < 1024 && fp.case_tags.size() < 0x7fff) {
+          fp.case_min = *lo;
+          fp.case_at.assign(*hi - *lo + 1, -1);
+          for (size_t ci = fp.case_tags.size(); ci-- > 0;) fp.case_at[fp.case_tags[ci] - *lo] = static_cast<int16_t>(ci);  // the first case of a tag
+        }
+      }
       if (const Field* tagf = st->field(f.variant.tag))
         fp.tag_signed = !f.array.on && !f.variant.tag_shift && gen::prim_is_signed(tagf->type.prim);
       if (!f.role.zero_when_empty.empty()) fp.zero = index_of(f.role.zero_when_empty);
@@ -1354,16 +1375,31 @@ class Dec {
       sel = word >> f.variant.tag_shift;
     }
     const FieldPlan& fp = p_.of(&f);
-    const size_t nc = fp.case_tags.size();
+    size_t ci = 0, nc = fp.case_tags.size();
+    if (!fp.case_at.empty()) {
+      // One look-up: the loop below runs once (on the case) or not at all.
+      const uint64_t k = sel - fp.case_min;
+      const int at = k < fp.case_at.size() ? fp.case_at[k] : -1;
+      if (at < 0) nc = 0;
+      else ci = static_cast<size_t>(at), nc = ci + 1;
+    }
     const uint64_t* tags = fp.case_tags.data();
-    for (size_t ci = 0; ci < nc; ++ci) {
+    for (; ci < nc; ++ci) {
       if (tags[ci] != sel) continue;
+      const FieldPlan::CaseStep& cs = fp.case_steps[ci];
+      const uint64_t padded = cs.padded;
+      target = Value::union_(cs.name, static_cast<int64_t>(sel), Value{});  // the name and the item in one block, no std::string made
+      Value& v = target.items()[0];
+      if (!f.resolved.fixed_size && !f.array.on && cs.fixed) r_.need(o, padded);
+      if (cs.plain) {
+        // A number (most cases of a node union): loaded, no check.
+        put_prim(v, cs.prim, load_prim(cs.prim, o));
+        if (cs.width == 8) note_slot(o);
+        if (!f.resolved.fixed_size && !f.array.on && cs.fixed) fr.o += padded;
+        return;
+      }
       const gen::Case& c = f.variant.cases[ci];
       const Field& p = *c.field;
-      const uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
-      target = Value::union_(c.name, c.tag, Value{});  // the name and the item in one block, no std::string made
-      Value& v = target.items()[0];
-      if (!f.resolved.fixed_size && !f.array.on && p.resolved.fixed_size) r_.need(o, padded);
       bool advance = p.resolved.fixed_size;
       uint64_t adv = padded;
       auto padded_n = [&](uint64_t bytes) {

@@ -142,6 +142,22 @@ struct FieldPlan {
   // is signed (messages).
   std::vector<uint64_t> case_tags;
   bool tag_signed = false;
+  // The case of each tag from case_min on, when they span under 1024 (-1:
+  // none): the case found by one load rather than a loop over the tags.
+  std::vector<int16_t> case_at;
+  uint64_t case_min = 0;
+  // What reading each case needs first, in case order, without touching
+  // the model's Case and Field objects (a cache miss each per union read).
+  struct CaseStep {
+    std::string_view name;  // the case's name (the model's, lasting)
+    uint64_t padded = 0;    // its size padded to pad_to
+    uint8_t kind = 0;       // gen::CaseKind
+    uint8_t width = 0;      // its pointer's width
+    gen::Prim prim = gen::Prim::U8;
+    bool fixed = false;     // its size is fixed
+    bool plain = false;     // a Number with no table and no bool check
+  };
+  std::vector<CaseStep> case_steps;
 };
 
 struct Schema::Plan {
