@@ -324,6 +324,9 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (!f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union)) ds.flags |= DecodeStep::Cursor;
       if (f.cond) ds.flags |= DecodeStep::Cond;
       if (f.kind == FieldKind::Virtual) ds.flags |= DecodeStep::Virtual;
+      if (f.resolved.fixed_size) ds.flags |= DecodeStep::Fixed;
+      ds.kind = f.kind;
+      if (const Pool* pl = f.kind == FieldKind::PooledString ? s.pool(f.pool) : nullptr) ds.target_now = !pl->scope.empty();
       if (bool uses_size = false; f.role.derive && size_check(*f.role.derive, uses_size) && uses_size) ds.flags |= DecodeStep::SizeCheck;
       // A derive: is read as any number unless it is checked (SizeCheck) or
       // gives the layout a pool's start (start(), read_checked).
@@ -851,10 +854,12 @@ class Dec {
 
   // ---- read_field
   void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
-    if (f.kind == FieldKind::Virtual) return;
+    const DecodeStep& ds = fr.sp.decode[fi];
+    if (ds.kind == FieldKind::Virtual) return;
     fr.cur = fi;
-    if (cursor && f.resolved.fixed_size) r_.need(fr.o, f.resolved.size);
-    switch (f.kind) {
+    const bool fixed = ds.flags & DecodeStep::Fixed;
+    if (cursor && fixed) r_.need(fr.o, ds.size);
+    switch (ds.kind) {
       case FieldKind::Virtual: break;
       case FieldKind::Pointer:
       case FieldKind::ArrayPointer:
@@ -864,8 +869,7 @@ class Dec {
       case FieldKind::Dic: {
         fr.loc.raw[fi] = load_uint(f.pointer.width, o) * f.pointer.scale;
         if (f.pointer.width == 8 && f.pointer.base == Field::Base::File && !f.pointer.points_to_chars) note_slot(o);
-        const Pool* pl = f.kind == FieldKind::PooledString ? s_.pool(f.pool) : nullptr;
-        if (pl && !pl->scope.empty()) read_target(fr, f);
+        if (ds.target_now) read_target(fr, f);
         else targets.push_back(&f);
         break;
       }
@@ -934,7 +938,7 @@ class Dec {
         }
         break;
     }
-    if (cursor && f.resolved.fixed_size) fr.o += f.resolved.size;
+    if (cursor && fixed) fr.o += ds.size;
   }
 
   void pad_zeros(Frame& fr, const Field& f, const char* what) {

@@ -79,6 +79,7 @@ struct DecodeStep {
     Checks = 16,    // read_scalar: a check or a layout note to make (bom, derive, also, const, zero_when_empty, valid)
     SizeCheck = 32, // read_scalar: its derive: is a size that uses file_size(), checked
     IndexOf = 64,   // read_scalar: an index into a table (index_of:)
+    Fixed = 128,    // its size is fixed (resolved.fixed_size)
   };
   const gen::Field* f = nullptr;
   const FieldPlan* fp = nullptr;
@@ -90,6 +91,8 @@ struct DecodeStep {
   Value::Kind vkind = Value::Kind::Absent;  // Plain: the value's kind and width (prim_value's)
   uint8_t vwidth = 0;
   uint32_t bit0 = 0, nbits = 0;  // a bit word: its bits in StructPlan::bit_steps
+  gen::FieldKind kind = gen::FieldKind::Scalar;  // f->kind
+  bool target_now = false;  // a pointer whose target is read at once (a string of a scoped pool), not after the struct
 };
 // decode.cpp: one bit field of a bit word, as the read needs it.
 struct BitStep {
