@@ -1264,6 +1264,7 @@ class Dec {
         fr.o += n * min;
         return;
       }
+      const Field* sk = et && !f.array.sort.empty() ? et->field(f.array.sort) : nullptr;  // the sort key, looked up once
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
@@ -1281,15 +1282,15 @@ class Dec {
           } else {
             fr.o = read_struct(*et, fr.o, x->items()[i], r_.size(), next);
           }
-          if (!f.array.sort.empty() && i > 0 && !et->field(f.array.sort)->table.index_of.empty()) {
+          if (sk && i > 0 && !sk->table.index_of.empty()) {
             // sort: by a string of a sorted table: the strings' order is the indices' order.
-            const std::string& a = x->items()[i].find(f.array.sort)->str();
-            const std::string& b = x->items()[i - 1].find(f.array.sort)->str();
+            const std::string& a = sort_member(x->items()[i], *sk)->str();
+            const std::string& b = sort_member(x->items()[i - 1], *sk)->str();
             if (!(b < a))
               fail_here(fr.o - et->size, f.array.sort,
                         "not sorted: '" + a + "' after '" + b + "' (the writer puts the elements in order of " + f.array.sort + ", each once)");
-          } else if (!f.array.sort.empty() && i > 0) {
-            const uint64_t a = sort_key(fr, *et, f.array.sort, x->items()[i]), b = sort_key(fr, *et, f.array.sort, x->items()[i - 1]);
+          } else if (sk && i > 0) {
+            const uint64_t a = sort_key(fr, *et, *sk, x->items()[i]), b = sort_key(fr, *et, *sk, x->items()[i - 1]);
             if (a < b)
               fail_here(fr.o - et->size, f.array.sort,
                         "not sorted: " + hex(a) + " after " + hex(b) + " (the writer puts the elements in order of " + f.array.sort + ")");
@@ -1305,8 +1306,17 @@ class Dec {
     }
   }
 
-  uint64_t sort_key(Frame& fr, const Struct& et, const std::string& key, const Value& e) {
-    const Field* k = et.field(key);
+  // An element's member of the sort key: by its index in the plan (the
+  // interned name checked by address), else by name.
+  const Value* sort_member(const Value& e, const Field& k) const {
+    const FieldPlan& kp = p_.of(&k);
+    const auto& fl = e.fields();
+    if (kp.member >= 0 && static_cast<size_t>(kp.member) < fl.size() && fl[static_cast<size_t>(kp.member)].name.data() == kp.name.data())
+      return &fl[static_cast<size_t>(kp.member)].value;
+    return e.find(k.name);
+  }
+  uint64_t sort_key(Frame& fr, const Struct& et, const Field& key, const Value& e) {
+    const Field* k = &key;
     if (k->role.derive) {
       const std::pair<Dec*, Frame*> self{this, &fr};
       ExprEnv env;
@@ -1316,7 +1326,7 @@ class Dec {
       env.self = &self;
       return eval_model(*k->role.derive, env);
     }
-    const Value* v = e.find(key);
+    const Value* v = sort_member(e, *k);
     return v ? v->n : 0;
   }
 
