@@ -269,23 +269,27 @@ enum class Op : uint8_t {
   Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
 };
 
+struct StructSteps;
 struct Step {
-  const Field* f = nullptr;
-  // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
-  // these were as many cache lines of it).
-  const gen::Expr* cond = nullptr;  // its if:
-  uint64_t offset = 0, size = 0;    // f.resolved
+  // The hot part first (put_ reads these for every field written): one cache line.
+  Op op = Op::General;
+  bool cursor = false;           // written at the cursor (a variable offset, or under if:)
   bool fixed_size = false;
   bool prelude = false;             // put_field's checks before the write (offsets_of:, a union[]'s tags, a count, a shared count)
   int member = -1;               // in the struct value's members (-1: not in the model)
-  std::string_view name;         // interned: a member is recognised by the pointer
-  const char* what = "";         // "Struct.field"
-  Checks checks;
-  bool cursor = false;           // written at the cursor (a variable offset, or under if:)
+  Num num;                       // Op::Num, and a bit word's store
+  const char* name = nullptr;    // interned: a member is recognised by the pointer (name.data())
+  uint64_t offset = 0, size = 0;    // f.resolved
+  const gen::Expr* cond = nullptr;  // its if:
+  const Field* f = nullptr;
+  const StructSteps* sub = nullptr;  // an inline struct or an array of structs: its type's steps
+  // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
+  // these were as many cache lines of it).
   bool at_var = false;           // and place_ looks up where it went
   int region = -1;               // the region the field is (not a pointer's)
-  Op op = Op::General;
-  Num num;                       // Op::Num, and a bit word's store
+  std::string_view name_view;    // the interned name
+  const char* what = "";         // "Struct.field"
+  Checks checks;
   std::vector<std::string_view> bits;  // a bit word: its bits' names, interned
   // The struct's other fields this one names (null: none).
   const Step* count_for = nullptr;     // the array it counts
@@ -296,6 +300,7 @@ struct Step {
 };
 
 struct StructSteps {
+  const Struct* st = nullptr;
   std::vector<Step> steps;     // by field index
   std::vector<size_t> scoped;  // the pools whose scope is this struct
   std::vector<const Step*> layout;    // by layout item: the field it names (null: none)
@@ -318,6 +323,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
   for (const auto& stp : s.structs) {
     const Struct& st = *stp;
     enc::StructSteps ss;
+    ss.st = &st;
     for (size_t i = 0; i < s.pools.size(); ++i)
       if (s.pools[i].scope == st.name) ss.scoped.push_back(i);
     for (const auto& fp : st.fields) {
@@ -326,7 +332,8 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.f = &f;
       if (const FieldPlan* pl = p.fields.find(&f)) {
         k.member = pl->member;
-        k.name = pl->name;
+        k.name = pl->name.data();
+        k.name_view = pl->name;
         k.what = pl->what;
       }
       k.checks = enc::make_checks(s, st, f);
@@ -389,6 +396,10 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
     ss.reaches_index = gen::reaches_index(st);
     r->structs.emplace(&st, std::move(ss));
   }
+  // Each step's struct type's steps (they are at stable addresses now).
+  for (const auto& stp : s.structs)
+    for (auto& k : r->structs.at(stp.get()).steps)
+      if (k.f->type.kind == ValueType::Struct && k.f->type.st) k.sub = &r->structs.at(k.f->type.st);
   return r;
 }
 
@@ -723,8 +734,9 @@ class Encoder {
   }
 
   void need_struct(const Struct& st, const Value& x) {
-    if (x.kind != Value::Kind::Struct) throw EncodeError(st.name + ": a struct expected");
+    if (x.kind != Value::Kind::Struct) [[unlikely]] not_struct(st);
   }
+  [[noreturn]] static void not_struct(const Struct& st) { throw EncodeError(st.name + ": a struct expected"); }
   const Value& member(const Struct& st, const Value& x, const Field& f) {
     // The struct value's members are its model fields in order: the plan's index, checked.
     if (const FieldInfo& i = info(f); i.fp) {
@@ -1068,9 +1080,10 @@ class Encoder {
 
   // Writes struct st's own bytes: at `at` (reserved by the caller) when it
   // has a fixed size, else appended. Returns where it starts.
-  uint64_t put(const Struct& st, const Value& x, std::optional<uint64_t> at) {
+  uint64_t put(const Struct& st, const Value& x, std::optional<uint64_t> at) { return put(steps_of(st), x, at); }
+  uint64_t put(const enc::StructSteps& ss, const Value& x, std::optional<uint64_t> at) {
+    const Struct& st = *ss.st;
     need_struct(st, x);
-    const enc::StructSteps& ss = steps_->structs.at(&st);
     const uint64_t s = st.fixed_size ? *at : w.reserve(st.prefix);
     for (const size_t i : ss.scoped) {
       const Pool& p = s_.pools[i];
@@ -1078,14 +1091,24 @@ class Encoder {
       if (spool_[i]) spool_[i]->restart();
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
+    // The members, once (fields() checks the block on every call).
+    const Member* ms = x.fields().data();
+    const size_t nm = x.fields().size();
+    auto mem = [&](const enc::Step& k) -> const Value& {
+      if (static_cast<size_t>(k.member) < nm && ms[k.member].name.data() == k.name) [[likely]]
+        return ms[k.member].value;
+      return member(st, x, *k.f);
+    };
     for (const enc::Step& k : ss.steps) {
       if (k.op == enc::Op::Num) {
-        put_num(k, k.cursor ? w.reserve(k.size) : s + k.offset, member(k, st, x));
+        const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
+        const Value& v = mem(k);
+        store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
         continue;
       }
       if (k.op == enc::Op::Nums) {
         const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
-        const Value& v = list(st, *k.f, member(k, st, x));
+        const Value& v = list(st, *k.f, mem(k));
         for (size_t i = 0; i < v.items().size(); ++i) store_elem(*k.f, k.num, o + i * k.num.size, v.items()[i], k.what);
         continue;
       }
@@ -1105,13 +1128,26 @@ class Encoder {
     return s;
   }
 
+  // A struct's steps, by its address in a direct-mapped table (the plan's
+  // hash probe was a miss per struct written).
+  struct StepsOf {
+    const Struct* st = nullptr;
+    const enc::StructSteps* ss = nullptr;
+  };
+  StepsOf steps_of_[256];
+  const enc::StructSteps& steps_of(const Struct& st) {
+    StepsOf& e = steps_of_[(reinterpret_cast<uintptr_t>(&st) >> 4) * 0x9e3779b97f4a7c15ull >> 56];
+    if (e.st != &st) e = {&st, &steps_->structs.at(&st)};
+    return *e.ss;
+  }
+
   // A struct value's member for step k: by its index, the name's pointer
   // compared (interned), else by name.
   const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
     const auto& fs = x.fields();
     if (static_cast<size_t>(k.member) < fs.size()) {
       const Member& m = fs[static_cast<size_t>(k.member)];
-      if (m.name.data() == k.name.data()) return m.value;
+      if (m.name.data() == k.name) return m.value;
     }
     return member(st, x, *k.f);
   }
@@ -1131,7 +1167,7 @@ class Encoder {
   void absent_check(const Struct& st, const enc::Step& k, const Value& x) {
     const Field& f = *k.f;
     const auto& fs = x.fields();
-    const Value* v = static_cast<size_t>(k.member) < fs.size() && fs[static_cast<size_t>(k.member)].name.data() == k.name.data()
+    const Value* v = static_cast<size_t>(k.member) < fs.size() && fs[static_cast<size_t>(k.member)].name.data() == k.name
                          ? &fs[static_cast<size_t>(k.member)].value
                          : x.find(f.name);
     if (!v || v->is_absent()) return;
@@ -1283,8 +1319,8 @@ class Encoder {
       case FieldKind::InlineStruct: {
         const Value& src = f.in_model() ? member(k, st, x) : empty_struct();
         if (f.type.st->has_children && (!f.resolved.fixed_offset || f.cond)) at_.set(&x, &f, o);
-        if (f.type.st->fixed_size) put(*f.type.st, src, o);
-        else put(*f.type.st, src, std::nullopt);
+        if (f.type.st->fixed_size) put(*k.sub, src, o);
+        else put(*k.sub, src, std::nullopt);
         break;
       }
       case FieldKind::ElemPointers:
@@ -1440,7 +1476,7 @@ class Encoder {
     }
     if (et && et->has_children && (!f.resolved.fixed_offset || f.cond)) at_.set(&x, &f, f.resolved.fixed_size ? o : w.pos());
     if (f.resolved.fixed_size) {
-      for (size_t i = 0; i < v.items().size(); ++i) put(*et, v.items()[i], o + i * et->size);
+      for (size_t i = 0; i < v.items().size(); ++i) put(*k.sub, v.items()[i], o + i * et->size);
       return;
     }
     if (et && !f.array.sort.empty()) {
@@ -1451,13 +1487,13 @@ class Encoder {
         keys[i] = sort_key(*et, f.array.sort, v.items()[i]);
       }
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-      for (size_t i : order) put(*et, v.items()[i], w.reserve(et->size));
+      for (size_t i : order) put(*k.sub, v.items()[i], w.reserve(et->size));
       return;
     }
     for (const Value& e : v.items()) {
       if (!et) store_elem(f, w.reserve(gen::prim_size(f.type.prim)), e, wh);
-      else if (et->fixed_size) put(*et, e, w.reserve(et->size));
-      else put(*et, e, std::nullopt);
+      else if (et->fixed_size) put(*k.sub, e, w.reserve(et->size));
+      else put(*k.sub, e, std::nullopt);
     }
   }
 
@@ -1601,7 +1637,7 @@ class Encoder {
   bool cond_true(const Struct& st, const Field& f, const Value& x) { return !f.cond || eval(st, *f.cond, x) != 0; }
 
   void place(const Struct& st, const Value& x, uint64_t s) {
-    const enc::StructSteps& ss = steps_->structs.at(&st);
+    const enc::StructSteps& ss = steps_of(st);
     std::map<std::string, uint64_t> shallow_at;
     bool before_self = st.has_self;
     std::set<std::string> pre_children;
