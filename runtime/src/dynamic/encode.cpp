@@ -283,6 +283,10 @@ struct Step {
   const gen::Expr* cond = nullptr;  // its if:
   const Field* f = nullptr;
   const StructSteps* sub = nullptr;  // an inline struct or an array of structs: its type's steps
+  FieldKind kind = FieldKind::Scalar;  // f's (put_field's switch: f itself was a miss per field)
+  bool in_model = false;             // f.in_model()
+  bool note_inline = false;          // an inline struct with children at a variable offset: its place noted (at_)
+  uint64_t pad = 0;                  // f.pad
   // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
   // these were as many cache lines of it).
   bool at_var = false;           // and place_ looks up where it went
@@ -337,6 +341,10 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
         k.what = pl->what;
       }
       k.checks = enc::make_checks(s, st, f);
+      k.kind = f.kind;
+      k.in_model = f.in_model();
+      k.pad = f.pad;
+      k.note_inline = f.type.kind == ValueType::Struct && f.type.st && f.type.st->has_children && (!f.resolved.fixed_offset || f.cond);
       k.cursor = !f.resolved.fixed_offset || f.cond;
       k.cond = f.cond ? &*f.cond : nullptr;
       k.offset = f.resolved.offset;
@@ -1248,7 +1256,7 @@ class Encoder {
                           " (counted by the same field) has " + std::to_string(b));
     }
     }
-    switch (f.kind) {
+    switch (k.kind) {
       case FieldKind::Virtual: break;
       case FieldKind::Scalar:
       case FieldKind::BitWord: put_scalar(st, k, o, x, s); break;
@@ -1313,13 +1321,13 @@ class Encoder {
         const std::string& v = member(k, st, x).str();
         if (v.find('\0') != std::string::npos) throw EncodeError(std::string(wh) + ": a NUL inside a NUL-terminated string");
         w.bytes(w.reserve(v.size() + 1), v.data(), v.size());
-        if (f.pad) w.align(f.pad);
+        if (k.pad) w.align(k.pad);
         break;
       }
       case FieldKind::InlineStruct: {
-        const Value& src = f.in_model() ? member(k, st, x) : empty_struct();
-        if (f.type.st->has_children && (!f.resolved.fixed_offset || f.cond)) at_.set(&x, &f, o);
-        if (f.type.st->fixed_size) put(*k.sub, src, o);
+        const Value& src = k.in_model ? member(k, st, x) : empty_struct();
+        if (k.note_inline) at_.set(&x, &f, o);
+        if (k.sub->st->fixed_size) put(*k.sub, src, o);
         else put(*k.sub, src, std::nullopt);
         break;
       }
