@@ -287,6 +287,22 @@ struct Step {
   bool in_model = false;             // f.in_model()
   bool note_inline = false;          // an inline struct with children at a variable offset: its place noted (at_)
   uint64_t pad = 0;                  // f.pad
+  // put_scalar's common cases, decided once (Other: its general way).
+  enum class Scalar : uint8_t {
+    Other,
+    Derive,  // derive: E, known at once (not late, not over a scoped pool, no also:, not a pointer)
+    Count,   // the count of an array of this struct
+    Bits,    // a bit word with no pooled bits
+  };
+  Scalar scalar = Scalar::Other;
+  uint8_t width = 0;                  // prim_size(f.type.prim)
+  Prim prim = Prim::U8;               // f.type.prim
+  const gen::Expr* derive = nullptr;  // Scalar::Derive: E
+  struct Bit {
+    uint8_t width = 1;
+    bool is_bool = false;
+  };
+  std::vector<Bit> bit_info;          // Scalar::Bits: its bits
   // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
   // these were as many cache lines of it).
   bool at_var = false;           // and place_ looks up where it went
@@ -355,6 +371,22 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.at_var = k.cursor && placed_later(f);
       k.region = !f.pointer.width && !f.region.empty() ? s.region_id(f.region) : -1;
       for (const auto& b : f.bits) k.bits.push_back(intern(b.name));
+      k.prim = f.type.prim;
+      if (f.type.kind == ValueType::Prim) k.width = static_cast<uint8_t>(gen::prim_size(f.type.prim));
+      if ((f.kind == FieldKind::Scalar || f.kind == FieldKind::BitWord) && f.type.kind == ValueType::Prim && !f.bom) {
+        if (f.role.derive) {
+          if (!k.checks.derive_scoped && !k.checks.derive_late && f.role.also.empty() && !f.role.derive_pointer) {
+            k.scalar = enc::Step::Scalar::Derive;
+            k.derive = &*f.role.derive;
+          }
+        } else if (!f.resolved.count_for.empty()) {
+          k.scalar = enc::Step::Scalar::Count;  // (its step is found below)
+        } else if (f.resolved.tag_for.empty() && f.kind == FieldKind::BitWord &&
+                   std::none_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return !b.pool.empty(); })) {
+          k.scalar = enc::Step::Scalar::Bits;
+          for (const auto& b : f.bits) k.bit_info.push_back({static_cast<uint8_t>(b.width), b.is_bool});
+        }
+      }
       if (f.type.kind == ValueType::Prim && !f.array.on) k.num = enc::num_of(f.type.prim);
       const bool plain = f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && !f.array.on && f.in_model() && k.member >= 0 &&
                          f.resolved.fixed_size && !f.bom && !f.role.derive && f.resolved.count_for.empty() && f.resolved.tag_for.empty() &&
@@ -382,6 +414,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
     for (auto& k : ss.steps) {
       const Field& f = *k.f;
       if (!f.resolved.count_for.empty()) k.count_for = step(f.resolved.count_for);
+      if (k.scalar == enc::Step::Scalar::Count && !k.count_for) k.scalar = enc::Step::Scalar::Other;
       if (!f.resolved.tag_for.empty()) k.tag_for = step(f.resolved.tag_for);
       if (!f.resolved.count_shared.empty()) k.count_shared = step(f.resolved.count_shared);
       if (!f.role.zero_when_empty.empty())
@@ -790,6 +823,30 @@ class Encoder {
 
   // ---- Expressions (write_expr, late_expr) -----------------------------------
 
+  // A binary operator, from its one or two characters (a chain of string
+  // compares was most of an evaluation of `>=`).
+  enum class BinOp : uint8_t { None, And, Or, Add, Sub, Mul, Div, Mod, Shl, Shr, BitAnd, BitOr, Xor, Eq, Ne, Lt, Le, Gt, Ge };
+  static BinOp binop(const std::string& op) {
+    if (op.empty() || op.size() > 2) return BinOp::None;
+    const char c = op[1 % op.size()];
+    const bool two = op.size() == 2;
+    switch (op[0]) {
+      case '&': return !two ? BinOp::BitAnd : c == '&' ? BinOp::And : BinOp::None;
+      case '|': return !two ? BinOp::BitOr : c == '|' ? BinOp::Or : BinOp::None;
+      case '+': return two ? BinOp::None : BinOp::Add;
+      case '-': return two ? BinOp::None : BinOp::Sub;
+      case '*': return two ? BinOp::None : BinOp::Mul;
+      case '/': return two ? BinOp::None : BinOp::Div;
+      case '%': return two ? BinOp::None : BinOp::Mod;
+      case '^': return two ? BinOp::None : BinOp::Xor;
+      case '<': return !two ? BinOp::Lt : c == '<' ? BinOp::Shl : c == '=' ? BinOp::Le : BinOp::None;
+      case '>': return !two ? BinOp::Gt : c == '>' ? BinOp::Shr : c == '=' ? BinOp::Ge : BinOp::None;
+      case '=': return two && c == '=' ? BinOp::Eq : BinOp::None;
+      case '!': return two && c == '=' ? BinOp::Ne : BinOp::None;
+      default: return BinOp::None;
+    }
+  }
+
   uint64_t eval(const Struct& st, const Expr& e, const Value& x) {
     switch (e.kind) {
       case Expr::Int: return static_cast<uint64_t>(e.value);
@@ -817,29 +874,31 @@ class Encoder {
         return ~a;
       }
       case Expr::Binary: {
-        const std::string& op = e.name;
-        if (is_op(op, "&&")) return eval(st, e.args[0], x) && eval(st, e.args[1], x);
-        if (is_op(op, "||")) return eval(st, e.args[0], x) || eval(st, e.args[1], x);
+        const BinOp op = binop(e.name);
+        if (op == BinOp::And) return eval(st, e.args[0], x) && eval(st, e.args[1], x);
+        if (op == BinOp::Or) return eval(st, e.args[0], x) || eval(st, e.args[1], x);
         const uint64_t a = eval(st, e.args[0], x), b = eval(st, e.args[1], x);
-        if (is_op(op, "+")) return a + b;
-        if (is_op(op, "-")) return a - b;
-        if (is_op(op, "*")) return a * b;
-        if (is_op(op, "/") || is_op(op, "%")) {
-          if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(e) + " divides by zero");
-          return is_op(op, "/") ? a / b : a % b;
+        switch (op) {
+          case BinOp::Add: return a + b;
+          case BinOp::Sub: return a - b;
+          case BinOp::Mul: return a * b;
+          case BinOp::Div:
+          case BinOp::Mod:
+            if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(e) + " divides by zero");
+            return op == BinOp::Div ? a / b : a % b;
+          case BinOp::Shl: return b >= 64 ? 0 : a << b;
+          case BinOp::Shr: return b >= 64 ? 0 : a >> b;
+          case BinOp::BitAnd: return a & b;
+          case BinOp::BitOr: return a | b;
+          case BinOp::Xor: return a ^ b;
+          case BinOp::Eq: return a == b;
+          case BinOp::Ne: return a != b;
+          case BinOp::Lt: return a < b;
+          case BinOp::Le: return a <= b;
+          case BinOp::Gt: return a > b;
+          case BinOp::Ge: return a >= b;
+          default: return 0;
         }
-        if (is_op(op, "<<")) return b >= 64 ? 0 : a << b;
-        if (is_op(op, ">>")) return b >= 64 ? 0 : a >> b;
-        if (is_op(op, "&")) return a & b;
-        if (is_op(op, "|")) return a | b;
-        if (is_op(op, "^")) return a ^ b;
-        if (is_op(op, "==")) return a == b;
-        if (is_op(op, "!=")) return a != b;
-        if (is_op(op, "<")) return a < b;
-        if (is_op(op, "<=")) return a <= b;
-        if (is_op(op, ">")) return a > b;
-        if (is_op(op, ">=")) return a >= b;
-        return 0;
       }
       case Expr::Ternary: return eval(st, e.args[0], x) ? eval(st, e.args[1], x) : eval(st, e.args[2], x);
       case Expr::Call: return call(st, e, x);
@@ -850,6 +909,11 @@ class Encoder {
   uint64_t call(const Struct& st, const Expr& e, const Value& x) {
     switch (e.fn) {
       case Fn::Count: {
+        if (e.args[0].kind == Expr::Ident) {
+          // A field of this struct (no path): its step, found once per expression.
+          const IdentInfo& id = ident(st, e.args[0]);
+          if (!id.dotted && id.k) return length(member(*id.k, st, x));
+        }
         const Struct* cur = &st;
         const Value* v = &x;
         const std::string& path = e.args[0].name;
@@ -1365,6 +1429,12 @@ class Encoder {
   }
 
   void put_scalar(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
+    switch (k.scalar) {
+      case enc::Step::Scalar::Derive: w.put_uint(o, k.width, eval(st, *k.derive, x), k.what); return;
+      case enc::Step::Scalar::Count: w.put_uint(o, k.width, length(member(*k.count_for, st, x)), k.what); return;
+      case enc::Step::Scalar::Bits: put_bits(k, o, member(k, st, x)); return;
+      case enc::Step::Scalar::Other: break;
+    }
     const Field& f = *k.f;
     const char* wh = k.what;
     const unsigned width = static_cast<unsigned>(gen::prim_size(f.type.prim));
@@ -1459,6 +1529,29 @@ class Encoder {
       }
       store(o, f.type.prim, v);
     }
+  }
+
+  // A bit word with no pooled bits (Step::Scalar::Bits): as put_scalar's
+  // general way, from the step's copy of its bits.
+  void put_bits(const enc::Step& k, uint64_t o, const Value& word) {
+    if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(k.what) + ": a map of its bits expected");
+    const Member* ws = word.fields().data();
+    const size_t nw = word.fields().size();
+    uint64_t v = 0;
+    unsigned shift = 0;
+    for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
+      const enc::Step::Bit& b = k.bit_info[bi];
+      // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
+      const Value* m = bi < nw && ws[bi].name.data() == k.bits[bi].data() ? &ws[bi].value : word.find(k.bits[bi]);
+      if (!m) throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": missing");
+      const uint64_t mv = b.is_bool ? uint64_t(m->n != 0) : m->n;
+      if (!b.is_bool && b.width < 64 && (mv >> b.width))
+        throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": value " + std::to_string(mv) + " does not fit in " +
+                          std::to_string(b.width) + " bits");
+      v |= mv << shift;
+      shift += b.width;
+    }
+    store(o, k.prim, v);
   }
 
   uint64_t sort_key(const Struct& et, const std::string& key, const Value& e) {
