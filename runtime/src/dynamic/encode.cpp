@@ -327,6 +327,9 @@ struct StructSteps {
   std::vector<const Step*> unions;    // union fields with a case that place_ follows
   std::vector<const Step*> children;  // inline struct fields with children that no layout item names
   bool reaches_index = false;         // gen::reaches_index (a std::set per call)
+  bool plain = false;                 // plain_struct (a leaf target)
+  // Its bytes fields aligned by another field (align_inner): the field, and the bytes' offset.
+  std::vector<std::pair<const Field*, uint64_t>> inner_align;
 };
 
 }  // namespace enc
@@ -435,6 +438,10 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       if (!named) ss.children.push_back(&k);
     }
     ss.reaches_index = gen::reaches_index(st);
+    ss.plain = plain_struct(s, st);
+    for (const auto& g : st.fields)
+      if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+        ss.inner_align.emplace_back(st.field(g->pointer.align_field), g->resolved.offset);
     r->structs.emplace(&st, std::move(ss));
   }
   // Each step's struct type's steps (they are at stable addresses now).
@@ -671,6 +678,10 @@ class Encoder {
   // plan's hash probe and its FieldPlan: what() and member() were a fifth
   // of EVNT's encode).
   using Checks = enc::Checks;
+  struct CaseKey {
+    uint64_t tag;
+    std::string_view name;
+  };
   struct FieldInfo {
     const Field* f = nullptr;
     const FieldPlan* fp = nullptr;
@@ -679,7 +690,9 @@ class Encoder {
     std::string_view name;
     const Checks* checks = nullptr;  // checks(): filled on its first call
     size_t last_case = 0;             // case_index(): the case found last
+    const std::vector<CaseKey>* cases = nullptr;  // case_index(): filled on its first call
   };
+  std::unordered_map<const Field*, std::vector<CaseKey>> case_keys_;
   FieldInfo info_[1024];
   FieldInfo& info(const Field& f) {
     FieldInfo& e = info_[(reinterpret_cast<uintptr_t>(&f) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
@@ -691,6 +704,7 @@ class Encoder {
       e.name = e.fp ? e.fp->name : std::string_view();
       e.checks = nullptr;
       e.last_case = 0;
+      e.cases = nullptr;
     }
     return e;
   }
@@ -805,17 +819,24 @@ class Encoder {
     FieldInfo& fi = info(u);
     const std::string& name = v.str();
     // Case names are short: compared inline (a call of memcmp each was most of it).
-    auto same = [&name](const std::string& c) {
+    auto same = [&name](std::string_view c) {
       if (c.size() != name.size()) return false;
       for (size_t k = 0; k < c.size(); ++k)
         if (c[k] != name[k]) return false;
       return true;
     };
-    const auto& cases = u.variant.cases;
+    // The cases' tags and names side by side (the model's Case objects were a line or more each to step over).
+    if (!fi.cases) {
+      auto& keys = case_keys_[&u];
+      if (keys.empty())
+        for (const auto& c : u.variant.cases) keys.push_back({static_cast<uint64_t>(c.tag), c.name});
+      fi.cases = &keys;
+    }
+    const auto& cases = *fi.cases;
     if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) return fi.last_case;
     // A decoded value holds its case's tag: the cases of that tag first (the name decides).
     for (size_t i = 0; i < cases.size(); ++i)
-      if (static_cast<uint64_t>(cases[i].tag) == v.n && same(cases[i].name)) return fi.last_case = i;
+      if (cases[i].tag == v.n && same(cases[i].name)) return fi.last_case = i;
     for (size_t i = 0; i < cases.size(); ++i)
       if (same(cases[i].name)) return fi.last_case = i;
     throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
@@ -847,7 +868,176 @@ class Encoder {
     }
   }
 
+  // An expression of a struct compiled once per write: names resolved to
+  // the struct's steps, derived fields inlined, operators decoded, and
+  // anything else (a bit field, a call other than count() and has(), ...)
+  // left to eval_expr. It computes what eval_expr computes, in the same
+  // order (a name lookup and a string compare per node per evaluation were
+  // most of ASB's encode).
+  struct CNode {
+    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General };
+    Op op = General;
+    BinOp bin = BinOp::None;
+    uint32_t a = 0, b = 0, c = 0;  // operands (node indexes)
+    uint64_t value = 0;            // Const
+    const enc::Step* k = nullptr;  // Num, Length, Has: the member's step
+    const Expr* e = nullptr;       // General (and Bin's divide-by-zero message)
+  };
+  struct Prog {
+    const Expr* e = nullptr;
+    const Struct* st = nullptr;
+    std::vector<CNode> nodes;  // the root is nodes[0]
+  };
+  std::deque<Prog> progs_;
+  struct ProgSlot {
+    const Expr* e = nullptr;
+    const Struct* st = nullptr;
+    const Prog* p = nullptr;
+  };
+  ProgSlot prog_slots_[1024];
+  std::unordered_map<const Expr*, std::vector<const Prog*>> prog_index_;
+
+  const Prog& prog(const Struct& st, const Expr& e) {
+    ProgSlot& slot = prog_slots_[(reinterpret_cast<uintptr_t>(&e) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
+    if (slot.e == &e && slot.st == &st) return *slot.p;
+    auto& known = prog_index_[&e];
+    for (const Prog* p : known)
+      if (p->st == &st) {
+        slot = {&e, &st, p};
+        return *p;
+      }
+    Prog& p = progs_.emplace_back();
+    p.e = &e;
+    p.st = &st;
+    p.nodes.emplace_back();
+    compile(p, 0, st, e, 0);
+    known.push_back(&p);
+    slot = {&e, &st, &p};
+    return p;
+  }
+  uint32_t add_node(Prog& p, const Struct& st, const Expr& e, int depth) {
+    const uint32_t i = static_cast<uint32_t>(p.nodes.size());
+    p.nodes.emplace_back();
+    compile(p, i, st, e, depth);
+    return i;
+  }
+  void compile(Prog& p, uint32_t i, const Struct& st, const Expr& e, int depth) {
+    CNode n;
+    n.op = CNode::General;
+    n.e = &e;
+    if (depth > 16) {  // (derived fields naming derived fields: evaluated the general way from here)
+      p.nodes[i] = n;
+      return;
+    }
+    switch (e.kind) {
+      case Expr::Int:
+        n.op = CNode::Const;
+        n.value = static_cast<uint64_t>(e.value);
+        break;
+      case Expr::Ident: {
+        const IdentInfo id = ident(st, e);
+        if (id.dotted) break;
+        const Field* f = id.f;
+        if (!f) {
+          n.op = CNode::Const;
+          n.value = id.ctx ? *id.ctx : 0;
+        } else if (!f->resolved.count_for.empty()) {
+          if (id.count) {
+            n.op = CNode::Length;
+            n.k = id.count;
+          }
+        } else if (f->role.const_int) {
+          n.op = CNode::Const;
+          n.value = static_cast<uint64_t>(*f->role.const_int);
+        } else if (f->role.derive) {
+          const uint32_t d = add_node(p, st, *f->role.derive, depth + 1);
+          n = p.nodes[d];  // the derived expression in its place
+        } else if (id.k) {
+          n.op = CNode::Num;
+          n.k = id.k;
+        }
+        break;
+      }
+      case Expr::Unary:
+        n.a = add_node(p, st, e.args[0], depth + 1);
+        n.op = is_op(e.name, "-") ? CNode::Neg : is_op(e.name, "!") ? CNode::Not : CNode::Compl;
+        break;
+      case Expr::Binary: {
+        const BinOp op = binop(e.name);
+        n.a = add_node(p, st, e.args[0], depth + 1);
+        n.b = add_node(p, st, e.args[1], depth + 1);
+        n.op = op == BinOp::And ? CNode::And : op == BinOp::Or ? CNode::Or : CNode::Bin;
+        n.bin = op;
+        break;
+      }
+      case Expr::Ternary:
+        n.a = add_node(p, st, e.args[0], depth + 1);
+        n.b = add_node(p, st, e.args[1], depth + 1);
+        n.c = add_node(p, st, e.args[2], depth + 1);
+        n.op = CNode::Cond;
+        break;
+      case Expr::Call:
+        if ((e.fn == Fn::Count || e.fn == Fn::Has) && e.args.size() == 1 && e.args[0].kind == Expr::Ident &&
+            e.args[0].name.find('.') == std::string::npos) {
+          const IdentInfo id = ident(st, e.args[0]);
+          if (id.k) {
+            n.op = e.fn == Fn::Count ? CNode::Length : CNode::Has;
+            n.k = id.k;
+          }
+        }
+        break;
+    }
+    p.nodes[i] = n;
+  }
+  uint64_t run(const Prog& p, uint32_t i, const Struct& st, const Value& x) {
+    const CNode& n = p.nodes[i];
+    switch (n.op) {
+      case CNode::Const: return n.value;
+      case CNode::Num: return num(member(*n.k, st, x));
+      case CNode::Length: return length(member(*n.k, st, x));
+      case CNode::Has: return !member(*n.k, st, x).is_absent();
+      case CNode::Neg: return uint64_t(0) - run(p, n.a, st, x);
+      case CNode::Not: return run(p, n.a, st, x) == 0;
+      case CNode::Compl: return ~run(p, n.a, st, x);
+      case CNode::And: return run(p, n.a, st, x) && run(p, n.b, st, x);
+      case CNode::Or: return run(p, n.a, st, x) || run(p, n.b, st, x);
+      case CNode::Cond: return run(p, n.a, st, x) ? run(p, n.b, st, x) : run(p, n.c, st, x);
+      case CNode::Bin: {
+        const uint64_t a = run(p, n.a, st, x), b = run(p, n.b, st, x);
+        switch (n.bin) {
+          case BinOp::Add: return a + b;
+          case BinOp::Sub: return a - b;
+          case BinOp::Mul: return a * b;
+          case BinOp::Div:
+          case BinOp::Mod:
+            if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(*n.e) + " divides by zero");
+            return n.bin == BinOp::Div ? a / b : a % b;
+          case BinOp::Shl: return b >= 64 ? 0 : a << b;
+          case BinOp::Shr: return b >= 64 ? 0 : a >> b;
+          case BinOp::BitAnd: return a & b;
+          case BinOp::BitOr: return a | b;
+          case BinOp::Xor: return a ^ b;
+          case BinOp::Eq: return a == b;
+          case BinOp::Ne: return a != b;
+          case BinOp::Lt: return a < b;
+          case BinOp::Le: return a <= b;
+          case BinOp::Gt: return a > b;
+          case BinOp::Ge: return a >= b;
+          default: return 0;
+        }
+      }
+      case CNode::General: return eval_expr(st, *n.e, x);
+    }
+    return 0;
+  }
+
   uint64_t eval(const Struct& st, const Expr& e, const Value& x) {
+    if (e.kind == Expr::Int) return static_cast<uint64_t>(e.value);
+    const Prog& p = prog(st, e);
+    return run(p, 0, st, x);
+  }
+  // The general evaluation (a General node's, and what compile() follows).
+  uint64_t eval_expr(const Struct& st, const Expr& e, const Value& x) {
     switch (e.kind) {
       case Expr::Int: return static_cast<uint64_t>(e.value);
       case Expr::Ident: {
@@ -1004,7 +1194,7 @@ class Encoder {
         l.args[0].value = static_cast<int64_t>(a);
         l.args[1] = Expr{};
         l.args[1].value = static_cast<int64_t>(b);
-        return eval(st, l, x);
+        return eval_expr(st, l, x);  // not eval: l is a temporary (eval caches by the expression's address)
       }
       case Expr::Ternary: return late_value(st, e.args[0], x, s) ? late_value(st, e.args[1], x, s) : late_value(st, e.args[2], x, s);
       default: return eval(st, e, x);
@@ -2022,11 +2212,10 @@ class Encoder {
     }
     const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
                         f.pointer.scale == 1;
-    const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(s_, *et)) : et && plain_struct(s_, *et));
+    const enc::StructSteps* ets = et ? &steps_of(*et) : nullptr;
+    const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (ets && ets->plain) : ets && ets->plain);
     if (!f.array.on && et && !et->has_self && !record)
-      for (const auto& g : et->fields)
-        if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
-          w.align_inner(slot, num(member(*et, *x, *et->field(g->pointer.align_field))), g->resolved.offset);
+      for (const auto& ia : ets->inner_align) w.align_inner(slot, num(member(*et, *x, *ia.first)), ia.second);
     uint64_t t = 0;
     if (shares && !lay_ && !f.pointer.share_equal) {
       // Without a layout, place_shared and place_leaf are place_target.
@@ -2228,15 +2417,13 @@ class Encoder {
     if (known.st != &pt) {
       auto& t = types_["struct " + pt.name];
       if (!t) t = std::make_unique<std::string>("struct " + pt.name);
-      known = {&pt, t.get(), plain_struct(s_, pt)};
+      known = {&pt, t.get(), steps_of(pt).plain};
     }
     typed_.push_back({&v, known.type});
     const Typed& value = typed_.back();
     const bool leaf = known.plain;
     const uint8_t width = static_cast<uint8_t>(p.pointer.width);
-    for (const auto& g : pt.fields)
-      if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
-        w.align_inner(slot, num(member(pt, v, *pt.field(g->pointer.align_field))), g->resolved.offset);
+    for (const auto& ia : steps_of(pt).inner_align) w.align_inner(slot, num(member(pt, v, *ia.first)), ia.second);
     const uint64_t tag = static_cast<uint64_t>(c.tag) << u.variant.tag_shift;
     auto word = [&](uint64_t at) {
       uint64_t off = base ? at - s : at;
