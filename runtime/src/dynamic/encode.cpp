@@ -691,6 +691,7 @@ class Encoder {
     const Checks* checks = nullptr;  // checks(): filled on its first call
     size_t last_case = 0;             // case_index(): the case found last
     const std::vector<CaseKey>* cases = nullptr;  // case_index(): filled on its first call
+    const Value* last_value = nullptr;            // case_index(): the value whose case is last_case
   };
   std::unordered_map<const Field*, std::vector<CaseKey>> case_keys_;
   FieldInfo info_[1024];
@@ -705,6 +706,7 @@ class Encoder {
       e.checks = nullptr;
       e.last_case = 0;
       e.cases = nullptr;
+      e.last_value = nullptr;
     }
     return e;
   }
@@ -817,6 +819,8 @@ class Encoder {
     if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
     // The case this union field had last first (a list of unions is mostly one case).
     FieldInfo& fi = info(u);
+    // The same union value again (its tag field, then the union): its case, found once.
+    if (fi.last_value == &v) return fi.last_case;
     const std::string& name = v.str();
     // Case names are short: compared inline (a call of memcmp each was most of it).
     auto same = [&name](std::string_view c) {
@@ -833,12 +837,22 @@ class Encoder {
       fi.cases = &keys;
     }
     const auto& cases = *fi.cases;
-    if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) return fi.last_case;
+    fi.last_value = nullptr;
+    if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) {
+      fi.last_value = &v;
+      return fi.last_case;
+    }
     // A decoded value holds its case's tag: the cases of that tag first (the name decides).
     for (size_t i = 0; i < cases.size(); ++i)
-      if (cases[i].tag == v.n && same(cases[i].name)) return fi.last_case = i;
+      if (cases[i].tag == v.n && same(cases[i].name)) {
+        fi.last_value = &v;
+        return fi.last_case = i;
+      }
     for (size_t i = 0; i < cases.size(); ++i)
-      if (same(cases[i].name)) return fi.last_case = i;
+      if (same(cases[i].name)) {
+        fi.last_value = &v;
+        return fi.last_case = i;
+      }
     throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
 
@@ -1241,22 +1255,19 @@ class Encoder {
   }
   // Stores the low bytes of v (static_cast to the stored type, then put<T>).
   void store(uint64_t o, Prim p, uint64_t v) {
-    switch (p) {
-      case Prim::U24:
-        w.template put<uint24>(o, static_cast<uint32_t>(v));
-        return;
-      case Prim::S24: {
-        const int32_t i = static_cast<int32_t>(v);
-        w.template put<int24>(o, i);
-        return;
-      }
-      default: break;
-    }
-    switch (gen::prim_size(p)) {
-      case 1: w.template put<uint8_t>(o, static_cast<uint8_t>(v)); break;
-      case 2: w.template put<uint16_t>(o, static_cast<uint16_t>(v)); break;
-      case 4: w.template put<uint32_t>(o, static_cast<uint32_t>(v)); break;
-      default: w.template put<uint64_t>(o, v); break;
+    switch (p) {  // (on the type itself: gen::prim_size is a call)
+      case Prim::U24: w.template put<uint24>(o, static_cast<uint32_t>(v)); return;
+      case Prim::S24: w.template put<int24>(o, static_cast<int32_t>(v)); return;
+      case Prim::U8:
+      case Prim::S8:
+      case Prim::Bool8: w.template put<uint8_t>(o, static_cast<uint8_t>(v)); return;
+      case Prim::U16:
+      case Prim::S16: w.template put<uint16_t>(o, static_cast<uint16_t>(v)); return;
+      case Prim::U32:
+      case Prim::S32:
+      case Prim::F32:
+      case Prim::Bool32: w.template put<uint32_t>(o, static_cast<uint32_t>(v)); return;
+      default: w.template put<uint64_t>(o, v); return;
     }
   }
   // An array's elements of f's type: a number of its own kind that fits
