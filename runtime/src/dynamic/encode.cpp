@@ -566,8 +566,20 @@ class Encoder {
     const Value* x;
     uint64_t s;
   };
-  std::map<std::string, std::vector<SectionItem>> sec_;
-  std::set<std::string> sec_done_;
+  struct Section {
+    std::vector<SectionItem> items;
+    bool done = false;  // placed
+  };
+  std::map<std::string, Section> sec_;
+  // A section by the address of a name the model spells it with (a map
+  // look-up by the string, and a set's, were per target enqueued).
+  std::unordered_map<const std::string*, Section*> sec_of_;
+  Section& section(const std::string& name) {
+    if (auto it = sec_of_.find(&name); it != sec_of_.end()) return *it->second;
+    Section& q = sec_[name];
+    sec_of_.emplace(&name, &q);
+    return q;
+  }
   std::unordered_map<const Value*, uint64_t> placed_;  // targets placed before their pointer exists (self)
   std::map<std::string, uint64_t> ctx_;  // context: values of the root
   // Where fields at variable offsets (or under if:) went: (struct value,
@@ -682,6 +694,14 @@ class Encoder {
     uint64_t tag;
     std::string_view name;
   };
+  // A union field's cases: their tags and names, and by the low bits of the
+  // tag the one case of that slot (-1: none; -2: more than one).
+  struct CaseKeys {
+    static constexpr size_t kSlots = 64;
+    std::vector<CaseKey> keys;
+    int16_t by_tag[kSlots];
+    CaseKeys() { std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1)); }
+  };
   struct FieldInfo {
     const Field* f = nullptr;
     const FieldPlan* fp = nullptr;
@@ -690,10 +710,10 @@ class Encoder {
     std::string_view name;
     const Checks* checks = nullptr;  // checks(): filled on its first call
     size_t last_case = 0;             // case_index(): the case found last
-    const std::vector<CaseKey>* cases = nullptr;  // case_index(): filled on its first call
+    const CaseKeys* cases = nullptr;  // case_index(): filled on its first call
     const Value* last_value = nullptr;            // case_index(): the value whose case is last_case
   };
-  std::unordered_map<const Field*, std::vector<CaseKey>> case_keys_;
+  std::unordered_map<const Field*, CaseKeys> case_keys_;
   FieldInfo info_[1024];
   FieldInfo& info(const Field& f) {
     FieldInfo& e = info_[(reinterpret_cast<uintptr_t>(&f) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
@@ -831,18 +851,31 @@ class Encoder {
     };
     // The cases' tags and names side by side (the model's Case objects were a line or more each to step over).
     if (!fi.cases) {
-      auto& keys = case_keys_[&u];
-      if (keys.empty())
-        for (const auto& c : u.variant.cases) keys.push_back({static_cast<uint64_t>(c.tag), c.name});
+      CaseKeys& keys = case_keys_[&u];
+      if (keys.keys.empty()) {
+        for (const auto& c : u.variant.cases) keys.keys.push_back({static_cast<uint64_t>(c.tag), c.name});
+        for (size_t i = 0; i < keys.keys.size(); ++i) {
+          int16_t& slot = keys.by_tag[keys.keys[i].tag & (CaseKeys::kSlots - 1)];
+          slot = slot == -1 && i < 0x7fff ? static_cast<int16_t>(i) : -2;
+        }
+      }
       fi.cases = &keys;
     }
-    const auto& cases = *fi.cases;
+    const auto& cases = fi.cases->keys;
     fi.last_value = nullptr;
     if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) {
       fi.last_value = &v;
       return fi.last_case;
     }
-    // A decoded value holds its case's tag: the cases of that tag first (the name decides).
+    // A decoded value holds its case's tag: the case of that tag, when no other case's tag shares its slot.
+    if (const int16_t slot = fi.cases->by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
+      const size_t i = static_cast<size_t>(slot);
+      if (cases[i].tag == v.n && same(cases[i].name)) {
+        fi.last_value = &v;
+        return fi.last_case = i;
+      }
+    }
+    // The cases of that tag first (the name decides).
     for (size_t i = 0; i < cases.size(); ++i)
       if (cases[i].tag == v.n && same(cases[i].name)) {
         fi.last_value = &v;
@@ -2371,10 +2404,11 @@ class Encoder {
 
   void enqueue(const Struct& st, const Field& f, int case_index, const Value& x, uint64_t s) {
     const std::string& section = case_index < 0 ? f.section : f.variant.cases[static_cast<size_t>(case_index)].field->section;
-    if (sec_done_.count(section))
+    Section& q = this->section(section);
+    if (q.done)
       throw EncodeError(st.name + "." + f.name + ": a target of section '" + section +
                         "' comes after the section was placed (place the section later in the layout)");
-    sec_[section].push_back({&st, &f, case_index, &x, s});
+    q.items.push_back({&st, &f, case_index, &x, s});
   }
   uint64_t section_align(const std::string& name) const {
     uint64_t a = 1;
@@ -2391,13 +2425,14 @@ class Encoder {
     return a;
   }
   void place_section(const Struct& st, const std::string& name) {
-    if (sec_done_.count(name))
+    Section& sec = section(name);
+    if (sec.done)
       throw EncodeError("section '" + name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
                         " must be written exactly once");
     const int id = region_id(name);
     w.to_end();
     w.mark_start(id);
-    auto& q = sec_[name];
+    auto& q = sec.items;
     for (size_t i = 0; i < q.size(); ++i) {
       const SectionItem it = q[i];
       if (it.case_index < 0) {
@@ -2408,7 +2443,7 @@ class Encoder {
         place_case_struct(*it.st, *it.f, static_cast<size_t>(it.case_index), uv.items()[0], it.s + it.f->resolved.offset, it.s);
       }
     }
-    sec_done_.insert(name);
+    sec.done = true;
     q.clear();
     w.to_end();
     w.mark_end(id);
