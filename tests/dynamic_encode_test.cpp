@@ -516,6 +516,68 @@ types:
   BOOST_TEST(error("sub.early", dyn::Value::uint(1, 1)) == "(encoded)");
 }
 
+// A union value's case is found by its tag's slot among the cases (tags
+// that share a slot, 1 and 65 here, are told apart by name), once for its
+// tag field and the union; the name decides when the value's tag is
+// another case's.
+BOOST_AUTO_TEST_CASE(union_cases_found_by_tag_and_name) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: cases
+title: Cases
+doc: Union cases.
+endian: little
+extensions: [.cas]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A list of tagged values.
+    fields:
+      - {name: n, type: u8, doc: N.}
+      - {name: items, type: "Item[]", count: n, doc: I.}
+  Item:
+    doc: A tag and its value.
+    fields:
+      - {name: kind, type: u8, doc: K.}
+      - name: value
+        type: union
+        tag: kind
+        doc: V.
+        cases:
+          - {value: 1, name: one, type: u8, doc: O.}
+          - {value: 65, name: wide, type: u16, doc: W.}
+          - {value: 2, name: two, type: u32, doc: T.}
+)",
+                                                   "cases.yaml");
+  auto item = [](const char* name, int64_t tag, dyn::Value v) {
+    dyn::Value i = dyn::Value::struct_();
+    i.add("kind", dyn::Value::uint(static_cast<uint64_t>(tag), 1));
+    i.add("value", dyn::Value::union_(name, tag, std::move(v)));
+    return i;
+  };
+  dyn::Value v = dyn::Value::struct_();
+  v.add("n", dyn::Value::uint(5, 1));
+  dyn::Value items = dyn::Value::array();
+  items.items().push_back(item("one", 1, dyn::Value::uint(0x11, 1)));
+  items.items().push_back(item("wide", 65, dyn::Value::uint(0x2233, 2)));
+  items.items().push_back(item("two", 2, dyn::Value::uint(0x44556677, 4)));
+  items.items().push_back(item("wide", 1, dyn::Value::uint(0x8899, 2)));  // the tag of `one`: the name decides
+  items.items().push_back(item("one", 65, dyn::Value::uint(0xaa, 1)));    // and the other way round
+  v.add("items", std::move(items));
+  const std::vector<uint8_t> want = {5, 1, 0x11, 65, 0x33, 0x22, 2, 0x77, 0x66, 0x55, 0x44, 65, 0x99, 0x88, 1, 0xaa};
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+  // Decoded again (each value with its own case's tag): the same bytes.
+  const std::vector<uint8_t> bytes = d.encode(d.decode(want));
+  BOOST_TEST(bytes == want, boost::test_tools::per_element());
+  dyn::Value bad = v;
+  bad["items"][1]["value"] = dyn::Value::union_("three", 65, dyn::Value::uint(1, 1));
+  try {
+    d.encode(bad);
+    BOOST_ERROR("encoded a case that is not there");
+  } catch (const binschema::EncodeError& e) {
+    BOOST_TEST(std::string(e.what()) == "Item.value: no case 'three'");
+  }
+}
+
 // Where a field at a variable offset went is noted while the struct is
 // written and looked up when its target is placed: near the last look-up,
 // or (here: the last of 20 pointers after a string, placed first) through
