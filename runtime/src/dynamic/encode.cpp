@@ -328,6 +328,9 @@ struct StructSteps {
   std::vector<const Step*> children;  // inline struct fields with children that no layout item names
   bool reaches_index = false;         // gen::reaches_index (a std::set per call)
   bool plain = false;                 // plain_struct (a leaf target)
+  // collect_T: the fields that can hold a string of a table (index_of:,
+  // a struct that reaches one, a union with such a case), in order.
+  std::vector<const Step*> collect;
   // Its bytes fields aligned by another field (align_inner): the field, and the bytes' offset.
   std::vector<std::pair<const Field*, uint64_t>> inner_align;
 };
@@ -439,6 +442,16 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
     }
     ss.reaches_index = gen::reaches_index(st);
     ss.plain = plain_struct(s, st);
+    for (const auto& k : ss.steps) {
+      const Field& f = *k.f;
+      if (!f.in_model()) continue;
+      auto reaching = [](const Field& p) { return p.type.kind == ValueType::Struct && p.type.st && gen::reaches_index(*p.type.st); };
+      bool c = !f.table.index_of.empty() || reaching(f);
+      if (f.type.kind == ValueType::Union)
+        c = std::any_of(f.variant.cases.begin(), f.variant.cases.end(),
+                        [&](const Case& cs) { return !cs.field->table.index_of.empty() || reaching(*cs.field); });
+      if (c) ss.collect.push_back(&k);
+    }
     for (const auto& g : st.fields)
       if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
         ss.inner_align.emplace_back(st.field(g->pointer.align_field), g->resolved.offset);
@@ -1325,15 +1338,14 @@ class Encoder {
   // structs and arrays, pointers and union cases), added to its table.
   void collect(const Struct& st, const Value& x) {
     need_struct(st, x);
-    for (const auto& fp : st.fields) {
-      const Field& f = *fp;
-      if (!f.in_model()) continue;
+    for (const enc::Step* k : steps_of(st).collect) {
+      const Field& f = *k->f;
       if (f.type.kind == ValueType::Union) {
         auto one = [&](const Value& u) {
           const Field& p = *f.variant.cases[case_index(st, f, u)].field;
           collect_one(p, u.items()[0]);
         };
-        const Value& v = member(st, x, f);
+        const Value& v = member(*k, st, x);
         if (f.array.on)
           for (const Value& u : list(st, f, v).items()) one(u);
         else
@@ -1341,11 +1353,10 @@ class Encoder {
         continue;
       }
       if (!f.table.index_of.empty()) {
-        collect_one(f, member(st, x, f));
+        collect_one(f, member(*k, st, x));
         continue;
       }
-      if (f.type.kind != ValueType::Struct || !f.type.st || !reaches(*f.type.st)) continue;
-      const Value& v = member(st, x, f);
+      const Value& v = member(*k, st, x);
       if (f.array.on) {
         for (const Value& e : list(st, f, v).items()) collect(*f.type.st, e);
       } else if (f.pointer.width && f.pointer.null == Field::Null::Allowed) {
