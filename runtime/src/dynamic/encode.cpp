@@ -1325,6 +1325,29 @@ class Encoder {
     if (enc::num_fits(n, v)) store_num(n, o, v.n);
     else store_elem(f, o, v, what);
   }
+  // The elements of a list of numbers at o, one after the other: the
+  // store's width decided once for the list, not per element.
+  void store_elems(const Field& f, const enc::Num& n, uint64_t o, const Value& l, const char* what) {
+    const Value* e = l.items().data();
+    const size_t cnt = l.items().size();
+    switch (n.size) {
+      case 1: return store_elems_as<uint8_t>(f, n, o, e, cnt, what);
+      case 2: return store_elems_as<uint16_t>(f, n, o, e, cnt, what);
+      case 4: return store_elems_as<uint32_t>(f, n, o, e, cnt, what);
+      case 8: return store_elems_as<uint64_t>(f, n, o, e, cnt, what);
+      default:
+        for (size_t i = 0; i < cnt; ++i) store_elem(f, o + i * gen::prim_size(f.type.prim), e[i], what);
+    }
+  }
+  template <class T>
+  void store_elems_as(const Field& f, const enc::Num& n, uint64_t o, const Value* e, size_t cnt, const char* what) {
+    for (size_t i = 0; i < cnt; ++i) {
+      if (enc::num_fits(n, e[i])) [[likely]]
+        w.template put<T>(o + i * sizeof(T), static_cast<T>(e[i].n));
+      else
+        store_elem(f, o + i * sizeof(T), e[i], what);
+    }
+  }
   // store_elem: one element of an array of numbers (a bool as 0/1 or true:).
   void store_elem(const Field& f, uint64_t o, const Value& v, const char* what) {
     const uint64_t x = fit(v, f.type.prim, what);
@@ -1426,7 +1449,7 @@ class Encoder {
       if (k.op == enc::Op::Nums) {
         const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
         const Value& v = list(st, *k.f, mem(k));
-        for (size_t i = 0; i < v.items().size(); ++i) store_elem(*k.f, k.num, o + i * k.num.size, v.items()[i], k.what);
+        store_elems(*k.f, k.num, o, v, k.what);
         continue;
       }
       if (k.cond && !eval(st, *k.cond, x)) {
@@ -1815,7 +1838,7 @@ class Encoder {
       const enc::Num n = elem_num(f);
       const uint64_t sz = gen::prim_size(f.type.prim);
       if (f.resolved.fixed_size)
-        for (size_t i = 0; i < v.items().size(); ++i) store_elem(f, n, o + i * sz, v.items()[i], wh);
+        store_elems(f, n, o, v, wh);
       else
         for (const Value& e : v.items()) store_elem(f, n, w.reserve(sz), e, wh);
       return;
@@ -1895,8 +1918,7 @@ class Encoder {
       case CaseKind::Numbers: {
         const Value& l = list(st, p, v);
         const enc::Num n = elem_num(p);
-        const uint64_t sz = gen::prim_size(p.type.prim);
-        for (size_t k = 0; k < l.items().size(); ++k) store_elem(p, n, oo + k * sz, l.items()[k], wh);
+        store_elems(p, n, oo, l, wh);
         break;
       }
       case CaseKind::Struct:
