@@ -427,6 +427,157 @@ types:
   BOOST_TEST(d.encode(w) == want, boost::test_tools::per_element());
 }
 
+// Derived values, if: and bit words are written from the steps: each
+// expression compiled once per write (names resolved to the struct's
+// members, derived fields inlined, operators decoded), a bit word from its
+// bits' widths. Every operator, a derived field naming another, an array's
+// count, a context name, and the errors.
+BOOST_AUTO_TEST_CASE(derived_values_compiled_by_the_steps) {
+  const dyn::Schema d = dyn::Schema::load_text(R"Y(format: ops
+title: Ops
+doc: Derived values.
+endian: little
+extensions: [.ops]
+versions: "1, 2"
+root: Head
+context: [version]
+types:
+  Head:
+    doc: A version, a bit word and the derived values.
+    fields:
+      - {name: version, type: u8, doc: V.}
+      - name: flags
+        type: u16
+        doc: F.
+        bits:
+          - {name: lo, bits: 3, doc: L.}
+          - {name: on, bits: 1, type: bool, doc: O.}
+          - {name: hi, bits: 12, doc: H.}
+      - {name: sub, type: Sub, doc: S.}
+  Sub:
+    doc: Every operator.
+    fields:
+      - {name: a, type: u8, doc: A.}
+      - {name: b, type: u8, doc: B.}
+      - {name: n, type: u8, doc: N.}
+      - {name: items, type: "u8[]", count: n, doc: I.}
+      - {name: t, type: u8, derive: "a * 2", doc: T.}
+      - {name: e1, type: u8, derive: "a + b", doc: E.}
+      - {name: e2, type: u8, derive: "a - b", doc: E.}
+      - {name: e3, type: u8, derive: "a / b", doc: E.}
+      - {name: e4, type: u8, derive: "a % b", doc: E.}
+      - {name: e5, type: u8, derive: "a << b", doc: E.}
+      - {name: e6, type: u8, derive: "a >> 1", doc: E.}
+      - {name: e7, type: u8, derive: "a & b", doc: E.}
+      - {name: e8, type: u8, derive: "a | 8", doc: E.}
+      - {name: e9, type: u8, derive: "a ^ b", doc: E.}
+      - {name: cmp, type: u8, derive: "(a == 7) + (a != 7) * 2 + (a < b) * 4 + (a <= 7) * 8 + (a > b) * 16 + (b >= 4) * 32 + (a >= 7) * 64", doc: C.}
+      - {name: logic, type: u8, derive: "(a && 0) + (0 || b) * 2 + !a * 4 + !0 * 8", doc: L.}
+      - {name: un, type: u8, derive: "(~a & 0xff) + (-a + 10)", doc: U.}
+      - {name: tern, type: u8, derive: "a > b ? count(items) + 1 : 99", doc: T.}
+      - {name: again, type: u8, derive: "t + 1", doc: A.}
+      - {name: ver, type: u8, derive: "version * 10 + n", doc: V.}
+      - {name: late, type: u8, if: "version >= 2", doc: L.}
+      - {name: early, type: u8, if: "version < 2 && a == 7", doc: E.}
+)Y",
+                                                   "ops.yaml");
+  const dyn::Value v = d.from_text(
+      "format: ops\nversion: 1\nflags: {lo: 5, on: true, hi: 0x123}\nsub:\n  a: 7\n  b: 3\n  items: [9, 8]\n  early: 0x42\n");
+  const std::vector<uint8_t> want = {1, 0x3d, 0x12,  // version, flags: 5 | 1 << 3 | 0x123 << 4
+                                     7, 3, 2, 9, 8,  // a, b, n, items
+                                     14, 10, 4, 2, 1, 56, 3, 3, 15, 4,
+                                     1 + 8 + 16 + 64,  // cmp
+                                     2 + 8,            // logic
+                                     248 + 3,          // un
+                                     3, 15, 12, 0x42};
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+  // version 2: late instead of early; b = 4: other comparisons.
+  dyn::Value w = v;
+  w["version"] = dyn::Value::uint(2, 1);
+  w["sub"]["b"] = dyn::Value::uint(4, 1);
+  w["sub"]["late"] = dyn::Value::uint(0x51, 1);
+  w["sub"]["early"] = dyn::Value::uint(0, 1);
+  const std::vector<uint8_t> want2 = {2, 0x3d, 0x12, 7, 4, 2, 9, 8, 14, 11, 3, 1, 3, 112, 3, 4, 15, 3,
+                                      1 + 8 + 16 + 32 + 64, 2 + 8, 248 + 3, 3, 15, 22, 0x51};
+  BOOST_TEST(d.encode(w) == want2, boost::test_tools::per_element());
+  auto error = [&](const char* path, dyn::Value x) {
+    dyn::Value e = v;
+    e.at_path(path) = std::move(x);
+    try {
+      d.encode(e);
+    } catch (const binschema::EncodeError& err) {
+      return std::string(err.what());
+    }
+    return std::string("(encoded)");
+  };
+  BOOST_TEST(error("sub.b", dyn::Value::uint(0, 1)) == "Sub: a / b divides by zero");
+  BOOST_TEST(error("sub.a", dyn::Value::uint(200, 1)) == "Sub.t: value 0x190 does not fit in 1 bytes");
+  BOOST_TEST(error("flags.lo", dyn::Value::uint(9, 1)) == "Head.flags.lo: value 9 does not fit in 3 bits");
+  BOOST_TEST(error("sub.early", dyn::Value::uint(1, 1)) == "(encoded)");
+}
+
+// A union value's case is found by its tag's slot among the cases (tags
+// that share a slot, 1 and 65 here, are told apart by name), once for its
+// tag field and the union; the name decides when the value's tag is
+// another case's.
+BOOST_AUTO_TEST_CASE(union_cases_found_by_tag_and_name) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: cases
+title: Cases
+doc: Union cases.
+endian: little
+extensions: [.cas]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A list of tagged values.
+    fields:
+      - {name: n, type: u8, doc: N.}
+      - {name: items, type: "Item[]", count: n, doc: I.}
+  Item:
+    doc: A tag and its value.
+    fields:
+      - {name: kind, type: u8, doc: K.}
+      - name: value
+        type: union
+        tag: kind
+        doc: V.
+        cases:
+          - {value: 1, name: one, type: u8, doc: O.}
+          - {value: 65, name: wide, type: u16, doc: W.}
+          - {value: 2, name: two, type: u32, doc: T.}
+)",
+                                                   "cases.yaml");
+  auto item = [](const char* name, int64_t tag, dyn::Value v) {
+    dyn::Value i = dyn::Value::struct_();
+    i.add("kind", dyn::Value::uint(static_cast<uint64_t>(tag), 1));
+    i.add("value", dyn::Value::union_(name, tag, std::move(v)));
+    return i;
+  };
+  dyn::Value v = dyn::Value::struct_();
+  v.add("n", dyn::Value::uint(5, 1));
+  dyn::Value items = dyn::Value::array();
+  items.items().push_back(item("one", 1, dyn::Value::uint(0x11, 1)));
+  items.items().push_back(item("wide", 65, dyn::Value::uint(0x2233, 2)));
+  items.items().push_back(item("two", 2, dyn::Value::uint(0x44556677, 4)));
+  items.items().push_back(item("wide", 1, dyn::Value::uint(0x8899, 2)));  // the tag of `one`: the name decides
+  items.items().push_back(item("one", 65, dyn::Value::uint(0xaa, 1)));    // and the other way round
+  v.add("items", std::move(items));
+  const std::vector<uint8_t> want = {5, 1, 0x11, 65, 0x33, 0x22, 2, 0x77, 0x66, 0x55, 0x44, 65, 0x99, 0x88, 1, 0xaa};
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+  // Decoded again (each value with its own case's tag): the same bytes.
+  const std::vector<uint8_t> bytes = d.encode(d.decode(want));
+  BOOST_TEST(bytes == want, boost::test_tools::per_element());
+  dyn::Value bad = v;
+  bad["items"][1]["value"] = dyn::Value::union_("three", 65, dyn::Value::uint(1, 1));
+  try {
+    d.encode(bad);
+    BOOST_ERROR("encoded a case that is not there");
+  } catch (const binschema::EncodeError& e) {
+    BOOST_TEST(std::string(e.what()) == "Item.value: no case 'three'");
+  }
+}
+
 // Where a field at a variable offset went is noted while the struct is
 // written and looked up when its target is placed: near the last look-up,
 // or (here: the last of 20 pointers after a string, placed first) through

@@ -269,23 +269,47 @@ enum class Op : uint8_t {
   Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
 };
 
+struct StructSteps;
 struct Step {
-  const Field* f = nullptr;
-  // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
-  // these were as many cache lines of it).
-  const gen::Expr* cond = nullptr;  // its if:
-  uint64_t offset = 0, size = 0;    // f.resolved
+  // The hot part first (put_ reads these for every field written): one cache line.
+  Op op = Op::General;
+  bool cursor = false;           // written at the cursor (a variable offset, or under if:)
   bool fixed_size = false;
   bool prelude = false;             // put_field's checks before the write (offsets_of:, a union[]'s tags, a count, a shared count)
   int member = -1;               // in the struct value's members (-1: not in the model)
-  std::string_view name;         // interned: a member is recognised by the pointer
-  const char* what = "";         // "Struct.field"
-  Checks checks;
-  bool cursor = false;           // written at the cursor (a variable offset, or under if:)
+  Num num;                       // Op::Num, and a bit word's store
+  const char* name = nullptr;    // interned: a member is recognised by the pointer (name.data())
+  uint64_t offset = 0, size = 0;    // f.resolved
+  const gen::Expr* cond = nullptr;  // its if:
+  const Field* f = nullptr;
+  const StructSteps* sub = nullptr;  // an inline struct or an array of structs: its type's steps
+  FieldKind kind = FieldKind::Scalar;  // f's (put_field's switch: f itself was a miss per field)
+  bool in_model = false;             // f.in_model()
+  bool note_inline = false;          // an inline struct with children at a variable offset: its place noted (at_)
+  uint64_t pad = 0;                  // f.pad
+  // put_scalar's common cases, decided once (Other: its general way).
+  enum class Scalar : uint8_t {
+    Other,
+    Derive,  // derive: E, known at once (not late, not over a scoped pool, no also:, not a pointer)
+    Count,   // the count of an array of this struct
+    Bits,    // a bit word with no pooled bits
+  };
+  Scalar scalar = Scalar::Other;
+  uint8_t width = 0;                  // prim_size(f.type.prim)
+  Prim prim = Prim::U8;               // f.type.prim
+  const gen::Expr* derive = nullptr;  // Scalar::Derive: E
+  struct Bit {
+    uint8_t width = 1;
+    bool is_bool = false;
+  };
+  std::vector<Bit> bit_info;          // Scalar::Bits: its bits
+  // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
+  // these were as many cache lines of it).
   bool at_var = false;           // and place_ looks up where it went
   int region = -1;               // the region the field is (not a pointer's)
-  Op op = Op::General;
-  Num num;                       // Op::Num, and a bit word's store
+  std::string_view name_view;    // the interned name
+  const char* what = "";         // "Struct.field"
+  Checks checks;
   std::vector<std::string_view> bits;  // a bit word: its bits' names, interned
   // The struct's other fields this one names (null: none).
   const Step* count_for = nullptr;     // the array it counts
@@ -296,12 +320,19 @@ struct Step {
 };
 
 struct StructSteps {
+  const Struct* st = nullptr;
   std::vector<Step> steps;     // by field index
   std::vector<size_t> scoped;  // the pools whose scope is this struct
   std::vector<const Step*> layout;    // by layout item: the field it names (null: none)
   std::vector<const Step*> unions;    // union fields with a case that place_ follows
   std::vector<const Step*> children;  // inline struct fields with children that no layout item names
   bool reaches_index = false;         // gen::reaches_index (a std::set per call)
+  bool plain = false;                 // plain_struct (a leaf target)
+  // collect_T: the fields that can hold a string of a table (index_of:,
+  // a struct that reaches one, a union with such a case), in order.
+  std::vector<const Step*> collect;
+  // Its bytes fields aligned by another field (align_inner): the field, and the bytes' offset.
+  std::vector<std::pair<const Field*, uint64_t>> inner_align;
 };
 
 }  // namespace enc
@@ -318,6 +349,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
   for (const auto& stp : s.structs) {
     const Struct& st = *stp;
     enc::StructSteps ss;
+    ss.st = &st;
     for (size_t i = 0; i < s.pools.size(); ++i)
       if (s.pools[i].scope == st.name) ss.scoped.push_back(i);
     for (const auto& fp : st.fields) {
@@ -326,10 +358,15 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.f = &f;
       if (const FieldPlan* pl = p.fields.find(&f)) {
         k.member = pl->member;
-        k.name = pl->name;
+        k.name = pl->name.data();
+        k.name_view = pl->name;
         k.what = pl->what;
       }
       k.checks = enc::make_checks(s, st, f);
+      k.kind = f.kind;
+      k.in_model = f.in_model();
+      k.pad = f.pad;
+      k.note_inline = f.type.kind == ValueType::Struct && f.type.st && f.type.st->has_children && (!f.resolved.fixed_offset || f.cond);
       k.cursor = !f.resolved.fixed_offset || f.cond;
       k.cond = f.cond ? &*f.cond : nullptr;
       k.offset = f.resolved.offset;
@@ -340,6 +377,22 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.at_var = k.cursor && placed_later(f);
       k.region = !f.pointer.width && !f.region.empty() ? s.region_id(f.region) : -1;
       for (const auto& b : f.bits) k.bits.push_back(intern(b.name));
+      k.prim = f.type.prim;
+      if (f.type.kind == ValueType::Prim) k.width = static_cast<uint8_t>(gen::prim_size(f.type.prim));
+      if ((f.kind == FieldKind::Scalar || f.kind == FieldKind::BitWord) && f.type.kind == ValueType::Prim && !f.bom) {
+        if (f.role.derive) {
+          if (!k.checks.derive_scoped && !k.checks.derive_late && f.role.also.empty() && !f.role.derive_pointer) {
+            k.scalar = enc::Step::Scalar::Derive;
+            k.derive = &*f.role.derive;
+          }
+        } else if (!f.resolved.count_for.empty()) {
+          k.scalar = enc::Step::Scalar::Count;  // (its step is found below)
+        } else if (f.resolved.tag_for.empty() && f.kind == FieldKind::BitWord &&
+                   std::none_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return !b.pool.empty(); })) {
+          k.scalar = enc::Step::Scalar::Bits;
+          for (const auto& b : f.bits) k.bit_info.push_back({static_cast<uint8_t>(b.width), b.is_bool});
+        }
+      }
       if (f.type.kind == ValueType::Prim && !f.array.on) k.num = enc::num_of(f.type.prim);
       const bool plain = f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && !f.array.on && f.in_model() && k.member >= 0 &&
                          f.resolved.fixed_size && !f.bom && !f.role.derive && f.resolved.count_for.empty() && f.resolved.tag_for.empty() &&
@@ -367,6 +420,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
     for (auto& k : ss.steps) {
       const Field& f = *k.f;
       if (!f.resolved.count_for.empty()) k.count_for = step(f.resolved.count_for);
+      if (k.scalar == enc::Step::Scalar::Count && !k.count_for) k.scalar = enc::Step::Scalar::Other;
       if (!f.resolved.tag_for.empty()) k.tag_for = step(f.resolved.tag_for);
       if (!f.resolved.count_shared.empty()) k.count_shared = step(f.resolved.count_shared);
       if (!f.role.zero_when_empty.empty())
@@ -387,8 +441,26 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       if (!named) ss.children.push_back(&k);
     }
     ss.reaches_index = gen::reaches_index(st);
+    ss.plain = plain_struct(s, st);
+    for (const auto& k : ss.steps) {
+      const Field& f = *k.f;
+      if (!f.in_model()) continue;
+      auto reaching = [](const Field& p) { return p.type.kind == ValueType::Struct && p.type.st && gen::reaches_index(*p.type.st); };
+      bool c = !f.table.index_of.empty() || reaching(f);
+      if (f.type.kind == ValueType::Union)
+        c = std::any_of(f.variant.cases.begin(), f.variant.cases.end(),
+                        [&](const Case& cs) { return !cs.field->table.index_of.empty() || reaching(*cs.field); });
+      if (c) ss.collect.push_back(&k);
+    }
+    for (const auto& g : st.fields)
+      if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
+        ss.inner_align.emplace_back(st.field(g->pointer.align_field), g->resolved.offset);
     r->structs.emplace(&st, std::move(ss));
   }
+  // Each step's struct type's steps (they are at stable addresses now).
+  for (const auto& stp : s.structs)
+    for (auto& k : r->structs.at(stp.get()).steps)
+      if (k.f->type.kind == ValueType::Struct && k.f->type.st) k.sub = &r->structs.at(k.f->type.st);
   return r;
 }
 
@@ -507,8 +579,20 @@ class Encoder {
     const Value* x;
     uint64_t s;
   };
-  std::map<std::string, std::vector<SectionItem>> sec_;
-  std::set<std::string> sec_done_;
+  struct Section {
+    std::vector<SectionItem> items;
+    bool done = false;  // placed
+  };
+  std::map<std::string, Section> sec_;
+  // A section by the address of a name the model spells it with (a map
+  // look-up by the string, and a set's, were per target enqueued).
+  std::unordered_map<const std::string*, Section*> sec_of_;
+  Section& section(const std::string& name) {
+    if (auto it = sec_of_.find(&name); it != sec_of_.end()) return *it->second;
+    Section& q = sec_[name];
+    sec_of_.emplace(&name, &q);
+    return q;
+  }
   std::unordered_map<const Value*, uint64_t> placed_;  // targets placed before their pointer exists (self)
   std::map<std::string, uint64_t> ctx_;  // context: values of the root
   // Where fields at variable offsets (or under if:) went: (struct value,
@@ -619,6 +703,18 @@ class Encoder {
   // plan's hash probe and its FieldPlan: what() and member() were a fifth
   // of EVNT's encode).
   using Checks = enc::Checks;
+  struct CaseKey {
+    uint64_t tag;
+    std::string_view name;
+  };
+  // A union field's cases: their tags and names, and by the low bits of the
+  // tag the one case of that slot (-1: none; -2: more than one).
+  struct CaseKeys {
+    static constexpr size_t kSlots = 64;
+    std::vector<CaseKey> keys;
+    int16_t by_tag[kSlots];
+    CaseKeys() { std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1)); }
+  };
   struct FieldInfo {
     const Field* f = nullptr;
     const FieldPlan* fp = nullptr;
@@ -627,7 +723,10 @@ class Encoder {
     std::string_view name;
     const Checks* checks = nullptr;  // checks(): filled on its first call
     size_t last_case = 0;             // case_index(): the case found last
+    const CaseKeys* cases = nullptr;  // case_index(): filled on its first call
+    const Value* last_value = nullptr;            // case_index(): the value whose case is last_case
   };
+  std::unordered_map<const Field*, CaseKeys> case_keys_;
   FieldInfo info_[1024];
   FieldInfo& info(const Field& f) {
     FieldInfo& e = info_[(reinterpret_cast<uintptr_t>(&f) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
@@ -639,6 +738,8 @@ class Encoder {
       e.name = e.fp ? e.fp->name : std::string_view();
       e.checks = nullptr;
       e.last_case = 0;
+      e.cases = nullptr;
+      e.last_value = nullptr;
     }
     return e;
   }
@@ -723,8 +824,9 @@ class Encoder {
   }
 
   void need_struct(const Struct& st, const Value& x) {
-    if (x.kind != Value::Kind::Struct) throw EncodeError(st.name + ": a struct expected");
+    if (x.kind != Value::Kind::Struct) [[unlikely]] not_struct(st);
   }
+  [[noreturn]] static void not_struct(const Struct& st) { throw EncodeError(st.name + ": a struct expected"); }
   const Value& member(const Struct& st, const Value& x, const Field& f) {
     // The struct value's members are its model fields in order: the plan's index, checked.
     if (const FieldInfo& i = info(f); i.fp) {
@@ -750,27 +852,252 @@ class Encoder {
     if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
     // The case this union field had last first (a list of unions is mostly one case).
     FieldInfo& fi = info(u);
+    // The same union value again (its tag field, then the union): its case, found once.
+    if (fi.last_value == &v) return fi.last_case;
     const std::string& name = v.str();
     // Case names are short: compared inline (a call of memcmp each was most of it).
-    auto same = [&name](const std::string& c) {
+    auto same = [&name](std::string_view c) {
       if (c.size() != name.size()) return false;
       for (size_t k = 0; k < c.size(); ++k)
         if (c[k] != name[k]) return false;
       return true;
     };
-    const auto& cases = u.variant.cases;
-    if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) return fi.last_case;
-    // A decoded value holds its case's tag: the cases of that tag first (the name decides).
+    // The cases' tags and names side by side (the model's Case objects were a line or more each to step over).
+    if (!fi.cases) {
+      CaseKeys& keys = case_keys_[&u];
+      if (keys.keys.empty()) {
+        for (const auto& c : u.variant.cases) keys.keys.push_back({static_cast<uint64_t>(c.tag), c.name});
+        for (size_t i = 0; i < keys.keys.size(); ++i) {
+          int16_t& slot = keys.by_tag[keys.keys[i].tag & (CaseKeys::kSlots - 1)];
+          slot = slot == -1 && i < 0x7fff ? static_cast<int16_t>(i) : -2;
+        }
+      }
+      fi.cases = &keys;
+    }
+    const auto& cases = fi.cases->keys;
+    fi.last_value = nullptr;
+    if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) {
+      fi.last_value = &v;
+      return fi.last_case;
+    }
+    // A decoded value holds its case's tag: the case of that tag, when no other case's tag shares its slot.
+    if (const int16_t slot = fi.cases->by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
+      const size_t i = static_cast<size_t>(slot);
+      if (cases[i].tag == v.n && same(cases[i].name)) {
+        fi.last_value = &v;
+        return fi.last_case = i;
+      }
+    }
+    // The cases of that tag first (the name decides).
     for (size_t i = 0; i < cases.size(); ++i)
-      if (static_cast<uint64_t>(cases[i].tag) == v.n && same(cases[i].name)) return fi.last_case = i;
+      if (cases[i].tag == v.n && same(cases[i].name)) {
+        fi.last_value = &v;
+        return fi.last_case = i;
+      }
     for (size_t i = 0; i < cases.size(); ++i)
-      if (same(cases[i].name)) return fi.last_case = i;
+      if (same(cases[i].name)) {
+        fi.last_value = &v;
+        return fi.last_case = i;
+      }
     throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
 
   // ---- Expressions (write_expr, late_expr) -----------------------------------
 
+  // A binary operator, from its one or two characters (a chain of string
+  // compares was most of an evaluation of `>=`).
+  enum class BinOp : uint8_t { None, And, Or, Add, Sub, Mul, Div, Mod, Shl, Shr, BitAnd, BitOr, Xor, Eq, Ne, Lt, Le, Gt, Ge };
+  static BinOp binop(const std::string& op) {
+    if (op.empty() || op.size() > 2) return BinOp::None;
+    const char c = op[1 % op.size()];
+    const bool two = op.size() == 2;
+    switch (op[0]) {
+      case '&': return !two ? BinOp::BitAnd : c == '&' ? BinOp::And : BinOp::None;
+      case '|': return !two ? BinOp::BitOr : c == '|' ? BinOp::Or : BinOp::None;
+      case '+': return two ? BinOp::None : BinOp::Add;
+      case '-': return two ? BinOp::None : BinOp::Sub;
+      case '*': return two ? BinOp::None : BinOp::Mul;
+      case '/': return two ? BinOp::None : BinOp::Div;
+      case '%': return two ? BinOp::None : BinOp::Mod;
+      case '^': return two ? BinOp::None : BinOp::Xor;
+      case '<': return !two ? BinOp::Lt : c == '<' ? BinOp::Shl : c == '=' ? BinOp::Le : BinOp::None;
+      case '>': return !two ? BinOp::Gt : c == '>' ? BinOp::Shr : c == '=' ? BinOp::Ge : BinOp::None;
+      case '=': return two && c == '=' ? BinOp::Eq : BinOp::None;
+      case '!': return two && c == '=' ? BinOp::Ne : BinOp::None;
+      default: return BinOp::None;
+    }
+  }
+
+  // An expression of a struct compiled once per write: names resolved to
+  // the struct's steps, derived fields inlined, operators decoded, and
+  // anything else (a bit field, a call other than count() and has(), ...)
+  // left to eval_expr. It computes what eval_expr computes, in the same
+  // order (a name lookup and a string compare per node per evaluation were
+  // most of ASB's encode).
+  struct CNode {
+    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General };
+    Op op = General;
+    BinOp bin = BinOp::None;
+    uint32_t a = 0, b = 0, c = 0;  // operands (node indexes)
+    uint64_t value = 0;            // Const
+    const enc::Step* k = nullptr;  // Num, Length, Has: the member's step
+    const Expr* e = nullptr;       // General (and Bin's divide-by-zero message)
+  };
+  struct Prog {
+    const Expr* e = nullptr;
+    const Struct* st = nullptr;
+    std::vector<CNode> nodes;  // the root is nodes[0]
+  };
+  std::deque<Prog> progs_;
+  struct ProgSlot {
+    const Expr* e = nullptr;
+    const Struct* st = nullptr;
+    const Prog* p = nullptr;
+  };
+  ProgSlot prog_slots_[1024];
+  std::unordered_map<const Expr*, std::vector<const Prog*>> prog_index_;
+
+  const Prog& prog(const Struct& st, const Expr& e) {
+    ProgSlot& slot = prog_slots_[(reinterpret_cast<uintptr_t>(&e) >> 4) * 0x9e3779b97f4a7c15ull >> 54];
+    if (slot.e == &e && slot.st == &st) return *slot.p;
+    auto& known = prog_index_[&e];
+    for (const Prog* p : known)
+      if (p->st == &st) {
+        slot = {&e, &st, p};
+        return *p;
+      }
+    Prog& p = progs_.emplace_back();
+    p.e = &e;
+    p.st = &st;
+    p.nodes.emplace_back();
+    compile(p, 0, st, e, 0);
+    known.push_back(&p);
+    slot = {&e, &st, &p};
+    return p;
+  }
+  uint32_t add_node(Prog& p, const Struct& st, const Expr& e, int depth) {
+    const uint32_t i = static_cast<uint32_t>(p.nodes.size());
+    p.nodes.emplace_back();
+    compile(p, i, st, e, depth);
+    return i;
+  }
+  void compile(Prog& p, uint32_t i, const Struct& st, const Expr& e, int depth) {
+    CNode n;
+    n.op = CNode::General;
+    n.e = &e;
+    if (depth > 16) {  // (derived fields naming derived fields: evaluated the general way from here)
+      p.nodes[i] = n;
+      return;
+    }
+    switch (e.kind) {
+      case Expr::Int:
+        n.op = CNode::Const;
+        n.value = static_cast<uint64_t>(e.value);
+        break;
+      case Expr::Ident: {
+        const IdentInfo id = ident(st, e);
+        if (id.dotted) break;
+        const Field* f = id.f;
+        if (!f) {
+          n.op = CNode::Const;
+          n.value = id.ctx ? *id.ctx : 0;
+        } else if (!f->resolved.count_for.empty()) {
+          if (id.count) {
+            n.op = CNode::Length;
+            n.k = id.count;
+          }
+        } else if (f->role.const_int) {
+          n.op = CNode::Const;
+          n.value = static_cast<uint64_t>(*f->role.const_int);
+        } else if (f->role.derive) {
+          const uint32_t d = add_node(p, st, *f->role.derive, depth + 1);
+          n = p.nodes[d];  // the derived expression in its place
+        } else if (id.k) {
+          n.op = CNode::Num;
+          n.k = id.k;
+        }
+        break;
+      }
+      case Expr::Unary:
+        n.a = add_node(p, st, e.args[0], depth + 1);
+        n.op = is_op(e.name, "-") ? CNode::Neg : is_op(e.name, "!") ? CNode::Not : CNode::Compl;
+        break;
+      case Expr::Binary: {
+        const BinOp op = binop(e.name);
+        n.a = add_node(p, st, e.args[0], depth + 1);
+        n.b = add_node(p, st, e.args[1], depth + 1);
+        n.op = op == BinOp::And ? CNode::And : op == BinOp::Or ? CNode::Or : CNode::Bin;
+        n.bin = op;
+        break;
+      }
+      case Expr::Ternary:
+        n.a = add_node(p, st, e.args[0], depth + 1);
+        n.b = add_node(p, st, e.args[1], depth + 1);
+        n.c = add_node(p, st, e.args[2], depth + 1);
+        n.op = CNode::Cond;
+        break;
+      case Expr::Call:
+        if ((e.fn == Fn::Count || e.fn == Fn::Has) && e.args.size() == 1 && e.args[0].kind == Expr::Ident &&
+            e.args[0].name.find('.') == std::string::npos) {
+          const IdentInfo id = ident(st, e.args[0]);
+          if (id.k) {
+            n.op = e.fn == Fn::Count ? CNode::Length : CNode::Has;
+            n.k = id.k;
+          }
+        }
+        break;
+    }
+    p.nodes[i] = n;
+  }
+  uint64_t run(const Prog& p, uint32_t i, const Struct& st, const Value& x) {
+    const CNode& n = p.nodes[i];
+    switch (n.op) {
+      case CNode::Const: return n.value;
+      case CNode::Num: return num(member(*n.k, st, x));
+      case CNode::Length: return length(member(*n.k, st, x));
+      case CNode::Has: return !member(*n.k, st, x).is_absent();
+      case CNode::Neg: return uint64_t(0) - run(p, n.a, st, x);
+      case CNode::Not: return run(p, n.a, st, x) == 0;
+      case CNode::Compl: return ~run(p, n.a, st, x);
+      case CNode::And: return run(p, n.a, st, x) && run(p, n.b, st, x);
+      case CNode::Or: return run(p, n.a, st, x) || run(p, n.b, st, x);
+      case CNode::Cond: return run(p, n.a, st, x) ? run(p, n.b, st, x) : run(p, n.c, st, x);
+      case CNode::Bin: {
+        const uint64_t a = run(p, n.a, st, x), b = run(p, n.b, st, x);
+        switch (n.bin) {
+          case BinOp::Add: return a + b;
+          case BinOp::Sub: return a - b;
+          case BinOp::Mul: return a * b;
+          case BinOp::Div:
+          case BinOp::Mod:
+            if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(*n.e) + " divides by zero");
+            return n.bin == BinOp::Div ? a / b : a % b;
+          case BinOp::Shl: return b >= 64 ? 0 : a << b;
+          case BinOp::Shr: return b >= 64 ? 0 : a >> b;
+          case BinOp::BitAnd: return a & b;
+          case BinOp::BitOr: return a | b;
+          case BinOp::Xor: return a ^ b;
+          case BinOp::Eq: return a == b;
+          case BinOp::Ne: return a != b;
+          case BinOp::Lt: return a < b;
+          case BinOp::Le: return a <= b;
+          case BinOp::Gt: return a > b;
+          case BinOp::Ge: return a >= b;
+          default: return 0;
+        }
+      }
+      case CNode::General: return eval_expr(st, *n.e, x);
+    }
+    return 0;
+  }
+
   uint64_t eval(const Struct& st, const Expr& e, const Value& x) {
+    if (e.kind == Expr::Int) return static_cast<uint64_t>(e.value);
+    const Prog& p = prog(st, e);
+    return run(p, 0, st, x);
+  }
+  // The general evaluation (a General node's, and what compile() follows).
+  uint64_t eval_expr(const Struct& st, const Expr& e, const Value& x) {
     switch (e.kind) {
       case Expr::Int: return static_cast<uint64_t>(e.value);
       case Expr::Ident: {
@@ -797,29 +1124,31 @@ class Encoder {
         return ~a;
       }
       case Expr::Binary: {
-        const std::string& op = e.name;
-        if (is_op(op, "&&")) return eval(st, e.args[0], x) && eval(st, e.args[1], x);
-        if (is_op(op, "||")) return eval(st, e.args[0], x) || eval(st, e.args[1], x);
+        const BinOp op = binop(e.name);
+        if (op == BinOp::And) return eval(st, e.args[0], x) && eval(st, e.args[1], x);
+        if (op == BinOp::Or) return eval(st, e.args[0], x) || eval(st, e.args[1], x);
         const uint64_t a = eval(st, e.args[0], x), b = eval(st, e.args[1], x);
-        if (is_op(op, "+")) return a + b;
-        if (is_op(op, "-")) return a - b;
-        if (is_op(op, "*")) return a * b;
-        if (is_op(op, "/") || is_op(op, "%")) {
-          if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(e) + " divides by zero");
-          return is_op(op, "/") ? a / b : a % b;
+        switch (op) {
+          case BinOp::Add: return a + b;
+          case BinOp::Sub: return a - b;
+          case BinOp::Mul: return a * b;
+          case BinOp::Div:
+          case BinOp::Mod:
+            if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(e) + " divides by zero");
+            return op == BinOp::Div ? a / b : a % b;
+          case BinOp::Shl: return b >= 64 ? 0 : a << b;
+          case BinOp::Shr: return b >= 64 ? 0 : a >> b;
+          case BinOp::BitAnd: return a & b;
+          case BinOp::BitOr: return a | b;
+          case BinOp::Xor: return a ^ b;
+          case BinOp::Eq: return a == b;
+          case BinOp::Ne: return a != b;
+          case BinOp::Lt: return a < b;
+          case BinOp::Le: return a <= b;
+          case BinOp::Gt: return a > b;
+          case BinOp::Ge: return a >= b;
+          default: return 0;
         }
-        if (is_op(op, "<<")) return b >= 64 ? 0 : a << b;
-        if (is_op(op, ">>")) return b >= 64 ? 0 : a >> b;
-        if (is_op(op, "&")) return a & b;
-        if (is_op(op, "|")) return a | b;
-        if (is_op(op, "^")) return a ^ b;
-        if (is_op(op, "==")) return a == b;
-        if (is_op(op, "!=")) return a != b;
-        if (is_op(op, "<")) return a < b;
-        if (is_op(op, "<=")) return a <= b;
-        if (is_op(op, ">")) return a > b;
-        if (is_op(op, ">=")) return a >= b;
-        return 0;
       }
       case Expr::Ternary: return eval(st, e.args[0], x) ? eval(st, e.args[1], x) : eval(st, e.args[2], x);
       case Expr::Call: return call(st, e, x);
@@ -830,6 +1159,11 @@ class Encoder {
   uint64_t call(const Struct& st, const Expr& e, const Value& x) {
     switch (e.fn) {
       case Fn::Count: {
+        if (e.args[0].kind == Expr::Ident) {
+          // A field of this struct (no path): its step, found once per expression.
+          const IdentInfo& id = ident(st, e.args[0]);
+          if (!id.dotted && id.k) return length(member(*id.k, st, x));
+        }
         const Struct* cur = &st;
         const Value* v = &x;
         const std::string& path = e.args[0].name;
@@ -920,7 +1254,7 @@ class Encoder {
         l.args[0].value = static_cast<int64_t>(a);
         l.args[1] = Expr{};
         l.args[1].value = static_cast<int64_t>(b);
-        return eval(st, l, x);
+        return eval_expr(st, l, x);  // not eval: l is a temporary (eval caches by the expression's address)
       }
       case Expr::Ternary: return late_value(st, e.args[0], x, s) ? late_value(st, e.args[1], x, s) : late_value(st, e.args[2], x, s);
       default: return eval(st, e, x);
@@ -967,22 +1301,19 @@ class Encoder {
   }
   // Stores the low bytes of v (static_cast to the stored type, then put<T>).
   void store(uint64_t o, Prim p, uint64_t v) {
-    switch (p) {
-      case Prim::U24:
-        w.template put<uint24>(o, static_cast<uint32_t>(v));
-        return;
-      case Prim::S24: {
-        const int32_t i = static_cast<int32_t>(v);
-        w.template put<int24>(o, i);
-        return;
-      }
-      default: break;
-    }
-    switch (gen::prim_size(p)) {
-      case 1: w.template put<uint8_t>(o, static_cast<uint8_t>(v)); break;
-      case 2: w.template put<uint16_t>(o, static_cast<uint16_t>(v)); break;
-      case 4: w.template put<uint32_t>(o, static_cast<uint32_t>(v)); break;
-      default: w.template put<uint64_t>(o, v); break;
+    switch (p) {  // (on the type itself: gen::prim_size is a call)
+      case Prim::U24: w.template put<uint24>(o, static_cast<uint32_t>(v)); return;
+      case Prim::S24: w.template put<int24>(o, static_cast<int32_t>(v)); return;
+      case Prim::U8:
+      case Prim::S8:
+      case Prim::Bool8: w.template put<uint8_t>(o, static_cast<uint8_t>(v)); return;
+      case Prim::U16:
+      case Prim::S16: w.template put<uint16_t>(o, static_cast<uint16_t>(v)); return;
+      case Prim::U32:
+      case Prim::S32:
+      case Prim::F32:
+      case Prim::Bool32: w.template put<uint32_t>(o, static_cast<uint32_t>(v)); return;
+      default: w.template put<uint64_t>(o, v); return;
     }
   }
   // An array's elements of f's type: a number of its own kind that fits
@@ -993,6 +1324,29 @@ class Encoder {
   void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what) {
     if (enc::num_fits(n, v)) store_num(n, o, v.n);
     else store_elem(f, o, v, what);
+  }
+  // The elements of a list of numbers at o, one after the other: the
+  // store's width decided once for the list, not per element.
+  void store_elems(const Field& f, const enc::Num& n, uint64_t o, const Value& l, const char* what) {
+    const Value* e = l.items().data();
+    const size_t cnt = l.items().size();
+    switch (n.size) {
+      case 1: return store_elems_as<uint8_t>(f, n, o, e, cnt, what);
+      case 2: return store_elems_as<uint16_t>(f, n, o, e, cnt, what);
+      case 4: return store_elems_as<uint32_t>(f, n, o, e, cnt, what);
+      case 8: return store_elems_as<uint64_t>(f, n, o, e, cnt, what);
+      default:
+        for (size_t i = 0; i < cnt; ++i) store_elem(f, o + i * gen::prim_size(f.type.prim), e[i], what);
+    }
+  }
+  template <class T>
+  void store_elems_as(const Field& f, const enc::Num& n, uint64_t o, const Value* e, size_t cnt, const char* what) {
+    for (size_t i = 0; i < cnt; ++i) {
+      if (enc::num_fits(n, e[i])) [[likely]]
+        w.template put<T>(o + i * sizeof(T), static_cast<T>(e[i].n));
+      else
+        store_elem(f, o + i * sizeof(T), e[i], what);
+    }
   }
   // store_elem: one element of an array of numbers (a bool as 0/1 or true:).
   void store_elem(const Field& f, uint64_t o, const Value& v, const char* what) {
@@ -1007,15 +1361,14 @@ class Encoder {
   // structs and arrays, pointers and union cases), added to its table.
   void collect(const Struct& st, const Value& x) {
     need_struct(st, x);
-    for (const auto& fp : st.fields) {
-      const Field& f = *fp;
-      if (!f.in_model()) continue;
+    for (const enc::Step* k : steps_of(st).collect) {
+      const Field& f = *k->f;
       if (f.type.kind == ValueType::Union) {
         auto one = [&](const Value& u) {
           const Field& p = *f.variant.cases[case_index(st, f, u)].field;
           collect_one(p, u.items()[0]);
         };
-        const Value& v = member(st, x, f);
+        const Value& v = member(*k, st, x);
         if (f.array.on)
           for (const Value& u : list(st, f, v).items()) one(u);
         else
@@ -1023,11 +1376,10 @@ class Encoder {
         continue;
       }
       if (!f.table.index_of.empty()) {
-        collect_one(f, member(st, x, f));
+        collect_one(f, member(*k, st, x));
         continue;
       }
-      if (f.type.kind != ValueType::Struct || !f.type.st || !reaches(*f.type.st)) continue;
-      const Value& v = member(st, x, f);
+      const Value& v = member(*k, st, x);
       if (f.array.on) {
         for (const Value& e : list(st, f, v).items()) collect(*f.type.st, e);
       } else if (f.pointer.width && f.pointer.null == Field::Null::Allowed) {
@@ -1068,9 +1420,10 @@ class Encoder {
 
   // Writes struct st's own bytes: at `at` (reserved by the caller) when it
   // has a fixed size, else appended. Returns where it starts.
-  uint64_t put(const Struct& st, const Value& x, std::optional<uint64_t> at) {
+  uint64_t put(const Struct& st, const Value& x, std::optional<uint64_t> at) { return put(steps_of(st), x, at); }
+  uint64_t put(const enc::StructSteps& ss, const Value& x, std::optional<uint64_t> at) {
+    const Struct& st = *ss.st;
     need_struct(st, x);
-    const enc::StructSteps& ss = steps_->structs.at(&st);
     const uint64_t s = st.fixed_size ? *at : w.reserve(st.prefix);
     for (const size_t i : ss.scoped) {
       const Pool& p = s_.pools[i];
@@ -1078,15 +1431,25 @@ class Encoder {
       if (spool_[i]) spool_[i]->restart();
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
+    // The members, once (fields() checks the block on every call).
+    const Member* ms = x.fields().data();
+    const size_t nm = x.fields().size();
+    auto mem = [&](const enc::Step& k) -> const Value& {
+      if (static_cast<size_t>(k.member) < nm && ms[k.member].name.data() == k.name) [[likely]]
+        return ms[k.member].value;
+      return member(st, x, *k.f);
+    };
     for (const enc::Step& k : ss.steps) {
       if (k.op == enc::Op::Num) {
-        put_num(k, k.cursor ? w.reserve(k.size) : s + k.offset, member(k, st, x));
+        const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
+        const Value& v = mem(k);
+        store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
         continue;
       }
       if (k.op == enc::Op::Nums) {
         const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
-        const Value& v = list(st, *k.f, member(k, st, x));
-        for (size_t i = 0; i < v.items().size(); ++i) store_elem(*k.f, k.num, o + i * k.num.size, v.items()[i], k.what);
+        const Value& v = list(st, *k.f, mem(k));
+        store_elems(*k.f, k.num, o, v, k.what);
         continue;
       }
       if (k.cond && !eval(st, *k.cond, x)) {
@@ -1105,13 +1468,26 @@ class Encoder {
     return s;
   }
 
+  // A struct's steps, by its address in a direct-mapped table (the plan's
+  // hash probe was a miss per struct written).
+  struct StepsOf {
+    const Struct* st = nullptr;
+    const enc::StructSteps* ss = nullptr;
+  };
+  StepsOf steps_of_[256];
+  const enc::StructSteps& steps_of(const Struct& st) {
+    StepsOf& e = steps_of_[(reinterpret_cast<uintptr_t>(&st) >> 4) * 0x9e3779b97f4a7c15ull >> 56];
+    if (e.st != &st) e = {&st, &steps_->structs.at(&st)};
+    return *e.ss;
+  }
+
   // A struct value's member for step k: by its index, the name's pointer
   // compared (interned), else by name.
   const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
     const auto& fs = x.fields();
     if (static_cast<size_t>(k.member) < fs.size()) {
       const Member& m = fs[static_cast<size_t>(k.member)];
-      if (m.name.data() == k.name.data()) return m.value;
+      if (m.name.data() == k.name) return m.value;
     }
     return member(st, x, *k.f);
   }
@@ -1131,7 +1507,7 @@ class Encoder {
   void absent_check(const Struct& st, const enc::Step& k, const Value& x) {
     const Field& f = *k.f;
     const auto& fs = x.fields();
-    const Value* v = static_cast<size_t>(k.member) < fs.size() && fs[static_cast<size_t>(k.member)].name.data() == k.name.data()
+    const Value* v = static_cast<size_t>(k.member) < fs.size() && fs[static_cast<size_t>(k.member)].name.data() == k.name
                          ? &fs[static_cast<size_t>(k.member)].value
                          : x.find(f.name);
     if (!v || v->is_absent()) return;
@@ -1212,7 +1588,7 @@ class Encoder {
                           " (counted by the same field) has " + std::to_string(b));
     }
     }
-    switch (f.kind) {
+    switch (k.kind) {
       case FieldKind::Virtual: break;
       case FieldKind::Scalar:
       case FieldKind::BitWord: put_scalar(st, k, o, x, s); break;
@@ -1277,14 +1653,14 @@ class Encoder {
         const std::string& v = member(k, st, x).str();
         if (v.find('\0') != std::string::npos) throw EncodeError(std::string(wh) + ": a NUL inside a NUL-terminated string");
         w.bytes(w.reserve(v.size() + 1), v.data(), v.size());
-        if (f.pad) w.align(f.pad);
+        if (k.pad) w.align(k.pad);
         break;
       }
       case FieldKind::InlineStruct: {
-        const Value& src = f.in_model() ? member(k, st, x) : empty_struct();
-        if (f.type.st->has_children && (!f.resolved.fixed_offset || f.cond)) at_.set(&x, &f, o);
-        if (f.type.st->fixed_size) put(*f.type.st, src, o);
-        else put(*f.type.st, src, std::nullopt);
+        const Value& src = k.in_model ? member(k, st, x) : empty_struct();
+        if (k.note_inline) at_.set(&x, &f, o);
+        if (k.sub->st->fixed_size) put(*k.sub, src, o);
+        else put(*k.sub, src, std::nullopt);
         break;
       }
       case FieldKind::ElemPointers:
@@ -1321,6 +1697,12 @@ class Encoder {
   }
 
   void put_scalar(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
+    switch (k.scalar) {
+      case enc::Step::Scalar::Derive: w.put_uint(o, k.width, eval(st, *k.derive, x), k.what); return;
+      case enc::Step::Scalar::Count: w.put_uint(o, k.width, length(member(*k.count_for, st, x)), k.what); return;
+      case enc::Step::Scalar::Bits: put_bits(k, o, member(k, st, x)); return;
+      case enc::Step::Scalar::Other: break;
+    }
     const Field& f = *k.f;
     const char* wh = k.what;
     const unsigned width = static_cast<unsigned>(gen::prim_size(f.type.prim));
@@ -1417,6 +1799,29 @@ class Encoder {
     }
   }
 
+  // A bit word with no pooled bits (Step::Scalar::Bits): as put_scalar's
+  // general way, from the step's copy of its bits.
+  void put_bits(const enc::Step& k, uint64_t o, const Value& word) {
+    if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(k.what) + ": a map of its bits expected");
+    const Member* ws = word.fields().data();
+    const size_t nw = word.fields().size();
+    uint64_t v = 0;
+    unsigned shift = 0;
+    for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
+      const enc::Step::Bit& b = k.bit_info[bi];
+      // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
+      const Value* m = bi < nw && ws[bi].name.data() == k.bits[bi].data() ? &ws[bi].value : word.find(k.bits[bi]);
+      if (!m) throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": missing");
+      const uint64_t mv = b.is_bool ? uint64_t(m->n != 0) : m->n;
+      if (!b.is_bool && b.width < 64 && (mv >> b.width))
+        throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": value " + std::to_string(mv) + " does not fit in " +
+                          std::to_string(b.width) + " bits");
+      v |= mv << shift;
+      shift += b.width;
+    }
+    store(o, k.prim, v);
+  }
+
   uint64_t sort_key(const Struct& et, const std::string& key, const Value& e) {
     const Field* k = et.field(key);
     if (!k->table.index_of.empty()) return table_index(*k, member(et, e, *k), what(et, *k));  // a string of a sorted table: its index
@@ -1433,14 +1838,14 @@ class Encoder {
       const enc::Num n = elem_num(f);
       const uint64_t sz = gen::prim_size(f.type.prim);
       if (f.resolved.fixed_size)
-        for (size_t i = 0; i < v.items().size(); ++i) store_elem(f, n, o + i * sz, v.items()[i], wh);
+        store_elems(f, n, o, v, wh);
       else
         for (const Value& e : v.items()) store_elem(f, n, w.reserve(sz), e, wh);
       return;
     }
     if (et && et->has_children && (!f.resolved.fixed_offset || f.cond)) at_.set(&x, &f, f.resolved.fixed_size ? o : w.pos());
     if (f.resolved.fixed_size) {
-      for (size_t i = 0; i < v.items().size(); ++i) put(*et, v.items()[i], o + i * et->size);
+      for (size_t i = 0; i < v.items().size(); ++i) put(*k.sub, v.items()[i], o + i * et->size);
       return;
     }
     if (et && !f.array.sort.empty()) {
@@ -1451,13 +1856,13 @@ class Encoder {
         keys[i] = sort_key(*et, f.array.sort, v.items()[i]);
       }
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-      for (size_t i : order) put(*et, v.items()[i], w.reserve(et->size));
+      for (size_t i : order) put(*k.sub, v.items()[i], w.reserve(et->size));
       return;
     }
     for (const Value& e : v.items()) {
       if (!et) store_elem(f, w.reserve(gen::prim_size(f.type.prim)), e, wh);
-      else if (et->fixed_size) put(*et, e, w.reserve(et->size));
-      else put(*et, e, std::nullopt);
+      else if (et->fixed_size) put(*k.sub, e, w.reserve(et->size));
+      else put(*k.sub, e, std::nullopt);
     }
   }
 
@@ -1513,8 +1918,7 @@ class Encoder {
       case CaseKind::Numbers: {
         const Value& l = list(st, p, v);
         const enc::Num n = elem_num(p);
-        const uint64_t sz = gen::prim_size(p.type.prim);
-        for (size_t k = 0; k < l.items().size(); ++k) store_elem(p, n, oo + k * sz, l.items()[k], wh);
+        store_elems(p, n, oo, l, wh);
         break;
       }
       case CaseKind::Struct:
@@ -1601,7 +2005,7 @@ class Encoder {
   bool cond_true(const Struct& st, const Field& f, const Value& x) { return !f.cond || eval(st, *f.cond, x) != 0; }
 
   void place(const Struct& st, const Value& x, uint64_t s) {
-    const enc::StructSteps& ss = steps_->structs.at(&st);
+    const enc::StructSteps& ss = steps_of(st);
     std::map<std::string, uint64_t> shallow_at;
     bool before_self = st.has_self;
     std::set<std::string> pre_children;
@@ -1885,11 +2289,10 @@ class Encoder {
     }
     const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
                         f.pointer.scale == 1;
-    const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (et && plain_struct(s_, *et)) : et && plain_struct(s_, *et));
+    const enc::StructSteps* ets = et ? &steps_of(*et) : nullptr;
+    const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (ets && ets->plain) : ets && ets->plain);
     if (!f.array.on && et && !et->has_self && !record)
-      for (const auto& g : et->fields)
-        if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
-          w.align_inner(slot, num(member(*et, *x, *et->field(g->pointer.align_field))), g->resolved.offset);
+      for (const auto& ia : ets->inner_align) w.align_inner(slot, num(member(*et, *x, *ia.first)), ia.second);
     uint64_t t = 0;
     if (shares && !lay_ && !f.pointer.share_equal) {
       // Without a layout, place_shared and place_leaf are place_target.
@@ -2034,10 +2437,11 @@ class Encoder {
 
   void enqueue(const Struct& st, const Field& f, int case_index, const Value& x, uint64_t s) {
     const std::string& section = case_index < 0 ? f.section : f.variant.cases[static_cast<size_t>(case_index)].field->section;
-    if (sec_done_.count(section))
+    Section& q = this->section(section);
+    if (q.done)
       throw EncodeError(st.name + "." + f.name + ": a target of section '" + section +
                         "' comes after the section was placed (place the section later in the layout)");
-    sec_[section].push_back({&st, &f, case_index, &x, s});
+    q.items.push_back({&st, &f, case_index, &x, s});
   }
   uint64_t section_align(const std::string& name) const {
     uint64_t a = 1;
@@ -2054,13 +2458,14 @@ class Encoder {
     return a;
   }
   void place_section(const Struct& st, const std::string& name) {
-    if (sec_done_.count(name))
+    Section& sec = section(name);
+    if (sec.done)
       throw EncodeError("section '" + name + "' placed twice: the layout of " + st.name + " places it, so " + st.name +
                         " must be written exactly once");
     const int id = region_id(name);
     w.to_end();
     w.mark_start(id);
-    auto& q = sec_[name];
+    auto& q = sec.items;
     for (size_t i = 0; i < q.size(); ++i) {
       const SectionItem it = q[i];
       if (it.case_index < 0) {
@@ -2071,7 +2476,7 @@ class Encoder {
         place_case_struct(*it.st, *it.f, static_cast<size_t>(it.case_index), uv.items()[0], it.s + it.f->resolved.offset, it.s);
       }
     }
-    sec_done_.insert(name);
+    sec.done = true;
     q.clear();
     w.to_end();
     w.mark_end(id);
@@ -2091,15 +2496,13 @@ class Encoder {
     if (known.st != &pt) {
       auto& t = types_["struct " + pt.name];
       if (!t) t = std::make_unique<std::string>("struct " + pt.name);
-      known = {&pt, t.get(), plain_struct(s_, pt)};
+      known = {&pt, t.get(), steps_of(pt).plain};
     }
     typed_.push_back({&v, known.type});
     const Typed& value = typed_.back();
     const bool leaf = known.plain;
     const uint8_t width = static_cast<uint8_t>(p.pointer.width);
-    for (const auto& g : pt.fields)
-      if (g->type.kind == ValueType::Bytes && !g->pointer.width && !g->pointer.align_field.empty())
-        w.align_inner(slot, num(member(pt, v, *pt.field(g->pointer.align_field))), g->resolved.offset);
+    for (const auto& ia : steps_of(pt).inner_align) w.align_inner(slot, num(member(pt, v, *ia.first)), ia.second);
     const uint64_t tag = static_cast<uint64_t>(c.tag) << u.variant.tag_shift;
     auto word = [&](uint64_t at) {
       uint64_t off = base ? at - s : at;
