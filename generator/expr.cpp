@@ -170,7 +170,26 @@ int precedence(const Expr& e) {
     if (e.name == op) return p;
   return 100;
 }
+
+bool file_size_only(const Expr& e, bool& uses_size) {
+  switch (e.kind) {
+    case Expr::Int: return true;
+    case Expr::Call:
+      uses_size = uses_size || e.fn == Fn::FileSize;
+      return e.fn == Fn::FileSize;
+    case Expr::Ident: return false;
+    default:
+      for (const auto& a : e.args)
+        if (!file_size_only(a, uses_size)) return false;
+      return true;
+  }
+}
 }  // namespace
+
+bool checks_file_size(const Expr& e) {
+  bool uses_size = false;
+  return file_size_only(e, uses_size) && uses_size;
+}
 
 std::string expr_text(const Expr& e) {
   auto operand = [&](const Expr& a, bool right) {

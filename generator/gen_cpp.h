@@ -159,7 +159,6 @@ class CppGen {
   // A derived value the reader can recompute and check: one over the file's
   // size and constants (a header's size field, say), so that a truncated or
   // padded file is caught even where the rest of its bytes are opaque.
-  static bool size_check(const Expr& e, bool& uses_size);
   void read_fn(const Struct& st);
   // Whether st can hold itself (through pointers, arrays or union cases): its
   // reader counts the nesting and refuses cycles (docs §4, "Decode errors" in §8).

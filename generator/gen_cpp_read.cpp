@@ -231,8 +231,7 @@ void CppGen::read_scalar(const Field& f, const std::string& o) {
           w += "if (r.lay) [[unlikely]] r.lay->note_pool_start(" + std::to_string(i) + ", uint64_t(f_" + f.name + ")" +
                (st == &d ? "" : " + s") + ");";
   }
-  bool uses_size = false;
-  if (f.role.derive && size_check(*f.role.derive, uses_size) && uses_size)
+  if (f.role.derive && checks_file_size(*f.role.derive))
     w += "if (uint64_t(f_" + f.name + ") != uint64_t(" + read_expr(*f.role.derive) + ")) fail(" + o + ", \"" + f.name +
          "\", \"says \" + hex(f_" + f.name + ") + \" but the file has \" + hex(r.size()) + \" bytes\");";
   if (!f.role.also.empty()) {
@@ -541,23 +540,6 @@ std::string CppGen::next_target(const Struct& et, const std::string& elem_i_plus
   const Field* f = extent_field(et);
   std::string base = f->pointer.base == Field::Base::Struct ? "(" + elem_i_plus_1 + ") + " : "";
   return base + rget() + raw_uint(f->pointer.width) + ">(" + elem_i_plus_1 + " + " + hexs(f->resolved.offset) + ")";
-}
-
-// A derived value the reader can recompute and check: one over the file's
-// size and constants (a header's size field, say), so that a truncated or
-// padded file is caught even where the rest of its bytes are opaque.
-bool CppGen::size_check(const Expr& e, bool& uses_size) {
-  switch (e.kind) {
-    case Expr::Int: return true;
-    case Expr::Call:
-      uses_size = uses_size || e.fn == Fn::FileSize;
-      return e.fn == Fn::FileSize;
-    case Expr::Ident: return false;
-    default:
-      for (const auto& a : e.args)
-        if (!size_check(a, uses_size)) return false;
-      return true;
-  }
 }
 
 bool CppGen::recursive(const Struct& st) const {

@@ -475,6 +475,12 @@ bool is_late(const Expr& e);
 bool uses_scoped_pool(const Schema& s, const Expr& e);
 // An expression as a schema would spell it (for messages and docs).
 std::string expr_text(const Expr& e);
+// expr.cpp: a derived value the reader recomputes and checks: numbers and
+// file_size() only, file_size() at least once (a header's size field, say,
+// so that a truncated or padded file is caught even where the rest of its
+// bytes are opaque). The generated reader and the run-time engine both check
+// the fields this is true of.
+bool checks_file_size(const Expr& e);
 
 // Primitive helpers (parse.cpp).
 uint64_t prim_size(Prim p);

@@ -179,22 +179,6 @@ gen::Expr spell_out_derived(const Struct& st, const Expr& e) {
   return out;
 }
 
-// Whether a derive: is a number and file_size() only (a size the read
-// checks against the file's), and whether it uses file_size().
-bool size_check(const Expr& e, bool& uses_size) {
-  switch (e.kind) {
-    case Expr::Int: return true;
-    case Expr::Call:
-      uses_size = uses_size || e.fn == Fn::FileSize;
-      return e.fn == Fn::FileSize;
-    case Expr::Ident: return false;
-    default:
-      for (const auto& a : e.args)
-        if (!size_check(a, uses_size)) return false;
-      return true;
-  }
-}
-
 }  // namespace
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
@@ -327,7 +311,7 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (f.resolved.fixed_size) ds.flags |= DecodeStep::Fixed;
       ds.kind = f.kind;
       if (const Pool* pl = f.kind == FieldKind::PooledString ? s.pool(f.pool) : nullptr) ds.target_now = !pl->scope.empty();
-      if (bool uses_size = false; f.role.derive && size_check(*f.role.derive, uses_size) && uses_size) ds.flags |= DecodeStep::SizeCheck;
+      if (f.role.derive && gen::checks_file_size(*f.role.derive)) ds.flags |= DecodeStep::SizeCheck;
       // A derive: is read as any number unless it is checked (SizeCheck) or
       // gives the layout a pool's start (start(), read_checked).
       const bool derive_start = f.role.derive && (f.role.derive->calls(Fn::Start) || (f.role.derive->kind == Expr::Binary &&
