@@ -555,6 +555,47 @@ types:
   BOOST_TEST(d.to_text(d.decode(got), binschema::TextKind::Yaml) == d.to_text(v, binschema::TextKind::Yaml));
 }
 
+// A sorted inline array of structs that point elsewhere: written in key
+// order, its elements' targets placed in the same order, the keys computed
+// once (put_inline_array keeps the order for place_inline_children).
+BOOST_AUTO_TEST_CASE(sorted_array_ordered_once_for_bytes_and_targets) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: sorted
+title: Sorted
+doc: A sorted array whose elements point to values.
+endian: little
+extensions: [.srt]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A count and the entries.
+    fields:
+      - {name: n, type: u8, doc: The count.}
+      - {name: entries, type: "Entry[]", count: n, sort: key, doc: The entries by key.}
+  Entry:
+    doc: A key and its value.
+    size: 3
+    fields:
+      - {name: key, type: u8, doc: The key.}
+      - {name: v, type: Val, ptr: u16, doc: The value.}
+  Val:
+    doc: A value.
+    size: 1
+    fields:
+      - {name: x, type: u8, doc: X.}
+)",
+                                                   "sorted.yaml");
+  const dyn::Value v = d.from_text(
+      "format: sorted\nentries:\n  - {key: 5, v: {x: 0x55}}\n  - {key: 2, v: {x: 0x22}}\n  - {key: 9, v: {x: 0x99}}\n"
+      "  - {key: 5, v: {x: 0x56}}\n");
+  // Keys 2, 5, 5 (as given: stable), 9 at 1, 4, 7, 10; each value after the head, in the same order.
+  const std::vector<uint8_t> want = {4, 2, 13, 0, 5, 14, 0, 5, 15, 0, 9, 16, 0, 0x22, 0x55, 0x56, 0x99};
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+  // Twice in a row from the same value (an order kept by the first write is not reused by the second wrongly).
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+}
+
+
 
 // A union value's case is found by its tag's slot among the cases (tags
 // that share a slot, 1 and 65 here, are told apart by name), once for its

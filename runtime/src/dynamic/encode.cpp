@@ -1822,6 +1822,21 @@ class Encoder {
     store(o, k.prim, v);
   }
 
+  // The elements of list l in the order of their key (sort:), stable.
+  std::vector<size_t> key_order(const Struct& et, const std::string& key, const Value& l) {
+    std::vector<size_t> order(l.items().size());
+    std::vector<uint64_t> keys(l.items().size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+      keys[i] = sort_key(et, key, l.items()[i]);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+    return order;
+  }
+  // A sorted inline array's order, by its list's address: put_inline_array
+  // sorts it, place_inline_children takes it (one sort per array written).
+  std::unordered_map<const Value*, std::vector<size_t>> sorted_;
+
   uint64_t sort_key(const Struct& et, const std::string& key, const Value& e) {
     const Field* k = et.field(key);
     if (!k->table.index_of.empty()) return table_index(*k, member(et, e, *k), what(et, *k));  // a string of a sorted table: its index
@@ -1849,14 +1864,10 @@ class Encoder {
       return;
     }
     if (et && !f.array.sort.empty()) {
-      std::vector<size_t> order(v.items().size());
-      std::vector<uint64_t> keys(v.items().size());
-      for (size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-        keys[i] = sort_key(*et, f.array.sort, v.items()[i]);
-      }
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      std::vector<size_t> order = key_order(*et, f.array.sort, v);
       for (size_t i : order) put(*k.sub, v.items()[i], w.reserve(et->size));
+      // place_inline_children follows the same order: kept for it (its keys not computed again).
+      if (et->has_children && order.size() > 1) sorted_[&v] = std::move(order);
       return;
     }
     for (const Value& e : v.items()) {
@@ -2114,13 +2125,15 @@ class Encoder {
     if (f.array.on && !f.array.sort.empty()) {
       // Written in key order (put_inline_array): the element at place i is the i-th by key.
       const Value& l = list(st, f, v);
-      std::vector<size_t> order(l.items().size());
-      std::vector<uint64_t> keys(l.items().size());
-      for (size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-        keys[i] = sort_key(et, f.array.sort, l.items()[i]);
+      std::vector<size_t> order;
+      if (auto it = sorted_.find(&l); it != sorted_.end()) {
+        order = std::move(it->second);
+        sorted_.erase(it);
       }
-      std::stable_sort(order.begin(), order.end(), [&](size_t x1, size_t x2) { return keys[x1] < keys[x2]; });
+      if (order.size() != l.items().size()) {
+        if (l.items().size() < 2) order.assign(l.items().size(), 0);  // no keys to compare
+        else order = key_order(et, f.array.sort, l);
+      }
       for (size_t i = 0; i < order.size(); ++i) place(et, l.items()[order[i]], a + i * et.size);
     } else if (f.array.on) {
       const Value& l = list(st, f, v);
