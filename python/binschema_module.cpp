@@ -876,11 +876,10 @@ PYBIND11_MODULE(_binschema, m) {
   m.def(
       "members",
       [](const std::string& path) {
-        auto [bytes, name] = read_plain(path);
-        (void)name;
+        const auto plain = read_plain(path);  // (bytes, name); a lambda may not capture a structured binding (clang)
         py::list out;
         translate([&] {
-          for (auto& [n, b] : cli::sarc_members(bytes)) out.append(py::str(n));
+          for (auto& [n, b] : cli::sarc_members(plain.first)) out.append(py::str(n));
           return 0;
         });
         return out;

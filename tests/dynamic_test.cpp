@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "binschema/compression.h"
 #include "binschema/dynamic.h"
@@ -627,6 +628,29 @@ BOOST_AUTO_TEST_CASE(compact_value_is_a_plain_value_type) {
   BOOST_TEST(t.fields().size() == 8u);
   BOOST_TEST(t["f7"].as_uint() == 7u);
   BOOST_TEST(t.items().empty());
+  // A struct's or an array's block has no string: str() on one gives it one
+  // and keeps the members or items; a string's block takes a list, keeping
+  // its text; a copy keeps both.
+  std::as_const(t).str();  // const: no block made
+  t.str() = "a text on a struct, longer than a short string";
+  BOOST_TEST(t.fields().size() == 8u);
+  BOOST_TEST(t["f3"].as_uint() == 3u);
+  BOOST_TEST(t["f7"].as_uint() == 7u);
+  BOOST_TEST(t.str() == "a text on a struct, longer than a short string");
+  dyn::Value tc = t;
+  BOOST_TEST((tc == t));
+  BOOST_TEST(tc.str() == t.str());
+  a.str() = "on an array";
+  BOOST_TEST(a.items().size() == 2u);
+  BOOST_TEST(a.items()[0].as_uint() == 1u);
+  dyn::Value w = dyn::Value::string("a string that then takes items, longer than 15");
+  w.kind = dyn::Value::Kind::Union;
+  w.items().push_back(dyn::Value::uint(9, 2));
+  for (int i = 0; i < 20; ++i) w.items().push_back(dyn::Value::uint(static_cast<uint64_t>(i), 2));  // grown: moved to bigger blocks
+  BOOST_TEST(w.str() == "a string that then takes items, longer than 15");
+  BOOST_TEST(w.items().size() == 21u);
+  BOOST_TEST(w.items()[20].as_uint() == 19u);
+  BOOST_TEST(dyn::Value::union_(std::string("case_b"), 2, {}).str() == "case_b");
 }
 
 // A value's blocks come from per-thread chunks (value.cpp, docs/dynamic.md

@@ -46,8 +46,10 @@ struct Value;
 
 namespace detail {
 // What a string, bytes, a struct, an array or a union holds, in one
-// allocation: a string (the text, the bytes, a union's case name) and the
-// elements (a struct's members or an array's or a union's values) after it.
+// allocation: a string (the text, the bytes, a union's case name) when it
+// has one, and the elements (a struct's members or an array's or a union's
+// values) after it. A struct's or an array's block has no string (32 bytes
+// less per block): Value::str() on one makes a block that has.
 // Blocks come from per-thread chunks of 64 KiB by bump allocation (value.cpp:
 // a chunk counts its live blocks and is freed when the last one goes, from
 // any thread); a big block comes from the heap on its own.
@@ -55,16 +57,20 @@ struct Block {
   enum : uint8_t { None, Members, Values };
   uint32_t size = 0, cap = 0;
   uint8_t type = None;  // what the elements are
+  bool has_str = false; // a std::string follows the block's head
   uint32_t chunk = 0;   // bytes back to its chunk's start; 0: allocated on its own
-  std::string str;
+  std::string& str() { return *reinterpret_cast<std::string*>(this + 1); }
   template <class T>
-  T* data() { return reinterpret_cast<T*>(this + 1); }
-  static Block* make(uint8_t type, uint32_t cap);  // an empty block
-  static Block* clone(const Block& b);             // a deep copy, cap == size
+  T* data() { return reinterpret_cast<T*>(reinterpret_cast<char*>(this + 1) + (has_str ? sizeof(std::string) : 0)); }
+  static Block* make(uint8_t type, uint32_t cap, bool str);  // an empty block (with an empty string when str)
+  static Block* clone(const Block& b);                       // a deep copy, cap == size
   static void destroy(Block* b);
   void clear();  // destroys the elements
+  // A block of `type` with room for cap, holding this one's string (when it
+  // has one, or `str`) and none of its elements; this one is destroyed.
+  static Block* remake(Block* b, uint8_t type, uint32_t cap, bool str);
 };
-static_assert(sizeof(Block) % 8 == 0 && sizeof(Block) <= 16 + sizeof(std::string));
+static_assert(sizeof(Block) == 16 && alignof(std::string) <= 8);
 // Chunks allocated and not yet freed, of every thread (tests: a chunk is
 // freed once its last block is, whichever thread frees it).
 int64_t live_chunks();
@@ -203,7 +209,7 @@ struct Value {
   static Value bytes(std::string b);
   static Value struct_();
   static Value array();
-  static Value union_(std::string case_name, int64_t tag, Value v);
+  static Value union_(std::string_view case_name, int64_t tag, Value v);
 
   bool is_absent() const { return kind == Kind::Absent; }
   bool as_bool() const { return n != 0; }
@@ -245,41 +251,28 @@ struct Member {
 
 inline const std::string& Value::str() const {
   static const std::string empty;
-  return h_.b ? h_.b->str : empty;
+  return h_.b && h_.b->has_str ? h_.b->str() : empty;
 }
 inline std::string& Value::str() {
-  if (!h_.b) h_.b = detail::Block::make(detail::Block::None, 0);
-  return h_.b->str;
+  if (!h_.b) h_.b = detail::Block::make(detail::Block::None, 0, true);
+  else if (!h_.b->has_str) h_.b = detail::Block::remake(h_.b, h_.b->type, h_.b->cap, true);  // moves the elements
+  return h_.b->str();
 }
 
 template <class T>
 void List<T>::own(size_t cap) {
   if (!b) {
-    b = detail::Block::make(kType, static_cast<uint32_t>(cap));
+    b = detail::Block::make(kType, static_cast<uint32_t>(cap), false);
   } else if (b->type != kType) {
     if (b->size) throw std::logic_error("dynamic::Value: items() and fields() of one value");
-    detail::Block* nb = detail::Block::make(kType, static_cast<uint32_t>(cap));  // the capacity counts elements of the block's type
-    nb->str = std::move(b->str);
-    detail::Block::destroy(b);
-    b = nb;
+    b = detail::Block::remake(b, kType, static_cast<uint32_t>(cap), false);  // the capacity counts elements of the block's type
   }
 }
 template <class T>
 void List<T>::reserve(size_t n) {
   if (!b || b->type != kType) return own(n);  // allocated once, at its size
   if (n <= b->cap) return;
-  detail::Block* nb = detail::Block::make(kType, static_cast<uint32_t>(n));
-  nb->str = std::move(b->str);
-  T* from = b->data<T>();
-  T* to = nb->data<T>();
-  for (uint32_t i = 0; i < b->size; ++i) {
-    new (to + i) T(std::move(from[i]));
-    from[i].~T();
-  }
-  nb->size = b->size;
-  b->size = 0;
-  detail::Block::destroy(b);
-  b = nb;
+  b = detail::Block::remake(b, kType, static_cast<uint32_t>(n), false);
 }
 template <class T>
 void List<T>::resize(size_t n) {

@@ -179,6 +179,22 @@ gen::Expr spell_out_derived(const Struct& st, const Expr& e) {
   return out;
 }
 
+// Whether a derive: is a number and file_size() only (a size the read
+// checks against the file's), and whether it uses file_size().
+bool size_check(const Expr& e, bool& uses_size) {
+  switch (e.kind) {
+    case Expr::Int: return true;
+    case Expr::Call:
+      uses_size = uses_size || e.fn == Fn::FileSize;
+      return e.fn == Fn::FileSize;
+    case Expr::Ident: return false;
+    default:
+      for (const auto& a : e.args)
+        if (!size_check(a, uses_size)) return false;
+      return true;
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
@@ -272,6 +288,30 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         return -1;
       };
       if (f.type.kind == ValueType::Union && !f.variant.tag_shift) fp.tag = index_of(f.variant.tag);
+      for (const auto& c : f.variant.cases) {
+        fp.case_tags.push_back(static_cast<uint64_t>(c.tag));
+        const Field& cf = *c.field;
+        FieldPlan::CaseStep cs;
+        cs.name = c.name;
+        const uint64_t a = f.variant.pad_to;
+        cs.padded = a ? (cf.resolved.size + a - 1) / a * a : cf.resolved.size;
+        cs.kind = static_cast<uint8_t>(c.kind);
+        cs.width = static_cast<uint8_t>(cf.pointer.width);
+        cs.prim = cf.type.prim;
+        cs.fixed = cf.resolved.fixed_size;
+        cs.plain = c.kind == CaseKind::Number && cf.table.index_of.empty() && cf.type.prim != Prim::Bool8 && cf.type.prim != Prim::Bool32;
+        fp.case_steps.push_back(cs);
+      }
+      if (!fp.case_tags.empty()) {
+        const auto [lo, hi] = std::minmax_element(fp.case_tags.begin(), fp.case_tags.end());
+        if (*hi - *lo < 1024 && fp.case_tags.size() < 0x7fff) {
+          fp.case_min = *lo;
+          fp.case_at.assign(*hi - *lo + 1, -1);
+          for (size_t ci = fp.case_tags.size(); ci-- > 0;) fp.case_at[fp.case_tags[ci] - *lo] = static_cast<int16_t>(ci);  // the first case of a tag
+        }
+      }
+      if (const Field* tagf = st->field(f.variant.tag))
+        fp.tag_signed = !f.array.on && !f.variant.tag_shift && gen::prim_is_signed(tagf->type.prim);
       if (!f.role.zero_when_empty.empty()) fp.zero = index_of(f.role.zero_when_empty);
       sp.fp.push_back(&fp);
       DecodeStep ds;
@@ -284,6 +324,19 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (!f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union)) ds.flags |= DecodeStep::Cursor;
       if (f.cond) ds.flags |= DecodeStep::Cond;
       if (f.kind == FieldKind::Virtual) ds.flags |= DecodeStep::Virtual;
+      if (f.resolved.fixed_size) ds.flags |= DecodeStep::Fixed;
+      ds.kind = f.kind;
+      if (const Pool* pl = f.kind == FieldKind::PooledString ? s.pool(f.pool) : nullptr) ds.target_now = !pl->scope.empty();
+      if (bool uses_size = false; f.role.derive && size_check(*f.role.derive, uses_size) && uses_size) ds.flags |= DecodeStep::SizeCheck;
+      // A derive: is read as any number unless it is checked (SizeCheck) or
+      // gives the layout a pool's start (start(), read_checked).
+      const bool derive_start = f.role.derive && (f.role.derive->calls(Fn::Start) || (f.role.derive->kind == Expr::Binary &&
+                                                                                      !f.role.derive->args.empty() &&
+                                                                                      f.role.derive->args[0].calls(Fn::Start)));
+      if (f.bom || f.role.derive_pointer || derive_start || (ds.flags & DecodeStep::SizeCheck) || !f.role.also.empty() || f.role.const_int ||
+          !f.role.zero_when_empty.empty() || !f.role.valid.empty())
+        ds.flags |= DecodeStep::Checks;
+      if (!f.table.index_of.empty()) ds.flags |= DecodeStep::IndexOf;
       if (f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && f.resolved.fixed_size && !f.cond && !f.bom && !f.role.derive_pointer &&
           !f.role.derive && f.role.also.empty() && !f.role.const_int && f.role.zero_when_empty.empty() && f.role.valid.empty() &&
           f.table.index_of.empty() && f.bits.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
@@ -483,6 +536,36 @@ class Dec {
     }
     put_prim(v, f.type.prim, raw);
   }
+  // n elements of an array of numbers at `at`, `stride` apart, into d[0..n)
+  // (load_elem's values: the bytes were checked by the caller): one loop per
+  // primitive, the kind and width decided once. A bool array goes element by
+  // element (each is checked).
+  template <class T>
+  void fill(Value* d, size_t n, uint64_t at, uint64_t stride, Value::Kind k, uint8_t w) const {
+    for (size_t i = 0; i < n; ++i) {
+      Value& v = d[i];
+      if (v.kind > Value::Kind::Double) [[unlikely]] v = Value();
+      v.kind = k;
+      v.width = w;
+      if constexpr (std::is_signed_v<T>) v.n = static_cast<uint64_t>(int64_t(r_.template get<T>(at + i * stride)));
+      else v.n = static_cast<uint64_t>(r_.template get<T>(at + i * stride));
+    }
+  }
+  void load_elems(Value* d, size_t n, const Field& f, uint64_t at, uint64_t stride) const {
+    const Prim p = f.type.prim;
+    const Value k = prim_value(p, 0);
+    switch (p) {
+      case Prim::U8: return fill<uint8_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::U16: return fill<uint16_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::U32: case Prim::F32: return fill<uint32_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::U64: case Prim::F64: case Prim::S64: return fill<uint64_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::S8: return fill<int8_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::S16: return fill<int16_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::S32: return fill<int32_t>(d, n, at, stride, k.kind, k.width);
+      default:
+        for (size_t i = 0; i < n; ++i) load_elem(d[i], f, at + i * stride);
+    }
+  }
   void note_slot(uint64_t at) {
     if (s_.relocation_table && r_.slots) r_.slots->push_back(at);
   }
@@ -524,6 +607,7 @@ class Dec {
     const Struct* st = nullptr;
     const Field* f = nullptr;
     size_t index = 0;
+    int ctx = -1;  // no field of that name: the context value's index (-1: none)
   };
   LocalInfo local_[512];
   bool local(Frame& fr, const std::string& name, CNum& out) {
@@ -552,15 +636,16 @@ class Dec {
         li.st = &fr.st;
         li.f = fr.st.field(name);
         li.index = li.f ? p_.of(li.f).index : 0;
+        li.ctx = -1;
+        if (!li.f)
+          for (size_t i = 0; i < s_.context.size(); ++i)
+            if (li.ctx < 0 && s_.context[i] == name) li.ctx = static_cast<int>(i);
       }
       const Field* f = li.f;
       if (!f) {
-        for (size_t i = 0; i < s_.context.size(); ++i)
-          if (s_.context[i] == name) {
-            out = CNum::u64(r_.g[i]);
-            return true;
-          }
-        return false;
+        if (li.ctx < 0) return false;
+        out = CNum::u64(r_.g[static_cast<size_t>(li.ctx)]);
+        return true;
       }
       out = local_num(*f, fr.loc.raw[li.index]);
       return true;
@@ -579,8 +664,12 @@ class Dec {
     e.st = &fr.st;
     return eval_read(x, e);
   }
-  uint64_t eval_u(Frame& fr, const Expr& e) { return eval(fr, e).v; }
-  bool eval_cond(Frame& fr, const Expr& e) { return eval(fr, e).v != 0; }
+  // A name alone (most counts) is its local, as eval_read's Ident finds it.
+  uint64_t eval_u(Frame& fr, const Expr& e) {
+    if (CNum out; e.kind == Expr::Ident && local(fr, e.name, out)) return out.v;
+    return eval(fr, e).v;
+  }
+  bool eval_cond(Frame& fr, const Expr& e) { return eval_u(fr, e) != 0; }
 
   static CNum local_num(const Field& f, uint64_t raw) {
     if (f.pointer.width) return CNum::u64(raw);
@@ -626,7 +715,7 @@ class Dec {
           r_.slice_values[i].clear();
         }
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
-    x = sp.init;  // a Struct
+    x = sp.init;  // a Struct (Block::clone: measured faster than building the members in place, EVNT 174 -> 193 MB/s)
     Frame fr(st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, x);
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
@@ -751,10 +840,12 @@ class Dec {
 
   // ---- read_field
   void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
-    if (f.kind == FieldKind::Virtual) return;
+    const DecodeStep& ds = fr.sp.decode[fi];
+    if (ds.kind == FieldKind::Virtual) return;
     fr.cur = fi;
-    if (cursor && f.resolved.fixed_size) r_.need(fr.o, f.resolved.size);
-    switch (f.kind) {
+    const bool fixed = ds.flags & DecodeStep::Fixed;
+    if (cursor && fixed) r_.need(fr.o, ds.size);
+    switch (ds.kind) {
       case FieldKind::Virtual: break;
       case FieldKind::Pointer:
       case FieldKind::ArrayPointer:
@@ -764,8 +855,7 @@ class Dec {
       case FieldKind::Dic: {
         fr.loc.raw[fi] = load_uint(f.pointer.width, o) * f.pointer.scale;
         if (f.pointer.width == 8 && f.pointer.base == Field::Base::File && !f.pointer.points_to_chars) note_slot(o);
-        const Pool* pl = f.kind == FieldKind::PooledString ? s_.pool(f.pool) : nullptr;
-        if (pl && !pl->scope.empty()) read_target(fr, f);
+        if (ds.target_now) read_target(fr, f);
         else targets.push_back(&f);
         break;
       }
@@ -834,7 +924,7 @@ class Dec {
         }
         break;
     }
-    if (cursor && f.resolved.fixed_size) fr.o += f.resolved.size;
+    if (cursor && fixed) fr.o += ds.size;
   }
 
   void pad_zeros(Frame& fr, const Field& f, const char* what) {
@@ -848,6 +938,34 @@ class Dec {
   // ---- read_scalar
   void read_scalar(Frame& fr, const Field& f, size_t fi, uint64_t o) {
     uint64_t& raw = fr.loc.raw[fi];
+    const DecodeStep& ds = fr.sp.decode[fi];
+    bool has_empty0 = false;
+    bool empty0 = false;
+    if (!(ds.flags & DecodeStep::Checks)) [[likely]] {
+      raw = load_prim(ds.prim, o);
+    } else {
+      read_checked(fr, f, fi, o, raw, has_empty0, empty0);
+    }
+    if (ds.member < 0) return;
+    Value& x = fr.x.fields()[static_cast<size_t>(ds.member)].value;
+    if (ds.flags & DecodeStep::IndexOf) {  // an index into a table of the root: the model holds its string
+      x = Value::string(r_.tabs[static_cast<size_t>(f.table.id)].at(raw, o, f.name.c_str(), f.table.index_of.c_str()));
+      return;
+    }
+    if (ds.prim == Prim::Bool8 || ds.prim == Prim::Bool32) {
+      check_bool(f, raw, o, f.name);
+      put_prim(x, ds.prim, raw);
+    } else if (ds.nbits) {
+      read_bits(fr, f, fi, raw, x);
+    } else if (has_empty0) {
+      if (!empty0) put_prim(x, ds.prim, raw);
+    } else {
+      put_prim(x, ds.prim, raw);
+    }
+  }
+
+  // read_scalar's checks (and layout notes), in the generated reader's order.
+  void read_checked(Frame& fr, const Field& f, size_t fi, uint64_t o, uint64_t& raw, bool& has_empty0, bool& empty0) {
     if (f.bom) raw = uint16_t(r_.data()[o] << 8 | r_.data()[o + 1]);
     else raw = load_prim(f.type.prim, o);
     if (f.role.derive_pointer && gen::prim_size(f.type.prim) == 8) note_slot(o);
@@ -863,8 +981,7 @@ class Dec {
           if (s_.pools[i].name == st->args[0].name && s_.pools[i].base.empty() && Schema::Plan::layout_pool(s_.pools[i]))
             r_.lay->note_pool_start(static_cast<uint32_t>(i), raw + (st == &d ? 0 : fr.s));
     }
-    bool uses_size = false;
-    if (f.role.derive && size_check(*f.role.derive, uses_size) && uses_size)
+    if (fr.sp.decode[fi].flags & DecodeStep::SizeCheck)
       if (raw != eval_u(fr, *f.role.derive)) fail_here(o, f.name, "says " + hex(raw) + " but the file has " + hex(r_.size()) + " bytes");
     if (!f.role.also.empty()) {
       const uint64_t d = eval_u(fr, *f.role.derive);
@@ -881,8 +998,7 @@ class Dec {
     }
     if (f.role.const_int && raw != static_cast<uint64_t>(*f.role.const_int))
       fail_here(o, f.name, "expected " + std::to_string(*f.role.const_int) + ", found " + local_text(f, raw));
-    bool has_empty0 = !f.role.zero_when_empty.empty();
-    bool empty0 = false;
+    has_empty0 = !f.role.zero_when_empty.empty();
     if (has_empty0) {
       const uint64_t cnt = fr.loc.raw[fr.sp.fp[fi]->zero];
       empty0 = cnt == 0 && raw == 0;
@@ -890,12 +1006,11 @@ class Dec {
     }
     if (!f.role.valid.empty()) {
       bool bad = !(has_empty0 && empty0);
-      std::string list;
-      for (int64_t v : f.role.valid) {
-        bad = bad && raw != static_cast<uint64_t>(v);
-        list += (list.empty() ? "" : ", ") + (f.spell.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
-      }
+      for (int64_t v : f.role.valid) bad = bad && raw != static_cast<uint64_t>(v);
       if (bad) {
+        std::string list;
+        for (int64_t v : f.role.valid)
+          list += (list.empty() ? "" : ", ") + (f.spell.hex && v >= 0 ? hexs(static_cast<uint64_t>(v)) : std::to_string(v));
         const std::string shown = f.spell.hex ? hex(raw) : local_text(f, raw);
         const bool is_version = &fr.st == p_.root &&
                                 std::find(s_.version_fields.begin(), s_.version_fields.end(), f.name) != s_.version_fields.end();
@@ -903,18 +1018,12 @@ class Dec {
         fail_here(o, f.name, "value " + shown + " is not one of " + list);
       }
     }
-    if (!f.in_model()) return;
-    Value& x = *member(fr, fi);
-    if (!f.table.index_of.empty()) {  // an index into a table of the root: the model holds its string
-      x = Value::string(r_.tabs[static_cast<size_t>(f.table.id)].at(raw, o, f.name.c_str(), f.table.index_of.c_str()));
-      return;
-    }
-    if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) {
-      check_bool(f, raw, o, f.name);
-      put_prim(x, f.type.prim, raw);
-    } else if (f.kind == FieldKind::BitWord) {
-      // Built here (its member starts Absent: StructPlan::heavy), from the
-      // plan's bit steps (the model's Bits are 192 bytes each).
+  }
+
+  // A bit word's struct, built here (its member starts Absent:
+  // StructPlan::heavy) from the plan's bit steps (the model's Bits are 192
+  // bytes each).
+  void read_bits(Frame& fr, const Field& f, size_t fi, uint64_t raw, Value& x) {
       const DecodeStep& ds = fr.sp.decode[fi];
       const BitStep* bs = fr.sp.bit_steps.data() + ds.bit0;
       const size_t nb = ds.nbits;
@@ -949,31 +1058,12 @@ class Dec {
           bx.n = bs[k].is_bool ? v != 0 : v;
         }
       }
-    } else if (has_empty0) {
-      if (!empty0) put_prim(x, f.type.prim, raw);
-    } else {
-      put_prim(x, f.type.prim, raw);
-    }
   }
 
   void check_bool(const Field& f, uint64_t raw, uint64_t at, const std::string& name) const {
     const uint64_t tv = f.true_value ? *f.true_value : 1;
     if (raw != 0 && raw != tv)
       fail_here(at, name, "value " + hex(raw) + " is not a bool (0 or " + (f.true_value ? hexs(*f.true_value) : "1") + ")");
-  }
-
-  static bool size_check(const Expr& e, bool& uses_size) {
-    switch (e.kind) {
-      case Expr::Int: return true;
-      case Expr::Call:
-        uses_size = uses_size || e.fn == Fn::FileSize;
-        return e.fn == Fn::FileSize;
-      case Expr::Ident: return false;
-      default:
-        for (const auto& a : e.args)
-          if (!size_check(a, uses_size)) return false;
-        return true;
-    }
   }
 
   // ---- read_chars, read_bytes, read_placed_pool
@@ -1132,7 +1222,8 @@ class Dec {
     if (!et && f.array.fixed_count && !cursor) {
       const uint64_t n = *f.array.fixed_count, sz = gen::prim_size(f.type.prim);
       x->items().resize(n);
-      if (tags) fr.loc.tags[fi].assign(n, 0);
+      if (!tags) return load_elems(x->items().data(), n, f, o, sz);
+      fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         load_elem(x->items()[i], f, o + i * sz);
         put_tag(i, x->items()[i]);
@@ -1143,6 +1234,7 @@ class Dec {
       const uint64_t n = *f.array.fixed_count;
       const uint64_t size = et ? et->size : gen::prim_size(f.type.prim);
       x->items().resize(n);
+      if (!et && !tags) return load_elems(x->items().data(), n, f, o, size);
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
@@ -1167,6 +1259,12 @@ class Dec {
       const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
       r_.need_array(fr.o, n, min);
       x->items().resize(n);
+      if (!et && !tags) {
+        load_elems(x->items().data(), n, f, fr.o, min);
+        fr.o += n * min;
+        return;
+      }
+      const Field* sk = et && !f.array.sort.empty() ? et->field(f.array.sort) : nullptr;  // the sort key, looked up once
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
@@ -1184,15 +1282,15 @@ class Dec {
           } else {
             fr.o = read_struct(*et, fr.o, x->items()[i], r_.size(), next);
           }
-          if (!f.array.sort.empty() && i > 0 && !et->field(f.array.sort)->table.index_of.empty()) {
+          if (sk && i > 0 && !sk->table.index_of.empty()) {
             // sort: by a string of a sorted table: the strings' order is the indices' order.
-            const std::string& a = x->items()[i].find(f.array.sort)->str();
-            const std::string& b = x->items()[i - 1].find(f.array.sort)->str();
+            const std::string& a = sort_member(x->items()[i], *sk)->str();
+            const std::string& b = sort_member(x->items()[i - 1], *sk)->str();
             if (!(b < a))
               fail_here(fr.o - et->size, f.array.sort,
                         "not sorted: '" + a + "' after '" + b + "' (the writer puts the elements in order of " + f.array.sort + ", each once)");
-          } else if (!f.array.sort.empty() && i > 0) {
-            const uint64_t a = sort_key(fr, *et, f.array.sort, x->items()[i]), b = sort_key(fr, *et, f.array.sort, x->items()[i - 1]);
+          } else if (sk && i > 0) {
+            const uint64_t a = sort_key(fr, *et, *sk, x->items()[i]), b = sort_key(fr, *et, *sk, x->items()[i - 1]);
             if (a < b)
               fail_here(fr.o - et->size, f.array.sort,
                         "not sorted: " + hex(a) + " after " + hex(b) + " (the writer puts the elements in order of " + f.array.sort + ")");
@@ -1208,8 +1306,17 @@ class Dec {
     }
   }
 
-  uint64_t sort_key(Frame& fr, const Struct& et, const std::string& key, const Value& e) {
-    const Field* k = et.field(key);
+  // An element's member of the sort key: by its index in the plan (the
+  // interned name checked by address), else by name.
+  const Value* sort_member(const Value& e, const Field& k) const {
+    const FieldPlan& kp = p_.of(&k);
+    const auto& fl = e.fields();
+    if (kp.member >= 0 && static_cast<size_t>(kp.member) < fl.size() && fl[static_cast<size_t>(kp.member)].name.data() == kp.name.data())
+      return &fl[static_cast<size_t>(kp.member)].value;
+    return e.find(k.name);
+  }
+  uint64_t sort_key(Frame& fr, const Struct& et, const Field& key, const Value& e) {
+    const Field* k = &key;
     if (k->role.derive) {
       const std::pair<Dec*, Frame*> self{this, &fr};
       ExprEnv env;
@@ -1219,7 +1326,7 @@ class Dec {
       env.self = &self;
       return eval_model(*k->role.derive, env);
     }
-    const Value* v = e.find(key);
+    const Value* v = sort_member(e, *k);
     return v ? v->n : 0;
   }
 
@@ -1267,16 +1374,32 @@ class Dec {
       word = load_uint(f.variant.cases[0].field->pointer.width, o);
       sel = word >> f.variant.tag_shift;
     }
-    const Field* tagf = fr.st.field(f.variant.tag);
-    const bool tag_signed = !f.array.on && tagf && !f.variant.tag_shift && gen::prim_is_signed(tagf->type.prim);
-    for (size_t ci = 0; ci < f.variant.cases.size(); ++ci) {
-      const gen::Case& c = f.variant.cases[ci];
-      if (static_cast<uint64_t>(c.tag) != sel) continue;
-      const Field& p = *c.field;
-      const uint64_t padded = (p.resolved.size + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
-      target = Value::union_(c.name, c.tag, Value{});
+    const FieldPlan& fp = p_.of(&f);
+    size_t ci = 0, nc = fp.case_tags.size();
+    if (!fp.case_at.empty()) {
+      // One look-up: the loop below runs once (on the case) or not at all.
+      const uint64_t k = sel - fp.case_min;
+      const int at = k < fp.case_at.size() ? fp.case_at[k] : -1;
+      if (at < 0) nc = 0;
+      else ci = static_cast<size_t>(at), nc = ci + 1;
+    }
+    const uint64_t* tags = fp.case_tags.data();
+    for (; ci < nc; ++ci) {
+      if (tags[ci] != sel) continue;
+      const FieldPlan::CaseStep& cs = fp.case_steps[ci];
+      const uint64_t padded = cs.padded;
+      target = Value::union_(cs.name, static_cast<int64_t>(sel), Value{});  // the name and the item in one block, no std::string made
       Value& v = target.items()[0];
-      if (!f.resolved.fixed_size && !f.array.on && p.resolved.fixed_size) r_.need(o, padded);
+      if (!f.resolved.fixed_size && !f.array.on && cs.fixed) r_.need(o, padded);
+      if (cs.plain) {
+        // A number (most cases of a node union): loaded, no check.
+        put_prim(v, cs.prim, load_prim(cs.prim, o));
+        if (cs.width == 8) note_slot(o);
+        if (!f.resolved.fixed_size && !f.array.on && cs.fixed) fr.o += padded;
+        return;
+      }
+      const gen::Case& c = f.variant.cases[ci];
+      const Field& p = *c.field;
       bool advance = p.resolved.fixed_size;
       uint64_t adv = padded;
       auto padded_n = [&](uint64_t bytes) {
@@ -1320,12 +1443,12 @@ class Dec {
           const uint64_t sz = gen::prim_size(p.type.prim);
           if (p.array.fixed_count) {
             v.items().resize(*p.array.fixed_count);
-            for (size_t i = 0; i < *p.array.fixed_count; ++i) load_elem(v.items()[i], p, o + i * sz);
+            load_elems(v.items().data(), *p.array.fixed_count, p, o, sz);
           } else {
             const uint64_t n = eval_u(fr, *p.array.count);
             r_.need_array(o, n, sz);
             v.items().resize(n);
-            for (uint64_t i = 0; i < n; ++i) load_elem(v.items()[i], p, o + i * sz);
+            load_elems(v.items().data(), n, p, o, sz);
             advance = true;
             adv = padded_n(n * sz);
           }
@@ -1399,7 +1522,7 @@ class Dec {
     for (const auto& c : f.variant.cases) known += (known.empty() ? "" : ", ") + std::to_string(c.tag) + " " + c.name;
     if (f.variant.tag_shift)
       fail_here(o, f.name, "tag " + hex(sel) + " (bits " + std::to_string(f.variant.tag_shift) + " and up) is not a supported case (known: " + known + ")");
-    const std::string tag_text = tag_signed ? std::to_string(static_cast<int64_t>(tag)) : std::to_string(tag);
+    const std::string tag_text = fp.tag_signed ? std::to_string(static_cast<int64_t>(tag)) : std::to_string(tag);
     if (f.array.on) throw DecodeError(o, f.variant.tag + " " + tag_text + " is not a supported case (known: " + known + ")");
     fail_here(o, f.name, f.variant.tag + " " + tag_text + " is not a supported case (known: " + known + ")");
   }
@@ -1529,7 +1652,7 @@ class Dec {
               }
             }
           } else if (f.type.kind == ValueType::Prim) {
-            for (uint64_t i = 0; i < n; ++i) load_elem(x->items()[i], f, t + i * stride);
+            load_elems(x->items().data(), n, f, t, stride);
           } else if (f.type.kind == ValueType::String) {
             for (uint64_t i = 0; i < n; ++i) {
               note_slot(t + i * stride);

@@ -215,6 +215,24 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
         if (arr && arr->array.on) {
           const Value* a = model_field(x, arr->name);
           uint64_t t = 0;
+          // A plain number field of the elements (sum(nodes, sync_count)):
+          // found by its member index (checked by name), not by a search
+          // of the field list and the members per element.
+          const Expr& by = e.args[1];
+          const gen::Field* k = by.kind == Expr::Ident && arr->type.st && by.name.find('.') == std::string::npos ? arr->type.st->field(by.name) : nullptr;
+          if (a && k && k->in_model() && k->resolved.count_for.empty() && !k->role.const_int) {
+            size_t m = 0;
+            for (const auto& g : arr->type.st->fields) {
+              if (g.get() == k) break;
+              if (g->in_model()) ++m;
+            }
+            for (const Value& el : a->items()) {
+              const auto& fl = el.fields();
+              const uint64_t v = m < fl.size() && fl[m].name == by.name ? fl[m].value.n : num(el.find(by.name));
+              t = e.fn == Fn::Max ? std::max(t, v) : t + v;
+            }
+            return t;
+          }
           if (a)
             for (const Value& el : a->items()) {
               ExprEnv inner = env;

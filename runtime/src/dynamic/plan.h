@@ -76,6 +76,10 @@ struct DecodeStep {
     Cond = 2,       // has an if:
     Plain = 4,      // a number with no check (no if, derive, valid, const, bool, bits, table, bom): loaded and stored
     Virtual = 8,    // nothing to read
+    Checks = 16,    // read_scalar: a check or a layout note to make (bom, derive, also, const, zero_when_empty, valid)
+    SizeCheck = 32, // read_scalar: its derive: is a size that uses file_size(), checked
+    IndexOf = 64,   // read_scalar: an index into a table (index_of:)
+    Fixed = 128,    // its size is fixed (resolved.fixed_size)
   };
   const gen::Field* f = nullptr;
   const FieldPlan* fp = nullptr;
@@ -87,6 +91,8 @@ struct DecodeStep {
   Value::Kind vkind = Value::Kind::Absent;  // Plain: the value's kind and width (prim_value's)
   uint8_t vwidth = 0;
   uint32_t bit0 = 0, nbits = 0;  // a bit word: its bits in StructPlan::bit_steps
+  gen::FieldKind kind = gen::FieldKind::Scalar;  // f->kind
+  bool target_now = false;  // a pointer whose target is read at once (a string of a scoped pool), not after the struct
 };
 // decode.cpp: one bit field of a bit word, as the read needs it.
 struct BitStep {
@@ -133,6 +139,27 @@ struct FieldPlan {
   // derived values spelt out: the field is left out of the text while it is
   // false, and refused in text then. Null: a plain field in text.
   std::shared_ptr<const gen::Expr> text_cond;
+  // decode.cpp, a union: its cases' tags (in case order, to find the case
+  // read without touching the model's Case objects), whether its tag field
+  // is signed (messages).
+  std::vector<uint64_t> case_tags;
+  bool tag_signed = false;
+  // The case of each tag from case_min on, when they span under 1024 (-1:
+  // none): the case found by one load rather than a loop over the tags.
+  std::vector<int16_t> case_at;
+  uint64_t case_min = 0;
+  // What reading each case needs first, in case order, without touching
+  // the model's Case and Field objects (a cache miss each per union read).
+  struct CaseStep {
+    std::string_view name;  // the case's name (the model's, lasting)
+    uint64_t padded = 0;    // its size padded to pad_to
+    uint8_t kind = 0;       // gen::CaseKind
+    uint8_t width = 0;      // its pointer's width
+    gen::Prim prim = gen::Prim::U8;
+    bool fixed = false;     // its size is fixed
+    bool plain = false;     // a Number with no table and no bool check
+  };
+  std::vector<CaseStep> case_steps;
 };
 
 struct Schema::Plan {
