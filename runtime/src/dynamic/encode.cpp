@@ -1822,6 +1822,21 @@ class Encoder {
     store(o, k.prim, v);
   }
 
+  // The elements of list l in the order of their key (sort:), stable.
+  std::vector<size_t> key_order(const Struct& et, const std::string& key, const Value& l) {
+    std::vector<size_t> order(l.items().size());
+    std::vector<uint64_t> keys(l.items().size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+      keys[i] = sort_key(et, key, l.items()[i]);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+    return order;
+  }
+  // A sorted inline array's order, by its list's address: put_inline_array
+  // sorts it, place_inline_children takes it (one sort per array written).
+  std::unordered_map<const Value*, std::vector<size_t>> sorted_;
+
   uint64_t sort_key(const Struct& et, const std::string& key, const Value& e) {
     const Field* k = et.field(key);
     if (!k->table.index_of.empty()) return table_index(*k, member(et, e, *k), what(et, *k));  // a string of a sorted table: its index
@@ -1849,14 +1864,10 @@ class Encoder {
       return;
     }
     if (et && !f.array.sort.empty()) {
-      std::vector<size_t> order(v.items().size());
-      std::vector<uint64_t> keys(v.items().size());
-      for (size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-        keys[i] = sort_key(*et, f.array.sort, v.items()[i]);
-      }
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+      std::vector<size_t> order = key_order(*et, f.array.sort, v);
       for (size_t i : order) put(*k.sub, v.items()[i], w.reserve(et->size));
+      // place_inline_children follows the same order: kept for it (its keys not computed again).
+      if (et->has_children && order.size() > 1) sorted_[&v] = std::move(order);
       return;
     }
     for (const Value& e : v.items()) {
@@ -2114,13 +2125,15 @@ class Encoder {
     if (f.array.on && !f.array.sort.empty()) {
       // Written in key order (put_inline_array): the element at place i is the i-th by key.
       const Value& l = list(st, f, v);
-      std::vector<size_t> order(l.items().size());
-      std::vector<uint64_t> keys(l.items().size());
-      for (size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-        keys[i] = sort_key(et, f.array.sort, l.items()[i]);
+      std::vector<size_t> order;
+      if (auto it = sorted_.find(&l); it != sorted_.end()) {
+        order = std::move(it->second);
+        sorted_.erase(it);
       }
-      std::stable_sort(order.begin(), order.end(), [&](size_t x1, size_t x2) { return keys[x1] < keys[x2]; });
+      if (order.size() != l.items().size()) {
+        if (l.items().size() < 2) order.assign(l.items().size(), 0);  // no keys to compare
+        else order = key_order(et, f.array.sort, l);
+      }
       for (size_t i = 0; i < order.size(); ++i) place(et, l.items()[order[i]], a + i * et.size);
     } else if (f.array.on) {
       const Value& l = list(st, f, v);
@@ -2203,23 +2216,50 @@ class Encoder {
     }
   }
 
-  void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
-                    bool record = false) {
-    const Value& xv = !f.table.order.empty() ? table_value(f) : f.in_model() ? member(st, xs, f) : empty_struct();
-    const uint64_t slot = field_at(f, xs, s);
-    const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
-    const char* wh = what(st, f);
-    const uint8_t width = static_cast<uint8_t>(f.pointer.width);
-    const int region = f.region.empty() || (f.pointer.elem_width && shallow) ? -1 : region_id(f.region);
+  // What place_target reads of a pointer field for every target it writes,
+  // decided once per field (direct-mapped by the field's address: a miss
+  // recomputes them).
+  struct PtrFacts {
+    const Field* f = nullptr;
+    const char* wh = "";
+    uint64_t align = 0;   // the target's alignment
+    int region = -1;      // f.region's id (-1: none)
+    bool in_model = false;
+    const Struct* et = nullptr;  // a struct target's type
+    const enc::StructSteps* ets = nullptr;
+  };
+  PtrFacts ptr_facts_[256];
+  const PtrFacts& ptr_facts(const Struct& st, const Field& f) {
+    PtrFacts& e = ptr_facts_[(reinterpret_cast<uintptr_t>(&f) >> 4) * 0x9e3779b97f4a7c15ull >> 56];
+    if (e.f == &f) return e;
+    e.f = &f;
+    e.wh = what(st, f);
+    e.region = f.region.empty() ? -1 : region_id(f.region);
+    e.in_model = f.in_model();
+    e.et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
+    e.ets = e.et ? &steps_of(*e.et) : nullptr;
     uint64_t align = f.pointer.align;
-    const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
     if (!align) {
       if (f.pointer.elem_width) align = static_cast<uint64_t>(f.pointer.elem_width);
-      else if (et) align = et->align;
+      else if (e.et) align = e.et->align;
       else if (f.type.kind == ValueType::Prim) align = gen::prim_size(f.type.prim);
       else align = static_cast<uint64_t>(f.pointer.width);
     }
-    align = std::max(align, f.pointer.scale);
+    e.align = std::max(align, f.pointer.scale);
+    return e;
+  }
+
+  void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
+                    bool record = false) {
+    const PtrFacts pf = ptr_facts(st, f);  // a copy: the walk below may reuse its entry
+    const Value& xv = !f.table.order.empty() ? table_value(f) : pf.in_model ? member(st, xs, f) : empty_struct();
+    const uint64_t slot = field_at(f, xs, s);
+    const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
+    const char* wh = pf.wh;
+    const uint8_t width = static_cast<uint8_t>(f.pointer.width);
+    const int region = f.pointer.elem_width && shallow ? -1 : pf.region;
+    const uint64_t align = pf.align;
+    const Struct* et = pf.et;
     if (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) {
       place_pascal(xv.str(), s + f.resolved.offset, f.pointer.width, f.pointer.align ? f.pointer.align : 2, wh, base);
       return;
@@ -2287,9 +2327,9 @@ class Encoder {
     } else {
       size = n ? kUnknownSize : 0;
     }
-    const bool shares = hooked && !shallow && region < 0 && f.in_model() && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
+    const bool shares = hooked && !shallow && region < 0 && pf.in_model && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
                         f.pointer.scale == 1;
-    const enc::StructSteps* ets = et ? &steps_of(*et) : nullptr;
+    const enc::StructSteps* ets = pf.ets;
     const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (ets && ets->plain) : ets && ets->plain);
     if (!f.array.on && et && !et->has_self && !record)
       for (const auto& ia : ets->inner_align) w.align_inner(slot, num(member(*et, *x, *ia.first)), ia.second);
@@ -2335,15 +2375,18 @@ class Encoder {
       if (et->has_children && !shallow) place(*et, *x, t);
     } else {
       const Value& l = *x;
-      std::vector<uint32_t> order(n);
-      for (uint32_t i = 0; i < n; ++i) order[i] = i;
+      // The elements in key order (sort:), else as they are (no index list to build).
+      std::vector<uint32_t> order;
       if (!f.array.sort.empty()) {
+        order.resize(n);
+        for (uint32_t i = 0; i < n; ++i) order[i] = i;
         const Field& k = *et->field(f.array.sort);
         std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
           return less(member(*et, l.items()[a], k), member(*et, l.items()[b], k));
         });
       }
-      auto elem = [&](uint64_t i) -> const Value& { return l.items()[order[i]]; };
+      const uint32_t* ord = order.empty() ? nullptr : order.data();
+      auto elem = [&](uint64_t i) -> const Value& { return l.items()[ord ? ord[i] : i]; };
       if (f.pointer.elem_width && shallow) {
         w.reserve(n * static_cast<uint64_t>(f.pointer.elem_width));
       } else if (f.pointer.elem_width) {
