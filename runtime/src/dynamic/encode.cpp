@@ -928,6 +928,32 @@ class Encoder {
     }
   }
 
+  // A binary operator other than && and || on its operands (e: the
+  // expression, for the message of a division by zero).
+  static uint64_t apply(BinOp op, uint64_t a, uint64_t b, const Struct& st, const Expr& e) {
+    switch (op) {
+      case BinOp::Add: return a + b;
+      case BinOp::Sub: return a - b;
+      case BinOp::Mul: return a * b;
+      case BinOp::Div:
+      case BinOp::Mod:
+        if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(e) + " divides by zero");
+        return op == BinOp::Div ? a / b : a % b;
+      case BinOp::Shl: return b >= 64 ? 0 : a << b;
+      case BinOp::Shr: return b >= 64 ? 0 : a >> b;
+      case BinOp::BitAnd: return a & b;
+      case BinOp::BitOr: return a | b;
+      case BinOp::Xor: return a ^ b;
+      case BinOp::Eq: return a == b;
+      case BinOp::Ne: return a != b;
+      case BinOp::Lt: return a < b;
+      case BinOp::Le: return a <= b;
+      case BinOp::Gt: return a > b;
+      case BinOp::Ge: return a >= b;
+      default: return 0;
+    }
+  }
+
   // An expression of a struct compiled once per write: names resolved to
   // the struct's steps, derived fields inlined, operators decoded, and
   // anything else (a bit field, a call other than count() and has(), ...)
@@ -1064,27 +1090,7 @@ class Encoder {
       case CNode::Cond: return run(p, n.a, st, x) ? run(p, n.b, st, x) : run(p, n.c, st, x);
       case CNode::Bin: {
         const uint64_t a = run(p, n.a, st, x), b = run(p, n.b, st, x);
-        switch (n.bin) {
-          case BinOp::Add: return a + b;
-          case BinOp::Sub: return a - b;
-          case BinOp::Mul: return a * b;
-          case BinOp::Div:
-          case BinOp::Mod:
-            if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(*n.e) + " divides by zero");
-            return n.bin == BinOp::Div ? a / b : a % b;
-          case BinOp::Shl: return b >= 64 ? 0 : a << b;
-          case BinOp::Shr: return b >= 64 ? 0 : a >> b;
-          case BinOp::BitAnd: return a & b;
-          case BinOp::BitOr: return a | b;
-          case BinOp::Xor: return a ^ b;
-          case BinOp::Eq: return a == b;
-          case BinOp::Ne: return a != b;
-          case BinOp::Lt: return a < b;
-          case BinOp::Le: return a <= b;
-          case BinOp::Gt: return a > b;
-          case BinOp::Ge: return a >= b;
-          default: return 0;
-        }
+        return apply(n.bin, a, b, st, *n.e);
       }
       case CNode::General: return eval_expr(st, *n.e, x);
     }
@@ -1128,27 +1134,7 @@ class Encoder {
         if (op == BinOp::And) return eval(st, e.args[0], x) && eval(st, e.args[1], x);
         if (op == BinOp::Or) return eval(st, e.args[0], x) || eval(st, e.args[1], x);
         const uint64_t a = eval(st, e.args[0], x), b = eval(st, e.args[1], x);
-        switch (op) {
-          case BinOp::Add: return a + b;
-          case BinOp::Sub: return a - b;
-          case BinOp::Mul: return a * b;
-          case BinOp::Div:
-          case BinOp::Mod:
-            if (b == 0) throw EncodeError(st.name + ": " + gen::expr_text(e) + " divides by zero");
-            return op == BinOp::Div ? a / b : a % b;
-          case BinOp::Shl: return b >= 64 ? 0 : a << b;
-          case BinOp::Shr: return b >= 64 ? 0 : a >> b;
-          case BinOp::BitAnd: return a & b;
-          case BinOp::BitOr: return a | b;
-          case BinOp::Xor: return a ^ b;
-          case BinOp::Eq: return a == b;
-          case BinOp::Ne: return a != b;
-          case BinOp::Lt: return a < b;
-          case BinOp::Le: return a <= b;
-          case BinOp::Gt: return a > b;
-          case BinOp::Ge: return a >= b;
-          default: return 0;
-        }
+        return apply(op, a, b, st, e);
       }
       case Expr::Ternary: return eval(st, e.args[0], x) ? eval(st, e.args[1], x) : eval(st, e.args[2], x);
       case Expr::Call: return call(st, e, x);
