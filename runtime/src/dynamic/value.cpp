@@ -165,29 +165,27 @@ Block* Block::make(uint8_t type, uint32_t cap, bool str) {
   if (str) new (&b->str()) std::string();
   return b;
 }
+namespace {
+// Moves from's elements (of type T) to the front of to, which has room for them.
+template <class T>
+void move_elems(Block& from, Block& to) {
+  T* f = from.data<T>();
+  T* t = to.data<T>();
+  for (uint32_t i = 0; i < from.size; ++i) {
+    new (t + i) T(std::move(f[i]));
+    f[i].~T();
+  }
+  to.size = from.size;
+  from.size = 0;
+}
+}  // namespace
+
 Block* Block::remake(Block* b, uint8_t type, uint32_t cap, bool str) {
   str = str || b->has_str;
   Block* nb = make(type, cap, str);
   if (b->has_str) nb->str() = std::move(b->str());
-  if (b->type == type && type == Values) {
-    Value* from = b->data<Value>();
-    Value* to = nb->data<Value>();
-    for (uint32_t i = 0; i < b->size; ++i) {
-      new (to + i) Value(std::move(from[i]));
-      from[i].~Value();
-    }
-    nb->size = b->size;
-    b->size = 0;
-  } else if (b->type == type && type == Members) {
-    Member* from = b->data<Member>();
-    Member* to = nb->data<Member>();
-    for (uint32_t i = 0; i < b->size; ++i) {
-      new (to + i) Member(std::move(from[i]));
-      from[i].~Member();
-    }
-    nb->size = b->size;
-    b->size = 0;
-  }
+  if (b->type == type && type == Values) move_elems<Value>(*b, *nb);
+  else if (b->type == type && type == Members) move_elems<Member>(*b, *nb);
   destroy(b);
   return nb;
 }
