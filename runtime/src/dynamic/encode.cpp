@@ -255,7 +255,7 @@ inline Num num_of(Prim p) {
 }
 // Whether v is a value of n's own kind in its range: stored as v.n.
 inline bool num_fits(const Num& n, const Value& v) {
-  if (v.kind != n.want) return false;
+  if (v.kind != n.want || n.want == Value::Kind::Absent) return false;  // (Absent: no plain store, the general way)
   if (n.bits >= 64) return true;
   if (!n.is_signed) return (v.n >> n.bits) == 0;
   const int64_t i = static_cast<int64_t>(v.n);
@@ -293,6 +293,8 @@ struct Step {
     Derive,  // derive: E, known at once (not late, not over a scoped pool, no also:, not a pointer)
     Count,   // the count of an array of this struct
     Bits,    // a bit word with no pooled bits
+    Const,   // a constant (const: N, or reserved: not in the model) with nothing else to check: `value`
+    Tag,     // the tag of a union (not an array), nothing else: its case's tag
   };
   Scalar scalar = Scalar::Other;
   uint8_t width = 0;                  // prim_size(f.type.prim)
@@ -317,6 +319,25 @@ struct Step {
   const Step* count_shared = nullptr;  // the array counted by the same field
   const Step* zero_counted = nullptr;  // zero_when_empty: the array the named count counts
   bool until = false;                  // runs until(E): checked to end where E says
+  uint8_t pwidth = 0;                  // prim_size(f.type.prim), whatever f's type (put_scalar's general way)
+  uint64_t value = 0;                  // Scalar::Const: the number stored
+  // A union field: what put_union_one decides per case, in the cases' order.
+  struct CaseStep {
+    const Field* p = nullptr;             // the case's field
+    uint64_t padded = 0;                  // padded_size(f, p)
+    bool count_check = false;             // its count is checked against the value (worked out once)
+    bool tail = false;                    // a struct of no fixed size, written after the rest
+    bool reserve = false;                 // its room is reserved at the cursor
+    uint64_t elem = 1;                    // the size of an element of it (a variable-size case's room)
+    Num num;                              // CaseKind::Number with no index_of: or true: (Absent: the general way)
+    Num elems;                            // CaseKind::Numbers: elem_num
+    const StructSteps* sub = nullptr;     // CaseKind::Struct: its steps
+  };
+  std::vector<CaseStep> cases;
+  // What place_ reads of f for each struct placed (f's own lines were a miss each).
+  bool has_ptr = false;     // f.pointer.width
+  bool in_section = false;  // !f.section.empty()
+  bool array_on = false;    // f.array.on
 };
 
 struct StructSteps {
@@ -333,6 +354,7 @@ struct StructSteps {
   std::vector<const Step*> collect;
   // Its bytes fields aligned by another field (align_inner): the field, and the bytes' offset.
   std::vector<std::pair<const Field*, uint64_t>> inner_align;
+  size_t index = 0;  // its place in the schema's structs (the writer's tables by struct)
 };
 
 }  // namespace enc
@@ -350,6 +372,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
     const Struct& st = *stp;
     enc::StructSteps ss;
     ss.st = &st;
+    ss.index = static_cast<size_t>(&stp - s.structs.data());
     for (size_t i = 0; i < s.pools.size(); ++i)
       if (s.pools[i].scope == st.name) ss.scoped.push_back(i);
     for (const auto& fp : st.fields) {
@@ -378,6 +401,10 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.region = !f.pointer.width && !f.region.empty() ? s.region_id(f.region) : -1;
       for (const auto& b : f.bits) k.bits.push_back(intern(b.name));
       k.prim = f.type.prim;
+      k.pwidth = static_cast<uint8_t>(gen::prim_size(f.type.prim));
+      k.has_ptr = f.pointer.width != 0;
+      k.in_section = !f.section.empty();
+      k.array_on = f.array.on;
       if (f.type.kind == ValueType::Prim) k.width = static_cast<uint8_t>(gen::prim_size(f.type.prim));
       if ((f.kind == FieldKind::Scalar || f.kind == FieldKind::BitWord) && f.type.kind == ValueType::Prim && !f.bom) {
         if (f.role.derive) {
@@ -387,6 +414,13 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
           }
         } else if (!f.resolved.count_for.empty()) {
           k.scalar = enc::Step::Scalar::Count;  // (its step is found below)
+        } else if (!f.resolved.tag_for.empty()) {
+          if (f.kind == FieldKind::Scalar) k.scalar = enc::Step::Scalar::Tag;  // (its union's step is found below)
+        } else if (f.kind == FieldKind::Scalar && f.table.index_of.empty() && !f.true_value && (f.role.const_int || !f.in_model()) &&
+                   f.role.zero_when_empty.empty() && (f.role.valid.empty() || f.role.const_int)) {
+          // put_scalar's last branch with nothing to check: its constant stored
+          k.scalar = enc::Step::Scalar::Const;
+          k.value = f.role.const_int ? static_cast<uint64_t>(*f.role.const_int) : 0;
         } else if (f.resolved.tag_for.empty() && f.kind == FieldKind::BitWord &&
                    std::none_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return !b.pool.empty(); })) {
           k.scalar = enc::Step::Scalar::Bits;
@@ -408,6 +442,27 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
         k.num = enc::num_of(f.type.prim);
         if (k.num.want != Value::Kind::Absent) k.op = enc::Op::Nums;
       }
+      if (f.type.kind == ValueType::Union)
+        for (const auto& c : f.variant.cases) {
+          const Field& p = *c.field;
+          enc::Step::CaseStep cs;
+          cs.p = &p;
+          cs.padded = padded_size(f, p);
+          if (p.array.count) {
+            const Field* n = p.array.count->kind == Expr::Ident ? st.field(p.array.count->name) : nullptr;
+            const Expr* d = n && n->role.derive ? &*n->role.derive : nullptr;
+            const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
+            const enc::Checks ck = enc::make_checks(s, st, p);
+            cs.count_check = !items && ck.count_checked && ck.count_evaluable;
+          }
+          cs.tail = c.kind == CaseKind::Struct && !p.type.st->fixed_size;
+          cs.reserve = !f.resolved.fixed_size && !f.array.on && !cs.tail;
+          cs.elem = p.pointer.elem_width ? static_cast<uint64_t>(p.pointer.elem_width) : p.type.kind == ValueType::Prim ? gen::prim_size(p.type.prim) : 1;
+          if (c.kind == CaseKind::Number && p.table.index_of.empty() && !p.true_value) cs.num = enc::num_of(p.type.prim);
+          if (c.kind == CaseKind::Numbers)
+            cs.elems = p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(p.type.prim);
+          k.cases.push_back(cs);
+        }
       const gen::Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
       k.until = until && until->calls(Fn::Until) && !f.cond;
       ss.steps.push_back(std::move(k));
@@ -422,6 +477,8 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       if (!f.resolved.count_for.empty()) k.count_for = step(f.resolved.count_for);
       if (k.scalar == enc::Step::Scalar::Count && !k.count_for) k.scalar = enc::Step::Scalar::Other;
       if (!f.resolved.tag_for.empty()) k.tag_for = step(f.resolved.tag_for);
+      if (k.scalar == enc::Step::Scalar::Tag && (!k.tag_for || k.tag_for->f->array.on || k.tag_for->f->type.kind != ValueType::Union))
+        k.scalar = enc::Step::Scalar::Other;
       if (!f.resolved.count_shared.empty()) k.count_shared = step(f.resolved.count_shared);
       if (!f.role.zero_when_empty.empty())
         if (const enc::Step* z = step(f.role.zero_when_empty)) k.zero_counted = step(z->f->resolved.count_for);
@@ -459,8 +516,11 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
   }
   // Each step's struct type's steps (they are at stable addresses now).
   for (const auto& stp : s.structs)
-    for (auto& k : r->structs.at(stp.get()).steps)
+    for (auto& k : r->structs.at(stp.get()).steps) {
       if (k.f->type.kind == ValueType::Struct && k.f->type.st) k.sub = &r->structs.at(k.f->type.st);
+      for (size_t i = 0; i < k.cases.size(); ++i)
+        if (k.f->variant.cases[i].kind == CaseKind::Struct) k.cases[i].sub = &r->structs.at(k.cases[i].p->type.st);
+    }
   return r;
 }
 
@@ -672,7 +732,7 @@ class Encoder {
     const std::string* type = nullptr;
     bool plain = false;
   };
-  CaseStruct case_struct_[64];
+  std::vector<CaseStruct> case_struct_;  // by the payload type's StructSteps::index
   std::vector<IndexTable> tabs_;      // the root's tables (table:), by table id
   std::deque<Value> table_values_;    // the tables as their structs, built to be written
 
@@ -804,10 +864,14 @@ class Encoder {
     if (it != what_of_.end()) return it->second;
     return what_of_[&c] = lasting(st.name + "." + u.name + "." + c.name);
   }
-  const Typed& typed(const Value& v, const std::string& type) {
+  // A type's name, once per write (Typed compares the pointers).
+  const std::string* type_name(const std::string& type) {
     auto& t = types_[type];
     if (!t) t = std::make_unique<std::string>(type);
-    typed_.push_back({&v, t.get()});
+    return t.get();
+  }
+  const Typed& typed(const Value& v, const std::string* type) {
+    typed_.push_back({&v, type});
     return typed_.back();
   }
   // The type of a field's target as the generated code names it (T of same_value<T>).
@@ -1687,11 +1751,17 @@ class Encoder {
       case enc::Step::Scalar::Derive: w.put_uint(o, k.width, eval(st, *k.derive, x), k.what); return;
       case enc::Step::Scalar::Count: w.put_uint(o, k.width, length(member(*k.count_for, st, x)), k.what); return;
       case enc::Step::Scalar::Bits: put_bits(k, o, member(k, st, x)); return;
+      case enc::Step::Scalar::Const: store(o, k.prim, k.value); return;
+      case enc::Step::Scalar::Tag: {
+        const Field& u = *k.tag_for->f;
+        store(o, k.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(*k.tag_for, st, x))].tag));
+        return;
+      }
       case enc::Step::Scalar::Other: break;
     }
     const Field& f = *k.f;
     const char* wh = k.what;
-    const unsigned width = static_cast<unsigned>(gen::prim_size(f.type.prim));
+    const unsigned width = k.pwidth;
     if (f.bom) {
       const uint64_t v = member(k, st, x).n;
       w.at(o)[0] = static_cast<uint8_t>(v >> 8);
@@ -1871,36 +1941,30 @@ class Encoder {
       const uint64_t size = union_elem_size(f);
       const uint64_t a = w.reserve(l.items().size() * size);
       at_.set(&x, &f, a);
-      for (size_t i = 0; i < l.items().size(); ++i) put_union_one(st, f, a + i * size, l.items()[i], x);
+      for (size_t i = 0; i < l.items().size(); ++i) put_union_one(st, k, a + i * size, l.items()[i], x);
       return;
     }
-    put_union_one(st, f, o, v, x);
+    put_union_one(st, k, o, v, x);
   }
 
-  void put_union_one(const Struct& st, const Field& f, uint64_t o, const Value& xu, const Value& x) {
+  void put_union_one(const Struct& st, const enc::Step& k, uint64_t o, const Value& xu, const Value& x) {
+    const Field& f = *k.f;
     const size_t i = case_index(st, f, xu);
     const Case& c = f.variant.cases[i];
-    const Field& p = *c.field;
+    const enc::Step::CaseStep& cs = k.cases[i];  // what the case needs, decided once
+    const Field& p = *cs.p;
     const Value& v = xu.items()[0];
-    const uint64_t padded = padded_size(f, p);
-    if (p.array.count) {
-      const Field* n = p.array.count->kind == Expr::Ident ? st.field(p.array.count->name) : nullptr;
-      const Expr* d = n && n->role.derive ? &*n->role.derive : nullptr;
-      const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
-      if (const Checks& ck = checks(st, p); !items && ck.count_checked && ck.count_evaluable) {  // worked out once per case
-        const uint64_t have = length(v), want = eval(st, *p.array.count, x);
-        if (have != want) check_count(what_case(st, f, c), have, want, gen::expr_text(*p.array.count).c_str());  // the text only then
-      }
+    if (cs.count_check) {
+      const uint64_t have = length(v), want = eval(st, *p.array.count, x);
+      if (have != want) check_count(what_case(st, f, c), have, want, gen::expr_text(*p.array.count).c_str());  // the text only then
     }
     uint64_t oo = o;
-    const bool tail = c.kind == CaseKind::Struct && !p.type.st->fixed_size;
-    if (!f.resolved.fixed_size && !f.array.on && !tail) {
-      const uint64_t elem = p.pointer.elem_width ? static_cast<uint64_t>(p.pointer.elem_width) : p.type.kind == ValueType::Prim ? gen::prim_size(p.type.prim) : 1;
-      uint64_t size = padded;
-      if (!p.resolved.fixed_size) size = (length(v) * elem + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
+    if (cs.reserve) {
+      uint64_t size = cs.padded;
+      if (!p.resolved.fixed_size) size = (length(v) * cs.elem + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
       oo = w.reserve(size);
     }
-    const char* wh = what(st, f);
+    const char* wh = *k.what ? k.what : what(st, f);
     switch (c.kind) {
       case CaseKind::PooledString: string_ref(p.pool, v.str(), oo, p.pointer.width); break;
       case CaseKind::OwnString:
@@ -1908,19 +1972,15 @@ class Encoder {
       case CaseKind::StructPointer: break;
       case CaseKind::PooledBlock: block_ref(p, v, oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
-        if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
+        if (enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.n);  // a plain number of its own kind
+        else if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
         else if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
         else store(oo, p.type.prim, fit(v, p.type.prim, wh));
         break;
-      case CaseKind::Numbers: {
-        const Value& l = list(st, p, v);
-        const enc::Num n = elem_num(p);
-        store_elems(p, n, oo, l, wh);
-        break;
-      }
+      case CaseKind::Numbers: store_elems(p, cs.elems, oo, list(st, p, v), wh); break;
       case CaseKind::Struct:
-        if (tail) put(*p.type.st, v, std::nullopt);
-        else put(*p.type.st, v, oo);
+        if (cs.tail) put(*cs.sub, v, std::nullopt);
+        else put(*cs.sub, v, oo);
         break;
     }
   }
@@ -2050,17 +2110,17 @@ class Encoder {
         case LayoutItem::Shallow: break;
       }
       const Field& f = *k->f;
-      if (!cond_true(st, f, x)) continue;
-      if (!f.pointer.width) place_inline_pointers(st, f, x, s);
-      else if (!f.section.empty()) enqueue(st, f, -1, x, s);
+      if (k->cond && !eval(st, *k->cond, x)) continue;  // (cond_true, from the step)
+      if (!k->has_ptr) place_inline_pointers(st, f, x, s);
+      else if (k->in_section) enqueue(st, f, -1, x, s);
       else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
     }
     // What the active case of a union points to.
     for (const enc::Step* k : ss.unions) {
       const Field& u = *k->f;
-      if (!cond_true(st, u, x)) continue;
+      if (k->cond && !eval(st, *k->cond, x)) continue;
       const Value& uv = member(*k, st, x);
-      if (u.array.on) {
+      if (k->array_on) {
         const Value& l = list(st, u, uv);
         if (l.items().empty()) continue;
         const uint64_t size = union_elem_size(u);
@@ -2078,13 +2138,13 @@ class Encoder {
     const Case& c = u.variant.cases[i];
     const Field& p = *c.field;
     const Value& v = xu.items()[0];
-    const char* wh = what(st, u);
     switch (c.kind) {
       case CaseKind::OwnString:
-        place_pascal(v.str(), s + u.resolved.offset, p.pointer.width, p.pointer.align ? p.pointer.align : 2, wh,
+        place_pascal(v.str(), s + u.resolved.offset, p.pointer.width, p.pointer.align ? p.pointer.align : 2, what(st, u),
                      p.pointer.base == Field::Base::Struct ? s : 0);
         break;
       case CaseKind::OwnStrings: {
+        const char* wh = what(st, u);
         const Value& l = list(st, p, v);
         for (size_t k = 0; k < l.items().size(); ++k)
           place_pascal(l.items()[k].str(), s + u.resolved.offset + k * static_cast<uint64_t>(p.pointer.elem_width), p.pointer.elem_width,
@@ -2213,6 +2273,7 @@ class Encoder {
     bool in_model = false;
     const Struct* et = nullptr;  // a struct target's type
     const enc::StructSteps* ets = nullptr;
+    const std::string* type = nullptr;  // its target's type (type_of)
   };
   PtrFacts ptr_facts_[256];
   const PtrFacts& ptr_facts(const Struct& st, const Field& f) {
@@ -2224,6 +2285,7 @@ class Encoder {
     e.in_model = f.in_model();
     e.et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
     e.ets = e.et ? &steps_of(*e.et) : nullptr;
+    e.type = type_name(type_of(f, f.array.on));
     uint64_t align = f.pointer.align;
     if (!align) {
       if (f.pointer.elem_width) align = static_cast<uint64_t>(f.pointer.elem_width);
@@ -2324,7 +2386,7 @@ class Encoder {
       // Without a layout, place_shared and place_leaf are place_target.
       t = w.place_target(slot, size, align, width, base, wh);
     } else if (shares) {
-      const Typed& value = typed(*x, type_of(f, f.array.on));
+      const Typed& value = typed(*x, pf.type);
       if (f.pointer.share_equal) {
         const size_t h = hash_of(*x) ^ std::hash<const void*>()(value.type);
         if (const uint64_t u = w.equal_at(slot, value, h); u != kNotShared) {
@@ -2521,12 +2583,10 @@ class Encoder {
     const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);
     const uint64_t size = pt.fixed_size ? pt.size : kUnknownSize;
     // "struct T" and whether T is plain, once per payload type.
-    CaseStruct& known = case_struct_[(reinterpret_cast<uintptr_t>(&pt) >> 4) * 0x9e3779b97f4a7c15ull >> 58];
-    if (known.st != &pt) {
-      auto& t = types_["struct " + pt.name];
-      if (!t) t = std::make_unique<std::string>("struct " + pt.name);
-      known = {&pt, t.get(), steps_of(pt).plain};
-    }
+    const enc::StructSteps& pts = steps_of(pt);
+    if (case_struct_.size() <= pts.index) case_struct_.resize(s_.structs.size());
+    CaseStruct& known = case_struct_[pts.index];
+    if (known.st != &pt) known = {&pt, type_name("struct " + pt.name), pts.plain};
     typed_.push_back({&v, known.type});
     const Typed& value = typed_.back();
     const bool leaf = known.plain;
