@@ -794,6 +794,44 @@ types:
   BOOST_TEST(d.encode(c) == v3, boost::test_tools::per_element());
 }
 
+// What place_target reads of a pointer for every target, decided once per
+// field: an empty list's null (when_empty), an absent struct's null and its
+// null_value, a list of numbers' size, the slot where the struct says.
+BOOST_AUTO_TEST_CASE(pointer_slots_decided_per_field) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: slots
+title: Slots
+doc: Pointers that may point nowhere.
+endian: little
+extensions: [.slt]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A count and three pointers.
+    fields:
+      - {name: na, type: u8, doc: N.}
+      - {name: a, type: "u16[]", ptr: u16, count: na, nullable: when_empty, doc: A.}
+      - {name: b, type: Word, ptr: u16, nullable: true, null_value: 0xffff, doc: B.}
+      - {name: c, type: Word, ptr: u16, nullable: true, doc: C.}
+  Word:
+    doc: A word.
+    size: 4
+    fields:
+      - {name: w, type: u32, doc: W.}
+)",
+                                                   "slots.yaml");
+  // a's two numbers at 8, b's word at 12, no c.
+  const std::vector<uint8_t> one = {2, 8, 0, 12, 0, 0, 0, 0, 0x11, 0x11, 0x22, 0x22, 0x44, 0x33, 0x22, 0x11};
+  const dyn::Value v1 = d.from_text("format: slots\na: [0x1111, 0x2222]\nb: {w: 0x11223344}\nc: null\n");
+  BOOST_TEST(d.encode(v1) == one, boost::test_tools::per_element());
+  // No numbers (0), no b (its null_value), c's word at 8.
+  const std::vector<uint8_t> two = {0, 0, 0, 0xff, 0xff, 8, 0, 0, 0x44, 0x33, 0x22, 0x11};
+  const dyn::Value v2 = d.from_text("format: slots\na: []\nb: null\nc: {w: 0x11223344}\n");
+  BOOST_TEST(d.encode(v2) == two, boost::test_tools::per_element());
+  BOOST_TEST(d.encode(d.decode(one)) == one, boost::test_tools::per_element());
+  BOOST_TEST(d.encode(d.decode(two)) == two, boost::test_tools::per_element());
+}
+
 // Where a field at a variable offset went is noted while the struct is
 // written and looked up when its target is placed: near the last look-up,
 // or (here: the last of 20 pointers after a string, placed first) through

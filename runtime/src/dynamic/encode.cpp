@@ -255,7 +255,7 @@ inline Num num_of(Prim p) {
 }
 // Whether v is a value of n's own kind in its range: stored as v.n.
 inline bool num_fits(const Num& n, const Value& v) {
-  if (v.kind != n.want || n.want == Value::Kind::Absent) return false;  // (Absent: no plain store, the general way)
+  if (v.kind != n.want) return false;  // (an Absent n fits an absent v: callers with such an n check n.want first)
   if (n.bits >= 64) return true;
   if (!n.is_signed) return (v.n >> n.bits) == 0;
   const int64_t i = static_cast<int64_t>(v.n);
@@ -1372,7 +1372,7 @@ class Encoder {
     return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(f.type.prim);
   }
   void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what) {
-    if (enc::num_fits(n, v)) store_num(n, o, v.n);
+    if (n.want != Value::Kind::Absent && enc::num_fits(n, v)) store_num(n, o, v.n);
     else store_elem(f, o, v, what);
   }
   // The elements of a list of numbers at o, one after the other: the
@@ -1972,7 +1972,7 @@ class Encoder {
       case CaseKind::StructPointer: break;
       case CaseKind::PooledBlock: block_ref(p, v, oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
-        if (enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.n);  // a plain number of its own kind
+        if (cs.num.want != Value::Kind::Absent && enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.n);  // a plain number of its own kind
         else if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
         else if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
         else store(oo, p.type.prim, fit(v, p.type.prim, wh));
@@ -2274,6 +2274,21 @@ class Encoder {
     const Struct* et = nullptr;  // a struct target's type
     const enc::StructSteps* ets = nullptr;
     const std::string* type = nullptr;  // its target's type (type_of)
+    // The field's pointer, as place_target reads it for every target (or none) it places.
+    bool table = false;        // a table's strings (table:)
+    bool special = false;      // an inline Pascal string or a DIC: their own ways
+    bool fixed_at = false;     // where the struct says (field_at without a look-up)
+    bool base_struct = false;  // offsets from the struct's start
+    bool array_on = false;
+    bool register_null = false;
+    bool fixed_offset = false;
+    bool scale1 = true;
+    Field::Null null = Field::Null::Never;
+    uint8_t width = 0;
+    uint64_t elem_width = 0;
+    uint64_t offset = 0;
+    uint64_t null_value = 0;
+    uint64_t elem_size = 0;    // an element's size in the target (0: a struct's, or unknown)
   };
   PtrFacts ptr_facts_[256];
   const PtrFacts& ptr_facts(const Struct& st, const Field& f) {
@@ -2294,20 +2309,82 @@ class Encoder {
       else align = static_cast<uint64_t>(f.pointer.width);
     }
     e.align = std::max(align, f.pointer.scale);
+    e.table = !f.table.order.empty();
+    e.special = (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) || f.type.kind == ValueType::Dic;
+    e.fixed_at = f.resolved.fixed_offset && !f.cond && !(f.type.kind == ValueType::Union && f.array.on);
+    e.base_struct = f.pointer.base == Field::Base::Struct;
+    e.array_on = f.array.on;
+    e.register_null = f.pointer.register_null;
+    e.fixed_offset = f.resolved.fixed_offset;
+    e.scale1 = f.pointer.scale == 1;
+    e.null = f.pointer.null;
+    e.width = static_cast<uint8_t>(f.pointer.width);
+    e.elem_width = static_cast<uint64_t>(f.pointer.elem_width);
+    e.offset = f.resolved.offset;
+    e.null_value = f.pointer.null_value;
+    e.elem_size = f.pointer.elem_width                   ? static_cast<uint64_t>(f.pointer.elem_width)
+                  : f.type.kind == ValueType::Prim   ? gen::prim_size(f.type.prim)
+                  : f.type.kind == ValueType::String ? static_cast<uint64_t>(f.pointer.width)
+                                                     : 0;
     return e;
   }
 
   void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
                     bool record = false) {
     const PtrFacts pf = ptr_facts(st, f);  // a copy: the walk below may reuse its entry
-    const Value& xv = !f.table.order.empty() ? table_value(f) : pf.in_model ? member(st, xs, f) : empty_struct();
-    const uint64_t slot = field_at(f, xs, s);
-    const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
+    const Value& xv = pf.table ? table_value(f) : pf.in_model ? member(st, xs, f) : empty_struct();
+    const uint64_t slot = pf.fixed_at ? s + pf.offset : field_at(f, xs, s);
+    const uint64_t base = pf.base_struct ? s : 0;
     const char* wh = pf.wh;
-    const uint8_t width = static_cast<uint8_t>(f.pointer.width);
-    const int region = f.pointer.elem_width && shallow ? -1 : pf.region;
+    const uint8_t width = pf.width;
+    const int region = pf.elem_width && shallow ? -1 : pf.region;
     const uint64_t align = pf.align;
     const Struct* et = pf.et;
+    if (pf.special) [[unlikely]] { place_special(st, f, xs, xv, s, slot, base, width, wh); return; }
+    // What an absent target leaves in the slot.
+    enum class Null { None, Register, Value, Empty } nb = pf.register_null && !record ? Null::Register : Null::None;
+    if (pf.null_value && pf.null == Field::Null::Allowed && !pf.array_on) nb = Null::Value;
+    const bool hooked = pf.fixed_offset && !record;
+    const bool register_too = nb != Null::None;
+    if (pf.array_on && pf.null == Field::Null::WhenEmpty && hooked) nb = Null::Empty;
+    auto null_branch = [&] {
+      switch (nb) {
+        case Null::None: break;
+        case Null::Register: w.record_pointer(slot, width, true); break;
+        case Null::Value: w.put_uint(slot, width, pf.null_value, wh); break;
+        case Null::Empty: w.empty_target(slot, width, wh, register_too); break;
+      }
+    };
+    const Value* x = &xv;
+    uint64_t n = 0;
+    if (pf.array_on) {
+      n = length(list(st, f, xv));
+      if (pf.null == Field::Null::WhenEmpty && n == 0) {
+        null_branch();
+        return;
+      }
+    } else if (pf.null == Field::Null::Allowed) {
+      if (xv.is_absent()) {
+        null_branch();
+        return;
+      }
+    }
+    uint64_t size = kUnknownSize;
+    if (!pf.array_on) {
+      if (et && et->fixed_size) size = et->size;
+    } else if (pf.elem_size) {
+      size = n * pf.elem_size;
+    } else if (et && et->fixed_size) {
+      size = n * et->size;
+    } else {
+      size = n ? kUnknownSize : 0;
+    }
+    const bool shares = hooked && !shallow && region < 0 && pf.in_model && !(et && et->has_self) && !(pf.array_on && pf.elem_width) && pf.scale1;
+    place_rest(st, f, shallow, xv, x, n, size, shares, hooked, slot, base, wh, width, region, align, pf, shallow_at, record);
+  }
+  // place_target's inline Pascal string and DIC.
+  void place_special(const Struct& st, const Field& f, const Value& xs, const Value& xv, uint64_t s, uint64_t slot, uint64_t base, uint8_t width,
+                     const char* wh) {
     if (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) {
       place_pascal(xv.str(), s + f.resolved.offset, f.pointer.width, f.pointer.align ? f.pointer.align : 2, wh, base);
       return;
@@ -2333,50 +2410,13 @@ class Encoder {
       }
       return;
     }
-    // What an absent target leaves in the slot.
-    enum class Null { None, Register, Value, Empty } nb = f.pointer.register_null && !record ? Null::Register : Null::None;
-    if (f.pointer.null_value && f.pointer.null == Field::Null::Allowed && !f.array.on) nb = Null::Value;
-    const bool hooked = f.resolved.fixed_offset && !record;
-    const bool register_too = nb != Null::None;
-    if (f.array.on && f.pointer.null == Field::Null::WhenEmpty && hooked) nb = Null::Empty;
-    auto null_branch = [&] {
-      switch (nb) {
-        case Null::None: break;
-        case Null::Register: w.record_pointer(slot, width, true); break;
-        case Null::Value: w.put_uint(slot, width, f.pointer.null_value, wh); break;
-        case Null::Empty: w.empty_target(slot, width, wh, register_too); break;
-      }
-    };
-    const Value* x = &xv;
-    uint64_t n = 0;
-    if (f.array.on) {
-      n = length(list(st, f, xv));
-      if (f.pointer.null == Field::Null::WhenEmpty && n == 0) {
-        null_branch();
-        return;
-      }
-    } else if (f.pointer.null == Field::Null::Allowed) {
-      if (xv.is_absent()) {
-        null_branch();
-        return;
-      }
-    }
-    uint64_t size = kUnknownSize;
-    if (!f.array.on) {
-      if (et && et->fixed_size) size = et->size;
-    } else if (f.pointer.elem_width) {
-      size = n * static_cast<uint64_t>(f.pointer.elem_width);
-    } else if (f.type.kind == ValueType::Prim) {
-      size = n * gen::prim_size(f.type.prim);
-    } else if (f.type.kind == ValueType::String) {
-      size = n * static_cast<uint64_t>(f.pointer.width);
-    } else if (et && et->fixed_size) {
-      size = n * et->size;
-    } else {
-      size = n ? kUnknownSize : 0;
-    }
-    const bool shares = hooked && !shallow && region < 0 && pf.in_model && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
-                        f.pointer.scale == 1;
+  }
+  // The rest of place_target: a target to place (its slot's null cases are done).
+  void place_rest(const Struct& st, const Field& f, bool shallow, const Value& xv, const Value* x, uint64_t n, uint64_t size, bool shares,
+                  bool hooked, uint64_t slot, uint64_t base, const char* wh, uint8_t width, int region, uint64_t align, const PtrFacts& pf,
+                  std::map<std::string, uint64_t>& shallow_at, bool record) {
+    (void)st;
+    const Struct* et = pf.et;
     const enc::StructSteps* ets = pf.ets;
     const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (ets && ets->plain) : ets && ets->plain);
     if (!f.array.on && et && !et->has_self && !record)
