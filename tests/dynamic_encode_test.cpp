@@ -832,6 +832,39 @@ types:
   BOOST_TEST(d.encode(d.decode(two)) == two, boost::test_tools::per_element());
 }
 
+// A sum of counts, numbers and constants is compiled into one node (its
+// terms added left to right), a derived sum inlined into another sum.
+BOOST_AUTO_TEST_CASE(sums_of_counts_added_in_one_step) {
+  const dyn::Schema d = dyn::Schema::load_text(R"Y(format: sums
+title: Sums
+doc: Sums of counts.
+endian: little
+extensions: [.sum]
+versions: "1"
+root: Sums
+types:
+  Sums:
+    doc: Two lists, a number and sums of them.
+    fields:
+      - {name: nx, type: u8, doc: X's count.}
+      - {name: ny, type: u8, doc: Y's count.}
+      - {name: n, type: u8, doc: N.}
+      - {name: x, type: "u8[]", count: nx, doc: X.}
+      - {name: y, type: "u8[]", count: ny, doc: Y.}
+      - {name: base, type: u8, derive: "count(x) + count(y) + n + 2", doc: B.}
+      - {name: nested, type: u8, derive: "(count(x) + 1) + (n + count(y))", doc: N.}
+      - {name: again, type: u8, derive: "base + 1", doc: A.}
+      - {name: mixed, type: u8, derive: "nx * 2 + count(y) - 1", doc: M.}
+)Y",
+                                                   "sums.yaml");
+  const std::vector<uint8_t> one = {3, 1, 5, 1, 2, 3, 4, 11, 10, 12, 6};
+  BOOST_TEST(d.encode(d.from_text("format: sums\nn: 5\nx: [1, 2, 3]\ny: [4]\n")) == one, boost::test_tools::per_element());
+  const std::vector<uint8_t> two = {0, 2, 250, 9, 9, 254, 253, 255, 1};
+  BOOST_TEST(d.encode(d.from_text("format: sums\nn: 250\nx: []\ny: [9, 9]\n")) == two, boost::test_tools::per_element());
+  // 256 does not fit again's byte.
+  BOOST_CHECK_THROW(d.encode(d.from_text("format: sums\nn: 251\nx: []\ny: [9, 9]\n")), binschema::EncodeError);
+}
+
 // Where a field at a variable offset went is noted while the struct is
 // written and looked up when its target is placed: near the last look-up,
 // or (here: the last of 20 pointers after a string, placed first) through

@@ -1025,10 +1025,10 @@ class Encoder {
   // order (a name lookup and a string compare per node per evaluation were
   // most of ASB's encode).
   struct CNode {
-    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General };
+    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General, Sum };
     Op op = General;
     BinOp bin = BinOp::None;
-    uint32_t a = 0, b = 0, c = 0;  // operands (node indexes)
+    uint32_t a = 0, b = 0, c = 0;  // operands (node indexes); Sum: its terms [a, a + b) in Prog::terms
     uint64_t value = 0;            // Const
     const enc::Step* k = nullptr;  // Num, Length, Has: the member's step
     const Expr* e = nullptr;       // General (and Bin's divide-by-zero message)
@@ -1037,7 +1037,16 @@ class Encoder {
     const Expr* e = nullptr;
     const Struct* st = nullptr;
     std::vector<CNode> nodes;  // the root is nodes[0]
+    std::vector<CNode> terms;  // the Sum nodes' terms (Const, Num, Length), left to right
   };
+  // A sum of numbers, counts and constants (`count(a) + count(b) + n + 1`:
+  // ASB's offsets of its groups) is one node: its terms added in order
+  // (not a node and a call per operator).
+  static bool summable(const CNode& n) { return n.op == CNode::Const || n.op == CNode::Num || n.op == CNode::Length || n.op == CNode::Sum; }
+  static void add_terms(const Prog& p, const CNode& n, std::vector<CNode>& out) {
+    if (n.op != CNode::Sum) out.push_back(n);
+    else for (uint32_t i = n.a; i < n.a + n.b; ++i) out.push_back(p.terms[i]);
+  }
   std::deque<Prog> progs_;
   struct ProgSlot {
     const Expr* e = nullptr;
@@ -1118,6 +1127,15 @@ class Encoder {
         n.b = add_node(p, st, e.args[1], depth + 1);
         n.op = op == BinOp::And ? CNode::And : op == BinOp::Or ? CNode::Or : CNode::Bin;
         n.bin = op;
+        if (op == BinOp::Add && summable(p.nodes[n.a]) && summable(p.nodes[n.b])) {
+          std::vector<CNode> t;
+          add_terms(p, p.nodes[n.a], t);
+          add_terms(p, p.nodes[n.b], t);
+          n.op = CNode::Sum;
+          n.a = static_cast<uint32_t>(p.terms.size());
+          n.b = static_cast<uint32_t>(t.size());
+          p.terms.insert(p.terms.end(), t.begin(), t.end());
+        }
         break;
       }
       case Expr::Ternary:
@@ -1157,6 +1175,12 @@ class Encoder {
         return apply(n.bin, a, b, st, *n.e);
       }
       case CNode::General: return eval_expr(st, *n.e, x);
+      case CNode::Sum: {
+        uint64_t t = 0;
+        for (const CNode* m = p.terms.data() + n.a, *end = m + n.b; m != end; ++m)
+          t += m->op == CNode::Const ? m->value : m->op == CNode::Length ? length(member(*m->k, st, x)) : num(member(*m->k, st, x));
+        return t;
+      }
     }
     return 0;
   }
