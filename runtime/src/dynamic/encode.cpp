@@ -2125,7 +2125,7 @@ class Encoder {
         case LayoutItem::Zeros: w.reserve(li.n); continue;
         case LayoutItem::Children: {
           const Field& f = *k->f;
-          if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, f, x, s);
+          if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, *k, x, s);
           else place_children(st, f, x, shallow_at[f.name]);
           continue;
         }
@@ -2135,7 +2135,7 @@ class Encoder {
       }
       const Field& f = *k->f;
       if (k->cond && !eval(st, *k->cond, x)) continue;  // (cond_true, from the step)
-      if (!k->has_ptr) place_inline_pointers(st, f, x, s);
+      if (!k->has_ptr) place_inline_pointers(st, *k, x, s);
       else if (k->in_section) enqueue(st, f, -1, x, s);
       else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
     }
@@ -2154,7 +2154,7 @@ class Encoder {
         place_case(st, u, uv, s + u.resolved.offset, s, x);
       }
     }
-    for (const enc::Step* k : ss.children) place_inline_children(st, *k->f, x, s);
+    for (const enc::Step* k : ss.children) place_inline_children(st, *k, x, s);
   }
 
   void place_case(const Struct& st, const Field& u, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
@@ -2186,11 +2186,12 @@ class Encoder {
     }
   }
 
-  void place_inline_children(const Struct& st, const Field& f, const Value& x, uint64_t s) {
+  void place_inline_children(const Struct& st, const enc::Step& k, const Value& x, uint64_t s) {
+    const Field& f = *k.f;
     const Struct& et = *f.type.st;
     if (!et.has_children) return;
-    if (!cond_true(st, f, x)) return;
-    const Value& v = member(st, x, f);
+    if (k.cond && !eval(st, *k.cond, x)) return;
+    const Value& v = member(k, st, x);
     const uint64_t a = field_at(f, x, s);
     if (f.array.on && !f.array.sort.empty()) {
       // Written in key order (put_inline_array): the element at place i is the i-th by key.
@@ -2259,11 +2260,13 @@ class Encoder {
     w.bytes(t + 2, v.data(), v.size());
   }
 
-  void place_inline_pointers(const Struct& st, const Field& f, const Value& x, uint64_t s) {
+  void place_inline_pointers(const Struct& st, const enc::Step& k, const Value& x, uint64_t s) {
+    const Field& f = *k.f;
+    const Value& l = list(st, f, member(k, st, x));
+    if (l.items().empty()) return;  // (no target: nothing more to work out)
     const Struct& et = *f.type.st;
-    const char* wh = what(st, f);
+    const char* wh = *k.what ? k.what : what(st, f);
     const uint64_t align = f.pointer.align ? f.pointer.align : et.align;
-    const Value& l = list(st, f, member(st, x, f));
     const uint64_t a = field_at(f, x, s);
     const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
     for (size_t i = 0; i < l.items().size(); ++i) {
