@@ -716,6 +716,9 @@ types:
   const dyn::Value v = d.decode(want);
   BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
   dyn::Value w = v;
+  // A value holding another case's tag (small's): the name decides.
+  w["items"][1]["value"] = dyn::Value::union_("big", 1, dyn::Value::uint(0x123456, 4));
+  BOOST_TEST(d.encode(w) == want, boost::test_tools::per_element());
   // Numbers of another kind than their case's, stored as the general way converts them.
   w["items"][2]["value"] = dyn::Value::union_("flag", 3, dyn::Value::uint(7, 1));
   w["items"][3]["value"] = dyn::Value::union_("real", 4, dyn::Value::float64(1.5));

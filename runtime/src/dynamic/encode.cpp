@@ -269,6 +269,19 @@ enum class Op : uint8_t {
   Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
 };
 
+// A union field's cases: their tags and names side by side, and by the low
+// bits of the tag the one case of that slot (-1: none; -2: more than one).
+struct CaseKey {
+  uint64_t tag;
+  std::string_view name;
+};
+struct CaseKeys {
+  static constexpr size_t kSlots = 64;
+  std::vector<CaseKey> keys;
+  int16_t by_tag[kSlots];
+  CaseKeys() { std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1)); }
+};
+
 struct StructSteps;
 struct Step {
   // The hot part first (put_ reads these for every field written): one cache line.
@@ -338,6 +351,8 @@ struct Step {
   bool has_ptr = false;     // f.pointer.width
   bool in_section = false;  // !f.section.empty()
   bool array_on = false;    // f.array.on
+  uint32_t id = 0;          // among all the schema's steps (the writer's state per step)
+  std::shared_ptr<const CaseKeys> case_keys;  // a union: its cases' tags and names
 };
 
 struct StructSteps {
@@ -361,6 +376,7 @@ struct StructSteps {
 
 struct Schema::Plan::Steps {
   PtrMap<gen::Struct, enc::StructSteps> structs;
+  uint32_t count = 0;  // steps in all (Step::id)
 };
 
 namespace {
@@ -463,6 +479,16 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
             cs.elems = p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(p.type.prim);
           k.cases.push_back(cs);
         }
+      if (f.type.kind == ValueType::Union) {
+        auto keys = std::make_shared<enc::CaseKeys>();
+        for (const auto& c : f.variant.cases) keys->keys.push_back({static_cast<uint64_t>(c.tag), c.name});
+        for (size_t i = 0; i < keys->keys.size(); ++i) {
+          int16_t& slot = keys->by_tag[keys->keys[i].tag & (enc::CaseKeys::kSlots - 1)];
+          slot = slot == -1 && i < 0x7fff ? static_cast<int16_t>(i) : -2;
+        }
+        k.case_keys = std::move(keys);
+      }
+      k.id = r->count++;
       const gen::Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
       k.until = until && until->calls(Fn::Until) && !f.cond;
       ss.steps.push_back(std::move(k));
@@ -532,6 +558,7 @@ class Encoder {
   Encoder(const gen::Schema& s, const Schema::Plan* plan, const Layout* lay, LayoutTrace* trace) : s_(s), plan_(plan), lay_(lay), trace_(trace) {
     std::call_once(plan_->steps_once, [plan] { plan->steps = make_steps(*plan); });
     steps_ = plan_->steps.get();
+    case_state_.resize(steps_->count);
   }
 
   std::vector<uint8_t> run(const Value& x) {
@@ -763,18 +790,7 @@ class Encoder {
   // plan's hash probe and its FieldPlan: what() and member() were a fifth
   // of EVNT's encode).
   using Checks = enc::Checks;
-  struct CaseKey {
-    uint64_t tag;
-    std::string_view name;
-  };
-  // A union field's cases: their tags and names, and by the low bits of the
-  // tag the one case of that slot (-1: none; -2: more than one).
-  struct CaseKeys {
-    static constexpr size_t kSlots = 64;
-    std::vector<CaseKey> keys;
-    int16_t by_tag[kSlots];
-    CaseKeys() { std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1)); }
-  };
+  using CaseKeys = enc::CaseKeys;
   struct FieldInfo {
     const Field* f = nullptr;
     const FieldPlan* fp = nullptr;
@@ -911,6 +927,50 @@ class Encoder {
       throw EncodeError(st.name + "." + f.name + ": " + std::to_string(v.items().size()) + " elements, but it holds " +
                         std::to_string(*f.array.fixed_count));
     return v;
+  }
+  // case_index by the union's step: its cases from the step, the last case
+  // found kept per step (no probe of the field's table per value).
+  struct CaseState {
+    const Value* last_value = nullptr;  // the value whose case is last_case
+    size_t last_case = 0;
+  };
+  std::vector<CaseState> case_state_;  // by Step::id
+  size_t case_index(const enc::Step& k, const Struct& st, const Value& v) {
+    const Field& u = *k.f;
+    if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
+    CaseState& cs = case_state_[k.id];
+    if (cs.last_value == &v) return cs.last_case;  // the same union value again (its tag field, then the union)
+    const std::string& name = v.str();
+    auto same = [&name](std::string_view c) {
+      if (c.size() != name.size()) return false;
+      for (size_t i = 0; i < c.size(); ++i)
+        if (c[i] != name[i]) return false;
+      return true;
+    };
+    const auto& cases = k.case_keys->keys;
+    cs.last_value = nullptr;
+    if (cs.last_case < cases.size() && same(cases[cs.last_case].name)) {
+      cs.last_value = &v;
+      return cs.last_case;
+    }
+    if (const int16_t slot = k.case_keys->by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
+      const size_t i = static_cast<size_t>(slot);
+      if (cases[i].tag == v.n && same(cases[i].name)) {
+        cs.last_value = &v;
+        return cs.last_case = i;
+      }
+    }
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (cases[i].tag == v.n && same(cases[i].name)) {
+        cs.last_value = &v;
+        return cs.last_case = i;
+      }
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (same(cases[i].name)) {
+        cs.last_value = &v;
+        return cs.last_case = i;
+      }
+    throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
   size_t case_index(const Struct& st, const Field& u, const Value& v) {
     if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
@@ -1640,7 +1700,7 @@ class Encoder {
       // The tags of a union[]: the tag of each element's case.
       const Field& u = *k.tag_for->f;
       for (const Value& e : list(st, u, member(*k.tag_for, st, x)).items())
-        store(w.reserve(gen::prim_size(f.type.prim)), f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, e)].tag));
+        store(w.reserve(gen::prim_size(f.type.prim)), f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(*k.tag_for, st, e)].tag));
       if (f.pad) w.align(f.pad);
       return;
     }
@@ -1778,7 +1838,7 @@ class Encoder {
       case enc::Step::Scalar::Const: store(o, k.prim, k.value); return;
       case enc::Step::Scalar::Tag: {
         const Field& u = *k.tag_for->f;
-        store(o, k.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(*k.tag_for, st, x))].tag));
+        store(o, k.prim, static_cast<uint64_t>(u.variant.cases[case_index(*k.tag_for, st, member(*k.tag_for, st, x))].tag));
         return;
       }
       case enc::Step::Scalar::Other: break;
@@ -1812,7 +1872,7 @@ class Encoder {
       w.put_uint(o, width, length(member(*k.count_for, st, x)), wh);
     } else if (!f.resolved.tag_for.empty()) {
       const Field& u = *k.tag_for->f;
-      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(*k.tag_for, st, x))].tag));
+      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(*k.tag_for, st, member(*k.tag_for, st, x))].tag));
     } else if (f.kind == FieldKind::BitWord) {
       const Value& word = member(k, st, x);
       if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(wh) + ": a map of its bits expected");
@@ -1973,7 +2033,7 @@ class Encoder {
 
   void put_union_one(const Struct& st, const enc::Step& k, uint64_t o, const Value& xu, const Value& x) {
     const Field& f = *k.f;
-    const size_t i = case_index(st, f, xu);
+    const size_t i = case_index(k, st, xu);
     const Case& c = f.variant.cases[i];
     const enc::Step::CaseStep& cs = k.cases[i];  // what the case needs, decided once
     const Field& p = *cs.p;
@@ -2149,16 +2209,17 @@ class Encoder {
         if (l.items().empty()) continue;
         const uint64_t size = union_elem_size(u);
         const uint64_t a = field_at(u, x, s);
-        for (size_t i = 0; i < l.items().size(); ++i) place_case(st, u, l.items()[i], a + i * size, s, x);
+        for (size_t i = 0; i < l.items().size(); ++i) place_case(st, *k, l.items()[i], a + i * size, s, x);
       } else {
-        place_case(st, u, uv, s + u.resolved.offset, s, x);
+        place_case(st, *k, uv, s + u.resolved.offset, s, x);
       }
     }
     for (const enc::Step* k : ss.children) place_inline_children(st, *k, x, s);
   }
 
-  void place_case(const Struct& st, const Field& u, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
-    const size_t i = case_index(st, u, xu);
+  void place_case(const Struct& st, const enc::Step& uk, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
+    const Field& u = *uk.f;
+    const size_t i = case_index(uk, st, xu);
     const Case& c = u.variant.cases[i];
     const Field& p = *c.field;
     const Value& v = xu.items()[0];
