@@ -342,12 +342,12 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (f.in_model()) {
         // A struct under if: gets its default only when the if: is false (read_struct).
         if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed)) {
-          sp.init.fields().push_back(Member{intern(f.name), Value{}});
+          sp.init.add(f.name, Value{});
         } else if (!fp.def.fields().empty() || !fp.def.items().empty()) {
           sp.heavy.emplace_back(fp.member, &fp.def);
-          sp.init.fields().push_back(Member{intern(f.name), Value{}});
+          sp.init.add(f.name, Value{});
         } else {
-          sp.init.fields().push_back(Member{intern(f.name), fp.def});
+          sp.init.add(f.name, fp.def);
         }
       }
     }
@@ -674,11 +674,11 @@ class Dec {
   Value* member(Frame& fr, const Field& f) {
     // The field being read (read_field) without a look-up by address.
     const int m = fr.cur < fr.sp.decode.size() && fr.sp.decode[fr.cur].f == &f ? fr.sp.decode[fr.cur].member : p_.of(&f).member;
-    return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
+    return m < 0 ? nullptr : fr.x.fields().values() + m;
   }
   Value* member(Frame& fr, size_t fi) {
     const int m = fr.sp.decode[fi].member;
-    return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
+    return m < 0 ? nullptr : fr.x.fields().values() + m;
   }
 
   // ---- read_fn
@@ -714,7 +714,7 @@ class Dec {
     } truncate{targets_, tbase};
     bool at_cursor = false;
     const bool root = &st == p_.root;
-    Member* const mem = x.fields().data();  // the members stay where they are during the read
+    Value* const mem = x.fields().values();  // the members stay where they are during the read
     const size_t nf = st.fields.size();
     for (size_t fi = 0; fi < nf; ++fi) {
       const DecodeStep& ds = sp.decode[fi];
@@ -727,7 +727,7 @@ class Dec {
         fr.loc.raw[fi] = raw;
         if (ds.member >= 0) {
           // prim_value in place: the member holds a number (its default) and no block.
-          Value& v = mem[ds.member].value;
+          Value& v = mem[ds.member];
           v.kind = ds.vkind;
           v.width = ds.vwidth;
           v.n = raw;
@@ -772,7 +772,7 @@ class Dec {
       read_target(fr, *f);
     }
     for (const auto& [m, def] : sp.heavy)
-      if (Value& v = x.fields()[static_cast<size_t>(m)].value; v.kind == Value::Kind::Absent) v = *def;
+      if (Value& v = x.fields().values()[m]; v.kind == Value::Kind::Absent) v = *def;
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
       if (!sp.has_mulhash) break;
@@ -931,7 +931,7 @@ class Dec {
       read_checked(fr, f, fi, o, raw, has_empty0, empty0);
     }
     if (ds.member < 0) return;
-    Value& x = fr.x.fields()[static_cast<size_t>(ds.member)].value;
+    Value& x = fr.x.fields().values()[ds.member];
     if (ds.flags & DecodeStep::IndexOf) {  // an index into a table of the root: the model holds its string
       x = Value::string(r_.tabs[static_cast<size_t>(f.table.id)].at(raw, o, f.name.c_str(), f.table.index_of.c_str()));
       return;
@@ -1012,17 +1012,15 @@ class Dec {
       const BitStep* bs = fr.sp.bit_steps.data() + ds.bit0;
       const size_t nb = ds.nbits;
       x.kind = Value::Kind::Struct;
-      x.fields().resize(nb);
-      Member* xm = x.fields().data();
-      const Member* dm = fr.sp.fp[fi]->bits_def.fields().data();
+      x.fields().reset(fr.sp.fp[fi]->bits_def.fields().shape());  // the bits' names, every value Absent
+      Value* xm = x.fields().values();
       unsigned shift = 0;
       for (size_t k = 0; k < nb; ++k) {
         const unsigned w = bs[k].width;
         const uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
         uint64_t v = (raw >> shift) & mask;
         shift += w;
-        xm[k].name = dm[k].name;
-        Value& bx = xm[k].value;
+        Value& bx = xm[k];
         if (bs[k].pooled) {
           const auto& b = f.bits[k];
           if (b.scale > 1) v *= b.scale;

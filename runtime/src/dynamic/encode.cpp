@@ -834,8 +834,8 @@ class Encoder {
       // Names are interned: the same name is mostly the same pointer.
       const auto& fs = x.fields();
       if (m >= 0 && static_cast<size_t>(m) < fs.size()) {
-        const std::string_view n = fs[static_cast<size_t>(m)].name;
-        if (n.data() == i.name.data() || n == i.name) return fs[static_cast<size_t>(m)].value;
+        const std::string_view n = fs.names()[m];
+        if (n.data() == i.name.data() || n == i.name) return fs.values()[m];
       }
     }
     if (const Value* v = x.find(f.name)) return *v;
@@ -1418,11 +1418,12 @@ class Encoder {
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
     // The members, once (fields() checks the block on every call).
-    const Member* ms = x.fields().data();
+    const Value* ms = x.fields().values();
+    const std::string_view* mn = x.fields().names();
     const size_t nm = x.fields().size();
     auto mem = [&](const enc::Step& k) -> const Value& {
-      if (static_cast<size_t>(k.member) < nm && ms[k.member].name.data() == k.name) [[likely]]
-        return ms[k.member].value;
+      if (static_cast<size_t>(k.member) < nm && mn[k.member].data() == k.name) [[likely]]
+        return ms[k.member];
       return member(st, x, *k.f);
     };
     for (const enc::Step& k : ss.steps) {
@@ -1471,10 +1472,7 @@ class Encoder {
   // compared (interned), else by name.
   const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
     const auto& fs = x.fields();
-    if (static_cast<size_t>(k.member) < fs.size()) {
-      const Member& m = fs[static_cast<size_t>(k.member)];
-      if (m.name.data() == k.name) return m.value;
-    }
+    if (static_cast<size_t>(k.member) < fs.size() && fs.names()[k.member].data() == k.name) return fs.values()[k.member];
     return member(st, x, *k.f);
   }
   // Stores a number of n's type (Op::Num, an element of an array of numbers).
@@ -1789,14 +1787,15 @@ class Encoder {
   // general way, from the step's copy of its bits.
   void put_bits(const enc::Step& k, uint64_t o, const Value& word) {
     if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(k.what) + ": a map of its bits expected");
-    const Member* ws = word.fields().data();
+    const Value* wv = word.fields().values();
+    const std::string_view* wn = word.fields().names();
     const size_t nw = word.fields().size();
     uint64_t v = 0;
     unsigned shift = 0;
     for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
       const enc::Step::Bit& b = k.bit_info[bi];
       // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
-      const Value* m = bi < nw && ws[bi].name.data() == k.bits[bi].data() ? &ws[bi].value : word.find(k.bits[bi]);
+      const Value* m = bi < nw && wn[bi].data() == k.bits[bi].data() ? &wv[bi] : word.find(k.bits[bi]);
       if (!m) throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": missing");
       const uint64_t mv = b.is_bool ? uint64_t(m->n != 0) : m->n;
       if (!b.is_bool && b.width < 64 && (mv >> b.width))
