@@ -27,6 +27,7 @@
 #include <span>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -329,6 +330,14 @@ class Fields : detail::Slot {
     if (i >= size()) out_of_range(i);
     return (*this)[i];
   }
+
+  // Member i when its name is the interned `name` (compared by address),
+  // else nullptr: the by-index look-up of the walks, one check of the block.
+  const Value* named(size_t i, const char* name) const {
+    if (!b || b->type != detail::Block::Members || i >= b->size || b->shape()->names()[i].data() != name) return nullptr;
+    return b->members() + i;
+  }
+  Value* named(size_t i, const char* name) { return const_cast<Value*>(std::as_const(*this).named(i, name)); }
 
   // Appends a member (Value::add).
   Value& add(std::string_view name, Value v);

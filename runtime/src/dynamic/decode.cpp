@@ -1293,8 +1293,8 @@ class Dec {
   const Value* sort_member(const Value& e, const Field& k) const {
     const FieldPlan& kp = p_.of(&k);
     const auto& fl = e.fields();
-    if (kp.member >= 0 && static_cast<size_t>(kp.member) < fl.size() && fl[static_cast<size_t>(kp.member)].name.data() == kp.name.data())
-      return &fl[static_cast<size_t>(kp.member)].value;
+    if (kp.member >= 0)
+      if (const Value* v = fl.named(static_cast<size_t>(kp.member), kp.name.data())) return v;
     return e.find(k.name);
   }
   uint64_t sort_key(Frame& fr, const Struct& et, const Field& key, const Value& e) {

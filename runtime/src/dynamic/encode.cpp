@@ -1112,7 +1112,8 @@ class Encoder {
           if (!id.k) throw EncodeError(st.name + "." + e.name + ": missing");
           const Value& word = member(*id.k, st, x);
           const auto& ws = word.fields();
-          const Value* b = id.bit < ws.size() && ws[id.bit].name.data() == id.bit_name.data() ? &ws[id.bit].value : word.find(id.bit_name);
+          const Value* b = ws.named(id.bit, id.bit_name.data());
+          if (!b) b = word.find(id.bit_name);
           if (!b) throw EncodeError(st.name + "." + e.name + ": missing");
           return num(*b);
         }
@@ -1471,8 +1472,8 @@ class Encoder {
   // A struct value's member for step k: by its index, the name's pointer
   // compared (interned), else by name.
   const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
-    const auto& fs = x.fields();
-    if (static_cast<size_t>(k.member) < fs.size() && fs.names()[k.member].data() == k.name) return fs.values()[k.member];
+    if (const Value* v = x.fields().named(static_cast<size_t>(k.member), k.name)) [[likely]]
+      return *v;
     return member(st, x, *k.f);
   }
   // Stores a number of n's type (Op::Num, an element of an array of numbers).
@@ -1491,9 +1492,8 @@ class Encoder {
   void absent_check(const Struct& st, const enc::Step& k, const Value& x) {
     const Field& f = *k.f;
     const auto& fs = x.fields();
-    const Value* v = static_cast<size_t>(k.member) < fs.size() && fs[static_cast<size_t>(k.member)].name.data() == k.name
-                         ? &fs[static_cast<size_t>(k.member)].value
-                         : x.find(f.name);
+    const Value* v = fs.named(static_cast<size_t>(k.member), k.name);
+    if (!v) v = x.find(f.name);
     if (!v || v->is_absent()) return;
     bool empty = false;
     if (f.array.on && !f.array.fixed_count) empty = v->items().empty();
@@ -1726,7 +1726,8 @@ class Encoder {
       for (size_t bi = 0; bi < f.bits.size(); ++bi) {
         const auto& b = f.bits[bi];
         // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
-        const Value* m = bi < ws.size() && ws[bi].name.data() == k.bits[bi].data() ? &ws[bi].value : word.find(b.name);
+        const Value* m = ws.named(bi, k.bits[bi].data());
+        if (!m) m = word.find(b.name);
         if (!m) throw EncodeError(std::string(wh) + "." + b.name + ": missing");
         if (!b.pool.empty()) {
           pool_of(b.pool).ref_bits(m->str(), o, static_cast<uint8_t>(width), static_cast<uint8_t>(shift), static_cast<uint8_t>(b.width),
