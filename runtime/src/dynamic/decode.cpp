@@ -353,6 +353,15 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
     }
     for (size_t i = 0; i < s.pools.size(); ++i)
       if (s.pools[i].scope == st->name && s.pools[i].kind != Pool::Kind::Block) sp.scoped_pools.push_back(static_cast<int>(i));
+    sp.simple = st->fixed_size && !st->needs_end && !sp.recursive && !sp.extent && st.get() != p->root && sp.scoped_pools.empty() &&
+                !sp.has_tags && !sp.has_dic && !sp.has_mulhash && !sp.decode.empty();
+    for (const DecodeStep& ds : sp.decode) {
+      bool pooled = false;
+      for (uint32_t k = 0; k < ds.nbits; ++k) pooled = pooled || sp.bit_steps[ds.bit0 + k].pooled;
+      const bool bits = ds.kind == FieldKind::BitWord && ds.nbits && !pooled && ds.prim != Prim::Bool8 && ds.prim != Prim::Bool32 &&
+                        !(ds.flags & (DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck));
+      sp.simple = sp.simple && !(ds.flags & DecodeStep::Cursor) && ((ds.flags & DecodeStep::Plain) || bits);
+    }
   }
   return p;
 }
@@ -684,6 +693,7 @@ class Dec {
   // ---- read_fn
   uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) {
     const StructPlan& sp = p_.of(&st);
+    if (sp.simple) return read_simple(st, sp, s, x);
     std::optional<Nested> nested;
     if (sp.recursive) nested.emplace(r_.nest, s, st.name.c_str());
     if (st.needs_end && (end > r_.size() || end < s))
@@ -822,6 +832,33 @@ class Dec {
     return fr.o;
   }
 
+  // A small fixed struct of plain numbers and bit words (StructPlan::simple):
+  // what read_struct does for it, with no frame, locals or targets (nothing
+  // in it is read by an expression, a check or a pointer).
+  uint64_t read_simple(const Struct& st, const StructPlan& sp, uint64_t s, Value& x) {
+    r_.need(s, st.size, sp.fields_here.data(), sp.fields_here.size());
+    x = sp.init;
+    Value* const mem = x.fields().values();
+    const size_t nf = sp.decode.size();
+    for (size_t fi = 0; fi < nf; ++fi) {
+      const DecodeStep& ds = sp.decode[fi];
+      if (ds.member < 0) continue;
+      const uint64_t raw = load_prim(ds.prim, s + ds.offset);
+      Value& v = mem[ds.member];
+      if (ds.flags & DecodeStep::Plain) {
+        // prim_value in place, as read_struct's plain numbers.
+        v.kind = ds.vkind;
+        v.width = ds.vwidth;
+        v.n = raw;
+      } else {
+        read_bits(sp, *ds.f, fi, raw, v);
+      }
+    }
+    for (const auto& [m, def] : sp.heavy)
+      if (Value& v = mem[m]; v.kind == Value::Kind::Absent) v = *def;
+    return s;
+  }
+
   // ---- read_field
   void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
     const DecodeStep& ds = fr.sp.decode[fi];
@@ -940,7 +977,7 @@ class Dec {
       check_bool(f, raw, o, f.name);
       put_prim(x, ds.prim, raw);
     } else if (ds.nbits) {
-      read_bits(fr, f, fi, raw, x);
+      read_bits(fr.sp, f, fi, raw, x);
     } else if (has_empty0) {
       if (!empty0) put_prim(x, ds.prim, raw);
     } else {
@@ -1007,12 +1044,12 @@ class Dec {
   // A bit word's struct, built here (its member starts Absent:
   // StructPlan::heavy) from the plan's bit steps (the model's Bits are 192
   // bytes each).
-  void read_bits(Frame& fr, const Field& f, size_t fi, uint64_t raw, Value& x) {
-      const DecodeStep& ds = fr.sp.decode[fi];
-      const BitStep* bs = fr.sp.bit_steps.data() + ds.bit0;
+  void read_bits(const StructPlan& sp, const Field& f, size_t fi, uint64_t raw, Value& x) {
+      const DecodeStep& ds = sp.decode[fi];
+      const BitStep* bs = sp.bit_steps.data() + ds.bit0;
       const size_t nb = ds.nbits;
       x.kind = Value::Kind::Struct;
-      x.fields().reset(fr.sp.fp[fi]->bits_def.fields().shape());  // the bits' names, every value Absent
+      x.fields().reset(sp.fp[fi]->bits_def.fields().shape());  // the bits' names, every value Absent
       Value* xm = x.fields().values();
       unsigned shift = 0;
       for (size_t k = 0; k < nb; ++k) {
