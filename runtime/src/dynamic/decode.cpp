@@ -768,7 +768,7 @@ class Dec {
         continue;
       }
       const uint64_t o = cursor ? fr.o : s + ds.offset;
-      read_field(fr, f, fi, o, cursor, targets_);
+      read_field(fr, f, fi, o, targets_);  // not `cursor`: a bool spilled as a byte and reloaded as an int for the call stalled (store forwarding, a fifth of EVNT's read_struct)
       if (root) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == f.name) r_.g[i] = fr.loc.raw[fi];
@@ -860,8 +860,9 @@ class Dec {
   }
 
   // ---- read_field
-  void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
+  void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, std::vector<const Field*>& targets) {
     const DecodeStep& ds = fr.sp.decode[fi];
+    const bool cursor = ds.flags & DecodeStep::Cursor;
     if (ds.kind == FieldKind::Virtual) return;
     fr.cur = fi;
     const bool fixed = ds.flags & DecodeStep::Fixed;
