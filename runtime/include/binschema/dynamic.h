@@ -60,7 +60,7 @@ class Shape {
   int index(std::string_view name) const;
   // The shape of these names (each interned: see intern()).
   static const Shape* of(std::span<const std::string_view> names);
-  static const Shape* empty();
+  static const Shape* empty() { return &kEmpty; }
   // This shape's names and then `name` (the shapes made this way are
   // remembered here, looked up without a lock).
   const Shape* with(std::string_view name) const;
@@ -72,7 +72,8 @@ class Shape {
 
  private:
   struct Child;
-  explicit Shape(uint32_t n) : n_(n) {}
+  constexpr explicit Shape(uint32_t n) : n_(n) {}
+  static const Shape kEmpty;  // no names (constant-initialised: empty() has no guard)
   uint32_t n_ = 0;
   mutable std::atomic<const Child*> children_{nullptr};
 };

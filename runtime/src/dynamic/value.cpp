@@ -383,6 +383,7 @@ std::mutex& shapes_mutex() {
 }  // namespace
 
 const Shape* Shape::of(std::span<const std::string_view> names) {
+  if (names.empty()) return &kEmpty;
   // One shape per list of names: keyed by the names, each with its length.
   std::string key;
   for (std::string_view n : names) {
@@ -403,10 +404,7 @@ const Shape* Shape::of(std::span<const std::string_view> names) {
   shapes->emplace(std::move(key), s);
   return s;
 }
-const Shape* Shape::empty() {
-  static const Shape* const e = of({});
-  return e;
-}
+constinit const Shape Shape::kEmpty{0};
 int Shape::index(std::string_view name) const {
   const std::string_view* n = names();
   for (uint32_t i = 0; i < n_; ++i)
