@@ -563,13 +563,14 @@ BOOST_AUTO_TEST_CASE(value_paths_and_edits) {
   BOOST_CHECK_THROW(v.at_path("no_such_field"), std::out_of_range);
 }
 
-// Field names are interned (Member::name, dynamic::intern): a decoded value's
-// names are the interned ones, a name given to add() outlives its string, and
-// a value whose names are equal but not the interned pointers (a Member built
-// by hand) still encodes to the same bytes and finds its fields.
+// Field names are interned (in a struct's Shape, dynamic::intern): a decoded
+// value's names are the interned ones, a name given to add() outlives its
+// string, and a value built by hand with names of its own takes the same
+// shapes, is equal, and encodes to the same bytes.
 // The compact value (24 bytes: kind, width, number, one pointer) stays a
-// plain value type: deep copies, moves, == on contents, the accessors of a
-// kind without a string or list, and a list made for one element type
+// plain value type: deep copies, moves, == on contents (a struct's names
+// and values), a struct's shape shared by copies and not changed by add()
+// on one of them, the accessors of a kind without a string or list, and a list made for one element type
 // taken over by the other while empty.
 BOOST_AUTO_TEST_CASE(compact_value_is_a_plain_value_type) {
   static_assert(sizeof(dyn::Value) == 24);
@@ -581,6 +582,56 @@ BOOST_AUTO_TEST_CASE(compact_value_is_a_plain_value_type) {
 
   dyn::Value c = s;  // deep
   BOOST_TEST((c == s));
+  // A struct's names are its shape, one per list of names: a copy shares it.
+  const std::string_view names3[] = {"name", "list", "u"};
+  BOOST_TEST(s.fields().shape() == dyn::Shape::of(names3));
+  BOOST_TEST(c.fields().shape() == s.fields().shape());
+  BOOST_TEST(s.fields().size() == 3u);
+  {
+    std::vector<std::string> seen;
+    for (const auto& m : s.fields()) seen.emplace_back(m.name);
+    BOOST_TEST((seen == std::vector<std::string>{"name", "list", "u"}));
+    BOOST_TEST(s.fields()[1].value.items().size() == 9u);
+    BOOST_TEST(&s.fields().at(2).value == s.find("u"));
+    BOOST_CHECK_THROW(s.fields().at(3), std::out_of_range);
+  }
+  // add() on a struct sharing its shape gives it a shape of its own: the
+  // other value keeps its names, and the shapes stay one per list of names.
+  {
+    dyn::Value e = s;
+    e.add("extra", dyn::Value::uint(5, 1));
+    BOOST_TEST(e.fields().size() == 4u);
+    BOOST_TEST(e["extra"].as_uint() == 5u);
+    BOOST_TEST(s.fields().size() == 3u);
+    BOOST_TEST(s.find("extra") == nullptr);
+    BOOST_TEST(s.fields().shape()->size() == 3u);
+    BOOST_TEST(e.fields().shape() != s.fields().shape());
+    BOOST_TEST(e.fields().shape() == s.fields().shape()->with("extra"));
+    BOOST_TEST(e.fields().shape()->prefix(3) == s.fields().shape());
+    BOOST_TEST(!(e == s));
+    // Equal: the same names (in order) and the same values; a struct built
+    // in another order, or with another name, is not.
+    dyn::Value h = dyn::Value::struct_();
+    for (const auto& m : s.fields()) h.add(std::string(m.name), m.value);
+    BOOST_TEST((h == s));
+    BOOST_TEST(h.fields().shape() == s.fields().shape());
+    dyn::Value o = dyn::Value::struct_();
+    o.add("list", s["list"]);
+    o.add("name", s["name"]);
+    o.add("u", s["u"]);
+    BOOST_TEST(!(o == s));
+    dyn::Value r = dyn::Value::struct_();
+    r.add("name", s["name"]);
+    r.add("list", s["list"]);
+    r.add("v", s["u"]);
+    BOOST_TEST(!(r == s));
+    BOOST_TEST(r.find("u") == nullptr);
+    // reset: the members of a shape, every one Absent.
+    r.fields().reset(s.fields().shape());
+    BOOST_TEST(r.fields().shape() == s.fields().shape());
+    BOOST_TEST(r["u"].is_absent());
+    BOOST_TEST(r["name"].is_absent());
+  }
   c["list"][8].set_uint(80);
   c["name"].str() += "!";
   BOOST_TEST(s["list"][8].as_uint() == 8u);
@@ -619,7 +670,7 @@ BOOST_AUTO_TEST_CASE(compact_value_is_a_plain_value_type) {
   BOOST_TEST(a.items()[4].is_absent());
   a.items().resize(2);
   BOOST_TEST(a.items().size() == 2u);
-  BOOST_CHECK_THROW(a.fields().push_back(dyn::Member{dyn::intern("x"), {}}), std::logic_error);
+  BOOST_CHECK_THROW(a.fields().add("x", {}), std::logic_error);
   BOOST_CHECK_THROW(a.items().at(2), std::out_of_range);
   dyn::Value t;
   t.items().reserve(8);  // a block for 8 values ...
@@ -735,19 +786,27 @@ BOOST_AUTO_TEST_CASE(field_names_are_interned) {
     temp.assign(temp.size(), 'x');
   }
   BOOST_TEST(w["a field name longer than any short string buffer"].as_uint() == 7u);
-  // The same value with every name a copy of its own (equal, not interned).
+  // The same value built by hand, struct by struct through add() with names
+  // of its own (copies, not the interned ones): its structs take the decoded
+  // ones' shapes (the interned names), so it is equal, encodes and prints the same.
   std::deque<std::string> own;
-  std::function<void(dyn::Value&)> copy_names = [&](dyn::Value& x) {
-    for (auto& m : x.fields()) {
-      own.emplace_back(m.name);
-      m.name = own.back();
-      copy_names(m.value);
+  std::function<dyn::Value(const dyn::Value&)> rebuild = [&](const dyn::Value& x) {
+    dyn::Value r = x;
+    if (x.kind == dyn::Value::Kind::Struct && !x.fields().empty()) {
+      r = dyn::Value::struct_();
+      for (const auto& m : x.fields()) {
+        const std::string& name = own.emplace_back(m.name);
+        dyn::Value mv = rebuild(m.value);
+        r.add(name, std::move(mv));
+      }
     }
-    for (auto& i : x.items()) copy_names(i);
+    for (auto& i : r.items()) i = rebuild(i);
+    return r;
   };
-  dyn::Value c = v;
-  copy_names(c);
-  BOOST_TEST(static_cast<const void*>(c.fields().at(0).name.data()) != static_cast<const void*>(v.fields().at(0).name.data()));
+  dyn::Value c = rebuild(v);
+  BOOST_TEST(c.fields().shape() == v.fields().shape());
+  BOOST_TEST(static_cast<const void*>(c.fields().at(0).name.data()) == static_cast<const void*>(v.fields().at(0).name.data()));
+  BOOST_TEST((c == v));
   BOOST_TEST((s.encode(c) == s.encode(v)));
   BOOST_TEST(s.to_text(c, TextKind::Yaml) == s.to_text(v, TextKind::Yaml));
 }

@@ -20,12 +20,14 @@
 // on from_text, EncodeError on encode.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <new>
 #include <span>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,27 +43,63 @@ struct Struct;
 
 namespace dynamic {
 
-struct Member;
 struct Value;
+
+// The names of a struct's members, in order: one object per list of names
+// (interned, thread-safe, never freed), shared by every struct value with
+// these names. The plan makes one per schema struct, so every decoded or
+// text-read struct of a type has that type's shape: "this value's shape is
+// the plan's" is one pointer compare, and a member is then read by index
+// with no name check. Equal names are the same shape (== on pointers).
+class Shape {
+ public:
+  size_t size() const { return n_; }
+  const std::string_view* names() const { return reinterpret_cast<const std::string_view*>(this + 1); }
+  std::string_view operator[](size_t i) const { return names()[i]; }
+  // The index of the member `name` (the first of that name), -1 if none.
+  int index(std::string_view name) const;
+  // The shape of these names (each interned: see intern()).
+  static const Shape* of(std::span<const std::string_view> names);
+  static const Shape* empty() { return &kEmpty; }
+  // This shape's names and then `name` (the shapes made this way are
+  // remembered here, looked up without a lock).
+  const Shape* with(std::string_view name) const;
+  // The first n names.
+  const Shape* prefix(size_t n) const;
+
+  Shape(const Shape&) = delete;
+  Shape& operator=(const Shape&) = delete;
+
+ private:
+  struct Child;
+  constexpr explicit Shape(uint32_t n) : n_(n) {}
+  static const Shape kEmpty;  // no names (constant-initialised: empty() has no guard)
+  uint32_t n_ = 0;
+  mutable std::atomic<const Child*> children_{nullptr};
+};
 
 namespace detail {
 // What a string, bytes, a struct, an array or a union holds, in one
 // allocation: a string (the text, the bytes, a union's case name) when it
-// has one, and the elements (a struct's members or an array's or a union's
-// values) after it. A struct's or an array's block has no string (32 bytes
-// less per block): Value::str() on one makes a block that has.
+// has one, and the elements after it: an array's or a union's values, or a
+// struct's shape (one pointer) and its members' values. A struct's or an
+// array's block has no string (32 bytes less per block): Value::str() on one
+// makes a block that has.
 // Blocks come from per-thread chunks of 64 KiB by bump allocation (value.cpp:
 // a chunk counts its live blocks and is freed when the last one goes, from
 // any thread); a big block comes from the heap on its own.
 struct Block {
   enum : uint8_t { None, Members, Values };
-  uint32_t size = 0, cap = 0;
+  uint32_t size = 0, cap = 0;  // values (Members: as many as the shape has names)
   uint8_t type = None;  // what the elements are
   bool has_str = false; // a std::string follows the block's head
   uint32_t chunk = 0;   // bytes back to its chunk's start; 0: allocated on its own
   std::string& str() { return *reinterpret_cast<std::string*>(this + 1); }
+  char* base() { return reinterpret_cast<char*>(this + 1) + (has_str ? sizeof(std::string) : 0); }
   template <class T>
-  T* data() { return reinterpret_cast<T*>(reinterpret_cast<char*>(this + 1) + (has_str ? sizeof(std::string) : 0)); }
+  T* data() { return reinterpret_cast<T*>(base()); }  // Values
+  const Shape*& shape() { return *reinterpret_cast<const Shape**>(base()); }  // Members
+  Value* members() { return reinterpret_cast<Value*>(base() + sizeof(void*)); }  // Members
   static Block* make(uint8_t type, uint32_t cap, bool str);  // an empty block (with an empty string when str)
   static Block* clone(const Block& b);                       // a deep copy, cap == size
   static void destroy(Block* b);
@@ -80,16 +118,17 @@ struct Slot {
 };
 }  // namespace detail
 
-// The members of a struct or the items of an array or union: a vector of T
-// (std::vector's interface as far as the engine uses it) whose elements live
-// in the value's one allocation. As with std::vector, growing it moves the
-// elements: references into it are then invalid. A value's list holds
-// members or values, not both: fields() on a value whose items() are not
-// empty (or the other way round) throws std::logic_error when it would add.
+// The items of an array or union: a vector of T (std::vector's interface
+// as far as the engine uses it) whose elements live in the value's one
+// allocation. As with std::vector, growing it moves the elements:
+// references into it are then invalid. A value's block holds members or
+// items, not both: fields() on a value whose items() are not empty (or the
+// other way round) throws std::logic_error when it would add.
 template <class T>
 class List : detail::Slot {
  public:
-  static constexpr uint8_t kType = std::is_same_v<T, Value> ? detail::Block::Values : detail::Block::Members;
+  static_assert(std::is_same_v<T, Value>);
+  static constexpr uint8_t kType = detail::Block::Values;
   List(const List&) = delete;
   List& operator=(const List&) = delete;
 
@@ -139,6 +178,8 @@ class List : detail::Slot {
   void own(size_t cap);  // the block holds T, room for cap when made (a block of the other kind must be empty)
 };
 
+class Fields;
+
 // A value of any schema: a plain value type. A struct holds its model
 // fields in the order the text shows them (each by name; a field whose
 // `if:` is false is there, Absent); an array its elements; a union its case
@@ -172,9 +213,9 @@ struct Value {
   // String (UTF-8 or not), Bytes, Union (the case name).
   const std::string& str() const;
   std::string& str();
-  // Struct: its members, in text order.
-  const List<Member>& fields() const { return reinterpret_cast<const List<Member>&>(h_); }
-  List<Member>& fields() { return reinterpret_cast<List<Member>&>(h_); }
+  // Struct: its members, in text order (their shape and values).
+  const Fields& fields() const { return reinterpret_cast<const Fields&>(h_); }
+  Fields& fields() { return reinterpret_cast<Fields&>(h_); }
   // Array: its elements; Union: one item, the case's value.
   const List<Value>& items() const { return reinterpret_cast<const List<Value>&>(h_); }
   List<Value>& items() { return reinterpret_cast<List<Value>&>(h_); }
@@ -228,7 +269,7 @@ struct Value {
   Value& operator[](std::string_view name);
   const Value& operator[](size_t i) const { return items().at(i); }
   Value& operator[](size_t i) { return items().at(i); }
-  // Struct: appends a field (its name interned: see Member).
+  // Struct: appends a field (the struct takes the shape with its name appended).
   Value& add(std::string_view name, Value v);
   // A dotted path: "nodes[0].attributes.name" (std::out_of_range if none).
   const Value& at_path(std::string_view path) const;
@@ -240,13 +281,76 @@ struct Value {
   detail::Slot h_;  // String, Bytes, Struct, Array, Union: what they hold
 };
 
-// A struct's field. Its name is interned for the life of the program (the
-// names of every loaded schema, and any other given to Value::add or
-// intern()), so that copying or reading a value never copies a name.
-struct Member {
-  std::string_view name;  // from intern()
-  Value value;
-  bool operator==(const Member&) const = default;
+// A struct member seen through fields(): its name and its value.
+template <class V>
+struct MemberRef {
+  std::string_view name;
+  V& value;
+};
+
+// A struct's members: its shape (the names) and one value per name, in the
+// value's one allocation (no name stored per member). Indexing or iterating
+// gives MemberRef {name, value}; values() the values in order. Adding a
+// member gives the struct the shape with that name appended (Shape::with):
+// another value sharing the old shape is not touched.
+class Fields : detail::Slot {
+ public:
+  Fields(const Fields&) = delete;
+  Fields& operator=(const Fields&) = delete;
+
+  const Shape* shape() const { return b && b->type == detail::Block::Members ? b->shape() : Shape::empty(); }
+  size_t size() const { return b && b->type == detail::Block::Members ? b->size : 0; }
+  bool empty() const { return size() == 0; }
+  Value* values() { return b && b->type == detail::Block::Members ? b->members() : nullptr; }
+  const Value* values() const { return b && b->type == detail::Block::Members ? b->members() : nullptr; }
+  // The names, as many as size() (nullptr when empty).
+  const std::string_view* names() const { return b && b->type == detail::Block::Members ? b->shape()->names() : nullptr; }
+
+  template <class V>
+  class Iter {
+   public:
+    Iter(const std::string_view* n, V* v) : n_(n), v_(v) {}
+    MemberRef<V> operator*() const { return {*n_, *v_}; }
+    Iter& operator++() { return ++n_, ++v_, *this; }
+    bool operator==(const Iter& o) const { return v_ == o.v_; }
+   private:
+    const std::string_view* n_;
+    V* v_;
+  };
+  Iter<Value> begin() { return {names(), values()}; }
+  Iter<Value> end() { return {names() + size(), values() + size()}; }
+  Iter<const Value> begin() const { return {names(), values()}; }
+  Iter<const Value> end() const { return {names() + size(), values() + size()}; }
+  MemberRef<Value> operator[](size_t i) { return {names()[i], values()[i]}; }
+  MemberRef<const Value> operator[](size_t i) const { return {names()[i], values()[i]}; }
+  MemberRef<Value> at(size_t i) {
+    if (i >= size()) out_of_range(i);
+    return (*this)[i];
+  }
+  MemberRef<const Value> at(size_t i) const {
+    if (i >= size()) out_of_range(i);
+    return (*this)[i];
+  }
+
+  // Member i when its name is the interned `name` (compared by address),
+  // else nullptr: the by-index look-up of the walks, one check of the block.
+  const Value* named(size_t i, const char* name) const {
+    if (!b || b->type != detail::Block::Members || i >= b->size || b->shape()->names()[i].data() != name) return nullptr;
+    return b->members() + i;
+  }
+  Value* named(size_t i, const char* name) { return const_cast<Value*>(std::as_const(*this).named(i, name)); }
+
+  // Appends a member (Value::add).
+  Value& add(std::string_view name, Value v);
+  // The members of `shape`, every one Absent (the old members destroyed).
+  void reset(const Shape* shape);
+  void reserve(size_t n);
+  void clear();  // no members (the empty shape)
+
+  bool operator==(const Fields& o) const;
+
+ private:
+  [[noreturn]] static void out_of_range(size_t i);
 };
 
 inline const std::string& Value::str() const {

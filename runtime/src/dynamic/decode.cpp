@@ -342,17 +342,26 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (f.in_model()) {
         // A struct under if: gets its default only when the if: is false (read_struct).
         if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed)) {
-          sp.init.fields().push_back(Member{intern(f.name), Value{}});
+          sp.init.add(f.name, Value{});
         } else if (!fp.def.fields().empty() || !fp.def.items().empty()) {
           sp.heavy.emplace_back(fp.member, &fp.def);
-          sp.init.fields().push_back(Member{intern(f.name), Value{}});
+          sp.init.add(f.name, Value{});
         } else {
-          sp.init.fields().push_back(Member{intern(f.name), fp.def});
+          sp.init.add(f.name, fp.def);
         }
       }
     }
     for (size_t i = 0; i < s.pools.size(); ++i)
       if (s.pools[i].scope == st->name && s.pools[i].kind != Pool::Kind::Block) sp.scoped_pools.push_back(static_cast<int>(i));
+    sp.simple = st->fixed_size && !st->needs_end && !sp.recursive && !sp.extent && st.get() != p->root && sp.scoped_pools.empty() &&
+                !sp.has_tags && !sp.has_dic && !sp.has_mulhash && !sp.decode.empty();
+    for (const DecodeStep& ds : sp.decode) {
+      bool pooled = false;
+      for (uint32_t k = 0; k < ds.nbits; ++k) pooled = pooled || sp.bit_steps[ds.bit0 + k].pooled;
+      const bool bits = ds.kind == FieldKind::BitWord && ds.nbits && !pooled && ds.prim != Prim::Bool8 && ds.prim != Prim::Bool32 &&
+                        !(ds.flags & (DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck));
+      sp.simple = sp.simple && !(ds.flags & DecodeStep::Cursor) && ((ds.flags & DecodeStep::Plain) || bits);
+    }
   }
   return p;
 }
@@ -674,16 +683,17 @@ class Dec {
   Value* member(Frame& fr, const Field& f) {
     // The field being read (read_field) without a look-up by address.
     const int m = fr.cur < fr.sp.decode.size() && fr.sp.decode[fr.cur].f == &f ? fr.sp.decode[fr.cur].member : p_.of(&f).member;
-    return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
+    return m < 0 ? nullptr : fr.x.fields().values() + m;
   }
   Value* member(Frame& fr, size_t fi) {
     const int m = fr.sp.decode[fi].member;
-    return m < 0 ? nullptr : &fr.x.fields()[static_cast<size_t>(m)].value;
+    return m < 0 ? nullptr : fr.x.fields().values() + m;
   }
 
   // ---- read_fn
   uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) {
     const StructPlan& sp = p_.of(&st);
+    if (sp.simple) return read_simple(st, sp, s, x);
     std::optional<Nested> nested;
     if (sp.recursive) nested.emplace(r_.nest, s, st.name.c_str());
     if (st.needs_end && (end > r_.size() || end < s))
@@ -714,7 +724,7 @@ class Dec {
     } truncate{targets_, tbase};
     bool at_cursor = false;
     const bool root = &st == p_.root;
-    Member* const mem = x.fields().data();  // the members stay where they are during the read
+    Value* const mem = x.fields().values();  // the members stay where they are during the read
     const size_t nf = st.fields.size();
     for (size_t fi = 0; fi < nf; ++fi) {
       const DecodeStep& ds = sp.decode[fi];
@@ -727,7 +737,7 @@ class Dec {
         fr.loc.raw[fi] = raw;
         if (ds.member >= 0) {
           // prim_value in place: the member holds a number (its default) and no block.
-          Value& v = mem[ds.member].value;
+          Value& v = mem[ds.member];
           v.kind = ds.vkind;
           v.width = ds.vwidth;
           v.n = raw;
@@ -758,7 +768,7 @@ class Dec {
         continue;
       }
       const uint64_t o = cursor ? fr.o : s + ds.offset;
-      read_field(fr, f, fi, o, cursor, targets_);
+      read_field(fr, f, fi, o, targets_);  // not `cursor`: a bool spilled as a byte and reloaded as an int for the call stalled (store forwarding, a fifth of EVNT's read_struct)
       if (root) {
         for (size_t i = 0; i < s_.context.size(); ++i)
           if (s_.context[i] == f.name) r_.g[i] = fr.loc.raw[fi];
@@ -772,7 +782,7 @@ class Dec {
       read_target(fr, *f);
     }
     for (const auto& [m, def] : sp.heavy)
-      if (Value& v = x.fields()[static_cast<size_t>(m)].value; v.kind == Value::Kind::Absent) v = *def;
+      if (Value& v = x.fields().values()[m]; v.kind == Value::Kind::Absent) v = *def;
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
       if (!sp.has_mulhash) break;
@@ -822,9 +832,37 @@ class Dec {
     return fr.o;
   }
 
+  // A small fixed struct of plain numbers and bit words (StructPlan::simple):
+  // what read_struct does for it, with no frame, locals or targets (nothing
+  // in it is read by an expression, a check or a pointer).
+  uint64_t read_simple(const Struct& st, const StructPlan& sp, uint64_t s, Value& x) {
+    r_.need(s, st.size, sp.fields_here.data(), sp.fields_here.size());
+    x = sp.init;
+    Value* const mem = x.fields().values();
+    const size_t nf = sp.decode.size();
+    for (size_t fi = 0; fi < nf; ++fi) {
+      const DecodeStep& ds = sp.decode[fi];
+      if (ds.member < 0) continue;
+      const uint64_t raw = load_prim(ds.prim, s + ds.offset);
+      Value& v = mem[ds.member];
+      if (ds.flags & DecodeStep::Plain) {
+        // prim_value in place, as read_struct's plain numbers.
+        v.kind = ds.vkind;
+        v.width = ds.vwidth;
+        v.n = raw;
+      } else {
+        read_bits(sp, *ds.f, fi, raw, v);
+      }
+    }
+    for (const auto& [m, def] : sp.heavy)
+      if (Value& v = mem[m]; v.kind == Value::Kind::Absent) v = *def;
+    return s;
+  }
+
   // ---- read_field
-  void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, bool cursor, std::vector<const Field*>& targets) {
+  void read_field(Frame& fr, const Field& f, size_t fi, uint64_t o, std::vector<const Field*>& targets) {
     const DecodeStep& ds = fr.sp.decode[fi];
+    const bool cursor = ds.flags & DecodeStep::Cursor;
     if (ds.kind == FieldKind::Virtual) return;
     fr.cur = fi;
     const bool fixed = ds.flags & DecodeStep::Fixed;
@@ -931,7 +969,7 @@ class Dec {
       read_checked(fr, f, fi, o, raw, has_empty0, empty0);
     }
     if (ds.member < 0) return;
-    Value& x = fr.x.fields()[static_cast<size_t>(ds.member)].value;
+    Value& x = fr.x.fields().values()[ds.member];
     if (ds.flags & DecodeStep::IndexOf) {  // an index into a table of the root: the model holds its string
       x = Value::string(r_.tabs[static_cast<size_t>(f.table.id)].at(raw, o, f.name.c_str(), f.table.index_of.c_str()));
       return;
@@ -940,7 +978,7 @@ class Dec {
       check_bool(f, raw, o, f.name);
       put_prim(x, ds.prim, raw);
     } else if (ds.nbits) {
-      read_bits(fr, f, fi, raw, x);
+      read_bits(fr.sp, f, fi, raw, x);
     } else if (has_empty0) {
       if (!empty0) put_prim(x, ds.prim, raw);
     } else {
@@ -1007,22 +1045,20 @@ class Dec {
   // A bit word's struct, built here (its member starts Absent:
   // StructPlan::heavy) from the plan's bit steps (the model's Bits are 192
   // bytes each).
-  void read_bits(Frame& fr, const Field& f, size_t fi, uint64_t raw, Value& x) {
-      const DecodeStep& ds = fr.sp.decode[fi];
-      const BitStep* bs = fr.sp.bit_steps.data() + ds.bit0;
+  void read_bits(const StructPlan& sp, const Field& f, size_t fi, uint64_t raw, Value& x) {
+      const DecodeStep& ds = sp.decode[fi];
+      const BitStep* bs = sp.bit_steps.data() + ds.bit0;
       const size_t nb = ds.nbits;
       x.kind = Value::Kind::Struct;
-      x.fields().resize(nb);
-      Member* xm = x.fields().data();
-      const Member* dm = fr.sp.fp[fi]->bits_def.fields().data();
+      x.fields().reset(sp.fp[fi]->bits_def.fields().shape());  // the bits' names, every value Absent
+      Value* xm = x.fields().values();
       unsigned shift = 0;
       for (size_t k = 0; k < nb; ++k) {
         const unsigned w = bs[k].width;
         const uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
         uint64_t v = (raw >> shift) & mask;
         shift += w;
-        xm[k].name = dm[k].name;
-        Value& bx = xm[k].value;
+        Value& bx = xm[k];
         if (bs[k].pooled) {
           const auto& b = f.bits[k];
           if (b.scale > 1) v *= b.scale;
@@ -1295,8 +1331,8 @@ class Dec {
   const Value* sort_member(const Value& e, const Field& k) const {
     const FieldPlan& kp = p_.of(&k);
     const auto& fl = e.fields();
-    if (kp.member >= 0 && static_cast<size_t>(kp.member) < fl.size() && fl[static_cast<size_t>(kp.member)].name.data() == kp.name.data())
-      return &fl[static_cast<size_t>(kp.member)].value;
+    if (kp.member >= 0)
+      if (const Value* v = fl.named(static_cast<size_t>(kp.member), kp.name.data())) return v;
     return e.find(k.name);
   }
   uint64_t sort_key(Frame& fr, const Struct& et, const Field& key, const Value& e) {

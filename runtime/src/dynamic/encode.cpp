@@ -914,8 +914,8 @@ class Encoder {
       // Names are interned: the same name is mostly the same pointer.
       const auto& fs = x.fields();
       if (m >= 0 && static_cast<size_t>(m) < fs.size()) {
-        const std::string_view n = fs[static_cast<size_t>(m)].name;
-        if (n.data() == i.name.data() || n == i.name) return fs[static_cast<size_t>(m)].value;
+        const std::string_view n = fs.names()[m];
+        if (n.data() == i.name.data() || n == i.name) return fs.values()[m];
       }
     }
     if (const Value* v = x.find(f.name)) return *v;
@@ -1260,7 +1260,8 @@ class Encoder {
           if (!id.k) throw EncodeError(st.name + "." + e.name + ": missing");
           const Value& word = member(*id.k, st, x);
           const auto& ws = word.fields();
-          const Value* b = id.bit < ws.size() && ws[id.bit].name.data() == id.bit_name.data() ? &ws[id.bit].value : word.find(id.bit_name);
+          const Value* b = ws.named(id.bit, id.bit_name.data());
+          if (!b) b = word.find(id.bit_name);
           if (!b) throw EncodeError(st.name + "." + e.name + ": missing");
           return num(*b);
         }
@@ -1566,11 +1567,12 @@ class Encoder {
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
     // The members, once (fields() checks the block on every call).
-    const Member* ms = x.fields().data();
+    const Value* ms = x.fields().values();
+    const std::string_view* mn = x.fields().names();
     const size_t nm = x.fields().size();
     auto mem = [&](const enc::Step& k) -> const Value& {
-      if (static_cast<size_t>(k.member) < nm && ms[k.member].name.data() == k.name) [[likely]]
-        return ms[k.member].value;
+      if (static_cast<size_t>(k.member) < nm && mn[k.member].data() == k.name) [[likely]]
+        return ms[k.member];
       return member(st, x, *k.f);
     };
     for (const enc::Step& k : ss.steps) {
@@ -1618,11 +1620,8 @@ class Encoder {
   // A struct value's member for step k: by its index, the name's pointer
   // compared (interned), else by name.
   const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
-    const auto& fs = x.fields();
-    if (static_cast<size_t>(k.member) < fs.size()) {
-      const Member& m = fs[static_cast<size_t>(k.member)];
-      if (m.name.data() == k.name) return m.value;
-    }
+    if (const Value* v = x.fields().named(static_cast<size_t>(k.member), k.name)) [[likely]]
+      return *v;
     return member(st, x, *k.f);
   }
   // Stores a number of n's type (Op::Num, an element of an array of numbers).
@@ -1641,9 +1640,8 @@ class Encoder {
   void absent_check(const Struct& st, const enc::Step& k, const Value& x) {
     const Field& f = *k.f;
     const auto& fs = x.fields();
-    const Value* v = static_cast<size_t>(k.member) < fs.size() && fs[static_cast<size_t>(k.member)].name.data() == k.name
-                         ? &fs[static_cast<size_t>(k.member)].value
-                         : x.find(f.name);
+    const Value* v = fs.named(static_cast<size_t>(k.member), k.name);
+    if (!v) v = x.find(f.name);
     if (!v || v->is_absent()) return;
     bool empty = false;
     if (f.array.on && !f.array.fixed_count) empty = v->items().empty();
@@ -1882,7 +1880,8 @@ class Encoder {
       for (size_t bi = 0; bi < f.bits.size(); ++bi) {
         const auto& b = f.bits[bi];
         // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
-        const Value* m = bi < ws.size() && ws[bi].name.data() == k.bits[bi].data() ? &ws[bi].value : word.find(b.name);
+        const Value* m = ws.named(bi, k.bits[bi].data());
+        if (!m) m = word.find(b.name);
         if (!m) throw EncodeError(std::string(wh) + "." + b.name + ": missing");
         if (!b.pool.empty()) {
           pool_of(b.pool).ref_bits(m->str(), o, static_cast<uint8_t>(width), static_cast<uint8_t>(shift), static_cast<uint8_t>(b.width),
@@ -1943,14 +1942,15 @@ class Encoder {
   // general way, from the step's copy of its bits.
   void put_bits(const enc::Step& k, uint64_t o, const Value& word) {
     if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(k.what) + ": a map of its bits expected");
-    const Member* ws = word.fields().data();
+    const Value* wv = word.fields().values();
+    const std::string_view* wn = word.fields().names();
     const size_t nw = word.fields().size();
     uint64_t v = 0;
     unsigned shift = 0;
     for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
       const enc::Step::Bit& b = k.bit_info[bi];
       // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
-      const Value* m = bi < nw && ws[bi].name.data() == k.bits[bi].data() ? &ws[bi].value : word.find(k.bits[bi]);
+      const Value* m = bi < nw && wn[bi].data() == k.bits[bi].data() ? &wv[bi] : word.find(k.bits[bi]);
       if (!m) throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": missing");
       const uint64_t mv = b.is_bool ? uint64_t(m->n != 0) : m->n;
       if (!b.is_bool && b.width < 64 && (mv >> b.width))

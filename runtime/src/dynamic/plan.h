@@ -122,6 +122,11 @@ struct StructPlan {
   std::vector<DecodeStep> decode;          // decode.cpp: one per field, in order
   bool has_mulhash = false;                // a field's derive: calls mulhash (checked after the read)
   std::vector<BitStep> bit_steps;          // the bits of its bit words (DecodeStep::bit0, nbits)
+  // decode.cpp: a small fixed struct read with no frame (read_simple): not
+  // the root, not recursive, no end, extent, pools, tags, DIC or mulhash;
+  // each field a plain number or a bit word with no check and no pooled
+  // bit, at its fixed offset.
+  bool simple = false;
 };
 
 // What one field needs.

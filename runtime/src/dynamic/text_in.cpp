@@ -151,12 +151,12 @@ class DynIn : public text::In {
       const FieldPlan& plan = p_.of(&f);  // its interned name: no intern() per field read
       if (const auto& cond = plan.text_cond) {
         Value v = field_if(f, st, x, *cond);
-        x.fields().push_back(Member{plan.name, std::move(v)});
+        x.add(plan.name, std::move(v));
         continue;
       }
       const bool bits_default = !f.bits.empty() && std::all_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return b.default_text.has_value(); });
       Value v = field(f, spell_of(f), bits_default || f.role.default_text.has_value());
-      x.fields().push_back(Member{plan.name, std::move(v)});
+      x.add(plan.name, std::move(v));
     }
   }
 

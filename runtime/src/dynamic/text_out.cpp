@@ -665,7 +665,7 @@ void prove_strings(const Value& v, text::DocNames& names) {
   switch (v.kind) {
     case Value::Kind::String: names.prove(v.str()); return;
     case Value::Kind::Struct:
-      for (const Member& m : v.fields()) prove_strings(m.value, names);
+      for (const auto& m : v.fields()) prove_strings(m.value, names);
       return;
     case Value::Kind::Array:
     case Value::Kind::Union:

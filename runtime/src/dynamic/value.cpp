@@ -6,7 +6,11 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <memory>
+#include <span>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "plan.h"
 
@@ -139,12 +143,16 @@ bool next_chunk(Arena& a) {
 int64_t live_chunks() { return g_chunks.load(std::memory_order_relaxed); }
 
 namespace {
-size_t elem_size(uint8_t type) { return type == Block::Values ? sizeof(Value) : type == Block::Members ? sizeof(Member) : 0; }
+// Bytes of a block of `type` holding cap elements: a struct's block has its
+// shape's pointer before its values.
+size_t block_bytes(uint8_t type, uint32_t cap, bool str) {
+  return sizeof(Block) + (str ? sizeof(std::string) : 0) + (type == Block::Values ? sizeof(Value) * cap : 0) +
+         (type == Block::Members ? sizeof(void*) + sizeof(Value) * cap : 0);
+}
 }  // namespace
 
 Block* Block::make(uint8_t type, uint32_t cap, bool str) {
-  const size_t elem = elem_size(type);
-  const size_t bytes = sizeof(Block) + (str ? sizeof(std::string) : 0) + elem * cap;  // a multiple of 8
+  const size_t bytes = block_bytes(type, cap, str);  // a multiple of 8
   Arena& a = t_arena;
   void* m;
   uint32_t off = 0;
@@ -159,24 +167,20 @@ Block* Block::make(uint8_t type, uint32_t cap, bool str) {
   }
   Block* b = new (m) Block();
   b->type = type;
-  b->cap = elem ? cap : 0;
+  b->cap = type != None ? cap : 0;
   b->chunk = off;
   b->has_str = str;
   if (str) new (&b->str()) std::string();
+  if (type == Members) b->shape() = Shape::empty();
   return b;
 }
 namespace {
-// Moves from's elements (of type T) to the front of to, which has room for them.
-template <class T>
-void move_elems(Block& from, Block& to) {
-  T* f = from.data<T>();
-  T* t = to.data<T>();
-  for (uint32_t i = 0; i < from.size; ++i) {
-    new (t + i) T(std::move(f[i]));
-    f[i].~T();
+// Moves n values from f to t, which has room for them.
+void move_values(Value* f, Value* t, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    new (t + i) Value(std::move(f[i]));
+    f[i].~Value();
   }
-  to.size = from.size;
-  from.size = 0;
 }
 }  // namespace
 
@@ -184,8 +188,12 @@ Block* Block::remake(Block* b, uint8_t type, uint32_t cap, bool str) {
   str = str || b->has_str;
   Block* nb = make(type, cap, str);
   if (b->has_str) nb->str() = std::move(b->str());
-  if (b->type == type && type == Values) move_elems<Value>(*b, *nb);
-  else if (b->type == type && type == Members) move_elems<Member>(*b, *nb);
+  if (b->type == type && type == Values) move_values(b->data<Value>(), nb->data<Value>(), b->size);
+  else if (b->type == type && type == Members) {
+    move_values(b->members(), nb->members(), b->size);
+    nb->shape() = b->shape();
+  }
+  if (b->type == type) nb->size = b->size, b->size = 0;
   destroy(b);
   return nb;
 }
@@ -194,8 +202,9 @@ void Block::clear() {
     Value* d = data<Value>();
     for (uint32_t i = 0; i < size; ++i) d[i].~Value();
   } else if (type == Members) {
-    Member* d = data<Member>();
-    for (uint32_t i = 0; i < size; ++i) d[i].~Member();
+    Value* d = members();
+    for (uint32_t i = 0; i < size; ++i) d[i].~Value();
+    shape() = Shape::empty();
   }
   size = 0;
 }
@@ -205,7 +214,7 @@ void Block::destroy(Block* b) {
   b->clear();
   --pd.depth;
   const uint32_t off = b->chunk;
-  const size_t bytes = sizeof(Block) + (b->has_str ? sizeof(std::string) : 0) + elem_size(b->type) * b->cap;
+  const size_t bytes = block_bytes(b->type, b->cap, b->has_str);
   if (b->has_str) b->str().~basic_string();
   b->~Block();
   if (!off) {
@@ -230,9 +239,10 @@ Block* Block::clone(const Block& o) {
     Value* to = b->data<Value>();
     for (uint32_t i = 0; i < o.size; ++i) new (to + i) Value(from[i]);
   } else if (o.type == Members) {
-    const Member* from = src.data<Member>();
-    Member* to = b->data<Member>();
-    for (uint32_t i = 0; i < o.size; ++i) new (to + i) Member(from[i]);
+    const Value* from = src.members();
+    Value* to = b->members();
+    for (uint32_t i = 0; i < o.size; ++i) new (to + i) Value(from[i]);
+    b->shape() = src.shape();
   }
   b->size = o.size;
   return b;
@@ -325,15 +335,12 @@ double Value::as_double() const {
   return static_cast<double>(n);
 }
 
-const Value* Value::find(std::string_view name) const {
-  for (const auto& m : fields())
-    if (m.name == name) return &m.value;
-  return nullptr;
-}
+const Value* Value::find(std::string_view name) const { return const_cast<Value*>(this)->find(name); }
 Value* Value::find(std::string_view name) {
-  for (auto& m : fields())
-    if (m.name == name) return &m.value;
-  return nullptr;
+  Fields& fs = fields();
+  if (fs.empty()) return nullptr;
+  const int i = fs.shape()->index(name);
+  return i < 0 ? nullptr : fs.values() + i;
 }
 const Value& Value::operator[](std::string_view name) const {
   if (const Value* v = find(name)) return *v;
@@ -358,8 +365,115 @@ std::string_view intern(std::string_view name) {
   return *it;
 }
 
-Value& Value::add(std::string_view name, Value v) {
-  return fields().emplace_back(Member{intern(name), std::move(v)}).value;
+Value& Value::add(std::string_view name, Value v) { return fields().add(name, std::move(v)); }
+
+// ---- Shapes -----------------------------------------------------------------
+
+// A shape made by with(): the name appended and the shape it makes.
+struct Shape::Child {
+  std::string_view name;  // interned
+  const Shape* shape;
+  const Child* next;
+};
+namespace {
+std::mutex& shapes_mutex() {
+  static std::mutex m;
+  return m;
+}
+}  // namespace
+
+const Shape* Shape::of(std::span<const std::string_view> names) {
+  if (names.empty()) return &kEmpty;
+  // One shape per list of names: keyed by the names, each with its length.
+  std::string key;
+  for (std::string_view n : names) {
+    const uint32_t len = static_cast<uint32_t>(n.size());
+    key.append(reinterpret_cast<const char*>(&len), sizeof len);
+    key.append(n);
+  }
+  std::vector<std::string_view> interned;
+  interned.reserve(names.size());
+  for (std::string_view n : names) interned.push_back(intern(n));  // before the lock: intern() has its own
+  static auto* shapes = new std::unordered_map<std::string, const Shape*>();
+  const std::lock_guard<std::mutex> lock(shapes_mutex());
+  auto it = shapes->find(key);
+  if (it != shapes->end()) return it->second;
+  void* m = ::operator new(sizeof(Shape) + sizeof(std::string_view) * names.size());
+  Shape* s = new (m) Shape(static_cast<uint32_t>(names.size()));
+  std::uninitialized_copy(interned.begin(), interned.end(), reinterpret_cast<std::string_view*>(s + 1));
+  shapes->emplace(std::move(key), s);
+  return s;
+}
+constinit const Shape Shape::kEmpty{0};
+int Shape::index(std::string_view name) const {
+  const std::string_view* n = names();
+  for (uint32_t i = 0; i < n_; ++i)
+    if (n[i].data() == name.data() ? n[i].size() == name.size() : n[i] == name) return static_cast<int>(i);
+  return -1;
+}
+const Shape* Shape::with(std::string_view name) const {
+  for (const Child* c = children_.load(std::memory_order_acquire); c; c = c->next)
+    if (c->name == name) return c->shape;
+  std::vector<std::string_view> ns(names(), names() + n_);
+  ns.push_back(name);
+  const Shape* s = of(ns);
+  const std::string_view in = intern(name);
+  const std::lock_guard<std::mutex> lock(shapes_mutex());
+  for (const Child* c = children_.load(std::memory_order_acquire); c; c = c->next)
+    if (c->name == name) return c->shape;  // another thread added it
+  children_.store(new Child{in, s, children_.load(std::memory_order_relaxed)}, std::memory_order_release);
+  return s;
+}
+const Shape* Shape::prefix(size_t n) const { return n >= n_ ? this : of(std::span(names(), n)); }
+
+// ---- Fields -----------------------------------------------------------------
+
+Value& Fields::add(std::string_view name, Value v) {
+  const Shape* ns = shape()->with(name);
+  const size_t n = size();
+  if (!b || b->type != detail::Block::Members || b->size == b->cap) reserve(n < 4 ? 4 : n * 2);
+  Value* d = b->members() + n;
+  new (d) Value(std::move(v));
+  b->size = static_cast<uint32_t>(n + 1);
+  b->shape() = ns;
+  return *d;
+}
+void Fields::reserve(size_t n) {
+  using detail::Block;
+  if (!b) {
+    b = Block::make(Block::Members, static_cast<uint32_t>(n), false);
+  } else if (b->type != Block::Members) {
+    if (b->size) throw std::logic_error("dynamic::Value: items() and fields() of one value");
+    b = Block::remake(b, Block::Members, static_cast<uint32_t>(n), false);
+  } else if (n > b->cap) {
+    b = Block::remake(b, Block::Members, static_cast<uint32_t>(n), false);
+  }
+}
+void Fields::reset(const Shape* s) {
+  using detail::Block;
+  if (b && b->type == Block::Members) b->clear();
+  reserve(s->size());
+  Value* d = b->members();
+  for (size_t i = 0; i < s->size(); ++i) new (d + i) Value();
+  b->size = static_cast<uint32_t>(s->size());
+  b->shape() = s;
+}
+void Fields::clear() {
+  if (b && b->type == detail::Block::Members) b->clear();
+}
+bool Fields::operator==(const Fields& o) const {
+  const size_t n = size();
+  if (n != o.size()) return false;
+  if (!n) return true;
+  if (b->shape() != o.b->shape()) return false;  // one shape per list of names
+  const Value* x = values();
+  const Value* y = o.values();
+  for (size_t i = 0; i < n; ++i)
+    if (!(x[i] == y[i])) return false;
+  return true;
+}
+void Fields::out_of_range(size_t i) {
+  throw std::out_of_range("dynamic::Value: member " + std::to_string(i) + " out of range");
 }
 
 const Value& Value::at_path(std::string_view path) const { return const_cast<Value*>(this)->at_path(path); }
