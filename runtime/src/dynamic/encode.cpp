@@ -1648,6 +1648,10 @@ class Encoder {
     else if (f.type.kind == ValueType::Prim && f.bits.empty() && !f.array.on)
       empty = v->n == (f.role.default_text ? static_cast<uint64_t>(std::stoll(*f.role.default_text, nullptr, 0)) : 0);
     else if (v->kind == Value::Kind::String || v->kind == Value::Kind::Bytes) empty = v->str().empty();
+    // A struct (in place or by a pointer that cannot be null), a union, a
+    // fixed array: as the generated `x != decltype(x){}`, the value the model
+    // holds before anything is read (what decode and text in leave there).
+    else if (const FieldPlan* fp = plan_ ? plan_->fields.find(&f) : nullptr) empty = *v == fp->def;
     if (!empty) throw EncodeError(st.name + "." + f.name + ": not stored when " + gen::expr_text(*f.cond) + " is false");
   }
 
