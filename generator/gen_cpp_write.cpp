@@ -777,7 +777,17 @@ void CppGen::put_union_one(const Struct& st, const Field& f, const std::string& 
         if (!p.table.index_of.empty())  // index_of: the string's place in its table
           w += "c.w.put_uint(" + oo + ", " + std::to_string(prim_size(p.type.prim)) + ", c.tab_" + p.table.index_of + ".index(v, \"" + st.name + "." + f.name + "\"), \"" + st.name + "." + f.name + "\");";
         else if (p.true_value) w += wput() + load_type(p) + ">(" + oo + ", v ? " + hexs(*p.true_value) + "u : 0u);";
-        else w += wput() + load_type(p) + ">(" + oo + ", static_cast<" + load_type(p) + ">(v));";
+        else {
+          // A 24-bit number out of range: refused naming the union, as a plain field is.
+          const std::string what = "\"" + st.name + "." + f.name + "\"";
+          if (p.type.prim == Prim::U24)
+            w += "if (v > 0xFFFFFFu) throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(v) + \" does not fit in 24 bits\");";
+          if (p.type.prim == Prim::S24)
+            w += "if (v < -0x800000 || v > 0x7FFFFF) throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(v) + \" does not fit in 24 bits\");";
+          // The model's type (uint32_t for a u24, as a plain field), not binschema::uint24 (3 bytes: no cast).
+          const bool b = p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32;
+          w += wput() + load_type(p) + ">(" + oo + ", static_cast<" + (b ? load_type(p) : std::string(prim_cpp(p.type.prim))) + ">(v));";
+        }
         break;
       case CaseKind::Numbers: {
         uint64_t sz = prim_size(p.type.prim);

@@ -2063,7 +2063,15 @@ class Encoder {
         if (cs.num.want != Value::Kind::Absent && enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.n);  // a plain number of its own kind
         else if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
         else if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
-        else store(oo, p.type.prim, fit(v, p.type.prim, wh));
+        else {
+          const uint64_t n = fit(v, p.type.prim, wh);
+          // A 24-bit number out of range: refused naming the union, as the generated code does.
+          if (p.type.prim == Prim::U24 && n > 0xFFFFFFu)
+            throw EncodeError(std::string(wh) + ": value " + std::to_string(n) + " does not fit in 24 bits");
+          if (p.type.prim == Prim::S24 && (static_cast<int64_t>(n) < -0x800000 || static_cast<int64_t>(n) > 0x7FFFFF))
+            throw EncodeError(std::string(wh) + ": value " + std::to_string(static_cast<int64_t>(n)) + " does not fit in 24 bits");
+          store(oo, p.type.prim, n);
+        }
         break;
       case CaseKind::Numbers: store_elems(p, cs.elems, oo, list(st, p, v), wh); break;
       case CaseKind::Struct:
