@@ -586,6 +586,7 @@ class Encoder {
         dpool_.emplace_back();
       }
     }
+    scope_.assign(s_.pools.size(), 0);
     w.use_layout(lay_, trace_);
     for (size_t i = 0; i < s_.pools.size(); ++i)
       if (lay_ && spool_[i] && s_.pools[i].scope.empty()) spool_[i]->follow(lay_->pool(s_.pools[i].name), trace_);
@@ -657,7 +658,7 @@ class Encoder {
     std::unordered_multimap<size_t, uint32_t> index;
   };
   std::vector<std::unique_ptr<Blocks>> bpool_;
-  std::map<std::string, uint64_t> scope_;  // scope_S: where the struct of a scoped pool starts
+  std::vector<uint64_t> scope_;  // by pool index: where the struct of a scoped pool starts (scope_S; a map by the struct's name was a string compare per AL string)
   // Sections: targets waiting, first in first out.
   struct SectionItem {
     const Struct* st;
@@ -1562,7 +1563,7 @@ class Encoder {
     const uint64_t s = st.fixed_size ? *at : w.reserve(st.prefix);
     for (const size_t i : ss.scoped) {
       const Pool& p = s_.pools[i];
-      if (p.kind != Pool::Kind::Block) scope_[st.name] = s;
+      if (p.kind != Pool::Kind::Block) scope_[i] = s;
       if (spool_[i]) spool_[i]->restart();
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
@@ -1674,7 +1675,7 @@ class Encoder {
   void string_ref(const std::string& pool, std::string_view v, uint64_t slot, int width) {
     const int i = region_id(pool);
     const Pool& p = s_.pools[static_cast<size_t>(i)];
-    if (!p.scope.empty()) spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), false, false, 0, scope_[p.scope]);
+    if (!p.scope.empty()) spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), false, false, 0, scope_[static_cast<size_t>(i)]);
     else spool_[static_cast<size_t>(i)]->ref(v, slot, static_cast<uint8_t>(width), !p.base.empty(), p.base.empty());
   }
   StringPool& pool_of(const std::string& name) { return *spool_[static_cast<size_t>(region_id(name))]; }
