@@ -362,6 +362,29 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
                         !(ds.flags & (DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck));
       sp.simple = sp.simple && !(ds.flags & DecodeStep::Cursor) && ((ds.flags & DecodeStep::Plain) || bits);
     }
+    sp.st = st.get();
+    sp.init_flat = true;
+    for (const auto& m : sp.init.fields()) sp.init_flat = sp.init_flat && !m.value.holds_block();
+    for (BitStep& b : sp.bit_steps) b.mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
+    for (const DecodeStep& ds : sp.decode) {
+      unsigned shift = 0;
+      for (uint32_t k = 0; k < ds.nbits; ++k) {
+        sp.bit_steps[ds.bit0 + k].shift = static_cast<uint8_t>(shift);
+        shift += sp.bit_steps[ds.bit0 + k].width;
+      }
+    }
+  }
+  // The plans of the structs the fields and cases hold (read_struct's look-up, once).
+  for (const auto& st : s.structs) {
+    StructPlan& sp = p->structs.at(st.get());
+    for (DecodeStep& ds : sp.decode)
+      if (ds.f->type.st) ds.sub = &p->structs.at(ds.f->type.st);
+    for (const auto& f : st->fields) {
+      FieldPlan& fp = p->fields.at(f.get());
+      for (size_t ci = 0; ci < f->variant.cases.size() && ci < fp.case_steps.size(); ++ci)
+        if (const gen::Struct* cst = f->variant.cases[ci].field->type.st)
+          fp.case_steps[ci].sub = &p->structs.at(cst);
+    }
   }
   return p;
 }
@@ -691,8 +714,22 @@ class Dec {
   }
 
   // ---- read_fn
-  uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) {
-    const StructPlan& sp = p_.of(&st);
+  uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) { return read_sp(p_.of(&st), s, x, end, next); }
+  // `init` into x: its members copied as bytes when they hold no block.
+  static void start_struct(const StructPlan& sp, Value& x) {
+    if (!sp.init_flat) {
+      x = sp.init;
+      return;
+    }
+    if (x.kind != Value::Kind::Struct) x = Value();
+    x.kind = Value::Kind::Struct;
+    x.width = 0;
+    x.n = 0;
+    x.fields().assign_flat(sp.init.fields().shape(), sp.init.fields().values());
+  }
+  // read_struct with the struct's plan (DecodeStep::sub, CaseStep::sub: no look-up).
+  uint64_t read_sp(const StructPlan& sp, uint64_t s, Value& x, uint64_t end, uint64_t next) {
+    const Struct& st = *sp.st;
     if (sp.simple) return read_simple(st, sp, s, x);
     std::optional<Nested> nested;
     if (sp.recursive) nested.emplace(r_.nest, s, st.name.c_str());
@@ -709,7 +746,7 @@ class Dec {
           r_.slice_values[i].clear();
         }
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
-    x = sp.init;  // a Struct (Block::clone: measured faster than building the members in place, EVNT 174 -> 193 MB/s)
+    start_struct(sp, x);  // a Struct (Block::clone, or a copy of the bytes: measured faster than building the members in place, EVNT 174 -> 193 MB/s)
     Frame fr(st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, x);
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
@@ -837,7 +874,7 @@ class Dec {
   // in it is read by an expression, a check or a pointer).
   uint64_t read_simple(const Struct& st, const StructPlan& sp, uint64_t s, Value& x) {
     r_.need(s, st.size, sp.fields_here.data(), sp.fields_here.size());
-    x = sp.init;
+    start_struct(sp, x);
     Value* const mem = x.fields().values();
     const size_t nf = sp.decode.size();
     for (size_t fi = 0; fi < nf; ++fi) {
@@ -921,8 +958,8 @@ class Dec {
         if (!dst) dst = &tmp;
         try {
           const uint64_t e = fr.st.needs_end ? fr.end : r_.size();
-          if (f.type.st->fixed_size) read_struct(*f.type.st, o, *dst, e, r_.size());
-          else fr.o = read_struct(*f.type.st, o, *dst, e, r_.size());
+          if (f.type.st->fixed_size) read_sp(*ds.sub, o, *dst, e, r_.size());
+          else fr.o = read_sp(*ds.sub, o, *dst, e, r_.size());
         } catch (DecodeError& e) {
           e.push_field(f.name.c_str());
           throw;
@@ -942,7 +979,7 @@ class Dec {
           Value tmp;
           Value* dst = member(fr, f);
           const int ti = fr.sp.fp[fi]->tag;
-          read_union_one(fr, f, o, dst ? *dst : tmp, ti >= 0 ? fr.loc.raw[ti] : 0);
+          read_union_one(fr, f, *fr.sp.fp[fi], o, dst ? *dst : tmp, ti >= 0 ? fr.loc.raw[ti] : 0);
         }
         break;
     }
@@ -1052,12 +1089,8 @@ class Dec {
       x.kind = Value::Kind::Struct;
       x.fields().reset(sp.fp[fi]->bits_def.fields().shape());  // the bits' names, every value Absent
       Value* xm = x.fields().values();
-      unsigned shift = 0;
       for (size_t k = 0; k < nb; ++k) {
-        const unsigned w = bs[k].width;
-        const uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
-        uint64_t v = (raw >> shift) & mask;
-        shift += w;
+        uint64_t v = (raw >> bs[k].shift) & bs[k].mask;  // the shift and mask decided in make_plan
         Value& bx = xm[k];
         if (bs[k].pooled) {
           const auto& b = f.bits[k];
@@ -1229,7 +1262,8 @@ class Dec {
       fr.o += n * sz;
       return;
     }
-    const size_t fi = p_.of(&f).index;
+    const size_t fi = fr.cur;  // read_field's field
+    const StructPlan* esp = fr.sp.decode[fi].sub;
     const bool tags = !f.resolved.tag_for.empty();
     Value tmp;
     Value* x = tags ? &tmp : member(fr, f);
@@ -1262,9 +1296,9 @@ class Dec {
           put_tag(i, x->items()[i]);
         } else {
           uint64_t next = r_.size();
-          if (p_.of(et).extent) next = i + 1 < n ? next_target(*et, o + (i + 1) * size) : r_.size();
+          if (esp->extent) next = i + 1 < n ? next_target(*et, o + (i + 1) * size) : r_.size();
           try {
-            read_struct(*et, o + i * size, x->items()[i], r_.size(), next);
+            read_sp(*esp, o + i * size, x->items()[i], r_.size(), next);
           } catch (DecodeError& e) {
             e.push_index(i);
             e.push_field(f.name.c_str());
@@ -1295,12 +1329,12 @@ class Dec {
         }
         try {
           uint64_t next = r_.size();
-          if (p_.of(et).extent) next = i + 1 < n ? next_target(*et, fr.o + et->size) : r_.size();
+          if (esp->extent) next = i + 1 < n ? next_target(*et, fr.o + et->size) : r_.size();
           if (et->fixed_size) {
-            read_struct(*et, fr.o, x->items()[i], r_.size(), next);
+            read_sp(*esp, fr.o, x->items()[i], r_.size(), next);
             fr.o += et->size;
           } else {
-            fr.o = read_struct(*et, fr.o, x->items()[i], r_.size(), next);
+            fr.o = read_sp(*esp, fr.o, x->items()[i], r_.size(), next);
           }
           if (sk && i > 0 && !sk->table.index_of.empty()) {
             // sort: by a string of a sorted table: the strings' order is the indices' order.
@@ -1359,7 +1393,8 @@ class Dec {
     if (!x) x = &tmp;
     const Field* tags = fr.st.field(f.variant.tag);
     const size_t ti = p_.of(tags).index;
-    if (ti > p_.of(&f).index) {
+    const FieldPlan& ufp = p_.of(&f);
+    if (ti > ufp.index) {
       const uint64_t tsz = gen::prim_size(tags->type.prim);
       const uint64_t n = eval_u(fr, *f.array.count);
       r_.need_array(fr.o, n, size + tsz);
@@ -1374,7 +1409,7 @@ class Dec {
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t e = fr.o + i * size;
       try {
-        read_union_one(fr, f, e, x->items()[i], fr.loc.tags[ti][i]);
+        read_union_one(fr, f, ufp, e, x->items()[i], fr.loc.tags[ti][i]);
       } catch (DecodeError& err) {
         err.push_index(i);
         err.push_field(f.name.c_str());
@@ -1384,7 +1419,7 @@ class Dec {
     fr.o += n * size;
   }
 
-  void read_union_one(Frame& fr, const Field& f, uint64_t o, Value& target, uint64_t tag) {
+  void read_union_one(Frame& fr, const Field& f, const FieldPlan& fp, uint64_t o, Value& target, uint64_t tag) {
     const bool pf = !f.array.on;
     auto push = [&](DecodeError& e) {
       if (pf) e.push_field(f.name.c_str());
@@ -1394,7 +1429,6 @@ class Dec {
       word = load_uint(f.variant.cases[0].field->pointer.width, o);
       sel = word >> f.variant.tag_shift;
     }
-    const FieldPlan& fp = p_.of(&f);
     size_t ci = 0, nc = fp.case_tags.size();
     if (!fp.case_at.empty()) {
       // One look-up: the loop below runs once (on the case) or not at all.
@@ -1499,10 +1533,10 @@ class Dec {
         case CaseKind::Struct:
           try {
             if (!p.type.st->fixed_size) {
-              fr.o = read_struct(*p.type.st, o, v, r_.size(), r_.size());
+              fr.o = read_sp(*cs.sub, o, v, r_.size(), r_.size());
               advance = false;
             } else {
-              read_struct(*p.type.st, o, v, r_.size(), r_.size());
+              read_sp(*cs.sub, o, v, r_.size(), r_.size());
             }
           } catch (DecodeError& e) {
             push(e);
@@ -1526,7 +1560,7 @@ class Dec {
             r_.lay->note(f.array.on ? o : fr.s + f.resolved.offset, t);
           try {
             r_.need_target(t, pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1));
-            read_struct(pt, t, v, r_.size(), r_.size());
+            read_sp(*cs.sub, t, v, r_.size(), r_.size());
           } catch (DecodeError& e) {
             e.push_field(c.name.c_str());
             push(e);
@@ -1561,11 +1595,13 @@ class Dec {
 
   // ---- read_target
   void read_target(Frame& fr, const Field& f) {
-    const uint64_t p = fr.loc.raw[p_.of(&f).index];
+    const size_t fi = p_.of(&f).index;
+    const DecodeStep& ds = fr.sp.decode[fi];
+    const uint64_t p = fr.loc.raw[fi];
     const uint64_t base = f.pointer.base == Field::Base::Struct ? fr.s : 0;
     const uint64_t s = fr.s;
     Value tmp;
-    Value* x = member(fr, f);
+    Value* x = member(fr, fi);
     if (!x) x = &tmp;
     auto note_layout = [&](uint64_t target) {
       if (r_.lay) r_.lay->note(s + f.resolved.offset, target);
@@ -1582,7 +1618,7 @@ class Dec {
           const uint64_t n = r_.template get<uint32_t>(t + 4);
           r_.need_array(t + 8, n + 1, 0x10);
           note_slot(t + 8 + 8);
-          auto& d = fr.dic[p_.of(&f).index];
+          auto& d = fr.dic[fi];
           for (uint64_t i = 1; i <= n; ++i) {
             const uint64_t name = r_.template get<uint64_t>(t + 8 + 0x10 * i + 8);
             note_slot(t + 8 + 0x10 * i + 8);
@@ -1627,14 +1663,14 @@ class Dec {
             } else {
               if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
               r_.need_target(base + p, 1);
-              read_struct(*f.type.st, base + p, *x, end, r_.size());
+              read_sp(*ds.sub, base + p, *x, end, r_.size());
               if (!f.table.order.empty()) keep_table(f, *x);
             }
           } else {
             if (p == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
             if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
             r_.need_target(base + p, 1);
-            read_struct(*f.type.st, base + p, *x, end, r_.size());
+            read_sp(*ds.sub, base + p, *x, end, r_.size());
             if (!f.table.order.empty()) keep_table(f, *x);
           }
           break;
@@ -1686,9 +1722,9 @@ class Dec {
           } else if (f.type.st->fixed_size) {
             for (uint64_t i = 0; i < n; ++i) {
               uint64_t next = r_.size();
-              if (p_.of(f.type.st).extent) next = i + 1 < n ? next_target(*f.type.st, t + (i + 1) * stride) : r_.size();
+              if (ds.sub->extent) next = i + 1 < n ? next_target(*f.type.st, t + (i + 1) * stride) : r_.size();
               try {
-                read_struct(*f.type.st, t + i * stride, x->items()[i], r_.size(), next);
+                read_sp(*ds.sub, t + i * stride, x->items()[i], r_.size(), next);
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
@@ -1698,7 +1734,7 @@ class Dec {
             uint64_t o2 = t;
             for (uint64_t i = 0; i < n; ++i) {
               try {
-                o2 = read_struct(*f.type.st, o2, x->items()[i], r_.size(), r_.size());
+                o2 = read_sp(*ds.sub, o2, x->items()[i], r_.size(), r_.size());
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
