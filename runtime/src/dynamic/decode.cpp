@@ -624,47 +624,55 @@ class Dec {
     const Field* f = nullptr;
     size_t index = 0;
     int ctx = -1;  // no field of that name: the context value's index (-1: none)
+    enum : uint8_t { None, Local, Bit, Ctx } how = None;
+    uint8_t shift = 0;  // Bit: the bit field's shift and mask in its word
+    uint64_t mask = 0;
   };
   LocalInfo local_[512];
-  bool local(Frame& fr, const std::string& name, CNum& out) {
-    {
-      const size_t dot = name.find('.');
-      if (dot != std::string::npos) {
-        const Field* f = fr.st.field(name.substr(0, dot));
-        if (!f) return false;
-        unsigned shift = 0;
-        for (const auto& b : f->bits) {
-          if (b.name == name.substr(dot + 1)) {
-            const uint64_t raw = fr.loc.raw[p_.of(f).index];
-            const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
-            out = CNum::u64((raw >> shift) & mask);
-            return true;
-          }
-          shift += b.width;
+  // What a name is in the struct st (decided once per name and struct: the
+  // cache below): a local, a bit of a bit word (`word.bit`), a context value.
+  void find_local(LocalInfo& li, const Struct& st, const std::string& name) {
+    li = LocalInfo{};
+    li.name = &name;
+    li.st = &st;
+    const size_t dot = name.find('.');
+    if (dot != std::string::npos) {
+      const Field* f = st.field(name.substr(0, dot));
+      if (!f) return;
+      unsigned shift = 0;
+      for (const auto& b : f->bits) {
+        if (b.name == name.substr(dot + 1)) {
+          li.how = LocalInfo::Bit;
+          li.f = f;
+          li.index = p_.of(f).index;
+          li.shift = static_cast<uint8_t>(shift);
+          li.mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
+          return;
         }
-        return false;
+        shift += b.width;
       }
-      // The field by the name's address (an expression's, lasting), not
-      // st.field()'s comparison of every name and the plan's probe.
-      LocalInfo& li = local_[(reinterpret_cast<uintptr_t>(&name) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
-      if (li.name != &name || li.st != &fr.st) {
-        li.name = &name;
-        li.st = &fr.st;
-        li.f = fr.st.field(name);
-        li.index = li.f ? p_.of(li.f).index : 0;
-        li.ctx = -1;
-        if (!li.f)
-          for (size_t i = 0; i < s_.context.size(); ++i)
-            if (li.ctx < 0 && s_.context[i] == name) li.ctx = static_cast<int>(i);
-      }
-      const Field* f = li.f;
-      if (!f) {
-        if (li.ctx < 0) return false;
-        out = CNum::u64(r_.g[static_cast<size_t>(li.ctx)]);
-        return true;
-      }
-      out = local_num(*f, fr.loc.raw[li.index]);
-      return true;
+      return;
+    }
+    li.f = st.field(name);
+    if (li.f) {
+      li.how = LocalInfo::Local;
+      li.index = p_.of(li.f).index;
+      return;
+    }
+    for (size_t i = 0; i < s_.context.size(); ++i)
+      if (li.ctx < 0 && s_.context[i] == name) li.ctx = static_cast<int>(i);
+    if (li.ctx >= 0) li.how = LocalInfo::Ctx;
+  }
+  bool local(Frame& fr, const std::string& name, CNum& out) {
+    // The name by its address (an expression's, lasting), not st.field()'s
+    // comparison of every name, the plan's probe, or a search for a dot.
+    LocalInfo& li = local_[(reinterpret_cast<uintptr_t>(&name) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
+    if (li.name != &name || li.st != &fr.st) [[unlikely]] find_local(li, fr.st, name);
+    switch (li.how) {
+      case LocalInfo::Local: out = local_num(*li.f, fr.loc.raw[li.index]); return true;
+      case LocalInfo::Bit: out = CNum::u64((fr.loc.raw[li.index] >> li.shift) & li.mask); return true;
+      case LocalInfo::Ctx: out = CNum::u64(r_.g[static_cast<size_t>(li.ctx)]); return true;
+      default: return false;
     }
   }
   CNum eval(Frame& fr, const Expr& x) {
