@@ -366,7 +366,18 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
     sp.init_flat = true;
     for (const auto& m : sp.init.fields()) sp.init_flat = sp.init_flat && !m.value.holds_block();
     for (BitStep& b : sp.bit_steps) b.mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
-    for (const DecodeStep& ds : sp.decode) {
+    for (DecodeStep& ds : sp.decode) {
+      if (ds.nbits) {
+        bool flat = true;
+        for (uint32_t k = 0; k < ds.nbits; ++k) flat = flat && !sp.bit_steps[ds.bit0 + k].pooled;
+        for (const auto& m : ds.fp->bits_def.fields()) flat = flat && !m.value.holds_block();
+        ds.bits_flat = flat && ds.fp->bits_def.fields().size() == ds.nbits;
+      }
+      if (ds.kind == FieldKind::BitWord && ds.nbits && ds.member >= 0 && ds.prim != Prim::Bool8 && ds.prim != Prim::Bool32 && (ds.flags & DecodeStep::Fixed) &&
+          !(ds.flags & (DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck | DecodeStep::Virtual)))
+        ds.lean = DecodeStep::LeanBits;
+      if (ds.kind == FieldKind::InlineStruct && !(ds.flags & (DecodeStep::Cond | DecodeStep::Virtual)) && ds.f->type.st)
+        ds.lean = DecodeStep::LeanStruct;
       unsigned shift = 0;
       for (uint32_t k = 0; k < ds.nbits; ++k) {
         sp.bit_steps[ds.bit0 + k].shift = static_cast<uint8_t>(shift);
@@ -499,7 +510,7 @@ class Dec {
     }
   }
   // The raw value of a primitive (signed ones sign-extended; floats their bits).
-  uint64_t load_prim(Prim p, uint64_t at) const {
+  [[gnu::always_inline]] uint64_t load_prim(Prim p, uint64_t at) const {
     switch (p) {
       case Prim::U8: case Prim::Bool8: return r_.template get<uint8_t>(at);
       case Prim::U16: return r_.template get<uint16_t>(at);
@@ -771,23 +782,55 @@ class Dec {
     const bool root = &st == p_.root;
     Value* const mem = x.fields().values();  // the members stay where they are during the read
     const size_t nf = st.fields.size();
+    // In locals (not reloaded after each store of a value's width: a
+    // uint8_t store may alias anything).
+    const DecodeStep* const steps = sp.decode.data();
+    uint64_t* const raws = fr.loc.raw;
     for (size_t fi = 0; fi < nf; ++fi) {
-      const DecodeStep& ds = sp.decode[fi];
+      const DecodeStep& ds = steps[fi];
       const bool cursor = ds.flags & DecodeStep::Cursor;
       if ((ds.flags & DecodeStep::Plain) && !root) {
         // A plain number: loaded and stored (read_field and read_scalar, no check to make).
+        const uint64_t size = ds.size;
+        const int m = ds.member;
+        const Value::Kind vk = ds.vkind;
+        const uint8_t vw = ds.vwidth;
         const uint64_t o = cursor ? fr.o : s + ds.offset;
-        if (cursor) r_.need(o, ds.size);
+        if (cursor) r_.need(o, size);
         const uint64_t raw = load_prim(ds.prim, o);
-        fr.loc.raw[fi] = raw;
-        if (ds.member >= 0) {
+        raws[fi] = raw;
+        if (cursor) fr.o = o + size;
+        if (m >= 0) {
           // prim_value in place: the member holds a number (its default) and no block.
-          Value& v = mem[ds.member];
-          v.kind = ds.vkind;
-          v.width = ds.vwidth;
+          Value& v = mem[m];
+          v.kind = vk;
+          v.width = vw;
           v.n = raw;
         }
-        if (cursor) fr.o += ds.size;
+        continue;
+      }
+      if (ds.lean && !root) {
+        // read_field's and read_scalar's work for a bit word with no check,
+        // or an inline struct, with no call between.
+        const uint64_t o = cursor ? fr.o : s + ds.offset;
+        if (cursor && (ds.flags & DecodeStep::Fixed)) r_.need(o, ds.size);
+        if (ds.lean == DecodeStep::LeanBits) {
+          const uint64_t raw = load_prim(ds.prim, o);
+          raws[fi] = raw;
+          read_bits(sp, *ds.f, fi, raw, mem[ds.member]);
+        } else {
+          Value tmp;
+          Value* dst = ds.member >= 0 ? mem + ds.member : &tmp;
+          try {
+            const uint64_t e = st.needs_end ? fr.end : r_.size();
+            if (ds.sub->st->fixed_size) read_sp(*ds.sub, o, *dst, e, r_.size());
+            else fr.o = read_sp(*ds.sub, o, *dst, e, r_.size());
+          } catch (DecodeError& err) {
+            err.push_field(ds.f->name.c_str());
+            throw;
+          }
+        }
+        if (cursor && (ds.flags & DecodeStep::Fixed)) fr.o += ds.size;
         continue;
       }
       const Field& f = *ds.f;
@@ -885,15 +928,18 @@ class Dec {
     start_struct(sp, x);
     Value* const mem = x.fields().values();
     const size_t nf = sp.decode.size();
+    const DecodeStep* const steps = sp.decode.data();
     for (size_t fi = 0; fi < nf; ++fi) {
-      const DecodeStep& ds = sp.decode[fi];
+      const DecodeStep& ds = steps[fi];
       if (ds.member < 0) continue;
       const uint64_t raw = load_prim(ds.prim, s + ds.offset);
       Value& v = mem[ds.member];
       if (ds.flags & DecodeStep::Plain) {
         // prim_value in place, as read_struct's plain numbers.
-        v.kind = ds.vkind;
-        v.width = ds.vwidth;
+        const Value::Kind vk = ds.vkind;
+        const uint8_t vw = ds.vwidth;
+        v.kind = vk;
+        v.width = vw;
         v.n = raw;
       } else {
         read_bits(sp, *ds.f, fi, raw, v);
@@ -1094,6 +1140,19 @@ class Dec {
       const DecodeStep& ds = sp.decode[fi];
       const BitStep* bs = sp.bit_steps.data() + ds.bit0;
       const size_t nb = ds.nbits;
+      if (ds.bits_flat) {
+        // bits_def's values copied (each bit's kind and width), then the numbers.
+        const Value& def = ds.fp->bits_def;
+        if (x.kind != Value::Kind::Struct) x = Value();
+        x.kind = Value::Kind::Struct;
+        x.fields().assign_flat(def.fields().shape(), def.fields().values());
+        Value* const xm = x.fields().values();
+        for (size_t k = 0; k < nb; ++k) {
+          const uint64_t v = (raw >> bs[k].shift) & bs[k].mask;
+          xm[k].n = bs[k].is_bool ? v != 0 : v;
+        }
+        return;
+      }
       x.kind = Value::Kind::Struct;
       x.fields().reset(sp.fp[fi]->bits_def.fields().shape());  // the bits' names, every value Absent
       Value* xm = x.fields().values();
