@@ -869,11 +869,12 @@ class Dec {
       if (f->cond && !eval_cond(fr, *f->cond)) continue;
       read_target(fr, *f);
     }
-    for (const auto& [m, def] : sp.heavy)
-      if (Value& v = x.fields().values()[m]; v.kind == Value::Kind::Absent) v = *def;
+    if (!sp.heavy.empty())
+      for (const auto& [m, def] : sp.heavy)
+        if (Value& v = mem[m]; v.kind == Value::Kind::Absent) v = *def;
+    if (sp.has_mulhash)
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
-      if (!sp.has_mulhash) break;
       if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
       const Expr& a = f->role.derive->args[0];
       const size_t dot = a.name.find('.');
@@ -885,8 +886,8 @@ class Dec {
         fail_here(f->resolved.fixed_offset ? s + f->resolved.offset : fr.o, f->name,
                   "says " + hex(raw) + " but " + gen::expr_text(*f->role.derive) + " is " + hex(want));
     }
+    if (sp.has_dic)
     for (const auto& f : st.fields) {
-      if (!sp.has_dic) break;
       if (f->type.kind != ValueType::Dic) continue;
       auto& d = fr.dic[p_.of(f.get()).index];
       Value* arr = x.find(f->keys_array);
