@@ -995,15 +995,15 @@ class Dec {
         break;
       case FieldKind::CString: {
         Value* v = member(fr, f);
-        std::string t;
+        std::string_view t;
         try {
-          t = std::string(r_.cstring(fr.o));
+          t = r_.cstring(fr.o);
         } catch (DecodeError& e) {
           e.push_field(f.name.c_str());
           throw;
         }
         fr.o += t.size() + 1;
-        if (v) *v = Value::string(std::move(t));
+        if (v) put_text(*v, t);  // copied once into the value's block (no std::string made and moved)
         if (f.pad) pad_zeros(fr, f, "after the string");
         break;
       }
@@ -1263,7 +1263,7 @@ class Dec {
         note_slot(o + i * w);
         try {
           r_.need_target(e, 1);
-          read_struct(*f.type.st, e, x->items()[i], r_.size(), r_.size());
+          read_sp(*fr.sp.decode[fr.cur].sub, e, x->items()[i], r_.size(), r_.size());  // fr.cur: read_field's field, f
         } catch (DecodeError& err) {
           err.push_index(i);
           throw;
@@ -1769,7 +1769,7 @@ class Dec {
               if (r_.lay) r_.lay->note(t + i * stride, e);
               try {
                 r_.need_target(e, 1);
-                read_struct(*f.type.st, e, x->items()[i], r_.size(), r_.size());
+                read_sp(*ds.sub, e, x->items()[i], r_.size(), r_.size());
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
