@@ -659,6 +659,215 @@ types:
   }
 }
 
+// A constant (const:, reserved:) and a union's tag are written from their
+// step, and a union's case from what its step decided for that case (its
+// room, its number's store, its struct's steps): every kind of case, a
+// 24-bit number (not a plain store), numbers of another kind, and values
+// that do not fit.
+BOOST_AUTO_TEST_CASE(constants_tags_and_cases_decided_per_step) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: steps
+title: Steps
+doc: Constants, tags and cases.
+endian: little
+extensions: [.stp]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A constant, a gap and a list of tagged values.
+    fields:
+      - {name: magic, type: u16, const: 0x1234, doc: M.}
+      - {name: pad, type: u32, reserved: true, doc: P.}
+      - {name: n, type: u8, doc: N.}
+      - {name: items, type: "Item[]", count: n, doc: I.}
+  Item:
+    doc: A tag, a gap and a value padded to 4 bytes.
+    fields:
+      - {name: kind, type: u8, doc: K.}
+      - {name: zero, type: u8, reserved: true, doc: Z.}
+      - name: value
+        type: union
+        tag: kind
+        pad_to: 4
+        doc: V.
+        cases:
+          - {value: 1, name: small, type: u16, doc: S.}
+          - {value: 2, name: big, type: u24, doc: B.}
+          - {value: 3, name: flag, type: bool8, doc: F.}
+          - {value: 4, name: real, type: f32, doc: R.}
+          - {value: 5, name: three, type: "u8[3]", doc: T.}
+          - {value: 6, name: sub, type: Sub, doc: S.}
+          - {value: 7, name: wide, type: u64, doc: W.}
+  Sub:
+    doc: A number and a constant.
+    fields:
+      - {name: a, type: u8, doc: A.}
+      - {name: c, type: u8, const: 0x7f, doc: C.}
+)",
+                                                   "steps.yaml");
+  const std::vector<uint8_t> want = {0x34, 0x12, 0, 0, 0, 0, 7,  // magic, pad, n
+                                     1, 0, 0xef, 0xbe, 0, 0,     // small
+                                     2, 0, 0x56, 0x34, 0x12, 0,  // big: three bytes
+                                     3, 0, 1, 0, 0, 0,           // flag
+                                     4, 0, 0, 0, 0xc0, 0x3f,     // real 1.5
+                                     5, 0, 1, 2, 3, 0,           // three
+                                     6, 0, 9, 0x7f, 0, 0,        // sub
+                                     7, 0, 8, 7, 6, 5, 4, 3, 2, 1};  // wide: the union has no fixed size
+  const dyn::Value v = d.decode(want);
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+  dyn::Value w = v;
+  // A value holding another case's tag (small's): the name decides.
+  w["items"][1]["value"] = dyn::Value::union_("big", 1, dyn::Value::uint(0x123456, 4));
+  BOOST_TEST(d.encode(w) == want, boost::test_tools::per_element());
+  // Numbers of another kind than their case's, stored as the general way converts them.
+  w["items"][2]["value"] = dyn::Value::union_("flag", 3, dyn::Value::uint(7, 1));
+  w["items"][3]["value"] = dyn::Value::union_("real", 4, dyn::Value::float64(1.5));
+  BOOST_TEST(d.encode(w) == want, boost::test_tools::per_element());
+  // An absent number: 0 in its case's width (the general way).
+  w["items"][6]["value"] = dyn::Value::union_("big", 2, dyn::Value::absent());
+  std::vector<uint8_t> zero(want.begin(), want.end() - 10);
+  for (uint8_t b : {2, 0, 0, 0, 0, 0}) zero.push_back(b);
+  BOOST_TEST(d.encode(w) == zero, boost::test_tools::per_element());
+  // A number that does not fit its case.
+  w["items"][0]["value"] = dyn::Value::union_("small", 1, dyn::Value::uint(0x10000, 4));
+  try {
+    d.encode(w);
+    BOOST_ERROR("encoded 0x10000 as a u16");
+  } catch (const binschema::EncodeError& e) {
+    BOOST_TEST(std::string(e.what()) == "Item.value: value 65536 does not fit in u16");
+  }
+  w["items"][0]["value"] = dyn::Value::union_("big", 2, dyn::Value::uint(0x1000000, 4));
+  try {
+    d.encode(w);
+    BOOST_ERROR("encoded 0x1000000 as a u24");
+  } catch (const binschema::EncodeError& e) {
+    BOOST_TEST(std::string(e.what()) == "u24: value 0x1000000 does not fit in 3 bytes");  // (the writer's, as the generated code's)
+  }
+}
+
+// place_ follows a struct's layout from its steps: a pointer under if:
+// placed only when its condition holds, a union's case placed where it
+// points (a list of unions, one of them pointing), an inline list of
+// pointers (not a pointer of its own).
+BOOST_AUTO_TEST_CASE(targets_placed_from_the_steps) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: places
+title: Places
+doc: Targets under if:, of unions and of inline pointers.
+endian: little
+extensions: [.plc]
+versions: "1, 2"
+root: Head
+types:
+  Head:
+    doc: A version, an optional pointer, a pointer, two tagged values and a list of pointers.
+    fields:
+      - {name: version, type: u8, doc: V.}
+      - {name: n, type: u8, doc: N.}
+      - {name: kinds, type: "u8[]", count: n, doc: K.}
+      - {name: opt, type: Blob, ptr: u16, if: "version >= 2", doc: O.}
+      - {name: one, type: Blob, ptr: u16, doc: O.}
+      - name: values
+        type: "union[]"
+        count: n
+        tag: kinds
+        doc: V.
+        cases:
+          - {value: 1, name: num, type: u16, doc: N.}
+          - {value: 2, name: blob, type: Blob, ptr: u16, doc: B.}
+      - {name: list, type: "Blob[2]", elem_ptr: u16, doc: L.}
+  Blob:
+    doc: Two bytes.
+    size: 2
+    fields:
+      - {name: x, type: u16, doc: X.}
+)",
+                                                   "places.yaml");
+  // version 1: no opt; one's target, the list's two, then the union's.
+  const std::vector<uint8_t> v1 = {1, 2, 1, 2, 14, 0, 5, 1, 20, 0, 16, 0, 18, 0, 0xbb, 0xbb, 0xcc, 0xcc, 0xdd, 0xdd, 0xaa, 0xaa};
+  dyn::Value a = d.decode(v1);
+  if (dyn::Value* o = a.find("opt")) *o = dyn::Value::absent();  // (decode leaves an empty struct there)
+  BOOST_TEST(d.encode(a) == v1, boost::test_tools::per_element());
+  // version 2: opt's target first.
+  const std::vector<uint8_t> v2 = {2, 2, 1, 2, 16, 0, 18, 0, 5, 1, 24, 0, 20, 0, 22, 0, 0x42, 0x42, 0xbb, 0xbb, 0xcc, 0xcc, 0xdd, 0xdd, 0xaa, 0xaa};
+  BOOST_TEST(d.encode(d.decode(v2)) == v2, boost::test_tools::per_element());
+  // Both cases pointing: two union targets, in the list's order.
+  const std::vector<uint8_t> v3 = {1, 2, 2, 2, 14, 0, 20, 0, 22, 0, 16, 0, 18, 0, 0xbb, 0xbb, 0xcc, 0xcc, 0xdd, 0xdd, 0x11, 0x11, 0x22, 0x22};
+  dyn::Value c = d.decode(v3);
+  if (dyn::Value* o = c.find("opt")) *o = dyn::Value::absent();
+  BOOST_TEST(d.encode(c) == v3, boost::test_tools::per_element());
+}
+
+// What place_target reads of a pointer for every target, decided once per
+// field: an empty list's null (when_empty), an absent struct's null and its
+// null_value, a list of numbers' size, the slot where the struct says.
+BOOST_AUTO_TEST_CASE(pointer_slots_decided_per_field) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: slots
+title: Slots
+doc: Pointers that may point nowhere.
+endian: little
+extensions: [.slt]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A count and three pointers.
+    fields:
+      - {name: na, type: u8, doc: N.}
+      - {name: a, type: "u16[]", ptr: u16, count: na, nullable: when_empty, doc: A.}
+      - {name: b, type: Word, ptr: u16, nullable: true, null_value: 0xffff, doc: B.}
+      - {name: c, type: Word, ptr: u16, nullable: true, doc: C.}
+  Word:
+    doc: A word.
+    size: 4
+    fields:
+      - {name: w, type: u32, doc: W.}
+)",
+                                                   "slots.yaml");
+  // a's two numbers at 8, b's word at 12, no c.
+  const std::vector<uint8_t> one = {2, 8, 0, 12, 0, 0, 0, 0, 0x11, 0x11, 0x22, 0x22, 0x44, 0x33, 0x22, 0x11};
+  const dyn::Value v1 = d.from_text("format: slots\na: [0x1111, 0x2222]\nb: {w: 0x11223344}\nc: null\n");
+  BOOST_TEST(d.encode(v1) == one, boost::test_tools::per_element());
+  // No numbers (0), no b (its null_value), c's word at 8.
+  const std::vector<uint8_t> two = {0, 0, 0, 0xff, 0xff, 8, 0, 0, 0x44, 0x33, 0x22, 0x11};
+  const dyn::Value v2 = d.from_text("format: slots\na: []\nb: null\nc: {w: 0x11223344}\n");
+  BOOST_TEST(d.encode(v2) == two, boost::test_tools::per_element());
+  BOOST_TEST(d.encode(d.decode(one)) == one, boost::test_tools::per_element());
+  BOOST_TEST(d.encode(d.decode(two)) == two, boost::test_tools::per_element());
+}
+
+// A sum of counts, numbers and constants is compiled into one node (its
+// terms added left to right), a derived sum inlined into another sum.
+BOOST_AUTO_TEST_CASE(sums_of_counts_added_in_one_step) {
+  const dyn::Schema d = dyn::Schema::load_text(R"Y(format: sums
+title: Sums
+doc: Sums of counts.
+endian: little
+extensions: [.sum]
+versions: "1"
+root: Sums
+types:
+  Sums:
+    doc: Two lists, a number and sums of them.
+    fields:
+      - {name: nx, type: u8, doc: X's count.}
+      - {name: ny, type: u8, doc: Y's count.}
+      - {name: n, type: u8, doc: N.}
+      - {name: x, type: "u8[]", count: nx, doc: X.}
+      - {name: y, type: "u8[]", count: ny, doc: Y.}
+      - {name: base, type: u8, derive: "count(x) + count(y) + n + 2", doc: B.}
+      - {name: nested, type: u8, derive: "(count(x) + 1) + (n + count(y))", doc: N.}
+      - {name: again, type: u8, derive: "base + 1", doc: A.}
+      - {name: mixed, type: u8, derive: "nx * 2 + count(y) - 1", doc: M.}
+)Y",
+                                                   "sums.yaml");
+  const std::vector<uint8_t> one = {3, 1, 5, 1, 2, 3, 4, 11, 10, 12, 6};
+  BOOST_TEST(d.encode(d.from_text("format: sums\nn: 5\nx: [1, 2, 3]\ny: [4]\n")) == one, boost::test_tools::per_element());
+  const std::vector<uint8_t> two = {0, 2, 250, 9, 9, 254, 253, 255, 1};
+  BOOST_TEST(d.encode(d.from_text("format: sums\nn: 250\nx: []\ny: [9, 9]\n")) == two, boost::test_tools::per_element());
+  // 256 does not fit again's byte.
+  BOOST_CHECK_THROW(d.encode(d.from_text("format: sums\nn: 251\nx: []\ny: [9, 9]\n")), binschema::EncodeError);
+}
+
 // Where a field at a variable offset went is noted while the struct is
 // written and looked up when its target is placed: near the last look-up,
 // or (here: the last of 20 pointers after a string, placed first) through

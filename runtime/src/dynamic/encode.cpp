@@ -255,7 +255,7 @@ inline Num num_of(Prim p) {
 }
 // Whether v is a value of n's own kind in its range: stored as v.n.
 inline bool num_fits(const Num& n, const Value& v) {
-  if (v.kind != n.want) return false;
+  if (v.kind != n.want) return false;  // (an Absent n fits an absent v: callers with such an n check n.want first)
   if (n.bits >= 64) return true;
   if (!n.is_signed) return (v.n >> n.bits) == 0;
   const int64_t i = static_cast<int64_t>(v.n);
@@ -267,6 +267,19 @@ enum class Op : uint8_t {
   General,  // put_field
   Num,      // a plain number at its place: fit and store (put_scalar's last branch, nothing else applies)
   Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
+};
+
+// A union field's cases: their tags and names side by side, and by the low
+// bits of the tag the one case of that slot (-1: none; -2: more than one).
+struct CaseKey {
+  uint64_t tag;
+  std::string_view name;
+};
+struct CaseKeys {
+  static constexpr size_t kSlots = 64;
+  std::vector<CaseKey> keys;
+  int16_t by_tag[kSlots];
+  CaseKeys() { std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1)); }
 };
 
 struct StructSteps;
@@ -293,6 +306,8 @@ struct Step {
     Derive,  // derive: E, known at once (not late, not over a scoped pool, no also:, not a pointer)
     Count,   // the count of an array of this struct
     Bits,    // a bit word with no pooled bits
+    Const,   // a constant (const: N, or reserved: not in the model) with nothing else to check: `value`
+    Tag,     // the tag of a union (not an array), nothing else: its case's tag
   };
   Scalar scalar = Scalar::Other;
   uint8_t width = 0;                  // prim_size(f.type.prim)
@@ -317,6 +332,27 @@ struct Step {
   const Step* count_shared = nullptr;  // the array counted by the same field
   const Step* zero_counted = nullptr;  // zero_when_empty: the array the named count counts
   bool until = false;                  // runs until(E): checked to end where E says
+  uint8_t pwidth = 0;                  // prim_size(f.type.prim), whatever f's type (put_scalar's general way)
+  uint64_t value = 0;                  // Scalar::Const: the number stored
+  // A union field: what put_union_one decides per case, in the cases' order.
+  struct CaseStep {
+    const Field* p = nullptr;             // the case's field
+    uint64_t padded = 0;                  // padded_size(f, p)
+    bool count_check = false;             // its count is checked against the value (worked out once)
+    bool tail = false;                    // a struct of no fixed size, written after the rest
+    bool reserve = false;                 // its room is reserved at the cursor
+    uint64_t elem = 1;                    // the size of an element of it (a variable-size case's room)
+    Num num;                              // CaseKind::Number with no index_of: or true: (Absent: the general way)
+    Num elems;                            // CaseKind::Numbers: elem_num
+    const StructSteps* sub = nullptr;     // CaseKind::Struct: its steps
+  };
+  std::vector<CaseStep> cases;
+  // What place_ reads of f for each struct placed (f's own lines were a miss each).
+  bool has_ptr = false;     // f.pointer.width
+  bool in_section = false;  // !f.section.empty()
+  bool array_on = false;    // f.array.on
+  uint32_t id = 0;          // among all the schema's steps (the writer's state per step)
+  std::shared_ptr<const CaseKeys> case_keys;  // a union: its cases' tags and names
 };
 
 struct StructSteps {
@@ -333,12 +369,14 @@ struct StructSteps {
   std::vector<const Step*> collect;
   // Its bytes fields aligned by another field (align_inner): the field, and the bytes' offset.
   std::vector<std::pair<const Field*, uint64_t>> inner_align;
+  size_t index = 0;  // its place in the schema's structs (the writer's tables by struct)
 };
 
 }  // namespace enc
 
 struct Schema::Plan::Steps {
   PtrMap<gen::Struct, enc::StructSteps> structs;
+  uint32_t count = 0;  // steps in all (Step::id)
 };
 
 namespace {
@@ -350,6 +388,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
     const Struct& st = *stp;
     enc::StructSteps ss;
     ss.st = &st;
+    ss.index = static_cast<size_t>(&stp - s.structs.data());
     for (size_t i = 0; i < s.pools.size(); ++i)
       if (s.pools[i].scope == st.name) ss.scoped.push_back(i);
     for (const auto& fp : st.fields) {
@@ -378,6 +417,10 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.region = !f.pointer.width && !f.region.empty() ? s.region_id(f.region) : -1;
       for (const auto& b : f.bits) k.bits.push_back(intern(b.name));
       k.prim = f.type.prim;
+      k.pwidth = static_cast<uint8_t>(gen::prim_size(f.type.prim));
+      k.has_ptr = f.pointer.width != 0;
+      k.in_section = !f.section.empty();
+      k.array_on = f.array.on;
       if (f.type.kind == ValueType::Prim) k.width = static_cast<uint8_t>(gen::prim_size(f.type.prim));
       if ((f.kind == FieldKind::Scalar || f.kind == FieldKind::BitWord) && f.type.kind == ValueType::Prim && !f.bom) {
         if (f.role.derive) {
@@ -387,6 +430,13 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
           }
         } else if (!f.resolved.count_for.empty()) {
           k.scalar = enc::Step::Scalar::Count;  // (its step is found below)
+        } else if (!f.resolved.tag_for.empty()) {
+          if (f.kind == FieldKind::Scalar) k.scalar = enc::Step::Scalar::Tag;  // (its union's step is found below)
+        } else if (f.kind == FieldKind::Scalar && f.table.index_of.empty() && !f.true_value && (f.role.const_int || !f.in_model()) &&
+                   f.role.zero_when_empty.empty() && (f.role.valid.empty() || f.role.const_int)) {
+          // put_scalar's last branch with nothing to check: its constant stored
+          k.scalar = enc::Step::Scalar::Const;
+          k.value = f.role.const_int ? static_cast<uint64_t>(*f.role.const_int) : 0;
         } else if (f.resolved.tag_for.empty() && f.kind == FieldKind::BitWord &&
                    std::none_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return !b.pool.empty(); })) {
           k.scalar = enc::Step::Scalar::Bits;
@@ -408,6 +458,37 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
         k.num = enc::num_of(f.type.prim);
         if (k.num.want != Value::Kind::Absent) k.op = enc::Op::Nums;
       }
+      if (f.type.kind == ValueType::Union)
+        for (const auto& c : f.variant.cases) {
+          const Field& p = *c.field;
+          enc::Step::CaseStep cs;
+          cs.p = &p;
+          cs.padded = padded_size(f, p);
+          if (p.array.count) {
+            const Field* n = p.array.count->kind == Expr::Ident ? st.field(p.array.count->name) : nullptr;
+            const Expr* d = n && n->role.derive ? &*n->role.derive : nullptr;
+            const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
+            const enc::Checks ck = enc::make_checks(s, st, p);
+            cs.count_check = !items && ck.count_checked && ck.count_evaluable;
+          }
+          cs.tail = c.kind == CaseKind::Struct && !p.type.st->fixed_size;
+          cs.reserve = !f.resolved.fixed_size && !f.array.on && !cs.tail;
+          cs.elem = p.pointer.elem_width ? static_cast<uint64_t>(p.pointer.elem_width) : p.type.kind == ValueType::Prim ? gen::prim_size(p.type.prim) : 1;
+          if (c.kind == CaseKind::Number && p.table.index_of.empty() && !p.true_value) cs.num = enc::num_of(p.type.prim);
+          if (c.kind == CaseKind::Numbers)
+            cs.elems = p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(p.type.prim);
+          k.cases.push_back(cs);
+        }
+      if (f.type.kind == ValueType::Union) {
+        auto keys = std::make_shared<enc::CaseKeys>();
+        for (const auto& c : f.variant.cases) keys->keys.push_back({static_cast<uint64_t>(c.tag), c.name});
+        for (size_t i = 0; i < keys->keys.size(); ++i) {
+          int16_t& slot = keys->by_tag[keys->keys[i].tag & (enc::CaseKeys::kSlots - 1)];
+          slot = slot == -1 && i < 0x7fff ? static_cast<int16_t>(i) : -2;
+        }
+        k.case_keys = std::move(keys);
+      }
+      k.id = r->count++;
       const gen::Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
       k.until = until && until->calls(Fn::Until) && !f.cond;
       ss.steps.push_back(std::move(k));
@@ -422,6 +503,8 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       if (!f.resolved.count_for.empty()) k.count_for = step(f.resolved.count_for);
       if (k.scalar == enc::Step::Scalar::Count && !k.count_for) k.scalar = enc::Step::Scalar::Other;
       if (!f.resolved.tag_for.empty()) k.tag_for = step(f.resolved.tag_for);
+      if (k.scalar == enc::Step::Scalar::Tag && (!k.tag_for || k.tag_for->f->array.on || k.tag_for->f->type.kind != ValueType::Union))
+        k.scalar = enc::Step::Scalar::Other;
       if (!f.resolved.count_shared.empty()) k.count_shared = step(f.resolved.count_shared);
       if (!f.role.zero_when_empty.empty())
         if (const enc::Step* z = step(f.role.zero_when_empty)) k.zero_counted = step(z->f->resolved.count_for);
@@ -459,8 +542,11 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
   }
   // Each step's struct type's steps (they are at stable addresses now).
   for (const auto& stp : s.structs)
-    for (auto& k : r->structs.at(stp.get()).steps)
+    for (auto& k : r->structs.at(stp.get()).steps) {
       if (k.f->type.kind == ValueType::Struct && k.f->type.st) k.sub = &r->structs.at(k.f->type.st);
+      for (size_t i = 0; i < k.cases.size(); ++i)
+        if (k.f->variant.cases[i].kind == CaseKind::Struct) k.cases[i].sub = &r->structs.at(k.cases[i].p->type.st);
+    }
   return r;
 }
 
@@ -472,6 +558,7 @@ class Encoder {
   Encoder(const gen::Schema& s, const Schema::Plan* plan, const Layout* lay, LayoutTrace* trace) : s_(s), plan_(plan), lay_(lay), trace_(trace) {
     std::call_once(plan_->steps_once, [plan] { plan->steps = make_steps(*plan); });
     steps_ = plan_->steps.get();
+    case_state_.resize(steps_->count);
   }
 
   std::vector<uint8_t> run(const Value& x) {
@@ -672,7 +759,7 @@ class Encoder {
     const std::string* type = nullptr;
     bool plain = false;
   };
-  CaseStruct case_struct_[64];
+  std::vector<CaseStruct> case_struct_;  // by the payload type's StructSteps::index
   std::vector<IndexTable> tabs_;      // the root's tables (table:), by table id
   std::deque<Value> table_values_;    // the tables as their structs, built to be written
 
@@ -703,18 +790,7 @@ class Encoder {
   // plan's hash probe and its FieldPlan: what() and member() were a fifth
   // of EVNT's encode).
   using Checks = enc::Checks;
-  struct CaseKey {
-    uint64_t tag;
-    std::string_view name;
-  };
-  // A union field's cases: their tags and names, and by the low bits of the
-  // tag the one case of that slot (-1: none; -2: more than one).
-  struct CaseKeys {
-    static constexpr size_t kSlots = 64;
-    std::vector<CaseKey> keys;
-    int16_t by_tag[kSlots];
-    CaseKeys() { std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1)); }
-  };
+  using CaseKeys = enc::CaseKeys;
   struct FieldInfo {
     const Field* f = nullptr;
     const FieldPlan* fp = nullptr;
@@ -804,10 +880,14 @@ class Encoder {
     if (it != what_of_.end()) return it->second;
     return what_of_[&c] = lasting(st.name + "." + u.name + "." + c.name);
   }
-  const Typed& typed(const Value& v, const std::string& type) {
+  // A type's name, once per write (Typed compares the pointers).
+  const std::string* type_name(const std::string& type) {
     auto& t = types_[type];
     if (!t) t = std::make_unique<std::string>(type);
-    typed_.push_back({&v, t.get()});
+    return t.get();
+  }
+  const Typed& typed(const Value& v, const std::string* type) {
+    typed_.push_back({&v, type});
     return typed_.back();
   }
   // The type of a field's target as the generated code names it (T of same_value<T>).
@@ -847,6 +927,50 @@ class Encoder {
       throw EncodeError(st.name + "." + f.name + ": " + std::to_string(v.items().size()) + " elements, but it holds " +
                         std::to_string(*f.array.fixed_count));
     return v;
+  }
+  // case_index by the union's step: its cases from the step, the last case
+  // found kept per step (no probe of the field's table per value).
+  struct CaseState {
+    const Value* last_value = nullptr;  // the value whose case is last_case
+    size_t last_case = 0;
+  };
+  std::vector<CaseState> case_state_;  // by Step::id
+  size_t case_index(const enc::Step& k, const Struct& st, const Value& v) {
+    const Field& u = *k.f;
+    if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
+    CaseState& cs = case_state_[k.id];
+    if (cs.last_value == &v) return cs.last_case;  // the same union value again (its tag field, then the union)
+    const std::string& name = v.str();
+    auto same = [&name](std::string_view c) {
+      if (c.size() != name.size()) return false;
+      for (size_t i = 0; i < c.size(); ++i)
+        if (c[i] != name[i]) return false;
+      return true;
+    };
+    const auto& cases = k.case_keys->keys;
+    cs.last_value = nullptr;
+    if (cs.last_case < cases.size() && same(cases[cs.last_case].name)) {
+      cs.last_value = &v;
+      return cs.last_case;
+    }
+    if (const int16_t slot = k.case_keys->by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
+      const size_t i = static_cast<size_t>(slot);
+      if (cases[i].tag == v.n && same(cases[i].name)) {
+        cs.last_value = &v;
+        return cs.last_case = i;
+      }
+    }
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (cases[i].tag == v.n && same(cases[i].name)) {
+        cs.last_value = &v;
+        return cs.last_case = i;
+      }
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (same(cases[i].name)) {
+        cs.last_value = &v;
+        return cs.last_case = i;
+      }
+    throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
   size_t case_index(const Struct& st, const Field& u, const Value& v) {
     if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
@@ -961,10 +1085,10 @@ class Encoder {
   // order (a name lookup and a string compare per node per evaluation were
   // most of ASB's encode).
   struct CNode {
-    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General };
+    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General, Sum };
     Op op = General;
     BinOp bin = BinOp::None;
-    uint32_t a = 0, b = 0, c = 0;  // operands (node indexes)
+    uint32_t a = 0, b = 0, c = 0;  // operands (node indexes); Sum: its terms [a, a + b) in Prog::terms
     uint64_t value = 0;            // Const
     const enc::Step* k = nullptr;  // Num, Length, Has: the member's step
     const Expr* e = nullptr;       // General (and Bin's divide-by-zero message)
@@ -973,7 +1097,16 @@ class Encoder {
     const Expr* e = nullptr;
     const Struct* st = nullptr;
     std::vector<CNode> nodes;  // the root is nodes[0]
+    std::vector<CNode> terms;  // the Sum nodes' terms (Const, Num, Length), left to right
   };
+  // A sum of numbers, counts and constants (`count(a) + count(b) + n + 1`:
+  // ASB's offsets of its groups) is one node: its terms added in order
+  // (not a node and a call per operator).
+  static bool summable(const CNode& n) { return n.op == CNode::Const || n.op == CNode::Num || n.op == CNode::Length || n.op == CNode::Sum; }
+  static void add_terms(const Prog& p, const CNode& n, std::vector<CNode>& out) {
+    if (n.op != CNode::Sum) out.push_back(n);
+    else for (uint32_t i = n.a; i < n.a + n.b; ++i) out.push_back(p.terms[i]);
+  }
   std::deque<Prog> progs_;
   struct ProgSlot {
     const Expr* e = nullptr;
@@ -1054,6 +1187,15 @@ class Encoder {
         n.b = add_node(p, st, e.args[1], depth + 1);
         n.op = op == BinOp::And ? CNode::And : op == BinOp::Or ? CNode::Or : CNode::Bin;
         n.bin = op;
+        if (op == BinOp::Add && summable(p.nodes[n.a]) && summable(p.nodes[n.b])) {
+          std::vector<CNode> t;
+          add_terms(p, p.nodes[n.a], t);
+          add_terms(p, p.nodes[n.b], t);
+          n.op = CNode::Sum;
+          n.a = static_cast<uint32_t>(p.terms.size());
+          n.b = static_cast<uint32_t>(t.size());
+          p.terms.insert(p.terms.end(), t.begin(), t.end());
+        }
         break;
       }
       case Expr::Ternary:
@@ -1093,6 +1235,12 @@ class Encoder {
         return apply(n.bin, a, b, st, *n.e);
       }
       case CNode::General: return eval_expr(st, *n.e, x);
+      case CNode::Sum: {
+        uint64_t t = 0;
+        for (const CNode* m = p.terms.data() + n.a, *end = m + n.b; m != end; ++m)
+          t += m->op == CNode::Const ? m->value : m->op == CNode::Length ? length(member(*m->k, st, x)) : num(member(*m->k, st, x));
+        return t;
+      }
     }
     return 0;
   }
@@ -1309,7 +1457,7 @@ class Encoder {
     return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(f.type.prim);
   }
   void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what) {
-    if (enc::num_fits(n, v)) store_num(n, o, v.n);
+    if (n.want != Value::Kind::Absent && enc::num_fits(n, v)) store_num(n, o, v.n);
     else store_elem(f, o, v, what);
   }
   // The elements of a list of numbers at o, one after the other: the
@@ -1550,7 +1698,7 @@ class Encoder {
       // The tags of a union[]: the tag of each element's case.
       const Field& u = *k.tag_for->f;
       for (const Value& e : list(st, u, member(*k.tag_for, st, x)).items())
-        store(w.reserve(gen::prim_size(f.type.prim)), f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, e)].tag));
+        store(w.reserve(gen::prim_size(f.type.prim)), f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(*k.tag_for, st, e)].tag));
       if (f.pad) w.align(f.pad);
       return;
     }
@@ -1685,11 +1833,17 @@ class Encoder {
       case enc::Step::Scalar::Derive: w.put_uint(o, k.width, eval(st, *k.derive, x), k.what); return;
       case enc::Step::Scalar::Count: w.put_uint(o, k.width, length(member(*k.count_for, st, x)), k.what); return;
       case enc::Step::Scalar::Bits: put_bits(k, o, member(k, st, x)); return;
+      case enc::Step::Scalar::Const: store(o, k.prim, k.value); return;
+      case enc::Step::Scalar::Tag: {
+        const Field& u = *k.tag_for->f;
+        store(o, k.prim, static_cast<uint64_t>(u.variant.cases[case_index(*k.tag_for, st, member(*k.tag_for, st, x))].tag));
+        return;
+      }
       case enc::Step::Scalar::Other: break;
     }
     const Field& f = *k.f;
     const char* wh = k.what;
-    const unsigned width = static_cast<unsigned>(gen::prim_size(f.type.prim));
+    const unsigned width = k.pwidth;
     if (f.bom) {
       const uint64_t v = member(k, st, x).n;
       w.at(o)[0] = static_cast<uint8_t>(v >> 8);
@@ -1716,7 +1870,7 @@ class Encoder {
       w.put_uint(o, width, length(member(*k.count_for, st, x)), wh);
     } else if (!f.resolved.tag_for.empty()) {
       const Field& u = *k.tag_for->f;
-      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(st, u, member(*k.tag_for, st, x))].tag));
+      store(o, f.type.prim, static_cast<uint64_t>(u.variant.cases[case_index(*k.tag_for, st, member(*k.tag_for, st, x))].tag));
     } else if (f.kind == FieldKind::BitWord) {
       const Value& word = member(k, st, x);
       if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(wh) + ": a map of its bits expected");
@@ -1871,36 +2025,30 @@ class Encoder {
       const uint64_t size = union_elem_size(f);
       const uint64_t a = w.reserve(l.items().size() * size);
       at_.set(&x, &f, a);
-      for (size_t i = 0; i < l.items().size(); ++i) put_union_one(st, f, a + i * size, l.items()[i], x);
+      for (size_t i = 0; i < l.items().size(); ++i) put_union_one(st, k, a + i * size, l.items()[i], x);
       return;
     }
-    put_union_one(st, f, o, v, x);
+    put_union_one(st, k, o, v, x);
   }
 
-  void put_union_one(const Struct& st, const Field& f, uint64_t o, const Value& xu, const Value& x) {
-    const size_t i = case_index(st, f, xu);
+  void put_union_one(const Struct& st, const enc::Step& k, uint64_t o, const Value& xu, const Value& x) {
+    const Field& f = *k.f;
+    const size_t i = case_index(k, st, xu);
     const Case& c = f.variant.cases[i];
-    const Field& p = *c.field;
+    const enc::Step::CaseStep& cs = k.cases[i];  // what the case needs, decided once
+    const Field& p = *cs.p;
     const Value& v = xu.items()[0];
-    const uint64_t padded = padded_size(f, p);
-    if (p.array.count) {
-      const Field* n = p.array.count->kind == Expr::Ident ? st.field(p.array.count->name) : nullptr;
-      const Expr* d = n && n->role.derive ? &*n->role.derive : nullptr;
-      const bool items = d && d->calls(Fn::Items) && d->args[0].name == f.name;
-      if (const Checks& ck = checks(st, p); !items && ck.count_checked && ck.count_evaluable) {  // worked out once per case
-        const uint64_t have = length(v), want = eval(st, *p.array.count, x);
-        if (have != want) check_count(what_case(st, f, c), have, want, gen::expr_text(*p.array.count).c_str());  // the text only then
-      }
+    if (cs.count_check) {
+      const uint64_t have = length(v), want = eval(st, *p.array.count, x);
+      if (have != want) check_count(what_case(st, f, c), have, want, gen::expr_text(*p.array.count).c_str());  // the text only then
     }
     uint64_t oo = o;
-    const bool tail = c.kind == CaseKind::Struct && !p.type.st->fixed_size;
-    if (!f.resolved.fixed_size && !f.array.on && !tail) {
-      const uint64_t elem = p.pointer.elem_width ? static_cast<uint64_t>(p.pointer.elem_width) : p.type.kind == ValueType::Prim ? gen::prim_size(p.type.prim) : 1;
-      uint64_t size = padded;
-      if (!p.resolved.fixed_size) size = (length(v) * elem + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
+    if (cs.reserve) {
+      uint64_t size = cs.padded;
+      if (!p.resolved.fixed_size) size = (length(v) * cs.elem + f.variant.pad_to - 1) / f.variant.pad_to * f.variant.pad_to;
       oo = w.reserve(size);
     }
-    const char* wh = what(st, f);
+    const char* wh = *k.what ? k.what : what(st, f);
     switch (c.kind) {
       case CaseKind::PooledString: string_ref(p.pool, v.str(), oo, p.pointer.width); break;
       case CaseKind::OwnString:
@@ -1908,19 +2056,15 @@ class Encoder {
       case CaseKind::StructPointer: break;
       case CaseKind::PooledBlock: block_ref(p, v, oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
-        if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
+        if (cs.num.want != Value::Kind::Absent && enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.n);  // a plain number of its own kind
+        else if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
         else if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
         else store(oo, p.type.prim, fit(v, p.type.prim, wh));
         break;
-      case CaseKind::Numbers: {
-        const Value& l = list(st, p, v);
-        const enc::Num n = elem_num(p);
-        store_elems(p, n, oo, l, wh);
-        break;
-      }
+      case CaseKind::Numbers: store_elems(p, cs.elems, oo, list(st, p, v), wh); break;
       case CaseKind::Struct:
-        if (tail) put(*p.type.st, v, std::nullopt);
-        else put(*p.type.st, v, oo);
+        if (cs.tail) put(*cs.sub, v, std::nullopt);
+        else put(*cs.sub, v, oo);
         break;
     }
   }
@@ -2041,7 +2185,7 @@ class Encoder {
         case LayoutItem::Zeros: w.reserve(li.n); continue;
         case LayoutItem::Children: {
           const Field& f = *k->f;
-          if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, f, x, s);
+          if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, *k, x, s);
           else place_children(st, f, x, shallow_at[f.name]);
           continue;
         }
@@ -2050,41 +2194,42 @@ class Encoder {
         case LayoutItem::Shallow: break;
       }
       const Field& f = *k->f;
-      if (!cond_true(st, f, x)) continue;
-      if (!f.pointer.width) place_inline_pointers(st, f, x, s);
-      else if (!f.section.empty()) enqueue(st, f, -1, x, s);
+      if (k->cond && !eval(st, *k->cond, x)) continue;  // (cond_true, from the step)
+      if (!k->has_ptr) place_inline_pointers(st, *k, x, s);
+      else if (k->in_section) enqueue(st, f, -1, x, s);
       else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
     }
     // What the active case of a union points to.
     for (const enc::Step* k : ss.unions) {
       const Field& u = *k->f;
-      if (!cond_true(st, u, x)) continue;
+      if (k->cond && !eval(st, *k->cond, x)) continue;
       const Value& uv = member(*k, st, x);
-      if (u.array.on) {
+      if (k->array_on) {
         const Value& l = list(st, u, uv);
         if (l.items().empty()) continue;
         const uint64_t size = union_elem_size(u);
         const uint64_t a = field_at(u, x, s);
-        for (size_t i = 0; i < l.items().size(); ++i) place_case(st, u, l.items()[i], a + i * size, s, x);
+        for (size_t i = 0; i < l.items().size(); ++i) place_case(st, *k, l.items()[i], a + i * size, s, x);
       } else {
-        place_case(st, u, uv, s + u.resolved.offset, s, x);
+        place_case(st, *k, uv, s + u.resolved.offset, s, x);
       }
     }
-    for (const enc::Step* k : ss.children) place_inline_children(st, *k->f, x, s);
+    for (const enc::Step* k : ss.children) place_inline_children(st, *k, x, s);
   }
 
-  void place_case(const Struct& st, const Field& u, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
-    const size_t i = case_index(st, u, xu);
+  void place_case(const Struct& st, const enc::Step& uk, const Value& xu, uint64_t slot0, uint64_t s, const Value& x) {
+    const Field& u = *uk.f;
+    const size_t i = case_index(uk, st, xu);
     const Case& c = u.variant.cases[i];
     const Field& p = *c.field;
     const Value& v = xu.items()[0];
-    const char* wh = what(st, u);
     switch (c.kind) {
       case CaseKind::OwnString:
-        place_pascal(v.str(), s + u.resolved.offset, p.pointer.width, p.pointer.align ? p.pointer.align : 2, wh,
+        place_pascal(v.str(), s + u.resolved.offset, p.pointer.width, p.pointer.align ? p.pointer.align : 2, what(st, u),
                      p.pointer.base == Field::Base::Struct ? s : 0);
         break;
       case CaseKind::OwnStrings: {
+        const char* wh = what(st, u);
         const Value& l = list(st, p, v);
         for (size_t k = 0; k < l.items().size(); ++k)
           place_pascal(l.items()[k].str(), s + u.resolved.offset + k * static_cast<uint64_t>(p.pointer.elem_width), p.pointer.elem_width,
@@ -2102,11 +2247,12 @@ class Encoder {
     }
   }
 
-  void place_inline_children(const Struct& st, const Field& f, const Value& x, uint64_t s) {
+  void place_inline_children(const Struct& st, const enc::Step& k, const Value& x, uint64_t s) {
+    const Field& f = *k.f;
     const Struct& et = *f.type.st;
     if (!et.has_children) return;
-    if (!cond_true(st, f, x)) return;
-    const Value& v = member(st, x, f);
+    if (k.cond && !eval(st, *k.cond, x)) return;
+    const Value& v = member(k, st, x);
     const uint64_t a = field_at(f, x, s);
     if (f.array.on && !f.array.sort.empty()) {
       // Written in key order (put_inline_array): the element at place i is the i-th by key.
@@ -2175,11 +2321,13 @@ class Encoder {
     w.bytes(t + 2, v.data(), v.size());
   }
 
-  void place_inline_pointers(const Struct& st, const Field& f, const Value& x, uint64_t s) {
+  void place_inline_pointers(const Struct& st, const enc::Step& k, const Value& x, uint64_t s) {
+    const Field& f = *k.f;
+    const Value& l = list(st, f, member(k, st, x));
+    if (l.items().empty()) return;  // (no target: nothing more to work out)
     const Struct& et = *f.type.st;
-    const char* wh = what(st, f);
+    const char* wh = *k.what ? k.what : what(st, f);
     const uint64_t align = f.pointer.align ? f.pointer.align : et.align;
-    const Value& l = list(st, f, member(st, x, f));
     const uint64_t a = field_at(f, x, s);
     const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
     for (size_t i = 0; i < l.items().size(); ++i) {
@@ -2213,6 +2361,22 @@ class Encoder {
     bool in_model = false;
     const Struct* et = nullptr;  // a struct target's type
     const enc::StructSteps* ets = nullptr;
+    const std::string* type = nullptr;  // its target's type (type_of)
+    // The field's pointer, as place_target reads it for every target (or none) it places.
+    bool table = false;        // a table's strings (table:)
+    bool special = false;      // an inline Pascal string or a DIC: their own ways
+    bool fixed_at = false;     // where the struct says (field_at without a look-up)
+    bool base_struct = false;  // offsets from the struct's start
+    bool array_on = false;
+    bool register_null = false;
+    bool fixed_offset = false;
+    bool scale1 = true;
+    Field::Null null = Field::Null::Never;
+    uint8_t width = 0;
+    uint64_t elem_width = 0;
+    uint64_t offset = 0;
+    uint64_t null_value = 0;
+    uint64_t elem_size = 0;    // an element's size in the target (0: a struct's, or unknown)
   };
   PtrFacts ptr_facts_[256];
   const PtrFacts& ptr_facts(const Struct& st, const Field& f) {
@@ -2224,6 +2388,7 @@ class Encoder {
     e.in_model = f.in_model();
     e.et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
     e.ets = e.et ? &steps_of(*e.et) : nullptr;
+    e.type = type_name(type_of(f, f.array.on));
     uint64_t align = f.pointer.align;
     if (!align) {
       if (f.pointer.elem_width) align = static_cast<uint64_t>(f.pointer.elem_width);
@@ -2232,20 +2397,82 @@ class Encoder {
       else align = static_cast<uint64_t>(f.pointer.width);
     }
     e.align = std::max(align, f.pointer.scale);
+    e.table = !f.table.order.empty();
+    e.special = (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) || f.type.kind == ValueType::Dic;
+    e.fixed_at = f.resolved.fixed_offset && !f.cond && !(f.type.kind == ValueType::Union && f.array.on);
+    e.base_struct = f.pointer.base == Field::Base::Struct;
+    e.array_on = f.array.on;
+    e.register_null = f.pointer.register_null;
+    e.fixed_offset = f.resolved.fixed_offset;
+    e.scale1 = f.pointer.scale == 1;
+    e.null = f.pointer.null;
+    e.width = static_cast<uint8_t>(f.pointer.width);
+    e.elem_width = static_cast<uint64_t>(f.pointer.elem_width);
+    e.offset = f.resolved.offset;
+    e.null_value = f.pointer.null_value;
+    e.elem_size = f.pointer.elem_width                   ? static_cast<uint64_t>(f.pointer.elem_width)
+                  : f.type.kind == ValueType::Prim   ? gen::prim_size(f.type.prim)
+                  : f.type.kind == ValueType::String ? static_cast<uint64_t>(f.pointer.width)
+                                                     : 0;
     return e;
   }
 
   void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
                     bool record = false) {
     const PtrFacts pf = ptr_facts(st, f);  // a copy: the walk below may reuse its entry
-    const Value& xv = !f.table.order.empty() ? table_value(f) : pf.in_model ? member(st, xs, f) : empty_struct();
-    const uint64_t slot = field_at(f, xs, s);
-    const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
+    const Value& xv = pf.table ? table_value(f) : pf.in_model ? member(st, xs, f) : empty_struct();
+    const uint64_t slot = pf.fixed_at ? s + pf.offset : field_at(f, xs, s);
+    const uint64_t base = pf.base_struct ? s : 0;
     const char* wh = pf.wh;
-    const uint8_t width = static_cast<uint8_t>(f.pointer.width);
-    const int region = f.pointer.elem_width && shallow ? -1 : pf.region;
+    const uint8_t width = pf.width;
+    const int region = pf.elem_width && shallow ? -1 : pf.region;
     const uint64_t align = pf.align;
     const Struct* et = pf.et;
+    if (pf.special) [[unlikely]] { place_special(st, f, xs, xv, s, slot, base, width, wh); return; }
+    // What an absent target leaves in the slot.
+    enum class Null { None, Register, Value, Empty } nb = pf.register_null && !record ? Null::Register : Null::None;
+    if (pf.null_value && pf.null == Field::Null::Allowed && !pf.array_on) nb = Null::Value;
+    const bool hooked = pf.fixed_offset && !record;
+    const bool register_too = nb != Null::None;
+    if (pf.array_on && pf.null == Field::Null::WhenEmpty && hooked) nb = Null::Empty;
+    auto null_branch = [&] {
+      switch (nb) {
+        case Null::None: break;
+        case Null::Register: w.record_pointer(slot, width, true); break;
+        case Null::Value: w.put_uint(slot, width, pf.null_value, wh); break;
+        case Null::Empty: w.empty_target(slot, width, wh, register_too); break;
+      }
+    };
+    const Value* x = &xv;
+    uint64_t n = 0;
+    if (pf.array_on) {
+      n = length(list(st, f, xv));
+      if (pf.null == Field::Null::WhenEmpty && n == 0) {
+        null_branch();
+        return;
+      }
+    } else if (pf.null == Field::Null::Allowed) {
+      if (xv.is_absent()) {
+        null_branch();
+        return;
+      }
+    }
+    uint64_t size = kUnknownSize;
+    if (!pf.array_on) {
+      if (et && et->fixed_size) size = et->size;
+    } else if (pf.elem_size) {
+      size = n * pf.elem_size;
+    } else if (et && et->fixed_size) {
+      size = n * et->size;
+    } else {
+      size = n ? kUnknownSize : 0;
+    }
+    const bool shares = hooked && !shallow && region < 0 && pf.in_model && !(et && et->has_self) && !(pf.array_on && pf.elem_width) && pf.scale1;
+    place_rest(st, f, shallow, xv, x, n, size, shares, hooked, slot, base, wh, width, region, align, pf, shallow_at, record);
+  }
+  // place_target's inline Pascal string and DIC.
+  void place_special(const Struct& st, const Field& f, const Value& xs, const Value& xv, uint64_t s, uint64_t slot, uint64_t base, uint8_t width,
+                     const char* wh) {
     if (f.type.kind == ValueType::String && f.pointer.inline_pascal && !f.array.on) {
       place_pascal(xv.str(), s + f.resolved.offset, f.pointer.width, f.pointer.align ? f.pointer.align : 2, wh, base);
       return;
@@ -2271,50 +2498,13 @@ class Encoder {
       }
       return;
     }
-    // What an absent target leaves in the slot.
-    enum class Null { None, Register, Value, Empty } nb = f.pointer.register_null && !record ? Null::Register : Null::None;
-    if (f.pointer.null_value && f.pointer.null == Field::Null::Allowed && !f.array.on) nb = Null::Value;
-    const bool hooked = f.resolved.fixed_offset && !record;
-    const bool register_too = nb != Null::None;
-    if (f.array.on && f.pointer.null == Field::Null::WhenEmpty && hooked) nb = Null::Empty;
-    auto null_branch = [&] {
-      switch (nb) {
-        case Null::None: break;
-        case Null::Register: w.record_pointer(slot, width, true); break;
-        case Null::Value: w.put_uint(slot, width, f.pointer.null_value, wh); break;
-        case Null::Empty: w.empty_target(slot, width, wh, register_too); break;
-      }
-    };
-    const Value* x = &xv;
-    uint64_t n = 0;
-    if (f.array.on) {
-      n = length(list(st, f, xv));
-      if (f.pointer.null == Field::Null::WhenEmpty && n == 0) {
-        null_branch();
-        return;
-      }
-    } else if (f.pointer.null == Field::Null::Allowed) {
-      if (xv.is_absent()) {
-        null_branch();
-        return;
-      }
-    }
-    uint64_t size = kUnknownSize;
-    if (!f.array.on) {
-      if (et && et->fixed_size) size = et->size;
-    } else if (f.pointer.elem_width) {
-      size = n * static_cast<uint64_t>(f.pointer.elem_width);
-    } else if (f.type.kind == ValueType::Prim) {
-      size = n * gen::prim_size(f.type.prim);
-    } else if (f.type.kind == ValueType::String) {
-      size = n * static_cast<uint64_t>(f.pointer.width);
-    } else if (et && et->fixed_size) {
-      size = n * et->size;
-    } else {
-      size = n ? kUnknownSize : 0;
-    }
-    const bool shares = hooked && !shallow && region < 0 && pf.in_model && !(et && et->has_self) && !(f.array.on && f.pointer.elem_width) &&
-                        f.pointer.scale == 1;
+  }
+  // The rest of place_target: a target to place (its slot's null cases are done).
+  void place_rest(const Struct& st, const Field& f, bool shallow, const Value& xv, const Value* x, uint64_t n, uint64_t size, bool shares,
+                  bool hooked, uint64_t slot, uint64_t base, const char* wh, uint8_t width, int region, uint64_t align, const PtrFacts& pf,
+                  std::map<std::string, uint64_t>& shallow_at, bool record) {
+    (void)st;
+    const Struct* et = pf.et;
     const enc::StructSteps* ets = pf.ets;
     const bool leaf = shares && (f.array.on ? f.type.kind == ValueType::Prim || (ets && ets->plain) : ets && ets->plain);
     if (!f.array.on && et && !et->has_self && !record)
@@ -2324,7 +2514,7 @@ class Encoder {
       // Without a layout, place_shared and place_leaf are place_target.
       t = w.place_target(slot, size, align, width, base, wh);
     } else if (shares) {
-      const Typed& value = typed(*x, type_of(f, f.array.on));
+      const Typed& value = typed(*x, pf.type);
       if (f.pointer.share_equal) {
         const size_t h = hash_of(*x) ^ std::hash<const void*>()(value.type);
         if (const uint64_t u = w.equal_at(slot, value, h); u != kNotShared) {
@@ -2521,12 +2711,10 @@ class Encoder {
     const uint64_t align = std::max(p.pointer.align ? p.pointer.align : pt.align, p.pointer.scale);
     const uint64_t size = pt.fixed_size ? pt.size : kUnknownSize;
     // "struct T" and whether T is plain, once per payload type.
-    CaseStruct& known = case_struct_[(reinterpret_cast<uintptr_t>(&pt) >> 4) * 0x9e3779b97f4a7c15ull >> 58];
-    if (known.st != &pt) {
-      auto& t = types_["struct " + pt.name];
-      if (!t) t = std::make_unique<std::string>("struct " + pt.name);
-      known = {&pt, t.get(), steps_of(pt).plain};
-    }
+    const enc::StructSteps& pts = steps_of(pt);
+    if (case_struct_.size() <= pts.index) case_struct_.resize(s_.structs.size());
+    CaseStruct& known = case_struct_[pts.index];
+    if (known.st != &pt) known = {&pt, type_name("struct " + pt.name), pts.plain};
     typed_.push_back({&v, known.type});
     const Typed& value = typed_.back();
     const bool leaf = known.plain;
