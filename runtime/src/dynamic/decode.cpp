@@ -311,6 +311,10 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (f.resolved.fixed_size) ds.flags |= DecodeStep::Fixed;
       ds.kind = f.kind;
       if (const Pool* pl = f.kind == FieldKind::PooledString ? s.pool(f.pool) : nullptr) ds.target_now = !pl->scope.empty();
+      if (!f.pool.empty()) {
+        ds.pool = p->pool_index(f.pool);
+        ds.pool_placed = ds.pool >= 0 && p->placed_pool(s.pools[static_cast<size_t>(ds.pool)]);
+      }
       if (f.role.derive && gen::checks_file_size(*f.role.derive)) ds.flags |= DecodeStep::SizeCheck;
       // A derive: is read as any number unless it is checked (SizeCheck) or
       // gives the layout a pool's start (start(), read_checked).
@@ -1702,7 +1706,7 @@ class Dec {
           put_text(*x, r_.pascal16(base + p));
           break;
         case FieldKind::PooledString: {
-          const int pi = p_.pool_index(f.pool);
+          const int pi = ds.pool;  // p_.pool_index(f.pool), decided in make_plan
           const Pool& pl = s_.pools[pi];
           if (!pl.scope.empty()) {
             put_text(*x, r_.cstring(r_.scope[pi] + p));
@@ -1714,7 +1718,7 @@ class Dec {
             put_text(*x, t);
           } else if (Schema::Plan::layout_pool(pl)) {
             put_text(*x, str_pool(pi, pool_base(pi) + base + p));
-            if (p_.placed_pool(pl)) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str().size());
+            if (ds.pool_placed) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str().size());
           } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
             put_text(*x, r_.pascal16(pool_base(pi) + base + p));
           } else {

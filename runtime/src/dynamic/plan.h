@@ -102,6 +102,8 @@ struct DecodeStep {
   // not under if: (Lean bits), or an inline struct not under if:.
   enum : uint8_t { NotLean, LeanBits, LeanStruct };
   uint8_t lean = NotLean;
+  int pool = -1;             // its pool: (Schema::Plan::pool_index, -1: none)
+  bool pool_placed = false;  // that pool is placed (Schema::Plan::placed_pool)
 };
 // decode.cpp: one bit field of a bit word, as the read needs it.
 struct BitStep {
