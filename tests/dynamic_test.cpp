@@ -1003,3 +1003,94 @@ BOOST_AUTO_TEST_CASE(hash_names_through_the_engine) {
     BOOST_TEST(std::regex_search(e.what(), std::regex(R"(^3:\d+: entries\[0\]\.hash: )")), e.what());
   }
 }
+
+namespace {
+// Items read by read_struct's lean steps: plain numbers, a bit word with no
+// check (DecodeStep::LeanBits, its struct copied from the bits' defaults),
+// an inline struct (LeanStruct) that checks a bool, each item's members
+// copied from the plan as bytes (StructPlan::init_flat).
+const char* kLeanSchema = R"(format: lean
+endian: little
+root: File
+types:
+  File:
+    fields:
+      - {name: magic, type: "char[4]", const: LEAN}
+      - {name: count, type: u32}
+      - {name: items, type: "Item[]", count: count}
+  Item:
+    fields:
+      - {name: id, type: u16}
+      - name: flags
+        type: u16
+        bits:
+          - {name: low, bits: 4, default: 0}
+          - {name: on, bits: 1, type: bool, default: false}
+          - {name: rest, bits: 11, default: 0}
+      - {name: pos, type: Vec}
+      - {name: ok, type: bool8}
+      - {name: pad, type: u8}
+      - {name: tail, type: u16}
+  Vec:
+    fields:
+      - {name: x, type: s16}
+      - {name: y, type: bool8}
+      - {name: z, type: u8}
+)";
+}  // namespace
+
+// The lean steps give the values, the errors at the offset and path, and
+// the bytes back that the full steps give.
+BOOST_AUTO_TEST_CASE(lean_struct_steps_give_the_values_and_errors) {
+  const dyn::Schema s = dyn::Schema::load_text(kLeanSchema, "lean.yaml");
+  std::vector<uint8_t> b = {'L', 'E', 'A', 'N', 2, 0, 0, 0};
+  // items[0]: id 7, flags low 5 on 1 rest 0x3ff, pos {x -2, y true, z 9}, ok false, pad 0, tail 0x1234
+  for (uint8_t c : {7, 0, 0xf5, 0x7f, 0xfe, 0xff, 1, 9, 0, 0, 0x34, 0x12}) b.push_back(c);
+  // items[1]: id 8, flags low 0 on 0 rest 1, pos {x 3, y false, z 0}, ok true, pad 1, tail 2
+  for (uint8_t c : {8, 0, 0x20, 0, 3, 0, 0, 0, 1, 1, 2, 0}) b.push_back(c);
+  const dyn::Value v = s.decode(b);
+  BOOST_TEST(v.at_path("items[0].id").n == 7u);
+  BOOST_TEST(v.at_path("items[0].flags.low").n == 5u);
+  BOOST_TEST((v.at_path("items[0].flags.on").kind == dyn::Value::Kind::Bool));
+  BOOST_TEST(v.at_path("items[0].flags.on").n == 1u);
+  BOOST_TEST(v.at_path("items[0].flags.rest").n == 0x3ffu);
+  BOOST_TEST(v.at_path("items[0].flags.rest").width == 2);
+  BOOST_TEST(v.at_path("items[0].pos.x").as_int() == -2);
+  BOOST_TEST(v.at_path("items[0].pos.y").n == 1u);
+  BOOST_TEST(v.at_path("items[0].pos.z").n == 9u);
+  BOOST_TEST(v.at_path("items[0].ok").n == 0u);
+  BOOST_TEST(v.at_path("items[0].tail").n == 0x1234u);
+  BOOST_TEST(v.at_path("items[1].flags.low").n == 0u);
+  BOOST_TEST(v.at_path("items[1].flags.on").n == 0u);
+  BOOST_TEST(v.at_path("items[1].flags.rest").n == 1u);
+  BOOST_TEST(v.at_path("items[1].pos.x").as_int() == 3);
+  BOOST_TEST(v.at_path("items[1].ok").n == 1u);
+  BOOST_TEST(v.at_path("items[1].pad").n == 1u);
+  BOOST_TEST(v.at_path("items[1].tail").n == 2u);
+  // Each item its own members (no block shared by the byte copies).
+  dyn::Value w = v;
+  w.at_path("items[0].flags.low").n = 1;
+  BOOST_TEST(v.at_path("items[0].flags.low").n == 5u);
+  BOOST_TEST(s.encode(v) == b);
+  // A bad bool in the inline struct: at its byte, with the whole path.
+  std::vector<uint8_t> bad = b;
+  bad[8 + 12 + 6] = 2;
+  try {
+    (void)s.decode(bad);
+    BOOST_FAIL("bool 2 was read");
+  } catch (const binschema::DecodeError& e) {
+    BOOST_TEST(e.offset() == 8u + 12 + 6);
+    BOOST_TEST(std::string(e.what()).starts_with("items[1].pos.y: value "), e.what());
+    BOOST_TEST(std::string(e.what()).find("is not a bool (0 or 1)") != std::string::npos, e.what());
+  }
+  // A bad bool after the lean steps: at its byte, with its path.
+  bad = b;
+  bad[8 + 12 + 8] = 0x80;
+  try {
+    (void)s.decode(bad);
+    BOOST_FAIL("bool 0x80 was read");
+  } catch (const binschema::DecodeError& e) {
+    BOOST_TEST(e.offset() == 8u + 12 + 8);
+    BOOST_TEST(std::string(e.what()).starts_with("items[1].ok: value "), e.what());
+  }
+}

@@ -253,6 +253,9 @@ struct Value {
   static Value union_(std::string_view case_name, int64_t tag, Value v);
 
   bool is_absent() const { return kind == Kind::Absent; }
+  // Whether it holds an allocation (a string with text, a struct with
+  // members, ...): one that does not can be copied as bytes.
+  bool holds_block() const { return h_.b != nullptr; }
   bool as_bool() const { return n != 0; }
   int64_t as_int() const { return static_cast<int64_t>(n); }
   uint64_t as_uint() const { return n; }
@@ -344,6 +347,10 @@ class Fields : detail::Slot {
   Value& add(std::string_view name, Value v);
   // The members of `shape`, every one Absent (the old members destroyed).
   void reset(const Shape* shape);
+  // The members of `shape` with the values vals[0..shape->size()) copied as
+  // bytes (none of them may hold a block: a number, a bool or Absent, a
+  // string or bytes with no block); the old members destroyed.
+  void assign_flat(const Shape* shape, const Value* vals);
   void reserve(size_t n);
   void clear();  // no members (the empty shape)
 

@@ -311,6 +311,10 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (f.resolved.fixed_size) ds.flags |= DecodeStep::Fixed;
       ds.kind = f.kind;
       if (const Pool* pl = f.kind == FieldKind::PooledString ? s.pool(f.pool) : nullptr) ds.target_now = !pl->scope.empty();
+      if (!f.pool.empty()) {
+        ds.pool = p->pool_index(f.pool);
+        ds.pool_placed = ds.pool >= 0 && p->placed_pool(s.pools[static_cast<size_t>(ds.pool)]);
+      }
       if (f.role.derive && gen::checks_file_size(*f.role.derive)) ds.flags |= DecodeStep::SizeCheck;
       // A derive: is read as any number unless it is checked (SizeCheck) or
       // gives the layout a pool's start (start(), read_checked).
@@ -361,6 +365,40 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       const bool bits = ds.kind == FieldKind::BitWord && ds.nbits && !pooled && ds.prim != Prim::Bool8 && ds.prim != Prim::Bool32 &&
                         !(ds.flags & (DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck));
       sp.simple = sp.simple && !(ds.flags & DecodeStep::Cursor) && ((ds.flags & DecodeStep::Plain) || bits);
+    }
+    sp.st = st.get();
+    sp.init_flat = true;
+    for (const auto& m : sp.init.fields()) sp.init_flat = sp.init_flat && !m.value.holds_block();
+    for (BitStep& b : sp.bit_steps) b.mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
+    for (DecodeStep& ds : sp.decode) {
+      if (ds.nbits) {
+        bool flat = true;
+        for (uint32_t k = 0; k < ds.nbits; ++k) flat = flat && !sp.bit_steps[ds.bit0 + k].pooled;
+        for (const auto& m : ds.fp->bits_def.fields()) flat = flat && !m.value.holds_block();
+        ds.bits_flat = flat && ds.fp->bits_def.fields().size() == ds.nbits;
+      }
+      if (ds.kind == FieldKind::BitWord && ds.nbits && ds.member >= 0 && ds.prim != Prim::Bool8 && ds.prim != Prim::Bool32 && (ds.flags & DecodeStep::Fixed) &&
+          !(ds.flags & (DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck | DecodeStep::Virtual)))
+        ds.lean = DecodeStep::LeanBits;
+      if (ds.kind == FieldKind::InlineStruct && !(ds.flags & (DecodeStep::Cond | DecodeStep::Virtual)) && ds.f->type.st)
+        ds.lean = DecodeStep::LeanStruct;
+      unsigned shift = 0;
+      for (uint32_t k = 0; k < ds.nbits; ++k) {
+        sp.bit_steps[ds.bit0 + k].shift = static_cast<uint8_t>(shift);
+        shift += sp.bit_steps[ds.bit0 + k].width;
+      }
+    }
+  }
+  // The plans of the structs the fields and cases hold (read_struct's look-up, once).
+  for (const auto& st : s.structs) {
+    StructPlan& sp = p->structs.at(st.get());
+    for (DecodeStep& ds : sp.decode)
+      if (ds.f->type.st) ds.sub = &p->structs.at(ds.f->type.st);
+    for (const auto& f : st->fields) {
+      FieldPlan& fp = p->fields.at(f.get());
+      for (size_t ci = 0; ci < f->variant.cases.size() && ci < fp.case_steps.size(); ++ci)
+        if (const gen::Struct* cst = f->variant.cases[ci].field->type.st)
+          fp.case_steps[ci].sub = &p->structs.at(cst);
     }
   }
   return p;
@@ -476,7 +514,7 @@ class Dec {
     }
   }
   // The raw value of a primitive (signed ones sign-extended; floats their bits).
-  uint64_t load_prim(Prim p, uint64_t at) const {
+  [[gnu::always_inline]] uint64_t load_prim(Prim p, uint64_t at) const {
     switch (p) {
       case Prim::U8: case Prim::Bool8: return r_.template get<uint8_t>(at);
       case Prim::U16: return r_.template get<uint16_t>(at);
@@ -601,47 +639,55 @@ class Dec {
     const Field* f = nullptr;
     size_t index = 0;
     int ctx = -1;  // no field of that name: the context value's index (-1: none)
+    enum : uint8_t { None, Local, Bit, Ctx } how = None;
+    uint8_t shift = 0;  // Bit: the bit field's shift and mask in its word
+    uint64_t mask = 0;
   };
   LocalInfo local_[512];
-  bool local(Frame& fr, const std::string& name, CNum& out) {
-    {
-      const size_t dot = name.find('.');
-      if (dot != std::string::npos) {
-        const Field* f = fr.st.field(name.substr(0, dot));
-        if (!f) return false;
-        unsigned shift = 0;
-        for (const auto& b : f->bits) {
-          if (b.name == name.substr(dot + 1)) {
-            const uint64_t raw = fr.loc.raw[p_.of(f).index];
-            const uint64_t mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
-            out = CNum::u64((raw >> shift) & mask);
-            return true;
-          }
-          shift += b.width;
+  // What a name is in the struct st (decided once per name and struct: the
+  // cache below): a local, a bit of a bit word (`word.bit`), a context value.
+  void find_local(LocalInfo& li, const Struct& st, const std::string& name) {
+    li = LocalInfo{};
+    li.name = &name;
+    li.st = &st;
+    const size_t dot = name.find('.');
+    if (dot != std::string::npos) {
+      const Field* f = st.field(name.substr(0, dot));
+      if (!f) return;
+      unsigned shift = 0;
+      for (const auto& b : f->bits) {
+        if (b.name == name.substr(dot + 1)) {
+          li.how = LocalInfo::Bit;
+          li.f = f;
+          li.index = p_.of(f).index;
+          li.shift = static_cast<uint8_t>(shift);
+          li.mask = b.width >= 64 ? ~0ull : (1ull << b.width) - 1;
+          return;
         }
-        return false;
+        shift += b.width;
       }
-      // The field by the name's address (an expression's, lasting), not
-      // st.field()'s comparison of every name and the plan's probe.
-      LocalInfo& li = local_[(reinterpret_cast<uintptr_t>(&name) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
-      if (li.name != &name || li.st != &fr.st) {
-        li.name = &name;
-        li.st = &fr.st;
-        li.f = fr.st.field(name);
-        li.index = li.f ? p_.of(li.f).index : 0;
-        li.ctx = -1;
-        if (!li.f)
-          for (size_t i = 0; i < s_.context.size(); ++i)
-            if (li.ctx < 0 && s_.context[i] == name) li.ctx = static_cast<int>(i);
-      }
-      const Field* f = li.f;
-      if (!f) {
-        if (li.ctx < 0) return false;
-        out = CNum::u64(r_.g[static_cast<size_t>(li.ctx)]);
-        return true;
-      }
-      out = local_num(*f, fr.loc.raw[li.index]);
-      return true;
+      return;
+    }
+    li.f = st.field(name);
+    if (li.f) {
+      li.how = LocalInfo::Local;
+      li.index = p_.of(li.f).index;
+      return;
+    }
+    for (size_t i = 0; i < s_.context.size(); ++i)
+      if (li.ctx < 0 && s_.context[i] == name) li.ctx = static_cast<int>(i);
+    if (li.ctx >= 0) li.how = LocalInfo::Ctx;
+  }
+  bool local(Frame& fr, const std::string& name, CNum& out) {
+    // The name by its address (an expression's, lasting), not st.field()'s
+    // comparison of every name, the plan's probe, or a search for a dot.
+    LocalInfo& li = local_[(reinterpret_cast<uintptr_t>(&name) >> 4) * 0x9e3779b97f4a7c15ull >> 55];
+    if (li.name != &name || li.st != &fr.st) [[unlikely]] find_local(li, fr.st, name);
+    switch (li.how) {
+      case LocalInfo::Local: out = local_num(*li.f, fr.loc.raw[li.index]); return true;
+      case LocalInfo::Bit: out = CNum::u64((fr.loc.raw[li.index] >> li.shift) & li.mask); return true;
+      case LocalInfo::Ctx: out = CNum::u64(r_.g[static_cast<size_t>(li.ctx)]); return true;
+      default: return false;
     }
   }
   CNum eval(Frame& fr, const Expr& x) {
@@ -691,8 +737,22 @@ class Dec {
   }
 
   // ---- read_fn
-  uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) {
-    const StructPlan& sp = p_.of(&st);
+  uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) { return read_sp(p_.of(&st), s, x, end, next); }
+  // `init` into x: its members copied as bytes when they hold no block.
+  static void start_struct(const StructPlan& sp, Value& x) {
+    if (!sp.init_flat) {
+      x = sp.init;
+      return;
+    }
+    if (x.kind != Value::Kind::Struct) x = Value();
+    x.kind = Value::Kind::Struct;
+    x.width = 0;
+    x.n = 0;
+    x.fields().assign_flat(sp.init.fields().shape(), sp.init.fields().values());
+  }
+  // read_struct with the struct's plan (DecodeStep::sub, CaseStep::sub: no look-up).
+  uint64_t read_sp(const StructPlan& sp, uint64_t s, Value& x, uint64_t end, uint64_t next) {
+    const Struct& st = *sp.st;
     if (sp.simple) return read_simple(st, sp, s, x);
     std::optional<Nested> nested;
     if (sp.recursive) nested.emplace(r_.nest, s, st.name.c_str());
@@ -709,7 +769,7 @@ class Dec {
           r_.slice_values[i].clear();
         }
     r_.need(s, st.fixed_size ? st.size : st.prefix, sp.fields_here.data(), sp.fields_here.size());
-    x = sp.init;  // a Struct (Block::clone: measured faster than building the members in place, EVNT 174 -> 193 MB/s)
+    start_struct(sp, x);  // a Struct (Block::clone, or a copy of the bytes: measured faster than building the members in place, EVNT 174 -> 193 MB/s)
     Frame fr(st, sp, s, st.fixed_size ? s : s + st.prefix, end, next, x);
     if (sp.has_tags) fr.loc.tags.resize(st.fields.size());
     if (sp.has_dic) fr.dic.resize(st.fields.size());
@@ -726,23 +786,55 @@ class Dec {
     const bool root = &st == p_.root;
     Value* const mem = x.fields().values();  // the members stay where they are during the read
     const size_t nf = st.fields.size();
+    // In locals (not reloaded after each store of a value's width: a
+    // uint8_t store may alias anything).
+    const DecodeStep* const steps = sp.decode.data();
+    uint64_t* const raws = fr.loc.raw;
     for (size_t fi = 0; fi < nf; ++fi) {
-      const DecodeStep& ds = sp.decode[fi];
+      const DecodeStep& ds = steps[fi];
       const bool cursor = ds.flags & DecodeStep::Cursor;
       if ((ds.flags & DecodeStep::Plain) && !root) {
         // A plain number: loaded and stored (read_field and read_scalar, no check to make).
+        const uint64_t size = ds.size;
+        const int m = ds.member;
+        const Value::Kind vk = ds.vkind;
+        const uint8_t vw = ds.vwidth;
         const uint64_t o = cursor ? fr.o : s + ds.offset;
-        if (cursor) r_.need(o, ds.size);
+        if (cursor) r_.need(o, size);
         const uint64_t raw = load_prim(ds.prim, o);
-        fr.loc.raw[fi] = raw;
-        if (ds.member >= 0) {
+        raws[fi] = raw;
+        if (cursor) fr.o = o + size;
+        if (m >= 0) {
           // prim_value in place: the member holds a number (its default) and no block.
-          Value& v = mem[ds.member];
-          v.kind = ds.vkind;
-          v.width = ds.vwidth;
+          Value& v = mem[m];
+          v.kind = vk;
+          v.width = vw;
           v.n = raw;
         }
-        if (cursor) fr.o += ds.size;
+        continue;
+      }
+      if (ds.lean && !root) {
+        // read_field's and read_scalar's work for a bit word with no check,
+        // or an inline struct, with no call between.
+        const uint64_t o = cursor ? fr.o : s + ds.offset;
+        if (cursor && (ds.flags & DecodeStep::Fixed)) r_.need(o, ds.size);
+        if (ds.lean == DecodeStep::LeanBits) {
+          const uint64_t raw = load_prim(ds.prim, o);
+          raws[fi] = raw;
+          read_bits(sp, *ds.f, fi, raw, mem[ds.member]);
+        } else {
+          Value tmp;
+          Value* dst = ds.member >= 0 ? mem + ds.member : &tmp;
+          try {
+            const uint64_t e = st.needs_end ? fr.end : r_.size();
+            if (ds.sub->st->fixed_size) read_sp(*ds.sub, o, *dst, e, r_.size());
+            else fr.o = read_sp(*ds.sub, o, *dst, e, r_.size());
+          } catch (DecodeError& err) {
+            err.push_field(ds.f->name.c_str());
+            throw;
+          }
+        }
+        if (cursor && (ds.flags & DecodeStep::Fixed)) fr.o += ds.size;
         continue;
       }
       const Field& f = *ds.f;
@@ -781,11 +873,12 @@ class Dec {
       if (f->cond && !eval_cond(fr, *f->cond)) continue;
       read_target(fr, *f);
     }
-    for (const auto& [m, def] : sp.heavy)
-      if (Value& v = x.fields().values()[m]; v.kind == Value::Kind::Absent) v = *def;
+    if (!sp.heavy.empty())
+      for (const auto& [m, def] : sp.heavy)
+        if (Value& v = mem[m]; v.kind == Value::Kind::Absent) v = *def;
+    if (sp.has_mulhash)
     for (const auto& f : st.fields) {
       // A stored hash with a parameter, checked once its name is read.
-      if (!sp.has_mulhash) break;
       if (!f->role.derive || !f->role.derive->calls(Fn::Mulhash)) continue;
       const Expr& a = f->role.derive->args[0];
       const size_t dot = a.name.find('.');
@@ -797,8 +890,8 @@ class Dec {
         fail_here(f->resolved.fixed_offset ? s + f->resolved.offset : fr.o, f->name,
                   "says " + hex(raw) + " but " + gen::expr_text(*f->role.derive) + " is " + hex(want));
     }
+    if (sp.has_dic)
     for (const auto& f : st.fields) {
-      if (!sp.has_dic) break;
       if (f->type.kind != ValueType::Dic) continue;
       auto& d = fr.dic[p_.of(f.get()).index];
       Value* arr = x.find(f->keys_array);
@@ -837,18 +930,21 @@ class Dec {
   // in it is read by an expression, a check or a pointer).
   uint64_t read_simple(const Struct& st, const StructPlan& sp, uint64_t s, Value& x) {
     r_.need(s, st.size, sp.fields_here.data(), sp.fields_here.size());
-    x = sp.init;
+    start_struct(sp, x);
     Value* const mem = x.fields().values();
     const size_t nf = sp.decode.size();
+    const DecodeStep* const steps = sp.decode.data();
     for (size_t fi = 0; fi < nf; ++fi) {
-      const DecodeStep& ds = sp.decode[fi];
+      const DecodeStep& ds = steps[fi];
       if (ds.member < 0) continue;
       const uint64_t raw = load_prim(ds.prim, s + ds.offset);
       Value& v = mem[ds.member];
       if (ds.flags & DecodeStep::Plain) {
         // prim_value in place, as read_struct's plain numbers.
-        v.kind = ds.vkind;
-        v.width = ds.vwidth;
+        const Value::Kind vk = ds.vkind;
+        const uint8_t vw = ds.vwidth;
+        v.kind = vk;
+        v.width = vw;
         v.n = raw;
       } else {
         read_bits(sp, *ds.f, fi, raw, v);
@@ -903,15 +999,15 @@ class Dec {
         break;
       case FieldKind::CString: {
         Value* v = member(fr, f);
-        std::string t;
+        std::string_view t;
         try {
-          t = std::string(r_.cstring(fr.o));
+          t = r_.cstring(fr.o);
         } catch (DecodeError& e) {
           e.push_field(f.name.c_str());
           throw;
         }
         fr.o += t.size() + 1;
-        if (v) *v = Value::string(std::move(t));
+        if (v) put_text(*v, t);  // copied once into the value's block (no std::string made and moved)
         if (f.pad) pad_zeros(fr, f, "after the string");
         break;
       }
@@ -921,8 +1017,8 @@ class Dec {
         if (!dst) dst = &tmp;
         try {
           const uint64_t e = fr.st.needs_end ? fr.end : r_.size();
-          if (f.type.st->fixed_size) read_struct(*f.type.st, o, *dst, e, r_.size());
-          else fr.o = read_struct(*f.type.st, o, *dst, e, r_.size());
+          if (f.type.st->fixed_size) read_sp(*ds.sub, o, *dst, e, r_.size());
+          else fr.o = read_sp(*ds.sub, o, *dst, e, r_.size());
         } catch (DecodeError& e) {
           e.push_field(f.name.c_str());
           throw;
@@ -942,7 +1038,7 @@ class Dec {
           Value tmp;
           Value* dst = member(fr, f);
           const int ti = fr.sp.fp[fi]->tag;
-          read_union_one(fr, f, o, dst ? *dst : tmp, ti >= 0 ? fr.loc.raw[ti] : 0);
+          read_union_one(fr, f, *fr.sp.fp[fi], o, dst ? *dst : tmp, ti >= 0 ? fr.loc.raw[ti] : 0);
         }
         break;
     }
@@ -1049,15 +1145,24 @@ class Dec {
       const DecodeStep& ds = sp.decode[fi];
       const BitStep* bs = sp.bit_steps.data() + ds.bit0;
       const size_t nb = ds.nbits;
+      if (ds.bits_flat) {
+        // bits_def's values copied (each bit's kind and width), then the numbers.
+        const Value& def = ds.fp->bits_def;
+        if (x.kind != Value::Kind::Struct) x = Value();
+        x.kind = Value::Kind::Struct;
+        x.fields().assign_flat(def.fields().shape(), def.fields().values());
+        Value* const xm = x.fields().values();
+        for (size_t k = 0; k < nb; ++k) {
+          const uint64_t v = (raw >> bs[k].shift) & bs[k].mask;
+          xm[k].n = bs[k].is_bool ? v != 0 : v;
+        }
+        return;
+      }
       x.kind = Value::Kind::Struct;
       x.fields().reset(sp.fp[fi]->bits_def.fields().shape());  // the bits' names, every value Absent
       Value* xm = x.fields().values();
-      unsigned shift = 0;
       for (size_t k = 0; k < nb; ++k) {
-        const unsigned w = bs[k].width;
-        const uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
-        uint64_t v = (raw >> shift) & mask;
-        shift += w;
+        uint64_t v = (raw >> bs[k].shift) & bs[k].mask;  // the shift and mask decided in make_plan
         Value& bx = xm[k];
         if (bs[k].pooled) {
           const auto& b = f.bits[k];
@@ -1162,7 +1267,7 @@ class Dec {
         note_slot(o + i * w);
         try {
           r_.need_target(e, 1);
-          read_struct(*f.type.st, e, x->items()[i], r_.size(), r_.size());
+          read_sp(*fr.sp.decode[fr.cur].sub, e, x->items()[i], r_.size(), r_.size());  // fr.cur: read_field's field, f
         } catch (DecodeError& err) {
           err.push_index(i);
           throw;
@@ -1229,7 +1334,8 @@ class Dec {
       fr.o += n * sz;
       return;
     }
-    const size_t fi = p_.of(&f).index;
+    const size_t fi = fr.cur;  // read_field's field
+    const StructPlan* esp = fr.sp.decode[fi].sub;
     const bool tags = !f.resolved.tag_for.empty();
     Value tmp;
     Value* x = tags ? &tmp : member(fr, f);
@@ -1262,9 +1368,9 @@ class Dec {
           put_tag(i, x->items()[i]);
         } else {
           uint64_t next = r_.size();
-          if (p_.of(et).extent) next = i + 1 < n ? next_target(*et, o + (i + 1) * size) : r_.size();
+          if (esp->extent) next = i + 1 < n ? next_target(*et, o + (i + 1) * size) : r_.size();
           try {
-            read_struct(*et, o + i * size, x->items()[i], r_.size(), next);
+            read_sp(*esp, o + i * size, x->items()[i], r_.size(), next);
           } catch (DecodeError& e) {
             e.push_index(i);
             e.push_field(f.name.c_str());
@@ -1295,12 +1401,12 @@ class Dec {
         }
         try {
           uint64_t next = r_.size();
-          if (p_.of(et).extent) next = i + 1 < n ? next_target(*et, fr.o + et->size) : r_.size();
+          if (esp->extent) next = i + 1 < n ? next_target(*et, fr.o + et->size) : r_.size();
           if (et->fixed_size) {
-            read_struct(*et, fr.o, x->items()[i], r_.size(), next);
+            read_sp(*esp, fr.o, x->items()[i], r_.size(), next);
             fr.o += et->size;
           } else {
-            fr.o = read_struct(*et, fr.o, x->items()[i], r_.size(), next);
+            fr.o = read_sp(*esp, fr.o, x->items()[i], r_.size(), next);
           }
           if (sk && i > 0 && !sk->table.index_of.empty()) {
             // sort: by a string of a sorted table: the strings' order is the indices' order.
@@ -1359,7 +1465,8 @@ class Dec {
     if (!x) x = &tmp;
     const Field* tags = fr.st.field(f.variant.tag);
     const size_t ti = p_.of(tags).index;
-    if (ti > p_.of(&f).index) {
+    const FieldPlan& ufp = p_.of(&f);
+    if (ti > ufp.index) {
       const uint64_t tsz = gen::prim_size(tags->type.prim);
       const uint64_t n = eval_u(fr, *f.array.count);
       r_.need_array(fr.o, n, size + tsz);
@@ -1374,7 +1481,7 @@ class Dec {
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t e = fr.o + i * size;
       try {
-        read_union_one(fr, f, e, x->items()[i], fr.loc.tags[ti][i]);
+        read_union_one(fr, f, ufp, e, x->items()[i], fr.loc.tags[ti][i]);
       } catch (DecodeError& err) {
         err.push_index(i);
         err.push_field(f.name.c_str());
@@ -1384,7 +1491,7 @@ class Dec {
     fr.o += n * size;
   }
 
-  void read_union_one(Frame& fr, const Field& f, uint64_t o, Value& target, uint64_t tag) {
+  void read_union_one(Frame& fr, const Field& f, const FieldPlan& fp, uint64_t o, Value& target, uint64_t tag) {
     const bool pf = !f.array.on;
     auto push = [&](DecodeError& e) {
       if (pf) e.push_field(f.name.c_str());
@@ -1394,7 +1501,6 @@ class Dec {
       word = load_uint(f.variant.cases[0].field->pointer.width, o);
       sel = word >> f.variant.tag_shift;
     }
-    const FieldPlan& fp = p_.of(&f);
     size_t ci = 0, nc = fp.case_tags.size();
     if (!fp.case_at.empty()) {
       // One look-up: the loop below runs once (on the case) or not at all.
@@ -1499,10 +1605,10 @@ class Dec {
         case CaseKind::Struct:
           try {
             if (!p.type.st->fixed_size) {
-              fr.o = read_struct(*p.type.st, o, v, r_.size(), r_.size());
+              fr.o = read_sp(*cs.sub, o, v, r_.size(), r_.size());
               advance = false;
             } else {
-              read_struct(*p.type.st, o, v, r_.size(), r_.size());
+              read_sp(*cs.sub, o, v, r_.size(), r_.size());
             }
           } catch (DecodeError& e) {
             push(e);
@@ -1526,7 +1632,7 @@ class Dec {
             r_.lay->note(f.array.on ? o : fr.s + f.resolved.offset, t);
           try {
             r_.need_target(t, pt.fixed_size ? pt.size : std::max<uint64_t>(pt.prefix, 1));
-            read_struct(pt, t, v, r_.size(), r_.size());
+            read_sp(*cs.sub, t, v, r_.size(), r_.size());
           } catch (DecodeError& e) {
             e.push_field(c.name.c_str());
             push(e);
@@ -1561,11 +1667,13 @@ class Dec {
 
   // ---- read_target
   void read_target(Frame& fr, const Field& f) {
-    const uint64_t p = fr.loc.raw[p_.of(&f).index];
+    const size_t fi = p_.of(&f).index;
+    const DecodeStep& ds = fr.sp.decode[fi];
+    const uint64_t p = fr.loc.raw[fi];
     const uint64_t base = f.pointer.base == Field::Base::Struct ? fr.s : 0;
     const uint64_t s = fr.s;
     Value tmp;
-    Value* x = member(fr, f);
+    Value* x = member(fr, fi);
     if (!x) x = &tmp;
     auto note_layout = [&](uint64_t target) {
       if (r_.lay) r_.lay->note(s + f.resolved.offset, target);
@@ -1582,7 +1690,7 @@ class Dec {
           const uint64_t n = r_.template get<uint32_t>(t + 4);
           r_.need_array(t + 8, n + 1, 0x10);
           note_slot(t + 8 + 8);
-          auto& d = fr.dic[p_.of(&f).index];
+          auto& d = fr.dic[fi];
           for (uint64_t i = 1; i <= n; ++i) {
             const uint64_t name = r_.template get<uint64_t>(t + 8 + 0x10 * i + 8);
             note_slot(t + 8 + 0x10 * i + 8);
@@ -1598,7 +1706,7 @@ class Dec {
           put_text(*x, r_.pascal16(base + p));
           break;
         case FieldKind::PooledString: {
-          const int pi = p_.pool_index(f.pool);
+          const int pi = ds.pool;  // p_.pool_index(f.pool), decided in make_plan
           const Pool& pl = s_.pools[pi];
           if (!pl.scope.empty()) {
             put_text(*x, r_.cstring(r_.scope[pi] + p));
@@ -1610,7 +1718,7 @@ class Dec {
             put_text(*x, t);
           } else if (Schema::Plan::layout_pool(pl)) {
             put_text(*x, str_pool(pi, pool_base(pi) + base + p));
-            if (p_.placed_pool(pl)) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str().size());
+            if (ds.pool_placed) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str().size());
           } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
             put_text(*x, r_.pascal16(pool_base(pi) + base + p));
           } else {
@@ -1627,14 +1735,14 @@ class Dec {
             } else {
               if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
               r_.need_target(base + p, 1);
-              read_struct(*f.type.st, base + p, *x, end, r_.size());
+              read_sp(*ds.sub, base + p, *x, end, r_.size());
               if (!f.table.order.empty()) keep_table(f, *x);
             }
           } else {
             if (p == 0) throw DecodeError(s, "null pointer (in the struct at " + hex(s) + ")");
             if (f.kind == FieldKind::Pointer && f.resolved.fixed_offset) note_layout(base + p);
             r_.need_target(base + p, 1);
-            read_struct(*f.type.st, base + p, *x, end, r_.size());
+            read_sp(*ds.sub, base + p, *x, end, r_.size());
             if (!f.table.order.empty()) keep_table(f, *x);
           }
           break;
@@ -1665,7 +1773,7 @@ class Dec {
               if (r_.lay) r_.lay->note(t + i * stride, e);
               try {
                 r_.need_target(e, 1);
-                read_struct(*f.type.st, e, x->items()[i], r_.size(), r_.size());
+                read_sp(*ds.sub, e, x->items()[i], r_.size(), r_.size());
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
@@ -1686,9 +1794,9 @@ class Dec {
           } else if (f.type.st->fixed_size) {
             for (uint64_t i = 0; i < n; ++i) {
               uint64_t next = r_.size();
-              if (p_.of(f.type.st).extent) next = i + 1 < n ? next_target(*f.type.st, t + (i + 1) * stride) : r_.size();
+              if (ds.sub->extent) next = i + 1 < n ? next_target(*f.type.st, t + (i + 1) * stride) : r_.size();
               try {
-                read_struct(*f.type.st, t + i * stride, x->items()[i], r_.size(), next);
+                read_sp(*ds.sub, t + i * stride, x->items()[i], r_.size(), next);
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;
@@ -1698,7 +1806,7 @@ class Dec {
             uint64_t o2 = t;
             for (uint64_t i = 0; i < n; ++i) {
               try {
-                o2 = read_struct(*f.type.st, o2, x->items()[i], r_.size(), r_.size());
+                o2 = read_sp(*ds.sub, o2, x->items()[i], r_.size(), r_.size());
               } catch (DecodeError& err) {
                 err.push_index(i);
                 throw;

@@ -93,6 +93,17 @@ struct DecodeStep {
   uint32_t bit0 = 0, nbits = 0;  // a bit word: its bits in StructPlan::bit_steps
   gen::FieldKind kind = gen::FieldKind::Scalar;  // f->kind
   bool target_now = false;  // a pointer whose target is read at once (a string of a scoped pool), not after the struct
+  const StructPlan* sub = nullptr;  // a struct-typed field: its struct's plan (no look-up per read)
+  // A bit word whose bits are numbers and bools (none pooled) and whose
+  // FieldPlan::bits_def holds no block: read_bits copies bits_def as bytes
+  // and writes the numbers.
+  bool bits_flat = false;
+  // read_struct reads it itself (no read_field): a bit word with no check,
+  // not under if: (Lean bits), or an inline struct not under if:.
+  enum : uint8_t { NotLean, LeanBits, LeanStruct };
+  uint8_t lean = NotLean;
+  int pool = -1;             // its pool: (Schema::Plan::pool_index, -1: none)
+  bool pool_placed = false;  // that pool is placed (Schema::Plan::placed_pool)
 };
 // decode.cpp: one bit field of a bit word, as the read needs it.
 struct BitStep {
@@ -100,6 +111,8 @@ struct BitStep {
   uint8_t bytes = 1;  // bits_bytes(width)
   bool is_bool = false;
   bool pooled = false;  // a string by offset in a pool (read through the model's Bits)
+  uint8_t shift = 0;    // its lowest bit in the word
+  uint64_t mask = 1;    // its bits, shifted down
 };
 
 // What the walks need of one struct beyond the model.
@@ -127,6 +140,10 @@ struct StructPlan {
   // each field a plain number or a bit word with no check and no pooled
   // bit, at its fixed offset.
   bool simple = false;
+  const gen::Struct* st = nullptr;  // the model's struct
+  // decode.cpp: `init` holds no block (no string, struct, array or union
+  // with contents): a read copies its members as bytes (Fields::assign_flat).
+  bool init_flat = false;
 };
 
 // What one field needs.
@@ -163,6 +180,7 @@ struct FieldPlan {
     gen::Prim prim = gen::Prim::U8;
     bool fixed = false;     // its size is fixed
     bool plain = false;     // a Number with no table and no bool check
+    const StructPlan* sub = nullptr;  // a struct case: its struct's plan
   };
   std::vector<CaseStep> case_steps;
 };

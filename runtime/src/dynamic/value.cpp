@@ -1,4 +1,5 @@
 // binschema/dynamic.h: the generic Value, and loading a schema.
+#include <cstring>
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -456,6 +457,15 @@ void Fields::reset(const Shape* s) {
   Value* d = b->members();
   for (size_t i = 0; i < s->size(); ++i) new (d + i) Value();
   b->size = static_cast<uint32_t>(s->size());
+  b->shape() = s;
+}
+void Fields::assign_flat(const Shape* s, const Value* vals) {
+  using detail::Block;
+  const size_t n = s->size();
+  if (b && b->type == Block::Members) b->clear();
+  reserve(n);
+  if (n) std::memcpy(static_cast<void*>(b->members()), static_cast<const void*>(vals), n * sizeof(Value));
+  b->size = static_cast<uint32_t>(n);
   b->shape() = s;
 }
 void Fields::clear() {
