@@ -279,7 +279,14 @@ struct CaseKeys {
   static constexpr size_t kSlots = 64;
   std::vector<CaseKey> keys;
   int16_t by_tag[kSlots];
-  CaseKeys() { std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1)); }
+  explicit CaseKeys(const gen::Field& u) {
+    std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1));
+    for (const auto& c : u.variant.cases) keys.push_back({static_cast<uint64_t>(c.tag), c.name});
+    for (size_t i = 0; i < keys.size(); ++i) {
+      int16_t& slot = by_tag[keys[i].tag & (kSlots - 1)];
+      slot = slot == -1 && i < 0x7fff ? static_cast<int16_t>(i) : -2;
+    }
+  }
 };
 
 struct StructSteps;
@@ -480,13 +487,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
           k.cases.push_back(cs);
         }
       if (f.type.kind == ValueType::Union) {
-        auto keys = std::make_shared<enc::CaseKeys>();
-        for (const auto& c : f.variant.cases) keys->keys.push_back({static_cast<uint64_t>(c.tag), c.name});
-        for (size_t i = 0; i < keys->keys.size(); ++i) {
-          int16_t& slot = keys->by_tag[keys->keys[i].tag & (enc::CaseKeys::kSlots - 1)];
-          slot = slot == -1 && i < 0x7fff ? static_cast<int16_t>(i) : -2;
-        }
-        k.case_keys = std::move(keys);
+        k.case_keys = std::make_shared<const enc::CaseKeys>(f);
       }
       k.id = r->count++;
       const gen::Expr* until = f.size_expr ? &*f.size_expr : f.array.count ? &*f.array.count : nullptr;
@@ -941,36 +942,37 @@ class Encoder {
     if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");
     CaseState& cs = case_state_[k.id];
     if (cs.last_value == &v) return cs.last_case;  // the same union value again (its tag field, then the union)
+    return find_case(*k.case_keys, cs.last_case, cs.last_value, st, u, v);
+  }
+  // The case of union value v among keys, kept in last_case / last_value:
+  // the case found last first (a list of unions is mostly one case), then
+  // the case of its tag (a decoded value holds its case's tag) when no
+  // other case's tag shares its slot, then the cases of that tag (the name
+  // decides), then any case of its name.
+  size_t find_case(const CaseKeys& keys, size_t& last_case, const Value*& last_value, const Struct& st, const Field& u, const Value& v) {
     const std::string& name = v.str();
+    // Case names are short: compared inline (a call of memcmp each was most of it).
     auto same = [&name](std::string_view c) {
       if (c.size() != name.size()) return false;
       for (size_t i = 0; i < c.size(); ++i)
         if (c[i] != name[i]) return false;
       return true;
     };
-    const auto& cases = k.case_keys->keys;
-    cs.last_value = nullptr;
-    if (cs.last_case < cases.size() && same(cases[cs.last_case].name)) {
-      cs.last_value = &v;
-      return cs.last_case;
-    }
-    if (const int16_t slot = k.case_keys->by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
+    const auto& cases = keys.keys;
+    last_value = nullptr;
+    auto found = [&](size_t i) {
+      last_value = &v;
+      return last_case = i;
+    };
+    if (last_case < cases.size() && same(cases[last_case].name)) return found(last_case);
+    if (const int16_t slot = keys.by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
       const size_t i = static_cast<size_t>(slot);
-      if (cases[i].tag == v.n && same(cases[i].name)) {
-        cs.last_value = &v;
-        return cs.last_case = i;
-      }
+      if (cases[i].tag == v.n && same(cases[i].name)) return found(i);
     }
     for (size_t i = 0; i < cases.size(); ++i)
-      if (cases[i].tag == v.n && same(cases[i].name)) {
-        cs.last_value = &v;
-        return cs.last_case = i;
-      }
+      if (cases[i].tag == v.n && same(cases[i].name)) return found(i);
     for (size_t i = 0; i < cases.size(); ++i)
-      if (same(cases[i].name)) {
-        cs.last_value = &v;
-        return cs.last_case = i;
-      }
+      if (same(cases[i].name)) return found(i);
     throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
   }
   size_t case_index(const Struct& st, const Field& u, const Value& v) {
@@ -979,52 +981,9 @@ class Encoder {
     FieldInfo& fi = info(u);
     // The same union value again (its tag field, then the union): its case, found once.
     if (fi.last_value == &v) return fi.last_case;
-    const std::string& name = v.str();
-    // Case names are short: compared inline (a call of memcmp each was most of it).
-    auto same = [&name](std::string_view c) {
-      if (c.size() != name.size()) return false;
-      for (size_t k = 0; k < c.size(); ++k)
-        if (c[k] != name[k]) return false;
-      return true;
-    };
     // The cases' tags and names side by side (the model's Case objects were a line or more each to step over).
-    if (!fi.cases) {
-      CaseKeys& keys = case_keys_[&u];
-      if (keys.keys.empty()) {
-        for (const auto& c : u.variant.cases) keys.keys.push_back({static_cast<uint64_t>(c.tag), c.name});
-        for (size_t i = 0; i < keys.keys.size(); ++i) {
-          int16_t& slot = keys.by_tag[keys.keys[i].tag & (CaseKeys::kSlots - 1)];
-          slot = slot == -1 && i < 0x7fff ? static_cast<int16_t>(i) : -2;
-        }
-      }
-      fi.cases = &keys;
-    }
-    const auto& cases = fi.cases->keys;
-    fi.last_value = nullptr;
-    if (fi.last_case < cases.size() && same(cases[fi.last_case].name)) {
-      fi.last_value = &v;
-      return fi.last_case;
-    }
-    // A decoded value holds its case's tag: the case of that tag, when no other case's tag shares its slot.
-    if (const int16_t slot = fi.cases->by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
-      const size_t i = static_cast<size_t>(slot);
-      if (cases[i].tag == v.n && same(cases[i].name)) {
-        fi.last_value = &v;
-        return fi.last_case = i;
-      }
-    }
-    // The cases of that tag first (the name decides).
-    for (size_t i = 0; i < cases.size(); ++i)
-      if (cases[i].tag == v.n && same(cases[i].name)) {
-        fi.last_value = &v;
-        return fi.last_case = i;
-      }
-    for (size_t i = 0; i < cases.size(); ++i)
-      if (same(cases[i].name)) {
-        fi.last_value = &v;
-        return fi.last_case = i;
-      }
-    throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
+    if (!fi.cases) fi.cases = &case_keys_.try_emplace(&u, u).first->second;
+    return find_case(*fi.cases, fi.last_case, fi.last_value, st, u, v);
   }
 
   // ---- Expressions (write_expr, late_expr) -----------------------------------
