@@ -6,6 +6,19 @@
 
 namespace binschema::gen::cpp {
 
+namespace {
+// The check that the number `v` of a u24 or s24 (field or union case) fits
+// in 24 bits, refused naming `what` (a quoted C++ string); empty for any
+// other primitive.
+std::string check24(Prim p, const std::string& v, const std::string& what) {
+  const std::string refuse = " throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v +
+                             ") + \" does not fit in 24 bits\");";
+  if (p == Prim::U24) return "if (" + v + " > 0xFFFFFFu)" + refuse;
+  if (p == Prim::S24) return "if (" + v + " < -0x800000 || " + v + " > 0x7FFFFF)" + refuse;
+  return {};
+}
+}  // namespace
+
 // Each (block pool, struct type) that some field puts into the pool.
 std::vector<std::pair<const Pool*, const Struct*>> CppGen::block_uses() const {
   std::vector<std::pair<const Pool*, const Struct*>> out;
@@ -584,10 +597,7 @@ void CppGen::put_scalar(const Struct& st, const Field& f, const std::string& o) 
       }
       w += "if (" + cond + ") throw binschema::EncodeError(std::string(" + what + ") + \": value \" + " + shown + " + \" is not one of " + list + "\");";
     }
-    if (f.type.prim == Prim::U24 && !f.role.const_int)
-      w += "if (" + v + " > 0xFFFFFFu) throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v + ") + \" does not fit in 24 bits\");";
-    if (f.type.prim == Prim::S24 && !f.role.const_int)
-      w += "if (" + v + " < -0x800000 || " + v + " > 0x7FFFFF) throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v + ") + \" does not fit in 24 bits\");";
+    if (const std::string c = check24(f.type.prim, v, what); !c.empty() && !f.role.const_int) w += c;
     w += wput() + t + ">(" + o + ", static_cast<" + (f.true_value || f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? t : std::string(prim_cpp(f.type.prim))) + ">(" + v + "));";
     if (!f.role.zero_when_empty.empty()) {
       w.dedent();
@@ -780,10 +790,7 @@ void CppGen::put_union_one(const Struct& st, const Field& f, const std::string& 
         else {
           // A 24-bit number out of range: refused naming the union, as a plain field is.
           const std::string what = "\"" + st.name + "." + f.name + "\"";
-          if (p.type.prim == Prim::U24)
-            w += "if (v > 0xFFFFFFu) throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(v) + \" does not fit in 24 bits\");";
-          if (p.type.prim == Prim::S24)
-            w += "if (v < -0x800000 || v > 0x7FFFFF) throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(v) + \" does not fit in 24 bits\");";
+          if (const std::string c = check24(p.type.prim, "v", what); !c.empty()) w += c;
           // The model's type (uint32_t for a u24, as a plain field), not binschema::uint24 (3 bytes: no cast).
           const bool b = p.type.prim == Prim::Bool8 || p.type.prim == Prim::Bool32;
           w += wput() + load_type(p) + ">(" + oo + ", static_cast<" + (b ? load_type(p) : std::string(prim_cpp(p.type.prim))) + ">(v));";

@@ -1360,6 +1360,13 @@ class Encoder {
 
   // A model value of a field of type p, checked against its type (the
   // generated model cannot hold a value out of range; a Value can).
+  // A u24 or s24 (field or union case) whose number v does not fit in 24
+  // bits: refused naming `what`, as the generated writer does.
+  static void check24(Prim p, uint64_t v, const char* what) {
+    const int64_t i = static_cast<int64_t>(v);
+    if ((p == Prim::U24 && v > 0xFFFFFFu) || (p == Prim::S24 && (i < -0x800000 || i > 0x7FFFFF)))
+      throw EncodeError(std::string(what) + ": value " + (p == Prim::S24 ? std::to_string(i) : std::to_string(v)) + " does not fit in 24 bits");
+  }
   uint64_t fit(const Value& v, Prim p, const char* what) {
     const uint64_t size = gen::prim_size(p);
     if (p == Prim::F32 || p == Prim::F64) {
@@ -1892,12 +1899,7 @@ class Encoder {
           throw EncodeError(std::string(wh) + ": value " + shown + " is not one of " + list);
         }
       }
-      if (f.type.prim == Prim::U24 && !f.role.const_int && v > 0xFFFFFFu)
-        throw EncodeError(std::string(wh) + ": value " + std::to_string(v) + " does not fit in 24 bits");
-      if (f.type.prim == Prim::S24 && !f.role.const_int) {
-        const int64_t i = static_cast<int64_t>(v);
-        if (i < -0x800000 || i > 0x7FFFFF) throw EncodeError(std::string(wh) + ": value " + std::to_string(i) + " does not fit in 24 bits");
-      }
+      if (!f.role.const_int) check24(f.type.prim, v, wh);
       store(o, f.type.prim, v);
     }
   }
@@ -2025,11 +2027,7 @@ class Encoder {
         else if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
         else {
           const uint64_t n = fit(v, p.type.prim, wh);
-          // A 24-bit number out of range: refused naming the union, as the generated code does.
-          if (p.type.prim == Prim::U24 && n > 0xFFFFFFu)
-            throw EncodeError(std::string(wh) + ": value " + std::to_string(n) + " does not fit in 24 bits");
-          if (p.type.prim == Prim::S24 && (static_cast<int64_t>(n) < -0x800000 || static_cast<int64_t>(n) > 0x7FFFFF))
-            throw EncodeError(std::string(wh) + ": value " + std::to_string(static_cast<int64_t>(n)) + " does not fit in 24 bits");
+          check24(p.type.prim, n, wh);  // refused naming the union, as the generated code does
           store(oo, p.type.prim, n);
         }
         break;
