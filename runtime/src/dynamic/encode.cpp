@@ -71,7 +71,8 @@ const Value& empty_struct() {
   return v;
 }
 
-uint64_t length(const Value& v) {
+// (Inline: a count, and each sum of counts that names it, is one per struct written.)
+[[gnu::always_inline]] inline uint64_t length(const Value& v) {
   switch (v.kind) {
     case Value::Kind::Array: return v.items().size();
     case Value::Kind::String:
@@ -307,6 +308,7 @@ struct Step {
   bool in_model = false;             // f.in_model()
   bool note_inline = false;          // an inline struct with children at a variable offset: its place noted (at_)
   uint64_t pad = 0;                  // f.pad
+  uint64_t elem_width = 0;           // f.pointer.elem_width
   // put_scalar's common cases, decided once (Other: its general way).
   enum class Scalar : uint8_t {
     Other,
@@ -325,6 +327,7 @@ struct Step {
     bool is_bool = false;
   };
   std::vector<Bit> bit_info;          // Scalar::Bits: its bits
+  const Shape* bits_shape = nullptr;  // a bit word: the shape of its bits' names in order (a word of that shape: bit i is member i)
   // What the walk reads of f on every write, here (a gen::Field is over 2 KB:
   // these were as many cache lines of it).
   bool at_var = false;           // and place_ looks up where it went
@@ -364,12 +367,18 @@ struct Step {
 
 struct StructSteps {
   const Struct* st = nullptr;
+  // The shape of its model members in order (null: none can be made): a
+  // value of this shape has member k.member named k's name, for every step
+  // k (one compare per struct value, not a name compare per member read).
+  const Shape* shape = nullptr;
   std::vector<Step> steps;     // by field index
   std::vector<size_t> scoped;  // the pools whose scope is this struct
   std::vector<const Step*> layout;    // by layout item: the field it names (null: none)
   std::vector<const Step*> unions;    // union fields with a case that place_ follows
   std::vector<const Step*> children;  // inline struct fields with children that no layout item names
   bool reaches_index = false;         // gen::reaches_index (a std::set per call)
+  bool fixed_size = false;            // st->fixed_size, st->prefix (put_ reads them per struct value: the model's Struct was a line more)
+  uint64_t prefix = 0;
   bool plain = false;                 // plain_struct (a leaf target)
   // collect_T: the fields that can hold a string of a table (index_of:,
   // a struct that reaches one, a union with such a case), in order.
@@ -412,6 +421,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.kind = f.kind;
       k.in_model = f.in_model();
       k.pad = f.pad;
+      k.elem_width = static_cast<uint64_t>(f.pointer.elem_width);
       k.note_inline = f.type.kind == ValueType::Struct && f.type.st && f.type.st->has_children && (!f.resolved.fixed_offset || f.cond);
       k.cursor = !f.resolved.fixed_offset || f.cond;
       k.cond = f.cond ? &*f.cond : nullptr;
@@ -423,6 +433,7 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.at_var = k.cursor && placed_later(f);
       k.region = !f.pointer.width && !f.region.empty() ? s.region_id(f.region) : -1;
       for (const auto& b : f.bits) k.bits.push_back(intern(b.name));
+      if (!k.bits.empty()) k.bits_shape = Shape::of(k.bits);
       k.prim = f.type.prim;
       k.pwidth = static_cast<uint8_t>(gen::prim_size(f.type.prim));
       k.has_ptr = f.pointer.width != 0;
@@ -494,6 +505,17 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       k.until = until && until->calls(Fn::Until) && !f.cond;
       ss.steps.push_back(std::move(k));
     }
+    {
+      std::vector<std::string_view> names(ss.steps.size());
+      size_t members = 0;
+      for (const auto& k : ss.steps)
+        if (k.member >= 0 && static_cast<size_t>(k.member) < names.size() && names[static_cast<size_t>(k.member)].empty()) {
+          names[static_cast<size_t>(k.member)] = k.name_view;
+          ++members;
+        }
+      names.resize(members);
+      if (std::none_of(names.begin(), names.end(), [](std::string_view n) { return n.empty(); })) ss.shape = Shape::of(names);
+    }
     auto step = [&](const std::string& name) -> const enc::Step* {
       for (const auto& k : ss.steps)
         if (k.f->name == name) return &k;
@@ -525,6 +547,8 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       if (!named) ss.children.push_back(&k);
     }
     ss.reaches_index = gen::reaches_index(st);
+    ss.fixed_size = st.fixed_size;
+    ss.prefix = st.prefix;
     ss.plain = plain_struct(s, st);
     for (const auto& k : ss.steps) {
       const Field& f = *k.f;
@@ -923,7 +947,12 @@ class Encoder {
     if (const Value* v = x.find(f.name)) return *v;
     throw EncodeError(st.name + "." + f.name + ": missing");
   }
-  const Value& list(const Struct& st, const Field& f, const Value& v) {
+  [[gnu::always_inline]] const Value& list(const Struct& st, const Field& f, const Value& v) {
+    if (v.kind == Value::Kind::Array && !f.array.fixed_count) [[likely]]
+      return v;
+    return fixed_list(st, f, v);
+  }
+  [[gnu::noinline]] const Value& fixed_list(const Struct& st, const Field& f, const Value& v) {
     if (v.kind != Value::Kind::Array) throw EncodeError(st.name + "." + f.name + ": a list expected");
     if (f.array.fixed_count && v.items().size() != *f.array.fixed_count)
       throw EncodeError(st.name + "." + f.name + ": " + std::to_string(v.items().size()) + " elements, but it holds " +
@@ -1463,7 +1492,9 @@ class Encoder {
   // structs and arrays, pointers and union cases), added to its table.
   void collect(const Struct& st, const Value& x) {
     need_struct(st, x);
-    for (const enc::Step* k : steps_of(st).collect) {
+    const enc::StructSteps& ss = steps_of(st);
+    const Frame frame(*this, ss, x);
+    for (const enc::Step* k : ss.collect) {
       const Field& f = *k->f;
       if (f.type.kind == ValueType::Union) {
         auto one = [&](const Value& u) {
@@ -1526,32 +1557,24 @@ class Encoder {
   uint64_t put(const enc::StructSteps& ss, const Value& x, std::optional<uint64_t> at) {
     const Struct& st = *ss.st;
     need_struct(st, x);
-    const uint64_t s = st.fixed_size ? *at : w.reserve(st.prefix);
+    const Frame frame(*this, ss, x);
+    const uint64_t s = ss.fixed_size ? *at : w.reserve(ss.prefix);
     for (const size_t i : ss.scoped) {
       const Pool& p = s_.pools[i];
       if (p.kind != Pool::Kind::Block) scope_[i] = s;
       if (spool_[i]) spool_[i]->restart();
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
-    // The members, once (fields() checks the block on every call).
-    const Value* ms = x.fields().values();
-    const std::string_view* mn = x.fields().names();
-    const size_t nm = x.fields().size();
-    auto mem = [&](const enc::Step& k) -> const Value& {
-      if (static_cast<size_t>(k.member) < nm && mn[k.member].data() == k.name) [[likely]]
-        return ms[k.member];
-      return member(st, x, *k.f);
-    };
     for (const enc::Step& k : ss.steps) {
       if (k.op == enc::Op::Num) {
         const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
-        const Value& v = mem(k);
+        const Value& v = member(k, st, x);
         store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
         continue;
       }
       if (k.op == enc::Op::Nums) {
         const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
-        const Value& v = list(st, *k.f, mem(k));
+        const Value& v = list(st, *k.f, member(k, st, x));
         store_elems(*k.f, k.num, o, v, k.what);
         continue;
       }
@@ -1584,13 +1607,44 @@ class Encoder {
     return *e.ss;
   }
 
-  // A struct value's member for step k: by its index, the name's pointer
+  // A struct value's member for step k: the frame's when x is the struct
+  // value put_ or place_ is at, else by its index, the name's pointer
   // compared (interned), else by name.
-  const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
+  [[gnu::always_inline]] const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
+    if (&x == frame_x_ && k.member >= 0) [[likely]]
+      return frame_ms_[k.member];
     if (const Value* v = x.fields().named(static_cast<size_t>(k.member), k.name)) [[likely]]
       return *v;
-    return member(st, x, *k.f);
+    return member_by_name(st, x, *k.f);
   }
+  [[gnu::noinline]] const Value& member_by_name(const Struct& st, const Value& x, const Field& f) { return member(st, x, f); }
+  // The struct value whose members put_ (or place_, collect_) reads now,
+  // when its shape is its struct's (StructSteps::shape): its member for
+  // step k is frame_ms_[k.member]. Each member was a look-up of the value's
+  // block (its kind, size, shape, the name) per read, some members several
+  // times per write (a count, then the sums of counts that name it).
+  const Value* frame_x_ = nullptr;
+  const Value* frame_ms_ = nullptr;
+  class Frame {
+   public:
+    Frame(Encoder& e, const enc::StructSteps& ss, const Value& x) : e_(e), x_(e.frame_x_), ms_(e.frame_ms_) {
+      if (ss.shape && x.fields().shape() == ss.shape) {
+        e.frame_x_ = &x;
+        e.frame_ms_ = x.fields().values();
+      }
+    }
+    ~Frame() {
+      e_.frame_x_ = x_;
+      e_.frame_ms_ = ms_;
+    }
+    Frame(const Frame&) = delete;
+    Frame& operator=(const Frame&) = delete;
+
+   private:
+    Encoder& e_;
+    const Value* x_;
+    const Value* ms_;
+  };
   // Stores a number of n's type (Op::Num, an element of an array of numbers).
   void store_num(const enc::Num& n, uint64_t o, uint64_t v) {
     switch (n.size) {
@@ -1762,13 +1816,13 @@ class Encoder {
       case FieldKind::InlineStruct: {
         const Value& src = k.in_model ? member(k, st, x) : empty_struct();
         if (k.note_inline) at_.set(&x, &f, o);
-        if (k.sub->st->fixed_size) put(*k.sub, src, o);
+        if (k.sub->fixed_size) put(*k.sub, src, o);
         else put(*k.sub, src, std::nullopt);
         break;
       }
       case FieldKind::ElemPointers:
-        if (!f.resolved.fixed_offset || f.cond) at_.set(&x, &f, o);
-        if (!f.resolved.fixed_size) w.reserve(length(list(st, f, member(k, st, x))) * static_cast<uint64_t>(f.pointer.elem_width));
+        if (k.cursor) at_.set(&x, &f, o);
+        if (!k.fixed_size) w.reserve(length(list(st, f, member(k, st, x))) * k.elem_width);
         break;
       case FieldKind::StringOffsets: {
         const Value& v = list(st, f, member(k, st, x));
@@ -1911,12 +1965,14 @@ class Encoder {
     const Value* wv = word.fields().values();
     const std::string_view* wn = word.fields().names();
     const size_t nw = word.fields().size();
+    // The word's members are its bits in order, mostly: its shape says so
+    // once, else each by index with the interned name's pointer compared.
+    const bool ordered = word.fields().shape() == k.bits_shape;
     uint64_t v = 0;
     unsigned shift = 0;
     for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
       const enc::Step::Bit& b = k.bit_info[bi];
-      // The word's members are its bits in order, mostly: by index, the interned name's pointer compared.
-      const Value* m = bi < nw && wn[bi].data() == k.bits[bi].data() ? &wv[bi] : word.find(k.bits[bi]);
+      const Value* m = ordered || (bi < nw && wn[bi].data() == k.bits[bi].data()) ? &wv[bi] : word.find(k.bits[bi]);
       if (!m) throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": missing");
       const uint64_t mv = b.is_bool ? uint64_t(m->n != 0) : m->n;
       if (!b.is_bool && b.width < 64 && (mv >> b.width))
@@ -2117,6 +2173,7 @@ class Encoder {
 
   void place(const Struct& st, const Value& x, uint64_t s) {
     const enc::StructSteps& ss = steps_of(st);
+    const Frame frame(*this, ss, x);
     std::map<std::string, uint64_t> shallow_at;
     bool before_self = st.has_self;
     std::set<std::string> pre_children;
