@@ -947,6 +947,63 @@ types:
   BOOST_CHECK_THROW(d.encode(d.from_text("format: sums\nn: 251\nx: []\ny: [9, 9]\n")), binschema::EncodeError);
 }
 
+// A struct value of its struct's shape (decoded, read from text) has its
+// members read by index with no name compared (the writer's frame), a bit
+// word of its bits' shape its bits likewise; a value built with its
+// members in another order is read by name and gives the same bytes.
+BOOST_AUTO_TEST_CASE(members_read_by_shape_else_by_name) {
+  const dyn::Schema d = dyn::Schema::load_text(R"Y(format: frame
+title: Frame
+doc: Members in order and not.
+endian: little
+extensions: [.frm]
+versions: "1"
+root: Head
+types:
+  Inner:
+    doc: Two bytes.
+    size: 2
+    fields:
+      - {name: p, type: u8, doc: P.}
+      - {name: q, type: u8, doc: Q.}
+  Head:
+    doc: Numbers, bits, a sum, a struct and a list.
+    fields:
+      - {name: a, type: u8, doc: A.}
+      - name: flags
+        type: u16
+        doc: Flags.
+        bits:
+          - {name: x, bits: 4, doc: X.}
+          - {name: y, bits: 1, type: bool, doc: Y.}
+          - {name: z, bits: 11, doc: Z.}
+      - {name: b, type: u16, derive: "count(list) + a", doc: B.}
+      - {name: inner, type: Inner, doc: I.}
+      - {name: n, type: u8, doc: N.}
+      - {name: list, type: "u8[]", count: n, doc: L.}
+)Y",
+                                                   "frame.yaml");
+  const dyn::Value v = d.from_text("format: frame\na: 7\nflags: {x: 3, y: true, z: 100}\ninner: {p: 1, q: 2}\nlist: [9, 8]\n");
+  const std::vector<uint8_t> want = {7, 0x93, 0x0C, 9, 0, 1, 2, 2, 9, 8};
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+  // Every struct's members (the bit word's bits too) in reverse order: another shape, the same bytes.
+  const std::function<dyn::Value(const dyn::Value&)> reversed = [&](const dyn::Value& x) {
+    if (x.kind != dyn::Value::Kind::Struct) return x;
+    dyn::Value r = dyn::Value::struct_();
+    for (size_t i = x.fields().size(); i-- > 0;) r.add(x.fields()[i].name, reversed(x.fields()[i].value));
+    return r;
+  };
+  const dyn::Value r = reversed(v);
+  BOOST_TEST(r.fields().shape() != v.fields().shape());
+  BOOST_TEST(r["flags"].fields().shape() != v["flags"].fields().shape());
+  BOOST_TEST(d.encode(r) == want, boost::test_tools::per_element());
+  // A member missing from a value of another shape is named.
+  dyn::Value m = dyn::Value::struct_();
+  for (const auto& e : r.fields())
+    if (e.name != "a") m.add(e.name, e.value);
+  BOOST_TEST(encode_error(d, m) == "Head.a: missing");
+}
+
 // Where a field at a variable offset went is noted while the struct is
 // written and looked up when its target is placed: near the last look-up,
 // or (here: the last of 20 pointers after a string, placed first) through
