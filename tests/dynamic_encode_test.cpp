@@ -1004,6 +1004,37 @@ types:
   BOOST_TEST(encode_error(d, m) == "Head.a: missing");
 }
 
+// A derived value with also: (decided per step): what the file held is
+// kept when it is the value or one of also:'s, else the value is written.
+BOOST_AUTO_TEST_CASE(derived_values_with_also_kept_from_the_layout) {
+  const dyn::Schema d = dyn::Schema::load_text(R"Y(format: also
+title: Also
+doc: A size that may be kept.
+endian: little
+extensions: [.als]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A count, a size and a list.
+    fields:
+      - {name: n, type: u8, doc: N.}
+      - {name: size, type: u8, derive: "n ? 4 : 0", also: [4], doc: S.}
+      - {name: list, type: "u32[]", count: n, doc: L.}
+)Y",
+                                                   "also.yaml");
+  const std::vector<uint8_t> empty_kept = {0, 4};
+  binschema::Layout layout;
+  const dyn::Value v = d.decode(empty_kept, layout);
+  BOOST_TEST(d.encode(v, layout) == empty_kept, boost::test_tools::per_element());  // 4: one of also:'s, kept
+  const std::vector<uint8_t> fresh = {0, 0};
+  BOOST_TEST(d.encode(v) == fresh, boost::test_tools::per_element());  // no layout: the value
+  dyn::Value one = v;
+  one["list"].items().push_back(dyn::Value::uint(1, 4));
+  const std::vector<uint8_t> counted = {1, 4, 1, 0, 0, 0};
+  BOOST_TEST(d.encode(one, layout) == counted, boost::test_tools::per_element());
+}
+
 // Where a field at a variable offset went is noted while the struct is
 // written and looked up when its target is placed: near the last look-up,
 // or (here: the last of 20 pointers after a string, placed first) through

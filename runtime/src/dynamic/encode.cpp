@@ -313,6 +313,7 @@ struct Step {
   enum class Scalar : uint8_t {
     Other,
     Derive,  // derive: E, known at once (not late, not over a scoped pool, no also:, not a pointer)
+    DeriveAlso,  // the same with also: (a value the layout kept, when it is E or one of those)
     Count,   // the count of an array of this struct
     Bits,    // a bit word with no pooled bits
     Const,   // a constant (const: N, or reserved: not in the model) with nothing else to check: `value`
@@ -321,7 +322,8 @@ struct Step {
   Scalar scalar = Scalar::Other;
   uint8_t width = 0;                  // prim_size(f.type.prim)
   Prim prim = Prim::U8;               // f.type.prim
-  const gen::Expr* derive = nullptr;  // Scalar::Derive: E
+  const gen::Expr* derive = nullptr;  // Scalar::Derive, DeriveAlso: E
+  std::vector<uint64_t> also;         // Scalar::DeriveAlso: f.role.also
   struct Bit {
     uint8_t width = 1;
     bool is_bool = false;
@@ -442,9 +444,10 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       if (f.type.kind == ValueType::Prim) k.width = static_cast<uint8_t>(gen::prim_size(f.type.prim));
       if ((f.kind == FieldKind::Scalar || f.kind == FieldKind::BitWord) && f.type.kind == ValueType::Prim && !f.bom) {
         if (f.role.derive) {
-          if (!k.checks.derive_scoped && !k.checks.derive_late && f.role.also.empty() && !f.role.derive_pointer) {
-            k.scalar = enc::Step::Scalar::Derive;
+          if (!k.checks.derive_scoped && !k.checks.derive_late && !f.role.derive_pointer) {
+            k.scalar = f.role.also.empty() ? enc::Step::Scalar::Derive : enc::Step::Scalar::DeriveAlso;
             k.derive = &*f.role.derive;
+            for (int64_t a : f.role.also) k.also.push_back(static_cast<uint64_t>(a));
           }
         } else if (!f.resolved.count_for.empty()) {
           k.scalar = enc::Step::Scalar::Count;  // (its step is found below)
@@ -1856,6 +1859,14 @@ class Encoder {
   void put_scalar(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
     switch (k.scalar) {
       case enc::Step::Scalar::Derive: w.put_uint(o, k.width, eval(st, *k.derive, x), k.what); return;
+      case enc::Step::Scalar::DeriveAlso: {  // (put_scalar's general way below, from the step)
+        const uint64_t d = eval(st, *k.derive, x);
+        const uint64_t v = w.kept(o, d);
+        bool ok = v == d;
+        for (const uint64_t a : k.also) ok = ok || v == a;
+        w.put_uint(o, k.width, ok ? v : d, k.what);
+        return;
+      }
       case enc::Step::Scalar::Count: w.put_uint(o, k.width, length(member(*k.count_for, st, x)), k.what); return;
       case enc::Step::Scalar::Bits: put_bits(k, o, member(k, st, x)); return;
       case enc::Step::Scalar::Const: store(o, k.prim, k.value); return;
