@@ -948,8 +948,8 @@ types:
 }
 
 // A struct value of its struct's shape (decoded, read from text) has its
-// members read by index with no name compared (the writer's frame), a bit
-// word of its bits' shape its bits likewise; a value built with its
+// members read by index with no name compared (the writer's frame: put_,
+// and place_'s targets), a bit word of its bits' shape its bits likewise; a value built with its
 // members in another order is read by name and gives the same bytes.
 BOOST_AUTO_TEST_CASE(members_read_by_shape_else_by_name) {
   const dyn::Schema d = dyn::Schema::load_text(R"Y(format: frame
@@ -981,10 +981,11 @@ types:
       - {name: inner, type: Inner, doc: I.}
       - {name: n, type: u8, doc: N.}
       - {name: list, type: "u8[]", count: n, doc: L.}
+      - {name: tail, type: Inner, ptr: u16, doc: T.}
 )Y",
                                                    "frame.yaml");
-  const dyn::Value v = d.from_text("format: frame\na: 7\nflags: {x: 3, y: true, z: 100}\ninner: {p: 1, q: 2}\nlist: [9, 8]\n");
-  const std::vector<uint8_t> want = {7, 0x93, 0x0C, 9, 0, 1, 2, 2, 9, 8};
+  const dyn::Value v = d.from_text("format: frame\na: 7\nflags: {x: 3, y: true, z: 100}\ninner: {p: 1, q: 2}\nlist: [9, 8]\ntail: {p: 5, q: 6}\n");
+  const std::vector<uint8_t> want = {7, 0x93, 0x0C, 9, 0, 1, 2, 2, 9, 8, 12, 0, 5, 6};
   BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
   // Every struct's members (the bit word's bits too) in reverse order: another shape, the same bytes.
   const std::function<dyn::Value(const dyn::Value&)> reversed = [&](const dyn::Value& x) {

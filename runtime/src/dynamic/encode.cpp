@@ -1613,12 +1613,14 @@ class Encoder {
   // A struct value's member for step k: the frame's when x is the struct
   // value put_ or place_ is at, else by its index, the name's pointer
   // compared (interned), else by name.
-  [[gnu::always_inline]] const Value& member(const enc::Step& k, const Struct& st, const Value& x) {
-    if (&x == frame_x_ && k.member >= 0) [[likely]]
-      return frame_ms_[k.member];
-    if (const Value* v = x.fields().named(static_cast<size_t>(k.member), k.name)) [[likely]]
+  [[gnu::always_inline]] const Value& member(const enc::Step& k, const Struct& st, const Value& x) { return member(k.member, k.name, st, x, *k.f); }
+  // The same for field f of st, member m named `name` (interned) in st's values.
+  [[gnu::always_inline]] const Value& member(int m, const char* name, const Struct& st, const Value& x, const Field& f) {
+    if (&x == frame_x_ && m >= 0) [[likely]]
+      return frame_ms_[m];
+    if (const Value* v = x.fields().named(static_cast<size_t>(m), name)) [[likely]]
       return *v;
-    return member_by_name(st, x, *k.f);
+    return member_by_name(st, x, f);
   }
   [[gnu::noinline]] const Value& member_by_name(const Struct& st, const Value& x, const Field& f) { return member(st, x, f); }
   // The struct value whose members put_ (or place_, collect_) reads now,
@@ -2394,6 +2396,8 @@ class Encoder {
   struct PtrFacts {
     const Field* f = nullptr;
     const char* wh = "";
+    int member = -1;             // f's member in st's values (the plan's)
+    const char* name = nullptr;  // its name, interned
     uint64_t align = 0;   // the target's alignment
     int region = -1;      // f.region's id (-1: none)
     bool in_model = false;
@@ -2422,6 +2426,9 @@ class Encoder {
     if (e.f == &f) return e;
     e.f = &f;
     e.wh = what(st, f);
+    const FieldInfo& fi = info(f);
+    e.member = fi.member;
+    e.name = fi.name.data();
     e.region = f.region.empty() ? -1 : region_id(f.region);
     e.in_model = f.in_model();
     e.et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
@@ -2458,7 +2465,7 @@ class Encoder {
   void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
                     bool record = false) {
     const PtrFacts pf = ptr_facts(st, f);  // a copy: the walk below may reuse its entry
-    const Value& xv = pf.table ? table_value(f) : pf.in_model ? member(st, xs, f) : empty_struct();
+    const Value& xv = pf.table ? table_value(f) : pf.in_model ? member(pf.member, pf.name, st, xs, f) : empty_struct();
     const uint64_t slot = pf.fixed_at ? s + pf.offset : field_at(f, xs, s);
     const uint64_t base = pf.base_struct ? s : 0;
     const char* wh = pf.wh;
