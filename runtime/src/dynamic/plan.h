@@ -102,6 +102,12 @@ struct DecodeStep {
   // not under if: (Lean bits), or an inline struct not under if:.
   enum : uint8_t { NotLean, LeanBits, LeanStruct };
   uint8_t lean = NotLean;
+  // How read_simple reads it (StructPlan::simple: every step has one): a
+  // plain number, a bit word with no check, a checked bool, a pooled
+  // string's pointer (its target read after the fields), a fixed array of
+  // numbers, an inline struct that is simple itself.
+  enum : uint8_t { NotSimple, SimplePlain, SimpleBits, SimpleBool, SimpleString, SimpleNumbers, SimpleStruct };
+  uint8_t simple = NotSimple;
   int pool = -1;             // its pool: (Schema::Plan::pool_index, -1: none)
   bool pool_placed = false;  // that pool is placed (Schema::Plan::placed_pool)
 };
@@ -137,8 +143,8 @@ struct StructPlan {
   std::vector<BitStep> bit_steps;          // the bits of its bit words (DecodeStep::bit0, nbits)
   // decode.cpp: a small fixed struct read with no frame (read_simple): not
   // the root, not recursive, no end, extent, pools, tags, DIC or mulhash;
-  // each field a plain number or a bit word with no check and no pooled
-  // bit, at its fixed offset.
+  // each field at its fixed offset, with no if: and nothing an expression
+  // reads (DecodeStep::simple).
   bool simple = false;
   const gen::Struct* st = nullptr;  // the model's struct
   // decode.cpp: `init` holds no block (no string, struct, array or union
