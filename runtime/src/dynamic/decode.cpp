@@ -352,8 +352,9 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
           !f.role.zero_when_empty.empty() || !f.role.valid.empty())
         ds.flags |= DecodeStep::Checks;
       if (!f.table.index_of.empty()) ds.flags |= DecodeStep::IndexOf;
-      if (f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && f.resolved.fixed_size && !f.cond && !f.bom && !f.role.derive_pointer &&
-          !f.role.derive && f.role.also.empty() && !f.role.const_int && f.role.zero_when_empty.empty() && f.role.valid.empty() &&
+      // A derive: with no check (no Checks: not a size, not a pool's start)
+      // is read as any number (read_scalar loads and stores it): plain too.
+      if (f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && f.resolved.fixed_size && !f.cond && !(ds.flags & DecodeStep::Checks) &&
           f.table.index_of.empty() && f.bits.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
           f.resolved.size == gen::prim_size(f.type.prim))
         ds.flags |= DecodeStep::Plain;
