@@ -398,7 +398,10 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
     for (DecodeStep& ds : sp.decode) {
       if (ds.nbits) {
         bool flat = true;
-        for (uint32_t k = 0; k < ds.nbits; ++k) flat = flat && !sp.bit_steps[ds.bit0 + k].pooled;
+        for (uint32_t k = 0; k < ds.nbits; ++k) {
+          const BitStep& b = sp.bit_steps[ds.bit0 + k];
+          flat = flat && !b.pooled && (!b.is_bool || b.width == 1);
+        }
         for (const auto& m : ds.fp->bits_def.fields()) flat = flat && !m.value.holds_block();
         ds.bits_flat = flat && ds.fp->bits_def.fields().size() == ds.nbits;
       }
@@ -1237,8 +1240,7 @@ class Dec {
         x.fields().assign_flat(def.fields().shape(), def.fields().values());
         Value* const xm = x.fields().values();
         for (size_t k = 0; k < nb; ++k) {
-          const uint64_t v = (raw >> bs[k].shift) & bs[k].mask;
-          xm[k].n = bs[k].is_bool ? v != 0 : v;
+          xm[k].n = (raw >> bs[k].shift) & bs[k].mask;  // a bool's one bit is its 0 or 1
         }
         return;
       }

@@ -94,9 +94,9 @@ struct DecodeStep {
   gen::FieldKind kind = gen::FieldKind::Scalar;  // f->kind
   bool target_now = false;  // a pointer whose target is read at once (a string of a scoped pool), not after the struct
   const StructPlan* sub = nullptr;  // a struct-typed field: its struct's plan (no look-up per read)
-  // A bit word whose bits are numbers and bools (none pooled) and whose
-  // FieldPlan::bits_def holds no block: read_bits copies bits_def as bytes
-  // and writes the numbers.
+  // A bit word whose bits are numbers and one-bit bools (none pooled) and
+  // whose FieldPlan::bits_def holds no block: read_bits copies bits_def as
+  // bytes and writes the numbers.
   bool bits_flat = false;
   // read_struct reads it itself (no read_field): a bit word with no check,
   // not under if: (Lean bits), or an inline struct not under if:.
