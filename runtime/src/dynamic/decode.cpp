@@ -179,6 +179,33 @@ gen::Expr spell_out_derived(const Struct& st, const Expr& e) {
   return out;
 }
 
+// How read_simple reads a field (DecodeStep::simple): one at its fixed
+// offset, with no if: and no check but a bool's, that no expression reads
+// (a count or a size would need the frame's locals).
+uint8_t simple_step(const StructPlan& sp, const DecodeStep& ds) {
+  const Field& f = *ds.f;
+  if (ds.flags & (DecodeStep::Cursor | DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck | DecodeStep::Virtual))
+    return DecodeStep::NotSimple;
+  if (ds.flags & DecodeStep::Plain) return DecodeStep::SimplePlain;
+  const bool bool_prim = ds.prim == Prim::Bool8 || ds.prim == Prim::Bool32;
+  if (ds.kind == FieldKind::BitWord) {
+    bool pooled = false;
+    for (uint32_t k = 0; k < ds.nbits; ++k) pooled = pooled || sp.bit_steps[ds.bit0 + k].pooled;
+    return ds.nbits && !pooled && !bool_prim ? DecodeStep::SimpleBits : DecodeStep::NotSimple;
+  }
+  if (ds.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && bool_prim && f.bits.empty() && (ds.flags & DecodeStep::Fixed) &&
+      f.resolved.size == gen::prim_size(f.type.prim))
+    return DecodeStep::SimpleBool;
+  // The ones below are read into their member even when unused: a member.
+  if (ds.member < 0) return DecodeStep::NotSimple;
+  if (ds.kind == FieldKind::InlineStruct && f.type.st) return DecodeStep::SimpleStruct;  // if its struct is simple (make_plan, at the end)
+  if (ds.kind == FieldKind::PooledString && !ds.target_now && ds.pool >= 0 && !f.array.on) return DecodeStep::SimpleString;
+  if (ds.kind == FieldKind::InlineArray && f.type.kind == ValueType::Prim && f.array.fixed_count && f.resolved.tag_for.empty() &&
+      f.table.offsets_of.empty() && !f.pad && f.bits.empty())
+    return DecodeStep::SimpleNumbers;
+  return DecodeStep::NotSimple;
+}
+
 }  // namespace
 
 std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
@@ -325,8 +352,9 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
           !f.role.zero_when_empty.empty() || !f.role.valid.empty())
         ds.flags |= DecodeStep::Checks;
       if (!f.table.index_of.empty()) ds.flags |= DecodeStep::IndexOf;
-      if (f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && f.resolved.fixed_size && !f.cond && !f.bom && !f.role.derive_pointer &&
-          !f.role.derive && f.role.also.empty() && !f.role.const_int && f.role.zero_when_empty.empty() && f.role.valid.empty() &&
+      // A derive: with no check (no Checks: not a size, not a pool's start)
+      // is read as any number (read_scalar loads and stores it): plain too.
+      if (f.kind == FieldKind::Scalar && f.type.kind == ValueType::Prim && f.resolved.fixed_size && !f.cond && !(ds.flags & DecodeStep::Checks) &&
           f.table.index_of.empty() && f.bits.empty() && f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32 &&
           f.resolved.size == gen::prim_size(f.type.prim))
         ds.flags |= DecodeStep::Plain;
@@ -359,12 +387,9 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       if (s.pools[i].scope == st->name && s.pools[i].kind != Pool::Kind::Block) sp.scoped_pools.push_back(static_cast<int>(i));
     sp.simple = st->fixed_size && !st->needs_end && !sp.recursive && !sp.extent && st.get() != p->root && sp.scoped_pools.empty() &&
                 !sp.has_tags && !sp.has_dic && !sp.has_mulhash && !sp.decode.empty();
-    for (const DecodeStep& ds : sp.decode) {
-      bool pooled = false;
-      for (uint32_t k = 0; k < ds.nbits; ++k) pooled = pooled || sp.bit_steps[ds.bit0 + k].pooled;
-      const bool bits = ds.kind == FieldKind::BitWord && ds.nbits && !pooled && ds.prim != Prim::Bool8 && ds.prim != Prim::Bool32 &&
-                        !(ds.flags & (DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck));
-      sp.simple = sp.simple && !(ds.flags & DecodeStep::Cursor) && ((ds.flags & DecodeStep::Plain) || bits);
+    for (DecodeStep& ds : sp.decode) {
+      ds.simple = simple_step(sp, ds);
+      sp.simple = sp.simple && ds.simple != DecodeStep::NotSimple;
     }
     sp.st = st.get();
     sp.init_flat = true;
@@ -373,7 +398,10 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
     for (DecodeStep& ds : sp.decode) {
       if (ds.nbits) {
         bool flat = true;
-        for (uint32_t k = 0; k < ds.nbits; ++k) flat = flat && !sp.bit_steps[ds.bit0 + k].pooled;
+        for (uint32_t k = 0; k < ds.nbits; ++k) {
+          const BitStep& b = sp.bit_steps[ds.bit0 + k];
+          flat = flat && !b.pooled && (!b.is_bool || b.width == 1);
+        }
         for (const auto& m : ds.fp->bits_def.fields()) flat = flat && !m.value.holds_block();
         ds.bits_flat = flat && ds.fp->bits_def.fields().size() == ds.nbits;
       }
@@ -399,6 +427,16 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       for (size_t ci = 0; ci < f->variant.cases.size() && ci < fp.case_steps.size(); ++ci)
         if (const gen::Struct* cst = f->variant.cases[ci].field->type.st)
           fp.case_steps[ci].sub = &p->structs.at(cst);
+    }
+  }
+  // A struct with a SimpleStruct step is simple when that step's struct is
+  // (known now that every step has its sub): dropped until none changes.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& st : s.structs) {
+      StructPlan& sp = p->structs.at(st.get());
+      for (const DecodeStep& ds : sp.decode)
+        if (sp.simple && ds.simple == DecodeStep::SimpleStruct && !(ds.sub && ds.sub->simple)) sp.simple = false, changed = true;
     }
   }
   return p;
@@ -925,31 +963,80 @@ class Dec {
     return fr.o;
   }
 
-  // A small fixed struct of plain numbers and bit words (StructPlan::simple):
-  // what read_struct does for it, with no frame, locals or targets (nothing
-  // in it is read by an expression, a check or a pointer).
+  // A small fixed struct whose fields need no frame (StructPlan::simple,
+  // DecodeStep::simple): what read_struct does for it, with no frame,
+  // locals or expressions. Its pooled strings are read after its fields,
+  // as read_struct reads a struct's targets.
   uint64_t read_simple(const Struct& st, const StructPlan& sp, uint64_t s, Value& x) {
     r_.need(s, st.size, sp.fields_here.data(), sp.fields_here.size());
     start_struct(sp, x);
     Value* const mem = x.fields().values();
     const size_t nf = sp.decode.size();
     const DecodeStep* const steps = sp.decode.data();
+    bool strings = false;
     for (size_t fi = 0; fi < nf; ++fi) {
       const DecodeStep& ds = steps[fi];
       if (ds.member < 0) continue;
-      const uint64_t raw = load_prim(ds.prim, s + ds.offset);
+      const uint64_t o = s + ds.offset;
       Value& v = mem[ds.member];
-      if (ds.flags & DecodeStep::Plain) {
-        // prim_value in place, as read_struct's plain numbers.
-        const Value::Kind vk = ds.vkind;
-        const uint8_t vw = ds.vwidth;
-        v.kind = vk;
-        v.width = vw;
-        v.n = raw;
-      } else {
-        read_bits(sp, *ds.f, fi, raw, v);
+      switch (ds.simple) {
+        case DecodeStep::SimplePlain: {
+          // prim_value in place, as read_struct's plain numbers.
+          const uint64_t raw = load_prim(ds.prim, o);
+          const Value::Kind vk = ds.vkind;
+          const uint8_t vw = ds.vwidth;
+          v.kind = vk;
+          v.width = vw;
+          v.n = raw;
+          break;
+        }
+        case DecodeStep::SimpleBits: read_bits(sp, *ds.f, fi, load_prim(ds.prim, o), v); break;
+        case DecodeStep::SimpleBool: {
+          // read_scalar's bool: checked, then stored (the member holds its default, no block).
+          const uint64_t raw = load_prim(ds.prim, o);
+          check_bool(*ds.f, raw, o, ds.f->name);
+          v.kind = Value::Kind::Bool;
+          v.width = ds.vwidth;
+          v.n = raw != 0;
+          break;
+        }
+        case DecodeStep::SimpleString: {
+          const Field& f = *ds.f;
+          if (f.pointer.width == 8 && f.pointer.base == Field::Base::File && !f.pointer.points_to_chars) note_slot(o);
+          strings = true;
+          break;
+        }
+        case DecodeStep::SimpleStruct:
+          try {
+            read_simple(*ds.sub->st, *ds.sub, o, v);
+          } catch (DecodeError& e) {
+            e.push_field(ds.f->name.c_str());
+            throw;
+          }
+          break;
+        case DecodeStep::SimpleNumbers: {
+          // read_inline_array's fixed array of numbers (its member starts Absent: StructPlan::heavy).
+          const Field& f = *ds.f;
+          const uint64_t n = *f.array.fixed_count;
+          v.kind = Value::Kind::Array;
+          v.items().resize(n);
+          load_elems(v.items().data(), n, f, o, gen::prim_size(f.type.prim));
+          break;
+        }
       }
     }
+    if (strings)
+      for (size_t fi = 0; fi < nf; ++fi) {
+        const DecodeStep& ds = steps[fi];
+        if (ds.simple != DecodeStep::SimpleString) continue;
+        const Field& f = *ds.f;
+        try {
+          read_pooled(ds, f, load_uint(f.pointer.width, s + ds.offset) * f.pointer.scale, s, mem[ds.member]);
+        } catch (DecodeError& e) {
+          e.push_field(f.name.c_str());
+          throw;
+        }
+      }
     for (const auto& [m, def] : sp.heavy)
       if (Value& v = mem[m]; v.kind == Value::Kind::Absent) v = *def;
     return s;
@@ -1153,8 +1240,7 @@ class Dec {
         x.fields().assign_flat(def.fields().shape(), def.fields().values());
         Value* const xm = x.fields().values();
         for (size_t k = 0; k < nb; ++k) {
-          const uint64_t v = (raw >> bs[k].shift) & bs[k].mask;
-          xm[k].n = bs[k].is_bool ? v != 0 : v;
+          xm[k].n = (raw >> bs[k].shift) & bs[k].mask;  // a bool's one bit is its 0 or 1
         }
         return;
       }
@@ -1666,6 +1752,29 @@ class Dec {
   }
 
   // ---- read_target
+  // A pooled string's target: the string at pointer p of the struct at s, into x.
+  void read_pooled(const DecodeStep& ds, const Field& f, uint64_t p, uint64_t s, Value& x) {
+    const uint64_t base = f.pointer.base == Field::Base::Struct ? s : 0;
+    const int pi = ds.pool;  // p_.pool_index(f.pool), decided in make_plan
+    const Pool& pl = s_.pools[pi];
+    if (!pl.scope.empty()) {
+      put_text(x, r_.cstring(r_.scope[pi] + p));
+      r_.refs[pi].emplace_back(r_.scope[pi] + p, x.str().size());
+    } else if (Schema::Plan::layout_pool(pl) && pl.kind == Pool::Kind::Pascal16 && f.pointer.points_to_chars) {
+      const uint64_t at = pool_base(pi) + base + p;
+      const std::string_view t = r_.cstring(at);
+      if (r_.lay && at >= 2) [[unlikely]] r_.lay->note_string(static_cast<uint32_t>(pi), at - 2, t.size());
+      put_text(x, t);
+    } else if (Schema::Plan::layout_pool(pl)) {
+      put_text(x, str_pool(pi, pool_base(pi) + base + p));
+      if (ds.pool_placed) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x.str().size());
+    } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
+      put_text(x, r_.pascal16(pool_base(pi) + base + p));
+    } else {
+      put_text(x, r_.cstring(pool_base(pi) + base + p));
+    }
+  }
+
   void read_target(Frame& fr, const Field& f) {
     const size_t fi = p_.of(&f).index;
     const DecodeStep& ds = fr.sp.decode[fi];
@@ -1705,27 +1814,7 @@ class Dec {
           if (f.resolved.fixed_offset) note_layout(base + p);
           put_text(*x, r_.pascal16(base + p));
           break;
-        case FieldKind::PooledString: {
-          const int pi = ds.pool;  // p_.pool_index(f.pool), decided in make_plan
-          const Pool& pl = s_.pools[pi];
-          if (!pl.scope.empty()) {
-            put_text(*x, r_.cstring(r_.scope[pi] + p));
-            r_.refs[pi].emplace_back(r_.scope[pi] + p, x->str().size());
-          } else if (Schema::Plan::layout_pool(pl) && pl.kind == Pool::Kind::Pascal16 && f.pointer.points_to_chars) {
-            const uint64_t at = pool_base(pi) + base + p;
-            const std::string_view t = r_.cstring(at);
-            if (r_.lay && at >= 2) [[unlikely]] r_.lay->note_string(static_cast<uint32_t>(pi), at - 2, t.size());
-            put_text(*x, t);
-          } else if (Schema::Plan::layout_pool(pl)) {
-            put_text(*x, str_pool(pi, pool_base(pi) + base + p));
-            if (ds.pool_placed) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x->str().size());
-          } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
-            put_text(*x, r_.pascal16(pool_base(pi) + base + p));
-          } else {
-            put_text(*x, r_.cstring(pool_base(pi) + base + p));
-          }
-          break;
-        }
+        case FieldKind::PooledString: read_pooled(ds, f, p, s, *x); break;
         case FieldKind::Pointer:
         case FieldKind::BlockRef: {
           const uint64_t end = f.pointer.extent_next ? fr.next : r_.size();

@@ -94,14 +94,20 @@ struct DecodeStep {
   gen::FieldKind kind = gen::FieldKind::Scalar;  // f->kind
   bool target_now = false;  // a pointer whose target is read at once (a string of a scoped pool), not after the struct
   const StructPlan* sub = nullptr;  // a struct-typed field: its struct's plan (no look-up per read)
-  // A bit word whose bits are numbers and bools (none pooled) and whose
-  // FieldPlan::bits_def holds no block: read_bits copies bits_def as bytes
-  // and writes the numbers.
+  // A bit word whose bits are numbers and one-bit bools (none pooled) and
+  // whose FieldPlan::bits_def holds no block: read_bits copies bits_def as
+  // bytes and writes the numbers.
   bool bits_flat = false;
   // read_struct reads it itself (no read_field): a bit word with no check,
   // not under if: (Lean bits), or an inline struct not under if:.
   enum : uint8_t { NotLean, LeanBits, LeanStruct };
   uint8_t lean = NotLean;
+  // How read_simple reads it (StructPlan::simple: every step has one): a
+  // plain number, a bit word with no check, a checked bool, a pooled
+  // string's pointer (its target read after the fields), a fixed array of
+  // numbers, an inline struct that is simple itself.
+  enum : uint8_t { NotSimple, SimplePlain, SimpleBits, SimpleBool, SimpleString, SimpleNumbers, SimpleStruct };
+  uint8_t simple = NotSimple;
   int pool = -1;             // its pool: (Schema::Plan::pool_index, -1: none)
   bool pool_placed = false;  // that pool is placed (Schema::Plan::placed_pool)
 };
@@ -137,8 +143,8 @@ struct StructPlan {
   std::vector<BitStep> bit_steps;          // the bits of its bit words (DecodeStep::bit0, nbits)
   // decode.cpp: a small fixed struct read with no frame (read_simple): not
   // the root, not recursive, no end, extent, pools, tags, DIC or mulhash;
-  // each field a plain number or a bit word with no check and no pooled
-  // bit, at its fixed offset.
+  // each field at its fixed offset, with no if: and nothing an expression
+  // reads (DecodeStep::simple).
   bool simple = false;
   const gen::Struct* st = nullptr;  // the model's struct
   // decode.cpp: `init` holds no block (no string, struct, array or union

@@ -152,28 +152,44 @@ size_t block_bytes(uint8_t type, uint32_t cap, bool str) {
 }
 }  // namespace
 
-Block* Block::make(uint8_t type, uint32_t cap, bool str) {
-  const size_t bytes = block_bytes(type, cap, str);  // a multiple of 8
-  Arena& a = t_arena;
-  void* m;
-  uint32_t off = 0;
-  if (bytes <= kBig && (size_t(a.end - a.p) >= bytes || next_chunk(a))) [[likely]] {
-    m = a.p;
-    unpoison(m, bytes);
-    a.p += bytes;
-    ++a.allocs;
-    off = static_cast<uint32_t>(static_cast<char*>(m) - a.cur);
-  } else {
-    m = ::operator new(bytes);
-  }
+namespace {
+// A block's head written into m (off: bytes back to its chunk, 0 for one of its own).
+Block* init_block(void* m, uint8_t type, uint32_t cap, bool str, uint32_t off) {
   Block* b = new (m) Block();
   b->type = type;
-  b->cap = type != None ? cap : 0;
+  b->cap = type != Block::None ? cap : 0;
   b->chunk = off;
   b->has_str = str;
   if (str) new (&b->str()) std::string();
-  if (type == Members) b->shape() = Shape::empty();
+  if (type == Block::Members) b->shape() = Shape::empty();
   return b;
+}
+// make() when the current chunk has no room or the block is big: out of
+// line, so that the bump below needs no saved registers (a decode makes a
+// block per struct, array, union and bit word: the call's prologue and
+// epilogue were a third of make()).
+[[gnu::noinline]] Block* make_slow(uint8_t type, uint32_t cap, bool str, size_t bytes) {
+  Arena& a = t_arena;
+  if (bytes <= kBig && next_chunk(a)) {
+    void* m = a.p;
+    unpoison(m, bytes);
+    a.p += bytes;
+    ++a.allocs;
+    return init_block(m, type, cap, str, static_cast<uint32_t>(static_cast<char*>(m) - a.cur));
+  }
+  return init_block(::operator new(bytes), type, cap, str, 0);
+}
+}  // namespace
+
+Block* Block::make(uint8_t type, uint32_t cap, bool str) {
+  const size_t bytes = block_bytes(type, cap, str);  // a multiple of 8
+  Arena& a = t_arena;
+  if (bytes > kBig || size_t(a.end - a.p) < bytes) [[unlikely]] return make_slow(type, cap, str, bytes);
+  void* m = a.p;
+  unpoison(m, bytes);
+  a.p += bytes;
+  ++a.allocs;
+  return init_block(m, type, cap, str, static_cast<uint32_t>(static_cast<char*>(m) - a.cur));
 }
 namespace {
 // Moves n values from f to t, which has room for them.
