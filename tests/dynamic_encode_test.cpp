@@ -1005,6 +1005,40 @@ types:
   BOOST_TEST(encode_error(d, m) == "Head.a: missing");
 }
 
+// A bit word whose members are its bits in order is packed with one
+// compare per bit against its limit: the largest value of each bit fits
+// and lands at its place, one more is named with the general message.
+BOOST_AUTO_TEST_CASE(bit_word_in_order_packed_against_limits) {
+  const dyn::Schema d = dyn::Schema::load_text(R"Y(format: bitw
+title: Bitw
+doc: A bit word.
+endian: little
+extensions: [.btw]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: Bits.
+    fields:
+      - name: flags
+        type: u32
+        doc: Flags.
+        bits:
+          - {name: x, bits: 4, doc: X.}
+          - {name: y, bits: 1, type: bool, doc: Y.}
+          - {name: z, bits: 11, doc: Z.}
+          - {name: w, bits: 16, doc: W.}
+)Y",
+                                               "bitw.yaml");
+  const auto word = [&](const char* bits) { return d.from_text(std::string("format: bitw\nflags: {") + bits + "}\n"); };
+  BOOST_TEST(d.encode(word("x: 15, y: true, z: 2047, w: 65535")) == (std::vector<uint8_t>{0xFF, 0xFF, 0xFF, 0xFF}),
+             boost::test_tools::per_element());
+  BOOST_TEST(d.encode(word("x: 0, y: true, z: 0, w: 0")) == (std::vector<uint8_t>{0x10, 0, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(d.encode(word("x: 0, y: false, z: 1024, w: 1")) == (std::vector<uint8_t>{0, 0x80, 1, 0}), boost::test_tools::per_element());
+  BOOST_TEST(encode_error(d, word("x: 16, y: false, z: 0, w: 0")) == "Head.flags.x: value 16 does not fit in 4 bits");
+  BOOST_TEST(encode_error(d, word("x: 1, y: false, z: 2048, w: 0")) == "Head.flags.z: value 2048 does not fit in 11 bits");
+}
+
 // A derived value with also: (decided per step): what the file held is
 // kept when it is the value or one of also:'s, else the value is written.
 BOOST_AUTO_TEST_CASE(derived_values_with_also_kept_from_the_layout) {

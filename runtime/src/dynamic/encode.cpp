@@ -327,6 +327,8 @@ struct Step {
   struct Bit {
     uint8_t width = 1;
     bool is_bool = false;
+    uint8_t shift = 0;      // the bits before it
+    uint64_t limit = 0;     // the largest value it holds (a bool: any, as 0 or 1)
   };
   std::vector<Bit> bit_info;          // Scalar::Bits: its bits
   const Shape* bits_shape = nullptr;  // a bit word: the shape of its bits' names in order (a word of that shape: bit i is member i)
@@ -461,7 +463,12 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
         } else if (f.resolved.tag_for.empty() && f.kind == FieldKind::BitWord &&
                    std::none_of(f.bits.begin(), f.bits.end(), [](const Field::Bits& b) { return !b.pool.empty(); })) {
           k.scalar = enc::Step::Scalar::Bits;
-          for (const auto& b : f.bits) k.bit_info.push_back({static_cast<uint8_t>(b.width), b.is_bool});
+          unsigned shift = 0;
+          for (const auto& b : f.bits) {
+            const uint64_t limit = b.is_bool || b.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << b.width) - 1;
+            k.bit_info.push_back({static_cast<uint8_t>(b.width), b.is_bool, static_cast<uint8_t>(shift), limit});
+            shift += b.width;
+          }
         }
       }
       if (f.type.kind == ValueType::Prim && !f.array.on) k.num = enc::num_of(f.type.prim);
@@ -1981,6 +1988,22 @@ class Encoder {
     // The word's members are its bits in order, mostly: its shape says so
     // once, else each by index with the interned name's pointer compared.
     const bool ordered = word.fields().shape() == k.bits_shape;
+    if (ordered) {
+      // Bit i is member i: each bit packed with one compare against its
+      // limit; a bit that does not fit is named by the loop below.
+      uint64_t v = 0;
+      bool fits = true;
+      for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
+        const enc::Step::Bit& b = k.bit_info[bi];
+        const uint64_t mv = b.is_bool ? uint64_t(wv[bi].n != 0) : wv[bi].n;
+        fits &= mv <= b.limit;
+        v |= mv << b.shift;
+      }
+      if (fits) {
+        store(o, k.prim, v);
+        return;
+      }
+    }
     uint64_t v = 0;
     unsigned shift = 0;
     for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
