@@ -1196,3 +1196,57 @@ BOOST_AUTO_TEST_CASE(lean_struct_steps_give_the_values_and_errors) {
     BOOST_TEST(std::string(e.what()).starts_with("items[1].ok: value "), e.what());
   }
 }
+
+namespace {
+// A non-root struct whose derive: fields have no check (not a size, not a
+// pool's start): read_struct's plain step loads them as any number (3b30926)
+// and the expressions after them read that number: `n` before the array
+// (at a fixed offset) gives its count, `last` after it (at the cursor) says
+// whether `tail` is there.
+const char* kDeriveSchema = R"y(format: derive
+endian: little
+root: File
+types:
+  File:
+    fields:
+      - {name: magic, type: "char[4]", const: DERV}
+      - {name: count, type: u32}
+      - {name: items, type: "Item[]", count: count}
+  Item:
+    fields:
+      - {name: id, type: u8}
+      - {name: n, type: u8, derive: "count(vals) + 1"}
+      - {name: vals, type: "u16[]", count: "n != 0 ? n - 1 : 0"}
+      - {name: last, type: u8, derive: "count(vals)"}
+      - {name: tail, type: u8, if: "last > 1"}
+)y";
+}  // namespace
+
+// The plain derive's number is the file's (the count and the if: read it),
+// the text is the values', and encode writes the file back.
+BOOST_AUTO_TEST_CASE(plain_derived_numbers_give_the_counts_and_conditions) {
+  const dyn::Schema s = dyn::Schema::load_text(kDeriveSchema, "derive.yaml");
+  std::vector<uint8_t> b = {'D', 'E', 'R', 'V', 2, 0, 0, 0};
+  // items[0]: id 5, n 3, vals [0x102, 0x304], last 2, tail 9
+  for (uint8_t c : {5, 3, 2, 1, 4, 3, 2, 9}) b.push_back(c);
+  // items[1]: id 6, n 2, vals [7], last 1, no tail
+  for (uint8_t c : {6, 2, 7, 0, 1}) b.push_back(c);
+  const dyn::Value v = s.decode(b);
+  BOOST_TEST(v.at_path("items[0].id").n == 5u);
+  BOOST_TEST(v.at_path("items[0].vals").items().size() == 2u);
+  BOOST_TEST(v.at_path("items[0].vals[1]").n == 0x304u);
+  BOOST_TEST(v.at_path("items[0].tail").n == 9u);
+  BOOST_TEST(v.at_path("items[1].id").n == 6u);
+  BOOST_TEST(v.at_path("items[1].vals").items().size() == 1u);
+  BOOST_TEST(v.at_path("items[1].vals[0]").n == 7u);
+  BOOST_TEST(v.at_path("items[1].tail").n == 0u);  // absent: its default, as the generated struct
+  const std::string text = s.to_text(v, TextKind::Yaml);
+  BOOST_TEST(text == "format: derive\nitems:\n  - id: 5\n    vals: [258, 772]\n    tail: 9\n  - id: 6\n    vals: [7]\n", text);
+  BOOST_TEST(s.to_text(s.from_text(text), TextKind::Yaml) == text);
+  BOOST_TEST(s.encode(v) == b);
+  // A derived count that is not what the items say: the file's number is
+  // read (n 1: no vals, then last is 2, the byte after n, and tail the byte after it).
+  const dyn::Value w = s.decode(std::vector<uint8_t>{'D', 'E', 'R', 'V', 1, 0, 0, 0, 5, 1, 2, 1});
+  BOOST_TEST(w.at_path("items[0].vals").items().size() == 0u);
+  BOOST_TEST(w.at_path("items[0].tail").n == 1u);
+}
