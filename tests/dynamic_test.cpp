@@ -1250,3 +1250,54 @@ BOOST_AUTO_TEST_CASE(plain_derived_numbers_give_the_counts_and_conditions) {
   BOOST_TEST(w.at_path("items[0].vals").items().size() == 0u);
   BOOST_TEST(w.at_path("items[0].tail").n == 1u);
 }
+
+// A bit word's bools are one bit each (the language refuses a wider one),
+// so the flat copy (1863372: bits_flat) stores each bool's masked bit as its
+// 0 or 1: the first and the last bit of a byte, every other bit set or not.
+BOOST_AUTO_TEST_CASE(bit_word_bools_are_their_one_bit) {
+  const std::string schema = R"(format: bitbool
+endian: little
+root: File
+types:
+  File:
+    fields:
+      - {name: count, type: u32}
+      - {name: items, type: "Item[]", count: count}
+  Item:
+    fields:
+      - name: flags
+        type: u8
+        bits:
+          - {name: first, bits: 1, type: bool, default: false}
+          - {name: mid, bits: 6, default: 0}
+          - {name: last, bits: 1, type: bool, default: false}
+)";
+  const dyn::Schema s = dyn::Schema::load_text(schema, "bitbool.yaml");
+  const std::vector<uint8_t> b = {4, 0, 0, 0, 0x00, 0x81, 0x7e, 0xff};
+  const dyn::Value v = s.decode(b);
+  const struct {
+    bool first, last;
+    uint64_t mid;
+  } want[] = {{false, false, 0}, {true, true, 0}, {false, false, 0x3f}, {true, true, 0x3f}};
+  for (int i = 0; i < 4; ++i) {
+    const std::string at = "items[" + std::to_string(i) + "].flags.";
+    for (const auto& [name, on] : {std::pair{"first", want[i].first}, std::pair{"last", want[i].last}}) {
+      const dyn::Value& x = v.at_path(at + name);
+      BOOST_TEST((x.kind == dyn::Value::Kind::Bool), at + name);
+      BOOST_TEST(x.n == uint64_t{on}, at + name << " is " << x.n);
+    }
+    BOOST_TEST(v.at_path(at + "mid").n == want[i].mid, at + "mid");
+  }
+  BOOST_TEST(s.to_text(v, TextKind::Yaml) ==
+                 "format: bitbool\nitems:\n  - {}\n  - flags:\n      first: true\n      last: true\n  - flags:\n      mid: 63\n"
+                 "  - flags:\n      first: true\n      mid: 63\n      last: true\n",
+             s.to_text(v, TextKind::Yaml));
+  BOOST_TEST(s.encode(v) == b);
+  // A wider bool is a schema error: no bit word has one.
+  try {
+    (void)dyn::Schema::load_text(std::regex_replace(schema, std::regex("name: first, bits: 1"), "name: first, bits: 2"), "bitbool.yaml");
+    BOOST_FAIL("a two-bit bool was loaded");
+  } catch (const binschema::gen::SchemaError& e) {
+    BOOST_TEST(std::string(e.what()).ends_with("a bool bit field is 1 bit wide"), e.what());
+  }
+}
