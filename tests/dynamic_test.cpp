@@ -1301,3 +1301,43 @@ types:
     BOOST_TEST(std::string(e.what()).ends_with("a bool bit field is 1 bit wide"), e.what());
   }
 }
+
+// A simple struct reached by a pointer is the first read of its bytes:
+// read_simple's own bounds check (the need() read_struct makes) refuses the
+// struct that runs past the end, at its offset with its path, before its
+// fields are loaded.
+BOOST_AUTO_TEST_CASE(simple_structs_past_the_end_are_refused) {
+  const auto hex_of = [](size_t n) {
+    std::ostringstream o;
+    o << "0x" << std::hex << n;
+    return o.str();
+  };
+  const dyn::Schema s = dyn::Schema::load_text(R"(format: simpleend
+endian: little
+root: File
+types:
+  File:
+    fields:
+      - {name: magic, type: "char[4]", const: SEND}
+      - {name: item, type: Item, ptr: u32}
+  Item:
+    fields:
+      - {name: a, type: u32}
+      - {name: b, type: bool8}
+      - {name: c, type: u16}
+)",
+                                               "simpleend.yaml");
+  const std::vector<uint8_t> b = {'S', 'E', 'N', 'D', 8, 0, 0, 0, 1, 2, 3, 4, 1, 5, 6};
+  const dyn::Value v = s.decode(b);
+  BOOST_TEST(v.at_path("item.a").n == 0x04030201u);
+  BOOST_TEST(v.at_path("item.c").n == 0x605u);
+  for (size_t cut = 9; cut < b.size(); ++cut) {
+    try {
+      (void)s.decode(std::vector<uint8_t>(b.begin(), b.begin() + cut));
+      BOOST_ERROR("decoded cut at " << cut);
+    } catch (const binschema::DecodeError& e) {
+      BOOST_TEST(e.offset() == 8u);
+      BOOST_TEST(std::string(e.what()) == "item: needs 0x7 bytes at 0x8 but the file ends at " + hex_of(cut), e.what());
+    }
+  }
+}
