@@ -1196,3 +1196,148 @@ BOOST_AUTO_TEST_CASE(lean_struct_steps_give_the_values_and_errors) {
     BOOST_TEST(std::string(e.what()).starts_with("items[1].ok: value "), e.what());
   }
 }
+
+namespace {
+// A non-root struct whose derive: fields have no check (not a size, not a
+// pool's start): read_struct's plain step loads them as any number (3b30926)
+// and the expressions after them read that number: `n` before the array
+// (at a fixed offset) gives its count, `last` after it (at the cursor) says
+// whether `tail` is there.
+const char* kDeriveSchema = R"y(format: derive
+endian: little
+root: File
+types:
+  File:
+    fields:
+      - {name: magic, type: "char[4]", const: DERV}
+      - {name: count, type: u32}
+      - {name: items, type: "Item[]", count: count}
+  Item:
+    fields:
+      - {name: id, type: u8}
+      - {name: n, type: u8, derive: "count(vals) + 1"}
+      - {name: vals, type: "u16[]", count: "n != 0 ? n - 1 : 0"}
+      - {name: last, type: u8, derive: "count(vals)"}
+      - {name: tail, type: u8, if: "last > 1"}
+)y";
+}  // namespace
+
+// The plain derive's number is the file's (the count and the if: read it),
+// the text is the values', and encode writes the file back.
+BOOST_AUTO_TEST_CASE(plain_derived_numbers_give_the_counts_and_conditions) {
+  const dyn::Schema s = dyn::Schema::load_text(kDeriveSchema, "derive.yaml");
+  std::vector<uint8_t> b = {'D', 'E', 'R', 'V', 2, 0, 0, 0};
+  // items[0]: id 5, n 3, vals [0x102, 0x304], last 2, tail 9
+  for (uint8_t c : {5, 3, 2, 1, 4, 3, 2, 9}) b.push_back(c);
+  // items[1]: id 6, n 2, vals [7], last 1, no tail
+  for (uint8_t c : {6, 2, 7, 0, 1}) b.push_back(c);
+  const dyn::Value v = s.decode(b);
+  BOOST_TEST(v.at_path("items[0].id").n == 5u);
+  BOOST_TEST(v.at_path("items[0].vals").items().size() == 2u);
+  BOOST_TEST(v.at_path("items[0].vals[1]").n == 0x304u);
+  BOOST_TEST(v.at_path("items[0].tail").n == 9u);
+  BOOST_TEST(v.at_path("items[1].id").n == 6u);
+  BOOST_TEST(v.at_path("items[1].vals").items().size() == 1u);
+  BOOST_TEST(v.at_path("items[1].vals[0]").n == 7u);
+  BOOST_TEST(v.at_path("items[1].tail").n == 0u);  // absent: its default, as the generated struct
+  const std::string text = s.to_text(v, TextKind::Yaml);
+  BOOST_TEST(text == "format: derive\nitems:\n  - id: 5\n    vals: [258, 772]\n    tail: 9\n  - id: 6\n    vals: [7]\n", text);
+  BOOST_TEST(s.to_text(s.from_text(text), TextKind::Yaml) == text);
+  BOOST_TEST(s.encode(v) == b);
+  // A derived count that is not what the items say: the file's number is
+  // read (n 1: no vals, then last is 2, the byte after n, and tail the byte after it).
+  const dyn::Value w = s.decode(std::vector<uint8_t>{'D', 'E', 'R', 'V', 1, 0, 0, 0, 5, 1, 2, 1});
+  BOOST_TEST(w.at_path("items[0].vals").items().size() == 0u);
+  BOOST_TEST(w.at_path("items[0].tail").n == 1u);
+}
+
+// A bit word's bools are one bit each (the language refuses a wider one),
+// so the flat copy (1863372: bits_flat) stores each bool's masked bit as its
+// 0 or 1: the first and the last bit of a byte, every other bit set or not.
+BOOST_AUTO_TEST_CASE(bit_word_bools_are_their_one_bit) {
+  const std::string schema = R"(format: bitbool
+endian: little
+root: File
+types:
+  File:
+    fields:
+      - {name: count, type: u32}
+      - {name: items, type: "Item[]", count: count}
+  Item:
+    fields:
+      - name: flags
+        type: u8
+        bits:
+          - {name: first, bits: 1, type: bool, default: false}
+          - {name: mid, bits: 6, default: 0}
+          - {name: last, bits: 1, type: bool, default: false}
+)";
+  const dyn::Schema s = dyn::Schema::load_text(schema, "bitbool.yaml");
+  const std::vector<uint8_t> b = {4, 0, 0, 0, 0x00, 0x81, 0x7e, 0xff};
+  const dyn::Value v = s.decode(b);
+  const struct {
+    bool first, last;
+    uint64_t mid;
+  } want[] = {{false, false, 0}, {true, true, 0}, {false, false, 0x3f}, {true, true, 0x3f}};
+  for (int i = 0; i < 4; ++i) {
+    const std::string at = "items[" + std::to_string(i) + "].flags.";
+    for (const auto& [name, on] : {std::pair{"first", want[i].first}, std::pair{"last", want[i].last}}) {
+      const dyn::Value& x = v.at_path(at + name);
+      BOOST_TEST((x.kind == dyn::Value::Kind::Bool), at + name);
+      BOOST_TEST(x.n == uint64_t{on}, at + name << " is " << x.n);
+    }
+    BOOST_TEST(v.at_path(at + "mid").n == want[i].mid, at + "mid");
+  }
+  BOOST_TEST(s.to_text(v, TextKind::Yaml) ==
+                 "format: bitbool\nitems:\n  - {}\n  - flags:\n      first: true\n      last: true\n  - flags:\n      mid: 63\n"
+                 "  - flags:\n      first: true\n      mid: 63\n      last: true\n",
+             s.to_text(v, TextKind::Yaml));
+  BOOST_TEST(s.encode(v) == b);
+  // A wider bool is a schema error: no bit word has one.
+  try {
+    (void)dyn::Schema::load_text(std::regex_replace(schema, std::regex("name: first, bits: 1"), "name: first, bits: 2"), "bitbool.yaml");
+    BOOST_FAIL("a two-bit bool was loaded");
+  } catch (const binschema::gen::SchemaError& e) {
+    BOOST_TEST(std::string(e.what()).ends_with("a bool bit field is 1 bit wide"), e.what());
+  }
+}
+
+// A simple struct reached by a pointer is the first read of its bytes:
+// read_simple's own bounds check (the need() read_struct makes) refuses the
+// struct that runs past the end, at its offset with its path, before its
+// fields are loaded.
+BOOST_AUTO_TEST_CASE(simple_structs_past_the_end_are_refused) {
+  const auto hex_of = [](size_t n) {
+    std::ostringstream o;
+    o << "0x" << std::hex << n;
+    return o.str();
+  };
+  const dyn::Schema s = dyn::Schema::load_text(R"(format: simpleend
+endian: little
+root: File
+types:
+  File:
+    fields:
+      - {name: magic, type: "char[4]", const: SEND}
+      - {name: item, type: Item, ptr: u32}
+  Item:
+    fields:
+      - {name: a, type: u32}
+      - {name: b, type: bool8}
+      - {name: c, type: u16}
+)",
+                                               "simpleend.yaml");
+  const std::vector<uint8_t> b = {'S', 'E', 'N', 'D', 8, 0, 0, 0, 1, 2, 3, 4, 1, 5, 6};
+  const dyn::Value v = s.decode(b);
+  BOOST_TEST(v.at_path("item.a").n == 0x04030201u);
+  BOOST_TEST(v.at_path("item.c").n == 0x605u);
+  for (size_t cut = 9; cut < b.size(); ++cut) {
+    try {
+      (void)s.decode(std::vector<uint8_t>(b.begin(), b.begin() + cut));
+      BOOST_ERROR("decoded cut at " << cut);
+    } catch (const binschema::DecodeError& e) {
+      BOOST_TEST(e.offset() == 8u);
+      BOOST_TEST(std::string(e.what()) == "item: needs 0x7 bytes at 0x8 but the file ends at " + hex_of(cut), e.what());
+    }
+  }
+}
