@@ -743,8 +743,8 @@ types:
 // dynamic::intern_id): names over a short string's 15 characters decoded,
 // compared, copied, printed, read back and encoded; the ids of equal names
 // equal across two schemas loaded apart and across threads; and the
-// encoder's case found by id, the name deciding between the cases of one
-// tag slot (1 and 65) when the value's tag is the other case's.
+// encoder's case found by id, the name deciding when the value's tag is
+// another case's: one sharing its tag slot (1 and 65) or alone in it (2).
 BOOST_AUTO_TEST_CASE(union_case_names_are_interned_ids) {
   const std::string text = R"(format: longcases
 title: Long cases
@@ -770,6 +770,7 @@ types:
         cases:
           - {value: 1, name: a_rather_long_case_name_one, type: u8, doc: O.}
           - {value: 65, name: a_rather_long_case_name_wide, type: u16, doc: W.}
+          - {value: 2, name: a_rather_long_case_name_two, type: u32, doc: T.}
 )";
   const dyn::Schema d = dyn::Schema::load_text(text, "longcases.yaml");
   const std::vector<uint8_t> bytes = {3, 1, 0x11, 65, 0x33, 0x22, 1, 0x44};
@@ -798,11 +799,13 @@ types:
   BOOST_TEST((back == v));
   BOOST_TEST(d.encode(back) == bytes, boost::test_tools::per_element());
   BOOST_TEST(d.encode(c) == bytes, boost::test_tools::per_element());
-  // The name decides: `wide` with the tag of `one` (its slot's other case) and back.
+  // The name decides: `wide` with the tag of `one` (its slot's other case)
+  // and back, and `wide` with the tag of `two` (alone in its slot).
   dyn::Value w = v;
   w["items"][0]["value"] = dyn::Value::union_("a_rather_long_case_name_wide", 1, dyn::Value::uint(0x5566, 2));
   w["items"][1]["value"] = dyn::Value::union_("a_rather_long_case_name_one", 65, dyn::Value::uint(0x77, 1));
-  const std::vector<uint8_t> want = {3, 65, 0x66, 0x55, 1, 0x77, 1, 0x44};
+  w["items"][2]["value"] = dyn::Value::union_("a_rather_long_case_name_wide", 2, dyn::Value::uint(0x0a0b, 2));
+  const std::vector<uint8_t> want = {3, 65, 0x66, 0x55, 1, 0x77, 65, 0x0b, 0x0a};
   BOOST_TEST(d.encode(w) == want, boost::test_tools::per_element());
   w["items"][2]["value"] = dyn::Value::union_("a_rather_long_case_name_three", 1, dyn::Value::uint(1, 1));
   BOOST_TEST(encode_error(d, w) == "Item.value: no case 'a_rather_long_case_name_three'");
