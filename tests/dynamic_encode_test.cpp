@@ -11,6 +11,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "aamp_text.h"
@@ -736,6 +737,102 @@ types:
   dyn::Value bad = v;
   bad["items"][1]["value"] = dyn::Value::union_("three", 65, dyn::Value::uint(1, 1));
   BOOST_TEST(encode_error(d, bad) == "Item.value: no case 'three'");
+}
+
+// A union value holds its case name as an interned id (Value::case_id(),
+// dynamic::intern_id): names over a short string's 15 characters decoded,
+// compared, copied, printed, read back and encoded; the ids of equal names
+// equal across two schemas loaded apart and across threads; and the
+// encoder's case found by id, the name deciding when the value's tag is
+// another case's: one sharing its tag slot (1 and 65) or alone in it (2).
+BOOST_AUTO_TEST_CASE(union_case_names_are_interned_ids) {
+  const std::string text = R"(format: longcases
+title: Long cases
+doc: Union cases with long names.
+endian: little
+extensions: [.lca]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A list of tagged values.
+    fields:
+      - {name: n, type: u8, doc: N.}
+      - {name: items, type: "Item[]", count: n, doc: I.}
+  Item:
+    doc: A tag and its value.
+    fields:
+      - {name: kind, type: u8, doc: K.}
+      - name: value
+        type: union
+        tag: kind
+        doc: V.
+        cases:
+          - {value: 1, name: a_rather_long_case_name_one, type: u8, doc: O.}
+          - {value: 65, name: a_rather_long_case_name_wide, type: u16, doc: W.}
+          - {value: 2, name: a_rather_long_case_name_two, type: u32, doc: T.}
+)";
+  const dyn::Schema d = dyn::Schema::load_text(text, "longcases.yaml");
+  const std::vector<uint8_t> bytes = {3, 1, 0x11, 65, 0x33, 0x22, 1, 0x44};
+  const dyn::Value v = d.decode(bytes);
+  const dyn::Value& u = v["items"][1]["value"];
+  BOOST_TEST((u.kind == dyn::Value::Kind::Union));
+  BOOST_TEST(u.case_name() == "a_rather_long_case_name_wide");
+  BOOST_TEST(u.case_id() == dyn::intern_id("a_rather_long_case_name_wide"));
+  BOOST_TEST(dyn::interned(u.case_id()).data() == dyn::intern("a_rather_long_case_name_wide").data());
+  BOOST_TEST(u.str().empty());
+  BOOST_TEST(u.items()[0].as_uint() == 0x2233u);
+  BOOST_TEST(v["items"][0]["value"].case_name() == "a_rather_long_case_name_one");
+  // Equal: the same case by id; a copy keeps it; another case's name, or a
+  // value made by hand with the name, compares by the name's id.
+  const dyn::Value c = v;
+  BOOST_TEST((c == v));
+  BOOST_TEST(c["items"][1]["value"].case_name() == "a_rather_long_case_name_wide");
+  BOOST_TEST((dyn::Value::union_(std::string("a_rather_long_case_name_wide"), 65, dyn::Value::uint(0x2233, 2)) == u));
+  BOOST_TEST(!(dyn::Value::union_("a_rather_long_case_name_one", 65, dyn::Value::uint(0x2233, 2)) == u));
+  BOOST_TEST(dyn::Value::uint(1, 1).case_name().empty());
+  BOOST_TEST(dyn::Value::uint(1, 1).case_id() == 0u);
+  // Printed and read back: the case's name as its key, the same bytes.
+  const std::string yaml = d.to_text(v, binschema::TextKind::Yaml);
+  BOOST_TEST(yaml.find("a_rather_long_case_name_wide: 8755") != std::string::npos, yaml);
+  const dyn::Value back = d.from_text(yaml);
+  BOOST_TEST((back == v));
+  BOOST_TEST(d.encode(back) == bytes, boost::test_tools::per_element());
+  BOOST_TEST(d.encode(c) == bytes, boost::test_tools::per_element());
+  // The name decides: `wide` with the tag of `one` (its slot's other case)
+  // and back, and `wide` with the tag of `two` (alone in its slot).
+  dyn::Value w = v;
+  w["items"][0]["value"] = dyn::Value::union_("a_rather_long_case_name_wide", 1, dyn::Value::uint(0x5566, 2));
+  w["items"][1]["value"] = dyn::Value::union_("a_rather_long_case_name_one", 65, dyn::Value::uint(0x77, 1));
+  w["items"][2]["value"] = dyn::Value::union_("a_rather_long_case_name_wide", 2, dyn::Value::uint(0x0a0b, 2));
+  const std::vector<uint8_t> want = {3, 65, 0x66, 0x55, 1, 0x77, 65, 0x0b, 0x0a};
+  BOOST_TEST(d.encode(w) == want, boost::test_tools::per_element());
+  w["items"][2]["value"] = dyn::Value::union_("a_rather_long_case_name_three", 1, dyn::Value::uint(1, 1));
+  BOOST_TEST(encode_error(d, w) == "Item.value: no case 'a_rather_long_case_name_three'");
+  // The same schema loaded again, and values made on other threads: the
+  // same ids, so either schema encodes the other's values.
+  const dyn::Schema d2 = dyn::Schema::load_text(text, "longcases.yaml");
+  BOOST_TEST(d2.decode(bytes)["items"][1]["value"].case_id() == u.case_id());
+  BOOST_TEST(d2.encode(v) == bytes, boost::test_tools::per_element());
+  std::vector<dyn::Value> made(4);
+  std::vector<uint32_t> ids(4);
+  {
+    std::vector<std::thread> ts;
+    for (size_t t = 0; t < made.size(); ++t)
+      ts.emplace_back([&, t] {
+        // Names of their own first (the table grows while the others read it).
+        for (int i = 0; i < 2000; ++i) (void)dyn::intern_id("thread " + std::to_string(t) + " name " + std::to_string(i));
+        made[t] = (t % 2 ? d : d2).decode(bytes);
+        ids[t] = dyn::intern_id("a_rather_long_case_name_wide");
+      });
+    for (auto& th : ts) th.join();
+  }
+  for (size_t t = 0; t < made.size(); ++t) {
+    BOOST_TEST(ids[t] == u.case_id());
+    BOOST_TEST((made[t] == v));
+    BOOST_TEST(made[t]["items"][1]["value"].case_name() == "a_rather_long_case_name_wide");
+    BOOST_TEST(dyn::interned(dyn::intern_id("thread " + std::to_string(t) + " name 1999")) == "thread " + std::to_string(t) + " name 1999");
+  }
 }
 
 // A constant (const:, reserved:) and a union's tag are written from their

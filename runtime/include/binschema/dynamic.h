@@ -45,6 +45,16 @@ namespace dynamic {
 
 struct Value;
 
+// The program's one copy of `name` (thread-safe; never freed; NUL-terminated
+// after its size, as a std::string's text).
+std::string_view intern(std::string_view name);
+// The number of `name` in the program's one table of interned names: equal
+// names have equal ids whichever schema or thread asked (thread-safe; 0 is
+// the empty name). A union value holds its case name as one.
+uint32_t intern_id(std::string_view name);
+// The name of an id that intern_id() gave (the table only grows: no lock).
+std::string_view interned(uint32_t id);
+
 // The names of a struct's members, in order: one object per list of names
 // (interned, thread-safe, never freed), shared by every struct value with
 // these names. The plan makes one per schema struct, so every decoded or
@@ -80,10 +90,10 @@ class Shape {
 
 namespace detail {
 // What a string, bytes, a struct, an array or a union holds, in one
-// allocation: a string (the text, the bytes, a union's case name) when it
-// has one, and the elements after it: an array's or a union's values, or a
-// struct's shape (one pointer) and its members' values. A struct's or an
-// array's block has no string (32 bytes less per block): Value::str() on one
+// allocation: a string (the text, the bytes) when it has one, and the
+// elements after it: an array's or a union's values, or a struct's shape
+// (one pointer) and its members' values. A struct's, an array's or a
+// union's block has no string (32 bytes less per block): Value::str() on one
 // makes a block that has.
 // Blocks come from per-thread chunks of 64 KiB by bump allocation (value.cpp:
 // a chunk counts its live blocks and is freed when the last one goes, from
@@ -183,7 +193,7 @@ class Fields;
 // A value of any schema: a plain value type. A struct holds its model
 // fields in the order the text shows them (each by name; a field whose
 // `if:` is false is there, Absent); an array its elements; a union its case
-// (name and tag) and the case's value; a scalar its number, a string its
+// (name, an interned id held inline, and tag) and the case's value; a scalar its number, a string its
 // text, bytes their bytes. A scalar is 24 bytes with its number inline: no
 // heap object per scalar; a string, bytes, a struct, an array or a union
 // holds what it has behind one pointer (allocated when first written).
@@ -199,18 +209,27 @@ struct Value {
     Bytes,   // opaque bytes (in `str()`)
     Struct,  // `fields()`, in text order
     Array,   // `items()`
-    Union,   // `str()` the case name, `n` the tag, `items()[0]` the case's value
+    Union,   // `case_name()` the case, `n` the tag, `items()[0]` the case's value
   };
   Kind kind = Kind::Absent;
   // Int / UInt: the width in the file in bytes (1, 2, 3, 4, 8; a bit field
   // of a bit word: the bytes of the smallest of u8..u64 that holds it, as
   // the generated model's member). Bool: 1 or 4 (0 for a bit).
   uint8_t width = 0;
+
+ private:
+  // Union: the case name's intern_id() (in the bytes the alignment of `n`
+  // leaves free: no string per union value, a case compared as one number).
+  uint32_t case_ = 0;
+
+ public:
   // Bool: 0 or 1; Int: the value as int64_t (bit_cast); UInt: the value;
   // Float: the float's 32 bits; Double: the double's 64 bits; Union: the tag.
   uint64_t n = 0;
 
-  // String (UTF-8 or not), Bytes, Union (the case name).
+  // String (UTF-8 or not), Bytes. Empty on a value of another kind (a
+  // union's case name is case_name()); the non-const one gives it a block
+  // with a string all the same, which no walk reads.
   const std::string& str() const;
   std::string& str();
   // Struct: its members, in text order (their shape and values).
@@ -221,15 +240,15 @@ struct Value {
   List<Value>& items() { return reinterpret_cast<List<Value>&>(h_); }
 
   Value() = default;
-  Value(const Value& o) : kind(o.kind), width(o.width), n(o.n) {
+  Value(const Value& o) : kind(o.kind), width(o.width), case_(o.case_), n(o.n) {
     if (o.h_.b) h_.b = detail::Block::clone(*o.h_.b);
   }
-  Value(Value&& o) noexcept : kind(o.kind), width(o.width), n(o.n), h_(o.h_) { o.h_.b = nullptr; }
+  Value(Value&& o) noexcept : kind(o.kind), width(o.width), case_(o.case_), n(o.n), h_(o.h_) { o.h_.b = nullptr; }
   Value& operator=(const Value& o);
   Value& operator=(Value&& o) noexcept {
     if (this != &o) {
       detail::Block* b = h_.b;
-      kind = o.kind, width = o.width, n = o.n, h_ = o.h_;
+      kind = o.kind, width = o.width, case_ = o.case_, n = o.n, h_ = o.h_;
       o.h_.b = nullptr;
       if (b) detail::Block::destroy(b);
     }
@@ -250,7 +269,14 @@ struct Value {
   static Value bytes(std::string b);
   static Value struct_();
   static Value array();
+  // A union of that case (the name interned: intern_id()), tag and value.
   static Value union_(std::string_view case_name, int64_t tag, Value v);
+  // The same with the name's id (a walk that interned its cases once).
+  static Value union_(uint32_t case_id, int64_t tag, Value v);
+
+  // Union: its case's name and intern_id() (of another kind: "" and 0).
+  std::string_view case_name() const { return interned(case_id()); }
+  uint32_t case_id() const { return kind == Kind::Union ? case_ : 0; }
 
   bool is_absent() const { return kind == Kind::Absent; }
   // Whether it holds an allocation (a string with text, a struct with
@@ -290,6 +316,8 @@ struct MemberRef {
   std::string_view name;
   V& value;
 };
+
+static_assert(sizeof(Value) == 24, "kind, width, a union's case id, the number and one pointer");
 
 // A struct's members: its shape (the names) and one value per name, in the
 // value's one allocation (no name stored per member). Indexing or iterating
@@ -418,9 +446,6 @@ template <class T>
 void List<T>::out_of_range(size_t i) {
   throw std::out_of_range("dynamic::Value: index " + std::to_string(i) + " out of range");
 }
-
-// The program's one copy of `name` (thread-safe; never freed).
-std::string_view intern(std::string_view name);
 
 // A loaded schema. Cheap to copy (the model is shared, immutable).
 class Schema {

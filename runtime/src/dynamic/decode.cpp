@@ -303,7 +303,7 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         fp.case_tags.push_back(static_cast<uint64_t>(c.tag));
         const Field& cf = *c.field;
         FieldPlan::CaseStep cs;
-        cs.name = c.name;
+        cs.id = intern_id(c.name);
         const uint64_t a = f.variant.pad_to;
         cs.padded = a ? (cf.resolved.size + a - 1) / a * a : cf.resolved.size;
         cs.kind = static_cast<uint8_t>(c.kind);
@@ -1600,7 +1600,7 @@ class Dec {
       if (tags[ci] != sel) continue;
       const FieldPlan::CaseStep& cs = fp.case_steps[ci];
       const uint64_t padded = cs.padded;
-      target = Value::union_(cs.name, static_cast<int64_t>(sel), Value{});  // the name and the item in one block, no std::string made
+      target = Value::union_(cs.id, static_cast<int64_t>(sel), Value{});  // the case by its id, the item in the one block
       Value& v = target.items()[0];
       if (!f.resolved.fixed_size && !f.array.on && cs.fixed) r_.need(o, padded);
       if (cs.plain) {
@@ -1988,7 +1988,7 @@ class Counter {
         break;
       case Value::Kind::Union:
         for (const auto& c : f.variant.cases)
-          if (c.name == v.str() && !v.items().empty()) value(*c.field, v.items()[0]);
+          if (c.name == v.case_name() && !v.items().empty()) value(*c.field, v.items()[0]);
         break;
       case Value::Kind::Struct:
         if (!f.bits.empty() || !f.type.st) break;

@@ -109,6 +109,7 @@ size_t hash_of(const Value& v) {
   size_t h = std::hash<uint64_t>()(v.n) ^ (static_cast<size_t>(v.kind) << 3);
   auto mix = [&](size_t x) { h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   mix(std::hash<std::string>()(v.str()));
+  mix(v.case_id());
   for (const auto& m : v.fields()) mix(hash_of(m.value));
   for (const auto& e : v.items()) mix(hash_of(e));
   return h;
@@ -270,11 +271,12 @@ enum class Op : uint8_t {
   Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
 };
 
-// A union field's cases: their tags and names side by side, and by the low
-// bits of the tag the one case of that slot (-1: none; -2: more than one).
+// A union field's cases: their tags and names (intern_id: a union value
+// holds its case's) side by side, and by the low bits of the tag the one
+// case of that slot (-1: none; -2: more than one).
 struct CaseKey {
   uint64_t tag;
-  std::string_view name;
+  uint32_t id;
 };
 struct CaseKeys {
   static constexpr size_t kSlots = 64;
@@ -282,7 +284,7 @@ struct CaseKeys {
   int16_t by_tag[kSlots];
   explicit CaseKeys(const gen::Field& u) {
     std::fill(std::begin(by_tag), std::end(by_tag), int16_t(-1));
-    for (const auto& c : u.variant.cases) keys.push_back({static_cast<uint64_t>(c.tag), c.name});
+    for (const auto& c : u.variant.cases) keys.push_back({static_cast<uint64_t>(c.tag), intern_id(c.name)});
     for (size_t i = 0; i < keys.size(); ++i) {
       int16_t& slot = by_tag[keys[i].tag & (kSlots - 1)];
       slot = slot == -1 && i < 0x7fff ? static_cast<int16_t>(i) : -2;
@@ -989,30 +991,23 @@ class Encoder {
   // other case's tag shares its slot, then the cases of that tag (the name
   // decides), then any case of its name.
   size_t find_case(const CaseKeys& keys, size_t& last_case, const Value*& last_value, const Struct& st, const Field& u, const Value& v) {
-    const std::string& name = v.str();
-    // Case names are short: compared inline (a call of memcmp each was most of it).
-    auto same = [&name](std::string_view c) {
-      if (c.size() != name.size()) return false;
-      for (size_t i = 0; i < c.size(); ++i)
-        if (c[i] != name[i]) return false;
-      return true;
-    };
+    const uint32_t id = v.case_id();  // names compared as their interned ids
     const auto& cases = keys.keys;
     last_value = nullptr;
     auto found = [&](size_t i) {
       last_value = &v;
       return last_case = i;
     };
-    if (last_case < cases.size() && same(cases[last_case].name)) return found(last_case);
+    if (last_case < cases.size() && cases[last_case].id == id) return found(last_case);
     if (const int16_t slot = keys.by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
       const size_t i = static_cast<size_t>(slot);
-      if (cases[i].tag == v.n && same(cases[i].name)) return found(i);
+      if (cases[i].tag == v.n && cases[i].id == id) return found(i);
     }
     for (size_t i = 0; i < cases.size(); ++i)
-      if (cases[i].tag == v.n && same(cases[i].name)) return found(i);
+      if (cases[i].tag == v.n && cases[i].id == id) return found(i);
     for (size_t i = 0; i < cases.size(); ++i)
-      if (same(cases[i].name)) return found(i);
-    throw EncodeError(st.name + "." + u.name + ": no case '" + v.str() + "'");
+      if (cases[i].id == id) return found(i);
+    throw EncodeError(st.name + "." + u.name + ": no case '" + std::string(v.case_name()) + "'");
   }
   size_t case_index(const Struct& st, const Field& u, const Value& v) {
     if (v.kind != Value::Kind::Union || v.items().size() != 1) throw EncodeError(st.name + "." + u.name + ": a union value expected");

@@ -254,7 +254,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
         const Value* v = model_field(x, e.args[0].name);
         if (!u || !v || v->kind != Value::Kind::Union) return 0;
         for (const auto& c : u->variant.cases)
-          if (c.name == v->str()) {
+          if (c.name == v->case_name()) {
             const gen::Field& p = *c.field;
             if (p.array.on && !p.array.fixed_count) return v->items().empty() ? 0 : v->items()[0].items().size();
             return p.items.value_or(p.array.fixed_count.value_or(1));

@@ -179,7 +179,7 @@ struct FieldPlan {
   // What reading each case needs first, in case order, without touching
   // the model's Case and Field objects (a cache miss each per union read).
   struct CaseStep {
-    std::string_view name;  // the case's name (the model's, lasting)
+    uint32_t id = 0;        // the case's name, interned (intern_id): the decode and text in make the union with no look-up
     uint64_t padded = 0;    // its size padded to pad_to
     uint8_t kind = 0;       // gen::CaseKind
     uint8_t width = 0;      // its pointer's width

@@ -417,7 +417,7 @@ class DynIn : public text::In {
       path_.emplace_back(found->name.c_str());
       Value v = entry_struct(key, val.first_value(), *found->field->type.st, key_name);
       path_.pop_back();
-      return Value::union_(found->name, found->tag, std::move(v));
+      return union_of(f, *found, std::move(v));
     }
     return entry_struct(key, val, *f.type.st, key_name);
   }
@@ -544,7 +544,7 @@ class DynIn : public text::In {
       v = bare_plain(body, p, cts[index], spell);
     }
     path_.pop_back();
-    return Value::union_(c.name, c.tag, std::move(v));
+    return union_of(u, c, std::move(v));
   }
   Value bare_plain(text::Node n, const Field& f, const text::CaseText& ct, const text::Spell& spell) {
     if (ct.plain == text::Plain::Null && n.is_null()) return zero_of(f);
@@ -567,6 +567,10 @@ class DynIn : public text::In {
   }
 
   // The case a union's text names: a map of one key, the case's name.
+  // A union value of u's case c: the name's id from the plan (no intern() per union read).
+  Value union_of(const Field& u, const gen::Case& c, Value v) const {
+    return Value::union_(p_.of(&u).case_steps[static_cast<size_t>(&c - u.variant.cases.data())].id, c.tag, std::move(v));
+  }
   const gen::Case& named_case(text::Node n, const Field& u) {
     const auto& cases = u.variant.cases;
     if (!n.is_map() || n.size() != 1) {
@@ -588,7 +592,7 @@ class DynIn : public text::In {
     path_.emplace_back(found->name.c_str());
     Value v = case_value(n.first_value(), *found->field, spell);
     path_.pop_back();
-    return Value::union_(found->name, found->tag, std::move(v));
+    return union_of(u, *found, std::move(v));
   }
   Value case_value(text::Node n, const Field& p, const text::Spell& spell) {
     if (p.array.on) return model_value(n, p, spell);

@@ -253,7 +253,7 @@ class DynOut {
           return;
         }
         sink_.begin_map();
-        sink_.key(c ? c->name.c_str() : v.str().c_str());
+        sink_.key(c ? c->name.c_str() : v.case_name().data());  // interned: NUL-terminated
         if (c && !v.items().empty()) value(*c->field, v.items()[0], spell);
         sink_.end_map();
         return;
@@ -284,7 +284,7 @@ class DynOut {
 
   static const gen::Case* case_of(const Field& u, const Value& v) {
     for (const auto& c : u.variant.cases)
-      if (c.name == v.str()) return &c;
+      if (c.name == v.case_name()) return &c;
     return nullptr;
   }
 
@@ -446,7 +446,7 @@ class DynOut {
     if (e.kind == Value::Kind::Union) {
       const gen::Case* c = case_of(f, e);
       sink_.begin_map();
-      sink_.key(c ? c->name.c_str() : e.str().c_str());
+      sink_.key(c ? c->name.c_str() : e.case_name().data());  // interned: NUL-terminated
       if (c && !e.items().empty() && e.items()[0].kind == Value::Kind::Struct && c->field->type.st)
         entry_struct(*c->field->type.st, e.items()[0], key);
       sink_.end_map();

@@ -271,7 +271,7 @@ Value& Value::operator=(const Value& o) {
   detail::Block* nb = o.h_.b ? detail::Block::clone(*o.h_.b) : nullptr;  // o may be inside this
   if (h_.b) detail::Block::destroy(h_.b);
   h_.b = nb;
-  kind = o.kind, width = o.width, n = o.n;
+  kind = o.kind, width = o.width, case_ = o.case_, n = o.n;
   return *this;
 }
 
@@ -332,13 +332,15 @@ Value Value::array() {
   v.kind = Kind::Array;
   return v;
 }
-Value Value::union_(std::string_view case_name, int64_t tag, Value x) {
+Value Value::union_(std::string_view case_name, int64_t tag, Value x) { return union_(intern_id(case_name), tag, std::move(x)); }
+Value Value::union_(uint32_t case_id, int64_t tag, Value x) {
   Value v;
   v.kind = Kind::Union;
-  v.h_.b = detail::Block::make(detail::Block::Values, 1, true);  // the name and one item in one block
-  v.str().assign(case_name.data(), case_name.size());
+  v.case_ = case_id;
   v.n = static_cast<uint64_t>(tag);
-  v.items().push_back(std::move(x));
+  v.h_.b = detail::Block::make(detail::Block::Values, 1, false);  // the one item
+  new (v.h_.b->data<Value>()) Value(std::move(x));
+  v.h_.b->size = 1;
   return v;
 }
 
@@ -367,20 +369,55 @@ Value& Value::operator[](std::string_view name) {
   if (Value* v = find(name)) return *v;
   throw std::out_of_range("no field '" + std::string(name) + "'");
 }
-std::string_view intern(std::string_view name) {
-  // Node-based: an element never moves, so the views stay valid.
+namespace {
+// The interned names: a name -> id map under a lock, and the id -> name
+// table read with no lock. The table only grows, in chunks that never move
+// (kChunkIds names each, allocated when the first of their ids is given):
+// a chunk's pointer is published with release, and an id reaches a reader
+// only after its name was written (through intern_id()'s lock, or through
+// whatever handed the reader the value holding it), so a read is a load of
+// the chunk and one of the name.
+constexpr uint32_t kChunkBits = 12, kChunkIds = 1u << kChunkBits, kChunks = 1u << 12;  // 2^24 names
+struct Names {
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
   };
-  using Set = std::unordered_set<std::string, Hash, std::equal_to<>>;
-  static std::mutex m;
-  static Set* names = new Set();
-  const std::lock_guard<std::mutex> lock(m);
-  auto it = names->find(name);
-  if (it == names->end()) it = names->emplace(name).first;
-  return *it;
+  std::mutex m;
+  // Node-based: a key never moves, so the table's views stay valid.
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
+  std::atomic<std::string_view*> chunks[kChunks] = {};
+  Names() { add(""); }  // id 0: the empty name (a default Value's case)
+  uint32_t add(std::string_view name) {  // under m
+    auto it = ids.find(name);
+    if (it != ids.end()) return it->second;
+    const uint32_t id = static_cast<uint32_t>(ids.size());
+    if (id >> kChunkBits >= kChunks) throw std::length_error("dynamic::intern_id: too many names");
+    std::string_view* c = chunks[id >> kChunkBits].load(std::memory_order_relaxed);
+    if (!c) {
+      c = new std::string_view[kChunkIds];
+      chunks[id >> kChunkBits].store(c, std::memory_order_release);
+    }
+    c[id & (kChunkIds - 1)] = ids.emplace(name, id).first->first;
+    return id;
+  }
+};
+Names& name_table() {
+  static Names* n = new Names();  // never freed: the views outlive every static
+  return *n;
 }
+}  // namespace
+
+uint32_t intern_id(std::string_view name) {
+  Names& ns = name_table();
+  const std::lock_guard<std::mutex> lock(ns.m);
+  return ns.add(name);
+}
+std::string_view interned(uint32_t id) {
+  const std::string_view* c = name_table().chunks[id >> kChunkBits].load(std::memory_order_acquire);
+  return c[id & (kChunkIds - 1)];
+}
+std::string_view intern(std::string_view name) { return interned(intern_id(name)); }
 
 Value& Value::add(std::string_view name, Value v) { return fields().add(name, std::move(v)); }
 
@@ -530,7 +567,7 @@ Value& Value::at_path(std::string_view path) {
     const std::string_view name = path.substr(i, e - i);
     if (v->kind == Kind::Union && !v->items().empty()) {
       // A union's case name steps into its value; otherwise its value's fields.
-      if (name == v->str()) {
+      if (name == v->case_name()) {
         v = &v->items()[0];
         i = e;
         continue;
@@ -545,6 +582,7 @@ Value& Value::at_path(std::string_view path) {
 
 bool Value::operator==(const Value& o) const {
   if (kind != o.kind || width != o.width || n != o.n) return false;
+  if (kind == Kind::Union && case_ != o.case_) return false;
   return str() == o.str() && fields() == o.fields() && items() == o.items();
 }
 
