@@ -1342,3 +1342,64 @@ types:
     }
   }
 }
+
+// A count that names a field is that field's local,
+// taken by the index the plan resolved (DecodeStep::count_index), not looked
+// up by name per read: the same schema with each count as an expression
+// (`+ 0`: evaluated) reads the same values and gives the same errors.
+BOOST_AUTO_TEST_CASE(counts_by_name_are_the_locals_an_expression_gives) {
+  const auto schema = [](const std::string& plus) {
+    return dyn::Schema::load_text(R"(format: counts
+endian: little
+root: File
+types:
+  File:
+    fields:
+      - {name: magic, type: "char[4]", const: CNTS}
+      - {name: n, type: u8}
+      - name: hdr
+        type: u16
+        bits:
+          - {name: kind, bits: 4, default: 0}
+          - {name: count, bits: 12, default: 0}
+      - {name: m, type: s8}
+      - {name: a, type: "u8[]", count: "n)" + plus + R"("}
+      - {name: b, type: "u16[]", count: "hdr.count + m)" + plus + R"("}
+      - {name: c, type: "Pair[]", count: "m)" + plus + R"("}
+  Pair:
+    fields:
+      - {name: x, type: u8}
+      - {name: y, type: u8}
+)",
+                                  "counts.yaml");
+  };
+  const dyn::Schema by_name = schema(""), by_expr = schema(" + 0");
+  // n 2, hdr kind 0xf count 2, m 1; a [1, 2]; b [3, 4, 5] (hdr.count + m); c [{6, 7}]
+  const std::vector<uint8_t> b = {'C', 'N', 'T', 'S', 2, 0x2f, 0x00, 1, 1, 2, 3, 0, 4, 0, 5, 0, 6, 7};
+  const dyn::Value v = by_name.decode(b);
+  BOOST_TEST(v.at_path("a").items().size() == 2u);
+  BOOST_TEST(v.at_path("b").items().size() == 3u);
+  BOOST_TEST(v.at_path("b[2]").n == 5u);
+  BOOST_TEST(v.at_path("c").items().size() == 1u);
+  BOOST_TEST(v.at_path("c[0].y").n == 7u);
+  const dyn::Value w = by_expr.decode(b);  // n and m in its model: counts of expressions are not derived
+  for (const char* arr : {"a", "b", "c"}) BOOST_TEST((v.at_path(arr) == w.at_path(arr)), arr);
+  const auto error = [&b](const dyn::Schema& s, size_t at, uint8_t byte) -> std::pair<uint64_t, std::string> {
+    std::vector<uint8_t> bad = b;
+    bad[at] = byte;
+    try {
+      (void)s.decode(bad);
+    } catch (const binschema::DecodeError& e) {
+      return {e.offset(), e.what()};
+    }
+    return {0, "decoded"};
+  };
+  // n too big, hdr.count too big, m negative (-1 as the count's int: a
+  // count past the end of the file).
+  for (const auto& [at, byte] : std::vector<std::pair<size_t, uint8_t>>{{4, 200}, {6, 0x70}, {7, 0xff}}) {
+    const auto e = error(by_name, at, byte);
+    BOOST_TEST(e.second != "decoded");
+    BOOST_TEST(e.first > 7u, e.second);
+    BOOST_TEST((e == error(by_expr, at, byte)), e.second);
+  }
+}

@@ -182,6 +182,16 @@ gen::Expr spell_out_derived(const Struct& st, const Expr& e) {
 // How read_simple reads a field (DecodeStep::simple): one at its fixed
 // offset, with no if: and no check but a bool's, that no expression reads
 // (a count or a size would need the frame's locals).
+// DecodeStep::count_index: a count that names a field of st, as
+// Dec::find_local finds the name (the validator refuses a count naming a bit
+// field; a local's raw is its value as the count's C++ type: zero- or
+// sign-extended as read).
+void resolve_count(const Struct& st, const Expr& count, DecodeStep& ds) {
+  const Field* f = st.field(count.name);
+  for (size_t k = 0; f && k < st.fields.size(); ++k)
+    if (st.fields[k].get() == f) ds.count_index = static_cast<int>(k);
+}
+
 uint8_t simple_step(const StructPlan& sp, const DecodeStep& ds) {
   const Field& f = *ds.f;
   if (ds.flags & (DecodeStep::Cursor | DecodeStep::Cond | DecodeStep::Checks | DecodeStep::IndexOf | DecodeStep::SizeCheck | DecodeStep::Virtual))
@@ -363,6 +373,7 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         ds.vkind = k.kind;
         ds.vwidth = k.width;
       }
+      if (f.array.on && f.array.count && !f.array.fixed_count && f.array.count->kind == Expr::Ident) resolve_count(*st, *f.array.count, ds);
       ds.bit0 = static_cast<uint32_t>(sp.bit_steps.size());
       ds.nbits = static_cast<uint32_t>(f.bits.size());
       for (const auto& b : f.bits)
@@ -747,6 +758,15 @@ class Dec {
     return eval(fr, e).v;
   }
   bool eval_cond(Frame& fr, const Expr& e) { return eval_u(fr, e) != 0; }
+  // The count of array field f (read_field's field): its local when the
+  // plan resolved the name (DecodeStep::count_index), else evaluated.
+  uint64_t count_of(Frame& fr, const Field& f) {
+    if (fr.cur < fr.sp.decode.size()) {
+      const DecodeStep& ds = fr.sp.decode[fr.cur];
+      if (ds.f == &f && ds.count_index >= 0) return fr.loc.raw[ds.count_index];
+    }
+    return eval_u(fr, *f.array.count);
+  }
 
   static CNum local_num(const Field& f, uint64_t raw) {
     if (f.pointer.width) return CNum::u64(raw);
@@ -1343,7 +1363,7 @@ class Dec {
     Value* x = member(fr, f);
     if (!x) x = &tmp;
     try {
-      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
+      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : count_of(fr, f);
       const uint64_t w = static_cast<uint64_t>(f.pointer.elem_width);
       r_.need_array(o, n, w);
       x->kind = Value::Kind::Array;
@@ -1372,7 +1392,7 @@ class Dec {
     if (!x) x = &tmp;
     try {
       const uint64_t o = fr.o;
-      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
+      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : count_of(fr, f);
       r_.need_array(o, n, 4);
       x->kind = Value::Kind::Array;
       x->items().resize(n);
@@ -1415,7 +1435,7 @@ class Dec {
     if (!f.table.offsets_of.empty()) {
       // A table's offsets (offsets_of:): the writer computes them from the
       // strings; a file with others is not given back (decode(bytes, layout)).
-      const uint64_t n = eval_u(fr, *f.array.count), sz = gen::prim_size(f.type.prim);
+      const uint64_t n = count_of(fr, f), sz = gen::prim_size(f.type.prim);
       r_.need_array(fr.o, n, sz);
       fr.o += n * sz;
       return;
@@ -1468,7 +1488,7 @@ class Dec {
     }
     const uint64_t min = et ? (et->fixed_size ? et->size : std::max<uint64_t>(et->prefix, 1)) : gen::prim_size(f.type.prim);
     try {
-      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
+      const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : count_of(fr, f);
       r_.need_array(fr.o, n, min);
       x->items().resize(n);
       if (!et && !tags) {
@@ -1554,7 +1574,7 @@ class Dec {
     const FieldPlan& ufp = p_.of(&f);
     if (ti > ufp.index) {
       const uint64_t tsz = gen::prim_size(tags->type.prim);
-      const uint64_t n = eval_u(fr, *f.array.count);
+      const uint64_t n = count_of(fr, f);
       r_.need_array(fr.o, n, size + tsz);
       fr.loc.tags[ti].resize(n);
       for (uint64_t i = 0; i < n; ++i) fr.loc.tags[ti][i] = load_prim(tags->type.prim, fr.o + n * size + i * tsz);
@@ -1837,7 +1857,7 @@ class Dec {
           break;
         }
         case FieldKind::ArrayPointer: {
-          const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : eval_u(fr, *f.array.count);
+          const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : count_of(fr, f);
           if (!f.array.fixed_count && f.pointer.null == Field::Null::WhenEmpty && f.resolved.fixed_offset && n == 0 && p != 0 && r_.lay)
             r_.lay->note(s + f.resolved.offset, p);
           if (!f.array.fixed_count && f.pointer.null != Field::Null::WhenEmpty && f.resolved.fixed_offset && n == 0 && r_.lay)

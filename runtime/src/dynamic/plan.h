@@ -110,6 +110,10 @@ struct DecodeStep {
   uint8_t simple = NotSimple;
   int pool = -1;             // its pool: (Schema::Plan::pool_index, -1: none)
   bool pool_placed = false;  // that pool is placed (Schema::Plan::placed_pool)
+  // An array whose count: names a field of its struct: the count is that
+  // field's local (raw[count_index], what eval_u gives for the name), with
+  // no look-up per read (-1: the count is evaluated).
+  int count_index = -1;
 };
 // decode.cpp: one bit field of a bit word, as the read needs it.
 struct BitStep {
