@@ -268,6 +268,12 @@ enum class Op : uint8_t {
   General,  // put_field
   Num,      // a plain number at its place: fit and store (put_scalar's last branch, nothing else applies)
   Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
+  // put_field's work with nothing around it (no if:, region, prelude,
+  // until(), noted place): put_ does it itself, not through put_field's
+  // entry and its switch on the field's kind (a call and a cache line of
+  // checks per field written).
+  Scalar,   // put_scalar's short ways (Step::scalar is not Other: a derived value, a count, a tag, a bit word, a constant)
+  Struct,   // a struct in place, in the model: put_ of its steps over the member
 };
 
 // A union field's cases: their tags and names side by side, and by the low
@@ -541,6 +547,11 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       if (!f.resolved.count_shared.empty()) k.count_shared = step(f.resolved.count_shared);
       if (!f.role.zero_when_empty.empty())
         if (const enc::Step* z = step(f.role.zero_when_empty)) k.zero_counted = step(z->f->resolved.count_for);
+    }
+    for (auto& k : ss.steps) {
+      if (k.op != enc::Op::General || k.cond || k.region >= 0 || k.prelude || k.until || k.at_var) continue;
+      if ((k.kind == FieldKind::Scalar || k.kind == FieldKind::BitWord) && k.scalar != enc::Step::Scalar::Other) k.op = enc::Op::Scalar;
+      else if (k.kind == FieldKind::InlineStruct && k.in_model && !k.note_inline) k.op = enc::Op::Struct;
     }
     for (const auto& li : st.layout) ss.layout.push_back(step(li.name));
     for (const auto& k : ss.steps) {
@@ -1576,32 +1587,48 @@ class Encoder {
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
     for (const enc::Step& k : ss.steps) {
-      if (k.op == enc::Op::Num) {
-        const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
-        const Value& v = member(k, st, x);
-        store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
-        continue;
-      }
-      if (k.op == enc::Op::Nums) {
-        const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
-        const Value& v = list(st, *k.f, member(k, st, x));
-        store_elems(*k.f, k.num, o, v, k.what);
-        continue;
+      switch (k.op) {
+        case enc::Op::Num: {
+          const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
+          const Value& v = member(k, st, x);
+          store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
+          continue;
+        }
+        case enc::Op::Nums: {
+          const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
+          const Value& v = list(st, *k.f, member(k, st, x));
+          store_elems(*k.f, k.num, o, v, k.what);
+          continue;
+        }
+        case enc::Op::Scalar: put_scalar(st, k, cursor_or(k, s), x, s); continue;
+        case enc::Op::Struct: {
+          const uint64_t o = cursor_or(k, s);
+          const Value& v = member(k, st, x);
+          if (k.sub->fixed_size) put(*k.sub, v, o);
+          else put(*k.sub, v, std::nullopt);
+          continue;
+        }
+        case enc::Op::General: break;
       }
       if (k.cond && !eval(st, *k.cond, x)) {
         if (k.member >= 0) absent_check(st, k, x);
         continue;
       }
-      uint64_t o = s + k.offset;
-      if (k.cursor) {
-        o = k.fixed_size ? w.reserve(k.size) : w.pos();
-        if (k.at_var) at_.set(&x, k.f, o);
-      }
+      const uint64_t o = cursor_or(k, s);
+      if (k.at_var) at_.set(&x, k.f, o);
       if (k.region >= 0) w.mark_start_at(k.region, k.fixed_size ? o : w.pos());
       put_field(st, k, o, x, s);
       if (k.region >= 0) w.mark_end_at(k.region, k.fixed_size ? o + k.size : w.pos());
     }
     return s;
+  }
+
+  // Where step k (of a struct at s) is written, when nothing else is noted
+  // about it (put_'s Op::Scalar and Op::Struct): at its offset, or at the
+  // cursor (its room reserved when it has a fixed size), as put_ says below.
+  uint64_t cursor_or(const enc::Step& k, uint64_t s) {
+    if (!k.cursor) return s + k.offset;
+    return k.fixed_size ? w.reserve(k.size) : w.pos();
   }
 
   // A struct's steps, by its address in a direct-mapped table (the plan's
@@ -1884,8 +1911,12 @@ class Encoder {
         store(o, k.prim, static_cast<uint64_t>(u.variant.cases[case_index(*k.tag_for, st, member(*k.tag_for, st, x))].tag));
         return;
       }
-      case enc::Step::Scalar::Other: break;
+      case enc::Step::Scalar::Other: put_scalar_other(st, k, o, x, s); return;
     }
+  }
+  // put_scalar's general way: every scalar the step's short ways leave (its
+  // own function, so that their frame is a small one).
+  [[gnu::noinline]] void put_scalar_other(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
     const Field& f = *k.f;
     const char* wh = k.what;
     const unsigned width = k.pwidth;
