@@ -605,6 +605,7 @@ class Encoder {
     std::call_once(plan_->steps_once, [plan] { plan->steps = make_steps(*plan); });
     steps_ = plan_->steps.get();
     case_state_.resize(steps_->count);
+    memo_.resize(steps_->count);
   }
 
   std::vector<uint8_t> run(const Value& x) {
@@ -1095,12 +1096,12 @@ class Encoder {
   // order (a name lookup and a string compare per node per evaluation were
   // most of ASB's encode).
   struct CNode {
-    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General, Sum };
+    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General, Sum, Derived };
     Op op = General;
     BinOp bin = BinOp::None;
     uint32_t a = 0, b = 0, c = 0;  // operands (node indexes); Sum: its terms [a, a + b) in Prog::terms
     uint64_t value = 0;            // Const
-    const enc::Step* k = nullptr;  // Num, Length, Has: the member's step
+    const enc::Step* k = nullptr;  // Num, Length, Has: the member's step; Derived: the derived field's
     const Expr* e = nullptr;       // General (and Bin's divide-by-zero message)
   };
   struct Prog {
@@ -1181,6 +1182,11 @@ class Encoder {
         } else if (f->role.derive) {
           const uint32_t d = add_node(p, st, *f->role.derive, depth + 1);
           n = p.nodes[d];  // the derived expression in its place
+          if (id.k && id.k->derive && n.op != CNode::Const && n.op != CNode::Num && n.op != CNode::Length) {
+            n = CNode{};  // more than a leaf: its value once per struct value (derived())
+            n.op = CNode::Derived;
+            n.k = id.k;
+          }
         } else if (id.k) {
           n.op = CNode::Num;
           n.k = id.k;
@@ -1245,6 +1251,7 @@ class Encoder {
         return apply(n.bin, a, b, st, *n.e);
       }
       case CNode::General: return eval_expr(st, *n.e, x);
+      case CNode::Derived: return derived(*n.k, st, x);
       case CNode::Sum: {
         uint64_t t = 0;
         for (const CNode* m = p.terms.data() + n.a, *end = m + n.b; m != end; ++m)
@@ -1253,6 +1260,27 @@ class Encoder {
       }
     }
     return 0;
+  }
+
+  // The value of derived field k (Step::derive: known at once, not late) of
+  // struct value x, worked out on its first use and kept for the others:
+  // ASB's node bodies name `child_count` (a ?: over two counts) in three
+  // other derived fields, a count and an if:, each of them evaluated again
+  // by place_. Its expression reads only x's members and the root's
+  // context, which do not change during a write, and every struct value the
+  // writer reads lives as long as the writer (the caller's, and its tables'
+  // kept in table_values_), so x's address names it for the whole write.
+  struct Memo {
+    const Value* x = nullptr;
+    uint64_t v = 0;
+  };
+  std::vector<Memo> memo_;  // by Step::id
+  uint64_t derived(const enc::Step& k, const Struct& st, const Value& x) {
+    Memo& m = memo_[k.id];
+    if (m.x == &x) return m.v;
+    const uint64_t v = eval(st, *k.derive, x);
+    m = {&x, v};  // (memo_ never grows during a write: m still refers to k's entry)
+    return v;
   }
 
   uint64_t eval(const Struct& st, const Expr& e, const Value& x) {
@@ -1894,9 +1922,9 @@ class Encoder {
 
   void put_scalar(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
     switch (k.scalar) {
-      case enc::Step::Scalar::Derive: w.put_uint(o, k.width, eval(st, *k.derive, x), k.what); return;
+      case enc::Step::Scalar::Derive: w.put_uint(o, k.width, derived(k, st, x), k.what); return;
       case enc::Step::Scalar::DeriveAlso: {  // (put_scalar's general way below, from the step)
-        const uint64_t d = eval(st, *k.derive, x);
+        const uint64_t d = derived(k, st, x);
         const uint64_t v = w.kept(o, d);
         bool ok = v == d;
         for (const uint64_t a : k.also) ok = ok || v == a;
