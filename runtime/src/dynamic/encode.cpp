@@ -2695,10 +2695,11 @@ class Encoder {
       } else if (f.pointer.elem_width) {
         const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
         const uint64_t a = w.reserve(n * ew);
+        const enc::StructSteps& ess = steps_of(*et);  // (once, not per element)
         for (uint64_t i = 0; i < n; ++i) {
           const uint64_t e = w.place_target(a + i * ew, et->fixed_size ? et->size : 0, et->align, static_cast<uint8_t>(ew), 0, wh);
-          if (et->fixed_size) put(*et, elem(i), w.reserve(et->size));
-          else put(*et, elem(i), std::nullopt);
+          if (et->fixed_size) put(ess, elem(i), w.reserve(et->size));
+          else put(ess, elem(i), std::nullopt);
           if (et->has_children) place(*et, elem(i), e);
         }
       } else if (f.type.kind == ValueType::Prim) {
@@ -2711,12 +2712,14 @@ class Encoder {
         for (uint64_t i = 0; i < n; ++i) string_ref(f.pool, elem(i).str(), a + i * static_cast<uint64_t>(f.pointer.width), f.pointer.width);
       } else if (et->fixed_size) {
         const uint64_t a = w.reserve(n * et->size);
-        for (uint64_t i = 0; i < n; ++i) put(*et, elem(i), a + i * et->size);
+        const enc::StructSteps& ess = steps_of(*et);
+        for (uint64_t i = 0; i < n; ++i) put(ess, elem(i), a + i * et->size);
         if (et->has_children && !shallow)
           for (uint64_t i = 0; i < n; ++i) place(*et, elem(i), a + i * et->size);
       } else {
         std::vector<uint64_t> starts(n);
-        for (uint64_t i = 0; i < n; ++i) starts[i] = put(*et, elem(i), std::nullopt);
+        const enc::StructSteps& ess = steps_of(*et);
+        for (uint64_t i = 0; i < n; ++i) starts[i] = put(ess, elem(i), std::nullopt);
         if (et->has_children)
           for (uint64_t i = 0; i < n; ++i) place(*et, elem(i), starts[i]);
       }
