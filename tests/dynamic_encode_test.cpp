@@ -1044,6 +1044,108 @@ types:
   BOOST_CHECK_THROW(d.encode(d.from_text("format: sums\nn: 251\nx: []\ny: [9, 9]\n")), binschema::EncodeError);
 }
 
+// put_ writes a field with nothing around it (no if:, region, prelude)
+// itself: a constant, a derived value, a count and a bit word at the cursor
+// (Op::Scalar), a struct in place of a fixed size and of none (Op::Struct),
+// each at its place, their errors named as put_field names them, and a value
+// of another shape than the plan's read by name. A derived value that other
+// expressions name (`total`: a ?: over two counts, in two derived fields and
+// an if:) is worked out once per struct value: each group its own.
+BOOST_AUTO_TEST_CASE(bare_steps_written_by_put_and_derived_once) {
+  const dyn::Schema d = dyn::Schema::load_text(R"Y(format: bare
+title: Bare
+doc: Fields put_ writes itself.
+endian: little
+extensions: [.bar]
+versions: "1"
+root: Head
+types:
+  Inner:
+    doc: Two bytes.
+    fields:
+      - {name: p, type: u8, doc: P.}
+      - {name: q, type: u8, doc: Q.}
+  Var:
+    doc: A count and its list (no fixed size).
+    fields:
+      - {name: n, type: u8, doc: N.}
+      - {name: l, type: "u8[]", count: n, doc: L.}
+  Group:
+    doc: Two lists, a derived value named by others.
+    fields:
+      - {name: na, type: u8, doc: NA.}
+      - {name: nb, type: u8, doc: NB.}
+      - {name: total, type: u8, derive: "count(a) != 0 || count(b) != 0 ? count(a) + count(b) + 1 : 0", doc: T.}
+      - {name: base, type: u8, derive: "total + count(a)", doc: B.}
+      - {name: twice, type: u8, derive: "total * 2", doc: W.}
+      - {name: a, type: "u8[]", count: na, doc: A.}
+      - {name: b, type: "u8[]", count: nb, doc: B.}
+      - {name: extra, type: u8, if: "total != 0", doc: E.}
+  Head:
+    doc: A list, then everything at the cursor.
+    fields:
+      - {name: magic, type: u16, const: 0x4242, doc: M.}
+      - {name: n, type: u8, doc: N.}
+      - {name: list, type: "u8[]", count: n, doc: L.}
+      - {name: c, type: u8, const: 0x7f, doc: C.}
+      - {name: size, type: u8, derive: "count(list) + 1", doc: S.}
+      - name: flags
+        type: u8
+        doc: F.
+        bits:
+          - {name: x, bits: 3, doc: X.}
+          - {name: y, bits: 5, doc: Y.}
+      - {name: inner, type: Inner, doc: I.}
+      - {name: var, type: Var, doc: V.}
+      - {name: ng, type: u8, doc: NG.}
+      - {name: groups, type: "Group[]", count: ng, doc: G.}
+)Y",
+                                                   "bare.yaml");
+  const dyn::Value v = d.from_text(
+      "format: bare\nlist: [1, 2]\nflags: {x: 5, y: 3}\ninner: {p: 1, q: 2}\nvar: {l: [7, 8, 9]}\n"
+      "groups:\n  - {a: [1], b: [2, 3], extra: 4}\n  - {a: [], b: []}\n  - {a: [], b: [6]}\n");
+  const std::vector<uint8_t> want = {0x42, 0x42, 2, 1, 2,  // magic, n, list
+                                     0x7f, 3, 5 | 3 << 3,  // c, size, flags: at the cursor
+                                     1, 2, 3, 7, 8, 9,     // inner, var
+                                     3,                    // ng
+                                     1, 2, 4, 5, 8, 1, 2, 3, 4,  // total 1 + 2 + 1, base, twice, a, b, extra
+                                     0, 0, 0, 0, 0,              // total 0: no extra
+                                     0, 1, 2, 2, 4, 6, 0};       // total 2: extra 0
+  BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
+  BOOST_TEST(d.encode(d.decode(want)) == want, boost::test_tools::per_element());
+  // Every struct's members in reverse order: not the plan's shape, read by name, the same bytes.
+  const std::function<dyn::Value(const dyn::Value&)> reversed = [&](const dyn::Value& x) {
+    if (x.kind == dyn::Value::Kind::Array) {
+      dyn::Value r = dyn::Value::array();
+      for (const auto& e : x.items()) r.items().push_back(reversed(e));
+      return r;
+    }
+    if (x.kind != dyn::Value::Kind::Struct) return x;
+    dyn::Value r = dyn::Value::struct_();
+    for (size_t i = x.fields().size(); i-- > 0;) r.add(x.fields()[i].name, reversed(x.fields()[i].value));
+    return r;
+  };
+  const dyn::Value r = reversed(v);
+  BOOST_TEST(r["inner"].fields().shape() != v["inner"].fields().shape());
+  BOOST_TEST(d.encode(r) == want, boost::test_tools::per_element());
+  // Errors inside the short ways, named by their field.
+  dyn::Value e = v;
+  e["inner"]["q"] = dyn::Value::uint(300, 2);
+  BOOST_TEST(encode_error(d, e) == "Inner.q: value 300 does not fit in u8");
+  e = v;
+  e["var"]["l"].items()[1] = dyn::Value::int_(-1, 1);
+  BOOST_TEST(encode_error(d, e) == "Var.l: value -1 does not fit in u8");
+  e = v;
+  e["flags"]["y"] = dyn::Value::uint(32, 1);
+  BOOST_TEST(encode_error(d, e) == "Head.flags.y: value 32 does not fit in 5 bits");
+  e = v;
+  e["flags"] = dyn::Value::uint(5, 1);
+  BOOST_TEST(encode_error(d, e) == "Head.flags: a map of its bits expected");
+  e = v;
+  e["groups"].items()[1]["extra"] = dyn::Value::uint(9, 1);
+  BOOST_TEST(encode_error(d, e) == "Group.extra: not stored when total != 0 is false");
+}
+
 // A struct value of its struct's shape (decoded, read from text) has its
 // members read by index with no name compared (the writer's frame: put_,
 // and place_'s targets), a bit word of its bits' shape its bits likewise; a value built with its

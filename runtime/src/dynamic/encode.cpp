@@ -269,6 +269,12 @@ enum class Op : uint8_t {
   General,  // put_field
   Num,      // a plain number at its place: fit and store (put_scalar's last branch, nothing else applies)
   Nums,     // a plain fixed-size array of numbers (put_inline_array's first loop, nothing else applies)
+  // put_field's work with nothing around it (no if:, region, prelude,
+  // until(), noted place): put_ does it itself, not through put_field's
+  // entry and its switch on the field's kind (a call and a cache line of
+  // checks per field written).
+  Scalar,   // put_scalar's short ways (Step::scalar is not Other: a derived value, a count, a tag, a bit word, a constant)
+  Struct,   // a struct in place, in the model: put_ of its steps over the member
 };
 
 // A union field's cases: their tags and names (intern_id: a union value
@@ -544,6 +550,11 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
       if (!f.role.zero_when_empty.empty())
         if (const enc::Step* z = step(f.role.zero_when_empty)) k.zero_counted = step(z->f->resolved.count_for);
     }
+    for (auto& k : ss.steps) {
+      if (k.op != enc::Op::General || k.cond || k.region >= 0 || k.prelude || k.until || k.at_var) continue;
+      if ((k.kind == FieldKind::Scalar || k.kind == FieldKind::BitWord) && k.scalar != enc::Step::Scalar::Other) k.op = enc::Op::Scalar;
+      else if (k.kind == FieldKind::InlineStruct && k.in_model && !k.note_inline) k.op = enc::Op::Struct;
+    }
     for (const auto& li : st.layout) ss.layout.push_back(step(li.name));
     for (const auto& k : ss.steps) {
       const Field& u = *k.f;
@@ -596,6 +607,7 @@ class Encoder {
     std::call_once(plan_->steps_once, [plan] { plan->steps = make_steps(*plan); });
     steps_ = plan_->steps.get();
     case_state_.resize(steps_->count);
+    memo_.resize(steps_->count);
   }
 
   std::vector<uint8_t> run(const Value& x) {
@@ -1079,12 +1091,12 @@ class Encoder {
   // order (a name lookup and a string compare per node per evaluation were
   // most of ASB's encode).
   struct CNode {
-    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General, Sum };
+    enum Op : uint8_t { Const, Num, Length, Has, Neg, Not, Compl, Bin, And, Or, Cond, General, Sum, Derived };
     Op op = General;
     BinOp bin = BinOp::None;
     uint32_t a = 0, b = 0, c = 0;  // operands (node indexes); Sum: its terms [a, a + b) in Prog::terms
     uint64_t value = 0;            // Const
-    const enc::Step* k = nullptr;  // Num, Length, Has: the member's step
+    const enc::Step* k = nullptr;  // Num, Length, Has: the member's step; Derived: the derived field's
     const Expr* e = nullptr;       // General (and Bin's divide-by-zero message)
   };
   struct Prog {
@@ -1165,6 +1177,11 @@ class Encoder {
         } else if (f->role.derive) {
           const uint32_t d = add_node(p, st, *f->role.derive, depth + 1);
           n = p.nodes[d];  // the derived expression in its place
+          if (id.k && id.k->derive && n.op != CNode::Const && n.op != CNode::Num && n.op != CNode::Length) {
+            n = CNode{};  // more than a leaf: its value once per struct value (derived())
+            n.op = CNode::Derived;
+            n.k = id.k;
+          }
         } else if (id.k) {
           n.op = CNode::Num;
           n.k = id.k;
@@ -1229,6 +1246,7 @@ class Encoder {
         return apply(n.bin, a, b, st, *n.e);
       }
       case CNode::General: return eval_expr(st, *n.e, x);
+      case CNode::Derived: return derived(*n.k, st, x);
       case CNode::Sum: {
         uint64_t t = 0;
         for (const CNode* m = p.terms.data() + n.a, *end = m + n.b; m != end; ++m)
@@ -1237,6 +1255,27 @@ class Encoder {
       }
     }
     return 0;
+  }
+
+  // The value of derived field k (Step::derive: known at once, not late) of
+  // struct value x, worked out on its first use and kept for the others:
+  // ASB's node bodies name `child_count` (a ?: over two counts) in three
+  // other derived fields, a count and an if:, each of them evaluated again
+  // by place_. Its expression reads only x's members and the root's
+  // context, which do not change during a write, and every struct value the
+  // writer reads lives as long as the writer (the caller's, and its tables'
+  // kept in table_values_), so x's address names it for the whole write.
+  struct Memo {
+    const Value* x = nullptr;
+    uint64_t v = 0;
+  };
+  std::vector<Memo> memo_;  // by Step::id
+  uint64_t derived(const enc::Step& k, const Struct& st, const Value& x) {
+    Memo& m = memo_[k.id];
+    if (m.x == &x) return m.v;
+    const uint64_t v = eval(st, *k.derive, x);
+    m = {&x, v};  // (memo_ never grows during a write: m still refers to k's entry)
+    return v;
   }
 
   uint64_t eval(const Struct& st, const Expr& e, const Value& x) {
@@ -1571,32 +1610,48 @@ class Encoder {
       else if (bpool_[i]) bpool_[i]->pool.restart();
     }
     for (const enc::Step& k : ss.steps) {
-      if (k.op == enc::Op::Num) {
-        const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
-        const Value& v = member(k, st, x);
-        store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
-        continue;
-      }
-      if (k.op == enc::Op::Nums) {
-        const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
-        const Value& v = list(st, *k.f, member(k, st, x));
-        store_elems(*k.f, k.num, o, v, k.what);
-        continue;
+      switch (k.op) {
+        case enc::Op::Num: {
+          const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
+          const Value& v = member(k, st, x);
+          store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
+          continue;
+        }
+        case enc::Op::Nums: {
+          const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
+          const Value& v = list(st, *k.f, member(k, st, x));
+          store_elems(*k.f, k.num, o, v, k.what);
+          continue;
+        }
+        case enc::Op::Scalar: put_scalar(st, k, cursor_or(k, s), x, s); continue;
+        case enc::Op::Struct: {
+          const uint64_t o = cursor_or(k, s);
+          const Value& v = member(k, st, x);
+          if (k.sub->fixed_size) put(*k.sub, v, o);
+          else put(*k.sub, v, std::nullopt);
+          continue;
+        }
+        case enc::Op::General: break;
       }
       if (k.cond && !eval(st, *k.cond, x)) {
         if (k.member >= 0) absent_check(st, k, x);
         continue;
       }
-      uint64_t o = s + k.offset;
-      if (k.cursor) {
-        o = k.fixed_size ? w.reserve(k.size) : w.pos();
-        if (k.at_var) at_.set(&x, k.f, o);
-      }
+      const uint64_t o = cursor_or(k, s);
+      if (k.at_var) at_.set(&x, k.f, o);
       if (k.region >= 0) w.mark_start_at(k.region, k.fixed_size ? o : w.pos());
       put_field(st, k, o, x, s);
       if (k.region >= 0) w.mark_end_at(k.region, k.fixed_size ? o + k.size : w.pos());
     }
     return s;
+  }
+
+  // Where step k (of a struct at s) is written, when nothing else is noted
+  // about it (put_'s Op::Scalar and Op::Struct): at its offset, or at the
+  // cursor (its room reserved when it has a fixed size), as put_ says below.
+  uint64_t cursor_or(const enc::Step& k, uint64_t s) {
+    if (!k.cursor) return s + k.offset;
+    return k.fixed_size ? w.reserve(k.size) : w.pos();
   }
 
   // A struct's steps, by its address in a direct-mapped table (the plan's
@@ -1860,11 +1915,13 @@ class Encoder {
     }
   }
 
-  void put_scalar(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
+  // Inlined into put_ (Op::Scalar) and put_field: as a call of its own, its
+  // entry and exit (the registers its cases need) were a third of its cost.
+  [[gnu::always_inline]] void put_scalar(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
     switch (k.scalar) {
-      case enc::Step::Scalar::Derive: w.put_uint(o, k.width, eval(st, *k.derive, x), k.what); return;
+      case enc::Step::Scalar::Derive: w.put_uint(o, k.width, derived(k, st, x), k.what); return;
       case enc::Step::Scalar::DeriveAlso: {  // (put_scalar's general way below, from the step)
-        const uint64_t d = eval(st, *k.derive, x);
+        const uint64_t d = derived(k, st, x);
         const uint64_t v = w.kept(o, d);
         bool ok = v == d;
         for (const uint64_t a : k.also) ok = ok || v == a;
@@ -1879,8 +1936,12 @@ class Encoder {
         store(o, k.prim, static_cast<uint64_t>(u.variant.cases[case_index(*k.tag_for, st, member(*k.tag_for, st, x))].tag));
         return;
       }
-      case enc::Step::Scalar::Other: break;
+      case enc::Step::Scalar::Other: put_scalar_other(st, k, o, x, s); return;
     }
+  }
+  // put_scalar's general way: every scalar the step's short ways leave (its
+  // own function, so that their frame is a small one).
+  [[gnu::noinline]] void put_scalar_other(const Struct& st, const enc::Step& k, uint64_t o, const Value& x, uint64_t s) {
     const Field& f = *k.f;
     const char* wh = k.what;
     const unsigned width = k.pwidth;
@@ -2631,10 +2692,11 @@ class Encoder {
       } else if (f.pointer.elem_width) {
         const uint64_t ew = static_cast<uint64_t>(f.pointer.elem_width);
         const uint64_t a = w.reserve(n * ew);
+        const enc::StructSteps& ess = steps_of(*et);  // (once, not per element)
         for (uint64_t i = 0; i < n; ++i) {
           const uint64_t e = w.place_target(a + i * ew, et->fixed_size ? et->size : 0, et->align, static_cast<uint8_t>(ew), 0, wh);
-          if (et->fixed_size) put(*et, elem(i), w.reserve(et->size));
-          else put(*et, elem(i), std::nullopt);
+          if (et->fixed_size) put(ess, elem(i), w.reserve(et->size));
+          else put(ess, elem(i), std::nullopt);
           if (et->has_children) place(*et, elem(i), e);
         }
       } else if (f.type.kind == ValueType::Prim) {
@@ -2647,12 +2709,14 @@ class Encoder {
         for (uint64_t i = 0; i < n; ++i) string_ref(f.pool, elem(i).str(), a + i * static_cast<uint64_t>(f.pointer.width), f.pointer.width);
       } else if (et->fixed_size) {
         const uint64_t a = w.reserve(n * et->size);
-        for (uint64_t i = 0; i < n; ++i) put(*et, elem(i), a + i * et->size);
+        const enc::StructSteps& ess = steps_of(*et);
+        for (uint64_t i = 0; i < n; ++i) put(ess, elem(i), a + i * et->size);
         if (et->has_children && !shallow)
           for (uint64_t i = 0; i < n; ++i) place(*et, elem(i), a + i * et->size);
       } else {
         std::vector<uint64_t> starts(n);
-        for (uint64_t i = 0; i < n; ++i) starts[i] = put(*et, elem(i), std::nullopt);
+        const enc::StructSteps& ess = steps_of(*et);
+        for (uint64_t i = 0; i < n; ++i) starts[i] = put(ess, elem(i), std::nullopt);
         if (et->has_children)
           for (uint64_t i = 0; i < n; ++i) place(*et, elem(i), starts[i]);
       }
