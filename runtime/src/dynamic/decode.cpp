@@ -760,7 +760,7 @@ class Dec {
   bool eval_cond(Frame& fr, const Expr& e) { return eval_u(fr, e) != 0; }
   // The count of array field f (read_field's field): its local when the
   // plan resolved the name (DecodeStep::count_index), else evaluated.
-  uint64_t count_of(Frame& fr, const Field& f) {
+  [[gnu::always_inline]] uint64_t count_of(Frame& fr, const Field& f) {
     if (fr.cur < fr.sp.decode.size()) {
       const DecodeStep& ds = fr.sp.decode[fr.cur];
       if (ds.f == &f && ds.count_index >= 0) return fr.loc.raw[ds.count_index];
