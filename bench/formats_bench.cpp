@@ -4,7 +4,7 @@
 //   formats_bench [--formats baev,evnt,al,bfevfl,asb,sarc] [--sizes 1,16,64]
 //                 [--text-sizes 1,16] [--ops decode,encode,...] [--runs 3] [--min-time 0.3]
 //                 [--write-files DIR]   (each test file also written to DIR/NAME-SIZEmib.NAME)
-//                 [--ratio SECONDS]     (the paired table below; `--ops none` leaves the first out)
+//                 [--ratio SECONDS]     (the paired table below; `--ops none`: the first one empty)
 //
 // Test files come from bench/models.cpp (made by the program, never read from
 // disk). Each is checked before anything is timed: decode(encode(model)) must
