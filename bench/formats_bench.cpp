@@ -4,6 +4,7 @@
 //   formats_bench [--formats baev,evnt,al,bfevfl,asb,sarc] [--sizes 1,16,64]
 //                 [--text-sizes 1,16] [--ops decode,encode,...] [--runs 3] [--min-time 0.3]
 //                 [--write-files DIR]   (each test file also written to DIR/NAME-SIZEmib.NAME)
+//                 [--ratio SECONDS]     (the paired table below; `--ops none`: the first one empty)
 //
 // Test files come from bench/models.cpp (made by the program, never read from
 // disk). Each is checked before anything is timed: decode(encode(model)) must
@@ -39,9 +40,18 @@
 // and from one more call, untimed, with the counting allocator on: the peak
 // of live heap bytes during the call (its input not counted, its output
 // counted) over the input size, and the number of allocations.
+//
+// --ratio SECONDS: a second table, after the first, of the run-time engine
+// against the generated code timed in pairs (bench/cpu_timing.h): decode then
+// dyn_decode (and encode then dyn_encode, where the engine encodes), the order
+// alternating from pair to pair, for SECONDS of CPU time and at least 20
+// pairs per operation. It shows the median of the pairs' engine / generated
+// ratios and their 10th-90th percentile, and each side's median ms. On a
+// machine whose speed drifts between runs (and within one), this ratio moves
+// much less than the ratio of dyn_decode's and decode's medians, which are
+// measured seconds apart (docs/benchmarks.md, "#27 Round 8: paired ratios").
 #include <malloc.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -59,6 +69,7 @@
 #include "binschema/dynamic.h"
 #include "binschema/schema.h"
 #include "counting_heap.h"
+#include "cpu_timing.h"
 #include "models.h"
 #ifdef BINSCHEMA_KAITAI
 #include "kaitai_baev_walk.h"
@@ -66,11 +77,7 @@
 
 namespace {
 
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
+using bench::thread_cpu_seconds;
 
 struct Options {
   std::vector<std::string> formats{"baev", "evnt", "al", "bfevfl", "asb", "sarc"};
@@ -80,6 +87,7 @@ struct Options {
   int runs = 3;
   double min_time = 0.3;
   std::string write_dir;  // --write-files: each test file written here too (for timing the CLI)
+  double ratio = 0;       // --ratio: CPU seconds of paired timing per operation; 0: no paired table
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -212,6 +220,15 @@ uint64_t baev_walk(const binschema::baev::File& f, double* checksum) {
   return n;
 }
 
+// The paired table's rows (--ratio), printed after the first table.
+std::vector<std::string> paired_rows;
+
+void paired_row(const char* format, size_t file, const char* op, const bench::Paired& p) {
+  char head[100];
+  std::snprintf(head, sizeof head, "| %s | %.1f | %s | ", format, double(file) / (1 << 20), op);
+  paired_rows.push_back(head + bench::paired_cells(p));
+}
+
 template <class M, class Fmt>
 void run_format(const Options& o, const char* name, int mib, const M& model, Fmt fmt) {
   using namespace binschema;
@@ -230,13 +247,18 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
     if (!f || std::fwrite(bytes.data(), 1, n, f) != n || std::fclose(f) != 0) die("cannot write " + path);
     std::fprintf(stderr, "[formats_bench] wrote %s\n", path.c_str());
   }
-  if (wanted(o, "decode"))
-    row(name, n, "decode", "file", n, measure(o, n, [&] {
-          M m = fmt.decode(bytes);
-          asm volatile("" : : "r"(&m) : "memory");
-        }));
+  // The calls that have an engine row too, named for --ratio's pairs.
+  auto decode = [&] {
+    M m = fmt.decode(bytes);
+    asm volatile("" : : "r"(&m) : "memory");
+  };
+  auto encode = [&] {
+    std::vector<uint8_t> out = fmt.encode(model);
+    if (out.size() != n) die("encode gave another size");
+  };
+  if (wanted(o, "decode")) row(name, n, "decode", "file", n, measure(o, n, decode));
   // The run-time engine beside the generated code: the same bytes, the same text.
-  const bool dyn_rows = wanted(o, "dyn_decode") || wanted(o, "dyn_load") || wanted(o, "dyn_yaml_out") || wanted(o, "dyn_encode") || wanted(o, "dyn_yaml_in");
+  const bool dyn_rows = o.ratio > 0 || wanted(o, "dyn_decode") || wanted(o, "dyn_load") || wanted(o, "dyn_yaml_out") || wanted(o, "dyn_encode") || wanted(o, "dyn_yaml_in");
   const std::string schema_path = std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/" + name + ".yaml";
   std::optional<dynamic::Schema> loaded;
   if (dyn_rows) {
@@ -252,11 +274,12 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
     const dynamic::Value dv = ds.decode(bytes);
     const std::string dyn_text = ds.to_text(dv, TextKind::Yaml);
     if (dyn_text != fmt.to_text(model, TextKind::Yaml)) die(std::string(name) + ": the run-time engine's YAML differs from the generated code's");
-    if (wanted(o, "dyn_decode"))
-      row(name, n, "dyn_decode", "file", n, measure(o, n, [&] {
-            dynamic::Value v = ds.decode(bytes);
-            asm volatile("" : : "r"(&v) : "memory");
-          }));
+    auto dyn_decode = [&] {
+      dynamic::Value v = ds.decode(bytes);
+      asm volatile("" : : "r"(&v) : "memory");
+    };
+    if (wanted(o, "dyn_decode")) row(name, n, "dyn_decode", "file", n, measure(o, n, dyn_decode));
+    if (o.ratio > 0) paired_row(name, n, "decode", bench::time_pairs(o.ratio, decode, dyn_decode));
     if (wanted(o, "dyn_load") && mib == o.sizes.front()) {
       std::FILE* f = std::fopen(schema_path.c_str(), "rb");
       std::fseek(f, 0, SEEK_END);
@@ -272,12 +295,14 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
             std::string t = ds.to_text(dv, TextKind::Yaml);
             if (t.size() != dyn_text.size()) die("text output changed size");
           }));
-    if (wanted(o, "dyn_encode") && ds.model().hooks.empty()) {  // hooks: encode is refused at run time
+    if ((wanted(o, "dyn_encode") || o.ratio > 0) && ds.model().hooks.empty()) {  // hooks: encode is refused at run time
       if (ds.encode(dv) != bytes) die(std::string(name) + ": the run-time engine's encode differs from the generated code's");
-      row(name, n, "dyn_encode", "file", n, measure(o, n, [&] {
-            std::vector<uint8_t> b = ds.encode(dv);
-            asm volatile("" : : "r"(b.data()) : "memory");
-          }));
+      auto dyn_encode = [&] {
+        std::vector<uint8_t> b = ds.encode(dv);
+        asm volatile("" : : "r"(b.data()) : "memory");
+      };
+      if (wanted(o, "dyn_encode")) row(name, n, "dyn_encode", "file", n, measure(o, n, dyn_encode));
+      if (o.ratio > 0) paired_row(name, n, "encode", bench::time_pairs(o.ratio, encode, dyn_encode));
     }
     if (wanted(o, "dyn_yaml_in") && ds.model().hooks.empty() && std::find(o.text_sizes.begin(), o.text_sizes.end(), mib) != o.text_sizes.end()) {
       if (!(ds.from_text(dyn_text) == dv)) die(std::string(name) + ": the run-time engine's YAML reads back to another value");
@@ -316,11 +341,7 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
       std::fprintf(stderr, "[formats_bench] kaitai_walk skipped: built without Kaitai (see bench/CMakeLists.txt)\n");
 #endif
   }
-  if (wanted(o, "encode"))
-    row(name, n, "encode", "file", n, measure(o, n, [&] {
-          std::vector<uint8_t> out = fmt.encode(model);
-          if (out.size() != n) die("encode gave another size");
-        }));
+  if (wanted(o, "encode")) row(name, n, "encode", "file", n, measure(o, n, encode));
   if (wanted(o, "encode_into")) {
     std::vector<uint8_t> buf;  // the caller's buffer, reused from call to call
     row(name, n, "encode_into", "file", n, measure(o, n, [&] {
@@ -410,6 +431,7 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(1, std::atoi(val().c_str()));
     else if (a == "--min-time") o.min_time = std::atof(val().c_str());
     else if (a == "--write-files") o.write_dir = val();
+    else if (a == "--ratio") o.ratio = std::atof(val().c_str());
     else die("unknown argument " + a + " (see the top of bench/formats_bench.cpp)");
   }
   std::printf("| format | file MiB | operation | of | MB/s median (runs) | CPU ms | faults/call | peak heap / input | allocations |\n");
@@ -427,5 +449,9 @@ int main(int argc, char** argv) {
       else if (f == "sarc") run_format(o, "sarc", mib, bench::sarc_model(target), Fmt_sarc{});
       else die("unknown format " + f);
     }
+  if (o.ratio > 0) {
+    std::printf("\n| format | file MiB | operation | %s\n|---|---:|---|%s\n", bench::paired_columns(), bench::paired_rule());
+    for (const std::string& r : paired_rows) std::printf("%s\n", r.c_str());
+  }
   return 0;
 }

@@ -2,7 +2,7 @@
 // layout entry and without, and the peak heap of each: the numbers issue 25
 // asks for on the largest samples (docs/benchmarks.md).
 //
-//   samples_bench [--runs 5] [--min-time 0.3] aamp:FILE byml:FILE ...
+//   samples_bench [--runs 5] [--min-time 0.3] [--ratio SECONDS] aamp:FILE byml:FILE ...
 //
 // A file whose name ends in .s<ext> (ActorInfo.product.sbyml) is Yaz0 and is
 // decompressed first, untimed. The files are read from disk and never copied
@@ -12,7 +12,15 @@
 // more call, untimed, with the counting allocator on (its input not counted,
 // its output counted), over the file's size. The run-time engine's rows
 // (dyn ...) follow each file's: the schema loaded from schemas/KIND.yaml.
-#include <time.h>
+//
+// --ratio SECONDS: a second table, after the first, of the run-time engine
+// against the generated code timed in pairs (bench/cpu_timing.h): decode then
+// dyn decode, encode (fresh) then dyn encode (fresh), the order alternating
+// from pair to pair, for SECONDS of CPU time and at least 20 pairs per
+// operation: the median of the pairs' engine / generated ratios, their
+// 10th-90th percentile and each side's median ms. It moves much less from
+// run to run than the ratio of the first table's two medians, measured
+// seconds apart (docs/benchmarks.md, "#27 Round 8: paired ratios").
 
 #include <algorithm>
 #include <cstdint>
@@ -30,19 +38,20 @@
 #include "binschema/layout.h"
 #include "byml.h"
 #include "counting_heap.h"
+#include "cpu_timing.h"
 
 namespace {
 
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+using bench::thread_cpu_seconds;
 
 struct Options {
   int runs = 5;
   double min_time = 0.3;
+  double ratio = 0;  // --ratio: CPU seconds of paired timing per operation; 0: no paired table
 };
+
+// The paired table's rows (--ratio), printed after the first table.
+std::vector<std::string> paired_rows;
 
 // Median and spread (max - min, in percent of the median) of `runs` runs of
 // `op`, in milliseconds per call.
@@ -51,12 +60,12 @@ std::pair<double, double> time_op(const Options& o, Op op) {
   std::vector<double> per_call;
   for (int r = 0; r < o.runs; ++r) {
     int n = 0;
-    const double t0 = cpu_seconds();
+    const double t0 = thread_cpu_seconds();
     double t = t0;
     do {
       op();
       ++n;
-      t = cpu_seconds();
+      t = thread_cpu_seconds();
     } while (t - t0 < o.min_time);
     per_call.push_back((t - t0) / n * 1e3);
   }
@@ -74,8 +83,8 @@ double peak_over(size_t size, Op op) {
 }
 
 template <class Decode, class DecodeLayout, class Encode, class EncodeLayout>
-void bench(const Options& o, const std::string& kind, const std::string& name, const std::vector<uint8_t>& bytes, Decode decode, DecodeLayout decode_layout,
-           Encode encode, EncodeLayout encode_layout) {
+void bench_file(const Options& o, const std::string& kind, const std::string& name, const std::vector<uint8_t>& bytes, Decode decode, DecodeLayout decode_layout,
+                Encode encode, EncodeLayout encode_layout) {
   const std::span<const uint8_t> in(bytes);
   binschema::Layout layout;
   const auto model = decode_layout(in, layout);
@@ -89,10 +98,12 @@ void bench(const Options& o, const std::string& kind, const std::string& name, c
     std::printf("| %s | %.0f | %s | %.2f | %.0f | ±%.0f %% | %.1f |\n", name.c_str(), static_cast<double>(bytes.size()), op, t.first,
                 mb / (t.first / 1e3), t.second / 2, peak);
   };
-  row("decode", time_op(o, [&] { auto m = decode(in); }), peak_over(bytes.size(), [&] { auto m = decode(in); }));
+  auto gen_decode = [&] { auto m = decode(in); };
+  auto gen_encode = [&] { auto b = encode(model); };
+  row("decode", time_op(o, gen_decode), peak_over(bytes.size(), gen_decode));
   row("decode with layout", time_op(o, [&] { binschema::Layout l; auto m = decode_layout(in, l); }),
       peak_over(bytes.size(), [&] { binschema::Layout l; auto m = decode_layout(in, l); }));
-  row("encode (fresh)", time_op(o, [&] { auto b = encode(model); }), peak_over(bytes.size(), [&] { auto b = encode(model); }));
+  row("encode (fresh)", time_op(o, gen_encode), peak_over(bytes.size(), gen_encode));
   row("encode with layout", time_op(o, [&] { auto b = encode_layout(model, layout); }),
       peak_over(bytes.size(), [&] { auto b = encode_layout(model, layout); }));
   std::printf("|  | fresh file: %zu bytes |  |  |  |  |  |\n", fresh);
@@ -105,9 +116,16 @@ void bench(const Options& o, const std::string& kind, const std::string& name, c
     std::fprintf(stderr, "samples_bench: %s: the run-time engine's bytes differ from the generated code's\n", name.c_str());
     std::exit(1);
   }
-  row("dyn decode", time_op(o, [&] { auto v = ds.decode(in); }), peak_over(bytes.size(), [&] { auto v = ds.decode(in); }));
-  row("dyn encode (fresh)", time_op(o, [&] { auto b = ds.encode(dv); }), peak_over(bytes.size(), [&] { auto b = ds.encode(dv); }));
+  auto dyn_decode = [&] { auto v = ds.decode(in); };
+  auto dyn_encode = [&] { auto b = ds.encode(dv); };
+  row("dyn decode", time_op(o, dyn_decode), peak_over(bytes.size(), dyn_decode));
+  row("dyn encode (fresh)", time_op(o, dyn_encode), peak_over(bytes.size(), dyn_encode));
   row("dyn load (schema)", time_op(o, [&] { auto l = binschema::dynamic::Schema::load(schema); }), 0);
+  if (o.ratio > 0) {
+    const std::string head = "| " + name + " | " + std::to_string(bytes.size()) + " | ";
+    paired_rows.push_back(head + "decode | " + bench::paired_cells(bench::time_pairs(o.ratio, gen_decode, dyn_decode)));
+    paired_rows.push_back(head + "encode (fresh) | " + bench::paired_cells(bench::time_pairs(o.ratio, gen_encode, dyn_encode)));
+  }
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
@@ -130,10 +148,11 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--min-time" && i + 1 < argc) o.min_time = std::atof(argv[++i]);
+    else if (a == "--ratio" && i + 1 < argc) o.ratio = std::atof(argv[++i]);
     else files.push_back(a);
   }
   if (files.empty()) {
-    std::fprintf(stderr, "usage: samples_bench [--runs N] [--min-time S] aamp:FILE byml:FILE ...\n");
+    std::fprintf(stderr, "usage: samples_bench [--runs N] [--min-time S] [--ratio S] aamp:FILE byml:FILE ...\n");
     return 2;
   }
   std::printf("| file | bytes | operation | ms per call | MB/s | spread | peak heap / file |\n|---|---:|---|---:|---:|---:|---:|\n");
@@ -145,17 +164,21 @@ int main(int argc, char** argv) {
     namespace A = binschema::aamp;
     namespace B = binschema::byml;
     if (kind == "aamp")
-      bench(o, kind, name, bytes, [](std::span<const uint8_t> b) { return A::decode(b); },
-            [](std::span<const uint8_t> b, binschema::Layout& l) { return A::decode(b, l); }, [](const A::File& m) { return A::encode(m); },
-            [](const A::File& m, const binschema::Layout& l) { return A::encode(m, l); });
+      bench_file(o, kind, name, bytes, [](std::span<const uint8_t> b) { return A::decode(b); },
+                 [](std::span<const uint8_t> b, binschema::Layout& l) { return A::decode(b, l); }, [](const A::File& m) { return A::encode(m); },
+                 [](const A::File& m, const binschema::Layout& l) { return A::encode(m, l); });
     else if (kind == "byml")
-      bench(o, kind, name, bytes, [](std::span<const uint8_t> b) { return B::decode(b); },
-            [](std::span<const uint8_t> b, binschema::Layout& l) { return B::decode(b, l); },
-            [](const auto& m) { return B::encode(m); }, [](const auto& m, const binschema::Layout& l) { return B::encode(m, l); });
+      bench_file(o, kind, name, bytes, [](std::span<const uint8_t> b) { return B::decode(b); },
+                 [](std::span<const uint8_t> b, binschema::Layout& l) { return B::decode(b, l); },
+                 [](const auto& m) { return B::encode(m); }, [](const auto& m, const binschema::Layout& l) { return B::encode(m, l); });
     else {
       std::fprintf(stderr, "samples_bench: '%s': say aamp:FILE or byml:FILE\n", f.c_str());
       return 2;
     }
+  }
+  if (o.ratio > 0) {
+    std::printf("\n| file | bytes | operation | %s\n|---|---:|---|%s\n", bench::paired_columns(), bench::paired_rule());
+    for (const std::string& r : paired_rows) std::printf("%s\n", r.c_str());
   }
   return 0;
 }
