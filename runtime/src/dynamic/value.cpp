@@ -524,7 +524,7 @@ void Fields::assign_flat(const Shape* s, const Value* vals) {
     nb->size = static_cast<uint32_t>(n);
     char* base = reinterpret_cast<char*>(nb + 1);
     *reinterpret_cast<const Shape**>(base) = s;
-    std::memcpy(base + sizeof(void*), static_cast<const void*>(vals), n * sizeof(Value));
+    if (n) std::memcpy(base + sizeof(void*), static_cast<const void*>(vals), n * sizeof(Value));  // vals is null for no members
     b = nb;
     return;
   }
