@@ -1406,14 +1406,16 @@ types:
 
 // Strings reached by pointers into a pool placed by its own field (base:
 // names the root's `type: pool` field: Schema::Plan::placed_pool). The
-// reader finds the pool's start from the sizes before that field (3 bytes
-// of n and items of 3 each and Info's 2: 0xd, padded to 4: 0x10), reads
-// each string there, then checks at the field that the strings are where
-// the writer puts them: in order of first use, each once, padded to 4. No
+// reader finds the pool's start from the sizes before that field (n's 2
+// bytes, 3 items of 3, Info's 2: 0xd, padded to 4: 0x10), reads each
+// string there, then checks at the field that the strings are where the
+// writer puts them: in order of first use, each once, padded to 4. No
 // shipped format has such a pointer (SARC's names are bit fields); the
 // generated code of this schema (binschema-gen) gives the same bytes and
-// errors. The strings are all reached after the first field whose offset
-// is not fixed (`items`): where the reader works out the pool's start.
+// errors. Every string is reached from `items` on: the reader works out
+// the pool's start at the first field whose offset is not fixed, and a
+// string reached before it (Info before `items`) is read from offset 0 and
+// left out of the check, by the generated code too.
 BOOST_AUTO_TEST_CASE(pointer_strings_into_a_placed_pool) {
   const dyn::Schema s = dyn::Schema::load_text(R"(format: placed
 endian: little
