@@ -680,14 +680,13 @@ types:
   BOOST_TEST(d.encode(v) == want, boost::test_tools::per_element());
 }
 
+namespace {
 
-
-// A union value's case is found by its tag's slot among the cases (tags
-// that share a slot, 1 and 65 here, are told apart by name), once for its
-// tag field and the union; the name decides when the value's tag is
-// another case's.
-BOOST_AUTO_TEST_CASE(union_cases_found_by_tag_and_name) {
-  const dyn::Schema d = dyn::Schema::load_text(R"(format: cases
+// A schema of a count and that many items, each a u8 tag and a union on
+// it whose cases, named as given, are a u8 at tag 1, a u16 at 65 (in the
+// slot of 1 in the encoder's table of cases by tag) and a u32 at 2.
+std::string union_cases_schema(const std::string& one, const std::string& wide, const std::string& two) {
+  return R"(format: cases
 title: Cases
 doc: Union cases.
 endian: little
@@ -709,11 +708,20 @@ types:
         tag: kind
         doc: V.
         cases:
-          - {value: 1, name: one, type: u8, doc: O.}
-          - {value: 65, name: wide, type: u16, doc: W.}
-          - {value: 2, name: two, type: u32, doc: T.}
-)",
-                                                   "cases.yaml");
+          - {value: 1, name: )" + one + R"(, type: u8, doc: O.}
+          - {value: 65, name: )" + wide + R"(, type: u16, doc: W.}
+          - {value: 2, name: )" + two + R"(, type: u32, doc: T.}
+)";
+}
+
+}  // namespace
+
+// A union value's case is found by its tag's slot among the cases (tags
+// that share a slot, 1 and 65 here, are told apart by name), once for its
+// tag field and the union; the name decides when the value's tag is
+// another case's.
+BOOST_AUTO_TEST_CASE(union_cases_found_by_tag_and_name) {
+  const dyn::Schema d = dyn::Schema::load_text(union_cases_schema("one", "wide", "two"), "cases.yaml");
   auto item = [](const char* name, int64_t tag, dyn::Value v) {
     dyn::Value i = dyn::Value::struct_();
     i.add("kind", dyn::Value::uint(static_cast<uint64_t>(tag), 1));
@@ -746,32 +754,8 @@ types:
 // encoder's case found by id, the name deciding when the value's tag is
 // another case's: one sharing its tag slot (1 and 65) or alone in it (2).
 BOOST_AUTO_TEST_CASE(union_case_names_are_interned_ids) {
-  const std::string text = R"(format: longcases
-title: Long cases
-doc: Union cases with long names.
-endian: little
-extensions: [.lca]
-versions: "1"
-root: Head
-types:
-  Head:
-    doc: A list of tagged values.
-    fields:
-      - {name: n, type: u8, doc: N.}
-      - {name: items, type: "Item[]", count: n, doc: I.}
-  Item:
-    doc: A tag and its value.
-    fields:
-      - {name: kind, type: u8, doc: K.}
-      - name: value
-        type: union
-        tag: kind
-        doc: V.
-        cases:
-          - {value: 1, name: a_rather_long_case_name_one, type: u8, doc: O.}
-          - {value: 65, name: a_rather_long_case_name_wide, type: u16, doc: W.}
-          - {value: 2, name: a_rather_long_case_name_two, type: u32, doc: T.}
-)";
+  const std::string text =
+      union_cases_schema("a_rather_long_case_name_one", "a_rather_long_case_name_wide", "a_rather_long_case_name_two");
   const dyn::Schema d = dyn::Schema::load_text(text, "longcases.yaml");
   const std::vector<uint8_t> bytes = {3, 1, 0x11, 65, 0x33, 0x22, 1, 0x44};
   const dyn::Value v = d.decode(bytes);
