@@ -126,6 +126,7 @@ class Validator {
     check_bom();
     check_pad();
     check_rest_blocks();
+    check_placed_pool_strings();
     check_data_pools();
     for (auto& st : s_.structs)
       if (st->name == "format" || (st->name == s_.root && st->field("format")))
@@ -255,6 +256,61 @@ class Validator {
       if (why.empty() && s_.relocation_table) why = "the relocation table is written at the end of the file, after it";
       if (!why.empty()) throw SchemaError(rest->loc, head + why);
     }
+  }
+
+  // A string pool placed by a field of the root (its base:) is checked at
+  // that field against the strings read into it so far, and the reader
+  // works out where it starts at the root's first field at the cursor
+  // (gen_cpp_read.cpp, read_placed_pool). A string of it read before that
+  // field, after the pool's, or as the target of one of the root's own
+  // pointers (read after all the root's fields) is not checked: the file
+  // the writer makes of such a model does not read back. So every read of
+  // the pool's strings must come from a root field between the two, read
+  // in place.
+  void check_placed_pool_strings() const {
+    const Struct* root = s_.find(s_.root);
+    if (!root) return;
+    for (const auto& p : s_.pools) {
+      const Field* pool_field = p.base.empty() ? nullptr : root->field(p.base);
+      if (!pool_field || pool_field->type.kind != ValueType::PoolBlock) continue;
+      const Field* first = nullptr;  // the root's first field at the cursor
+      bool past_pool = false;
+      for (const auto& g : root->fields) {
+        const Field& f = *g;
+        if (!first && (!f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union))) first = &f;
+        if (&f == pool_field) {
+          past_pool = true;
+          continue;
+        }
+        std::set<const Struct*> seen;
+        if (!field_reads_pool(f, p.name, seen)) continue;
+        std::string why;
+        if (!first) why = "'" + f.name + "' comes before it";
+        else if (past_pool) why = "'" + f.name + "' comes after '" + p.base + "'";
+        else if (f.kind == FieldKind::Pointer || f.kind == FieldKind::ArrayPointer || f.kind == FieldKind::PooledString ||
+                 f.kind == FieldKind::OwnString || f.kind == FieldKind::BlockRef || f.kind == FieldKind::Dic)
+          why = "the target of the root's pointer '" + f.name + "' is read after all the root's fields";
+        if (!why.empty())
+          throw SchemaError(f.loc, "'" + f.name + "' reads strings of pool '" + p.name + "', which '" + p.base +
+                                       "' places and checks against the strings read from the root's first field at the cursor (" +
+                                       (first ? "'" + first->name + "'" : std::string("none before '" + p.base + "'")) + ") up to '" + p.base +
+                                       "': " + why + " (read them through a field between the two)");
+      }
+    }
+  }
+  // Whether reading field f reads a string of `pool`: a pooled string or a
+  // string offset into it, a bit field or a union case that is one, or a
+  // struct it holds or points to that reads one.
+  bool field_reads_pool(const Field& f, const std::string& pool, std::set<const Struct*>& seen) const {
+    if (f.type.kind == ValueType::String && f.pool == pool) return true;
+    for (const auto& b : f.bits)
+      if (b.pool == pool) return true;
+    for (const auto& c : f.variant.cases)
+      if (c.field && field_reads_pool(*c.field, pool, seen)) return true;
+    if (!f.type.st || !seen.insert(f.type.st).second) return false;
+    for (const auto& g : f.type.st->fields)
+      if (field_reads_pool(*g, pool, seen)) return true;
+    return false;
   }
 
   // What the writer places for `p` after the target of its pointer field

@@ -907,6 +907,31 @@ BOOST_AUTO_TEST_CASE(pool_placed_by_its_field_then_more_fields) {
   BOOST_TEST(c.find("r.refs_n.emplace_back(r.base_n + f_name, x.name.size());") != std::string::npos);
 }
 
+// A string of a pool placed by a root field (base:) is checked at that
+// field against the strings read from the root's first field at the cursor
+// on (where the reader works out the pool's start): one read before that
+// field, after the pool's, or as the target of one of the root's pointers
+// (read after all its fields) was not checked, and the file the writer made
+// of such a model did not read back ("names: string at 0x14, but the writer
+// would put it at 0x10"), the generated code and the engine alike.
+BOOST_AUTO_TEST_CASE(placed_pool_strings_read_between_the_cursor_and_the_pool) {
+  const std::string head = "format: t\nendian: little\nroot: A\npools:\n  n: {kind: cstring, align: 4, base: names}\ntypes:\n  A:\n    fields:\n";
+  const std::string e = "  E:\n    fields:\n      - {name: name, type: string, ptr: u16, pool: n}\n";
+  const std::string c = "      - {name: c, type: u16}\n", es = "      - {name: es, type: \"E[]\", count: c}\n";
+  const std::string names = "      - {name: names, type: pool, pool: n}\n", one = "      - {name: one, type: E}\n";
+  // Through an array at the cursor and a struct after it, before the pool: accepted.
+  BOOST_TEST(schema_error(head + c + es + one + names + e) == "");
+  const std::string why = " reads strings of pool 'n', which 'names' places and checks against the strings read from the root's first field at the cursor ";
+  BOOST_TEST(schema_error(head + c + es + "      - {name: t, type: string, ptr: u16, pool: n}\n" + names + e) ==
+             "11:9: 't'" + why + "('es') up to 'names': the target of the root's pointer 't' is read after all the root's fields (read them through a field between the two)");
+  BOOST_TEST(schema_error(head + c + es + "      - {name: p, type: E, ptr: u32}\n" + names + e) ==
+             "11:9: 'p'" + why + "('es') up to 'names': the target of the root's pointer 'p' is read after all the root's fields (read them through a field between the two)");
+  BOOST_TEST(schema_error(head + one + c + es + names + e) ==
+             "9:9: 'one'" + why + "(none before 'names') up to 'names': 'one' comes before it (read them through a field between the two)");
+  BOOST_TEST(schema_error(head + c + es + names + one + e) ==
+             "12:9: 'one'" + why + "('es') up to 'names': 'one' comes after 'names' (read them through a field between the two)");
+}
+
 // A data pool with anything else outside the root: the reader checks the
 // slices from the end of the root to the end of the file, so every such file
 // was refused on read ("the pool starts at 0x760, but the writer would start
