@@ -496,10 +496,13 @@ BOOST_AUTO_TEST_CASE(scale_mulhash_sort_placed_pools_and_data_pools) {
   };
   const std::string names = "pools:\n  n: {kind: cstring, align: 4, base: names}";
   const std::string placed = "      - {name: names, type: pool, pool: n}\n";
-  // The valid forms load and generate.
+  // The valid forms load and generate (the strings read in `bs`, the root's
+  // first field at the cursor, where the reader works out the pool's start).
   BOOST_TEST(schema_error(t(names, "      - {name: c, type: u16}\n"
+                                   "      - {name: bs, type: \"B[]\", count: c}\n" + placed +
+                                   "  B:\n    fields:\n"
                                    "      - {name: w, type: u32, bits: [{name: s, bits: 24, type: string, pool: n, scale: 4}, {name: f, bits: 8}]}\n"
-                                   "      - {name: h, type: u32, derive: \"mulhash(w.s, 0x65)\"}\n" + placed)) == "");
+                                   "      - {name: h, type: u32, derive: \"mulhash(w.s, 0x65)\"}\n")) == "");
   BOOST_TEST(schema_error(t("pools:\n  d: {kind: data, align: 4, base: start}",
                             "      - {name: start, type: u32, derive: start(d)}\n"
                             "      - {name: b, type: bytes, ptr: u32, pool: d, align: al}\n"
