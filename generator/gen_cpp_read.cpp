@@ -563,11 +563,9 @@ bool CppGen::recursive(const Struct& st) const {
 void CppGen::read_fn(const Struct& st) {
   CodeWriter& w = c_;
   rs_ = &st;
-  // The byte map: the struct, and its fields at fixed offsets that need no
-  // reads of their own, reported out of line (the reader calls this only with a trace set).
-  auto tr_in_place = [&](const Field& f) {
-    return !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
-  };
+  // The byte map: the struct, and its fields at fixed offsets (not
+  // read_at_cursor()) that need no reads of their own, reported out of line
+  // (the reader calls this only with a trace set).
   // A struct of such fields only, none of them a pointer (nothing read after
   // them), is reported whole here: the reader then tests r.tr once for it.
   bool tr_whole = st.fixed_size;
@@ -575,13 +573,13 @@ void CppGen::read_fn(const Struct& st) {
     if (f->kind == FieldKind::Virtual) continue;
     bool bits_pool = false;
     for (const auto& b : f->bits) bits_pool = bits_pool || !b.pool.empty();
-    if (tr_in_place(*f) || tr_simple_leaf(*f, at(*f)).empty() || f->pointer.width || bits_pool || f->kind == FieldKind::InlineStruct)
+    if (f->read_at_cursor() || tr_simple_leaf(*f, at(*f)).empty() || f->pointer.width || bits_pool || f->kind == FieldKind::InlineStruct)
       tr_whole = false;
   }
   w += "[[gnu::cold, gnu::noinline]] " + fn_prefix() + "void tr_" + st.name + "(const R& r, uint64_t s) {";
   w += "  r.tr->open(nullptr, binschema::TraceKind::Struct, s, " + tr_str(st.name) + ");";
   for (const auto& f : st.fields)
-    if (f->kind != FieldKind::Virtual && !tr_in_place(*f))
+    if (f->kind != FieldKind::Virtual && !f->read_at_cursor())
       if (std::string leaf = tr_simple_leaf(*f, at(*f)); !leaf.empty()) w += "  " + leaf;
   if (tr_whole) w += "  r.tr->close(" + plus("s", st.size) + ");";
   w += "}\n";
@@ -623,7 +621,7 @@ void CppGen::read_fn(const Struct& st) {
   bool at_cursor = false;
   for (const auto& fp : st.fields) {
     const Field& f = *fp;
-    bool cursor = !f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union);
+    bool cursor = f.read_at_cursor();
     std::string o = cursor ? "o" : at(f);
     if (st.name == s_.root && cursor && !at_cursor) {
       at_cursor = true;

@@ -192,7 +192,7 @@ class KsyGen {
       bool started = false;
       for (const auto& g : root->fields) {
         if (g.get() == pf) break;
-        bool cursor = !g->resolved.fixed_offset || g->cond || (!g->resolved.fixed_size && g->type.kind != ValueType::Union);
+        bool cursor = g->read_at_cursor();
         if (!started && !cursor) continue;
         if (!started) pos = hexs(g->resolved.offset);
         started = true;

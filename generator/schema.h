@@ -281,6 +281,14 @@ struct Field {
 
   // Is it part of the in-memory model?
   bool in_model() const;
+  // Whether a reader reads it at the cursor (where the field before it
+  // ended) rather than at its resolved offset: it has no fixed offset, it is
+  // under `if:`, or its size varies (except a union's: its cases all start
+  // at the union's offset). The readers, the validator and the .ksy export
+  // share this one rule.
+  bool read_at_cursor() const {
+    return !resolved.fixed_offset || cond || (!resolved.fixed_size && type.kind != ValueType::Union);
+  }
 };
 
 // One step of a struct's write layout (see docs/schema-language.md):

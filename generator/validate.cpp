@@ -277,7 +277,7 @@ class Validator {
       bool past_pool = false;
       for (const auto& g : root->fields) {
         const Field& f = *g;
-        if (!first && (!f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union))) first = &f;
+        if (!first && f.read_at_cursor()) first = &f;
         if (&f == pool_field) {
           past_pool = true;
           continue;
@@ -1000,7 +1000,7 @@ class Validator {
         bool started = false;
         for (const auto& g : st.fields) {
           if (g.get() == &f) break;
-          bool cursor = !g->resolved.fixed_offset || g->cond || (!g->resolved.fixed_size && g->type.kind != ValueType::Union);
+          bool cursor = g->read_at_cursor();
           if (!started && !cursor) continue;
           started = true;
           bool known = !g->cond && (g->resolved.fixed_size ||

@@ -342,7 +342,7 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
       ds.size = f.resolved.size;
       ds.member = fp.member;
       ds.prim = f.type.prim;
-      if (!f.resolved.fixed_offset || f.cond || (!f.resolved.fixed_size && f.type.kind != ValueType::Union)) ds.flags |= DecodeStep::Cursor;
+      if (f.read_at_cursor()) ds.flags |= DecodeStep::Cursor;
       if (f.cond) ds.flags |= DecodeStep::Cond;
       if (f.kind == FieldKind::Virtual) ds.flags |= DecodeStep::Virtual;
       if (f.resolved.fixed_size) ds.flags |= DecodeStep::Fixed;
