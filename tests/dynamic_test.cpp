@@ -710,6 +710,38 @@ BOOST_AUTO_TEST_CASE(compact_value_is_a_plain_value_type) {
 // it and whether or not the thread that made it still runs; a block kept
 // from a decode keeps its chunk and nothing more, and the values kept stay
 // intact while other values are made and freed around them.
+// List::assign_made, how the decoder makes an array of numbers: the old
+// items go (strings with blocks among them), the new ones are made in one
+// allocation, and a make() that throws leaves the ones made so far.
+BOOST_AUTO_TEST_CASE(arrays_made_whole_replace_their_items) {
+  dyn::Value a = dyn::Value::array();
+  for (int i = 0; i < 3; ++i) a.items().push_back(dyn::Value::string("a string longer than a short string buffer " + std::to_string(i)));
+  a.items().assign_made(5, [](size_t i) { return dyn::Value::uint(10 + i, 2); });
+  BOOST_TEST(a.items().size() == 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    BOOST_TEST((a.items()[i].kind == dyn::Value::Kind::UInt));
+    BOOST_TEST(a.items()[i].as_uint() == 10 + i);
+    BOOST_TEST(a.items()[i].width == 2);
+    BOOST_TEST(!a.items()[i].holds_block());
+  }
+  dyn::Value b = dyn::Value::array();
+  for (uint64_t i = 0; i < 5; ++i) b.items().push_back(dyn::Value::uint(10 + i, 2));
+  BOOST_TEST((a == b));
+  BOOST_CHECK_THROW(a.items().assign_made(4,
+                                          [](size_t i) {
+                                            if (i == 2) throw std::runtime_error("make");
+                                            return dyn::Value::string(std::string(40, char('a' + i)));
+                                          }),
+                    std::runtime_error);
+  BOOST_TEST(a.items().size() == 2u);
+  BOOST_TEST(a.items()[1].str() == std::string(40, 'b'));
+  a.items().assign_made(0, [](size_t) { return dyn::Value(); });
+  BOOST_TEST(a.items().empty());
+  dyn::Value fresh = dyn::Value::array();
+  fresh.items().assign_made(0, [](size_t) { return dyn::Value(); });
+  BOOST_TEST(!fresh.holds_block());
+}
+
 BOOST_AUTO_TEST_CASE(value_memory_chunks_are_freed_by_any_thread) {
   auto make = [](int seed) {
     dyn::Value v = dyn::Value::struct_();

@@ -175,6 +175,11 @@ class List : detail::Slot {
   void push_back(T&& v) { emplace_back(std::move(v)); }
   template <class... A>
   T& emplace_back(A&&... a);
+  // The items replaced by n elements, element i made by make(i) (a T), in
+  // one allocation of n: an array read whole builds no default elements
+  // first (a decoded array of numbers).
+  template <class F>
+  void assign_made(size_t n, F&& make);
 
   bool operator==(const List& o) const {
     if (size() != o.size()) return false;
@@ -441,6 +446,18 @@ T& List<T>::emplace_back(A&&... a) {
     return *new (b->data<T>() + b->size++) T(std::move(tmp));
   }
   return *new (b->data<T>() + b->size++) T(std::forward<A>(a)...);
+}
+template <class T>
+template <class F>
+void List<T>::assign_made(size_t n, F&& make) {
+  if (b && b->type == kType) b->clear();
+  if (n == 0 && (!b || b->type != kType)) return;
+  reserve(n);
+  T* d = b->data<T>();
+  for (size_t i = 0; i < n; ++i) {
+    new (d + i) T(make(i));
+    b->size = static_cast<uint32_t>(i + 1);  // the elements made so far are destroyed if make throws
+  }
 }
 template <class T>
 void List<T>::out_of_range(size_t i) {

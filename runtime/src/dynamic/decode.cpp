@@ -616,34 +616,35 @@ class Dec {
     }
     put_prim(v, f.type.prim, raw);
   }
-  // n elements of an array of numbers at `at`, `stride` apart, into d[0..n)
-  // (load_elem's values: the bytes were checked by the caller): one loop per
-  // primitive, the kind and width decided once. A bool array goes element by
-  // element (each is checked).
+  // The n elements of an array of numbers at `at`, `stride` apart, as
+  // `items` (load_elem's values: the bytes were checked by the caller): one
+  // loop per primitive, the kind and width decided once, each element made
+  // in place. A bool array goes element by element (each is checked).
   template <class T>
-  void fill(Value* d, size_t n, uint64_t at, uint64_t stride, Value::Kind k, uint8_t w) const {
-    for (size_t i = 0; i < n; ++i) {
-      Value& v = d[i];
-      if (v.kind > Value::Kind::Double) [[unlikely]] v = Value();
+  void fill(List<Value>& items, size_t n, uint64_t at, uint64_t stride, Value::Kind k, uint8_t w) const {
+    items.assign_made(n, [&](size_t i) {
+      Value v;
       v.kind = k;
       v.width = w;
-      if constexpr (std::is_signed_v<T>) v.n = static_cast<uint64_t>(int64_t(r_.template get<T>(at + i * stride)));
-      else v.n = static_cast<uint64_t>(r_.template get<T>(at + i * stride));
-    }
+      if constexpr (std::is_signed_v<T>) v.set_int(int64_t(r_.template get<T>(at + i * stride)));
+      else v.set_uint(r_.template get<T>(at + i * stride));
+      return v;
+    });
   }
-  void load_elems(Value* d, size_t n, const Field& f, uint64_t at, uint64_t stride) const {
+  void load_elems(List<Value>& items, size_t n, const Field& f, uint64_t at, uint64_t stride) const {
     const Prim p = f.type.prim;
     const Value k = prim_value(p, 0);
     switch (p) {
-      case Prim::U8: return fill<uint8_t>(d, n, at, stride, k.kind, k.width);
-      case Prim::U16: return fill<uint16_t>(d, n, at, stride, k.kind, k.width);
-      case Prim::U32: case Prim::F32: return fill<uint32_t>(d, n, at, stride, k.kind, k.width);
-      case Prim::U64: case Prim::F64: case Prim::S64: return fill<uint64_t>(d, n, at, stride, k.kind, k.width);
-      case Prim::S8: return fill<int8_t>(d, n, at, stride, k.kind, k.width);
-      case Prim::S16: return fill<int16_t>(d, n, at, stride, k.kind, k.width);
-      case Prim::S32: return fill<int32_t>(d, n, at, stride, k.kind, k.width);
+      case Prim::U8: return fill<uint8_t>(items, n, at, stride, k.kind, k.width);
+      case Prim::U16: return fill<uint16_t>(items, n, at, stride, k.kind, k.width);
+      case Prim::U32: case Prim::F32: return fill<uint32_t>(items, n, at, stride, k.kind, k.width);
+      case Prim::U64: case Prim::F64: case Prim::S64: return fill<uint64_t>(items, n, at, stride, k.kind, k.width);
+      case Prim::S8: return fill<int8_t>(items, n, at, stride, k.kind, k.width);
+      case Prim::S16: return fill<int16_t>(items, n, at, stride, k.kind, k.width);
+      case Prim::S32: return fill<int32_t>(items, n, at, stride, k.kind, k.width);
       default:
-        for (size_t i = 0; i < n; ++i) load_elem(d[i], f, at + i * stride);
+        items.resize(n);
+        for (size_t i = 0; i < n; ++i) load_elem(items[i], f, at + i * stride);
     }
   }
   void note_slot(uint64_t at) {
@@ -1039,8 +1040,7 @@ class Dec {
           const Field& f = *ds.f;
           const uint64_t n = *f.array.fixed_count;
           v.kind = Value::Kind::Array;
-          v.items().resize(n);
-          load_elems(v.items().data(), n, f, o, gen::prim_size(f.type.prim));
+          load_elems(v.items(), n, f, o, gen::prim_size(f.type.prim));
           break;
         }
       }
@@ -1453,8 +1453,8 @@ class Dec {
     const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
     if (!et && f.array.fixed_count && !cursor) {
       const uint64_t n = *f.array.fixed_count, sz = gen::prim_size(f.type.prim);
+      if (!tags) return load_elems(x->items(), n, f, o, sz);
       x->items().resize(n);
-      if (!tags) return load_elems(x->items().data(), n, f, o, sz);
       fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         load_elem(x->items()[i], f, o + i * sz);
@@ -1465,8 +1465,8 @@ class Dec {
     if (f.resolved.fixed_size) {
       const uint64_t n = *f.array.fixed_count;
       const uint64_t size = et ? et->size : gen::prim_size(f.type.prim);
+      if (!et && !tags) return load_elems(x->items(), n, f, o, size);
       x->items().resize(n);
-      if (!et && !tags) return load_elems(x->items().data(), n, f, o, size);
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
@@ -1490,12 +1490,12 @@ class Dec {
     try {
       const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : count_of(fr, f);
       r_.need_array(fr.o, n, min);
-      x->items().resize(n);
       if (!et && !tags) {
-        load_elems(x->items().data(), n, f, fr.o, min);
+        load_elems(x->items(), n, f, fr.o, min);
         fr.o += n * min;
         return;
       }
+      x->items().resize(n);
       const Field* sk = et && !f.array.sort.empty() ? et->field(f.array.sort) : nullptr;  // the sort key, looked up once
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
@@ -1674,13 +1674,11 @@ class Dec {
           v = Value::array();
           const uint64_t sz = gen::prim_size(p.type.prim);
           if (p.array.fixed_count) {
-            v.items().resize(*p.array.fixed_count);
-            load_elems(v.items().data(), *p.array.fixed_count, p, o, sz);
+            load_elems(v.items(), *p.array.fixed_count, p, o, sz);
           } else {
             const uint64_t n = eval_u(fr, *p.array.count);
             r_.need_array(o, n, sz);
-            v.items().resize(n);
-            load_elems(v.items().data(), n, p, o, sz);
+            load_elems(v.items(), n, p, o, sz);
             advance = true;
             adv = padded_n(n * sz);
           }
@@ -1874,7 +1872,7 @@ class Dec {
                                                                        : 1;
           r_.need_array(t, n, stride);
           x->kind = Value::Kind::Array;
-          x->items().resize(n);
+          if (f.pointer.elem_width || f.type.kind != ValueType::Prim) x->items().resize(n);  // numbers: load_elems makes them
           if (f.pointer.elem_width) {
             for (uint64_t i = 0; i < n; ++i) {
               const uint64_t e = load_uint(f.pointer.elem_width, t + i * stride);
@@ -1889,7 +1887,7 @@ class Dec {
               }
             }
           } else if (f.type.kind == ValueType::Prim) {
-            load_elems(x->items().data(), n, f, t, stride);
+            load_elems(x->items(), n, f, t, stride);
           } else if (f.type.kind == ValueType::String) {
             for (uint64_t i = 0; i < n; ++i) {
               note_slot(t + i * stride);
