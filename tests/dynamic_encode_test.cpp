@@ -1305,9 +1305,9 @@ types:
 namespace {
 // The first place two values differ, as a path (empty when equal).
 std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::string& path) {
-  if (a.kind != b.kind || a.width != b.width || a.n != b.n || a.str() != b.str())
+  if (a.kind != b.kind || a.width != b.width || a.as_uint() != b.as_uint() || a.str() != b.str())
     return path + " (kind " + std::to_string(int(a.kind)) + "/" + std::to_string(int(b.kind)) + ", width " + std::to_string(a.width) + "/" +
-           std::to_string(b.width) + ", n " + std::to_string(a.n) + "/" + std::to_string(b.n) + ")";
+           std::to_string(b.width) + ", n " + std::to_string(a.as_uint()) + "/" + std::to_string(b.as_uint()) + ")";
   if (a.fields().size() != b.fields().size()) return path + " (members " + std::to_string(a.fields().size()) + "/" + std::to_string(b.fields().size()) + ")";
   for (size_t i = 0; i < a.fields().size(); ++i) {
     const std::string an(a.fields()[i].name), bn(b.fields()[i].name);

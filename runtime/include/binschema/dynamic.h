@@ -45,6 +45,21 @@ namespace dynamic {
 
 struct Value;
 
+// What a Value is (Value::Kind).
+enum class ValueKind : uint8_t {
+  Absent,  // an optional field that is not there (if: false, a null pointer)
+  Bool,    // bool8, bool32, a one-bit field
+  Int,     // a signed integer (s8 .. s64, s24)
+  UInt,    // an unsigned integer (u8 .. u64, u24, bits)
+  Float,   // f32 (its bits the number, NaN payloads kept)
+  Double,  // f64 (its bits the number)
+  String,  // text (a pooled or inline string, char[N], cstring)
+  Bytes,   // opaque bytes (in `str()`)
+  Struct,  // `fields()`, in text order
+  Array,   // `items()`
+  Union,   // `case_name()` the case, `tag()` the tag, `items()[0]` the case's value
+};
+
 // The program's one copy of `name` (thread-safe; never freed; NUL-terminated
 // after its size, as a std::string's text).
 std::string_view intern(std::string_view name);
@@ -90,11 +105,17 @@ class Shape {
 
 namespace detail {
 // What a string, bytes, a struct, an array or a union holds, in one
-// allocation: a string (the text, the bytes) when it has one, and the
-// elements after it: an array's or a union's values, or a struct's shape
-// (one pointer) and its members' values. A struct's, an array's or a
-// union's block has no string (32 bytes less per block): Value::str() on one
-// makes a block that has.
+// allocation: a string (the text, the bytes) when it has one, a union's tag
+// when it has one, and the elements after them: an array's or a union's
+// values, or a struct's shape (one pointer) and its members' values.
+//
+//   head (16) | std::string (has_str) | uint64_t tag (has_tag) | elements
+//
+// A string's or bytes' block has the string and no elements; a struct's or
+// an array's the elements and no string (32 bytes less per block); a
+// union's its tag (8 bytes: the Value's one slot holds this block's
+// pointer, not the tag) and its one item. make() and remake() take the
+// string and the tag separately, so a block may have both.
 // Blocks come from per-thread chunks of 64 KiB by bump allocation (value.cpp:
 // a chunk counts its live blocks and is freed when the last one goes, from
 // any thread); a big block comes from the heap on its own.
@@ -103,49 +124,72 @@ struct Block {
   uint32_t size = 0, cap = 0;  // values (Members: as many as the shape has names)
   uint8_t type = None;  // what the elements are
   bool has_str = false; // a std::string follows the block's head
+  bool has_tag = false; // a union's tag (8 bytes) comes right before the elements
   uint32_t chunk = 0;   // bytes back to its chunk's start; 0: allocated on its own
   std::string& str() { return *reinterpret_cast<std::string*>(this + 1); }
-  char* base() { return reinterpret_cast<char*>(this + 1) + (has_str ? sizeof(std::string) : 0); }
+  char* base() {
+    return reinterpret_cast<char*>(this + 1) + (has_str ? sizeof(std::string) : 0) + (has_tag ? sizeof(uint64_t) : 0);
+  }
+  uint64_t& tag() { return *reinterpret_cast<uint64_t*>(base() - sizeof(uint64_t)); }  // has_tag
   template <class T>
   T* data() { return reinterpret_cast<T*>(base()); }  // Values
   const Shape*& shape() { return *reinterpret_cast<const Shape**>(base()); }  // Members
   Value* members() { return reinterpret_cast<Value*>(base() + sizeof(void*)); }  // Members
-  static Block* make(uint8_t type, uint32_t cap, bool str);  // an empty block (with an empty string when str)
+  // An empty block (with an empty string when str, a tag of 0 when tag).
+  static Block* make(uint8_t type, uint32_t cap, bool str, bool tag = false);
   static Block* clone(const Block& b);                       // a deep copy, cap == size
   static void destroy(Block* b);
   void clear();  // destroys the elements
-  // A block of `type` with room for cap, holding this one's string (when it
-  // has one, or `str`) and none of its elements; this one is destroyed.
-  static Block* remake(Block* b, uint8_t type, uint32_t cap, bool str);
+  // A block of `type` with room for cap, holding this one's string and tag
+  // (when it has them, or when `str`, `tag` ask for them) and none of its
+  // elements; this one is destroyed.
+  static Block* remake(Block* b, uint8_t type, uint32_t cap, bool str, bool tag = false);
 };
 static_assert(sizeof(Block) == 16 && alignof(std::string) <= 8);
 // Chunks allocated and not yet freed, of every thread (tests: a chunk is
 // freed once its last block is, whichever thread frees it).
 int64_t live_chunks();
-// The slot of a Value that points to its Block.
-struct Slot {
-  Block* b = nullptr;
+// A Value as its fields() and items() see it (Fields and List are the value
+// itself, in this layout: static_assert after Value): the kind says whether
+// the slot is a block's pointer. A reader sees no members or items in a
+// value of another kind; a writer makes an Absent value its kind and
+// refuses any other (take()).
+struct Head {
+  ValueKind kind;
+  uint8_t width;
+  uint32_t case_;
+  Block* b;  // the slot (a number when the kind holds no block)
+  // The block when the value holds one with elements of `type`, else null.
+  Block* of(uint8_t type) const { return kind >= ValueKind::String && b && b->type == type ? b : nullptr; }
+  // Before a writer of kind k (a List: Array or Union; Fields: Struct):
+  // an Absent value becomes an empty k, another kind throws std::logic_error.
+  void take(ValueKind k, const char* what);
 };
 }  // namespace detail
 
 // The items of an array or union: a vector of T (std::vector's interface
 // as far as the engine uses it) whose elements live in the value's one
 // allocation. As with std::vector, growing it moves the elements:
-// references into it are then invalid. A value's block holds members or
-// items, not both: fields() on a value whose items() are not empty (or the
-// other way round) throws std::logic_error when it would add.
+// references into it are then invalid. Only an array or a union has items
+// (Value::items()).
 template <class T>
-class List : detail::Slot {
+class List : detail::Head {
  public:
   static_assert(std::is_same_v<T, Value>);
   static constexpr uint8_t kType = detail::Block::Values;
   List(const List&) = delete;
   List& operator=(const List&) = delete;
 
-  size_t size() const { return b && b->type == kType ? b->size : 0; }
+  size_t size() const {
+    const detail::Block* x = of(kType);
+    return x ? x->size : 0;
+  }
   bool empty() const { return size() == 0; }
-  T* data() { return b && b->type == kType ? b->data<T>() : nullptr; }
-  const T* data() const { return b && b->type == kType ? b->data<T>() : nullptr; }
+  T* data() {
+    detail::Block* x = of(kType);
+    return x ? x->data<T>() : nullptr;
+  }
+  const T* data() const { return const_cast<List*>(this)->data(); }
   T* begin() { return data(); }
   T* end() { return data() + size(); }
   const T* begin() const { return data(); }
@@ -169,7 +213,7 @@ class List : detail::Slot {
   void resize(size_t n);
   void assign(size_t n, const T& v);
   void clear() {
-    if (b && b->type == kType) b->clear();
+    if (detail::Block* x = of(kType)) x->clear();
   }
   void push_back(const T& v) { emplace_back(v); }
   void push_back(T&& v) { emplace_back(std::move(v)); }
@@ -190,7 +234,7 @@ class List : detail::Slot {
 
  private:
   [[noreturn]] static void out_of_range(size_t i);
-  void own(size_t cap);  // the block holds T, room for cap when made (a block of the other kind must be empty)
+  void own(size_t cap);  // (no block of T yet) the value an Array or a Union, its block of T with room for cap
 };
 
 class Fields;
@@ -199,23 +243,26 @@ class Fields;
 // fields in the order the text shows them (each by name; a field whose
 // `if:` is false is there, Absent); an array its elements; a union its case
 // (name, an interned id held inline, and tag) and the case's value; a scalar its number, a string its
-// text, bytes their bytes. A scalar is 24 bytes with its number inline: no
-// heap object per scalar; a string, bytes, a struct, an array or a union
-// holds what it has behind one pointer (allocated when first written).
+// text, bytes their bytes.
+//
+// 16 bytes: kind, width, a union's case id, and one 8-byte slot that `kind`
+// says the meaning of: the number of Absent (always 0), Bool, Int, UInt,
+// Float and Double (no heap object per scalar), the pointer to the block of
+// String, Bytes, Struct, Array and Union (allocated when first written;
+// null while empty). A union's tag is in its block, before its one item.
+// So the kind comes first: a writer of a kind that holds a block (str(),
+// fields(), items(), add(), set_tag()) makes an Absent value one of its
+// kind and refuses a value of another kind (std::logic_error); set_uint()
+// and set_int() on a value that holds a block free it (the value becomes a
+// number); set_kind() changes the kind of a value of any kind. `kind` is a
+// public member for reading: assign it only on a value that is Absent or a
+// number (no block to lose, and a number of 0 is an empty block kind's null
+// pointer), as the constructors below do.
 struct Value {
-  enum class Kind : uint8_t {
-    Absent,  // an optional field that is not there (if: false, a null pointer)
-    Bool,    // bool8, bool32, a one-bit field
-    Int,     // a signed integer (s8 .. s64, s24)
-    UInt,    // an unsigned integer (u8 .. u64, u24, bits)
-    Float,   // f32 (its bits in `n`, NaN payloads kept)
-    Double,  // f64 (its bits in `n`)
-    String,  // text (a pooled or inline string, char[N], cstring)
-    Bytes,   // opaque bytes (in `str()`)
-    Struct,  // `fields()`, in text order
-    Array,   // `items()`
-    Union,   // `case_name()` the case, `n` the tag, `items()[0]` the case's value
-  };
+  using Kind = ValueKind;
+  // Whether a value of kind k keeps a block in its slot (else a number).
+  static constexpr bool block_kind(Kind k) { return k >= Kind::String; }
+
   Kind kind = Kind::Absent;
   // Int / UInt: the width in the file in bytes (1, 2, 3, 4, 8; a bit field
   // of a bit word: the bytes of the smallest of u8..u64 that holds it, as
@@ -223,44 +270,52 @@ struct Value {
   uint8_t width = 0;
 
  private:
-  // Union: the case name's intern_id() (in the bytes the alignment of `n`
-  // leaves free: no string per union value, a case compared as one number).
+  // Union: the case name's intern_id() (in the bytes the alignment of the
+  // slot leaves free: no string per union value, a case compared as one number).
   uint32_t case_ = 0;
+  union {
+    // Bool: 0 or 1; Int: the value as int64_t (bit_cast); UInt: the value;
+    // Float: the float's 32 bits; Double: the double's 64 bits; Absent: 0.
+    uint64_t n_ = 0;
+    detail::Block* b_;  // String, Bytes, Struct, Array, Union: what they hold (null: nothing yet)
+  };
 
  public:
-  // Bool: 0 or 1; Int: the value as int64_t (bit_cast); UInt: the value;
-  // Float: the float's 32 bits; Double: the double's 64 bits; Union: the tag.
-  uint64_t n = 0;
-
-  // String (UTF-8 or not), Bytes. Empty on a value of another kind (a
-  // union's case name is case_name()); the non-const one gives it a block
-  // with a string all the same, which no walk reads.
+  // String (UTF-8 or not), Bytes. The const one: empty on a value of
+  // another kind (a union's case name is case_name()); the other one (a
+  // writer) makes an Absent value a String and throws std::logic_error on
+  // any other kind.
   const std::string& str() const;
   std::string& str();
-  // Struct: its members, in text order (their shape and values).
-  const Fields& fields() const { return reinterpret_cast<const Fields&>(h_); }
-  Fields& fields() { return reinterpret_cast<Fields&>(h_); }
-  // Array: its elements; Union: one item, the case's value.
-  const List<Value>& items() const { return reinterpret_cast<const List<Value>&>(h_); }
-  List<Value>& items() { return reinterpret_cast<List<Value>&>(h_); }
+  // Struct: its members, in text order (their shape and values). None on a
+  // value of another kind; a writer (add, reserve, reset, assign_flat)
+  // makes an Absent value a Struct and throws std::logic_error on any
+  // other kind.
+  const Fields& fields() const { return reinterpret_cast<const Fields&>(*this); }
+  Fields& fields() { return reinterpret_cast<Fields&>(*this); }
+  // Array: its elements; Union: one item, the case's value. None on a value
+  // of another kind; a writer (push_back, resize, ...) makes an Absent value
+  // an Array and throws std::logic_error on any other kind.
+  const List<Value>& items() const { return reinterpret_cast<const List<Value>&>(*this); }
+  List<Value>& items() { return reinterpret_cast<List<Value>&>(*this); }
 
   Value() = default;
-  Value(const Value& o) : kind(o.kind), width(o.width), case_(o.case_), n(o.n) {
-    if (o.h_.b) h_.b = detail::Block::clone(*o.h_.b);
+  Value(const Value& o) : kind(o.kind), width(o.width), case_(o.case_), n_(o.n_) {
+    if (o.holds_block()) b_ = detail::Block::clone(*o.b_);
   }
-  Value(Value&& o) noexcept : kind(o.kind), width(o.width), case_(o.case_), n(o.n), h_(o.h_) { o.h_.b = nullptr; }
+  Value(Value&& o) noexcept : kind(o.kind), width(o.width), case_(o.case_), n_(o.n_) { o.n_ = 0; }
   Value& operator=(const Value& o);
   Value& operator=(Value&& o) noexcept {
     if (this != &o) {
-      detail::Block* b = h_.b;
-      kind = o.kind, width = o.width, case_ = o.case_, n = o.n, h_ = o.h_;
-      o.h_.b = nullptr;
+      detail::Block* b = holds_block() ? b_ : nullptr;
+      kind = o.kind, width = o.width, case_ = o.case_, n_ = o.n_;
+      o.n_ = 0;
       if (b) detail::Block::destroy(b);
     }
     return *this;
   }
   ~Value() {
-    if (h_.b) detail::Block::destroy(h_.b);
+    if (holds_block()) detail::Block::destroy(b_);
   }
 
   // Constructors of each kind.
@@ -282,18 +337,40 @@ struct Value {
   // Union: its case's name and intern_id() (of another kind: "" and 0).
   std::string_view case_name() const { return interned(case_id()); }
   uint32_t case_id() const { return kind == Kind::Union ? case_ : 0; }
+  // Union: its tag (of another kind: 0). set_tag() makes an Absent value a
+  // Union (with no case) and throws std::logic_error on any other kind.
+  uint64_t tag() const { return kind == Kind::Union && b_ && b_->has_tag ? b_->tag() : 0; }
+  void set_tag(uint64_t t);
 
   bool is_absent() const { return kind == Kind::Absent; }
   // Whether it holds an allocation (a string with text, a struct with
   // members, ...): one that does not can be copied as bytes.
-  bool holds_block() const { return h_.b != nullptr; }
-  bool as_bool() const { return n != 0; }
-  int64_t as_int() const { return static_cast<int64_t>(n); }
-  uint64_t as_uint() const { return n; }
+  bool holds_block() const { return block_kind(kind) && b_ != nullptr; }
+  // The number (Bool: 0 or 1; Float, Double: their bits). A union gives its
+  // tag, a string, bytes, a struct or an array 0.
+  uint64_t as_uint() const { return kind <= Kind::Double ? n_ : tag(); }
+  int64_t as_int() const { return static_cast<int64_t>(as_uint()); }
+  bool as_bool() const { return as_uint() != 0; }
   float as_float() const;
   double as_double() const;  // Float or Double
-  void set_uint(uint64_t v) { n = v; }
-  void set_int(int64_t v) { n = static_cast<uint64_t>(v); }
+  // The number of a Bool, Int, UInt, Float or Double (its kind kept). Any
+  // other value becomes a UInt (set_uint) or an Int (set_int) of that
+  // number, its width kept, what it held freed.
+  void set_uint(uint64_t v) { set_number(kind <= Kind::Absent || kind > Kind::Double ? Kind::UInt : kind, width, v); }
+  void set_int(int64_t v) { set_number(kind <= Kind::Absent || kind > Kind::Double ? Kind::Int : kind, width, static_cast<uint64_t>(v)); }
+  // A number of kind k (Bool .. Double) and that width and bits, whatever
+  // this value held (a block is freed): the walks' store of a number read.
+  void set_number(Kind k, uint8_t w, uint64_t bits) {
+    if (holds_block()) [[unlikely]] *this = Value();
+    kind = k, width = w, n_ = bits;
+  }
+  // An empty value of kind k (width 0, number 0, no block) unless it is of
+  // kind k already (then it is left as it is).
+  void set_kind(Kind k) {
+    if (kind == k) return;
+    *this = Value();
+    kind = k;
+  }
 
   // Struct: the field of that name (nullptr if none).
   const Value* find(std::string_view name) const;
@@ -310,9 +387,6 @@ struct Value {
   Value& at_path(std::string_view path);
 
   bool operator==(const Value&) const;
-
- private:
-  detail::Slot h_;  // String, Bytes, Struct, Array, Union: what they hold
 };
 
 // A struct member seen through fields(): its name and its value.
@@ -322,25 +396,38 @@ struct MemberRef {
   V& value;
 };
 
-static_assert(sizeof(Value) == 24, "kind, width, a union's case id, the number and one pointer");
+static_assert(sizeof(Value) == 16, "kind, width, a union's case id, and the number or the block's pointer");
+static_assert(sizeof(detail::Head) == sizeof(Value) && alignof(detail::Head) == alignof(Value), "fields(), items(): the value seen as a Head");
 
 // A struct's members: its shape (the names) and one value per name, in the
 // value's one allocation (no name stored per member). Indexing or iterating
 // gives MemberRef {name, value}; values() the values in order. Adding a
 // member gives the struct the shape with that name appended (Shape::with):
 // another value sharing the old shape is not touched.
-class Fields : detail::Slot {
+class Fields : detail::Head {
  public:
   Fields(const Fields&) = delete;
   Fields& operator=(const Fields&) = delete;
 
-  const Shape* shape() const { return b && b->type == detail::Block::Members ? b->shape() : Shape::empty(); }
-  size_t size() const { return b && b->type == detail::Block::Members ? b->size : 0; }
+  const Shape* shape() const {
+    detail::Block* x = of(detail::Block::Members);
+    return x ? x->shape() : Shape::empty();
+  }
+  size_t size() const {
+    const detail::Block* x = of(detail::Block::Members);
+    return x ? x->size : 0;
+  }
   bool empty() const { return size() == 0; }
-  Value* values() { return b && b->type == detail::Block::Members ? b->members() : nullptr; }
-  const Value* values() const { return b && b->type == detail::Block::Members ? b->members() : nullptr; }
+  Value* values() {
+    detail::Block* x = of(detail::Block::Members);
+    return x ? x->members() : nullptr;
+  }
+  const Value* values() const { return const_cast<Fields*>(this)->values(); }
   // The names, as many as size() (nullptr when empty).
-  const std::string_view* names() const { return b && b->type == detail::Block::Members ? b->shape()->names() : nullptr; }
+  const std::string_view* names() const {
+    detail::Block* x = of(detail::Block::Members);
+    return x ? x->shape()->names() : nullptr;
+  }
 
   template <class V>
   class Iter {
@@ -371,8 +458,9 @@ class Fields : detail::Slot {
   // Member i when its name is the interned `name` (compared by address),
   // else nullptr: the by-index look-up of the walks, one check of the block.
   const Value* named(size_t i, const char* name) const {
-    if (!b || b->type != detail::Block::Members || i >= b->size || b->shape()->names()[i].data() != name) return nullptr;
-    return b->members() + i;
+    detail::Block* x = of(detail::Block::Members);
+    if (!x || i >= x->size || x->shape()->names()[i].data() != name) return nullptr;
+    return x->members() + i;
   }
   Value* named(size_t i, const char* name) { return const_cast<Value*>(std::as_const(*this).named(i, name)); }
 
@@ -395,32 +483,35 @@ class Fields : detail::Slot {
 
 inline const std::string& Value::str() const {
   static const std::string empty;
-  return h_.b && h_.b->has_str ? h_.b->str() : empty;
+  return (kind == Kind::String || kind == Kind::Bytes) && b_ && b_->has_str ? b_->str() : empty;
 }
 inline std::string& Value::str() {
-  if (!h_.b) h_.b = detail::Block::make(detail::Block::None, 0, true);
-  else if (!h_.b->has_str) h_.b = detail::Block::remake(h_.b, h_.b->type, h_.b->cap, true);  // moves the elements
-  return h_.b->str();
+  if (kind != Kind::String && kind != Kind::Bytes) reinterpret_cast<detail::Head*>(this)->take(Kind::String, "str()");
+  if (!b_) b_ = detail::Block::make(detail::Block::None, 0, true);
+  else if (!b_->has_str) b_ = detail::Block::remake(b_, b_->type, b_->cap, true);  // moves the elements
+  return b_->str();
 }
 
 template <class T>
 void List<T>::own(size_t cap) {
+  if (kind != ValueKind::Array && kind != ValueKind::Union) take(ValueKind::Array, "items()");
   if (!b) {
     b = detail::Block::make(kType, static_cast<uint32_t>(cap), false);
-  } else if (b->type != kType) {
+  } else {
     if (b->size) throw std::logic_error("dynamic::Value: items() and fields() of one value");
     b = detail::Block::remake(b, kType, static_cast<uint32_t>(cap), false);  // the capacity counts elements of the block's type
   }
 }
 template <class T>
 void List<T>::reserve(size_t n) {
-  if (!b || b->type != kType) return own(n);  // allocated once, at its size
-  if (n <= b->cap) return;
-  b = detail::Block::remake(b, kType, static_cast<uint32_t>(n), false);
+  detail::Block* x = of(kType);
+  if (!x) return own(n);  // allocated once, at its size
+  if (n <= x->cap) return;
+  b = detail::Block::remake(x, kType, static_cast<uint32_t>(n), false);
 }
 template <class T>
 void List<T>::resize(size_t n) {
-  if (n == 0 && (!b || b->type != kType)) return;  // empty already: nothing allocated
+  if (n == 0 && !of(kType)) return;  // empty already: nothing allocated
   reserve(n);
   T* d = b->data<T>();
   for (size_t i = b->size; i < n; ++i) new (d + i) T();
@@ -429,8 +520,8 @@ void List<T>::resize(size_t n) {
 }
 template <class T>
 void List<T>::assign(size_t n, const T& v) {
-  if (n == 0 && (!b || b->type != kType)) return;
-  if (b && b->type == kType) b->clear();
+  if (n == 0 && !of(kType)) return;
+  clear();
   reserve(n);
   T* d = b->data<T>();
   for (size_t i = 0; i < n; ++i) new (d + i) T(v);
@@ -439,19 +530,20 @@ void List<T>::assign(size_t n, const T& v) {
 template <class T>
 template <class... A>
 T& List<T>::emplace_back(A&&... a) {
-  if (!b || b->type != kType || b->size == b->cap) {
+  detail::Block* x = of(kType);
+  if (!x || x->size == x->cap) {
     T tmp(std::forward<A>(a)...);  // a may be an element
-    const size_t cap = b && b->type == kType ? b->cap : 0;
+    const size_t cap = x ? x->cap : 0;
     reserve(cap < 4 ? 4 : cap * 2);
     return *new (b->data<T>() + b->size++) T(std::move(tmp));
   }
-  return *new (b->data<T>() + b->size++) T(std::forward<A>(a)...);
+  return *new (x->data<T>() + x->size++) T(std::forward<A>(a)...);
 }
 template <class T>
 template <class F>
 void List<T>::assign_made(size_t n, F&& make) {
-  if (b && b->type == kType) b->clear();
-  if (n == 0 && (!b || b->type != kType)) return;
+  if (n == 0 && !of(kType)) return;
+  clear();
   reserve(n);
   T* d = b->data<T>();
   for (size_t i = 0; i < n; ++i) {

@@ -386,7 +386,7 @@ std::shared_ptr<const Schema::Plan> make_plan(const gen::Schema& s) {
         // A struct under if: gets its default only when the if: is false (read_struct).
         if (f.cond && f.type.kind == ValueType::Struct && !f.array.on && !(f.pointer.width && f.pointer.null == Field::Null::Allowed)) {
           sp.init.add(f.name, Value{});
-        } else if (!fp.def.fields().empty() || !fp.def.items().empty()) {
+        } else if (!std::as_const(fp.def).fields().empty() || !std::as_const(fp.def).items().empty()) {
           sp.heavy.emplace_back(fp.member, &fp.def);
           sp.init.add(f.name, Value{});
         } else {
@@ -578,31 +578,14 @@ class Dec {
     }
     return 0;
   }
-  // prim_value(p, raw) stored into v in place. A temporary moved in read
-  // its kind and width, just written a byte each, back as one word: a
-  // store-forwarding stall per number (most of an array of numbers' read).
-  static void put_prim(Value& v, Prim p, uint64_t raw) {
-    if (v.kind > Value::Kind::Double) v = Value();  // a kind that may hold a block (a number or Absent holds none here)
-    switch (p) {
-      case Prim::Bool8: v.kind = Value::Kind::Bool; v.width = 1; v.n = raw != 0; return;
-      case Prim::Bool32: v.kind = Value::Kind::Bool; v.width = 4; v.n = raw != 0; return;
-      case Prim::F32: v.kind = Value::Kind::Float; v.width = 4; v.n = raw & 0xffffffffu; return;
-      case Prim::F64: v.kind = Value::Kind::Double; v.width = 8; v.n = raw; return;
-      case Prim::S8: case Prim::S16: case Prim::S24: case Prim::S32: case Prim::S64: v.kind = Value::Kind::Int; break;
-      default: v.kind = Value::Kind::UInt; break;
-    }
-    v.width = static_cast<uint8_t>(gen::prim_size(p));
-    v.n = raw;
-  }
   // Value::string(std::string(t)) stored into v in place: the text copied
   // once into v's block (no std::string made and moved, no temporary Value
   // moved in: put_prim's stall). v is a member or element being read: a
   // number, Absent, or a string or bytes whose block it reuses.
   static void put_text(Value& v, std::string_view t, Value::Kind k = Value::Kind::String) {
-    if (v.kind > Value::Kind::Bytes) v = Value();  // a struct, array or union: what it holds goes
+    if (v.kind != Value::Kind::String && v.kind != Value::Kind::Bytes) v = Value();  // a number, a struct, ...: what it holds goes
     v.kind = k;
     v.width = 0;
-    v.n = 0;
     if (!t.empty()) v.str().assign(t.data(), t.size());
     else if (!std::as_const(v).str().empty()) v.str().clear();
   }
@@ -624,10 +607,8 @@ class Dec {
   void fill(List<Value>& items, size_t n, uint64_t at, uint64_t stride, Value::Kind k, uint8_t w) const {
     items.assign_made(n, [&](size_t i) {
       Value v;
-      v.kind = k;
-      v.width = w;
-      if constexpr (std::is_signed_v<T>) v.set_int(int64_t(r_.template get<T>(at + i * stride)));
-      else v.set_uint(r_.template get<T>(at + i * stride));
+      if constexpr (std::is_signed_v<T>) v.set_number(k, w, static_cast<uint64_t>(int64_t(r_.template get<T>(at + i * stride))));
+      else v.set_number(k, w, static_cast<uint64_t>(r_.template get<T>(at + i * stride)));
       return v;
     });
   }
@@ -803,10 +784,8 @@ class Dec {
       x = sp.init;
       return;
     }
-    if (x.kind != Value::Kind::Struct) x = Value();
-    x.kind = Value::Kind::Struct;
+    x.set_kind(Value::Kind::Struct);
     x.width = 0;
-    x.n = 0;
     x.fields().assign_flat(sp.init.fields().shape(), sp.init.fields().values());
   }
   // read_struct with the struct's plan (DecodeStep::sub, CaseStep::sub: no look-up).
@@ -865,10 +844,7 @@ class Dec {
         if (cursor) fr.o = o + size;
         if (m >= 0) {
           // prim_value in place: the member holds a number (its default) and no block.
-          Value& v = mem[m];
-          v.kind = vk;
-          v.width = vw;
-          v.n = raw;
+          mem[m].set_number(vk, vw, raw);
         }
         continue;
       }
@@ -943,7 +919,7 @@ class Dec {
       const size_t dot = a.name.find('.');
       const Value* name = x.find(a.name.substr(0, dot));
       if (name && dot != std::string::npos) name = name->find(a.name.substr(dot + 1));
-      const uint64_t want = uint64_t(mulhash32(name ? name->str() : std::string(), static_cast<uint32_t>(eval_u(fr, f->role.derive->args[1]))));
+      const uint64_t want = uint64_t(mulhash32(name ? std::as_const(*name).str() : std::string(), static_cast<uint32_t>(eval_u(fr, f->role.derive->args[1]))));
       const uint64_t raw = fr.loc.raw[p_.of(f.get()).index];
       if (raw != want)
         fail_here(f->resolved.fixed_offset ? s + f->resolved.offset : fr.o, f->name,
@@ -963,8 +939,8 @@ class Dec {
         Value* k = arr->items()[i].find(f->keys_field);
         if (virt) {
           if (k) *k = Value::string(std::move(d[i]));
-        } else if (k && k->str() != d[i]) {
-          fail_here(s, f->name, "dictionary name '" + d[i] + "' differs from the element's " + f->keys_field + " '" + k->str() + "'");
+        } else if (k && std::as_const(*k).str() != d[i]) {
+          fail_here(s, f->name, "dictionary name '" + d[i] + "' differs from the element's " + f->keys_field + " '" + std::as_const(*k).str() + "'");
         }
       }
     }
@@ -978,7 +954,7 @@ class Dec {
         check_slices({r_.data(), r_.size()}, r_.slices[pi], r_.base[pi], st.fixed_size ? s + st.size : fr.o, r_.size(), pl.align,
                      pl.name.c_str());
         for (size_t k = 0; k < aligns.size(); ++k)
-          if (Value* v = r_.slice_values[pi][k]) v->n = aligns[k];
+          if (Value* v = r_.slice_values[pi][k]) v->set_uint(aligns[k]);
       }
     }
     return fr.o;
@@ -1004,11 +980,7 @@ class Dec {
         case DecodeStep::SimplePlain: {
           // prim_value in place, as read_struct's plain numbers.
           const uint64_t raw = load_prim(ds.prim, o);
-          const Value::Kind vk = ds.vkind;
-          const uint8_t vw = ds.vwidth;
-          v.kind = vk;
-          v.width = vw;
-          v.n = raw;
+          v.set_number(ds.vkind, ds.vwidth, raw);
           break;
         }
         case DecodeStep::SimpleBits: read_bits(sp, *ds.f, fi, load_prim(ds.prim, o), v); break;
@@ -1016,9 +988,7 @@ class Dec {
           // read_scalar's bool: checked, then stored (the member holds its default, no block).
           const uint64_t raw = load_prim(ds.prim, o);
           check_bool(*ds.f, raw, o, ds.f->name);
-          v.kind = Value::Kind::Bool;
-          v.width = ds.vwidth;
-          v.n = raw != 0;
+          v.set_number(Value::Kind::Bool, ds.vwidth, raw != 0);
           break;
         }
         case DecodeStep::SimpleString: {
@@ -1039,7 +1009,7 @@ class Dec {
           // read_inline_array's fixed array of numbers (its member starts Absent: StructPlan::heavy).
           const Field& f = *ds.f;
           const uint64_t n = *f.array.fixed_count;
-          v.kind = Value::Kind::Array;
+          v.set_kind(Value::Kind::Array);
           load_elems(v.items(), n, f, o, gen::prim_size(f.type.prim));
           break;
         }
@@ -1255,16 +1225,16 @@ class Dec {
       if (ds.bits_flat) {
         // bits_def's values copied (each bit's kind and width), then the numbers.
         const Value& def = ds.fp->bits_def;
-        if (x.kind != Value::Kind::Struct) x = Value();
-        x.kind = Value::Kind::Struct;
+        x.set_kind(Value::Kind::Struct);
         x.fields().assign_flat(def.fields().shape(), def.fields().values());
         Value* const xm = x.fields().values();
         for (size_t k = 0; k < nb; ++k) {
-          xm[k].n = (raw >> bs[k].shift) & bs[k].mask;  // a bool's one bit is its 0 or 1
+          const Value& d = xm[k];  // bits_def's kind and width
+          xm[k].set_number(d.kind, d.width, (raw >> bs[k].shift) & bs[k].mask);  // a bool's one bit is its 0 or 1
         }
         return;
       }
-      x.kind = Value::Kind::Struct;
+      x.set_kind(Value::Kind::Struct);
       x.fields().reset(sp.fp[fi]->bits_def.fields().shape());  // the bits' names, every value Absent
       Value* xm = x.fields().values();
       for (size_t k = 0; k < nb; ++k) {
@@ -1276,7 +1246,7 @@ class Dec {
           const int pi = p_.pool_index(b.pool);
           try {
             put_text(bx, pool_read(b.pool, v));
-            if (p_.placed_pool(s_.pools[pi])) r_.refs[pi].emplace_back(pool_base(pi) + v, bx.str().size());
+            if (p_.placed_pool(s_.pools[pi])) r_.refs[pi].emplace_back(pool_base(pi) + v, std::as_const(bx).str().size());
           } catch (DecodeError& e) {
             e.push_field(b.name.c_str());
             e.push_field(f.name.c_str());
@@ -1284,9 +1254,8 @@ class Dec {
           }
         } else {
           // In place (put_prim's reason): bx is new, Absent.
-          bx.kind = bs[k].is_bool ? Value::Kind::Bool : Value::Kind::UInt;
-          bx.width = bs[k].is_bool ? 0 : bs[k].bytes;
-          bx.n = bs[k].is_bool ? v != 0 : v;
+          if (bs[k].is_bool) bx.set_number(Value::Kind::Bool, 0, v != 0);
+          else bx.set_number(Value::Kind::UInt, bs[k].bytes, v);
         }
       }
   }
@@ -1366,7 +1335,7 @@ class Dec {
       const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : count_of(fr, f);
       const uint64_t w = static_cast<uint64_t>(f.pointer.elem_width);
       r_.need_array(o, n, w);
-      x->kind = Value::Kind::Array;
+      x->set_kind(Value::Kind::Array);
       x->items().resize(n);
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t e = load_uint(f.pointer.elem_width, o + i * w);
@@ -1394,7 +1363,7 @@ class Dec {
       const uint64_t o = fr.o;
       const uint64_t n = f.array.fixed_count ? *f.array.fixed_count : count_of(fr, f);
       r_.need_array(o, n, 4);
-      x->kind = Value::Kind::Array;
+      x->set_kind(Value::Kind::Array);
       x->items().resize(n);
       const int pi = p_.pool_index(f.pool);
       const Pool& pl = s_.pools[pi];
@@ -1407,7 +1376,7 @@ class Dec {
             e.push_index(i);
             throw;
           }
-          r_.refs[pi].emplace_back(t, x->items()[i].str().size());
+          r_.refs[pi].emplace_back(t, std::as_const(x->items()[i]).str().size());
         } else {
           try {
             put_text(x->items()[i], pool_read(f.pool, r_.template get<uint32_t>(o + i * 4)));
@@ -1446,9 +1415,9 @@ class Dec {
     Value tmp;
     Value* x = tags ? &tmp : member(fr, f);
     if (!x) x = &tmp;
-    x->kind = Value::Kind::Array;
+    x->set_kind(Value::Kind::Array);
     auto put_tag = [&](size_t i, const Value& v) {
-      if (tags) fr.loc.tags[fi][i] = v.n;
+      if (tags) fr.loc.tags[fi][i] = v.as_uint();
     };
     const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
     if (!et && f.array.fixed_count && !cursor) {
@@ -1559,7 +1528,7 @@ class Dec {
       return eval_model(*k->role.derive, env);
     }
     const Value* v = sort_member(e, *k);
-    return v ? v->n : 0;
+    return v ? v->as_uint() : 0;
   }
 
   // ---- unions
@@ -1582,7 +1551,7 @@ class Dec {
     const uint64_t n = fr.loc.tags[ti].size();
     r_.need_array(fr.o, n, size);
     r_.need(fr.o, n * size);
-    x->kind = Value::Kind::Array;
+    x->set_kind(Value::Kind::Array);
     x->items().resize(n);
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t e = fr.o + i * size;
@@ -1777,7 +1746,7 @@ class Dec {
     const Pool& pl = s_.pools[pi];
     if (!pl.scope.empty()) {
       put_text(x, r_.cstring(r_.scope[pi] + p));
-      r_.refs[pi].emplace_back(r_.scope[pi] + p, x.str().size());
+      r_.refs[pi].emplace_back(r_.scope[pi] + p, std::as_const(x).str().size());
     } else if (Schema::Plan::layout_pool(pl) && pl.kind == Pool::Kind::Pascal16 && f.pointer.points_to_chars) {
       const uint64_t at = pool_base(pi) + base + p;
       const std::string_view t = r_.cstring(at);
@@ -1785,7 +1754,7 @@ class Dec {
       put_text(x, t);
     } else if (Schema::Plan::layout_pool(pl)) {
       put_text(x, str_pool(pi, pool_base(pi) + base + p));
-      if (ds.pool_placed) r_.refs[pi].emplace_back(pool_base(pi) + base + p, x.str().size());
+      if (ds.pool_placed) r_.refs[pi].emplace_back(pool_base(pi) + base + p, std::as_const(x).str().size());
     } else if (pl.kind == Pool::Kind::Pascal16 && !f.pointer.points_to_chars) {
       put_text(x, r_.pascal16(pool_base(pi) + base + p));
     } else {
@@ -1871,7 +1840,7 @@ class Dec {
                                   : f.type.st->fixed_size              ? f.type.st->size
                                                                        : 1;
           r_.need_array(t, n, stride);
-          x->kind = Value::Kind::Array;
+          x->set_kind(Value::Kind::Array);
           if (f.pointer.elem_width || f.type.kind != ValueType::Prim) x->items().resize(n);  // numbers: load_elems makes them
           if (f.pointer.elem_width) {
             for (uint64_t i = 0; i < n; ++i) {
@@ -2039,7 +2008,7 @@ std::vector<std::pair<std::string, std::string>> Schema::info(std::span<const ui
   for (const auto& vf : s.version_fields) {
     const gen::Field* f = p_->root->field(vf);
     const Value* v = x.find(vf);
-    const uint64_t n = v ? v->n : 0;
+    const uint64_t n = v ? v->as_uint() : 0;
     std::string t = f && f->spell.hex ? hex(n) : v && v->kind == Value::Kind::Int ? std::to_string(static_cast<int64_t>(n)) : std::to_string(n);
     version += (version.empty() ? "" : ".") + t;
   }

@@ -84,7 +84,7 @@ const Value& empty_struct() {
 // A number as the generated code's uint64_t(x.f) gives it.
 uint64_t num(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::Bool: return v.n != 0;
+    case Value::Kind::Bool: return v.as_uint() != 0;
     case Value::Kind::Float: {
       const double d = v.as_double();
       return d < 0 ? static_cast<uint64_t>(static_cast<int64_t>(d)) : static_cast<uint64_t>(d);
@@ -93,7 +93,7 @@ uint64_t num(const Value& v) {
       const double d = v.as_double();
       return d < 0 ? static_cast<uint64_t>(static_cast<int64_t>(d)) : static_cast<uint64_t>(d);
     }
-    default: return v.n;
+    default: return v.as_uint();  // a union: its tag
   }
 }
 
@@ -106,7 +106,7 @@ struct Typed {
 };
 
 size_t hash_of(const Value& v) {
-  size_t h = std::hash<uint64_t>()(v.n) ^ (static_cast<size_t>(v.kind) << 3);
+  size_t h = std::hash<uint64_t>()(v.as_uint()) ^ (static_cast<size_t>(v.kind) << 3);
   auto mix = [&](size_t x) { h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   mix(std::hash<std::string>()(v.str()));
   mix(v.case_id());
@@ -255,12 +255,12 @@ inline Num num_of(Prim p) {
   n.bits = static_cast<uint8_t>(8 * size);
   return n;
 }
-// Whether v is a value of n's own kind in its range: stored as v.n.
+// Whether v is a value of n's own kind in its range: stored as v.as_uint().
 inline bool num_fits(const Num& n, const Value& v) {
   if (v.kind != n.want) return false;  // (an Absent n fits an absent v: callers with such an n check n.want first)
   if (n.bits >= 64) return true;
-  if (!n.is_signed) return (v.n >> n.bits) == 0;
-  const int64_t i = static_cast<int64_t>(v.n);
+  if (!n.is_signed) return (v.as_uint() >> n.bits) == 0;
+  const int64_t i = v.as_int();
   const unsigned sh = 64u - n.bits;
   return static_cast<int64_t>(static_cast<uint64_t>(i) << sh) >> sh == i;
 }
@@ -1011,12 +1011,13 @@ class Encoder {
       return last_case = i;
     };
     if (last_case < cases.size() && cases[last_case].id == id) return found(last_case);
-    if (const int16_t slot = keys.by_tag[v.n & (CaseKeys::kSlots - 1)]; slot >= 0) {
+    const uint64_t tag = v.tag();
+    if (const int16_t slot = keys.by_tag[tag & (CaseKeys::kSlots - 1)]; slot >= 0) {
       const size_t i = static_cast<size_t>(slot);
-      if (cases[i].tag == v.n && cases[i].id == id) return found(i);
+      if (cases[i].tag == tag && cases[i].id == id) return found(i);
     }
     for (size_t i = 0; i < cases.size(); ++i)
-      if (cases[i].tag == v.n && cases[i].id == id) return found(i);
+      if (cases[i].tag == tag && cases[i].id == id) return found(i);
     for (size_t i = 0; i < cases.size(); ++i)
       if (cases[i].id == id) return found(i);
     throw EncodeError(st.name + "." + u.name + ": no case '" + std::string(v.case_name()) + "'");
@@ -1457,22 +1458,22 @@ class Encoder {
       }
       if (v.kind != Value::Kind::Float && v.kind != Value::Kind::Double)
         throw EncodeError(std::string(what) + ": a number with a fraction expected");
-      return v.n;
+      return v.as_uint();
     }
-    if (p == Prim::Bool8 || p == Prim::Bool32) return v.n != 0;
+    if (p == Prim::Bool8 || p == Prim::Bool32) return v.as_uint() != 0;
     if (gen::prim_is_signed(p)) {
-      const int64_t i = static_cast<int64_t>(v.n);
+      const int64_t i = v.as_int();
       const unsigned bits = p == Prim::S24 ? 32 : static_cast<unsigned>(8 * size);
-      if (v.kind == Value::Kind::UInt && v.n >> 63) throw EncodeError(std::string(what) + ": value " + std::to_string(v.n) + " does not fit");
+      if (v.kind == Value::Kind::UInt && v.as_uint() >> 63) throw EncodeError(std::string(what) + ": value " + std::to_string(v.as_uint()) + " does not fit");
       if (bits < 64 && (i < -(int64_t(1) << (bits - 1)) || i >= (int64_t(1) << (bits - 1))))
         throw EncodeError(std::string(what) + ": value " + std::to_string(i) + " does not fit in " + gen::prim_name(p));
-      return v.n;
+      return v.as_uint();
     }
     const unsigned bits = p == Prim::U24 ? 32 : static_cast<unsigned>(8 * size);
-    if (v.kind == Value::Kind::Int && static_cast<int64_t>(v.n) < 0)
-      throw EncodeError(std::string(what) + ": value " + std::to_string(static_cast<int64_t>(v.n)) + " does not fit in " + gen::prim_name(p));
-    if (bits < 64 && (v.n >> bits) != 0) throw EncodeError(std::string(what) + ": value " + std::to_string(v.n) + " does not fit in " + gen::prim_name(p));
-    return v.n;
+    if (v.kind == Value::Kind::Int && v.as_int() < 0)
+      throw EncodeError(std::string(what) + ": value " + std::to_string(v.as_int()) + " does not fit in " + gen::prim_name(p));
+    if (bits < 64 && (v.as_uint() >> bits) != 0) throw EncodeError(std::string(what) + ": value " + std::to_string(v.as_uint()) + " does not fit in " + gen::prim_name(p));
+    return v.as_uint();
   }
   // Stores the low bytes of v (static_cast to the stored type, then put<T>).
   void store(uint64_t o, Prim p, uint64_t v) {
@@ -1497,7 +1498,7 @@ class Encoder {
     return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(f.type.prim);
   }
   void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what) {
-    if (n.want != Value::Kind::Absent && enc::num_fits(n, v)) store_num(n, o, v.n);
+    if (n.want != Value::Kind::Absent && enc::num_fits(n, v)) store_num(n, o, v.as_uint());
     else store_elem(f, o, v, what);
   }
   // The elements of a list of numbers at o, one after the other: the
@@ -1518,7 +1519,7 @@ class Encoder {
   void store_elems_as(const Field& f, const enc::Num& n, uint64_t o, const Value* e, size_t cnt, const char* what) {
     for (size_t i = 0; i < cnt; ++i) {
       if (enc::num_fits(n, e[i])) [[likely]]
-        w.template put<T>(o + i * sizeof(T), static_cast<T>(e[i].n));
+        w.template put<T>(o + i * sizeof(T), static_cast<T>(e[i].as_uint()));
       else
         store_elem(f, o + i * sizeof(T), e[i], what);
     }
@@ -1614,7 +1615,7 @@ class Encoder {
         case enc::Op::Num: {
           const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
           const Value& v = member(k, st, x);
-          store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
+          store_num(k.num, o, enc::num_fits(k.num, v) ? v.as_uint() : fit(v, k.f->type.prim, k.what));
           continue;
         }
         case enc::Op::Nums: {
@@ -1717,7 +1718,7 @@ class Encoder {
     }
   }
   void put_num(const enc::Step& k, uint64_t o, const Value& v) {
-    store_num(k.num, o, enc::num_fits(k.num, v) ? v.n : fit(v, k.f->type.prim, k.what));
+    store_num(k.num, o, enc::num_fits(k.num, v) ? v.as_uint() : fit(v, k.f->type.prim, k.what));
   }
 
   void absent_check(const Struct& st, const enc::Step& k, const Value& x) {
@@ -1729,7 +1730,7 @@ class Encoder {
     bool empty = false;
     if (f.array.on && !f.array.fixed_count) empty = v->items().empty();
     else if (f.type.kind == ValueType::Prim && f.bits.empty() && !f.array.on)
-      empty = v->n == (f.role.default_text ? static_cast<uint64_t>(std::stoll(*f.role.default_text, nullptr, 0)) : 0);
+      empty = v->as_uint() == (f.role.default_text ? static_cast<uint64_t>(std::stoll(*f.role.default_text, nullptr, 0)) : 0);
     else if (v->kind == Value::Kind::String || v->kind == Value::Kind::Bytes) empty = v->str().empty();
     // A struct (in place or by a pointer that cannot be null), a union, a
     // fixed array: as the generated `x != decltype(x){}`, the value the model
@@ -1946,7 +1947,7 @@ class Encoder {
     const char* wh = k.what;
     const unsigned width = k.pwidth;
     if (f.bom) {
-      const uint64_t v = member(k, st, x).n;
+      const uint64_t v = member(k, st, x).as_uint();
       w.at(o)[0] = static_cast<uint8_t>(v >> 8);
       w.at(o)[1] = static_cast<uint8_t>(v);
     } else if (f.role.derive && k.checks.derive_scoped) {
@@ -1990,7 +1991,7 @@ class Encoder {
           shift += b.width;
           continue;
         }
-        const uint64_t mv = b.is_bool ? uint64_t(m->n != 0) : m->n;
+        const uint64_t mv = b.is_bool ? uint64_t(m->as_uint() != 0) : m->as_uint();
         if (!b.is_bool && b.width < 64 && (mv >> b.width))
           throw EncodeError(std::string(wh) + "." + b.name + ": value " + std::to_string(mv) + " does not fit in " + std::to_string(b.width) + " bits");
         v |= mv << shift;
@@ -2001,7 +2002,7 @@ class Encoder {
       // index_of: the string's place in its table (collected and ordered before the root was written).
       w.put_uint(o, width, table_index(f, member(k, st, x), wh), wh);
     } else if (f.true_value) {
-      store(o, f.type.prim, member(k, st, x).n != 0 ? *f.true_value : 0);
+      store(o, f.type.prim, member(k, st, x).as_uint() != 0 ? *f.true_value : 0);
     } else {
       uint64_t v;
       if (f.role.const_int) {
@@ -2051,7 +2052,7 @@ class Encoder {
       bool fits = true;
       for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
         const enc::Step::Bit& b = k.bit_info[bi];
-        const uint64_t mv = b.is_bool ? uint64_t(wv[bi].n != 0) : wv[bi].n;
+        const uint64_t mv = b.is_bool ? uint64_t(wv[bi].as_uint() != 0) : wv[bi].as_uint();
         fits &= mv <= b.limit;
         v |= mv << b.shift;
       }
@@ -2066,7 +2067,7 @@ class Encoder {
       const enc::Step::Bit& b = k.bit_info[bi];
       const Value* m = ordered || (bi < nw && wn[bi].data() == k.bits[bi].data()) ? &wv[bi] : word.find(k.bits[bi]);
       if (!m) throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": missing");
-      const uint64_t mv = b.is_bool ? uint64_t(m->n != 0) : m->n;
+      const uint64_t mv = b.is_bool ? uint64_t(m->as_uint() != 0) : m->as_uint();
       if (!b.is_bool && b.width < 64 && (mv >> b.width))
         throw EncodeError(std::string(k.what) + "." + std::string(k.bits[bi]) + ": value " + std::to_string(mv) + " does not fit in " +
                           std::to_string(b.width) + " bits");
@@ -2170,9 +2171,9 @@ class Encoder {
       case CaseKind::StructPointer: break;
       case CaseKind::PooledBlock: block_ref(p, v, oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
-        if (cs.num.want != Value::Kind::Absent && enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.n);  // a plain number of its own kind
+        if (cs.num.want != Value::Kind::Absent && enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.as_uint());  // a plain number of its own kind
         else if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
-        else if (p.true_value) store(oo, p.type.prim, v.n != 0 ? *p.true_value : 0);
+        else if (p.true_value) store(oo, p.type.prim, v.as_uint() != 0 ? *p.true_value : 0);
         else {
           const uint64_t n = fit(v, p.type.prim, wh);
           check24(p.type.prim, n, wh);  // refused naming the union, as the generated code does
@@ -2465,7 +2466,7 @@ class Encoder {
       case Value::Kind::Double: return a.as_double() < b.as_double();
       case Value::Kind::String:
       case Value::Kind::Bytes: return a.str() < b.str();
-      default: return a.n < b.n;
+      default: return a.as_uint() < b.as_uint();
     }
   }
 
@@ -2907,7 +2908,7 @@ bool value_is_big(const gen::Schema& s, const Value& x) {
   const std::string what = root.name + "." + bom.name;
   const Value* v = x.find(bom.name);
   if (!v) throw EncodeError(what + ": missing");
-  if (bom.bom_marks.empty()) return bom_is_big(static_cast<uint16_t>(v->n), what.c_str());
+  if (bom.bom_marks.empty()) return bom_is_big(static_cast<uint16_t>(v->as_uint()), what.c_str());
   std::string known;
   for (const auto& [m, big] : bom.bom_marks) {
     if (m == v->str()) return big;

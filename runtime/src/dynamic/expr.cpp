@@ -74,7 +74,7 @@ CNum binary(const std::string& op, CNum a, CNum b, const Expr& e, const ExprEnv&
 
 const Value* model_field(const Value& x, const std::string& name) { return x.find(name); }
 
-uint64_t num(const Value* v) { return v ? v->n : 0; }
+uint64_t num(const Value* v) { return v ? v->as_uint() : 0; }
 
 }  // namespace
 
@@ -228,7 +228,7 @@ uint64_t eval_model(const Expr& e, const ExprEnv& env) {
             }
             for (const Value& el : a->items()) {
               const auto& fl = el.fields();
-              const uint64_t v = m < fl.size() && fl[m].name == by.name ? fl[m].value.n : num(el.find(by.name));
+              const uint64_t v = m < fl.size() && fl[m].name == by.name ? fl[m].value.as_uint() : num(el.find(by.name));
               t = e.fn == Fn::Max ? std::max(t, v) : t + v;
             }
             return t;

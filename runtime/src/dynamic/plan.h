@@ -279,19 +279,23 @@ inline unsigned model_bytes(gen::Prim p) {
 }
 inline unsigned bits_bytes(unsigned width) { return width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8; }
 
-// A scalar of primitive p with the raw (zero- or sign-extended) value `raw`.
-inline Value prim_value(gen::Prim p, uint64_t raw) {
-  Value v;
+// A scalar of primitive p with the raw (zero- or sign-extended) value
+// `raw`, stored into v in place (a temporary moved in read its kind and
+// width, just written a byte each, back as one word: a store-forwarding
+// stall per number, most of an array of numbers' read).
+inline void put_prim(Value& v, gen::Prim p, uint64_t raw) {
   switch (p) {
-    case gen::Prim::Bool8: v.kind = Value::Kind::Bool; v.width = 1; v.n = raw != 0; return v;
-    case gen::Prim::Bool32: v.kind = Value::Kind::Bool; v.width = 4; v.n = raw != 0; return v;
-    case gen::Prim::F32: v.kind = Value::Kind::Float; v.width = 4; v.n = raw & 0xffffffffu; return v;
-    case gen::Prim::F64: v.kind = Value::Kind::Double; v.width = 8; v.n = raw; return v;
+    case gen::Prim::Bool8: return v.set_number(Value::Kind::Bool, 1, raw != 0);
+    case gen::Prim::Bool32: return v.set_number(Value::Kind::Bool, 4, raw != 0);
+    case gen::Prim::F32: return v.set_number(Value::Kind::Float, 4, raw & 0xffffffffu);
+    case gen::Prim::F64: return v.set_number(Value::Kind::Double, 8, raw);
     default: break;
   }
-  v.kind = gen::prim_is_signed(p) ? Value::Kind::Int : Value::Kind::UInt;
-  v.width = static_cast<uint8_t>(gen::prim_size(p));
-  v.n = raw;
+  v.set_number(gen::prim_is_signed(p) ? Value::Kind::Int : Value::Kind::UInt, static_cast<uint8_t>(gen::prim_size(p)), raw);
+}
+inline Value prim_value(gen::Prim p, uint64_t raw) {
+  Value v;
+  put_prim(v, p, raw);
   return v;
 }
 

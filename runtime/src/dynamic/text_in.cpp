@@ -176,7 +176,7 @@ class DynIn : public text::In {
     const text::Node n = lookup(name);
     if (!n) {
       Value v = default_value(p_, f);
-      if (integral(f)) add_int(name, static_cast<int64_t>(v.n));
+      if (integral(f)) add_int(name, v.as_int());
       return v;
     }
     Value v = field(f, spell_of(f), false);
@@ -203,13 +203,13 @@ class DynIn : public text::In {
     if (!n) {
       if (!has_default) fail(fr.node, "missing field '" + std::string(name) + "'");
       Value v = default_of(f);
-      if (integral(f)) add_int(name, static_cast<int64_t>(v.n));
+      if (integral(f)) add_int(name, v.as_int());
       return v;
     }
     path_.emplace_back(name);
     Value v = model_value(n, f, spell);
     path_.pop_back();
-    if (integral(f)) add_int(name, static_cast<int64_t>(v.n));
+    if (integral(f)) add_int(name, v.as_int());
     return v;
   }
 
@@ -453,7 +453,7 @@ class DynIn : public text::In {
         v = bit(bn, b);
         path_.pop_back();
       }
-      if (b.pool.empty()) add_int(name, static_cast<int64_t>(v.n));
+      if (b.pool.empty()) add_int(name, v.as_int());
       x.add(b.name, std::move(v));
     }
     pop_frame();

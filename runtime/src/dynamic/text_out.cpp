@@ -107,7 +107,7 @@ class DynOut {
 
   // The integers a ref's via and a context: read (text::Out notes each integral field).
   void note(const Field& f, const Value& v) {
-    if (integral(f)) ints_.back().emplace_back(f.name.c_str(), static_cast<int64_t>(v.n));
+    if (integral(f)) ints_.back().emplace_back(f.name.c_str(), v.as_int());
   }
 
   // The if: of a field over its struct's value (text_cond).
@@ -207,13 +207,13 @@ class DynOut {
     if (!(v.kind == Value::Kind::Struct && f.bits.empty() && f.type.st && f.type.st->unwrap)) map_case_ = false;
     switch (v.kind) {
       case Value::Kind::Absent: sink_.null(); return;
-      case Value::Kind::Bool: sink_.boolean(v.n != 0); return;
+      case Value::Kind::Bool: sink_.boolean(v.as_uint() != 0); return;
       case Value::Kind::Int:
       case Value::Kind::UInt: {
         if ((spell.flags & ~text::kHex) || spell.enum_count || spell.ref || spell.hash)
-          if (!text::numbers_only() && named(static_cast<int64_t>(v.n), spell)) return;
-        const bool neg = v.kind == Value::Kind::Int && static_cast<int64_t>(v.n) < 0;
-        const uint64_t mag = neg ? uint64_t(0) - v.n : v.n;
+          if (!text::numbers_only() && named(v.as_int(), spell)) return;
+        const bool neg = v.kind == Value::Kind::Int && v.as_int() < 0;
+        const uint64_t mag = neg ? uint64_t(0) - v.as_uint() : v.as_uint();
         const bool hex = spell.flags & text::kHex;
         sink_.number(text::format_int(mag, neg, hex, hex_digits(v)), hex);
         return;
@@ -329,7 +329,7 @@ class DynOut {
     switch (x.kind) {
       case Value::Kind::Bool:
       case Value::Kind::Int:
-      case Value::Kind::UInt: return x.n == 0;
+      case Value::Kind::UInt: return x.as_uint() == 0;
       case Value::Kind::Float:
       case Value::Kind::Double: return x.as_double() == 0;
       case Value::Kind::String:
@@ -375,19 +375,19 @@ class DynOut {
   bool key_text(const Value& v, const Spell& spell, std::string& out, bool& number) {
     switch (v.kind) {
       case Value::Kind::Bool:
-        out = v.n ? "true" : "false";
+        out = v.as_uint() ? "true" : "false";
         number = true;
         return true;
       case Value::Kind::Int:
       case Value::Kind::UInt: {
         bool is_bool = false;
         if ((spell.flags & ~text::kHex) || spell.enum_count || spell.ref || spell.hash)
-          if (!text::numbers_only() && name_text(static_cast<int64_t>(v.n), spell, out, is_bool)) {
+          if (!text::numbers_only() && name_text(v.as_int(), spell, out, is_bool)) {
             number = is_bool;
             return true;
           }
-        const bool neg = v.kind == Value::Kind::Int && static_cast<int64_t>(v.n) < 0;
-        const uint64_t mag = neg ? uint64_t(0) - v.n : v.n;
+        const bool neg = v.kind == Value::Kind::Int && v.as_int() < 0;
+        const uint64_t mag = neg ? uint64_t(0) - v.as_uint() : v.as_uint();
         out = text::format_int(mag, neg, spell.flags & text::kHex, hex_digits(v));
         number = true;
         return true;
@@ -554,13 +554,13 @@ class DynOut {
         else if (b.is_bool) def = Value::boolean(*b.default_text == "true", 0);
         else def = Value::uint(std::stoull(*b.default_text, nullptr, 0), v.width);
         if (v == def) {
-          if (is_int && !ints_.empty()) ints_.back().emplace_back(b.name.c_str(), static_cast<int64_t>(v.n));
+          if (is_int && !ints_.empty()) ints_.back().emplace_back(b.name.c_str(), v.as_int());
           continue;
         }
       }
       sink_.key(b.name.c_str());
       value(f, v, kNoSpell);
-      if (is_int && !ints_.empty()) ints_.back().emplace_back(b.name.c_str(), static_cast<int64_t>(v.n));
+      if (is_int && !ints_.empty()) ints_.back().emplace_back(b.name.c_str(), v.as_int());
     }
   }
 

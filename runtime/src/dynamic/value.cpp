@@ -146,52 +146,54 @@ int64_t live_chunks() { return g_chunks.load(std::memory_order_relaxed); }
 namespace {
 // Bytes of a block of `type` holding cap elements: a struct's block has its
 // shape's pointer before its values.
-size_t block_bytes(uint8_t type, uint32_t cap, bool str) {
-  return sizeof(Block) + (str ? sizeof(std::string) : 0) + (type == Block::Values ? sizeof(Value) * cap : 0) +
+size_t block_bytes(uint8_t type, uint32_t cap, bool str, bool tag) {
+  return sizeof(Block) + (str ? sizeof(std::string) : 0) + (tag ? sizeof(uint64_t) : 0) + (type == Block::Values ? sizeof(Value) * cap : 0) +
          (type == Block::Members ? sizeof(void*) + sizeof(Value) * cap : 0);
 }
 }  // namespace
 
 namespace {
 // A block's head written into m (off: bytes back to its chunk, 0 for one of its own).
-Block* init_block(void* m, uint8_t type, uint32_t cap, bool str, uint32_t off) {
+Block* init_block(void* m, uint8_t type, uint32_t cap, bool str, bool tag, uint32_t off) {
   Block* b = new (m) Block();
   b->type = type;
   b->cap = type != Block::None ? cap : 0;
   b->chunk = off;
   b->has_str = str;
+  b->has_tag = tag;
   if (str) new (&b->str()) std::string();
+  if (tag) b->tag() = 0;
   if (type == Block::Members) b->shape() = Shape::empty();
   return b;
 }
 // A block of `bytes` from the current chunk, which has room for it.
-[[gnu::always_inline]] inline Block* take(Arena& a, uint8_t type, uint32_t cap, bool str, size_t bytes) {
+[[gnu::always_inline]] inline Block* take(Arena& a, uint8_t type, uint32_t cap, bool str, bool tag, size_t bytes) {
   void* m = a.p;
   unpoison(m, bytes);
   a.p += bytes;
   ++a.allocs;
-  return init_block(m, type, cap, str, static_cast<uint32_t>(static_cast<char*>(m) - a.cur));
+  return init_block(m, type, cap, str, tag, static_cast<uint32_t>(static_cast<char*>(m) - a.cur));
 }
 // make() when the current chunk has no room or the block is big: out of
 // line, so that the bump below needs no saved registers (a decode makes a
 // block per struct, array, union and bit word: the call's prologue and
 // epilogue were a third of make()).
-[[gnu::noinline]] Block* make_slow(uint8_t type, uint32_t cap, bool str, size_t bytes) {
+[[gnu::noinline]] Block* make_slow(uint8_t type, uint32_t cap, bool str, bool tag, size_t bytes) {
   Arena& a = t_arena;
-  if (bytes <= kBig && next_chunk(a)) return take(a, type, cap, str, bytes);
-  return init_block(::operator new(bytes), type, cap, str, 0);
+  if (bytes <= kBig && next_chunk(a)) return take(a, type, cap, str, tag, bytes);
+  return init_block(::operator new(bytes), type, cap, str, tag, 0);
 }
 // make(), inlined where its arguments are constants (assign_flat's struct
 // block: no branch on the type or the string).
-[[gnu::always_inline]] inline Block* bump(uint8_t type, uint32_t cap, bool str) {
-  const size_t bytes = block_bytes(type, cap, str);  // a multiple of 8
+[[gnu::always_inline]] inline Block* bump(uint8_t type, uint32_t cap, bool str, bool tag) {
+  const size_t bytes = block_bytes(type, cap, str, tag);  // a multiple of 8
   Arena& a = t_arena;
-  if (bytes > kBig || size_t(a.end - a.p) < bytes) [[unlikely]] return make_slow(type, cap, str, bytes);
-  return take(a, type, cap, str, bytes);
+  if (bytes > kBig || size_t(a.end - a.p) < bytes) [[unlikely]] return make_slow(type, cap, str, tag, bytes);
+  return take(a, type, cap, str, tag, bytes);
 }
 }  // namespace
 
-Block* Block::make(uint8_t type, uint32_t cap, bool str) { return bump(type, cap, str); }
+Block* Block::make(uint8_t type, uint32_t cap, bool str, bool tag) { return bump(type, cap, str, tag); }
 namespace {
 // Moves n values from f to t, which has room for them.
 void move_values(Value* f, Value* t, uint32_t n) {
@@ -202,10 +204,12 @@ void move_values(Value* f, Value* t, uint32_t n) {
 }
 }  // namespace
 
-Block* Block::remake(Block* b, uint8_t type, uint32_t cap, bool str) {
+Block* Block::remake(Block* b, uint8_t type, uint32_t cap, bool str, bool tag) {
   str = str || b->has_str;
-  Block* nb = make(type, cap, str);
+  tag = tag || b->has_tag;
+  Block* nb = make(type, cap, str, tag);
   if (b->has_str) nb->str() = std::move(b->str());
+  if (b->has_tag) nb->tag() = b->tag();
   if (b->type == type && type == Values) move_values(b->data<Value>(), nb->data<Value>(), b->size);
   else if (b->type == type && type == Members) {
     move_values(b->members(), nb->members(), b->size);
@@ -232,7 +236,7 @@ void Block::destroy(Block* b) {
   b->clear();
   --pd.depth;
   const uint32_t off = b->chunk;
-  const size_t bytes = block_bytes(b->type, b->cap, b->has_str);
+  const size_t bytes = block_bytes(b->type, b->cap, b->has_str, b->has_tag);
   if (b->has_str) b->str().~basic_string();
   b->~Block();
   if (!off) {
@@ -250,8 +254,9 @@ void Block::destroy(Block* b) {
 }
 Block* Block::clone(const Block& o) {
   Block& src = const_cast<Block&>(o);
-  Block* b = make(o.type, o.size, o.has_str);
+  Block* b = make(o.type, o.size, o.has_str, o.has_tag);
   if (o.has_str) b->str() = src.str();
+  if (o.has_tag) b->tag() = src.tag();
   if (o.type == Values) {
     const Value* from = src.data<Value>();
     Value* to = b->data<Value>();
@@ -269,46 +274,57 @@ Block* Block::clone(const Block& o) {
 
 Value& Value::operator=(const Value& o) {
   if (this == &o) return *this;
-  detail::Block* nb = o.h_.b ? detail::Block::clone(*o.h_.b) : nullptr;  // o may be inside this
-  if (h_.b) detail::Block::destroy(h_.b);
-  h_.b = nb;
-  kind = o.kind, width = o.width, case_ = o.case_, n = o.n;
-  return *this;
+  Value copy(o);  // before this lets go of its block: o may be inside it
+  return *this = std::move(copy);
+}
+
+void detail::Head::take(ValueKind k, const char* what) {
+  if (kind != ValueKind::Absent)
+    throw std::logic_error(std::string("dynamic::Value: ") + what + " of a value of another kind (" +
+                           std::to_string(static_cast<int>(kind)) + ")");
+  kind = k;  // Absent's number is 0: the empty kind's null block
+}
+void Value::set_tag(uint64_t t) {
+  if (kind != Kind::Union) reinterpret_cast<detail::Head*>(this)->take(Kind::Union, "set_tag()");
+  detail::Block*& b = b_;
+  if (!b) b = detail::Block::make(detail::Block::Values, 0, false, true);
+  else if (!b->has_tag) b = detail::Block::remake(b, b->type, b->cap, false, true);  // moves the item
+  b->tag() = t;
 }
 
 Value Value::boolean(bool b, uint8_t width) {
   Value v;
   v.kind = Kind::Bool;
   v.width = width;
-  v.n = b;
+  v.n_ = b;
   return v;
 }
 Value Value::int_(int64_t x, uint8_t width) {
   Value v;
   v.kind = Kind::Int;
   v.width = width;
-  v.n = static_cast<uint64_t>(x);
+  v.n_ = static_cast<uint64_t>(x);
   return v;
 }
 Value Value::uint(uint64_t x, uint8_t width) {
   Value v;
   v.kind = Kind::UInt;
   v.width = width;
-  v.n = x;
+  v.n_ = x;
   return v;
 }
 Value Value::float32(float x) {
   Value v;
   v.kind = Kind::Float;
   v.width = 4;
-  v.n = std::bit_cast<uint32_t>(x);
+  v.n_ = std::bit_cast<uint32_t>(x);
   return v;
 }
 Value Value::float64(double x) {
   Value v;
   v.kind = Kind::Double;
   v.width = 8;
-  v.n = std::bit_cast<uint64_t>(x);
+  v.n_ = std::bit_cast<uint64_t>(x);
   return v;
 }
 Value Value::string(std::string s) {
@@ -338,30 +354,30 @@ Value Value::union_(uint32_t case_id, int64_t tag, Value x) {
   Value v;
   v.kind = Kind::Union;
   v.case_ = case_id;
-  v.n = static_cast<uint64_t>(tag);
-  v.h_.b = detail::Block::make(detail::Block::Values, 1, false);  // the one item
-  new (v.h_.b->data<Value>()) Value(std::move(x));
-  v.h_.b->size = 1;
+  v.b_ = detail::Block::make(detail::Block::Values, 1, false, true);  // the tag and the one item
+  v.b_->tag() = static_cast<uint64_t>(tag);
+  new (v.b_->data<Value>()) Value(std::move(x));
+  v.b_->size = 1;
   return v;
 }
 
 float Value::as_float() const {
-  return kind == Kind::Float ? std::bit_cast<float>(static_cast<uint32_t>(n)) : static_cast<float>(as_double());
+  return kind == Kind::Float ? std::bit_cast<float>(static_cast<uint32_t>(n_)) : static_cast<float>(as_double());
 }
 double Value::as_double() const {
-  if (kind == Kind::Float) return std::bit_cast<float>(static_cast<uint32_t>(n));
-  if (kind == Kind::Double) return std::bit_cast<double>(n);
+  if (kind == Kind::Float) return std::bit_cast<float>(static_cast<uint32_t>(n_));
+  if (kind == Kind::Double) return std::bit_cast<double>(n_);
   if (kind == Kind::Int) return static_cast<double>(as_int());
-  return static_cast<double>(n);
+  return static_cast<double>(as_uint());
 }
 
-const Value* Value::find(std::string_view name) const { return const_cast<Value*>(this)->find(name); }
-Value* Value::find(std::string_view name) {
-  Fields& fs = fields();
+const Value* Value::find(std::string_view name) const {
+  const Fields& fs = fields();
   if (fs.empty()) return nullptr;
   const int i = fs.shape()->index(name);
   return i < 0 ? nullptr : fs.values() + i;
 }
+Value* Value::find(std::string_view name) { return const_cast<Value*>(std::as_const(*this).find(name)); }  // a look-up changes no kind
 const Value& Value::operator[](std::string_view name) const {
   if (const Value* v = find(name)) return *v;
   throw std::out_of_range("no field '" + std::string(name) + "'");
@@ -486,7 +502,8 @@ const Shape* Shape::prefix(size_t n) const { return n >= n_ ? this : of(std::spa
 Value& Fields::add(std::string_view name, Value v) {
   const Shape* ns = shape()->with(name);
   const size_t n = size();
-  if (!b || b->type != detail::Block::Members || b->size == b->cap) reserve(n < 4 ? 4 : n * 2);
+  const detail::Block* x = of(detail::Block::Members);
+  if (!x || x->size == x->cap) reserve(n < 4 ? 4 : n * 2);
   Value* d = b->members() + n;
   new (d) Value(std::move(v));
   b->size = static_cast<uint32_t>(n + 1);
@@ -495,6 +512,7 @@ Value& Fields::add(std::string_view name, Value v) {
 }
 void Fields::reserve(size_t n) {
   using detail::Block;
+  if (kind != ValueKind::Struct) take(ValueKind::Struct, "fields()");
   if (!b) {
     b = Block::make(Block::Members, static_cast<uint32_t>(n), false);
   } else if (b->type != Block::Members) {
@@ -505,8 +523,7 @@ void Fields::reserve(size_t n) {
   }
 }
 void Fields::reset(const Shape* s) {
-  using detail::Block;
-  if (b && b->type == Block::Members) b->clear();
+  clear();
   reserve(s->size());
   Value* d = b->members();
   for (size_t i = 0; i < s->size(); ++i) new (d + i) Value();
@@ -516,11 +533,12 @@ void Fields::reset(const Shape* s) {
 void Fields::assign_flat(const Shape* s, const Value* vals) {
   using detail::Block;
   const size_t n = s->size();
+  if (kind != ValueKind::Struct) take(ValueKind::Struct, "fields()");
   if (!b) {
     // A value with no block (every struct a decode starts): one bump (no
     // string: the members right after the shape), no clear or reserve to
     // go through (memcpy: a copy by words was ASB +2 % instructions).
-    Block* nb = detail::bump(Block::Members, static_cast<uint32_t>(n), false);
+    Block* nb = detail::bump(Block::Members, static_cast<uint32_t>(n), false, false);
     nb->size = static_cast<uint32_t>(n);
     char* base = reinterpret_cast<char*>(nb + 1);
     *reinterpret_cast<const Shape**>(base) = s;
@@ -528,14 +546,14 @@ void Fields::assign_flat(const Shape* s, const Value* vals) {
     b = nb;
     return;
   }
-  if (b->type == Block::Members) b->clear();
+  clear();
   reserve(n);
   if (n) std::memcpy(static_cast<void*>(b->members()), static_cast<const void*>(vals), n * sizeof(Value));
   b->size = static_cast<uint32_t>(n);
   b->shape() = s;
 }
 void Fields::clear() {
-  if (b && b->type == detail::Block::Members) b->clear();
+  if (detail::Block* x = of(detail::Block::Members)) x->clear();
 }
 bool Fields::operator==(const Fields& o) const {
   const size_t n = size();
@@ -552,9 +570,9 @@ void Fields::out_of_range(size_t i) {
   throw std::out_of_range("dynamic::Value: member " + std::to_string(i) + " out of range");
 }
 
-const Value& Value::at_path(std::string_view path) const { return const_cast<Value*>(this)->at_path(path); }
-Value& Value::at_path(std::string_view path) {
-  Value* v = this;
+Value& Value::at_path(std::string_view path) { return const_cast<Value&>(std::as_const(*this).at_path(path)); }  // a look-up changes no kind
+const Value& Value::at_path(std::string_view path) const {
+  const Value* v = this;
   size_t i = 0;
   while (i < path.size()) {
     if (path[i] == '.') {
@@ -594,8 +612,9 @@ Value& Value::at_path(std::string_view path) {
 }
 
 bool Value::operator==(const Value& o) const {
-  if (kind != o.kind || width != o.width || n != o.n) return false;
-  if (kind == Kind::Union && case_ != o.case_) return false;
+  if (kind != o.kind || width != o.width) return false;
+  if (!block_kind(kind)) return n_ == o.n_;
+  if (kind == Kind::Union && (case_ != o.case_ || tag() != o.tag())) return false;
   return str() == o.str() && fields() == o.fields() && items() == o.items();
 }
 
