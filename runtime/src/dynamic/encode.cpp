@@ -740,7 +740,8 @@ class Encoder {
   // cache miss per field noted and per field read (ASB: 11 % of the encode).
   class AtMap {
    public:
-    void set(const Value* v, const Field* f, uint64_t at) {
+    // Inline: a call of its own was half its cost (ASB notes 390,000 places per MiB).
+    [[gnu::always_inline]] void set(const Value* v, const Field* f, uint64_t at) {
       if (!log_.empty() && log_.back().v == v && log_.back().f == f) {  // noted again right away (put_, then its field's own)
         log_.back().at = at;
         return;
