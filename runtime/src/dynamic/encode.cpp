@@ -336,7 +336,7 @@ struct Step {
     uint8_t width = 1;
     bool is_bool = false;
     uint8_t shift = 0;      // the bits before it
-    uint64_t limit = 0;     // the largest value it holds (a bool: any, as 0 or 1)
+    uint64_t over = 0;      // the bits above the largest value put_bits stores as it is (a bool's: 1)
   };
   std::vector<Bit> bit_info;          // Scalar::Bits: its bits
   const Shape* bits_shape = nullptr;  // a bit word: the shape of its bits' names in order (a word of that shape: bit i is member i)
@@ -473,8 +473,10 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
           k.scalar = enc::Step::Scalar::Bits;
           unsigned shift = 0;
           for (const auto& b : f.bits) {
-            const uint64_t limit = b.is_bool || b.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << b.width) - 1;
-            k.bit_info.push_back({static_cast<uint8_t>(b.width), b.is_bool, static_cast<uint8_t>(shift), limit});
+            // (A bool's is 1: its 0 and 1 are stored as they are, any other
+            // number goes put_bits' general way, which takes it as true.)
+            const uint64_t limit = b.is_bool ? 1 : b.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << b.width) - 1;
+            k.bit_info.push_back({static_cast<uint8_t>(b.width), b.is_bool, static_cast<uint8_t>(shift), ~limit});
             shift += b.width;
           }
         }
@@ -2046,17 +2048,16 @@ class Encoder {
     // once, else each by index with the interned name's pointer compared.
     const bool ordered = word.fields().shape() == k.bits_shape;
     if (ordered) {
-      // Bit i is member i: each bit packed with one compare against its
-      // limit; a bit that does not fit is named by the loop below.
-      uint64_t v = 0;
-      bool fits = true;
-      for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
-        const enc::Step::Bit& b = k.bit_info[bi];
-        const uint64_t mv = b.is_bool ? uint64_t(wv[bi].n != 0) : wv[bi].n;
-        fits &= mv <= b.limit;
-        v |= mv << b.shift;
+      // Bit i is member i: each bit packed with one mask of what is over its
+      // limit (a bool's is 1: no select of `n != 0` per bit); a bit that does
+      // not fit, or a bool that is not 0 or 1, is left to the loop below.
+      uint64_t v = 0, over = 0;
+      const enc::Step::Bit* b = k.bit_info.data();
+      for (const Value* m = wv, *end = wv + k.bit_info.size(); m != end; ++m, ++b) {
+        over |= m->n & b->over;
+        v |= m->n << b->shift;
       }
-      if (fits) {
+      if (!over) {
         store(o, k.prim, v);
         return;
       }
