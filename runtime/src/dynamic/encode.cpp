@@ -1106,12 +1106,14 @@ class Encoder {
     const Expr* e = nullptr;
     const Struct* st = nullptr;
     std::vector<CNode> nodes;  // the root is nodes[0]
-    std::vector<CNode> terms;  // the Sum nodes' terms (Const, Num, Length), left to right
+    std::vector<CNode> terms;  // the Sum nodes' terms (Const, Num, Length, Derived), left to right
   };
-  // A sum of numbers, counts and constants (`count(a) + count(b) + n + 1`:
-  // ASB's offsets of its groups) is one node: its terms added in order
-  // (not a node and a call per operator).
-  static bool summable(const CNode& n) { return n.op == CNode::Const || n.op == CNode::Num || n.op == CNode::Length || n.op == CNode::Sum; }
+  // A sum of numbers, counts, constants and derived fields (`count(a) +
+  // count(b) + child_count + 1`: ASB's offsets of its groups) is one node:
+  // its terms added in order (not a node and a call per operator).
+  static bool summable(const CNode& n) {
+    return n.op == CNode::Const || n.op == CNode::Num || n.op == CNode::Length || n.op == CNode::Derived || n.op == CNode::Sum;
+  }
   static void add_terms(const Prog& p, const CNode& n, std::vector<CNode>& out) {
     if (n.op != CNode::Sum) out.push_back(n);
     else for (uint32_t i = n.a; i < n.a + n.b; ++i) out.push_back(p.terms[i]);
@@ -1252,8 +1254,14 @@ class Encoder {
       case CNode::Derived: return derived(*n.k, st, x);
       case CNode::Sum: {
         uint64_t t = 0;
-        for (const CNode* m = p.terms.data() + n.a, *end = m + n.b; m != end; ++m)
-          t += m->op == CNode::Const ? m->value : m->op == CNode::Length ? length(member(*m->k, st, x)) : num(member(*m->k, st, x));
+        for (const CNode* m = p.terms.data() + n.a, *end = m + n.b; m != end; ++m) {
+          switch (m->op) {
+            case CNode::Const: t += m->value; break;
+            case CNode::Length: t += length(member(*m->k, st, x)); break;
+            case CNode::Derived: t += derived(*m->k, st, x); break;
+            default: t += num(member(*m->k, st, x)); break;  // Num
+          }
+        }
         return t;
       }
     }
@@ -1268,16 +1276,21 @@ class Encoder {
   // context, which do not change during a write, and every struct value the
   // writer reads lives as long as the writer (the caller's, and its tables'
   // kept in table_values_), so x's address names it for the whole write.
+  // Its compiled expression is kept there too (prog()'s look-up was a fifth
+  // of a miss's cost).
   struct Memo {
     const Value* x = nullptr;
     uint64_t v = 0;
+    const Prog* p = nullptr;
   };
   std::vector<Memo> memo_;  // by Step::id
   uint64_t derived(const enc::Step& k, const Struct& st, const Value& x) {
     Memo& m = memo_[k.id];
     if (m.x == &x) return m.v;
-    const uint64_t v = eval(st, *k.derive, x);
-    m = {&x, v};  // (memo_ never grows during a write: m still refers to k's entry)
+    if (!m.p || m.p->st != &st) m.p = &prog(st, *k.derive);
+    const uint64_t v = run(*m.p, 0, st, x);
+    m.x = &x;  // (memo_ never grows during a write: m still refers to k's entry)
+    m.v = v;
     return v;
   }
 
