@@ -2281,9 +2281,13 @@ class Encoder {
   void place(const Struct& st, const Value& x, uint64_t s) {
     const enc::StructSteps& ss = steps_of(st);
     const Frame frame(*this, ss, x);
-    std::map<std::string, uint64_t> shallow_at;
+    // Where shallow targets went, and the children placed before the struct
+    // itself: made when a layout item needs them (an empty map's and set's
+    // destructors were two calls per struct placed).
+    std::optional<std::map<std::string, uint64_t>> shallow_at;
+    const auto shallow = [&shallow_at]() -> std::map<std::string, uint64_t>& { return shallow_at ? *shallow_at : shallow_at.emplace(); };
     bool before_self = st.has_self;
-    std::set<std::string> pre_children;
+    std::optional<std::set<std::string>> pre_children;
     for (size_t j = 0; j < st.layout.size(); ++j) {
       const LayoutItem& li = st.layout[j];
       const enc::Step* k = ss.layout[j];  // the field it names
@@ -2291,14 +2295,14 @@ class Encoder {
         // Placed by pre_place: fill in the pointers now that the struct exists.
         if (li.kind == LayoutItem::Self) before_self = false;
         else if (li.kind == LayoutItem::FieldTarget) patch_field(st, *k->f, x, s);
-        else if (li.kind == LayoutItem::Children) pre_children.insert(li.name);
+        else if (li.kind == LayoutItem::Children) (pre_children ? *pre_children : pre_children.emplace()).insert(li.name);
         continue;
       }
-      if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
+      if (li.kind == LayoutItem::Shallow && pre_children && pre_children->count(li.name)) {
         const Field& f = *k->f;
-        place_target(st, f, true, x, s, shallow_at);
+        place_target(st, f, &shallow(), x, s);
         const Value& l = list(st, f, member(*k, st, x));
-        for (size_t i = 0; i < l.items().size(); ++i) patch(*f.type.st, l.items()[i], shallow_at[f.name] + i * f.type.st->size);
+        for (size_t i = 0; i < l.items().size(); ++i) patch(*f.type.st, l.items()[i], shallow()[f.name] + i * f.type.st->size);
         continue;
       }
       switch (li.kind) {
@@ -2320,7 +2324,7 @@ class Encoder {
         case LayoutItem::Children: {
           const Field& f = *k->f;
           if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, *k, x, s);
-          else place_children(st, f, x, shallow_at[f.name]);
+          else place_children(st, f, x, shallow()[f.name]);
           continue;
         }
         case LayoutItem::Self: continue;
@@ -2331,7 +2335,7 @@ class Encoder {
       if (k->cond && !eval(st, *k->cond, x)) continue;  // (cond_true, from the step)
       if (!k->has_ptr) place_inline_pointers(st, *k, x, s);
       else if (k->in_section) enqueue(st, f, -1, x, s);
-      else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
+      else place_target(st, f, li.kind == LayoutItem::Shallow ? &shallow() : nullptr, x, s);
     }
     // What the active case of a union points to.
     for (const enc::Step* k : ss.unions) {
@@ -2556,8 +2560,11 @@ class Encoder {
     return e;
   }
 
-  void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
+  // shallow_at: a shallow target's (its place noted there, its children
+  // placed later); null: any other.
+  void place_target(const Struct& st, const Field& f, std::map<std::string, uint64_t>* shallow_at, const Value& xs, uint64_t s,
                     bool record = false) {
+    const bool shallow = shallow_at != nullptr;
     const PtrFacts pf = ptr_facts(st, f);  // a copy: the walk below may reuse its entry
     const Value& xv = pf.table ? table_value(f) : pf.in_model ? member(pf.member, pf.name, st, xs, f) : empty_struct();
     const uint64_t slot = pf.fixed_at ? s + pf.offset : field_at(f, xs, s);
@@ -2607,7 +2614,7 @@ class Encoder {
       size = n ? kUnknownSize : 0;
     }
     const bool shares = hooked && !shallow && region < 0 && pf.in_model && !(et && et->has_self) && !(pf.array_on && pf.elem_width) && pf.scale1;
-    place_rest(st, f, shallow, xv, x, n, size, shares, hooked, slot, base, wh, width, region, align, pf, shallow_at, record);
+    place_rest(st, f, xv, x, n, size, shares, hooked, slot, base, wh, width, region, align, pf, shallow_at, record);
   }
   // place_target's inline Pascal string and DIC.
   void place_special(const Struct& st, const Field& f, const Value& xs, const Value& xv, uint64_t s, uint64_t slot, uint64_t base, uint8_t width,
@@ -2639,9 +2646,10 @@ class Encoder {
     }
   }
   // The rest of place_target: a target to place (its slot's null cases are done).
-  void place_rest(const Struct& st, const Field& f, bool shallow, const Value& xv, const Value* x, uint64_t n, uint64_t size, bool shares,
+  void place_rest(const Struct& st, const Field& f, const Value& xv, const Value* x, uint64_t n, uint64_t size, bool shares,
                   bool hooked, uint64_t slot, uint64_t base, const char* wh, uint8_t width, int region, uint64_t align, const PtrFacts& pf,
-                  std::map<std::string, uint64_t>& shallow_at, bool record) {
+                  std::map<std::string, uint64_t>* shallow_at, bool record) {
+    const bool shallow = shallow_at != nullptr;
     (void)st;
     const Struct* et = pf.et;
     const enc::StructSteps* ets = pf.ets;
@@ -2683,7 +2691,7 @@ class Encoder {
     if (region >= 0) w.mark_start(region);
     if (record) placed_[&xv] = t;
     else if (!f.array.on && et && et->has_self) pointer_call(f, slot, t, base, wh);
-    if (shallow) shallow_at[f.name] = t;
+    if (shallow) (*shallow_at)[f.name] = t;
     if (!f.array.on) {
       if (et->fixed_size) put(*et, *x, w.reserve(et->size));
       else put(*et, *x, std::nullopt);
@@ -2757,7 +2765,6 @@ class Encoder {
 
   // pre_place_T: what T's layout places before T itself.
   void pre_place(const Struct& st, const Value& x) {
-    std::map<std::string, uint64_t> unused;
     for (const auto& li : st.layout) {
       if (li.kind == LayoutItem::Self) break;
       switch (li.kind) {
@@ -2769,7 +2776,7 @@ class Encoder {
           break;
         }
         case LayoutItem::FieldTarget:
-          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), false, x, 0, unused, true);
+          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), nullptr, x, 0, true);
           break;
         default: break;
       }
@@ -2777,13 +2784,12 @@ class Encoder {
   }
   // preplace_E / patch_E: E's targets placed before E, and E's pointers filled in later.
   void preplace(const Struct& st, const Value& x) {
-    std::map<std::string, uint64_t> unused;
     for (const auto& li : st.layout) {
       switch (li.kind) {
         case LayoutItem::Align: w.align(li.n); break;
         case LayoutItem::Zeros: w.reserve(li.n); break;
         case LayoutItem::FieldTarget:
-          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), false, x, 0, unused, true);
+          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), nullptr, x, 0, true);
           break;
         default: break;
       }
@@ -2830,8 +2836,7 @@ class Encoder {
     for (size_t i = 0; i < q.size(); ++i) {
       const SectionItem it = q[i];
       if (it.case_index < 0) {
-        std::map<std::string, uint64_t> unused;
-        place_target(*it.st, *it.f, false, *it.x, it.s, unused);
+        place_target(*it.st, *it.f, nullptr, *it.x, it.s);
       } else {
         const Value& uv = member(*it.st, *it.x, *it.f);
         place_case_struct(*it.st, *it.f, static_cast<size_t>(it.case_index), uv.items()[0], it.s + it.f->resolved.offset, it.s);
