@@ -717,6 +717,7 @@ class Encoder {
     int case_index;
     const Value* x;
     uint64_t s;
+    const Value* payload;  // a case of a union (not an array): the case's value (null: found again from x, by name)
   };
   struct Section {
     std::vector<SectionItem> items;
@@ -726,11 +727,25 @@ class Encoder {
   // A section by the address of a name the model spells it with (a map
   // look-up by the string, and a set's, were per target enqueued).
   std::unordered_map<const std::string*, Section*> sec_of_;
+  // A direct-mapped table of them in front (AAMP enqueues a target per
+  // list, object and parameter: the hash map's look-up was 3 % of its encode).
+  struct SectionSlot {
+    const std::string* name = nullptr;
+    Section* q = nullptr;
+  };
+  SectionSlot sec_slots_[64];
   Section& section(const std::string& name) {
-    if (auto it = sec_of_.find(&name); it != sec_of_.end()) return *it->second;
-    Section& q = sec_[name];
-    sec_of_.emplace(&name, &q);
-    return q;
+    SectionSlot& slot = sec_slots_[(reinterpret_cast<uintptr_t>(&name) >> 3) * 0x9e3779b97f4a7c15ull >> 58];
+    if (slot.name == &name) return *slot.q;
+    Section* q;
+    if (auto it = sec_of_.find(&name); it != sec_of_.end()) {
+      q = it->second;
+    } else {
+      q = &sec_[name];
+      sec_of_.emplace(&name, q);
+    }
+    slot = {&name, q};
+    return *q;
   }
   std::unordered_map<const Value*, uint64_t> placed_;  // targets placed before their pointer exists (self)
   std::map<std::string, uint64_t> ctx_;  // context: values of the root
@@ -2375,7 +2390,7 @@ class Encoder {
         break;
       }
       case CaseKind::StructPointer:
-        if (!p.section.empty()) enqueue(st, u, static_cast<int>(i), x, s);
+        if (!p.section.empty()) enqueue(st, u, static_cast<int>(i), x, s, uk.array_on ? nullptr : &v);
         else place_case_struct(st, u, i, v, slot0, s);
         break;
       case CaseKind::Struct:
@@ -2802,13 +2817,13 @@ class Encoder {
 
   // ---- Sections --------------------------------------------------------------------
 
-  void enqueue(const Struct& st, const Field& f, int case_index, const Value& x, uint64_t s) {
+  void enqueue(const Struct& st, const Field& f, int case_index, const Value& x, uint64_t s, const Value* payload = nullptr) {
     const std::string& section = case_index < 0 ? f.section : f.variant.cases[static_cast<size_t>(case_index)].field->section;
     Section& q = this->section(section);
     if (q.done)
       throw EncodeError(st.name + "." + f.name + ": a target of section '" + section +
                         "' comes after the section was placed (place the section later in the layout)");
-    q.items.push_back({&st, &f, case_index, &x, s});
+    q.items.push_back({&st, &f, case_index, &x, s, payload});
   }
   uint64_t section_align(const std::string& name) const {
     uint64_t a = 1;
@@ -2838,8 +2853,8 @@ class Encoder {
       if (it.case_index < 0) {
         place_target(*it.st, *it.f, nullptr, *it.x, it.s);
       } else {
-        const Value& uv = member(*it.st, *it.x, *it.f);
-        place_case_struct(*it.st, *it.f, static_cast<size_t>(it.case_index), uv.items()[0], it.s + it.f->resolved.offset, it.s);
+        const Value& v = it.payload ? *it.payload : member(*it.st, *it.x, *it.f).items()[0];
+        place_case_struct(*it.st, *it.f, static_cast<size_t>(it.case_index), v, it.s + it.f->resolved.offset, it.s);
       }
     }
     sec.done = true;
