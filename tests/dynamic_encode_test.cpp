@@ -1189,7 +1189,7 @@ types:
 }
 
 // A bit word whose members are its bits in order is packed with one
-// compare per bit against its limit: the largest value of each bit fits
+// mask per bit of what is over its limit: the largest value of each bit fits
 // and lands at its place, one more is named with the general message.
 BOOST_AUTO_TEST_CASE(bit_word_in_order_packed_against_limits) {
   const dyn::Schema d = dyn::Schema::load_text(R"Y(format: bitw
@@ -1220,6 +1220,13 @@ types:
   BOOST_TEST(d.encode(word("x: 0, y: false, z: 1024, w: 1")) == (std::vector<uint8_t>{0, 0x80, 1, 0}), boost::test_tools::per_element());
   BOOST_TEST(encode_error(d, word("x: 16, y: false, z: 0, w: 0")) == "Head.flags.x: value 16 does not fit in 4 bits");
   BOOST_TEST(encode_error(d, word("x: 1, y: false, z: 2048, w: 0")) == "Head.flags.z: value 2048 does not fit in 11 bits");
+  // A bool bit is stored as it is when 0 or 1 (its limit); any other number
+  // (a value built in C++) is true, as put_scalar's general way takes it.
+  dyn::Value two = word("x: 3, y: false, z: 8, w: 0");
+  two["flags"]["y"] = dyn::Value::uint(2, 1);
+  BOOST_TEST(d.encode(two) == (std::vector<uint8_t>{0x13, 0x01, 0, 0}), boost::test_tools::per_element());
+  two["flags"]["y"] = dyn::Value::uint(1, 1);
+  BOOST_TEST(d.encode(two) == (std::vector<uint8_t>{0x13, 0x01, 0, 0}), boost::test_tools::per_element());
 }
 
 // A derived value with also: (decided per step): what the file held is

@@ -336,7 +336,7 @@ struct Step {
     uint8_t width = 1;
     bool is_bool = false;
     uint8_t shift = 0;      // the bits before it
-    uint64_t limit = 0;     // the largest value it holds (a bool: any, as 0 or 1)
+    uint64_t over = 0;      // the bits above the largest value put_bits stores as it is (a bool's: 1)
   };
   std::vector<Bit> bit_info;          // Scalar::Bits: its bits
   const Shape* bits_shape = nullptr;  // a bit word: the shape of its bits' names in order (a word of that shape: bit i is member i)
@@ -473,8 +473,10 @@ std::shared_ptr<const Schema::Plan::Steps> make_steps(const Schema::Plan& p) {
           k.scalar = enc::Step::Scalar::Bits;
           unsigned shift = 0;
           for (const auto& b : f.bits) {
-            const uint64_t limit = b.is_bool || b.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << b.width) - 1;
-            k.bit_info.push_back({static_cast<uint8_t>(b.width), b.is_bool, static_cast<uint8_t>(shift), limit});
+            // (A bool's is 1: its 0 and 1 are stored as they are, any other
+            // number goes put_bits' general way, which takes it as true.)
+            const uint64_t limit = b.is_bool ? 1 : b.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << b.width) - 1;
+            k.bit_info.push_back({static_cast<uint8_t>(b.width), b.is_bool, static_cast<uint8_t>(shift), ~limit});
             shift += b.width;
           }
         }
@@ -715,6 +717,7 @@ class Encoder {
     int case_index;
     const Value* x;
     uint64_t s;
+    const Value* payload;  // a case of a union (not an array): the case's value (null: found again from x, by name)
   };
   struct Section {
     std::vector<SectionItem> items;
@@ -724,11 +727,25 @@ class Encoder {
   // A section by the address of a name the model spells it with (a map
   // look-up by the string, and a set's, were per target enqueued).
   std::unordered_map<const std::string*, Section*> sec_of_;
+  // A direct-mapped table of them in front (AAMP enqueues a target per
+  // list, object and parameter: the hash map's look-up was 3 % of its encode).
+  struct SectionSlot {
+    const std::string* name = nullptr;
+    Section* q = nullptr;
+  };
+  SectionSlot sec_slots_[64];
   Section& section(const std::string& name) {
-    if (auto it = sec_of_.find(&name); it != sec_of_.end()) return *it->second;
-    Section& q = sec_[name];
-    sec_of_.emplace(&name, &q);
-    return q;
+    SectionSlot& slot = sec_slots_[(reinterpret_cast<uintptr_t>(&name) >> 3) * 0x9e3779b97f4a7c15ull >> 58];
+    if (slot.name == &name) return *slot.q;
+    Section* q;
+    if (auto it = sec_of_.find(&name); it != sec_of_.end()) {
+      q = it->second;
+    } else {
+      q = &sec_[name];
+      sec_of_.emplace(&name, q);
+    }
+    slot = {&name, q};
+    return *q;
   }
   std::unordered_map<const Value*, uint64_t> placed_;  // targets placed before their pointer exists (self)
   std::map<std::string, uint64_t> ctx_;  // context: values of the root
@@ -740,7 +757,8 @@ class Encoder {
   // cache miss per field noted and per field read (ASB: 11 % of the encode).
   class AtMap {
    public:
-    void set(const Value* v, const Field* f, uint64_t at) {
+    // Inline: a call of its own was half its cost (ASB notes 390,000 places per MiB).
+    [[gnu::always_inline]] void set(const Value* v, const Field* f, uint64_t at) {
       if (!log_.empty() && log_.back().v == v && log_.back().f == f) {  // noted again right away (put_, then its field's own)
         log_.back().at = at;
         return;
@@ -1104,12 +1122,14 @@ class Encoder {
     const Expr* e = nullptr;
     const Struct* st = nullptr;
     std::vector<CNode> nodes;  // the root is nodes[0]
-    std::vector<CNode> terms;  // the Sum nodes' terms (Const, Num, Length), left to right
+    std::vector<CNode> terms;  // the Sum nodes' terms (Const, Num, Length, Derived), left to right
   };
-  // A sum of numbers, counts and constants (`count(a) + count(b) + n + 1`:
-  // ASB's offsets of its groups) is one node: its terms added in order
-  // (not a node and a call per operator).
-  static bool summable(const CNode& n) { return n.op == CNode::Const || n.op == CNode::Num || n.op == CNode::Length || n.op == CNode::Sum; }
+  // A sum of numbers, counts, constants and derived fields (`count(a) +
+  // count(b) + child_count + 1`: ASB's offsets of its groups) is one node:
+  // its terms added in order (not a node and a call per operator).
+  static bool summable(const CNode& n) {
+    return n.op == CNode::Const || n.op == CNode::Num || n.op == CNode::Length || n.op == CNode::Derived || n.op == CNode::Sum;
+  }
   static void add_terms(const Prog& p, const CNode& n, std::vector<CNode>& out) {
     if (n.op != CNode::Sum) out.push_back(n);
     else for (uint32_t i = n.a; i < n.a + n.b; ++i) out.push_back(p.terms[i]);
@@ -1250,8 +1270,14 @@ class Encoder {
       case CNode::Derived: return derived(*n.k, st, x);
       case CNode::Sum: {
         uint64_t t = 0;
-        for (const CNode* m = p.terms.data() + n.a, *end = m + n.b; m != end; ++m)
-          t += m->op == CNode::Const ? m->value : m->op == CNode::Length ? length(member(*m->k, st, x)) : num(member(*m->k, st, x));
+        for (const CNode* m = p.terms.data() + n.a, *end = m + n.b; m != end; ++m) {
+          switch (m->op) {
+            case CNode::Const: t += m->value; break;
+            case CNode::Length: t += length(member(*m->k, st, x)); break;
+            case CNode::Derived: t += derived(*m->k, st, x); break;
+            default: t += num(member(*m->k, st, x)); break;  // Num
+          }
+        }
         return t;
       }
     }
@@ -1266,16 +1292,21 @@ class Encoder {
   // context, which do not change during a write, and every struct value the
   // writer reads lives as long as the writer (the caller's, and its tables'
   // kept in table_values_), so x's address names it for the whole write.
+  // Its compiled expression is kept there too (prog()'s look-up was a fifth
+  // of a miss's cost).
   struct Memo {
     const Value* x = nullptr;
     uint64_t v = 0;
+    const Prog* p = nullptr;
   };
   std::vector<Memo> memo_;  // by Step::id
   uint64_t derived(const enc::Step& k, const Struct& st, const Value& x) {
     Memo& m = memo_[k.id];
     if (m.x == &x) return m.v;
-    const uint64_t v = eval(st, *k.derive, x);
-    m = {&x, v};  // (memo_ never grows during a write: m still refers to k's entry)
+    if (!m.p || m.p->st != &st) m.p = &prog(st, *k.derive);
+    const uint64_t v = run(*m.p, 0, st, x);
+    m.x = &x;  // (memo_ never grows during a write: m still refers to k's entry)
+    m.v = v;
     return v;
   }
 
@@ -2046,17 +2077,16 @@ class Encoder {
     // once, else each by index with the interned name's pointer compared.
     const bool ordered = word.fields().shape() == k.bits_shape;
     if (ordered) {
-      // Bit i is member i: each bit packed with one compare against its
-      // limit; a bit that does not fit is named by the loop below.
-      uint64_t v = 0;
-      bool fits = true;
-      for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
-        const enc::Step::Bit& b = k.bit_info[bi];
-        const uint64_t mv = b.is_bool ? uint64_t(wv[bi].as_uint() != 0) : wv[bi].as_uint();
-        fits &= mv <= b.limit;
-        v |= mv << b.shift;
+      // Bit i is member i: each bit packed with one mask of what is over its
+      // limit (a bool's is 1: no select of `n != 0` per bit); a bit that does
+      // not fit, or a bool that is not 0 or 1, is left to the loop below.
+      uint64_t v = 0, over = 0;
+      const enc::Step::Bit* b = k.bit_info.data();
+      for (const Value* m = wv, *end = wv + k.bit_info.size(); m != end; ++m, ++b) {
+        over |= m->as_uint() & b->over;
+        v |= m->as_uint() << b->shift;
       }
-      if (fits) {
+      if (!over) {
         store(o, k.prim, v);
         return;
       }
@@ -2267,9 +2297,13 @@ class Encoder {
   void place(const Struct& st, const Value& x, uint64_t s) {
     const enc::StructSteps& ss = steps_of(st);
     const Frame frame(*this, ss, x);
-    std::map<std::string, uint64_t> shallow_at;
+    // Where shallow targets went, and the children placed before the struct
+    // itself: made when a layout item needs them (an empty map's and set's
+    // destructors were two calls per struct placed).
+    std::optional<std::map<std::string, uint64_t>> shallow_at;
+    const auto shallow = [&shallow_at]() -> std::map<std::string, uint64_t>& { return shallow_at ? *shallow_at : shallow_at.emplace(); };
     bool before_self = st.has_self;
-    std::set<std::string> pre_children;
+    std::optional<std::set<std::string>> pre_children;
     for (size_t j = 0; j < st.layout.size(); ++j) {
       const LayoutItem& li = st.layout[j];
       const enc::Step* k = ss.layout[j];  // the field it names
@@ -2277,14 +2311,14 @@ class Encoder {
         // Placed by pre_place: fill in the pointers now that the struct exists.
         if (li.kind == LayoutItem::Self) before_self = false;
         else if (li.kind == LayoutItem::FieldTarget) patch_field(st, *k->f, x, s);
-        else if (li.kind == LayoutItem::Children) pre_children.insert(li.name);
+        else if (li.kind == LayoutItem::Children) (pre_children ? *pre_children : pre_children.emplace()).insert(li.name);
         continue;
       }
-      if (li.kind == LayoutItem::Shallow && pre_children.count(li.name)) {
+      if (li.kind == LayoutItem::Shallow && pre_children && pre_children->count(li.name)) {
         const Field& f = *k->f;
-        place_target(st, f, true, x, s, shallow_at);
+        place_target(st, f, &shallow(), x, s);
         const Value& l = list(st, f, member(*k, st, x));
-        for (size_t i = 0; i < l.items().size(); ++i) patch(*f.type.st, l.items()[i], shallow_at[f.name] + i * f.type.st->size);
+        for (size_t i = 0; i < l.items().size(); ++i) patch(*f.type.st, l.items()[i], shallow()[f.name] + i * f.type.st->size);
         continue;
       }
       switch (li.kind) {
@@ -2306,7 +2340,7 @@ class Encoder {
         case LayoutItem::Children: {
           const Field& f = *k->f;
           if (!f.pointer.width && !f.pointer.elem_width) place_inline_children(st, *k, x, s);
-          else place_children(st, f, x, shallow_at[f.name]);
+          else place_children(st, f, x, shallow()[f.name]);
           continue;
         }
         case LayoutItem::Self: continue;
@@ -2317,7 +2351,7 @@ class Encoder {
       if (k->cond && !eval(st, *k->cond, x)) continue;  // (cond_true, from the step)
       if (!k->has_ptr) place_inline_pointers(st, *k, x, s);
       else if (k->in_section) enqueue(st, f, -1, x, s);
-      else place_target(st, f, li.kind == LayoutItem::Shallow, x, s, shallow_at);
+      else place_target(st, f, li.kind == LayoutItem::Shallow ? &shallow() : nullptr, x, s);
     }
     // What the active case of a union points to.
     for (const enc::Step* k : ss.unions) {
@@ -2357,7 +2391,7 @@ class Encoder {
         break;
       }
       case CaseKind::StructPointer:
-        if (!p.section.empty()) enqueue(st, u, static_cast<int>(i), x, s);
+        if (!p.section.empty()) enqueue(st, u, static_cast<int>(i), x, s, uk.array_on ? nullptr : &v);
         else place_case_struct(st, u, i, v, slot0, s);
         break;
       case CaseKind::Struct:
@@ -2542,8 +2576,11 @@ class Encoder {
     return e;
   }
 
-  void place_target(const Struct& st, const Field& f, bool shallow, const Value& xs, uint64_t s, std::map<std::string, uint64_t>& shallow_at,
+  // shallow_at: a shallow target's (its place noted there, its children
+  // placed later); null: any other.
+  void place_target(const Struct& st, const Field& f, std::map<std::string, uint64_t>* shallow_at, const Value& xs, uint64_t s,
                     bool record = false) {
+    const bool shallow = shallow_at != nullptr;
     const PtrFacts pf = ptr_facts(st, f);  // a copy: the walk below may reuse its entry
     const Value& xv = pf.table ? table_value(f) : pf.in_model ? member(pf.member, pf.name, st, xs, f) : empty_struct();
     const uint64_t slot = pf.fixed_at ? s + pf.offset : field_at(f, xs, s);
@@ -2593,7 +2630,7 @@ class Encoder {
       size = n ? kUnknownSize : 0;
     }
     const bool shares = hooked && !shallow && region < 0 && pf.in_model && !(et && et->has_self) && !(pf.array_on && pf.elem_width) && pf.scale1;
-    place_rest(st, f, shallow, xv, x, n, size, shares, hooked, slot, base, wh, width, region, align, pf, shallow_at, record);
+    place_rest(st, f, xv, x, n, size, shares, hooked, slot, base, wh, width, region, align, pf, shallow_at, record);
   }
   // place_target's inline Pascal string and DIC.
   void place_special(const Struct& st, const Field& f, const Value& xs, const Value& xv, uint64_t s, uint64_t slot, uint64_t base, uint8_t width,
@@ -2625,9 +2662,10 @@ class Encoder {
     }
   }
   // The rest of place_target: a target to place (its slot's null cases are done).
-  void place_rest(const Struct& st, const Field& f, bool shallow, const Value& xv, const Value* x, uint64_t n, uint64_t size, bool shares,
+  void place_rest(const Struct& st, const Field& f, const Value& xv, const Value* x, uint64_t n, uint64_t size, bool shares,
                   bool hooked, uint64_t slot, uint64_t base, const char* wh, uint8_t width, int region, uint64_t align, const PtrFacts& pf,
-                  std::map<std::string, uint64_t>& shallow_at, bool record) {
+                  std::map<std::string, uint64_t>* shallow_at, bool record) {
+    const bool shallow = shallow_at != nullptr;
     (void)st;
     const Struct* et = pf.et;
     const enc::StructSteps* ets = pf.ets;
@@ -2669,7 +2707,7 @@ class Encoder {
     if (region >= 0) w.mark_start(region);
     if (record) placed_[&xv] = t;
     else if (!f.array.on && et && et->has_self) pointer_call(f, slot, t, base, wh);
-    if (shallow) shallow_at[f.name] = t;
+    if (shallow) (*shallow_at)[f.name] = t;
     if (!f.array.on) {
       if (et->fixed_size) put(*et, *x, w.reserve(et->size));
       else put(*et, *x, std::nullopt);
@@ -2743,7 +2781,6 @@ class Encoder {
 
   // pre_place_T: what T's layout places before T itself.
   void pre_place(const Struct& st, const Value& x) {
-    std::map<std::string, uint64_t> unused;
     for (const auto& li : st.layout) {
       if (li.kind == LayoutItem::Self) break;
       switch (li.kind) {
@@ -2755,7 +2792,7 @@ class Encoder {
           break;
         }
         case LayoutItem::FieldTarget:
-          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), false, x, 0, unused, true);
+          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), nullptr, x, 0, true);
           break;
         default: break;
       }
@@ -2763,13 +2800,12 @@ class Encoder {
   }
   // preplace_E / patch_E: E's targets placed before E, and E's pointers filled in later.
   void preplace(const Struct& st, const Value& x) {
-    std::map<std::string, uint64_t> unused;
     for (const auto& li : st.layout) {
       switch (li.kind) {
         case LayoutItem::Align: w.align(li.n); break;
         case LayoutItem::Zeros: w.reserve(li.n); break;
         case LayoutItem::FieldTarget:
-          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), false, x, 0, unused, true);
+          if (cond_true(st, *st.field(li.name), x)) place_target(st, *st.field(li.name), nullptr, x, 0, true);
           break;
         default: break;
       }
@@ -2782,13 +2818,13 @@ class Encoder {
 
   // ---- Sections --------------------------------------------------------------------
 
-  void enqueue(const Struct& st, const Field& f, int case_index, const Value& x, uint64_t s) {
+  void enqueue(const Struct& st, const Field& f, int case_index, const Value& x, uint64_t s, const Value* payload = nullptr) {
     const std::string& section = case_index < 0 ? f.section : f.variant.cases[static_cast<size_t>(case_index)].field->section;
     Section& q = this->section(section);
     if (q.done)
       throw EncodeError(st.name + "." + f.name + ": a target of section '" + section +
                         "' comes after the section was placed (place the section later in the layout)");
-    q.items.push_back({&st, &f, case_index, &x, s});
+    q.items.push_back({&st, &f, case_index, &x, s, payload});
   }
   uint64_t section_align(const std::string& name) const {
     uint64_t a = 1;
@@ -2816,11 +2852,10 @@ class Encoder {
     for (size_t i = 0; i < q.size(); ++i) {
       const SectionItem it = q[i];
       if (it.case_index < 0) {
-        std::map<std::string, uint64_t> unused;
-        place_target(*it.st, *it.f, false, *it.x, it.s, unused);
+        place_target(*it.st, *it.f, nullptr, *it.x, it.s);
       } else {
-        const Value& uv = member(*it.st, *it.x, *it.f);
-        place_case_struct(*it.st, *it.f, static_cast<size_t>(it.case_index), uv.items()[0], it.s + it.f->resolved.offset, it.s);
+        const Value& v = it.payload ? *it.payload : member(*it.st, *it.x, *it.f).items()[0];
+        place_case_struct(*it.st, *it.f, static_cast<size_t>(it.case_index), v, it.s + it.f->resolved.offset, it.s);
       }
     }
     sec.done = true;
