@@ -747,6 +747,71 @@ BOOST_AUTO_TEST_CASE(union_cases_found_by_tag_and_name) {
   BOOST_TEST(encode_error(d, bad) == "Item.value: no case 'three'");
 }
 
+// A union's tag lives in its block (the 16-byte Value's one slot is the
+// block's pointer): a tag that needs all 64 bits is decoded, kept by a copy,
+// a move and a block grown under it, told apart by == from one equal in its
+// low 32 bits, set on a copy alone, and encoded back to the same bytes.
+BOOST_AUTO_TEST_CASE(union_tags_of_64_bits_live_in_the_block) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: widetags
+title: Wide tags
+doc: Union tags of 64 bits.
+endian: little
+extensions: [.wtg]
+versions: "1"
+root: Head
+types:
+  Head:
+    doc: A list of tagged values.
+    fields:
+      - {name: n, type: u8, doc: N.}
+      - {name: items, type: "Item[]", count: n, doc: I.}
+  Item:
+    doc: A tag and its value.
+    fields:
+      - {name: kind, type: u64, doc: K.}
+      - name: value
+        type: union
+        tag: kind
+        doc: V.
+        cases:
+          - {value: 4294967297, name: high, type: u8, doc: H.}
+          - {value: 1, name: low, type: u16, doc: L.}
+)",
+                                               "widetags.yaml");
+  const uint64_t high = 0x100000001u;
+  const std::vector<uint8_t> bytes = {2, 1, 0, 0, 0, 1, 0, 0, 0, 0x5a, 1, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12};
+  const dyn::Value v = d.decode(bytes);
+  const dyn::Value& hi = v["items"][0]["value"];
+  BOOST_TEST(hi.case_name() == "high");
+  BOOST_TEST(hi.tag() == high);
+  BOOST_TEST(hi.as_uint() == high);  // a union's number is its tag
+  BOOST_TEST(v["items"][1]["value"].tag() == 1u);
+  dyn::Value c = v;
+  BOOST_TEST(c["items"][0]["value"].tag() == high);
+  BOOST_TEST((c == v));
+  const dyn::Value m = std::move(c);
+  BOOST_TEST(m["items"][0]["value"].tag() == high);
+  BOOST_TEST((m == v));
+  BOOST_TEST((dyn::Value::union_("high", static_cast<int64_t>(high), dyn::Value::uint(0x5a, 1)) == hi));
+  BOOST_TEST(!(dyn::Value::union_("high", 1, dyn::Value::uint(0x5a, 1)) == hi));
+  dyn::Value s = hi;
+  s.set_tag(1);
+  BOOST_TEST(s.tag() == 1u);
+  BOOST_TEST(hi.tag() == high);
+  BOOST_TEST(!(s == hi));
+  BOOST_TEST(s.items()[0].as_uint() == 0x5au);
+  dyn::Value g = dyn::Value::union_("high", static_cast<int64_t>(high), dyn::Value::uint(1, 1));
+  for (int i = 0; i < 9; ++i) g.items().push_back(dyn::Value::uint(2, 1));  // the block remade, bigger
+  BOOST_TEST(g.tag() == high);
+  BOOST_TEST(g.items().size() == 10u);
+  dyn::Value a;
+  a.set_tag(high);  // an Absent value becomes a Union
+  BOOST_TEST((a.kind == dyn::Value::Kind::Union));
+  BOOST_TEST(a.tag() == high);
+  BOOST_TEST(d.encode(v) == bytes, boost::test_tools::per_element());
+  BOOST_TEST(d.encode(m) == bytes, boost::test_tools::per_element());
+}
+
 // A union value holds its case name as an interned id (Value::case_id(),
 // dynamic::intern_id): names over a short string's 15 characters decoded,
 // compared, copied, printed, read back and encoded; the ids of equal names

@@ -722,6 +722,51 @@ BOOST_AUTO_TEST_CASE(compact_value_is_a_plain_value_type) {
   BOOST_TEST(dyn::Value::union_(std::string("case_b"), 2, {}).case_name() == "case_b");
 }
 
+// A number set on a value that holds a block (a struct, an array, a
+// string, a union: the 16-byte Value's slot is then the block's pointer)
+// frees the block and makes the value that number: the chunks of a thread
+// that built such values are all freed once the values are numbers (a
+// block left behind would keep its chunk: live_chunks()).
+BOOST_AUTO_TEST_CASE(numbers_set_on_values_that_hold_blocks_free_them) {
+  const dyn::Value warm = dyn::Value::string("this thread has a chunk");
+  const int64_t base = dyn::detail::live_chunks();
+  std::vector<dyn::Value> vs(5);
+  std::thread t([&vs] {
+    for (size_t k = 0; k < vs.size(); ++k) {
+      dyn::Value v = dyn::Value::struct_();
+      dyn::Value& a = v.add("items", dyn::Value::array());
+      for (int i = 0; i < 1500; ++i) a.items().push_back(dyn::Value::string("a string longer than a short one, " + std::to_string(i)));
+      v.add("u", dyn::Value::union_("c", int64_t(1) << 40, dyn::Value::struct_()));
+      vs[k] = std::move(v);
+    }
+  });
+  t.join();
+  BOOST_TEST(dyn::detail::live_chunks() >= base + 2);
+  vs[0].set_uint(7);
+  BOOST_TEST((vs[0].kind == dyn::Value::Kind::UInt));
+  BOOST_TEST(vs[0].as_uint() == 7u);
+  BOOST_TEST(vs[0].fields().empty());
+  vs[1].set_int(-7);
+  BOOST_TEST((vs[1].kind == dyn::Value::Kind::Int));
+  BOOST_TEST(vs[1].as_int() == -7);
+  for (dyn::Value& e : vs[2]["items"].items()) e.set_uint(1);  // strings
+  vs[2]["u"].set_uint(2);                                       // a union
+  vs[2]["items"].set_uint(3);                                   // an array of numbers
+  BOOST_TEST(vs[2]["u"].as_uint() == 2u);
+  BOOST_TEST(vs[2]["items"].as_uint() == 3u);
+  vs[2].set_number(dyn::Value::Kind::Double, 8, 0x3ff0000000000000u);
+  BOOST_TEST(vs[2].as_double() == 1.0);
+  vs[3]["u"] = dyn::Value::uint(9, 1);
+  vs[3].set_kind(dyn::Value::Kind::Bool);
+  BOOST_TEST(!vs[3].as_bool());
+  BOOST_CHECK_THROW(vs[3].str(), std::logic_error);  // a number has no text to write
+  vs[4].set_kind(dyn::Value::Kind::Struct);          // its kind already: kept
+  BOOST_TEST(vs[4].fields().size() == 2u);
+  vs[4].set_kind(dyn::Value::Kind::Absent);
+  BOOST_TEST(vs[4].is_absent());
+  BOOST_TEST(dyn::detail::live_chunks() == base);
+}
+
 // A value's blocks come from per-thread chunks (value.cpp, docs/dynamic.md
 // "Memory"): a chunk is freed when its last block is, whichever thread frees
 // it and whether or not the thread that made it still runs; a block kept

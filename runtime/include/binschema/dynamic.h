@@ -361,7 +361,7 @@ struct Value {
   // A number of kind k (Bool .. Double) and that width and bits, whatever
   // this value held (a block is freed): the walks' store of a number read.
   void set_number(Kind k, uint8_t w, uint64_t bits) {
-    if (holds_block()) [[unlikely]] *this = Value();
+    if (holds_block()) [[unlikely]] detail::Block::destroy(b_);  // (a call: set_number stays small enough to inline)
     kind = k, width = w, n_ = bits;
   }
   // An empty value of kind k (width 0, number 0, no block) unless it is of
