@@ -325,6 +325,13 @@ struct Value {
   static Value uint(uint64_t v, uint8_t width);
   static Value float32(float v);
   static Value float64(double v);
+  // A number of kind k (Bool, Int, UInt, Float, Double), width w and those
+  // 64 bits (set_number()'s arguments), made inline.
+  static Value number(Kind k, uint8_t w, uint64_t bits) {
+    Value v;
+    v.kind = k, v.width = w, v.n_ = bits;
+    return v;
+  }
   static Value string(std::string s);
   static Value bytes(std::string b);
   static Value struct_();
@@ -349,6 +356,10 @@ struct Value {
   // The number (Bool: 0 or 1; Float, Double: their bits). A union gives its
   // tag, a string, bytes, a struct or an array 0.
   uint64_t as_uint() const { return kind <= Kind::Double ? n_ : tag(); }
+  // The number's 64 bits when the kind is known to be a number (Absent,
+  // Bool, Int, UInt, Float, Double): as_uint() without its check of the
+  // kind, for a walk that has just compared it. Of another kind: meaningless.
+  uint64_t number_bits() const { return n_; }
   int64_t as_int() const { return static_cast<int64_t>(as_uint()); }
   bool as_bool() const { return as_uint() != 0; }
   float as_float() const;

@@ -778,6 +778,10 @@ class Dec {
 
   // ---- read_fn
   uint64_t read_struct(const Struct& st, uint64_t s, Value& x, uint64_t end, uint64_t next) { return read_sp(p_.of(&st), s, x, end, next); }
+  // v, which holds no block (a number member as start_struct or
+  // assign_flat made it), made that number: set_number() without its check
+  // of what v held (a check per number read).
+  static void renumber(Value& v, Value::Kind k, uint8_t w, uint64_t bits) { new (&v) Value(Value::number(k, w, bits)); }
   // `init` into x: its members copied as bytes when they hold no block.
   static void start_struct(const StructPlan& sp, Value& x) {
     if (!sp.init_flat) {
@@ -844,7 +848,7 @@ class Dec {
         if (cursor) fr.o = o + size;
         if (m >= 0) {
           // prim_value in place: the member holds a number (its default) and no block.
-          mem[m].set_number(vk, vw, raw);
+          renumber(mem[m], vk, vw, raw);
         }
         continue;
       }
@@ -980,7 +984,7 @@ class Dec {
         case DecodeStep::SimplePlain: {
           // prim_value in place, as read_struct's plain numbers.
           const uint64_t raw = load_prim(ds.prim, o);
-          v.set_number(ds.vkind, ds.vwidth, raw);
+          renumber(v, ds.vkind, ds.vwidth, raw);
           break;
         }
         case DecodeStep::SimpleBits: read_bits(sp, *ds.f, fi, load_prim(ds.prim, o), v); break;
@@ -988,7 +992,7 @@ class Dec {
           // read_scalar's bool: checked, then stored (the member holds its default, no block).
           const uint64_t raw = load_prim(ds.prim, o);
           check_bool(*ds.f, raw, o, ds.f->name);
-          v.set_number(Value::Kind::Bool, ds.vwidth, raw != 0);
+          renumber(v, Value::Kind::Bool, ds.vwidth, raw != 0);
           break;
         }
         case DecodeStep::SimpleString: {
@@ -1230,7 +1234,7 @@ class Dec {
         Value* const xm = x.fields().values();
         for (size_t k = 0; k < nb; ++k) {
           const Value& d = xm[k];  // bits_def's kind and width
-          xm[k].set_number(d.kind, d.width, (raw >> bs[k].shift) & bs[k].mask);  // a bool's one bit is its 0 or 1
+          renumber(xm[k], d.kind, d.width, (raw >> bs[k].shift) & bs[k].mask);  // a bool's one bit is its 0 or 1
         }
         return;
       }

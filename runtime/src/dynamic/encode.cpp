@@ -256,11 +256,11 @@ inline Num num_of(Prim p) {
   return n;
 }
 // Whether v is a value of n's own kind in its range: stored as v.as_uint().
-inline bool num_fits(const Num& n, const Value& v) {
+[[gnu::always_inline]] inline bool num_fits(const Num& n, const Value& v) {
   if (v.kind != n.want) return false;  // (an Absent n fits an absent v: callers with such an n check n.want first)
   if (n.bits >= 64) return true;
-  if (!n.is_signed) return (v.as_uint() >> n.bits) == 0;
-  const int64_t i = v.as_int();
+  if (!n.is_signed) return (v.number_bits() >> n.bits) == 0;  // a number: its kind is n.want
+  const int64_t i = static_cast<int64_t>(v.number_bits());
   const unsigned sh = 64u - n.bits;
   return static_cast<int64_t>(static_cast<uint64_t>(i) << sh) >> sh == i;
 }
@@ -1529,7 +1529,7 @@ class Encoder {
     return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(f.type.prim);
   }
   void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what) {
-    if (n.want != Value::Kind::Absent && enc::num_fits(n, v)) store_num(n, o, v.as_uint());
+    if (n.want != Value::Kind::Absent && enc::num_fits(n, v)) store_num(n, o, v.number_bits());
     else store_elem(f, o, v, what);
   }
   // The elements of a list of numbers at o, one after the other: the
@@ -1550,7 +1550,7 @@ class Encoder {
   void store_elems_as(const Field& f, const enc::Num& n, uint64_t o, const Value* e, size_t cnt, const char* what) {
     for (size_t i = 0; i < cnt; ++i) {
       if (enc::num_fits(n, e[i])) [[likely]]
-        w.template put<T>(o + i * sizeof(T), static_cast<T>(e[i].as_uint()));
+        w.template put<T>(o + i * sizeof(T), static_cast<T>(e[i].number_bits()));
       else
         store_elem(f, o + i * sizeof(T), e[i], what);
     }
@@ -1646,7 +1646,7 @@ class Encoder {
         case enc::Op::Num: {
           const uint64_t o = k.cursor ? w.reserve(k.size) : s + k.offset;
           const Value& v = member(k, st, x);
-          store_num(k.num, o, enc::num_fits(k.num, v) ? v.as_uint() : fit(v, k.f->type.prim, k.what));
+          store_num(k.num, o, enc::num_fits(k.num, v) ? v.number_bits() : fit(v, k.f->type.prim, k.what));
           continue;
         }
         case enc::Op::Nums: {
@@ -1749,7 +1749,7 @@ class Encoder {
     }
   }
   void put_num(const enc::Step& k, uint64_t o, const Value& v) {
-    store_num(k.num, o, enc::num_fits(k.num, v) ? v.as_uint() : fit(v, k.f->type.prim, k.what));
+    store_num(k.num, o, enc::num_fits(k.num, v) ? v.number_bits() : fit(v, k.f->type.prim, k.what));
   }
 
   void absent_check(const Struct& st, const enc::Step& k, const Value& x) {
@@ -2201,7 +2201,7 @@ class Encoder {
       case CaseKind::StructPointer: break;
       case CaseKind::PooledBlock: block_ref(p, v, oo, static_cast<uint64_t>(c.tag), f.variant.tag_shift); break;
       case CaseKind::Number:
-        if (cs.num.want != Value::Kind::Absent && enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.as_uint());  // a plain number of its own kind
+        if (cs.num.want != Value::Kind::Absent && enc::num_fits(cs.num, v)) store_num(cs.num, oo, v.number_bits());  // a plain number of its own kind
         else if (!p.table.index_of.empty()) w.put_uint(oo, static_cast<unsigned>(gen::prim_size(p.type.prim)), table_index(p, v, wh), wh);
         else if (p.true_value) store(oo, p.type.prim, v.as_uint() != 0 ? *p.true_value : 0);
         else {
