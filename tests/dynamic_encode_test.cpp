@@ -682,10 +682,9 @@ types:
 
 namespace {
 
-// A schema of a count and that many items, each a u8 tag and a union on
-// it whose cases, named as given, are a u8 at tag 1, a u16 at 65 (in the
-// slot of 1 in the encoder's table of cases by tag) and a u32 at 2.
-std::string union_cases_schema(const std::string& one, const std::string& wide, const std::string& two) {
+// A schema of a count and that many items, each a tag of type `tag` and a
+// union on it whose cases are `cases` (YAML list lines).
+std::string tagged_items_schema(const std::string& tag, const std::string& cases) {
   return R"(format: cases
 title: Cases
 doc: Union cases.
@@ -702,16 +701,21 @@ types:
   Item:
     doc: A tag and its value.
     fields:
-      - {name: kind, type: u8, doc: K.}
+      - {name: kind, type: )" + tag + R"(, doc: K.}
       - name: value
         type: union
         tag: kind
         doc: V.
         cases:
-          - {value: 1, name: )" + one + R"(, type: u8, doc: O.}
-          - {value: 65, name: )" + wide + R"(, type: u16, doc: W.}
-          - {value: 2, name: )" + two + R"(, type: u32, doc: T.}
-)";
+)" + cases;
+}
+// Items with a u8 tag whose union's cases, named as given, are a u8 at tag
+// 1, a u16 at 65 (in the slot of 1 in the encoder's table of cases by tag)
+// and a u32 at 2.
+std::string union_cases_schema(const std::string& one, const std::string& wide, const std::string& two) {
+  return tagged_items_schema("u8", "          - {value: 1, name: " + one + ", type: u8, doc: O.}\n"
+                                   "          - {value: 65, name: " + wide + ", type: u16, doc: W.}\n"
+                                   "          - {value: 2, name: " + two + ", type: u32, doc: T.}\n");
 }
 
 }  // namespace
@@ -752,31 +756,8 @@ BOOST_AUTO_TEST_CASE(union_cases_found_by_tag_and_name) {
 // a move and a block grown under it, told apart by == from one equal in its
 // low 32 bits, set on a copy alone, and encoded back to the same bytes.
 BOOST_AUTO_TEST_CASE(union_tags_of_64_bits_live_in_the_block) {
-  const dyn::Schema d = dyn::Schema::load_text(R"(format: widetags
-title: Wide tags
-doc: Union tags of 64 bits.
-endian: little
-extensions: [.wtg]
-versions: "1"
-root: Head
-types:
-  Head:
-    doc: A list of tagged values.
-    fields:
-      - {name: n, type: u8, doc: N.}
-      - {name: items, type: "Item[]", count: n, doc: I.}
-  Item:
-    doc: A tag and its value.
-    fields:
-      - {name: kind, type: u64, doc: K.}
-      - name: value
-        type: union
-        tag: kind
-        doc: V.
-        cases:
-          - {value: 4294967297, name: high, type: u8, doc: H.}
-          - {value: 1, name: low, type: u16, doc: L.}
-)",
+  const dyn::Schema d = dyn::Schema::load_text(tagged_items_schema("u64", "          - {value: 4294967297, name: high, type: u8, doc: H.}\n"
+                                                                         "          - {value: 1, name: low, type: u16, doc: L.}\n"),
                                                "widetags.yaml");
   const uint64_t high = 0x100000001u;
   const std::vector<uint8_t> bytes = {2, 1, 0, 0, 0, 1, 0, 0, 0, 0x5a, 1, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12};
