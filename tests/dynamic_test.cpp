@@ -386,7 +386,10 @@ BOOST_AUTO_TEST_CASE(corrupted_inputs_give_the_generated_errors) {
 // to another node's error. The second: an AL with a NaN and trailing bytes
 // that the generated decode(bytes, layout) refused (its writer compared
 // models with ==, where the NaN is not equal to itself) and the engine gave
-// back (tests/fuzzer/differential/README.md).
+// back. The third: AAMP files with a value stored inside another one, whose
+// block the shared writer remembered where it first wrote it, and a -0.0
+// that the generated code's float == took for that 0.0
+// (tests/fuzzer/differential/README.md).
 BOOST_AUTO_TEST_CASE(fuzz_found_inputs_give_the_generated_text_or_errors) {
   Tally t;
   size_t n = 0;

@@ -175,7 +175,10 @@ class WriterBase {
   // After placing the block of value v at t (so that later slots can share it).
   template <class T>
   [[gnu::always_inline]] void note_block(uint64_t t, const T& v) {
-    if (lay_) [[unlikely]] blocks_.emplace(t, Block{&v, &same_value<T>});
+    if (lay_) [[unlikely]] {
+      blocks_.emplace(t, Block{&v, &same_value<T>});
+      if (tentative_.on) tentative_.value = &v;  // a leaf written at the end for now (check_leaf)
+    }
   }
   // share: equal (a fresh write stores equal targets once): the position of a
   // block written earlier for a share: equal pointer whose value is equal to
@@ -189,6 +192,7 @@ class WriterBase {
   template <class T>
   void note_equal(uint64_t t, const T& v, size_t h) {
     equal_.emplace(h, Equal{&v, &same_value<T>, t});
+    if (tentative_.on) tentative_.hash = h, tentative_.hashed = true;  // (check_leaf)
   }
 
   // A block with no pointers inside (its bytes are final once written): the
@@ -434,6 +438,7 @@ class WriterBase {
         if (end > hi_) len_ = hi_ = end;
         spans_.emplace_back(k.at, end);
         cover(k.at, end);
+        renote(t, k.at);
         leaves_.push_back({k.at, std::move(bytes), k.slot, k.width, k.base, k.align, k.scale, k.add, k.tag});
         return true;
       }
@@ -442,6 +447,23 @@ class WriterBase {
     const Tentative& k = tentative_;
     leaves_.push_back({t, std::string(reinterpret_cast<const char*>(buf_.data() + t), n), k.slot, k.width, k.base, k.align, k.scale, k.add, k.tag});
     return false;
+  }
+
+  // The leaf of tentative_, noted (note_block, note_equal) where it was
+  // written first, is at `to` now: a later slot that shares it must point
+  // there, and a block placed at `from` must not be taken for it.
+  void renote(uint64_t from, uint64_t to) {
+    const Tentative& k = tentative_;
+    for (auto [it, end] = blocks_.equal_range(from); it != end; ++it)
+      if (it->second.value == k.value) {
+        const Block b = it->second;
+        blocks_.erase(it);
+        blocks_.emplace(to, b);
+        break;
+      }
+    if (k.hashed)
+      for (auto [it, end] = equal_.equal_range(k.hash); it != end; ++it)
+        if (it->second.value == k.value && it->second.at == from) it->second.at = to;
   }
 
   // Whether [a, a + n) meets bytes of a block written so far (with a layout).
@@ -645,6 +667,9 @@ class WriterBase {
     uint8_t width = 0;
     uint64_t base = 0, align = 1;
     uint64_t scale = 1, add = 0, tag = 0;  // the pointer word's encoding (see Leaf)
+    const void* value = nullptr;  // its model value, as note_block noted it (renote)
+    size_t hash = 0;              // and its hash, when note_equal noted it too
+    bool hashed = false;
   } tentative_;
   uint64_t limit_ = 0;              // no position from the layout at or past this
   bool record_ = true;
