@@ -26,7 +26,9 @@ struct Bool {
 struct F32 {
   static constexpr const char* type_name = "F32";
   float value = 0;
-  bool operator==(const F32&) const = default;
+  bool operator==(const F32& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(value, o.value);
+  }
 };
 
 // An s32 value.
@@ -40,28 +42,36 @@ struct Int {
 struct Vec2 {
   static constexpr const char* type_name = "Vec2";
   std::array<float, 2> value{};
-  bool operator==(const Vec2&) const = default;
+  bool operator==(const Vec2& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(value, o.value);
+  }
 };
 
 // 3 floats.
 struct Vec3 {
   static constexpr const char* type_name = "Vec3";
   std::array<float, 3> value{};
-  bool operator==(const Vec3&) const = default;
+  bool operator==(const Vec3& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(value, o.value);
+  }
 };
 
 // 4 floats.
 struct Vec4 {
   static constexpr const char* type_name = "Vec4";
   std::array<float, 4> value{};
-  bool operator==(const Vec4&) const = default;
+  bool operator==(const Vec4& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(value, o.value);
+  }
 };
 
 // 4 floats: red, green, blue, alpha.
 struct Color {
   static constexpr const char* type_name = "Color";
   std::array<float, 4> value{};
-  bool operator==(const Color&) const = default;
+  bool operator==(const Color& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(value, o.value);
+  }
 };
 
 // A string in the string section, NUL-terminated and padded to 4 (every string type: equal strings are stored once, whatever their type).
@@ -77,7 +87,11 @@ struct Curve {
   uint32_t a = 0;
   uint32_t b = 0;
   std::array<float, 30> floats{};
-  bool operator==(const Curve&) const = default;
+  bool operator==(const Curve& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(a, o.a) &&
+           binschema::same_bits(b, o.b) &&
+           binschema::same_bits(floats, o.floats);
+  }
 };
 
 // 1 curve.
@@ -119,14 +133,18 @@ struct BufferInt {
 struct BufferF32 {
   static constexpr const char* type_name = "BufferF32";
   std::vector<float> values;
-  bool operator==(const BufferF32&) const = default;
+  bool operator==(const BufferF32& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(values, o.values);
+  }
 };
 
 // 4 floats: a quaternion.
 struct Quat {
   static constexpr const char* type_name = "Quat";
   std::array<float, 4> value{};
-  bool operator==(const Quat&) const = default;
+  bool operator==(const Quat& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(value, o.value);
+  }
 };
 
 // A u32 value.

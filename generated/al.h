@@ -67,7 +67,23 @@ struct AnimationHeader {
   uint16_t flags = 0;
   // Unknown.
   std::array<uint32_t, 6> unknowns2{};
-  bool operator==(const AnimationHeader&) const = default;
+  bool operator==(const AnimationHeader& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(version, o.version) &&
+           binschema::same_bits(name, o.name) &&
+           binschema::same_bits(type, o.type) &&
+           binschema::same_bits(event_string_size, o.event_string_size) &&
+           binschema::same_bits(unknowns1, o.unknowns1) &&
+           binschema::same_bits(event_count, o.event_count) &&
+           binschema::same_bits(bone_count, o.bone_count) &&
+           binschema::same_bits(frame_count, o.frame_count) &&
+           binschema::same_bits(sampling_rate, o.sampling_rate) &&
+           binschema::same_bits(duration, o.duration) &&
+           binschema::same_bits(distance, o.distance) &&
+           binschema::same_bits(is_cyclic, o.is_cyclic) &&
+           binschema::same_bits(is_hierarchical, o.is_hierarchical) &&
+           binschema::same_bits(flags, o.flags) &&
+           binschema::same_bits(unknowns2, o.unknowns2);
+  }
 };
 
 // Animation event (0x48 bytes).
@@ -79,7 +95,11 @@ struct AnimationEvent {
   std::string event_name;
   // Transform: three rotation axes and a translation, each 4 floats.
   std::array<float, 16> matrix{};
-  bool operator==(const AnimationEvent&) const = default;
+  bool operator==(const AnimationEvent& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(bone_name, o.bone_name) &&
+           binschema::same_bits(event_name, o.event_name) &&
+           binschema::same_bits(matrix, o.matrix);
+  }
 };
 
 // An animation (pointed to by its metadata entry).
@@ -115,7 +135,23 @@ struct Animation {
   uint16_t flags = 0;
   // Unknown.
   std::array<uint32_t, 6> unknowns2{};
-  bool operator==(const Animation&) const = default;
+  bool operator==(const Animation& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(version, o.version) &&
+           binschema::same_bits(name, o.name) &&
+           binschema::same_bits(type, o.type) &&
+           binschema::same_bits(unknowns1, o.unknowns1) &&
+           binschema::same_bits(bone_count, o.bone_count) &&
+           binschema::same_bits(frame_count, o.frame_count) &&
+           binschema::same_bits(sampling_rate, o.sampling_rate) &&
+           binschema::same_bits(duration, o.duration) &&
+           binschema::same_bits(distance, o.distance) &&
+           binschema::same_bits(is_cyclic, o.is_cyclic) &&
+           binschema::same_bits(is_hierarchical, o.is_hierarchical) &&
+           binschema::same_bits(flags, o.flags) &&
+           binschema::same_bits(unknowns2, o.unknowns2) &&
+           binschema::same_bits(events, o.events) &&
+           binschema::same_bits(keyframes, o.keyframes);
+  }
 };
 
 // Animation metadata entry (0x94 bytes).
@@ -145,7 +181,15 @@ struct File {
   std::array<float, 2> unknown1{};
   // The skeleton, at 0x60.
   Skeleton skeleton;
-  bool operator==(const File&) const = default;
+  bool operator==(const File& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(unknown0, o.unknown0) &&
+           binschema::same_bits(name, o.name) &&
+           binschema::same_bits(animation_data_offset, o.animation_data_offset) &&
+           binschema::same_bits(unknown1, o.unknown1) &&
+           binschema::same_bits(skeleton, o.skeleton) &&
+           binschema::same_bits(skeleton_extra, o.skeleton_extra) &&
+           binschema::same_bits(metadata, o.metadata);
+  }
 };
 
 // Bytes -> model. Throws binschema::DecodeError naming the offset and field path.

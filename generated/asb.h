@@ -46,7 +46,11 @@ struct Vec3 {
   float y = 0;
   // Z.
   float z = 0;
-  bool operator==(const Vec3&) const = default;
+  bool operator==(const Vec3& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(x, o.x) &&
+           binschema::same_bits(y, o.y) &&
+           binschema::same_bits(z, o.z);
+  }
 };
 
 // A blackboard file reference (0x10 bytes). The hashes are MurmurHash3 x86_32, seed 0, of the UTF-8 bytes, stored unsigned (A); they are recomputed on write (T writes zeros instead, so T's files are not rewritten byte for byte). For names with several dots, the stem drops only the last extension (A); the format's own rule is unknown (Q7).
@@ -84,7 +88,20 @@ struct Blackboard {
   std::vector<Vec3> vec3_values;
   // File references, right after the values. No count is stored: there are as many as the highest `file_index` used by an entry + 1 (A, O, T). A numbers them in first-use order over the entries.
   std::vector<FileRef> file_refs;
-  bool operator==(const Blackboard&) const = default;
+  bool operator==(const Blackboard& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(string_entries, o.string_entries) &&
+           binschema::same_bits(int_entries, o.int_entries) &&
+           binschema::same_bits(float_entries, o.float_entries) &&
+           binschema::same_bits(bool_entries, o.bool_entries) &&
+           binschema::same_bits(vec3_entries, o.vec3_entries) &&
+           binschema::same_bits(ptr_entries, o.ptr_entries) &&
+           binschema::same_bits(string_values, o.string_values) &&
+           binschema::same_bits(int_values, o.int_values) &&
+           binschema::same_bits(float_values, o.float_values) &&
+           binschema::same_bits(bool_values, o.bool_values) &&
+           binschema::same_bits(vec3_values, o.vec3_values) &&
+           binschema::same_bits(file_refs, o.file_refs);
+  }
 };
 
 // An enum resolve entry (0xC bytes).
@@ -136,7 +153,10 @@ struct ParamF {
   Flags flags;
   // The value, or the default / expression input when `flags.indirect` is set.
   float value = 0;
-  bool operator==(const ParamF&) const = default;
+  bool operator==(const ParamF& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(flags, o.flags) &&
+           binschema::same_bits(value, o.value);
+  }
 };
 
 // Two float parameters.
@@ -382,7 +402,13 @@ struct Trigger {
   uint32_t hash = 0;
   // Start frame.
   float start = 0;
-  bool operator==(const Trigger&) const = default;
+  bool operator==(const Trigger& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(name, o.name) &&
+           binschema::same_bits(unknown, o.unknown) &&
+           binschema::same_bits(params, o.params) &&
+           binschema::same_bits(hash, o.hash) &&
+           binschema::same_bits(start, o.start);
+  }
 };
 
 // A hold event (0x1C bytes): a trigger event with an end frame.
@@ -400,7 +426,14 @@ struct Hold {
   float start = 0;
   // End frame.
   float end = 0;
-  bool operator==(const Hold&) const = default;
+  bool operator==(const Hold& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(name, o.name) &&
+           binschema::same_bits(unknown, o.unknown) &&
+           binschema::same_bits(params, o.params) &&
+           binschema::same_bits(hash, o.hash) &&
+           binschema::same_bits(start, o.start) &&
+           binschema::same_bits(end, o.end);
+  }
 };
 
 // An event group (A, O, T): the counts, the trigger entries, the hold entries, then each entry's parameter block (triggers, then holds), then the parameter values (pool `event_values`). A writes one group per Event node, in node order; T shares identical groups.
@@ -526,7 +559,16 @@ struct CalcPreset {
   float min = 0;
   // Maximum.
   float max = 0;
-  bool operator==(const CalcPreset&) const = default;
+  bool operator==(const CalcPreset& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(source, o.source) &&
+           binschema::same_bits(adjust, o.adjust) &&
+           binschema::same_bits(mode, o.mode) &&
+           binschema::same_bits(default_value, o.default_value) &&
+           binschema::same_bits(rate, o.rate) &&
+           binschema::same_bits(base_result, o.base_result) &&
+           binschema::same_bits(min, o.min) &&
+           binschema::same_bits(max, o.max);
+  }
 };
 
 // A bone and its weight (8 bytes).
@@ -536,7 +578,10 @@ struct BoneWeight {
   std::string name;
   // Weight.
   float weight = 0;
-  bool operator==(const BoneWeight&) const = default;
+  bool operator==(const BoneWeight& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(name, o.name) &&
+           binschema::same_bits(weight, o.weight);
+  }
 };
 
 // A bone group (0x10 bytes), named by BoneBlender bodies. A keeps every group; O and T rebuild the table from the BoneBlender bodies (dropping unreferenced groups).
@@ -580,7 +625,10 @@ struct ParamV3 {
   Flags flags;
   // The value (x, y, z), or the default when `flags.indirect` is set.
   std::array<float, 3> value{};
-  bool operator==(const ParamV3&) const = default;
+  bool operator==(const ParamV3& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(flags, o.flags) &&
+           binschema::same_bits(value, o.value);
+  }
 };
 
 // A transition from one AS command to the next (0x20 bytes).
@@ -696,7 +744,10 @@ struct MaterialBlend {
   std::string name;
   // Blend start.
   float blend_start = 0;
-  bool operator==(const MaterialBlend&) const = default;
+  bool operator==(const MaterialBlend& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(name, o.name) &&
+           binschema::same_bits(blend_start, o.blend_start);
+  }
 };
 
 // The material blend settings (header 0x68, 0x417 only). MaterialAnimation bodies refer to them by index + 1.

@@ -60,7 +60,7 @@ struct Parameter {
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
     template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
-    bool operator==(const Value&) const = default;
+    bool operator==(const Value& o) const { return binschema::same_bits<Base>(*this, o); }  // floats by their bits
   };
   // Parameter value.
   Value value;
@@ -78,7 +78,12 @@ struct Trigger {
   float start_frame = 0;
   // End frame (0 for triggers).
   float end_frame = 0;
-  bool operator==(const Trigger&) const = default;
+  bool operator==(const Trigger& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(params, o.params) &&
+           binschema::same_bits(param_pointer_size, o.param_pointer_size) &&
+           binschema::same_bits(start_frame, o.start_frame) &&
+           binschema::same_bits(end_frame, o.end_frame);
+  }
 };
 
 // Animation entry.

@@ -41,7 +41,7 @@ struct ContainerItem {
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
     template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
-    bool operator==(const Value&) const = default;
+    bool operator==(const Value& o) const { return binschema::same_bits<Base>(*this, o); }  // floats by their bits
   };
   // Key (kept in the container's dictionary).
   std::string key;
@@ -210,7 +210,14 @@ struct Clip {
   uint16_t action = 0;
   // Concurrent clip slot.
   uint8_t slot = 0;
-  bool operator==(const Clip&) const = default;
+  bool operator==(const Clip& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(start, o.start) &&
+           binschema::same_bits(duration, o.duration) &&
+           binschema::same_bits(actor, o.actor) &&
+           binschema::same_bits(action, o.action) &&
+           binschema::same_bits(slot, o.slot) &&
+           binschema::same_bits(params, o.params);
+  }
 };
 
 struct Oneshot {
@@ -223,7 +230,12 @@ struct Oneshot {
   uint16_t actor = 0;
   // Index of the action within the actor.
   uint16_t action = 0;
-  bool operator==(const Oneshot&) const = default;
+  bool operator==(const Oneshot& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(time, o.time) &&
+           binschema::same_bits(actor, o.actor) &&
+           binschema::same_bits(action, o.action) &&
+           binschema::same_bits(params, o.params);
+  }
 };
 
 struct Trigger {
@@ -252,7 +264,12 @@ struct Cut {
   float start = 0;
   // Unknown (0 in known files).
   uint32_t unknown = 0;
-  bool operator==(const Cut&) const = default;
+  bool operator==(const Cut& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(start, o.start) &&
+           binschema::same_bits(unknown, o.unknown) &&
+           binschema::same_bits(name, o.name) &&
+           binschema::same_bits(params, o.params);
+  }
 };
 
 // Timeline header (TLIN). Its actors' data and its parameters are placed before it; after it come the actors, clips, oneshots, subtimelines, triggers and cuts, each 8-aligned, then the clips', oneshots' and cuts' parameters.
@@ -276,7 +293,17 @@ struct Timeline {
   std::optional<Container> params;
   // Duration.
   float duration = 0;
-  bool operator==(const Timeline&) const = default;
+  bool operator==(const Timeline& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(duration, o.duration) &&
+           binschema::same_bits(name, o.name) &&
+           binschema::same_bits(actors, o.actors) &&
+           binschema::same_bits(clips, o.clips) &&
+           binschema::same_bits(oneshots, o.oneshots) &&
+           binschema::same_bits(triggers, o.triggers) &&
+           binschema::same_bits(subtimelines, o.subtimelines) &&
+           binschema::same_bits(cuts, o.cuts) &&
+           binschema::same_bits(params, o.params);
+  }
 };
 
 // File header.

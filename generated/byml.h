@@ -211,7 +211,11 @@ struct ValueHashEntryFloat {
   float value = 0;
   uint32_t hash = 0;
   uint32_t extra = 0;
-  bool operator==(const ValueHashEntryFloat&) const = default;
+  bool operator==(const ValueHashEntryFloat& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(value, o.value) &&
+           binschema::same_bits(hash, o.hash) &&
+           binschema::same_bits(extra, o.extra);
+  }
 };
 
 // A value hash map entry holding a uint value.
@@ -256,7 +260,9 @@ struct ValueHashEntryUint64 {
 struct Double {
   static constexpr const char* type_name = "Double";
   double value = 0;
-  bool operator==(const Double&) const = default;
+  bool operator==(const Double& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(value, o.value);
+  }
 };
 
 // A value hash map entry holding a double value.
@@ -298,7 +304,10 @@ struct HashEntryFloat {
   static constexpr const char* type_name = "HashEntryFloat";
   uint32_t hash = 0;
   float value = 0;
-  bool operator==(const HashEntryFloat&) const = default;
+  bool operator==(const HashEntryFloat& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(hash, o.hash) &&
+           binschema::same_bits(value, o.value);
+  }
 };
 
 // A hash map entry holding a uint value.
@@ -438,7 +447,7 @@ struct Array {
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
     template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
-    bool operator==(const Items&) const = default;
+    bool operator==(const Items& o) const { return binschema::same_bits<Base>(*this, o); }  // floats by their bits
   };
   std::vector<Items> items;
   bool operator==(const Array&) const = default;
@@ -462,7 +471,7 @@ struct DictEntry {
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
     template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
-    bool operator==(const Value&) const = default;
+    bool operator==(const Value& o) const { return binschema::same_bits<Base>(*this, o); }  // floats by their bits
   };
   // The key (its index in the key table).
   std::string key;
@@ -489,7 +498,7 @@ struct ArrayBody {
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
     template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
-    bool operator==(const Items&) const = default;
+    bool operator==(const Items& o) const { return binschema::same_bits<Base>(*this, o); }  // floats by their bits
   };
   std::vector<Items> items;
   bool operator==(const ArrayBody&) const = default;

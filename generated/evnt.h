@@ -22,7 +22,10 @@ struct CharAnimTime {
   float time = 0;
   // 0 NonZero, 1 ZeroIncreasing, 2 ZeroSteady, 3 ZeroDecreasing, 4 Infinity.
   uint32_t state = 0;
-  bool operator==(const CharAnimTime&) const = default;
+  bool operator==(const CharAnimTime& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(time, o.time) &&
+           binschema::same_bits(state, o.state);
+  }
 };
 
 // The part every event starts with.
@@ -46,7 +49,17 @@ struct EventBase {
   int32_t character_index = 0;
   // Flags (the seed's unknown5).
   uint32_t flags = 0;
-  bool operator==(const EventBase&) const = default;
+  bool operator==(const EventBase& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(unknown0, o.unknown0) &&
+           binschema::same_bits(name, o.name) &&
+           binschema::same_bits(type, o.type) &&
+           binschema::same_bits(time, o.time) &&
+           binschema::same_bits(index, o.index) &&
+           binschema::same_bits(unique, o.unique) &&
+           binschema::same_bits(weight, o.weight) &&
+           binschema::same_bits(character_index, o.character_index) &&
+           binschema::same_bits(flags, o.flags);
+  }
 };
 
 // Loop event.
@@ -88,7 +101,15 @@ struct EffectEvent {
   float scale = 0;
   // How the effect follows the bone: 0 initial frame only, 1 emitter follows, 2 whole effect follows.
   uint32_t transform_type = 0;
-  bool operator==(const EffectEvent&) const = default;
+  bool operator==(const EffectEvent& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(base, o.base) &&
+           binschema::same_bits(frame_count, o.frame_count) &&
+           binschema::same_bits(effect_type, o.effect_type) &&
+           binschema::same_bits(effect_id, o.effect_id) &&
+           binschema::same_bits(bone_name, o.bone_name) &&
+           binschema::same_bits(scale, o.scale) &&
+           binschema::same_bits(transform_type, o.transform_type);
+  }
 };
 
 // Sound event (version 2 only).
@@ -114,7 +135,12 @@ struct SoundEvent {
   float ref_amplitude = 0;
   // Reference distance for attenuation (maximum distance).
   float ref_distance = 0;
-  bool operator==(const SoundEvent&) const = default;
+  bool operator==(const SoundEvent& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(base, o.base) &&
+           binschema::same_bits(sound, o.sound) &&
+           binschema::same_bits(ref_amplitude, o.ref_amplitude) &&
+           binschema::same_bits(ref_distance, o.ref_distance);
+  }
 };
 
 // The whole file.

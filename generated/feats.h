@@ -117,7 +117,14 @@ struct BodyA {
   Ref d;
   // Version 2 and up (a context field).
   uint32_t v2only = 0;
-  bool operator==(const BodyA&) const = default;
+  bool operator==(const BodyA& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(x, o.x) &&
+           binschema::same_bits(as, o.as) &&
+           binschema::same_bits(bs, o.bs) &&
+           binschema::same_bits(slots, o.slots) &&
+           binschema::same_bits(d, o.d) &&
+           binschema::same_bits(v2only, o.v2only);
+  }
 };
 
 // Nothing.

@@ -34,7 +34,10 @@ struct Point {
   uint32_t id = 0;
   // X.
   float x = 0;
-  bool operator==(const Point&) const = default;
+  bool operator==(const Point& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(id, o.id) &&
+           binschema::same_bits(x, o.x);
+  }
 };
 
 struct Paint {
@@ -43,7 +46,10 @@ struct Paint {
   uint32_t colour = 0;
   // Amount.
   float amount = 0;
-  bool operator==(const Paint&) const = default;
+  bool operator==(const Paint& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(colour, o.colour) &&
+           binschema::same_bits(amount, o.amount);
+  }
 };
 
 struct WordValue {

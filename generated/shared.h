@@ -26,7 +26,11 @@ struct Vec3 {
   float x = 0;
   float y = 0;
   float z = 0;
-  bool operator==(const Vec3&) const = default;
+  bool operator==(const Vec3& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(x, o.x) &&
+           binschema::same_bits(y, o.y) &&
+           binschema::same_bits(z, o.z);
+  }
 };
 
 struct List {

@@ -26,7 +26,9 @@ struct Point {
   static constexpr const char* type_name = "Point";
   // Position.
   std::array<float, 3> xyz{};
-  bool operator==(const Point&) const = default;
+  bool operator==(const Point& o) const {  // floats by their bits (binschema::same_bits)
+    return binschema::same_bits(xyz, o.xyz);
+  }
 };
 
 // A named record with a typed value.
@@ -46,7 +48,7 @@ struct Record {
     template <Case C> const auto& get() const { return std::get<static_cast<size_t>(C)>(static_cast<const Base&>(*this)); }
     template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }
     template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }
-    bool operator==(const Value&) const = default;
+    bool operator==(const Value& o) const { return binschema::same_bits<Base>(*this, o); }  // floats by their bits
   };
   // Record name.
   std::string name;

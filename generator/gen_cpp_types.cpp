@@ -262,6 +262,13 @@ void CppGen::doc_comment(CodeWriter& w, const std::string& doc) {
   while (std::getline(in, line)) w += "// " + line;
 }
 
+// A model type that holds a float not inside a struct of its own (float,
+// std::vector<float>, ...): the == of the struct or union that has it
+// compares it by its bits (binschema::same_bits), not as a number.
+static bool holds_float(const Field& f) {
+  return f.type.kind == ValueType::Prim && f.bits.empty() && prim_is_float(f.type.prim);
+}
+
 void CppGen::struct_decl(const Struct& st) {
   CodeWriter& w = h_;
   doc_comment(w, st.doc);
@@ -311,7 +318,12 @@ void CppGen::struct_decl(const Struct& st) {
            "template <size_t I, class... A> auto& emplace(A&&... a) { return Base::template emplace<I>(std::forward<A>(a)...); }\n"
            "template <Case C, class... A> auto& emplace(A&&... a) { return Base::template emplace<static_cast<size_t>(C)>(std::forward<A>(a)...); }",
            {{"CASES", cases}});
-      w += "bool operator==(const " + nt + "&) const = default;";
+      bool floats = false;
+      for (const auto& c : f->variant.cases) floats = floats || holds_float(*c.field);
+      if (floats)
+        w += "bool operator==(const " + nt + "& o) const { return binschema::same_bits<Base>(*this, o); }  // floats by their bits";
+      else
+        w += "bool operator==(const " + nt + "&) const = default;";
       w.dedent();
       w += "};";
     }
@@ -345,7 +357,24 @@ void CppGen::struct_decl(const Struct& st) {
       w += model_type(*f) + " " + cpp_field(f->name) + default_init(*f) + ";";
     }
   }
-  w += "bool operator==(const " + st.name + "&) const = default;";
+  std::vector<std::string> same;  // each member's comparison, when one holds a float
+  bool floats = false;
+  for (const auto& f : st.fields) {
+    if (!f->in_model()) continue;
+    floats = floats || holds_float(*f);
+    const std::string m = cpp_field(f->name);
+    same.push_back("binschema::same_bits(" + m + ", o." + m + ")");
+  }
+  if (floats) {
+    w += "bool operator==(const " + st.name + "& o) const {  // floats by their bits (binschema::same_bits)";
+    w.indent();
+    for (size_t i = 0; i < same.size(); ++i)
+      w += (i ? "       " : "return ") + same[i] + (i + 1 < same.size() ? " &&" : ";");
+    w.dedent();
+    w += "}";
+  } else {
+    w += "bool operator==(const " + st.name + "&) const = default;";
+  }
   w.dedent();
   w += "};\n";
 }

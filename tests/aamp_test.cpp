@@ -529,6 +529,32 @@ BOOST_AUTO_TEST_CASE(a_value_inside_another_then_its_own_equal_copy) {
   BOOST_TEST(lay.fill.empty());
 }
 
+// Model equality compares floats by their bits (binschema::same_bits), and
+// so does the writer's sharing of a block among the pointers of equal
+// values: B and C of the file share one 0.0; C edited to -0.0 gets a block
+// of its own. With float ==, C shared B's 0.0 and the edit was lost.
+BOOST_AUTO_TEST_CASE(minus_zero_is_not_shared_with_zero) {
+  BOOST_TEST(!(F32{.value = -0.0f} == F32{.value = 0.0f}));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  BOOST_TEST((F32{.value = nan} == F32{.value = nan}));
+  BOOST_TEST(!(Vec2{.value = {1.0f, -0.0f}} == Vec2{.value = {1.0f, 0.0f}}));
+  BOOST_TEST(!(f32v(-0.0f) == f32v(0.0f)));  // the union's ==
+  ByteVec b = f32_archive({{"B", f32v(0.0f)}, {"C", f32v(0.0f)}});
+  // Fresh: B at 0x58, C at 0x5c; C pointed at B's.
+  BOOST_REQUIRE_EQUAL(b.size(), 0x60u);
+  point_back(b, 1, 1);
+  drop_word(b, 0x5c);
+  binschema::Layout lay;
+  File m = decode(b, lay);
+  BOOST_TEST(first_difference(encode(m, lay), b) == "same");
+  auto& c = m.root.objects.at(0).params.at(1).value.get<Parameter::Value::Case::f32>();
+  c.value = -0.0f;
+  const File back = decode(encode(m, lay));
+  const float got = back.root.objects.at(0).params.at(1).value.get<Parameter::Value::Case::f32>().value;
+  BOOST_TEST(std::signbit(got), "C reads back as " << got);
+  BOOST_TEST(!std::signbit(back.root.objects.at(0).params.at(0).value.get<Parameter::Value::Case::f32>().value));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(crc32_names)
