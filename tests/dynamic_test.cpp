@@ -807,6 +807,67 @@ BOOST_AUTO_TEST_CASE(arrays_made_whole_replace_their_items) {
   BOOST_TEST(!fresh.holds_block());
 }
 
+// Destroying a value frees every block of its tree (value.cpp release():
+// one walk down with the frees counted per chunk): structs in arrays in
+// structs, strings, bytes and unions (a tag block) at each level, with
+// numbers between them. A block the walk misses keeps its chunk
+// (live_chunks()); clear() of a struct's members or an array's items frees
+// theirs and leaves the value itself.
+BOOST_AUTO_TEST_CASE(destroying_a_tree_frees_all_of_its_blocks) {
+  const dyn::Value warm = dyn::Value::string("this thread has a chunk");
+  const int64_t base = dyn::detail::live_chunks();
+  auto leaf = [](int i) {
+    dyn::Value e = dyn::Value::struct_();
+    e.add("n", dyn::Value::uint(static_cast<uint64_t>(i), 4));
+    e.add("s", dyn::Value::string("a string longer than a short one, " + std::to_string(i)));
+    e.add("m", dyn::Value::uint(7, 1));
+    e.add("u", dyn::Value::union_("c", i, i % 2 ? dyn::Value::bytes(std::string(30, 'b')) : dyn::Value::uint(1, 1)));
+    return e;
+  };
+  auto tree = [&leaf](int seed) {
+    dyn::Value v = dyn::Value::struct_();
+    v.add("x", dyn::Value::uint(1, 1));
+    dyn::Value& a = v.add("groups", dyn::Value::array());
+    for (int g = 0; g < 40; ++g) {
+      dyn::Value grp = dyn::Value::struct_();
+      grp.add("id", dyn::Value::uint(static_cast<uint64_t>(g), 2));
+      dyn::Value& es = grp.add("elems", dyn::Value::array());
+      for (int i = 0; i < 40; ++i) es.items().push_back(leaf(seed * 10000 + g * 100 + i));
+      a.items().push_back(std::move(grp));
+    }
+    return v;
+  };
+  // Trees made on another thread (their blocks in its chunks, freed once
+  // their last block is) into values made here: an array with room for
+  // them, a struct with a member each.
+  dyn::Value arr = dyn::Value::array();
+  arr.items().reserve(2);
+  dyn::Value st = dyn::Value::struct_();
+  st.add("t0", dyn::Value());
+  st.add("t1", dyn::Value());
+  dyn::Value whole;
+  std::thread t([&] {
+    arr.items().push_back(tree(0));
+    arr.items().push_back(tree(1));
+    st["t0"] = tree(2);
+    st["t1"] = tree(3);
+    whole = tree(4);
+  });
+  t.join();
+  const int64_t made = dyn::detail::live_chunks();
+  BOOST_TEST(made >= base + 5);
+  BOOST_TEST(st["t1"]["groups"].items()[39]["elems"].items()[39]["s"].str() == "a string longer than a short one, 33939");
+  BOOST_TEST(std::as_const(arr).items()[1]["groups"].items()[2]["elems"].items()[3]["u"].case_name() == "c");
+  whole = dyn::Value();  // the whole tree
+  BOOST_TEST(dyn::detail::live_chunks() < made);
+  arr.items().clear();  // an array's items
+  BOOST_TEST(arr.items().empty());
+  st.fields().clear();  // a struct's members
+  BOOST_TEST(st.fields().empty());
+  BOOST_TEST((st.kind == dyn::Value::Kind::Struct));
+  BOOST_TEST(dyn::detail::live_chunks() == base);
+}
+
 BOOST_AUTO_TEST_CASE(value_memory_chunks_are_freed_by_any_thread) {
   auto make = [](int seed) {
     dyn::Value v = dyn::Value::struct_();

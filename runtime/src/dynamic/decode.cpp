@@ -1440,16 +1440,17 @@ class Dec {
       const uint64_t size = et ? et->size : gen::prim_size(f.type.prim);
       if (!et && !tags) return load_elems(x->items(), n, f, o, size);
       x->items().resize(n);
+      Value* const items = x->items().data();  // the elements stay where they are while they are read
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
-          load_elem(x->items()[i], f, o + i * size);
-          put_tag(i, x->items()[i]);
+          load_elem(items[i], f, o + i * size);
+          put_tag(i, items[i]);
         } else {
           uint64_t next = r_.size();
           if (esp->extent) next = i + 1 < n ? next_target(*et, o + (i + 1) * size) : r_.size();
           try {
-            read_sp(*esp, o + i * size, x->items()[i], r_.size(), next);
+            read_sp(*esp, o + i * size, items[i], r_.size(), next);
           } catch (DecodeError& e) {
             e.push_index(i);
             e.push_field(f.name.c_str());
@@ -1469,12 +1470,13 @@ class Dec {
         return;
       }
       x->items().resize(n);
+      Value* const items = x->items().data();  // as above
       const Field* sk = et && !f.array.sort.empty() ? et->field(f.array.sort) : nullptr;  // the sort key, looked up once
       if (tags) fr.loc.tags[fi].assign(n, 0);
       for (uint64_t i = 0; i < n; ++i) {
         if (!et) {
-          load_elem(x->items()[i], f, fr.o);
-          put_tag(i, x->items()[i]);
+          load_elem(items[i], f, fr.o);
+          put_tag(i, items[i]);
           fr.o += gen::prim_size(f.type.prim);
           continue;
         }
@@ -1482,20 +1484,20 @@ class Dec {
           uint64_t next = r_.size();
           if (esp->extent) next = i + 1 < n ? next_target(*et, fr.o + et->size) : r_.size();
           if (et->fixed_size) {
-            read_sp(*esp, fr.o, x->items()[i], r_.size(), next);
+            read_sp(*esp, fr.o, items[i], r_.size(), next);
             fr.o += et->size;
           } else {
-            fr.o = read_sp(*esp, fr.o, x->items()[i], r_.size(), next);
+            fr.o = read_sp(*esp, fr.o, items[i], r_.size(), next);
           }
           if (sk && i > 0 && !sk->table.index_of.empty()) {
             // sort: by a string of a sorted table: the strings' order is the indices' order.
-            const std::string& a = sort_member(x->items()[i], *sk)->str();
-            const std::string& b = sort_member(x->items()[i - 1], *sk)->str();
+            const std::string& a = sort_member(items[i], *sk)->str();
+            const std::string& b = sort_member(items[i - 1], *sk)->str();
             if (!(b < a))
               fail_here(fr.o - et->size, f.array.sort,
                         "not sorted: '" + a + "' after '" + b + "' (the writer puts the elements in order of " + f.array.sort + ", each once)");
           } else if (sk && i > 0) {
-            const uint64_t a = sort_key(fr, *et, *sk, x->items()[i]), b = sort_key(fr, *et, *sk, x->items()[i - 1]);
+            const uint64_t a = sort_key(fr, *et, *sk, items[i]), b = sort_key(fr, *et, *sk, items[i - 1]);
             if (a < b)
               fail_here(fr.o - et->size, f.array.sort,
                         "not sorted: " + hex(a) + " after " + hex(b) + " (the writer puts the elements in order of " + f.array.sort + ")");

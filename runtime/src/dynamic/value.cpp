@@ -96,11 +96,11 @@ void drop(ChunkHead* c, int64_t n) {
 // Frees of blocks in one chunk counted and dropped at once (a value's
 // blocks lie one after another in few chunks): one atomic decrement per run
 // of blocks rather than per block. Flushed when a free is in another chunk
-// and when the outermost destroy returns.
+// and when destroy() or clear() returns (release() below, which they call,
+// frees a whole tree and calls neither).
 struct Pending {
   ChunkHead* c = nullptr;
   int64_t n = 0;
-  int depth = 0;
 };
 constinit thread_local Pending t_pending;
 void flush(Pending& p) {
@@ -219,38 +219,55 @@ Block* Block::remake(Block* b, uint8_t type, uint32_t cap, bool str, bool tag) {
   destroy(b);
   return nb;
 }
+namespace {
+void release(Block* b, Pending& pd);
+// The n values from d destroyed: their blocks released into pd. A loop over
+// the values' heads (a value that holds no block is two compares; ~Value()
+// per element was a call to destroy() and its thread_local per block).
+void release_values(Value* d, uint32_t n, Pending& pd) {
+  for (Value* const e = d + n; d != e; ++d) {
+    const Head& h = *reinterpret_cast<const Head*>(d);
+    if (h.kind >= ValueKind::String && h.b) release(h.b, pd);
+  }
+}
+// destroy() of b with the thread's Pending passed down: the elements, the
+// string, the memory (counted in pd; flushed by the caller).
+void release(Block* b, Pending& pd) {
+  if (b->type == Block::Values) release_values(b->data<Value>(), b->size, pd);
+  else if (b->type == Block::Members) release_values(b->members(), b->size, pd);
+  const uint32_t off = b->chunk;
+  if (b->has_str) b->str().~basic_string();
+  if (!off) {
+    b->~Block();
+    ::operator delete(b);
+    return;
+  }
+  poison(b, block_bytes(b->type, b->cap, b->has_str, b->has_tag));  // under ASan a use after free is still caught
+  b->~Block();
+  ChunkHead* c = reinterpret_cast<ChunkHead*>(reinterpret_cast<char*>(b) - off);
+  if (c != pd.c) {
+    flush(pd);
+    pd.c = c;
+  }
+  ++pd.n;
+}
+}  // namespace
+
 void Block::clear() {
+  Pending& pd = t_pending;
   if (type == Values) {
-    Value* d = data<Value>();
-    for (uint32_t i = 0; i < size; ++i) d[i].~Value();
+    release_values(data<Value>(), size, pd);
   } else if (type == Members) {
-    Value* d = members();
-    for (uint32_t i = 0; i < size; ++i) d[i].~Value();
+    release_values(members(), size, pd);
     shape() = Shape::empty();
   }
   size = 0;
+  flush(pd);
 }
 void Block::destroy(Block* b) {
   Pending& pd = t_pending;
-  ++pd.depth;
-  b->clear();
-  --pd.depth;
-  const uint32_t off = b->chunk;
-  const size_t bytes = block_bytes(b->type, b->cap, b->has_str, b->has_tag);
-  if (b->has_str) b->str().~basic_string();
-  b->~Block();
-  if (!off) {
-    ::operator delete(b);
-  } else {
-    poison(b, bytes);  // under ASan a use after free is still caught
-    ChunkHead* c = reinterpret_cast<ChunkHead*>(reinterpret_cast<char*>(b) - off);
-    if (c != pd.c) {
-      flush(pd);
-      pd.c = c;
-    }
-    ++pd.n;
-  }
-  if (!pd.depth) flush(pd);
+  release(b, pd);
+  flush(pd);
 }
 Block* Block::clone(const Block& o) {
   Block& src = const_cast<Block&>(o);
