@@ -1737,10 +1737,13 @@ class Encoder {
   class Frame {
    public:
     Frame(Encoder& e, const enc::StructSteps& ss, const Value& x) : e_(e), x_(e.frame_x_), ms_(e.frame_ms_) {
-      if (ss.shape && x.fields().shape() == ss.shape) {
-        e.frame_x_ = &x;
-        e.frame_ms_ = x.fields().values();
-      }
+      if (!ss.shape || x.fields().shape() != ss.shape) return;
+      // The members read before the frame is stored: a store to the encoder
+      // could be to the block's bytes, for all the compiler knows, and made
+      // it look the block up again.
+      const Value* ms = x.fields().values();
+      e.frame_x_ = &x;
+      e.frame_ms_ = ms;
     }
     ~Frame() {
       e_.frame_x_ = x_;
@@ -2086,8 +2089,6 @@ class Encoder {
   void put_bits(const enc::Step& k, uint64_t o, const Value& word) {
     if (word.kind != Value::Kind::Struct) throw EncodeError(std::string(k.what) + ": a map of its bits expected");
     const Value* wv = word.fields().values();
-    const std::string_view* wn = word.fields().names();
-    const size_t nw = word.fields().size();
     // The word's members are its bits in order, mostly: its shape says so
     // once, else each by index with the interned name's pointer compared.
     const bool ordered = word.fields().shape() == k.bits_shape;
@@ -2106,6 +2107,8 @@ class Encoder {
         return;
       }
     }
+    const std::string_view* wn = word.fields().names();
+    const size_t nw = word.fields().size();
     uint64_t v = 0;
     unsigned shift = 0;
     for (size_t bi = 0; bi < k.bit_info.size(); ++bi) {
