@@ -1355,6 +1355,70 @@ types:
   BOOST_TEST((d.decode(b) == v));
 }
 
+// Fields at variable offsets are noted in a log that grows by chunks of
+// entries (AtMap, 2,048 a chunk): 3,000 nodes' pointers after names of
+// varying length, each found again when its target is placed, across the chunks'
+// ends (by the scan near the last hit; the trailing pointers of a layout
+// read in another order go through the index, the test above).
+BOOST_AUTO_TEST_CASE(field_positions_noted_across_log_chunks) {
+  const dyn::Schema d = dyn::Schema::load_text(R"(format: many
+title: Many
+doc: Many pointers at variable offsets.
+endian: little
+extensions: [.many]
+versions: "1"
+root: Head
+types:
+  Leaf:
+    doc: Leaf.
+    size: 1
+    fields:
+      - {name: v, type: u8, doc: V.}
+  Node:
+    doc: A name, then a pointer.
+    fields:
+      - {name: name, type: cstring, doc: Name.}
+      - {name: p, type: Leaf, ptr: u32, doc: P.}
+  Item:
+    doc: An item.
+    size: 4
+    fields:
+      - {name: q, type: Node, ptr: u32, doc: Q.}
+  Head:
+    doc: Head.
+    fields:
+      - {name: n, type: u32, doc: N.}
+      - {name: items, type: "Item[]", count: n, doc: I.}
+)", "many.yaml");
+  constexpr uint32_t n = 3000;
+  dyn::Value v = dyn::Value::struct_();
+  v.add("n", dyn::Value::uint(n, 4));
+  dyn::Value items = dyn::Value::array();
+  for (uint32_t i = 0; i < n; ++i) {
+    dyn::Value leaf = dyn::Value::struct_();
+    leaf.add("v", dyn::Value::uint(i % 251, 1));
+    dyn::Value node = dyn::Value::struct_();
+    node.add("name", dyn::Value::string(std::string(i % 3, 'a')));
+    node.add("p", std::move(leaf));
+    dyn::Value item = dyn::Value::struct_();
+    item.add("q", std::move(node));
+    items.items().push_back(std::move(item));
+  }
+  v.add("items", std::move(items));
+  const std::vector<uint8_t> b = d.encode(v);
+  // Each node's pointer, after its name and NUL, points to its own leaf.
+  auto u32 = [&](size_t at) { return b[at] | b[at + 1] << 8 | b[at + 2] << 16 | static_cast<uint32_t>(b[at + 3]) << 24; };
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t node = u32(4 + 4 * i);
+    BOOST_REQUIRE(node + i % 3 + 5 <= b.size());
+    const size_t leaf = u32(node + i % 3 + 1);
+    if (leaf >= b.size() || b[leaf] != i % 251) ++bad;
+  }
+  BOOST_TEST(bad == 0u);
+  BOOST_TEST(d.encode(d.decode(b)) == b, boost::test_tools::per_element());
+}
+
 namespace {
 // The first place two values differ, as a path (empty when equal).
 std::string first_diff(const dyn::Value& a, const dyn::Value& b, const std::string& path) {
