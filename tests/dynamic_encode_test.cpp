@@ -1310,21 +1310,16 @@ types:
 // written and looked up when its target is placed: near the last look-up,
 // or (here: the last of 20 pointers after a string, placed first) through
 // the index of all that were noted.
+// A schema `format` rooted at Head whose types begin with a one-byte Leaf
+// (the tests of field positions add theirs after it).
+static std::string leaf_schema(const std::string& format, const std::string& title, const std::string& doc) {
+  return "format: " + format + "\ntitle: " + title + "\ndoc: " + doc + "\nendian: little\nextensions: [." + format +
+         "]\nversions: \"1\"\nroot: Head\ntypes:\n"
+         "  Leaf:\n    doc: Leaf.\n    size: 1\n    fields:\n      - {name: v, type: u8, doc: V.}\n";
+}
+
 BOOST_AUTO_TEST_CASE(far_field_positions_found_through_the_index) {
-  std::string schema = R"(format: far
-title: Far
-doc: Pointers at variable offsets.
-endian: little
-extensions: [.far]
-versions: "1"
-root: Head
-types:
-  Leaf:
-    doc: Leaf.
-    size: 1
-    fields:
-      - {name: v, type: u8, doc: V.}
-  Head:
+  std::string schema = leaf_schema("far", "Far", "Pointers at variable offsets.") + R"(  Head:
     doc: Head.
     fields:
       - {name: name, type: cstring, doc: Name.}
@@ -1361,20 +1356,7 @@ types:
 // ends (by the scan near the last hit; the trailing pointers of a layout
 // read in another order go through the index, the test above).
 BOOST_AUTO_TEST_CASE(field_positions_noted_across_log_chunks) {
-  const dyn::Schema d = dyn::Schema::load_text(R"(format: many
-title: Many
-doc: Many pointers at variable offsets.
-endian: little
-extensions: [.many]
-versions: "1"
-root: Head
-types:
-  Leaf:
-    doc: Leaf.
-    size: 1
-    fields:
-      - {name: v, type: u8, doc: V.}
-  Node:
+  const dyn::Schema d = dyn::Schema::load_text(leaf_schema("many", "Many", "Many pointers at variable offsets.") + R"(  Node:
     doc: A name, then a pointer.
     fields:
       - {name: name, type: cstring, doc: Name.}
