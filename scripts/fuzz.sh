@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets with ASan and UBSan (clang) and runs each for
-# SECONDS (default 60), one after the other, one process each.
+# SECONDS (default 60), one process each, as many at a time as the build's
+# parallelism (BINSCHEMA_FUZZ_RUNS).
 #
 #   sh scripts/fuzz.sh [SECONDS] [TARGET...]     # default: every target
 #
@@ -14,6 +15,8 @@
 #
 # BINSCHEMA_FUZZ_BUILD: build directory (default build-asan).
 # BINSCHEMA_FUZZ_JOBS:  build parallelism (default: the number of cores).
+# BINSCHEMA_FUZZ_RUNS:  targets run at a time (default: BINSCHEMA_FUZZ_JOBS).
+# BINSCHEMA_FUZZ_OPT:   the optimization of the sanitizer build (default -O1; CI: -O0).
 # BINSCHEMA_FUZZ_SEED:  libFuzzer's random seed (default: a new one each run).
 #   CI sets it, so that a CI run repeats the start of a longer local run with
 #   the same seed and an empty corpus: a failure there is a regression in the
@@ -34,11 +37,15 @@ fi
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-# -O1 and line tables only: the build is most of CI's sanitizer stage, and
-# stack traces still name file:line.
+# Line tables only: stack traces still name file:line. -O1 by default: the
+# targets run two to three times faster than at -O0, for long runs; CI
+# (scripts/test.sh) builds at -O0, which compiles three times faster (a
+# 12-second run is mostly the seeds, and the build was most of CI's
+# sanitizer stage: 785 s of 980 on two cores).
+opt=${BINSCHEMA_FUZZ_OPT:--O1}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only $san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+  -DCMAKE_CXX_FLAGS="$opt -gline-tables-only $san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
   -DBINSCHEMA_FUZZ=ON -DBINSCHEMA_TESTS=OFF -DBINSCHEMA_BENCH=OFF >/dev/null
 cmake --build "$build" -j"$jobs" --target fuzz-targets binschema
 formats=$("$build/binschema" formats | cut -f1)
@@ -87,30 +94,64 @@ mkdir -p "$seeds/generator"
 cp schemas/*.yaml tests/schemas/*.yaml "$seeds/generator/"
 
 # ---- Runs ---------------------------------------------------------------------
-failed=""
+# BINSCHEMA_FUZZ_RUNS targets at a time (default: the build's parallelism):
+# each is one process on one core, so two cores run two at once. A batch's
+# results are printed in target order when its last target ends.
+runs=${BINSCHEMA_FUZZ_RUNS:-$jobs}
 seed_flag=""
 [ -n "${BINSCHEMA_FUZZ_SEED:-}" ] && seed_flag="-seed=$BINSCHEMA_FUZZ_SEED"
 for t in $targets; do
+  case "$t" in
+    fuzz_generator|fuzz_decode_*|fuzz_text_*|fuzz_dynamic_*) ;;
+    *) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
+  esac
+done
+# One target: its log in $build/fuzz/$t.log, its exit status in $t.status.
+run_target() {
+  t=$1
   case "$t" in
     fuzz_generator) seed="$seeds/generator" ;;
     fuzz_decode_*) seed="$seeds/decode_${t#fuzz_decode_}" ;;
     fuzz_text_*) seed="$seeds/text_${t#fuzz_text_}" ;;
     fuzz_dynamic_*) seed="$seeds/decode_${t#fuzz_dynamic_}" ;;  # the run-time engine, on the decoders' seeds
-    *) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
   esac
   corpus="$build/fuzz/corpus/$t"
   mkdir -p "$corpus"
-  echo "== $t: ${seconds}s"
+  status=0
   # shellcheck disable=SC2086
-  if ! "$build/tests/fuzzer/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 $seed_flag \
+  "$build/tests/fuzzer/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 $seed_flag \
       -artifact_prefix="$build/fuzz/artifacts/$t-" ${BINSCHEMA_FUZZ_FLAGS:-} "$corpus" "$seed" \
-      >"$build/fuzz/$t.log" 2>&1; then
+      >"$build/fuzz/$t.log" 2>&1 || status=$?
+  echo "$status" >"$build/fuzz/$t.status"
+}
+# A finished target's report: its last libFuzzer line ("#RUNS DONE cov: N ft:
+# N corp: N/SIZE ... rss: NMb": executions, coverage, corpus), or the end of
+# its log when it failed.
+report() {
+  t=$1
+  echo "== $t: ${seconds}s"
+  if [ "$(cat "$build/fuzz/$t.status")" != 0 ]; then
     tail -n 60 "$build/fuzz/$t.log" >&2
     failed="$failed $t"
   fi
-  # "#RUNS DONE cov: N ft: N corp: N/SIZE ... rss: NMb": executions, coverage, corpus.
   grep -aE '^#[0-9]+[[:space:]]+DONE' "$build/fuzz/$t.log" | tail -n 1 || true
+}
+failed=""
+batch=""
+n=0
+for t in $targets; do
+  run_target "$t" &
+  batch="$batch $t"
+  n=$((n + 1))
+  if [ "$n" -ge "$runs" ]; then
+    wait
+    for b in $batch; do report "$b"; done
+    batch=""
+    n=0
+  fi
 done
+wait
+for b in $batch; do report "$b"; done
 if [ -n "$failed" ]; then
   echo "fuzz.sh: FAILED:$failed (logs and inputs in $build/fuzz/)" >&2
   exit 1
