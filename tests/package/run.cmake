@@ -1,6 +1,6 @@
 # The package tests (ctest runs this script):
 #   cmake -DMODE=install|subdirectory -DSOURCE=<binschema source> -DBUILD=<binschema build>
-#         [-DJOBS=2] -P run.cmake
+#         [-DJOBS=2] [-DCXX=<compiler of the subdirectory build>] -P run.cmake
 # In a fresh temporary folder, outside both the source and the build tree:
 #   install   `cmake --install BUILD` to a prefix there, check what landed,
 #             then build the consumer project (this folder's CMakeLists.txt,
@@ -93,6 +93,11 @@ elseif(MODE STREQUAL "subdirectory")
   # This builds binschema-gen, the runtime, BAEV and the CLI library from
   # source: unoptimized, which compiles in about half the time.
   list(APPEND configure_args "-DBINSCHEMA_SOURCE=${SOURCE}" -DCMAKE_BUILD_TYPE=Debug)
+  # With the compiler ctest names (tests/CMakeLists.txt: BINSCHEMA_TEST_CXX,
+  # clang++ where there is one): binschema built by another compiler than its own build's.
+  if(CXX)
+    list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${CXX}")
+  endif()
 else()
   fail("MODE must be install or subdirectory")
 endif()
