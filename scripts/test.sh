@@ -14,7 +14,5 @@ cd ..
 # run over every schema under them, then every fuzz target for
 # BINSCHEMA_CI_FUZZ_SECONDS (default 12) seconds each, with a fixed seed: a
 # regression fails the run, and the same run can be repeated (and run longer)
-# anywhere. Built at -O0 (BINSCHEMA_FUZZ_OPT), which compiles three times
-# faster than fuzz.sh's default -O1: the build was most of this stage.
-BINSCHEMA_FUZZ_OPT=${BINSCHEMA_FUZZ_OPT:--O0} BINSCHEMA_FUZZ_SEED=${BINSCHEMA_FUZZ_SEED:-1} \
-  sh scripts/fuzz.sh "${BINSCHEMA_CI_FUZZ_SECONDS:-12}"
+# anywhere.
+BINSCHEMA_FUZZ_SEED=${BINSCHEMA_FUZZ_SEED:-1} sh scripts/fuzz.sh "${BINSCHEMA_CI_FUZZ_SECONDS:-12}"
