@@ -24,6 +24,9 @@
 //   memcpy        the file copied into a buffer allocated and touched once (file)
 //   dyn_decode    the run-time engine (binschema/dynamic.h, the schema
 //                 loaded from schemas/NAME.yaml): bytes -> dynamic::Value (file)
+//   dyn_copy      the decoded dynamic::Value copied, then the copy freed: the
+//                 cost of the engine's tree alone, with no schema to
+//                 follow and no bytes to read (a floor for dyn_decode)  (file)
 //   dyn_load      the run-time engine loading schemas/NAME.yaml (schema text)
 //   dyn_yaml_out  the run-time engine: the decoded value -> YAML   (text)
 //   dyn_encode    the run-time engine: the decoded value -> bytes, checked
@@ -258,7 +261,7 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
   };
   if (wanted(o, "decode")) row(name, n, "decode", "file", n, measure(o, n, decode));
   // The run-time engine beside the generated code: the same bytes, the same text.
-  const bool dyn_rows = o.ratio > 0 || wanted(o, "dyn_decode") || wanted(o, "dyn_load") || wanted(o, "dyn_yaml_out") || wanted(o, "dyn_encode") || wanted(o, "dyn_yaml_in");
+  const bool dyn_rows = o.ratio > 0 || wanted(o, "dyn_decode") || wanted(o, "dyn_copy") || wanted(o, "dyn_load") || wanted(o, "dyn_yaml_out") || wanted(o, "dyn_encode") || wanted(o, "dyn_yaml_in");
   const std::string schema_path = std::string(BINSCHEMA_SOURCE_DIR) + "/schemas/" + name + ".yaml";
   std::optional<dynamic::Schema> loaded;
   if (dyn_rows) {
@@ -280,6 +283,11 @@ void run_format(const Options& o, const char* name, int mib, const M& model, Fmt
     };
     if (wanted(o, "dyn_decode")) row(name, n, "dyn_decode", "file", n, measure(o, n, dyn_decode));
     if (o.ratio > 0) paired_row(name, n, "decode", bench::time_pairs(o.ratio, decode, dyn_decode));
+    if (wanted(o, "dyn_copy"))
+      row(name, n, "dyn_copy", "file", n, measure(o, n, [&] {
+            dynamic::Value c = dv;
+            asm volatile("" : : "r"(&c) : "memory");
+          }));
     if (wanted(o, "dyn_load") && mib == o.sizes.front()) {
       std::FILE* f = std::fopen(schema_path.c_str(), "rb");
       std::fseek(f, 0, SEEK_END);
