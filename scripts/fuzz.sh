@@ -40,8 +40,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Line tables only: stack traces still name file:line. -O1 by default, CI
 # included: -O0 compiles three times faster (BFEVFL's generated code 32.6 s
 # against 96.7 s; the build is most of CI's sanitizer stage, 785 s of 980 on
-# two cores), but its targets ran 5 to 10 times slower, and the largest real
-# AAMP and BYML samples took over fuzz_dynamic's 20-second timeout.
+# two cores), but its targets made 5 to 14 times fewer executions, and the
+# largest real AAMP and BYML samples took over fuzz_dynamic's 20-second
+# timeout (measured with a Release build running beside them).
 opt=${BINSCHEMA_FUZZ_OPT:--O1}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
