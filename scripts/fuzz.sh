@@ -117,6 +117,7 @@ run_target() {
     fuzz_dynamic_*) seed="$seeds/decode_${t#fuzz_dynamic_}" ;;  # the run-time engine, on the decoders' seeds
   esac
   corpus="$build/fuzz/corpus/$t"
+  rm -f "$build/fuzz/$t.status"  # none written (the run did not end): a failure
   mkdir -p "$corpus"
   status=0
   # shellcheck disable=SC2086

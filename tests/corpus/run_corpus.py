@@ -6,7 +6,7 @@ code round-trips random models".
 2. binschema-gen generates C++ for each schema (a refusal fails the test);
 3. each schema's generated .cpp, its hooks and its driver (driver.h) are
    compiled as one unit (one parse of the runtime's headers and one
-   instantiation of what they share, a quarter less time than three units),
+   instantiation of what they share: a quarter less time than as two units),
    JOBS units at a time, and linked into one program with the runtime;
 4. the program runs MODELS random models through each schema (fixed SEED).
 
