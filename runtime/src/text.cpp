@@ -653,6 +653,41 @@ void JsonSink::quoted(const std::string& s) {
   out_ += '"';
 }
 
+template <class F>
+void DocSink::send(F&& f) {
+  switch (kind_) {
+    case Kind::Yaml: f(*yaml_); break;
+    case Kind::Json: f(*json_); break;
+    case Kind::Events: f(*events_); break;
+  }
+}
+void DocSink::tag(const char* t) {
+  if (kind_ == Kind::Yaml) yaml_->tag(t);
+  else if (kind_ == Kind::Events) events_->tag(t);
+}
+void DocSink::begin_map(bool flow) { send([&](auto& s) { s.begin_map(flow); }); }
+void DocSink::end_map() { send([](auto& s) { s.end_map(); }); }
+void DocSink::key(const char* k) { send([&](auto& s) { s.key(k); }); }
+void DocSink::key_text(const std::string& k, bool number) { send([&](auto& s) { s.key_text(k, number); }); }
+void DocSink::begin_seq(bool flow) { send([&](auto& s) { s.begin_seq(flow); }); }
+void DocSink::end_seq() { send([](auto& s) { s.end_seq(); }); }
+void DocSink::null() { send([](auto& s) { s.null(); }); }
+void DocSink::boolean(bool b) { send([&](auto& s) { s.boolean(b); }); }
+void DocSink::number(const std::string& t, bool is_text_in_json) { send([&](auto& s) { s.number(t, is_text_in_json); }); }
+void DocSink::string(const std::string& t) { send([&](auto& s) { s.string(t); }); }
+void DocSink::integer(uint64_t magnitude, bool negative, bool hex, unsigned digits) {
+  if (kind_ == Kind::Events) events_->integer(magnitude, negative, hex, digits);
+  else number(format_int(magnitude, negative, hex, digits), hex);
+}
+std::string DocSink::result() {
+  switch (kind_) {
+    case Kind::Yaml: return yaml_->result();
+    case Kind::Json: return json_->result();
+    case Kind::Events: break;
+  }
+  return {};
+}
+
 // ---- Input ------------------------------------------------------------------
 
 void In::fail(Node n, const std::string& message) const {

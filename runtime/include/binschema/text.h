@@ -408,6 +408,10 @@ class EventSink {
   virtual void integer(uint64_t magnitude, bool negative, bool hex, unsigned digits) {
     number(format_int(magnitude, negative, hex, digits), hex);
   }
+  // Whether the sink takes YAML tags (tag() before the value, as YamlSink);
+  // by default a tagged value comes as JSON writes it, the map {"!tag": value}.
+  virtual bool tags() const { return false; }
+  virtual void tag(const char* /*t*/) {}
 };
 // The calling thread's sink for TextKind::Events (set it around the call;
 // to_document throws std::logic_error when it is not set).
@@ -415,27 +419,44 @@ inline EventSink*& event_sink() {
   thread_local EventSink* sink = nullptr;
   return sink;
 }
-// An EventSink as the sinks' interface, for to_document.
-class EventSinkRef {
+// The sink to_document writes through: YAML, JSON or events, chosen when it
+// is made. Out, and with it a model's whole text-writing code, is then
+// compiled once per model rather than once per sink (each instantiation
+// was a sixth of a format's object code); each event costs one call more,
+// out of line, that dispatches on the kind.
+class DocSink {
  public:
-  explicit EventSinkRef(EventSink& s) : s_(s) {}
-  void begin_map(bool flow = false) { s_.begin_map(flow); }
-  void end_map() { s_.end_map(); }
-  void key(const char* k) { s_.key(k); }
-  void key_text(const std::string& k, bool number) { s_.key_text(k, number); }
-  void begin_seq(bool flow) { s_.begin_seq(flow); }
-  void end_seq() { s_.end_seq(); }
-  void null() { s_.null(); }
-  void boolean(bool b) { s_.boolean(b); }
-  void number(const std::string& s, bool is_text_in_json) { s_.number(s, is_text_in_json); }
-  void string(const std::string& s) { s_.string(s); }
-  void integer(uint64_t magnitude, bool negative, bool hex, unsigned digits) {
-    s_.integer(magnitude, negative, hex, digits);
-  }
-  std::string result() { return {}; }
+  explicit DocSink(YamlSink& s) : kind_(Kind::Yaml), yaml_(&s) {}
+  explicit DocSink(JsonSink& s) : kind_(Kind::Json), json_(&s) {}
+  explicit DocSink(EventSink& s) : kind_(Kind::Events), events_(&s) {}
+  // YAML writes a tagged value with its tag; JSON as the map {"!tag":
+  // value}; an EventSink as it says (EventSink::tags()).
+  bool tags() const { return kind_ == Kind::Yaml || (kind_ == Kind::Events && events_->tags()); }
+  void tag(const char* t);  // tags() only
+  void begin_map(bool flow = false);
+  void end_map();
+  void key(const char* k);
+  void key_text(const std::string& k, bool number);
+  void begin_seq(bool flow);
+  void end_seq();
+  void null();
+  void boolean(bool b);
+  void number(const std::string& s, bool is_text_in_json);
+  void string(const std::string& s);
+  void integer(uint64_t magnitude, bool negative, bool hex, unsigned digits);
+  std::string result();  // the text (events: empty)
 
  private:
-  EventSink& s_;
+  enum class Kind : uint8_t { Yaml, Json, Events };
+  // f(sink) on the sink of this kind (each has the calls above).
+  template <class F>
+  void send(F&& f);
+  Kind kind_;
+  union {
+    YamlSink* yaml_;
+    JsonSink* json_;
+    EventSink* events_;
+  };
 };
 
 // Grabs the key field (a string) and the string lists named `subs` of one
@@ -649,7 +670,7 @@ class Out {
   };
   template <class X>
   void bare_plain(const X& x, const CaseText& ct, const Spell& spell) {
-    constexpr bool yaml = requires(Sink& s) { s.tag(""); };
+    const bool yaml = tags();
     const char* tag = ct.tag;
     if (ct.plain == Plain::Null) {
       if (x == X{}) {
@@ -670,8 +691,8 @@ class Out {
       map_case_ = false;
     } else if (!tag) {
       value(x, spell);
-    } else if constexpr (yaml) {
-      sink_.tag(tag);
+    } else if (yaml) {
+      tag_next(tag);
       value(x, spell);
     } else {
       sink_.begin_map(true);  // JSON: {"!u": 5}
@@ -797,15 +818,15 @@ class Out {
   // another case (docs/schema-language.md, "Values without wrappers"): the
   // tag !!map in YAML, {"!!map": ...} around it in JSON.
   void begin_map_mark() {
-    if constexpr (requires(Sink& s) { s.tag(""); }) {
-      sink_.tag("!!map");
+    if (tags()) {
+      tag_next("!!map");
     } else {
       sink_.begin_map(false);
       sink_.key("!!map");
     }
   }
   void end_map_mark() {
-    if constexpr (!requires(Sink& s) { s.tag(""); }) sink_.end_map();
+    if (!tags()) sink_.end_map();
   }
 
   // map: the elements as a map keyed by their key fields' text, in order;
@@ -991,6 +1012,19 @@ class Out {
     for (const auto& [sname, lists] : t->subs)
       if (sname == ref.substr(dot + 1) && idx >= 0 && static_cast<uint64_t>(idx) < lists.size()) return &lists[idx];
     return nullptr;
+  }
+
+  // Whether the sink writes YAML tags; without them a tagged value is the
+  // map {"!tag": value}.
+  bool tags() const {
+    if constexpr (requires(const Sink& s) { s.tags(); })
+      return sink_.tags();
+    else
+      return requires(Sink& s) { s.tag(""); };
+  }
+  // The tag of the next value (only where tags()).
+  void tag_next(const char* t) {
+    if constexpr (requires(Sink& s) { s.tag(""); }) sink_.tag(t);
   }
 
   Sink& sink_;
@@ -1888,7 +1922,7 @@ std::string to_document(const Root& x, TextKind kind, const char* format, const 
     each.value(x);
     names->add_defaults();
   }
-  auto emit = [&](auto& sink) {
+  auto emit = [&](DocSink sink) {
     Out out(sink, names ? &*names : nullptr);
     sink.begin_map();
     sink.key("format");
@@ -1900,15 +1934,14 @@ std::string to_document(const Root& x, TextKind kind, const char* format, const 
   };
   if (kind == TextKind::Json) {
     JsonSink sink;
-    return emit(sink);
+    return emit(DocSink(sink));
   }
   if (kind == TextKind::Events) {
     if (!event_sink()) throw std::logic_error("to_document: TextKind::Events without an event_sink()");
-    EventSinkRef sink(*event_sink());
-    return emit(sink);
+    return emit(DocSink(*event_sink()));
   }
   YamlSink sink;
-  return emit(sink);
+  return emit(DocSink(sink));
 }
 
 // A text document (its `format:` key already checked by the caller) as a model.

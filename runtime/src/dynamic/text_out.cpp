@@ -37,11 +37,11 @@ bool equals_default(const Value& v, const Value& def) {
   return v == def;
 }
 
-template <class Sink>
+// Writes through text::DocSink (YAML, JSON or events): one copy of the walk.
 class DynOut {
  public:
   // The first frame of integers holds the root's (context: values).
-  DynOut(Sink& sink, const Schema::Plan& p, const text::DocNames* doc_names = nullptr) : sink_(sink), p_(p), doc_names_(doc_names) {
+  DynOut(text::DocSink& sink, const Schema::Plan& p, const text::DocNames* doc_names = nullptr) : sink_(sink), p_(p), doc_names_(doc_names) {
     ints_.emplace_back();
   }
 
@@ -91,7 +91,6 @@ class DynOut {
  private:
   using SpellData = Schema::Plan::SpellData;
   static inline const Spell kNoSpell{};
-  static constexpr bool kYaml = requires(Sink& s) { s.tag(""); };
 
   // How the fields of the struct being visited are shown (text::Out's Shape):
   // `skip` is a map entry's key field, `bare` shows the one other field as a value.
@@ -348,7 +347,7 @@ class DynOut {
       }
       tag = "!!null";  // a value where the format has none: kept, tagged
     }
-    if (!kYaml && ct.plain == text::Plain::Float && (x.kind == Value::Kind::Float || x.kind == Value::Kind::Double) &&
+    if (!sink_.tags() && ct.plain == text::Plain::Float && (x.kind == Value::Kind::Float || x.kind == Value::Kind::Double) &&
         (x.kind == Value::Kind::Float ? text::float_is_text(x.as_float()) : text::float_is_text(x.as_double())))
       tag = "!!float";  // JSON quotes .inf: a string
     if (ct.plain == text::Plain::String && x.kind == Value::Kind::String && !text::is_utf8(x.str())) tag = "!!str";
@@ -360,7 +359,7 @@ class DynOut {
       map_case_ = false;
     } else if (!tag) {
       value(f, x, spell);
-    } else if constexpr (kYaml) {
+    } else if (sink_.tags()) {
       sink_.tag(tag);
       value(f, x, spell);
     } else {
@@ -469,7 +468,7 @@ class DynOut {
   // The mark of a bare union's map case whose text would read back as
   // another case: the tag !!map in YAML, {"!!map": ...} around it in JSON.
   void begin_map_mark() {
-    if constexpr (kYaml) {
+    if (sink_.tags()) {
       sink_.tag("!!map");
     } else {
       sink_.begin_map(false);
@@ -477,7 +476,7 @@ class DynOut {
     }
   }
   void end_map_mark() {
-    if constexpr (!kYaml) sink_.end_map();
+    if (!sink_.tags()) sink_.end_map();
   }
 
   bool as_map(const Field& f, const Value& v, const char* key, bool map_case = false) {
@@ -650,7 +649,7 @@ class DynOut {
     return nullptr;
   }
 
-  Sink& sink_;
+  text::DocSink& sink_;
   const Schema::Plan& p_;
   const text::DocNames* doc_names_;
   std::vector<NameTable> tables_;
@@ -675,8 +674,7 @@ void prove_strings(const Value& v, text::DocNames& names) {
   }
 }
 
-template <class Sink>
-std::string document(Sink& sink, const Schema::Plan& p, const Value& x, const Layout* layout) {
+std::string document(text::DocSink sink, const Schema::Plan& p, const Value& x, const Layout* layout) {
   // text::to_document: the hash names the document proves, then the schema's list.
   std::optional<text::DocNames> names;
   if (p.has_hash_names && !text::numbers_only()) {
@@ -684,7 +682,7 @@ std::string document(Sink& sink, const Schema::Plan& p, const Value& x, const La
     prove_strings(x, *names);
     names->add_defaults();
   }
-  DynOut<Sink> out(sink, p, names ? &*names : nullptr);
+  DynOut out(sink, p, names ? &*names : nullptr);
   sink.begin_map();
   sink.key("format");
   sink.string(p.s->format);
@@ -700,15 +698,14 @@ std::string Schema::to_text(const Value& v, TextKind kind, const Layout* layout)
   if (v.kind != Value::Kind::Struct) throw std::invalid_argument("to_text: the value is not a struct of the schema's root");
   if (kind == TextKind::Json) {
     text::JsonSink sink;
-    return document(sink, *p_, v, layout);
+    return document(text::DocSink(sink), *p_, v, layout);
   }
   if (kind == TextKind::Events) {  // the Python module's values (text.h)
     if (!text::event_sink()) throw std::logic_error("to_text: TextKind::Events without an event_sink()");
-    text::EventSinkRef sink(*text::event_sink());
-    return document(sink, *p_, v, layout);
+    return document(text::DocSink(*text::event_sink()), *p_, v, layout);
   }
   text::YamlSink sink;
-  return document(sink, *p_, v, layout);
+  return document(text::DocSink(sink), *p_, v, layout);
 }
 
 }  // namespace binschema::dynamic
