@@ -14,5 +14,6 @@ cd ..
 # run over every schema under them, then every fuzz target for
 # BINSCHEMA_CI_FUZZ_SECONDS (default 12) seconds each, with a fixed seed: a
 # regression fails the run, and the same run can be repeated (and run longer)
-# anywhere.
-BINSCHEMA_FUZZ_SEED=${BINSCHEMA_FUZZ_SEED:-1} sh scripts/fuzz.sh "${BINSCHEMA_CI_FUZZ_SECONDS:-12}"
+# anywhere. The seeds are made by the CLI just tested (no second CLI built).
+BINSCHEMA_FUZZ_SEED=${BINSCHEMA_FUZZ_SEED:-1} BINSCHEMA_FUZZ_CLI=${BINSCHEMA_FUZZ_CLI:-build/binschema} \
+  sh scripts/fuzz.sh "${BINSCHEMA_CI_FUZZ_SECONDS:-12}"
