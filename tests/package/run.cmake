@@ -91,8 +91,10 @@ if(MODE STREQUAL "install")
   list(APPEND configure_args "-DCMAKE_PREFIX_PATH=${prefix}")
 elseif(MODE STREQUAL "subdirectory")
   # This builds binschema-gen, the runtime, BAEV and the CLI library from
-  # source: unoptimized, which compiles in about half the time.
-  list(APPEND configure_args "-DBINSCHEMA_SOURCE=${SOURCE}" -DCMAKE_BUILD_TYPE=Debug)
+  # source: unoptimized and without debug information (build type None:
+  # no flags), which compiles in about half the time of an optimized build;
+  # -g alone added a quarter (the engine's encode.cpp: 11.6 s, 14.5 s with -g).
+  list(APPEND configure_args "-DBINSCHEMA_SOURCE=${SOURCE}" -DCMAKE_BUILD_TYPE=None)
   # With the compiler ctest names (tests/CMakeLists.txt: BINSCHEMA_TEST_CXX,
   # clang++ where there is one): binschema built by another compiler than its own build's.
   if(CXX)
