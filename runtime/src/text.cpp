@@ -690,6 +690,62 @@ std::string DocSink::result() {
 
 // ---- Input ------------------------------------------------------------------
 
+bool In::keys_known(Node map, const char* extra, const char* extra2, const char* map_key) {
+  const size_t count = names_.size();
+  bool unique = count <= 64;
+  uint64_t named = 0;  // the fields the keys named so far (bit j: names_[j])
+  size_t j = 0;        // where the next key's field is looked for first: keys usually come in the fields' order
+  for_each_entry(map, [&](Node key, Node) {
+    const std::string_view k = key.scalar();
+    if ((extra && key_is(k, extra)) || (extra2 && key_is(k, extra2))) return;
+    if (map_key && key_is(k, map_key))
+      fail(key, "'" + std::string(k) + "' is the key of this map entry: give it as the entry's key, not among its fields");
+    size_t found = SIZE_MAX;
+    for (size_t t = 0; t < count && found == SIZE_MAX; ++t, j = j + 1 < count ? j + 1 : 0)
+      if (key_is(k, names_[j])) found = j;
+    if (found == SIZE_MAX) fail(key, "unknown field '" + std::string(k) + "'");
+    if (unique) {
+      if (named >> found & 1) unique = false;
+      named |= uint64_t(1) << found;
+    }
+  });
+  return unique;
+}
+
+void In::map_entries(Node n, void* ctx, void (*each)(void*, Node, Node, size_t)) {
+  // Duplicate keys: a hash table for a large map, the keys before it for a small one.
+  constexpr size_t kSmall = 8;
+  const bool small = n.size() <= kSmall;
+  KeyIndex seen;  // of this map (entries read in between hold maps of their own)
+  std::vector<Node> keys;
+  if (!small) {
+    seen.reset(n.size());
+    keys.reserve(n.size());
+  }
+  Node before[kSmall];
+  size_t i = 0;
+  for_each_entry(n, [&](Node key, Node val) {
+    if (!key.is_scalar()) fail(key, "a map key must be a scalar");
+    path_.emplace_back(key.scalar());
+    Node first;
+    if (small) {
+      for (size_t j = 0; j < i && !first; ++j)
+        if (before[j].scalar() == key.scalar()) first = before[j];
+      before[i] = key;
+    } else {
+      keys.push_back(key);
+      const uint32_t j = seen.insert(key.scalar(), static_cast<uint32_t>(i), [&](uint32_t x) { return keys[x].scalar(); });
+      if (j != KeyIndex::kNone) first = keys[j];
+    }
+    if (first) {
+      const Mark m = first.mark();
+      fail(key, "duplicate key '" + std::string(key.scalar()) + "' (first at " + std::to_string(m.line) + ":" + std::to_string(m.col) + ")");
+    }
+    each(ctx, key, val, i++);
+    path_.pop_back();
+  });
+}
+
 void In::fail(Node n, const std::string& message) const {
   const Mark m = n.mark();
   std::string where = !m.known ? "?" : std::to_string(m.line) + ":" + std::to_string(m.col);

@@ -1345,26 +1345,8 @@ class In {
     NameCollector names{std::move(names_)};  // the vector of the previous call, kept (no allocation per struct)
     names.names.clear();
     visit_fields(names, v);
-    const size_t count = names.names.size();
-    bool unique = count <= 64;
-    uint64_t named = 0;  // the fields the keys named so far (bit j: names[j])
-    size_t j = 0;        // where the next key's field is looked for first: keys usually come in the fields' order
-    for_each_entry(map, [&](Node key, Node) {
-      const std::string_view k = key.scalar();
-      if ((extra && key_is(k, extra)) || (extra2 && key_is(k, extra2))) return;
-      if (map_key && key_is(k, map_key))
-        fail(key, "'" + std::string(k) + "' is the key of this map entry: give it as the entry's key, not among its fields");
-      size_t found = SIZE_MAX;
-      for (size_t t = 0; t < count && found == SIZE_MAX; ++t, j = j + 1 < count ? j + 1 : 0)
-        if (key_is(k, names.names[j])) found = j;
-      if (found == SIZE_MAX) fail(key, "unknown field '" + std::string(k) + "'");
-      if (unique) {
-        if (named >> found & 1) unique = false;
-        named |= uint64_t(1) << found;
-      }
-    });
     names_ = std::move(names.names);
-    return unique;
+    return keys_known(map, extra, extra2, map_key);
   }
   // The root frame's keys are unique (from_document, after check_keys).
   void keys_unique() { frames_.back().hinted = true; }
@@ -1621,38 +1603,22 @@ class In {
     v.clear();
     charge(n, n.size(), n.span());
     v.resize(n.size());
-    // Duplicate keys: a hash table for a large map, the keys before it for a small one.
-    constexpr size_t kSmall = 8;
-    const bool small = n.size() <= kSmall;
-    KeyIndex seen;  // of this map (entries read in between hold maps of their own)
-    std::vector<Node> keys;
-    if (!small) {
-      seen.reset(n.size());
-      keys.reserve(n.size());
-    }
-    Node before[kSmall];
-    size_t i = 0;
-    for_each_entry(n, [&](Node key, Node val) {
-      if (!key.is_scalar()) fail(key, "a map key must be a scalar");
-      path_.emplace_back(key.scalar());
-      Node first;
-      if (small) {
-        for (size_t j = 0; j < i && !first; ++j)
-          if (before[j].scalar() == key.scalar()) first = before[j];
-        before[i] = key;
-      } else {
-        keys.push_back(key);
-        const uint32_t j = seen.insert(key.scalar(), static_cast<uint32_t>(i), [&](uint32_t x) { return keys[x].scalar(); });
-        if (j != KeyIndex::kNone) first = keys[j];
-      }
-      if (first) {
-        const Mark m = first.mark();
-        fail(key, "duplicate key '" + std::string(key.scalar()) + "' (first at " + std::to_string(m.line) + ":" + std::to_string(m.col) + ")");
-      }
-      entry(key, val, v[i++], key_name);
-      path_.pop_back();
+    struct To {
+      In* in;
+      T* v;
+      const char* key_name;
+    } to{this, &v, key_name};
+    map_entries(n, &to, [](void* p, Node key, Node val, size_t i) {
+      To& t = *static_cast<To*>(p);
+      t.in->entry(key, val, (*t.v)[i], t.key_name);
     });
   }
+  // map()'s walk, the same for every element type: each entry's key checked
+  // (a scalar, not given before) and on the path while each(ctx, key, value,
+  // its index) reads it.
+  void map_entries(Node n, void* ctx, void (*each)(void* ctx, Node key, Node val, size_t i));
+  // check_keys()' check of the map's keys against the fields in names_.
+  bool keys_known(Node map, const char* extra, const char* extra2, const char* map_key);
 
  public:
 
