@@ -17,6 +17,10 @@
 # BINSCHEMA_FUZZ_JOBS:  build parallelism (default: the number of cores).
 # BINSCHEMA_FUZZ_RUNS:  targets run at a time (default: BINSCHEMA_FUZZ_JOBS).
 # BINSCHEMA_FUZZ_OPT:   the optimization of the sanitizer build (default -O1).
+# BINSCHEMA_FUZZ_GENERATED_OPT: the optimization of the generated format code,
+#   the generator and schema loader, and the targets' own code (default:
+#   BINSCHEMA_FUZZ_OPT); the runtime and the run-time engine keep
+#   BINSCHEMA_FUZZ_OPT. test.sh sets -O0 for CI.
 # BINSCHEMA_FUZZ_CLI:   a binschema CLI already built to make the seeds with
 #   (test.sh passes build/binschema); default: the sanitizer build's own,
 #   built here too.
@@ -52,6 +56,7 @@ opt=${BINSCHEMA_FUZZ_OPT:--O1}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS="$opt -gline-tables-only $san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+  -DBINSCHEMA_FUZZ_GENERATED_OPT="${BINSCHEMA_FUZZ_GENERATED_OPT:-}" \
   -DBINSCHEMA_FUZZ=ON -DBINSCHEMA_TESTS=OFF -DBINSCHEMA_BENCH=OFF >/dev/null
 if [ -n "$cli" ]; then
   [ -x "$cli" ] || { echo "fuzz.sh: BINSCHEMA_FUZZ_CLI: $cli is not an executable" >&2; exit 2; }
@@ -106,8 +111,9 @@ cp schemas/*.yaml tests/schemas/*.yaml "$seeds/generator/"
 
 # ---- Runs ---------------------------------------------------------------------
 # BINSCHEMA_FUZZ_RUNS targets at a time (default: the build's parallelism):
-# each is one process on one core, so two cores run two at once. A batch's
-# results are printed in target order when its last target ends.
+# each is one process on one core, so two cores run two at once, and the next
+# target starts as soon as one ends. The results are printed in target order
+# when the last target ends.
 runs=${BINSCHEMA_FUZZ_RUNS:-$jobs}
 seed_flag=""
 [ -n "${BINSCHEMA_FUZZ_SEED:-}" ] && seed_flag="-seed=$BINSCHEMA_FUZZ_SEED"
@@ -148,22 +154,24 @@ report() {
   fi
   grep -aE '^#[0-9]+[[:space:]]+DONE' "$build/fuzz/$t.log" | tail -n 1 || true
 }
+# The targets started and not ended: those without a status file yet.
+unfinished() {
+  n=0
+  for r in $started; do
+    [ -f "$build/fuzz/$r.status" ] || n=$((n + 1))
+  done
+  echo "$n"
+}
 failed=""
-batch=""
-n=0
+started=""
+for t in $targets; do rm -f "$build/fuzz/$t.status"; done
 for t in $targets; do
+  while [ "$(unfinished)" -ge "$runs" ]; do sleep 0.2; done
   run_target "$t" &
-  batch="$batch $t"
-  n=$((n + 1))
-  if [ "$n" -ge "$runs" ]; then
-    wait
-    for b in $batch; do report "$b"; done
-    batch=""
-    n=0
-  fi
+  started="$started $t"
 done
 wait
-for b in $batch; do report "$b"; done
+for t in $targets; do report "$t"; done
 if [ -n "$failed" ]; then
   echo "fuzz.sh: FAILED:$failed (logs and inputs in $build/fuzz/)" >&2
   exit 1

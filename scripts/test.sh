@@ -16,6 +16,10 @@ cd ..
 # regression fails the run, and the same run can be repeated (and run longer)
 # anywhere. A target always runs all of its seeds (the examples and the real
 # samples) first, however long they take; the seconds are the mutations after.
-# The seeds are made by the CLI just tested (no second CLI built).
+# The seeds are made by the CLI just tested (no second CLI built). The
+# generated format code, the generator and the targets' own code are compiled
+# at -O0 there, the runtime and the run-time engine at -O1 (fuzz.sh's default,
+# for longer runs: -O1 throughout).
 BINSCHEMA_FUZZ_SEED=${BINSCHEMA_FUZZ_SEED:-1} BINSCHEMA_FUZZ_CLI=${BINSCHEMA_FUZZ_CLI:-build/binschema} \
+  BINSCHEMA_FUZZ_GENERATED_OPT=${BINSCHEMA_FUZZ_GENERATED_OPT:--O0} \
   sh scripts/fuzz.sh "${BINSCHEMA_CI_FUZZ_SECONDS:-6}"
