@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(actor_sharing_its_name_by_name_and_sub_name) {
   const auto bytes = binschema::bfevfl::encode(binschema::bfevfl::from_text(kTwoGuards));
   const YAML::Node fc = independent(bytes)["flowcharts"][0];
   std::map<std::string, YAML::Node> ev;
-  for (const YAML::Node e : fc["events"]) ev[e["name"].as<std::string>()] = e;
+  for (const YAML::Node& e : fc["events"]) ev[e["name"].as<std::string>()] = e;
   BOOST_TEST((pair(ev["Ask"]["actor"]) == std::vector<std::string>{"Npc_Guard", "B"}));
   BOOST_TEST(ev["Ask"]["query"].as<std::string>() == "IsNight");
   BOOST_TEST((pair(ev["SaluteB"]["actor"]) == std::vector<std::string>{"Npc_Guard", "B"}));
@@ -193,7 +193,7 @@ BOOST_AUTO_TEST_CASE(samples_name_every_actor) {
             BOOST_TEST(ref.as<std::string>() == want[0]);
             // Shown by the name alone only when no other actor has it.
             size_t same = 0;
-            for (const YAML::Node a : ind["flowcharts"][c]["actors"]) same += pair(a)[0] == want[0];
+            for (const YAML::Node& a : ind["flowcharts"][c]["actors"]) same += pair(a)[0] == want[0];
             BOOST_TEST(same == 1u);
           }
         }
