@@ -91,6 +91,7 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
   uint64_t f_name = 0;
   uint64_t f_pairs = 0;
   uint32_t f_num = 0;
+  uint64_t f_swides = 0;
   uint32_t f_tail = 0;
   if (r.chars(s, 4) != "CND\x00""")
     fail(s, "magic", "expected \"" + std::string("CND\x00""") + "\", found \"" + std::string(r.chars(s, 4)) + "\"");
@@ -208,6 +209,35 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
     }
     if (r.tr) [[unlikely]] r.tr->close(o);
   }
+  if (f_version >= 2) {
+    if (r.tr) [[unlikely]] r.tr->open("wides", binschema::TraceKind::Array, o, "u24");
+    r.need(o, 0x6);
+    for (size_t i = 0; i < 2; ++i) {
+      x.wides[i] = r.get<binschema::uint24>(o + i * 3);
+    }
+    o += 0x6;
+    if (r.tr) [[unlikely]] r.tr->close(o);
+  }
+  if (f_version >= 2) {
+    if (r.tr) [[unlikely]] r.tr->open("swides", binschema::TraceKind::Pointer, o, "s24");
+    r.need(o, 0x4);
+    f_swides = r.get<uint32_t>(o);
+    o += 0x4;
+    if (r.tr) [[unlikely]] r.tr->close(o);
+  }
+  if (f_version >= 2) {
+    if (r.tr) [[unlikely]] r.tr->open("uwides", binschema::TraceKind::Array, o, "u24");
+    try {
+      const uint64_t n = f_count;
+      r.need_array(o, n, 0x3);
+      x.uwides.resize(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        x.uwides[i] = r.get<binschema::uint24>(o);
+        o += 3;
+      }
+    } catch (DecodeError& e) { e.push_field("uwides"); throw; }
+    if (r.tr) [[unlikely]] r.tr->close(o);
+  }
   if (r.tr) [[unlikely]] r.tr->open("tail", binschema::TraceKind::Number, o, "u32");
   r.need(o, 0x4);
   f_tail = r.get<uint32_t>(o);
@@ -274,6 +304,21 @@ uint64_t read_Head(const R& r, uint64_t s, Head& x) {
         if (r.tr) [[unlikely]] { r.tr->close(t + n * 0x8); r.tr->close(binschema::Trace::kNone); }
       }
     } catch (DecodeError& e) { e.push_field("pairs"); throw; }
+  }
+  if (f_version >= 2) {
+    try {
+      const uint64_t n = f_count;
+      if (n != 0) {
+        if (f_swides == 0) throw DecodeError(s, "null pointer to " + std::to_string(n) + " elements (in the struct at " + hex(s) + ")");
+        const uint64_t t = f_swides;
+        r.need_target(t, 1);
+        r.need_array(t, n, 0x3);
+        x.swides.resize(n);
+        if (r.tr) [[unlikely]] { r.tr->open("swides", binschema::TraceKind::Target, 0); r.tr->open(nullptr, binschema::TraceKind::Array, t, "s24"); }
+        for (uint64_t i = 0; i < n; ++i) x.swides[i] = r.get<binschema::int24>(t + i * 0x3);
+        if (r.tr) [[unlikely]] { r.tr->close(t + n * 0x3); r.tr->close(binschema::Trace::kNone); }
+      }
+    } catch (DecodeError& e) { e.push_field("swides"); throw; }
   }
   if (r.tr) [[unlikely]] r.tr->close(o);
   return o;
@@ -382,6 +427,27 @@ uint64_t put_Head(WCtx& c, const Head& x) {
   } else if (x.body != decltype(x.body){}) {
     throw binschema::EncodeError("Head.body: not stored when version >= 2 is false");
   }
+  if (x.version >= 2ull) {
+    const uint64_t o_wides = c.w.reserve(0x6);
+    for (size_t i = 0; i < 2; ++i) { if (x.wides[i] > 0xFFFFFFu) throw binschema::EncodeError(std::string("Head.wides[" + std::to_string(i) + "]") + ": value " + std::to_string(x.wides[i]) + " does not fit in 24 bits"); c.w.put<binschema::uint24>(o_wides + i * 3, x.wides[i]); }
+  } else if (x.wides != decltype(x.wides){}) {
+    throw binschema::EncodeError("Head.wides: not stored when version >= 2 is false");
+  }
+  if (x.version >= 2ull) {
+    const uint64_t o_swides = c.w.reserve(0x4);
+    if (x.swides.size() != x.words.size()) throw binschema::EncodeError(std::string("Head.swides") + ": " + std::to_string(x.swides.size()) + " elements, but words (counted by the same field) has " + std::to_string(x.words.size()));
+    c.at.set(&x.swides, 16, o_swides);
+  } else if (!x.swides.empty()) {
+    throw binschema::EncodeError("Head.swides: not stored when version >= 2 is false");
+  }
+  if (x.version >= 2ull) {
+    [[maybe_unused]] const uint64_t o_uwides = c.w.pos();
+    if (x.uwides.size() != x.words.size()) throw binschema::EncodeError(std::string("Head.uwides") + ": " + std::to_string(x.uwides.size()) + " elements, but words (counted by the same field) has " + std::to_string(x.words.size()));
+    for (size_t i = 0; i < x.uwides.size(); ++i)
+      { if (x.uwides[i] > 0xFFFFFFu) throw binschema::EncodeError(std::string("Head.uwides[" + std::to_string(i) + "]") + ": value " + std::to_string(x.uwides[i]) + " does not fit in 24 bits"); c.w.put<binschema::uint24>(c.w.reserve(3), x.uwides[i]); }
+  } else if (!x.uwides.empty()) {
+    throw binschema::EncodeError("Head.uwides: not stored when version >= 2 is false");
+  }
   const uint64_t o_tail = c.w.reserve(0x4);
   c.w.put<uint32_t>(o_tail, static_cast<uint32_t>(x.tail));
   return s;
@@ -423,6 +489,16 @@ void place_Head(WCtx& c, const Head& x, [[maybe_unused]] uint64_t s) {
         c.w.append_target(c.at.get(&x.pairs, 11), 4, 4, 0, "Head.pairs");
         const uint64_t a = c.w.reserve(n * 0x8);
         for (uint64_t i = 0; i < n; ++i) put_Pair(c, a + i * 0x8, x.pairs[i]);
+      }
+    }
+  }
+  if (x.version >= 2ull) {
+    {  // swides
+      const uint64_t n = x.swides.size();
+      {
+        c.w.append_target(c.at.get(&x.swides, 16), 3, 4, 0, "Head.swides");
+        const uint64_t a = c.w.reserve(n * 3);
+        for (uint64_t i = 0; i < n; ++i) { if (x.swides[i] < -0x800000 || x.swides[i] > 0x7FFFFF) throw binschema::EncodeError(std::string("Head.swides[" + std::to_string(i) + "]") + ": value " + std::to_string(x.swides[i]) + " does not fit in 24 bits"); c.w.put<binschema::int24>(a + i * 3, x.swides[i]); }
       }
     }
   }

@@ -56,6 +56,10 @@ struct Head {
   std::string chars;
   // The body (version 2).
   Body body;
+  // Signed 24-bit numbers by offset (version 2).
+  std::vector<int32_t> swides;
+  // 24-bit numbers in place, one per word (version 2).
+  std::vector<uint32_t> uwides;
   // Version.
   uint16_t version = 0;
   // A pair by offset (version 2).
@@ -66,6 +70,8 @@ struct Head {
   std::array<uint16_t, 2> fixed{};
   // A number (version 2).
   uint32_t num = 0;
+  // Two 24-bit numbers in place (version 2; one out of range is refused naming its index).
+  std::array<uint32_t, 2> wides{};
   // The last word.
   uint32_t tail = 0;
   bool operator==(const Head&) const = default;

@@ -71,6 +71,22 @@ seq:
         4: head_body_swide_payload
     if: (version >= 2)
     doc: "The body (version 2). Present only when `version >= 2`. Cases by `kind`: 1 pair, 2 word, 3 wide, 4 swide."
+  - id: wides
+    type: b24le
+    repeat: expr
+    repeat-expr: 2
+    if: (version >= 2)
+    doc: "Two 24-bit numbers in place (version 2; one out of range is refused naming its index). Present only when `version >= 2`."
+  - id: ofs_swides
+    type: u4
+    if: (version >= 2)
+    doc: "File offset of the array `swides`."
+  - id: uwides
+    type: b24le
+    repeat: expr
+    repeat-expr: count
+    if: (version >= 2)
+    doc: "24-bit numbers in place, one per word (version 2). Present only when `version >= 2`."
   - id: tail
     type: u4
     doc: "The last word."
@@ -114,6 +130,14 @@ instances:
     value: kind
     enum: body_case
     doc: "The case of `body`, by name."
+  swides:
+    io: _root._io
+    pos: ofs_swides
+    type: b24le
+    repeat: expr
+    repeat-expr: count
+    if: (version >= 2)
+    doc: "Signed 24-bit numbers by offset (version 2). Present only when `version >= 2`."
 enums:
   body_case:
     1: pair

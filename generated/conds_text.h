@@ -33,6 +33,9 @@ void visit_fields(V& v, Self& x) {
   binschema::text::field_if(v, "chars", x.chars, [&] { return bool((x.version >= 2ull)); }, "version >= 2");
   binschema::text::field_if(v, "num", x.num, [&] { return bool((x.version >= 2ull)); }, "version >= 2");
   binschema::text::field_if(v, "body", x.body, [&] { return bool((x.version >= 2ull)); }, "version >= 2");
+  binschema::text::field_if(v, "wides", x.wides, [&] { return bool((x.version >= 2ull)); }, "version >= 2");
+  binschema::text::field_if(v, "swides", x.swides, [&] { return bool((x.version >= 2ull)); }, "version >= 2");
+  binschema::text::field_if(v, "uwides", x.uwides, [&] { return bool((x.version >= 2ull)); }, "version >= 2");
   v.field("tail", x.tail);
 }
 

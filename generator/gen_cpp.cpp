@@ -197,8 +197,19 @@ std::string CppGen::load_elem(const Field& f, const std::string& where, const st
          ", \"value \" + hex(b) + \" is not a bool (0 or " + tv + ")\"); " + dst + " = b != 0; }";
 }
 
-// One element of an array of numbers, `v`, written at `where`: a bool as 0 / 1 (or `true:`) in its width.
-std::string CppGen::store_elem(const Field& f, const std::string& where, const std::string& v) const {
+std::string check24(Prim p, const std::string& v, const std::string& what) {
+  const std::string refuse = " throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v +
+                             ") + \" does not fit in 24 bits\");";
+  if (p == Prim::U24) return "if (" + v + " > 0xFFFFFFu)" + refuse;
+  if (p == Prim::S24) return "if (" + v + " < -0x800000 || " + v + " > 0x7FFFFF)" + refuse;
+  return {};
+}
+
+// One element of an array of numbers, `v`, written at `where`: a bool as 0 / 1 (or `true:`) in its width;
+// a u24 or s24 checked first, refused naming `what`.
+std::string CppGen::store_elem(const Field& f, const std::string& where, const std::string& v, const std::string& what) const {
+  if (const std::string c = check24(f.type.prim, v, what); !c.empty())
+    return "{ " + c + " " + wput() + prim_stored(f.type.prim) + ">(" + where + ", " + v + "); }";
   if (f.type.prim != Prim::Bool8 && f.type.prim != Prim::Bool32) return wput() + prim_stored(f.type.prim) + ">(" + where + ", " + v + ");";
   return wput() + load_type(f) + ">(" + where + ", " + v + " ? " + (f.true_value ? hexs(*f.true_value) : "1") + "u : 0u);";
 }

@@ -55,6 +55,18 @@ inline std::string condition(const std::string& e) {
   return e.substr(1, e.size() - 2);
 }
 
+// The check that the number `v` of a u24 or s24 (field, union case or
+// array element) fits in 24 bits, refused naming `what` (a C++ expression
+// that gives the name: a quoted string, or one built from an index); empty
+// for any other primitive.
+std::string check24(Prim p, const std::string& v, const std::string& what);
+
+// The name of element `i` (a C++ variable) of the array `name`, as a C++
+// expression: "Struct.field[3]" when the writer refuses the element.
+inline std::string elem_what(const std::string& name, const std::string& i) {
+  return "\"" + name + "[\" + std::to_string(" + i + ") + \"]\"";
+}
+
 // Whether generated code reads the model `x` (a lambda then captures it).
 inline bool uses_model(const std::string& code) {
   for (size_t i = code.find("x."); i != std::string::npos; i = code.find("x.", i + 1))
@@ -96,7 +108,9 @@ class CppGen {
   // One element of an array of numbers: read into dst (a statement; bools
   // checked to be 0 or their true value), or written at `where`.
   std::string load_elem(const Field& f, const std::string& where, const std::string& dst) const;
-  std::string store_elem(const Field& f, const std::string& where, const std::string& v) const;
+  // `what` names the element (a C++ expression: elem_what) for the range
+  // check of a u24 or s24 element.
+  std::string store_elem(const Field& f, const std::string& where, const std::string& v, const std::string& what) const;
 
   // ---- The header (gen_cpp_types.cpp): model structs, union case names, visit_fields
   std::string elem_type(const Field& f, const Struct* owner) const;

@@ -6,19 +6,6 @@
 
 namespace binschema::gen::cpp {
 
-namespace {
-// The check that the number `v` of a u24 or s24 (field or union case) fits
-// in 24 bits, refused naming `what` (a quoted C++ string); empty for any
-// other primitive.
-std::string check24(Prim p, const std::string& v, const std::string& what) {
-  const std::string refuse = " throw binschema::EncodeError(std::string(" + what + ") + \": value \" + std::to_string(" + v +
-                             ") + \" does not fit in 24 bits\");";
-  if (p == Prim::U24) return "if (" + v + " > 0xFFFFFFu)" + refuse;
-  if (p == Prim::S24) return "if (" + v + " < -0x800000 || " + v + " > 0x7FFFFF)" + refuse;
-  return {};
-}
-}  // namespace
-
 // Each (block pool, struct type) that some field puts into the pool.
 std::vector<std::pair<const Pool*, const Struct*>> CppGen::block_uses() const {
   std::vector<std::pair<const Pool*, const Struct*>> out;
@@ -614,7 +601,7 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
   const Struct* et = f.type.kind == ValueType::Struct ? f.type.st : nullptr;
   if (!et && f.resolved.fixed_size) {
     w += "for (size_t i = 0; i < " + std::to_string(*f.array.fixed_count) + "; ++i) " +
-         store_elem(f, o + " + i * " + std::to_string(prim_size(f.type.prim)), x + "[i]");
+         store_elem(f, o + " + i * " + std::to_string(prim_size(f.type.prim)), x + "[i]", elem_what(st.name + "." + f.name, "i"));
     return;
   }
   if (et && et->has_children) {
@@ -648,8 +635,14 @@ void CppGen::put_inline_array(const Struct& st, const Field& f, const std::strin
     w += "}";
     return;
   }
+  if (!et && (f.type.prim == Prim::U24 || f.type.prim == Prim::S24)) {
+    // By index, which names an element out of range.
+    w += "for (size_t i = 0; i < " + x + ".size(); ++i)";
+    w += "  " + store_elem(f, "c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + ")", x + "[i]", elem_what(st.name + "." + f.name, "i"));
+    return;
+  }
   w += "for (const auto& e : " + x + ") {";
-  if (!et) w += "  " + store_elem(f, "c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + ")", "e");
+  if (!et) w += "  " + store_elem(f, "c.w.reserve(" + std::to_string(prim_size(f.type.prim)) + ")", "e", {});
   else if (et->fixed_size) w += "  put_" + et->name + "(c, c.w.reserve(" + hexs(et->size) + "), e);";
   else w += "  put_" + et->name + "(c, e);";
   w += "}";
@@ -798,7 +791,7 @@ void CppGen::put_union_one(const Struct& st, const Field& f, const std::string& 
         break;
       case CaseKind::Numbers: {
         uint64_t sz = prim_size(p.type.prim);
-        w += "for (size_t i = 0; i < v.size(); ++i) " + store_elem(p, oo + " + i * " + std::to_string(sz), "v[i]");
+        w += "for (size_t i = 0; i < v.size(); ++i) " + store_elem(p, oo + " + i * " + std::to_string(sz), "v[i]", elem_what(st.name + "." + f.name, "i"));
         break;
       }
       case CaseKind::Struct:
@@ -1522,7 +1515,7 @@ void CppGen::place_target(const Struct& st, const Field& f, bool shallow, bool r
     } else if (f.type.kind == ValueType::Prim) {
       uint64_t sz = prim_size(f.type.prim);
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(sz) + ");";
-      w += "for (uint64_t i = 0; i < n; ++i) " + store_elem(f, "a + i * " + std::to_string(sz), elem);
+      w += "for (uint64_t i = 0; i < n; ++i) " + store_elem(f, "a + i * " + std::to_string(sz), elem, elem_what(st.name + "." + f.name, "i"));
     } else if (f.type.kind == ValueType::String) {
       w += "const uint64_t a = c.w.reserve(n * " + std::to_string(f.pointer.width) + ");";
       w += "for (uint64_t i = 0; i < n; ++i) " + string_ref(f.pool, elem, "a + i * " + std::to_string(f.pointer.width), f.pointer.width);

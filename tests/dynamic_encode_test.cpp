@@ -328,6 +328,9 @@ BOOST_AUTO_TEST_CASE(false_if_fields_as_the_generated_code) {
   h.chars = "abcd";
   h.num = 10;
   h.body.emplace<c::Head::Body::Case::word>(11u);
+  h.wides = {0xffffff, 1};
+  h.swides = {-0x800000, 0x7fffff};
+  h.uwides = {3, 4};
   h.tail = 12;
   files.push_back(c::encode(h));
   for (size_t i = 0; i < files.size(); ++i) {
@@ -383,6 +386,21 @@ BOOST_AUTO_TEST_CASE(false_if_fields_as_the_generated_code) {
     same(g, run([&] { return d.encode(v); }), "body " + std::to_string(n));
     if (n == 0xffffff || n == -0x800000) BOOST_TEST(g.error == "");
     else BOOST_TEST(g.error == "Head.body: value " + std::to_string(n) + " does not fit in 24 bits");
+  }
+  // A 24-bit element out of its range, in place, by offset and in a list
+  // that follows the cursor: the same error, naming the element (both once
+  // said "u24: value 0x1000000 does not fit in 3 bytes", with no field).
+  for (const std::string n : {"wides", "swides", "uwides"}) {
+    c::Head m = h;
+    dyn::Value v = d.decode(files[2]);
+    const int64_t bad = n == "swides" ? -0x800001 : 0x1000000;
+    if (n == "wides") m.wides[1] = static_cast<uint32_t>(bad);
+    if (n == "swides") m.swides[1] = static_cast<int32_t>(bad);
+    if (n == "uwides") m.uwides[1] = static_cast<uint32_t>(bad);
+    v[n][1] = n == "swides" ? dyn::Value::int_(bad, 4) : dyn::Value::uint(static_cast<uint64_t>(bad), 4);
+    const Outcome g = run([&] { return c::encode(m); });
+    same(g, run([&] { return d.encode(v); }), n + "[1] out of range");
+    BOOST_TEST(g.error == "Head." + n + "[1]: value " + std::to_string(bad) + " does not fit in 24 bits");
   }
 }
 

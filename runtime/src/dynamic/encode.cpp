@@ -1487,6 +1487,13 @@ class Encoder {
     if ((p == Prim::U24 && v > 0xFFFFFFu) || (p == Prim::S24 && (i < -0x800000 || i > 0x7FFFFF)))
       throw EncodeError(std::string(what) + ": value " + (p == Prim::S24 ? std::to_string(i) : std::to_string(v)) + " does not fit in 24 bits");
   }
+  // check24 of element i of the array `what`, named "what[i]" (the name made only when refused).
+  static void check24(Prim p, uint64_t v, const char* what, size_t i) {
+    if (p != Prim::U24 && p != Prim::S24) return;
+    const int64_t s = static_cast<int64_t>(v);
+    if ((p == Prim::U24 && v > 0xFFFFFFu) || (p == Prim::S24 && (s < -0x800000 || s > 0x7FFFFF)))
+      check24(p, v, (std::string(what) + "[" + std::to_string(i) + "]").c_str());
+  }
   uint64_t fit(const Value& v, Prim p, const char* what) {
     const uint64_t size = gen::prim_size(p);
     if (p == Prim::F32 || p == Prim::F64) {
@@ -1543,9 +1550,9 @@ class Encoder {
   static enc::Num elem_num(const Field& f) {
     return f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32 ? enc::Num{} : enc::num_of(f.type.prim);
   }
-  void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what) {
+  void store_elem(const Field& f, const enc::Num& n, uint64_t o, const Value& v, const char* what, size_t i) {
     if (n.want != Value::Kind::Absent && enc::num_fits(n, v)) store_num(n, o, v.number_bits());
-    else store_elem(f, o, v, what);
+    else store_elem(f, o, v, what, i);
   }
   // The elements of a list of numbers at o, one after the other: the
   // store's width decided once for the list, not per element.
@@ -1558,7 +1565,7 @@ class Encoder {
       case 4: return store_elems_as<uint32_t>(f, n, o, e, cnt, what);
       case 8: return store_elems_as<uint64_t>(f, n, o, e, cnt, what);
       default:
-        for (size_t i = 0; i < cnt; ++i) store_elem(f, o + i * gen::prim_size(f.type.prim), e[i], what);
+        for (size_t i = 0; i < cnt; ++i) store_elem(f, o + i * gen::prim_size(f.type.prim), e[i], what, i);
     }
   }
   template <class T>
@@ -1567,12 +1574,14 @@ class Encoder {
       if (enc::num_fits(n, e[i])) [[likely]]
         w.template put<T>(o + i * sizeof(T), static_cast<T>(e[i].number_bits()));
       else
-        store_elem(f, o + i * sizeof(T), e[i], what);
+        store_elem(f, o + i * sizeof(T), e[i], what, i);
     }
   }
-  // store_elem: one element of an array of numbers (a bool as 0/1 or true:).
-  void store_elem(const Field& f, uint64_t o, const Value& v, const char* what) {
+  // store_elem: element i of an array of numbers (a bool as 0/1 or true:; a
+  // u24 or s24 checked, as the generated writer does).
+  void store_elem(const Field& f, uint64_t o, const Value& v, const char* what, size_t i) {
     const uint64_t x = fit(v, f.type.prim, what);
+    check24(f.type.prim, x, what, i);
     if (f.type.prim == Prim::Bool8 || f.type.prim == Prim::Bool32) store(o, f.type.prim, x ? f.true_value.value_or(1) : 0);
     else store(o, f.type.prim, x);
   }
@@ -2158,7 +2167,7 @@ class Encoder {
       if (f.resolved.fixed_size)
         store_elems(f, n, o, v, wh);
       else
-        for (const Value& e : v.items()) store_elem(f, n, w.reserve(sz), e, wh);
+        for (size_t i = 0; i < v.items().size(); ++i) store_elem(f, n, w.reserve(sz), v.items()[i], wh, i);
       return;
     }
     if (et && et->has_children && (!f.resolved.fixed_offset || f.cond)) at_.set(&x, &f, f.resolved.fixed_size ? o : w.pos());
@@ -2173,8 +2182,9 @@ class Encoder {
       if (et->has_children && order.size() > 1) sorted_[&v] = std::move(order);
       return;
     }
-    for (const Value& e : v.items()) {
-      if (!et) store_elem(f, w.reserve(gen::prim_size(f.type.prim)), e, wh);
+    for (size_t i = 0; i < v.items().size(); ++i) {
+      const Value& e = v.items()[i];
+      if (!et) store_elem(f, w.reserve(gen::prim_size(f.type.prim)), e, wh, i);
       else if (et->fixed_size) put(*k.sub, e, w.reserve(et->size));
       else put(*k.sub, e, std::nullopt);
     }
@@ -2760,7 +2770,7 @@ class Encoder {
         const uint64_t sz = gen::prim_size(f.type.prim);
         const uint64_t a = w.reserve(n * sz);
         const enc::Num num = elem_num(f);
-        for (uint64_t i = 0; i < n; ++i) store_elem(f, num, a + i * sz, elem(i), wh);
+        for (uint64_t i = 0; i < n; ++i) store_elem(f, num, a + i * sz, elem(i), wh, i);
       } else if (f.type.kind == ValueType::String) {
         const uint64_t a = w.reserve(n * static_cast<uint64_t>(f.pointer.width));
         for (uint64_t i = 0; i < n; ++i) string_ref(f.pool, elem(i).str(), a + i * static_cast<uint64_t>(f.pointer.width), f.pointer.width);
