@@ -139,7 +139,6 @@ run_target() {
     fuzz_dynamic_*) seed="$seeds/decode_${t#fuzz_dynamic_}" ;;  # the run-time engine, on the decoders' seeds
   esac
   corpus="$build/fuzz/corpus/$t"
-  rm -f "$build/fuzz/$t.status"  # none written (the run did not end): a failure
   mkdir -p "$corpus"
   status=0
   # shellcheck disable=SC2086
@@ -170,6 +169,8 @@ unfinished() {
 }
 failed=""
 started=""
+# Every status removed before any target starts: unfinished() counts a started
+# target without one as running, and a run that never writes one has failed.
 for t in $targets; do rm -f "$build/fuzz/$t.status"; done
 for t in $targets; do
   while [ "$(unfinished)" -ge "$runs" ]; do sleep 0.2; done
