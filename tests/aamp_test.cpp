@@ -15,6 +15,7 @@
 #include "aamp_text.h"
 #include "sarc.h"
 #include "samples.h"
+#include "scratch_dir.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,14 +70,7 @@ std::string first_difference(const ByteVec& a, const ByteVec& b) {
 }
 
 // A scratch folder for the files the independent reader reads.
-fs::path scratch() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("aamp_test_" + std::to_string(::getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
-}
+fs::path scratch() { return scratch_dir("aamp_test"); }
 
 fs::path write_file(const std::string& name, const ByteVec& bytes) {
   fs::path p = scratch() / name;

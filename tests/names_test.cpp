@@ -24,19 +24,13 @@
 #include "binschema/text.h"
 #include "binschema/text_doc.h"
 #include "samples.h"
+#include "scratch_dir.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path scratch() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("names_test_" + std::to_string(::getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
-}
+fs::path scratch() { return scratch_dir("names_test"); }
 
 struct Run {
   int status = -1;
