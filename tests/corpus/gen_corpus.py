@@ -229,7 +229,7 @@ def scalar_cases():
     )}, root=[F("a", "A")])
     case("bool_arrays", g, {"BA": S(F("n", "u8"), F("b8", "bool8[]", count="n"), F("b32", "bool32[2]"))},
          root=[F("ba", "BA")])
-    case("late_size_after", g, {"LS": S(F("a", "u32")), "Blk": S(F("x", "u32"))},
+    case("late_size_after", g, {"Blk": S(F("x", "u32"))},
          root=[F("blk", "Blk", ptr="u32", region="r"), F("data", "bytes", size="n"), F("n", "u32", derive="size(r)")])
     case("late_size_count", g, {"Blk": S(F("x", "u32"))},
          root=[F("n", "u32", derive="size(r)"), F("arr", "u8[]", count="n / 4"), F("blk", "Blk", ptr="u32", region="r")],
