@@ -1480,19 +1480,21 @@ class Encoder {
 
   // A model value of a field of type p, checked against its type (the
   // generated model cannot hold a value out of range; a Value can).
+  // Whether v fits a u24 or s24 (any other primitive: true).
+  static bool fits24(Prim p, uint64_t v) {
+    const int64_t i = static_cast<int64_t>(v);
+    return !((p == Prim::U24 && v > 0xFFFFFFu) || (p == Prim::S24 && (i < -0x800000 || i > 0x7FFFFF)));
+  }
   // A u24 or s24 (field or union case) whose number v does not fit in 24
   // bits: refused naming `what`, as the generated writer does.
   static void check24(Prim p, uint64_t v, const char* what) {
-    const int64_t i = static_cast<int64_t>(v);
-    if ((p == Prim::U24 && v > 0xFFFFFFu) || (p == Prim::S24 && (i < -0x800000 || i > 0x7FFFFF)))
-      throw EncodeError(std::string(what) + ": value " + (p == Prim::S24 ? std::to_string(i) : std::to_string(v)) + " does not fit in 24 bits");
+    if (!fits24(p, v))
+      throw EncodeError(std::string(what) + ": value " + (p == Prim::S24 ? std::to_string(static_cast<int64_t>(v)) : std::to_string(v)) +
+                        " does not fit in 24 bits");
   }
   // check24 of element i of the array `what`, named "what[i]" (the name made only when refused).
   static void check24(Prim p, uint64_t v, const char* what, size_t i) {
-    if (p != Prim::U24 && p != Prim::S24) return;
-    const int64_t s = static_cast<int64_t>(v);
-    if ((p == Prim::U24 && v > 0xFFFFFFu) || (p == Prim::S24 && (s < -0x800000 || s > 0x7FFFFF)))
-      check24(p, v, (std::string(what) + "[" + std::to_string(i) + "]").c_str());
+    if (!fits24(p, v)) check24(p, v, (std::string(what) + "[" + std::to_string(i) + "]").c_str());
   }
   uint64_t fit(const Value& v, Prim p, const char* what) {
     const uint64_t size = gen::prim_size(p);
